@@ -1,0 +1,392 @@
+//! The delaying queue: a [`Queue`] plus items that become ready later.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::fmt;
+use std::hash::Hash;
+use std::pin::pin;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use crate::config::QueueConfig;
+use crate::hash::{Map, new_map};
+use crate::metrics::QueueMetrics;
+use crate::queue::Queue;
+use crate::task::LazyTask;
+
+/// How far in the future a delay that overflows the clock is scheduled (about 30 years).
+const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
+
+/// A [`Queue`] that can also add an item after a delay ([`add_after`](DelayingQueue::add_after)).
+///
+/// Waiting items are kept in a min-heap ordered by ready time, deduplicated by item: an item
+/// that is already waiting keeps the *earlier* of its two ready times. One background tokio
+/// task with one timer, re-armed to the earliest ready time, moves items into the queue when
+/// they are due (no polling, no task per item). Waiting does not interact with plain adds: an
+/// item may be queued and waiting at the same time.
+///
+/// # Runtime
+///
+/// The timer task runs on the runtime given with [`QueueConfig::runtime`], else on the
+/// runtime of the first call made from inside one (construction, `add_after` or `get`). A
+/// queue built outside a runtime therefore never panics: its waiting items are delivered once
+/// it is used from a runtime. The task holds only a weak reference: it ends when the queue
+/// shuts down or when the last handle is dropped.
+///
+/// Shutting down (with or without drain) discards the waiting items.
+pub struct DelayingQueue<T> {
+    inner: Arc<Inner<T>>,
+}
+
+impl<T> Clone for DelayingQueue<T> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+struct Inner<T> {
+    queue: Queue<T>,
+    waiting: Mutex<Waiting<T>>,
+    /// Wakes the timer task: an earlier item arrived, the queue shut down or was dropped.
+    wake: Arc<Notify>,
+    timer: LazyTask,
+    metrics: Option<Arc<dyn QueueMetrics>>,
+}
+
+impl<T> Drop for Inner<T> {
+    fn drop(&mut self) {
+        // Let the timer task notice that the queue is gone.
+        self.wake.notify_one();
+    }
+}
+
+/// Items waiting for their ready time.
+struct Waiting<T> {
+    /// Entries by ready time; an entry is stale (skipped) unless `ready` maps its item to its
+    /// sequence number. Stale entries come from an item moved to an earlier time.
+    heap: BinaryHeap<Scheduled<T>>,
+    /// The live entry of each waiting item: its ready time and sequence number.
+    ready: Map<T, (Instant, u64)>,
+    next_seq: u64,
+    closed: bool,
+}
+
+struct Scheduled<T> {
+    at: Instant,
+    seq: u64,
+    item: T,
+}
+
+impl<T> PartialEq for Scheduled<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.seq == other.seq
+    }
+}
+
+impl<T> Eq for Scheduled<T> {}
+
+impl<T> PartialOrd for Scheduled<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<T> Ord for Scheduled<T> {
+    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+/// What scheduling an item did.
+enum Schedule<T> {
+    /// Shut down: dropped.
+    Closed,
+    /// Already waiting: the rate-limited add declines to count another failure.
+    AlreadyWaiting,
+    /// Due now: add it to the queue.
+    Now(T),
+    /// Waiting; `wake` if it is now the earliest.
+    Later { wake: bool },
+}
+
+impl<T: Eq + Hash + Clone> Waiting<T> {
+    fn insert(&mut self, item: T, at: Instant) -> Schedule<T> {
+        let earliest = self.heap.peek().map(|top| top.at);
+        let seq = self.next_seq;
+        if let Some((current, current_seq)) = self.ready.get_mut(&item) {
+            if *current <= at {
+                return Schedule::Later { wake: false };
+            }
+            *current = at;
+            *current_seq = seq;
+        } else {
+            self.ready.insert(item.clone(), (at, seq));
+        }
+        self.next_seq += 1;
+        self.heap.push(Scheduled { at, seq, item });
+        Schedule::Later {
+            wake: earliest.is_none_or(|earliest| at < earliest),
+        }
+    }
+
+    /// Moves every item due at `now` into `out`; returns the earliest remaining ready time.
+    fn pop_due(&mut self, now: Instant, out: &mut Vec<T>) -> Option<Instant> {
+        while let Some(top) = self.heap.peek() {
+            if top.at > now {
+                return Some(top.at);
+            }
+            let Some(entry) = self.heap.pop() else { break };
+            if let Some((_, seq)) = self.ready.get(&entry.item)
+                && *seq == entry.seq
+            {
+                self.ready.remove(&entry.item);
+                out.push(entry.item);
+            }
+        }
+        None
+    }
+
+    fn close(&mut self) {
+        self.closed = true;
+        self.heap = BinaryHeap::new();
+        self.ready = new_map();
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> Default for DelayingQueue<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
+    /// An unnamed delaying queue without metrics; see [Runtime](DelayingQueue#runtime).
+    pub fn new() -> Self {
+        Self::with_config(QueueConfig::default())
+    }
+
+    /// A delaying queue configured by `config`.
+    pub fn with_config(config: QueueConfig) -> Self {
+        let metrics = config.queue_metrics();
+        let timer = LazyTask::new(config.runtime.clone());
+        let queue = Queue::with_metrics(config, metrics.clone());
+        let this = Self {
+            inner: Arc::new(Inner {
+                queue,
+                waiting: Mutex::new(Waiting {
+                    heap: BinaryHeap::new(),
+                    ready: new_map(),
+                    next_seq: 0,
+                    closed: false,
+                }),
+                wake: Arc::new(Notify::new()),
+                timer,
+                metrics,
+            }),
+        };
+        this.ensure_timer();
+        this
+    }
+
+    /// The queue's name, if it was given one.
+    pub fn name(&self) -> Option<&str> {
+        self.inner.queue.name()
+    }
+
+    /// Adds `item` now; see [`Queue::add`].
+    pub fn add(&self, item: T) {
+        self.inner.queue.add(item);
+    }
+
+    /// Adds `item` once `delay` has passed; at once if `delay` is zero.
+    ///
+    /// If the item is already waiting, it keeps the earlier of the two ready times. Ignored
+    /// once the queue is shutting down. Counts one retry in the metrics.
+    pub fn add_after(&self, item: T, delay: Duration) {
+        if delay.is_zero() {
+            if let Some(metrics) = &self.inner.metrics
+                && !self.inner.queue.is_shutting_down()
+            {
+                metrics.retry();
+            }
+            self.inner.queue.add(item);
+            return;
+        }
+        let at = ready_at(delay);
+        let scheduled = {
+            let mut waiting = self.inner.waiting.lock();
+            if waiting.closed {
+                Schedule::Closed
+            } else {
+                waiting.insert(item, at)
+            }
+        };
+        self.after_schedule(scheduled);
+    }
+
+    /// Schedules `item` after `delay(&item)` unless it is already waiting, in which case
+    /// `delay` is not called. The check and the insertion are atomic.
+    pub(crate) fn add_after_unless_waiting(&self, item: T, delay: impl FnOnce(&T) -> Duration) {
+        let scheduled = {
+            let mut waiting = self.inner.waiting.lock();
+            if waiting.closed {
+                Schedule::Closed
+            } else if waiting.ready.contains_key(&item) {
+                Schedule::AlreadyWaiting
+            } else {
+                let delay = delay(&item);
+                if delay.is_zero() {
+                    Schedule::Now(item)
+                } else {
+                    waiting.insert(item, ready_at(delay))
+                }
+            }
+        };
+        self.after_schedule(scheduled);
+    }
+
+    #[inline]
+    fn after_schedule(&self, scheduled: Schedule<T>) {
+        if let Some(metrics) = &self.inner.metrics
+            && matches!(scheduled, Schedule::Now(_) | Schedule::Later { .. })
+        {
+            metrics.retry();
+        }
+        match scheduled {
+            Schedule::Closed | Schedule::AlreadyWaiting => {}
+            Schedule::Now(item) => self.inner.queue.add(item),
+            Schedule::Later { wake } => {
+                if wake {
+                    self.inner.wake.notify_one();
+                }
+                self.ensure_timer();
+            }
+        }
+    }
+
+    /// Whether `item` is waiting for its ready time.
+    pub fn is_waiting(&self, item: &T) -> bool {
+        self.inner.waiting.lock().ready.contains_key(item)
+    }
+
+    /// The number of items waiting for their ready time (not yet in the queue).
+    pub fn num_waiting(&self) -> usize {
+        self.inner.waiting.lock().ready.len()
+    }
+
+    /// Waits for an item; see [`Queue::get`].
+    pub async fn get(&self) -> Option<T> {
+        self.ensure_timer();
+        self.inner.queue.get().await
+    }
+
+    /// Marks `item` as processed; see [`Queue::done`].
+    pub fn done(&self, item: &T) {
+        self.inner.queue.done(item);
+    }
+
+    /// The number of items ready and waiting for a worker; see [`Queue::len`].
+    pub fn len(&self) -> usize {
+        self.inner.queue.len()
+    }
+
+    /// Whether no item is ready and waiting for a worker.
+    pub fn is_empty(&self) -> bool {
+        self.inner.queue.is_empty()
+    }
+
+    /// Whether the queue is shutting down.
+    pub fn is_shutting_down(&self) -> bool {
+        self.inner.queue.is_shutting_down()
+    }
+
+    /// Discards the waiting items and shuts the queue down; see [`Queue::shut_down`].
+    pub fn shut_down(&self) {
+        self.close_waiting();
+        self.inner.queue.shut_down();
+    }
+
+    /// Discards the waiting items, shuts the queue down and waits for the queue to drain;
+    /// see [`Queue::shut_down_with_drain`].
+    pub async fn shut_down_with_drain(&self) {
+        self.close_waiting();
+        self.inner.queue.shut_down_with_drain().await;
+    }
+
+    fn close_waiting(&self) {
+        self.inner.waiting.lock().close();
+        self.inner.wake.notify_one();
+    }
+
+    #[inline]
+    fn ensure_timer(&self) {
+        let weak = Arc::downgrade(&self.inner);
+        let wake = Arc::clone(&self.inner.wake);
+        self.inner.timer.ensure(move || run_timer(weak, wake));
+    }
+}
+
+/// The ready time of an item added now with `delay`, saturating far in the future.
+fn ready_at(delay: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(delay)
+        .or_else(|| now.checked_add(FAR_FUTURE))
+        .unwrap_or(now)
+}
+
+/// The single timer task: moves due items into the queue, sleeping until the earliest ready
+/// time or until woken by an earlier item, a shutdown or the drop of the queue.
+async fn run_timer<T>(weak: Weak<Inner<T>>, wake: Arc<Notify>)
+where
+    T: Eq + Hash + Clone + Send + Sync + 'static,
+{
+    let mut sleep = pin!(tokio::time::sleep_until(Instant::now()));
+    let mut due = Vec::new();
+    loop {
+        let mut notified = pin!(wake.notified());
+        notified.as_mut().enable();
+        let next = {
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            let next = {
+                let mut waiting = inner.waiting.lock();
+                if waiting.closed {
+                    return;
+                }
+                waiting.pop_due(Instant::now(), &mut due)
+            };
+            if !due.is_empty() {
+                inner.queue.add_all(due.drain(..));
+            }
+            next
+        };
+        match next {
+            Some(at) => {
+                sleep.as_mut().reset(at);
+                tokio::select! {
+                    () = &mut sleep => {}
+                    () = &mut notified => {}
+                }
+            }
+            None => notified.await,
+        }
+    }
+}
+
+impl<T> fmt::Debug for DelayingQueue<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let waiting = self.inner.waiting.lock().ready.len();
+        f.debug_struct("DelayingQueue")
+            .field("queue", &self.inner.queue)
+            .field("waiting", &waiting)
+            .finish()
+    }
+}

@@ -1,0 +1,497 @@
+//! The basic work queue: dedup while waiting, exclusive while processing.
+
+use std::collections::VecDeque;
+use std::collections::hash_map::Entry;
+use std::fmt;
+use std::hash::Hash;
+use std::pin::pin;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use crate::config::QueueConfig;
+use crate::hash::{Map, new_map};
+use crate::metrics::{QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
+use crate::task::LazyTask;
+
+/// A work queue shared by event handlers (which [`add`](Queue::add) keys) and workers (which
+/// [`get`](Queue::get) a key, process it and call [`done`](Queue::done)).
+///
+/// Guarantees, for every item:
+///
+/// * **Dedup**: an item waiting to be processed is queued at most once; adding it again is a
+///   no-op.
+/// * **Exclusive processing**: an item handed to a worker is not handed to any other worker
+///   until that worker calls [`done`](Queue::done).
+/// * **No lost update**: an item added while it is being processed is queued again right after
+///   its `done`.
+/// * **Shutdown**: after [`shut_down`](Queue::shut_down), adds are dropped but
+///   [`get`](Queue::get) keeps returning what is queued; it returns `None` once the queue is
+///   empty.
+///
+/// A stray `done` for an item that is not being processed is ignored (client-go would queue
+/// a duplicate), and [`shut_down_with_drain`](Queue::shut_down_with_drain) waits until both
+/// the queue and the in-flight set are empty (client-go may return while items are queued).
+///
+/// `Queue` is a cheap handle (an `Arc` inside): clone it to share one queue among workers
+/// and event handlers. Items are handed out in FIFO order of their (first) add.
+pub struct Queue<T> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T> Clone for Queue<T> {
+    fn clone(&self) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+struct Shared<T> {
+    state: Mutex<State<T>>,
+    /// Wakes workers blocked in `get`.
+    getters: Notify,
+    /// Wakes callers of `shut_down_with_drain`.
+    drained: Notify,
+    name: Option<Box<str>>,
+    metrics: Option<MetricsHook>,
+}
+
+struct MetricsHook {
+    sink: Arc<dyn QueueMetrics>,
+    refresh: LazyTask,
+}
+
+/// Where an item is in its life cycle. Absent from the map: neither queued nor processing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// In `queue`, waiting for a worker (client-go: dirty, not processing).
+    Queued,
+    /// Held by a worker (processing, not dirty).
+    Processing,
+    /// Held by a worker and added again meanwhile (processing and dirty): queued on `done`.
+    ProcessingDirty,
+}
+
+struct State<T> {
+    /// Queued items in FIFO order; each is in `items` as `Slot::Queued`.
+    queue: VecDeque<T>,
+    /// Every queued or in-flight item. Empty means queue and in-flight set are both empty.
+    items: Map<T, Slot>,
+    shutting_down: bool,
+    /// A `shut_down_with_drain` is waiting (cleared by `shut_down`).
+    draining: bool,
+    /// Workers registered as sleeping in `get`; adds only notify when this is non-zero.
+    sleeping: usize,
+    /// Timestamps for metrics; `None` when the queue has no metrics.
+    timing: Option<Timing<T>>,
+}
+
+struct Timing<T> {
+    /// First add of each queued (dirty) item.
+    added: Map<T, Instant>,
+    /// When each in-flight item was handed out.
+    started: Map<T, Instant>,
+}
+
+/// What an add did, so the caller can notify and report outside the lock.
+#[derive(Clone, Copy)]
+struct Added {
+    /// The item became dirty (reported to metrics).
+    new: bool,
+    /// The item was pushed to the queue (a sleeping worker may be woken).
+    pushed: bool,
+}
+
+const IGNORED: Added = Added {
+    new: false,
+    pushed: false,
+};
+
+enum Take<T> {
+    Item(T, Option<Duration>),
+    Closed,
+    Empty,
+}
+
+impl<T: Eq + Hash + Clone> State<T> {
+    fn add(&mut self, item: T) -> Added {
+        if self.shutting_down {
+            return IGNORED;
+        }
+        let (key, pushed) = match self.items.entry(item) {
+            Entry::Occupied(mut entry) => match entry.get() {
+                Slot::Queued | Slot::ProcessingDirty => return IGNORED,
+                Slot::Processing => {
+                    *entry.get_mut() = Slot::ProcessingDirty;
+                    (self.timing.as_ref().map(|_| entry.key().clone()), false)
+                }
+            },
+            Entry::Vacant(entry) => {
+                let item = entry.key().clone();
+                entry.insert(Slot::Queued);
+                let key = self.timing.as_ref().map(|_| item.clone());
+                self.queue.push_back(item);
+                (key, true)
+            }
+        };
+        if let (Some(timing), Some(key)) = (self.timing.as_mut(), key) {
+            timing.added.entry(key).or_insert_with(Instant::now);
+        }
+        Added { new: true, pushed }
+    }
+
+    fn take(&mut self) -> Take<T> {
+        let Some(item) = self.queue.pop_front() else {
+            return if self.shutting_down {
+                Take::Closed
+            } else {
+                Take::Empty
+            };
+        };
+        if let Some(slot) = self.items.get_mut(&item) {
+            *slot = Slot::Processing;
+        }
+        let queued_for = self.timing.as_mut().map(|timing| {
+            let now = Instant::now();
+            let added = timing.added.remove(&item).unwrap_or(now);
+            timing.started.insert(item.clone(), now);
+            now.saturating_duration_since(added)
+        });
+        Take::Item(item, queued_for)
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> Default for Queue<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
+    /// An unnamed queue without metrics. Needs no runtime.
+    pub fn new() -> Self {
+        Self::build(None, None)
+    }
+
+    /// A queue configured by `config`; it has metrics if `config` names it and installs a
+    /// provider.
+    pub fn with_config(config: QueueConfig) -> Self {
+        let sink = config.queue_metrics();
+        Self::with_metrics(config, sink)
+    }
+
+    /// A queue configured by `config` reporting to `sink` (already made from `config`).
+    pub(crate) fn with_metrics(config: QueueConfig, sink: Option<Arc<dyn QueueMetrics>>) -> Self {
+        let metrics = sink.map(|sink| MetricsHook {
+            sink,
+            refresh: LazyTask::new(config.runtime.clone()),
+        });
+        let queue = Self::build(config.name.map(String::into_boxed_str), metrics);
+        queue.ensure_refresh();
+        queue
+    }
+
+    fn build(name: Option<Box<str>>, metrics: Option<MetricsHook>) -> Self {
+        let timing = metrics.as_ref().map(|_| Timing {
+            added: new_map(),
+            started: new_map(),
+        });
+        Self {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State {
+                    queue: VecDeque::new(),
+                    items: new_map(),
+                    shutting_down: false,
+                    draining: false,
+                    sleeping: 0,
+                    timing,
+                }),
+                getters: Notify::new(),
+                drained: Notify::new(),
+                name,
+                metrics,
+            }),
+        }
+    }
+
+    /// The queue's name, if it was given one.
+    pub fn name(&self) -> Option<&str> {
+        self.shared.name.as_deref()
+    }
+
+    /// Marks `item` as needing processing.
+    ///
+    /// A no-op if the item is already queued. If a worker holds it, it is queued again when
+    /// that worker calls [`done`](Queue::done). Dropped silently once the queue is shutting
+    /// down.
+    pub fn add(&self, item: T) {
+        let mut state = self.shared.state.lock();
+        let added = state.add(item);
+        let sleeping = state.sleeping;
+        drop(state);
+        self.after_add(added, sleeping);
+    }
+
+    /// Adds every item under one lock (used by the delaying queue's timer).
+    pub(crate) fn add_all(&self, items: impl Iterator<Item = T>) {
+        let mut state = self.shared.state.lock();
+        let mut new = 0usize;
+        let mut pushed = 0usize;
+        for item in items {
+            let added = state.add(item);
+            new += usize::from(added.new);
+            pushed += usize::from(added.pushed);
+        }
+        let wake = pushed.min(state.sleeping);
+        drop(state);
+        for _ in 0..wake {
+            self.shared.getters.notify_one();
+        }
+        if let Some(metrics) = &self.shared.metrics {
+            for _ in 0..new {
+                metrics.sink.add();
+            }
+        }
+    }
+
+    #[inline]
+    fn after_add(&self, added: Added, sleeping: usize) {
+        if added.pushed && sleeping > 0 {
+            self.shared.getters.notify_one();
+        }
+        if added.new
+            && let Some(metrics) = &self.shared.metrics
+        {
+            metrics.sink.add();
+        }
+    }
+
+    /// Waits for an item and hands it to the caller, who must call [`done`](Queue::done)
+    /// with it once processed.
+    ///
+    /// Returns `None` once the queue is shutting down and empty. After a shutdown, items still
+    /// queued are returned first. Cancel-safe: dropping the future loses no item.
+    pub async fn get(&self) -> Option<T> {
+        self.ensure_refresh();
+        let taken = self.shared.state.lock().take();
+        match taken {
+            Take::Item(item, queued_for) => {
+                self.report_get(queued_for);
+                Some(item)
+            }
+            Take::Closed => None,
+            Take::Empty => self.get_slow().await,
+        }
+    }
+
+    #[inline]
+    fn report_get(&self, queued_for: Option<Duration>) {
+        if let (Some(metrics), Some(queued_for)) = (&self.shared.metrics, queued_for) {
+            metrics.sink.get(queued_for);
+        }
+    }
+
+    async fn get_slow(&self) -> Option<T> {
+        let mut registration = Sleeping {
+            shared: &self.shared,
+            registered: false,
+        };
+        loop {
+            let mut notified = pin!(self.shared.getters.notified());
+            // Register before looking at the state so that no add between the look and the
+            // await can be missed.
+            notified.as_mut().enable();
+            {
+                let mut state = self.shared.state.lock();
+                if registration.registered {
+                    state.sleeping -= 1;
+                    registration.registered = false;
+                }
+                match state.take() {
+                    Take::Item(item, queued_for) => {
+                        drop(state);
+                        self.report_get(queued_for);
+                        return Some(item);
+                    }
+                    Take::Closed => return None,
+                    Take::Empty => {
+                        state.sleeping += 1;
+                        registration.registered = true;
+                    }
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Marks `item` as processed by the worker that got it.
+    ///
+    /// If the item was added again meanwhile, it is queued now. A `done` for an item that is
+    /// not being processed is ignored.
+    pub fn done(&self, item: &T) {
+        let mut state = self.shared.state.lock();
+        let Some((key, slot)) = state.items.remove_entry(item) else {
+            return;
+        };
+        let mut pushed = false;
+        match slot {
+            Slot::Processing => {}
+            Slot::ProcessingDirty => {
+                state.items.insert(key.clone(), Slot::Queued);
+                state.queue.push_back(key);
+                pushed = true;
+            }
+            Slot::Queued => {
+                // Stray `done`: the item is queued, not held by anyone. Leave it as it was.
+                state.items.insert(key, Slot::Queued);
+                return;
+            }
+        }
+        let worked_for = state.timing.as_mut().map(|timing| {
+            let now = Instant::now();
+            let started = timing.started.remove(item).unwrap_or(now);
+            now.saturating_duration_since(started)
+        });
+        let wake = pushed && state.sleeping > 0;
+        let drained = state.draining && state.items.is_empty();
+        drop(state);
+        if wake {
+            self.shared.getters.notify_one();
+        }
+        if drained {
+            self.shared.drained.notify_waiters();
+        }
+        if let (Some(metrics), Some(worked_for)) = (&self.shared.metrics, worked_for) {
+            metrics.sink.done(worked_for);
+        }
+    }
+
+    /// The number of items waiting for a worker (not counting items being processed).
+    pub fn len(&self) -> usize {
+        self.shared.state.lock().queue.len()
+    }
+
+    /// Whether no item is waiting for a worker.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether [`shut_down`](Queue::shut_down) or
+    /// [`shut_down_with_drain`](Queue::shut_down_with_drain) was called.
+    pub fn is_shutting_down(&self) -> bool {
+        self.shared.state.lock().shutting_down
+    }
+
+    /// Stops accepting adds. Workers still get what is queued, then `None`.
+    ///
+    /// Also ends any [`shut_down_with_drain`](Queue::shut_down_with_drain) that is waiting.
+    pub fn shut_down(&self) {
+        {
+            let mut state = self.shared.state.lock();
+            state.shutting_down = true;
+            state.draining = false;
+        }
+        self.shared.getters.notify_waiters();
+        self.shared.drained.notify_waiters();
+    }
+
+    /// Stops accepting adds, then waits until every queued item has been handed out and every
+    /// handed-out item is [`done`](Queue::done).
+    ///
+    /// Workers must keep calling `get` and `done` for this to return. A
+    /// [`shut_down`](Queue::shut_down) from elsewhere cuts the wait short.
+    pub async fn shut_down_with_drain(&self) {
+        {
+            let mut state = self.shared.state.lock();
+            state.shutting_down = true;
+            state.draining = true;
+        }
+        self.shared.getters.notify_waiters();
+        loop {
+            let mut notified = pin!(self.shared.drained.notified());
+            notified.as_mut().enable();
+            {
+                let state = self.shared.state.lock();
+                if !state.draining || state.items.is_empty() {
+                    return;
+                }
+            }
+            notified.await;
+        }
+    }
+
+    fn ensure_refresh(&self) {
+        if let Some(metrics) = &self.shared.metrics {
+            let weak = Arc::downgrade(&self.shared);
+            metrics.refresh.ensure(|| refresh_unfinished(weak));
+        }
+    }
+}
+
+/// Deregisters a sleeping `get` that is dropped before it was woken.
+struct Sleeping<'a, T> {
+    shared: &'a Shared<T>,
+    registered: bool,
+}
+
+impl<T> Drop for Sleeping<'_, T> {
+    fn drop(&mut self) {
+        if self.registered {
+            self.shared.state.lock().sleeping -= 1;
+        }
+    }
+}
+
+/// Periodically reports the unfinished-work gauges of a queue with metrics; ends when the
+/// queue is dropped, or once it is shut down with nothing in flight.
+async fn refresh_unfinished<T>(weak: Weak<Shared<T>>) {
+    let mut ticks = tokio::time::interval(UNFINISHED_WORK_UPDATE_PERIOD);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(shared) = weak.upgrade() else {
+            return;
+        };
+        let Some(metrics) = &shared.metrics else {
+            return;
+        };
+        let (unfinished, longest, finished) = {
+            let state = shared.state.lock();
+            let now = Instant::now();
+            let mut unfinished = Duration::ZERO;
+            let mut longest = Duration::ZERO;
+            if let Some(timing) = &state.timing {
+                for started in timing.started.values() {
+                    let age = now.saturating_duration_since(*started);
+                    unfinished = unfinished.saturating_add(age);
+                    longest = longest.max(age);
+                }
+            }
+            (
+                unfinished,
+                longest,
+                state.shutting_down && state.items.is_empty(),
+            )
+        };
+        metrics.sink.update_unfinished(unfinished, longest);
+        if finished {
+            return;
+        }
+    }
+}
+
+impl<T> fmt::Debug for Queue<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.shared.state.lock();
+        f.debug_struct("Queue")
+            .field("name", &self.shared.name)
+            .field("queued", &state.queue.len())
+            .field("in_flight", &(state.items.len() - state.queue.len()))
+            .field("shutting_down", &state.shutting_down)
+            .finish()
+    }
+}

@@ -1,0 +1,101 @@
+//! Per-item exponential backoff.
+
+use std::hash::Hash;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use super::RateLimiter;
+use crate::hash::{Map, new_map};
+
+/// Per-item exponential backoff: after `n` earlier failures the delay is `base · 2^n`,
+/// capped at `max` (an overflow also yields `max`).
+///
+/// With the defaults (5 ms, 1000 s): 5, 10, 20, 40 ms, …, 655.36 s, then 1000 s from the 19th
+/// consecutive failure on.
+pub struct ItemExponentialFailure<T> {
+    base: Duration,
+    max: Duration,
+    failures: Mutex<Map<T, usize>>,
+}
+
+impl<T: Eq + Hash + Clone> ItemExponentialFailure<T> {
+    /// The default base delay (5 ms), as in client-go's controller default.
+    pub const DEFAULT_BASE: Duration = Duration::from_millis(5);
+    /// The default maximum delay (1000 s).
+    pub const DEFAULT_MAX: Duration = Duration::from_secs(1000);
+
+    /// Backoff from `base`, doubling per failure, capped at `max`.
+    pub fn new(base: Duration, max: Duration) -> Self {
+        Self {
+            base,
+            max,
+            failures: Mutex::new(new_map()),
+        }
+    }
+}
+
+impl<T: Eq + Hash + Clone> Default for ItemExponentialFailure<T> {
+    /// 5 ms doubling up to 1000 s.
+    fn default() -> Self {
+        Self::new(Self::DEFAULT_BASE, Self::DEFAULT_MAX)
+    }
+}
+
+/// `min(base · 2^n, max)`, with overflow giving `max`.
+pub(crate) fn backoff(base: Duration, max: Duration, n: usize) -> Duration {
+    let Ok(shift) = u32::try_from(n) else {
+        return max;
+    };
+    let Some(factor) = 1u128.checked_shl(shift) else {
+        return max;
+    };
+    match base.as_nanos().checked_mul(factor) {
+        Some(nanos) if nanos < max.as_nanos() => {
+            // `nanos < max` so the seconds fit in a `u64`.
+            let secs = u64::try_from(nanos / 1_000_000_000).unwrap_or(u64::MAX);
+            // The remainder is below 10^9, so it fits in a `u32`.
+            let sub = (nanos % 1_000_000_000) as u32;
+            Duration::new(secs, sub)
+        }
+        _ => max,
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync> RateLimiter<T> for ItemExponentialFailure<T> {
+    fn when(&self, item: &T) -> Duration {
+        let n = {
+            let mut failures = self.failures.lock();
+            match failures.get_mut(item) {
+                Some(count) => {
+                    let n = *count;
+                    *count = count.saturating_add(1);
+                    n
+                }
+                None => {
+                    failures.insert(item.clone(), 1);
+                    0
+                }
+            }
+        };
+        backoff(self.base, self.max, n)
+    }
+
+    fn forget(&self, item: &T) {
+        self.failures.lock().remove(item);
+    }
+
+    fn num_requeues(&self, item: &T) -> usize {
+        self.failures.lock().get(item).copied().unwrap_or(0)
+    }
+}
+
+impl<T> std::fmt::Debug for ItemExponentialFailure<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ItemExponentialFailure")
+            .field("base", &self.base)
+            .field("max", &self.max)
+            .field("items", &self.failures.lock().len())
+            .finish()
+    }
+}

@@ -1,0 +1,72 @@
+//! Per-item fast-then-slow retries.
+
+use std::hash::Hash;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use super::RateLimiter;
+use crate::hash::{Map, new_map};
+
+/// Per-item two-speed retries: the first `max_fast_attempts` attempts wait `fast`, later ones
+/// wait `slow`. The attempt is counted before the choice, so attempt `max_fast_attempts` is
+/// still fast and attempt `max_fast_attempts + 1` is the first slow one.
+pub struct ItemFastSlow<T> {
+    fast: Duration,
+    slow: Duration,
+    max_fast_attempts: usize,
+    attempts: Mutex<Map<T, usize>>,
+}
+
+impl<T: Eq + Hash + Clone> ItemFastSlow<T> {
+    /// `fast` for the first `max_fast_attempts` attempts of an item, then `slow`.
+    pub fn new(fast: Duration, slow: Duration, max_fast_attempts: usize) -> Self {
+        Self {
+            fast,
+            slow,
+            max_fast_attempts,
+            attempts: Mutex::new(new_map()),
+        }
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync> RateLimiter<T> for ItemFastSlow<T> {
+    fn when(&self, item: &T) -> Duration {
+        let attempts = {
+            let mut attempts = self.attempts.lock();
+            match attempts.get_mut(item) {
+                Some(count) => {
+                    *count = count.saturating_add(1);
+                    *count
+                }
+                None => {
+                    attempts.insert(item.clone(), 1);
+                    1
+                }
+            }
+        };
+        if attempts <= self.max_fast_attempts {
+            self.fast
+        } else {
+            self.slow
+        }
+    }
+
+    fn forget(&self, item: &T) {
+        self.attempts.lock().remove(item);
+    }
+
+    fn num_requeues(&self, item: &T) -> usize {
+        self.attempts.lock().get(item).copied().unwrap_or(0)
+    }
+}
+
+impl<T> std::fmt::Debug for ItemFastSlow<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ItemFastSlow")
+            .field("fast", &self.fast)
+            .field("slow", &self.slow)
+            .field("max_fast_attempts", &self.max_fast_attempts)
+            .finish()
+    }
+}
