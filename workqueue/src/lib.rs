@@ -39,7 +39,8 @@
 //!
 //! #[tokio::main(flavor = "current_thread")]
 //! async fn main() {
-//!     let queue = RateLimitingQueue::new(default_controller_rate_limiter());
+//!     let queue: RateLimitingQueue<String> =
+//!         RateLimitingQueue::new(default_controller_rate_limiter());
 //!     let (succeeded, mut successes) = tokio::sync::mpsc::unbounded_channel();
 //!
 //!     let workers: Vec<_> = (0..2)

@@ -124,8 +124,9 @@ impl TokenBucket {
         let wait = -tokens / self.qps;
         let max_wait = self.max_delay.as_secs_f64();
         if wait >= max_wait {
-            // Do not queue behind the cap: keep the debt where it is (or lower it to the cap).
-            bucket.tokens = bucket.tokens.max(-max_wait * self.qps);
+            // Never owe more than `max_delay` worth of tokens: later reservations get the cap
+            // instead of queueing behind it.
+            bucket.tokens = tokens.max(-max_wait * self.qps);
             return self.max_delay;
         }
         bucket.tokens = tokens;
@@ -142,5 +143,92 @@ impl<T> RateLimiter<T> for TokenBucket {
 
     fn num_requeues(&self, _item: &T) -> usize {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::TokenBucket;
+    use crate::error::Error;
+    use crate::rate_limiter::RateLimiter;
+
+    fn when(bucket: &TokenBucket) -> Duration {
+        RateLimiter::<()>::when(bucket, &())
+    }
+
+    /// The delay rounded to whole microseconds (token maths is in floating point).
+    fn micros(delay: Duration) -> u128 {
+        (delay.as_nanos() + 500) / 1000
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn burst_is_free_then_one_token_per_interval() -> Result<(), Error> {
+        let bucket = TokenBucket::new(10.0, 100)?;
+        assert_eq!(bucket.max_delay(), Duration::from_secs(10));
+        for _ in 0..100 {
+            assert_eq!(when(&bucket), Duration::ZERO);
+        }
+        // Reservations queue behind each other: 100 ms, 200 ms, 300 ms.
+        assert_eq!(micros(when(&bucket)), 100_000);
+        assert_eq!(micros(when(&bucket)), 200_000);
+        assert_eq!(micros(when(&bucket)), 300_000);
+        // 1 s later, 10 tokens came back: the debt of 3 is paid and 7 are available.
+        tokio::time::advance(Duration::from_secs(1)).await;
+        for _ in 0..7 {
+            assert_eq!(when(&bucket), Duration::ZERO);
+        }
+        assert_eq!(micros(when(&bucket)), 100_000);
+        assert_eq!(RateLimiter::<()>::num_requeues(&bucket, &()), 0);
+        Ok(())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn delay_is_capped_after_a_mass_requeue() -> Result<(), Error> {
+        // kubernetes#104554: 10 000 failures at 10 qps would otherwise wait up to ~16 min.
+        let bucket = TokenBucket::new(10.0, 100)?;
+        let mut longest = Duration::ZERO;
+        for _ in 0..10_000 {
+            longest = longest.max(when(&bucket));
+        }
+        assert_eq!(longest, Duration::from_secs(10));
+        assert_eq!(when(&bucket), Duration::from_secs(10));
+        // The debt did not grow past the cap: 10 s later the bucket is back to empty.
+        tokio::time::advance(Duration::from_secs(10)).await;
+        assert_eq!(micros(when(&bucket)), 100_000);
+        // And after refilling a full burst, free again.
+        tokio::time::advance(Duration::from_secs(11)).await;
+        assert_eq!(when(&bucket), Duration::ZERO);
+        Ok(())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn cap_is_configurable() -> Result<(), Error> {
+        let bucket = TokenBucket::new(1.0, 1)?.with_max_delay(Duration::from_millis(2500));
+        assert_eq!(when(&bucket), Duration::ZERO);
+        assert_eq!(micros(when(&bucket)), 1_000_000);
+        assert_eq!(micros(when(&bucket)), 2_000_000);
+        assert_eq!(when(&bucket), Duration::from_millis(2500));
+        assert_eq!(when(&bucket), Duration::from_millis(2500));
+
+        let uncapped = TokenBucket::new(1.0, 1)?.with_max_delay(Duration::MAX);
+        for _ in 0..1000 {
+            when(&uncapped);
+        }
+        assert_eq!(micros(when(&uncapped)), 1_000_000_000);
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_invalid_parameters() {
+        for qps in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                TokenBucket::new(qps, 10),
+                Err(Error::InvalidRate { .. })
+            ));
+        }
+        assert_eq!(TokenBucket::new(1.0, 0).err(), Some(Error::ZeroBurst));
+        assert!(TokenBucket::new(0.001, u32::MAX).is_ok());
     }
 }

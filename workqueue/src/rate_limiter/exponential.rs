@@ -44,6 +44,9 @@ impl<T: Eq + Hash + Clone> Default for ItemExponentialFailure<T> {
 
 /// `min(base · 2^n, max)`, with overflow giving `max`.
 pub(crate) fn backoff(base: Duration, max: Duration, n: usize) -> Duration {
+    if base.is_zero() {
+        return Duration::ZERO;
+    }
     let Ok(shift) = u32::try_from(n) else {
         return max;
     };
@@ -97,5 +100,59 @@ impl<T> std::fmt::Debug for ItemExponentialFailure<T> {
             .field("max", &self.max)
             .field("items", &self.failures.lock().len())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{ItemExponentialFailure, backoff};
+    use crate::rate_limiter::RateLimiter;
+
+    #[test]
+    fn doubles_from_base_and_caps_at_max() {
+        let limiter = ItemExponentialFailure::default();
+        let mut expected = Duration::from_millis(5);
+        // 5 ms · 2^n for n = 0..=17 (5 ms … 655.36 s).
+        for n in 0..18 {
+            assert_eq!(limiter.when(&"a"), expected, "failure {n}");
+            expected *= 2;
+        }
+        assert_eq!(expected, Duration::from_millis(1_310_720));
+        // From the 19th consecutive failure on: 1000 s.
+        for _ in 0..100 {
+            assert_eq!(limiter.when(&"a"), Duration::from_secs(1000));
+        }
+        assert_eq!(limiter.num_requeues(&"a"), 118);
+    }
+
+    #[test]
+    fn items_are_independent_and_forget_resets() {
+        let limiter = ItemExponentialFailure::new(Duration::from_millis(1), Duration::from_secs(1));
+        assert_eq!(limiter.when(&"a"), Duration::from_millis(1));
+        assert_eq!(limiter.when(&"a"), Duration::from_millis(2));
+        assert_eq!(limiter.when(&"b"), Duration::from_millis(1));
+        assert_eq!(limiter.num_requeues(&"a"), 2);
+        assert_eq!(limiter.num_requeues(&"b"), 1);
+        limiter.forget(&"a");
+        assert_eq!(limiter.num_requeues(&"a"), 0);
+        assert_eq!(limiter.when(&"a"), Duration::from_millis(1));
+        assert_eq!(limiter.num_requeues(&"c"), 0);
+    }
+
+    #[test]
+    fn overflow_yields_max() {
+        let max = Duration::from_secs(1000);
+        assert_eq!(backoff(Duration::from_nanos(1), max, 127), max);
+        assert_eq!(backoff(Duration::from_nanos(1), max, 128), max);
+        assert_eq!(backoff(Duration::from_nanos(1), max, usize::MAX), max);
+        assert_eq!(backoff(Duration::MAX, Duration::MAX, 1), Duration::MAX);
+        assert_eq!(backoff(Duration::MAX, Duration::MAX, 0), Duration::MAX);
+        assert_eq!(backoff(Duration::ZERO, max, 500), Duration::ZERO);
+        assert_eq!(
+            backoff(Duration::from_secs(3), Duration::MAX, 2),
+            Duration::from_secs(12)
+        );
     }
 }

@@ -70,3 +70,34 @@ impl<T> std::fmt::Debug for ItemFastSlow<T> {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::ItemFastSlow;
+    use crate::rate_limiter::RateLimiter;
+
+    #[test]
+    fn switches_to_slow_after_max_fast_attempts() {
+        let fast = Duration::from_millis(5);
+        let slow = Duration::from_secs(10);
+        let limiter = ItemFastSlow::new(fast, slow, 3);
+        assert_eq!(limiter.when(&"a"), fast);
+        assert_eq!(limiter.when(&"a"), fast);
+        assert_eq!(limiter.when(&"a"), fast);
+        assert_eq!(limiter.when(&"a"), slow);
+        assert_eq!(limiter.when(&"a"), slow);
+        assert_eq!(limiter.num_requeues(&"a"), 5);
+        assert_eq!(limiter.when(&"b"), fast);
+        limiter.forget(&"a");
+        assert_eq!(limiter.num_requeues(&"a"), 0);
+        assert_eq!(limiter.when(&"a"), fast);
+    }
+
+    #[test]
+    fn zero_fast_attempts_is_always_slow() {
+        let limiter = ItemFastSlow::new(Duration::from_millis(1), Duration::from_secs(1), 0);
+        assert_eq!(limiter.when(&1), Duration::from_secs(1));
+    }
+}

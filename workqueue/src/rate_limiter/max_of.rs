@@ -48,3 +48,51 @@ impl<T> std::fmt::Debug for MaxOf<T> {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::MaxOf;
+    use crate::rate_limiter::{ItemExponentialFailure, ItemFastSlow, RateLimiter};
+
+    #[test]
+    fn takes_the_longest_delay_and_advances_every_limiter() {
+        let ms = Duration::from_millis(1);
+        let limiter = MaxOf::new(vec![
+            Box::new(ItemExponentialFailure::new(ms, Duration::from_secs(1))),
+            Box::new(ItemFastSlow::new(3 * ms, 10 * ms, 2)),
+        ]);
+        // exponential 1, 2, 4, 8, 16 ms; fast-slow 3, 3, 10, 10, 10 ms.
+        let delays: Vec<_> = (0..5).map(|_| limiter.when(&"a")).collect();
+        assert_eq!(delays, vec![3 * ms, 3 * ms, 10 * ms, 10 * ms, 16 * ms]);
+        assert_eq!(limiter.num_requeues(&"a"), 5);
+        limiter.forget(&"a");
+        assert_eq!(limiter.num_requeues(&"a"), 0);
+        assert_eq!(limiter.when(&"a"), 3 * ms);
+    }
+
+    #[test]
+    fn num_requeues_is_the_maximum() {
+        let fast_slow = std::sync::Arc::new(ItemFastSlow::new(
+            Duration::ZERO,
+            Duration::ZERO,
+            1,
+        ));
+        fast_slow.when(&"a");
+        fast_slow.when(&"a");
+        let limiter = MaxOf::new(vec![
+            Box::new(ItemExponentialFailure::default()),
+            Box::new(fast_slow),
+        ]);
+        limiter.when(&"a");
+        assert_eq!(limiter.num_requeues(&"a"), 3);
+    }
+
+    #[test]
+    fn empty_is_zero() {
+        let limiter: MaxOf<&str> = MaxOf::new(Vec::new());
+        assert_eq!(limiter.when(&"a"), Duration::ZERO);
+        assert_eq!(limiter.num_requeues(&"a"), 0);
+    }
+}

@@ -32,3 +32,23 @@ impl<T, R: RateLimiter<T>> RateLimiter<T> for WithMaxWait<R> {
         self.inner.num_requeues(item)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::WithMaxWait;
+    use crate::rate_limiter::{ItemExponentialFailure, RateLimiter};
+
+    #[test]
+    fn caps_the_inner_delay() {
+        let ms = Duration::from_millis(1);
+        let limiter = WithMaxWait::new(ItemExponentialFailure::new(ms, Duration::from_secs(1)), 5 * ms);
+        let delays: Vec<_> = (0..5).map(|_| limiter.when(&"a")).collect();
+        assert_eq!(delays, vec![ms, 2 * ms, 4 * ms, 5 * ms, 5 * ms]);
+        assert_eq!(limiter.num_requeues(&"a"), 5);
+        limiter.forget(&"a");
+        assert_eq!(limiter.num_requeues(&"a"), 0);
+        assert_eq!(limiter.when(&"a"), ms);
+    }
+}

@@ -94,3 +94,44 @@ where
         Box::new(TokenBucket::controller_default()),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::{RateLimiter, default_controller_rate_limiter};
+
+    #[tokio::test(start_paused = true)]
+    async fn default_controller_limiter_is_max_of_exponential_and_bucket() {
+        let limiter = default_controller_rate_limiter::<String>();
+        // Per-item exponential dominates while the bucket has tokens.
+        assert_eq!(limiter.when(&"a".to_string()), Duration::from_millis(5));
+        assert_eq!(limiter.when(&"a".to_string()), Duration::from_millis(10));
+        assert_eq!(limiter.num_requeues(&"a".to_string()), 2);
+        // Spend the rest of the burst of 100 (2 tokens used above).
+        for i in 0..98 {
+            assert_eq!(limiter.when(&format!("x{i}")), Duration::from_millis(5));
+        }
+        // The bucket dominates: 100 ms per token at 10 qps.
+        let delay = limiter.when(&"b".to_string());
+        assert!(delay > Duration::from_millis(99) && delay <= Duration::from_millis(100));
+        // Capped at 10 s however many items fail at once.
+        for i in 0..1000 {
+            limiter.when(&format!("y{i}"));
+        }
+        assert_eq!(limiter.when(&"c".to_string()), Duration::from_secs(10));
+        limiter.forget(&"a".to_string());
+        assert_eq!(limiter.num_requeues(&"a".to_string()), 0);
+    }
+
+    #[test]
+    fn trait_objects_and_smart_pointers_are_limiters() {
+        let shared: Arc<dyn RateLimiter<u32>> = Arc::new(default_controller_rate_limiter());
+        let boxed: Box<dyn RateLimiter<u32>> = Box::new(Arc::clone(&shared));
+        assert_eq!(boxed.when(&1), Duration::from_millis(5));
+        assert_eq!(shared.num_requeues(&1), 1);
+        boxed.forget(&1);
+        assert_eq!(shared.num_requeues(&1), 0);
+    }
+}
