@@ -62,7 +62,8 @@ impl TokenBucket {
         if burst == 0 {
             return Err(Error::ZeroBurst);
         }
-        let max_delay = Duration::try_from_secs_f64(f64::from(burst) / qps).unwrap_or(Duration::MAX);
+        let max_delay =
+            Duration::try_from_secs_f64(f64::from(burst) / qps).unwrap_or(Duration::MAX);
         Ok(Self::build(qps, burst, max_delay))
     }
 

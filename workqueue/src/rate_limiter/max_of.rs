@@ -74,11 +74,7 @@ mod tests {
 
     #[test]
     fn num_requeues_is_the_maximum() {
-        let fast_slow = std::sync::Arc::new(ItemFastSlow::new(
-            Duration::ZERO,
-            Duration::ZERO,
-            1,
-        ));
+        let fast_slow = std::sync::Arc::new(ItemFastSlow::new(Duration::ZERO, Duration::ZERO, 1));
         fast_slow.when(&"a");
         fast_slow.when(&"a");
         let limiter = MaxOf::new(vec![

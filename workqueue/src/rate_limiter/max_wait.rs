@@ -43,7 +43,10 @@ mod tests {
     #[test]
     fn caps_the_inner_delay() {
         let ms = Duration::from_millis(1);
-        let limiter = WithMaxWait::new(ItemExponentialFailure::new(ms, Duration::from_secs(1)), 5 * ms);
+        let limiter = WithMaxWait::new(
+            ItemExponentialFailure::new(ms, Duration::from_secs(1)),
+            5 * ms,
+        );
         let delays: Vec<_> = (0..5).map(|_| limiter.when(&"a")).collect();
         assert_eq!(delays, vec![ms, 2 * ms, 4 * ms, 5 * ms, 5 * ms]);
         assert_eq!(limiter.num_requeues(&"a"), 5);
