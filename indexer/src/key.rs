@@ -1,0 +1,332 @@
+//! Object keys: the `namespace/name` strings that identify an object in a store.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::str::FromStr;
+use std::sync::Arc;
+
+use kube::Resource;
+
+use crate::Error;
+
+/// The key of an object in a store: an optional namespace and a name.
+///
+/// It displays as `namespace/name`, or `name` for cluster-scoped objects (client-go's
+/// `MetaNamespaceKeyFunc`), and parses back from that form with [`FromStr`]. The text is held once in
+/// a shared buffer, so cloning a key never allocates.
+///
+/// Keys order by namespace (cluster-scoped first), then by name.
+#[derive(Clone)]
+pub struct ObjectKey {
+    /// The whole key as displayed: `namespace/name` or `name`.
+    text: Arc<str>,
+    /// Length of the namespace part in `text`; 0 for a cluster-scoped key.
+    namespace_len: u32,
+}
+
+impl ObjectKey {
+    /// A key for a namespaced object. Both parts must be non-empty and free of `/`.
+    pub fn namespaced(namespace: &str, name: &str) -> Result<Self, Error> {
+        Self::new(Some(namespace), name)
+    }
+
+    /// A key for a cluster-scoped object. The name must be non-empty and free of `/`.
+    pub fn cluster_scoped(name: &str) -> Result<Self, Error> {
+        Self::new(None, name)
+    }
+
+    /// A key from an optional namespace and a name.
+    ///
+    /// An empty namespace is treated as no namespace, as client-go does. The name must be non-empty,
+    /// and neither part may contain `/`.
+    pub fn new(namespace: Option<&str>, name: &str) -> Result<Self, Error> {
+        let namespace = namespace.filter(|ns| !ns.is_empty());
+        let invalid = |reason| Error::InvalidKey {
+            key: match namespace {
+                Some(ns) => format!("{ns}/{name}"),
+                None => name.to_owned(),
+            },
+            reason,
+        };
+        if name.is_empty() {
+            return Err(invalid("the name is empty"));
+        }
+        if name.contains('/') {
+            return Err(invalid("the name contains '/'"));
+        }
+        match namespace {
+            Some(ns) if ns.contains('/') => Err(invalid("the namespace contains '/'")),
+            Some(ns) => {
+                let namespace_len = u32::try_from(ns.len())
+                    .map_err(|_| invalid("the namespace is longer than 4 GiB"))?;
+                let mut text = String::with_capacity(ns.len() + 1 + name.len());
+                text.push_str(ns);
+                text.push('/');
+                text.push_str(name);
+                Ok(Self {
+                    text: Arc::from(text),
+                    namespace_len,
+                })
+            }
+            None => Ok(Self {
+                text: Arc::from(name),
+                namespace_len: 0,
+            }),
+        }
+    }
+
+    /// The namespace, or `None` for a cluster-scoped key.
+    pub fn namespace(&self) -> Option<&str> {
+        match self.namespace_len {
+            0 => None,
+            len => self.text.get(..len as usize),
+        }
+    }
+
+    /// The object's name.
+    pub fn name(&self) -> &str {
+        match self.namespace_len {
+            0 => &self.text,
+            len => self.text.get(len as usize + 1..).unwrap_or_default(),
+        }
+    }
+
+    /// The key as text: `namespace/name` or `name`.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// This key as a borrowed [`ObjectKeyRef`].
+    pub fn as_key_ref(&self) -> ObjectKeyRef<'_> {
+        ObjectKeyRef {
+            namespace: self.namespace(),
+            name: self.name(),
+        }
+    }
+}
+
+/// A key borrowed from an object's metadata, for looking objects up without allocating.
+///
+/// It hashes like the equal [`ObjectKey`] and implements `hashbrown`'s `Equivalent`, so a
+/// `hashbrown::HashMap<ObjectKey, V>` can be queried with it directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ObjectKeyRef<'a> {
+    namespace: Option<&'a str>,
+    name: &'a str,
+}
+
+impl<'a> ObjectKeyRef<'a> {
+    /// The key of `obj`, borrowed from its metadata. An empty namespace counts as none.
+    ///
+    /// Fails with [`Error::MissingName`] when the object has no name. The parts are not checked
+    /// for `/` here; [`to_owned`](Self::to_owned) does that.
+    pub fn of<K: Resource>(obj: &'a K) -> Result<Self, Error> {
+        let meta = obj.meta();
+        Ok(Self {
+            namespace: meta.namespace.as_deref().filter(|ns| !ns.is_empty()),
+            name: meta.name.as_deref().ok_or(Error::MissingName)?,
+        })
+    }
+
+    /// The namespace, or `None` for a cluster-scoped key.
+    pub fn namespace(&self) -> Option<&'a str> {
+        self.namespace
+    }
+
+    /// The object's name.
+    pub fn name(&self) -> &'a str {
+        self.name
+    }
+
+    /// An owned, validated [`ObjectKey`] with the same parts.
+    pub fn to_owned(&self) -> Result<ObjectKey, Error> {
+        ObjectKey::new(self.namespace, self.name)
+    }
+}
+
+impl hashbrown::Equivalent<ObjectKey> for ObjectKeyRef<'_> {
+    fn equivalent(&self, key: &ObjectKey) -> bool {
+        key.namespace() == self.namespace && key.name() == self.name
+    }
+}
+
+impl Hash for ObjectKeyRef<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        hash_key_parts(self.namespace, self.name, state);
+    }
+}
+
+/// The one hashing rule for keys, shared by [`ObjectKey`] and [`ObjectKeyRef`].
+fn hash_key_parts<H: Hasher>(namespace: Option<&str>, name: &str, state: &mut H) {
+    namespace.unwrap_or_default().hash(state);
+    name.hash(state);
+}
+
+/// The store key of an object, as client-go's `MetaNamespaceKeyFunc` computes it.
+///
+/// Fails with [`Error::MissingName`] when the object has no name, and with [`Error::InvalidKey`]
+/// when its name or namespace contains `/` (which the API server never produces).
+pub fn key_of<K: Resource>(obj: &K) -> Result<ObjectKey, Error> {
+    ObjectKeyRef::of(obj)?.to_owned()
+}
+
+impl FromStr for ObjectKey {
+    type Err = Error;
+
+    /// Parses `namespace/name` or `name`; rejects empty parts and more than one `/`.
+    fn from_str(key: &str) -> Result<Self, Error> {
+        let invalid = |reason| Error::InvalidKey {
+            key: key.to_owned(),
+            reason,
+        };
+        match key.split_once('/') {
+            None => Self::new(None, key),
+            Some((_, rest)) if rest.contains('/') => Err(invalid("it has more than one '/'")),
+            Some(("", _)) => Err(invalid("the namespace is empty")),
+            Some((ns, name)) => Self::new(Some(ns), name),
+        }
+    }
+}
+
+impl fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl fmt::Debug for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ObjectKey({:?})", &*self.text)
+    }
+}
+
+// Constructors reject '/' inside parts, so the text alone determines both parts.
+impl PartialEq for ObjectKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for ObjectKey {}
+
+impl Hash for ObjectKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        hash_key_parts(self.namespace(), self.name(), state);
+    }
+}
+
+impl Ord for ObjectKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.namespace(), self.name()).cmp(&(other.namespace(), other.name()))
+    }
+}
+
+impl PartialOrd for ObjectKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::core::ObjectMeta;
+
+    #[test]
+    fn namespaced_key_displays_and_parses_back() {
+        let key = ObjectKey::namespaced("default", "web").unwrap();
+        assert_eq!(key.to_string(), "default/web");
+        assert_eq!(key.namespace(), Some("default"));
+        assert_eq!(key.name(), "web");
+        assert_eq!("default/web".parse::<ObjectKey>().unwrap(), key);
+    }
+
+    #[test]
+    fn cluster_scoped_key_is_the_name_alone() {
+        let key: ObjectKey = "node-1".parse().unwrap();
+        assert_eq!(key.namespace(), None);
+        assert_eq!(key.name(), "node-1");
+        assert_eq!(key.to_string(), "node-1");
+        assert_eq!(ObjectKey::new(Some(""), "node-1").unwrap(), key);
+    }
+
+    #[test]
+    fn parse_rejects_malformed_keys() {
+        for bad in ["", "/", "a/", "/b", "a/b/c", "a//b"] {
+            let err = bad.parse::<ObjectKey>().unwrap_err();
+            assert!(
+                matches!(err, Error::InvalidKey { .. }),
+                "{bad:?} gave {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn constructors_reject_slashes_inside_parts() {
+        assert!(ObjectKey::namespaced("a/b", "c").is_err());
+        assert!(ObjectKey::namespaced("a", "b/c").is_err());
+        assert!(ObjectKey::cluster_scoped("").is_err());
+    }
+
+    #[test]
+    fn clones_share_the_text() {
+        let key = ObjectKey::namespaced("ns", "name").unwrap();
+        let clone = key.clone();
+        assert!(std::ptr::eq(key.as_str(), clone.as_str()));
+    }
+
+    #[test]
+    fn borrowed_key_hashes_and_compares_like_the_owned_key() {
+        use std::hash::BuildHasher;
+        let state = hashbrown::DefaultHashBuilder::default();
+        for text in ["ns/name", "name"] {
+            let key: ObjectKey = text.parse().unwrap();
+            let borrowed = key.as_key_ref();
+            assert_eq!(state.hash_one(&key), state.hash_one(borrowed));
+            assert!(hashbrown::Equivalent::equivalent(&borrowed, &key));
+            assert_eq!(borrowed.to_owned().unwrap(), key);
+        }
+        let mut map = hashbrown::HashMap::new();
+        map.insert(ObjectKey::namespaced("a", "b").unwrap(), 1);
+        let cm = ConfigMap {
+            metadata: ObjectMeta {
+                namespace: Some("a".into()),
+                name: Some("b".into()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        };
+        assert_eq!(map.get(&ObjectKeyRef::of(&cm).unwrap()), Some(&1));
+    }
+
+    #[test]
+    fn keys_order_by_namespace_then_name() {
+        let mut keys: Vec<ObjectKey> = ["a/x", "a-b/a", "z", "a/b"]
+            .iter()
+            .map(|k| k.parse().unwrap())
+            .collect();
+        keys.sort();
+        let sorted: Vec<String> = keys.iter().map(ToString::to_string).collect();
+        assert_eq!(sorted, ["z", "a/b", "a/x", "a-b/a"]);
+    }
+
+    #[test]
+    fn key_of_follows_meta_namespace_key_func() {
+        let cm = |ns: Option<&str>, name: Option<&str>| ConfigMap {
+            metadata: ObjectMeta {
+                namespace: ns.map(Into::into),
+                name: name.map(Into::into),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        };
+        assert_eq!(key_of(&cm(Some("ns"), Some("a"))).unwrap().as_str(), "ns/a");
+        assert_eq!(key_of(&cm(None, Some("a"))).unwrap().as_str(), "a");
+        assert!(matches!(
+            key_of(&cm(Some("ns"), None)),
+            Err(Error::MissingName)
+        ));
+    }
+}
