@@ -18,6 +18,9 @@ pub type FieldFn<K> = for<'a> fn(&'a K) -> Option<&'a str>;
 
 /// How one index computes an object's values.
 pub(crate) enum IndexFunc<K> {
+    /// The namespace, read from the object's key: it never changes while the key stays the same,
+    /// so updates skip this index. The function reads it from an object that has no key yet.
+    Namespace(FieldFn<K>),
     /// At most one value, borrowed from the object.
     Field(FieldFn<K>),
     /// Any number of owned values.
@@ -28,7 +31,9 @@ impl<K> IndexFunc<K> {
     /// The object's values, owned.
     pub(crate) fn values(&self, obj: &K) -> Vec<String> {
         match self {
-            IndexFunc::Field(field) => field(obj).map(str::to_owned).into_iter().collect(),
+            IndexFunc::Namespace(field) | IndexFunc::Field(field) => {
+                field(obj).map(str::to_owned).into_iter().collect()
+            }
             IndexFunc::Values(values) => values(obj),
         }
     }
@@ -37,6 +42,7 @@ impl<K> IndexFunc<K> {
 impl<K> Clone for IndexFunc<K> {
     fn clone(&self) -> Self {
         match self {
+            IndexFunc::Namespace(field) => IndexFunc::Namespace(*field),
             IndexFunc::Field(field) => IndexFunc::Field(*field),
             IndexFunc::Values(values) => IndexFunc::Values(Arc::clone(values)),
         }
@@ -128,8 +134,12 @@ impl<K> Indexers<K> {
 impl<K: Resource> Indexers<K> {
     /// Adds the built-in [`NAMESPACE_INDEX`], which [`Lister::namespace`](crate::Lister::namespace)
     /// reads from.
-    pub fn with_namespace(self) -> Self {
-        self.with_field(NAMESPACE_INDEX, namespace_of::<K>)
+    pub fn with_namespace(mut self) -> Self {
+        self.functions.insert(
+            NAMESPACE_INDEX.to_owned(),
+            IndexFunc::Namespace(namespace_of::<K>),
+        );
+        self
     }
 }
 

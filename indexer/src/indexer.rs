@@ -140,6 +140,15 @@ impl<K> Indexer<K> {
         Ok(out)
     }
 
+    /// Stores `obj` under `key`, which must be `obj`'s own key ([`key_of`]).
+    ///
+    /// For callers that already hold the key (an informer applying a popped delta): a new entry
+    /// shares the caller's key text instead of allocating its own. Otherwise the same as
+    /// [`Store::add`].
+    pub fn put(&self, key: &ObjectKey, obj: Arc<K>) -> Result<(), Error> {
+        self.contents.write().upsert_keyed(key, obj)
+    }
+
     /// Removes the object stored under `key`; returns it if it was there.
     ///
     /// The informer uses this for deletions it only knows by key (tombstones).
@@ -218,8 +227,8 @@ impl<K: Send + Sync> KnownObjects<K> for Indexer<K> {
         self.list_keys()
     }
 
-    fn known_object(&self, key: &ObjectKey) -> Option<Arc<K>> {
-        self.get_by_key(key)
+    fn known_object(&self, key: ObjectKeyRef<'_>) -> Option<Arc<K>> {
+        self.contents.read().get(key).cloned()
     }
 }
 

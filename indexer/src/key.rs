@@ -60,12 +60,8 @@ impl ObjectKey {
             Some(ns) => {
                 let namespace_len = u32::try_from(ns.len())
                     .map_err(|_| invalid("the namespace is longer than 4 GiB"))?;
-                let mut text = String::with_capacity(ns.len() + 1 + name.len());
-                text.push_str(ns);
-                text.push('/');
-                text.push_str(name);
                 Ok(Self {
-                    text: Arc::from(text),
+                    text: join_key(ns, name),
                     namespace_len,
                 })
             }
@@ -147,7 +143,13 @@ impl<'a> ObjectKeyRef<'a> {
 
 impl hashbrown::Equivalent<ObjectKey> for ObjectKeyRef<'_> {
     fn equivalent(&self, key: &ObjectKey) -> bool {
-        key.namespace() == self.namespace && key.name() == self.name
+        // Lengths first: they live in the key itself, the text behind a pointer.
+        let namespace_len = self.namespace.map_or(0, str::len);
+        let text_len = self.name.len() + self.namespace.map_or(0, |ns| ns.len() + 1);
+        key.namespace_len as usize == namespace_len
+            && key.text.len() == text_len
+            && key.namespace() == self.namespace
+            && key.name() == self.name
     }
 }
 
@@ -161,6 +163,23 @@ impl Hash for ObjectKeyRef<'_> {
 fn hash_key_parts<H: Hasher>(namespace: Option<&str>, name: &str, state: &mut H) {
     namespace.unwrap_or_default().hash(state);
     name.hash(state);
+}
+
+/// `namespace/name` in one shared allocation (short keys are assembled on the stack first).
+fn join_key(namespace: &str, name: &str) -> Arc<str> {
+    const STACK: usize = 128;
+    let len = namespace.len() + 1 + name.len();
+    if len <= STACK {
+        let mut buf = [0u8; STACK];
+        buf[..namespace.len()].copy_from_slice(namespace.as_bytes());
+        buf[namespace.len()] = b'/';
+        buf[namespace.len() + 1..len].copy_from_slice(name.as_bytes());
+        // Concatenating two `str`s and an ASCII '/' always gives valid UTF-8.
+        if let Ok(text) = std::str::from_utf8(&buf[..len]) {
+            return Arc::from(text);
+        }
+    }
+    Arc::from(format!("{namespace}/{name}"))
 }
 
 /// The store key of an object, as client-go's `MetaNamespaceKeyFunc` computes it.

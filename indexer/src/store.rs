@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::{Error, ObjectKey};
+use crate::{Error, ObjectKey, ObjectKeyRef};
 
 /// A keyed collection of objects that a reflector keeps in step with the API server.
 ///
@@ -48,5 +48,5 @@ pub trait KnownObjects<K>: Send + Sync {
     fn known_keys(&self) -> Vec<ObjectKey>;
 
     /// The known object stored under `key`, if any.
-    fn known_object(&self, key: &ObjectKey) -> Option<Arc<K>>;
+    fn known_object(&self, key: ObjectKeyRef<'_>) -> Option<Arc<K>>;
 }

@@ -105,7 +105,13 @@ impl<K> Contents<K> {
     fn replace_in_slot(&mut self, id: u32, obj: Arc<K>) {
         if let Some(slot) = self.slots.get_mut(id as usize).and_then(Option::as_mut) {
             let old = std::mem::replace(&mut slot.obj, obj);
-            update_indices(&mut self.indices, id, Some(&old), Some(&slot.obj));
+            update_indices(
+                &mut self.indices,
+                id,
+                &slot.key,
+                Some(&old),
+                Some(&slot.obj),
+            );
         }
     }
 
@@ -119,7 +125,7 @@ impl<K> Contents<K> {
             })?,
         };
         let hash = self.hasher.hash_one(&key);
-        update_indices(&mut self.indices, id, None, Some(&obj));
+        update_indices(&mut self.indices, id, &key, None, Some(&obj));
         let slot = Some(Slot { key, obj });
         match self.slots.get_mut(id as usize) {
             Some(vacant) => *vacant = slot,
@@ -144,9 +150,20 @@ impl<K> Contents<K> {
             .ok()?;
         let (id, _) = entry.remove();
         let slot = self.slots.get_mut(id as usize).and_then(Option::take)?;
-        update_indices(&mut self.indices, id, Some(&slot.obj), None);
+        update_indices(&mut self.indices, id, &slot.key, Some(&slot.obj), None);
         self.free.push(id);
         Some(slot.obj)
+    }
+
+    /// Stores `obj` under `key` (cloned only for a new entry), replacing any previous object.
+    pub(crate) fn upsert_keyed(&mut self, key: &ObjectKey, obj: Arc<K>) -> Result<(), Error> {
+        match self.slot_id(key.as_key_ref()) {
+            Some(id) => {
+                self.replace_in_slot(id, obj);
+                Ok(())
+            }
+            None => self.insert_new(key.clone(), obj),
+        }
     }
 
     /// Drops every object and rebuilds the store and its indices from `items` (later duplicates win).
@@ -230,7 +247,7 @@ impl<K> Contents<K> {
             };
             for (id, slot) in self.slots.iter().enumerate() {
                 if let (Some(slot), Ok(id)) = (slot, u32::try_from(id)) {
-                    reindex(&mut index, id, None, Some(&slot.obj));
+                    reindex(&mut index, id, &slot.key, None, Some(&slot.obj));
                 }
             }
             self.indices.push(index);
@@ -262,17 +279,30 @@ fn slot_key<K>(slots: &[Option<Slot<K>>], id: u32) -> Option<&ObjectKey> {
         .map(|slot| &slot.key)
 }
 
-/// Moves slot `id` from the values of `old` to the values of `new` in every index.
-fn update_indices<K>(indices: &mut [Index<K>], id: u32, old: Option<&K>, new: Option<&K>) {
+/// Moves slot `id` (stored under `key`) from the values of `old` to the values of `new` in
+/// every index.
+fn update_indices<K>(
+    indices: &mut [Index<K>],
+    id: u32,
+    key: &ObjectKey,
+    old: Option<&K>,
+    new: Option<&K>,
+) {
     for index in indices {
-        reindex(index, id, old, new);
+        reindex(index, id, key, old, new);
     }
 }
 
-/// Moves slot `id` from the values of `old` to the values of `new` in one index.
-fn reindex<K>(index: &mut Index<K>, id: u32, old: Option<&K>, new: Option<&K>) {
+/// Moves slot `id` (stored under `key`) from the values of `old` to the values of `new` in one
+/// index.
+fn reindex<K>(index: &mut Index<K>, id: u32, key: &ObjectKey, old: Option<&K>, new: Option<&K>) {
     let Index { func, values, .. } = index;
     match func {
+        IndexFunc::Namespace(_) => match (old, new, key.namespace()) {
+            (Some(_), Some(_), _) | (_, _, None) | (None, None, _) => {}
+            (Some(_), None, Some(namespace)) => remove_value(values, id, namespace),
+            (None, Some(_), Some(namespace)) => add_value(values, id, namespace),
+        },
         IndexFunc::Field(field) => {
             let (old_value, new_value) = (old.and_then(|o| field(o)), new.and_then(|n| field(n)));
             if old_value != new_value {

@@ -1,0 +1,217 @@
+//! The change records a [`DeltaFifo`](crate::DeltaFifo) hands out: [`Delta`], [`Deltas`] and the
+//! deleted-object forms.
+
+use std::sync::Arc;
+
+use indexer::ObjectKey;
+
+/// The kind of a [`Delta`], without its object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeltaType {
+    /// The object was created.
+    Added,
+    /// The object changed.
+    Updated,
+    /// The object is gone.
+    Deleted,
+    /// The object was in a relist (it may or may not have changed).
+    Replaced,
+    /// A resync re-delivered the cached object; nothing changed on the server.
+    Sync,
+}
+
+/// One change to one object. The object is the state after the change, except for
+/// [`Delta::Deleted`], which carries the last known state.
+#[derive(Debug)]
+pub enum Delta<K> {
+    /// The object was created.
+    Added(Arc<K>),
+    /// The object changed.
+    Updated(Arc<K>),
+    /// The object is gone.
+    Deleted(DeletedObject<K>),
+    /// The object was in a relist.
+    Replaced(Arc<K>),
+    /// A resync re-delivered the cached object.
+    Sync(Arc<K>),
+}
+
+impl<K> Delta<K> {
+    /// The kind of this delta.
+    pub fn delta_type(&self) -> DeltaType {
+        match self {
+            Delta::Added(_) => DeltaType::Added,
+            Delta::Updated(_) => DeltaType::Updated,
+            Delta::Deleted(_) => DeltaType::Deleted,
+            Delta::Replaced(_) => DeltaType::Replaced,
+            Delta::Sync(_) => DeltaType::Sync,
+        }
+    }
+
+    /// The object this delta carries, when there is one: a tombstone may have lost it.
+    pub fn object(&self) -> Option<&Arc<K>> {
+        match self {
+            Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => {
+                Some(obj)
+            }
+            Delta::Deleted(deleted) => deleted.object(),
+        }
+    }
+}
+
+impl<K> Clone for Delta<K> {
+    fn clone(&self) -> Self {
+        match self {
+            Delta::Added(obj) => Delta::Added(Arc::clone(obj)),
+            Delta::Updated(obj) => Delta::Updated(Arc::clone(obj)),
+            Delta::Deleted(deleted) => Delta::Deleted(deleted.clone()),
+            Delta::Replaced(obj) => Delta::Replaced(Arc::clone(obj)),
+            Delta::Sync(obj) => Delta::Sync(Arc::clone(obj)),
+        }
+    }
+}
+
+/// What a deletion knows about the deleted object.
+#[derive(Debug)]
+pub enum DeletedObject<K> {
+    /// The deletion was observed (a watch event or a direct delete): the object's last state.
+    Known(Arc<K>),
+    /// The object vanished while the watch was down and a relist no longer contained it.
+    Unknown(DeletedFinalStateUnknown<K>),
+}
+
+impl<K> DeletedObject<K> {
+    /// The last known state of the object, if any is left.
+    pub fn object(&self) -> Option<&Arc<K>> {
+        match self {
+            DeletedObject::Known(obj) => Some(obj),
+            DeletedObject::Unknown(tombstone) => tombstone.obj.as_ref(),
+        }
+    }
+
+    /// Whether this is a tombstone ([`DeletedObject::Unknown`]).
+    pub fn is_tombstone(&self) -> bool {
+        matches!(self, DeletedObject::Unknown(_))
+    }
+}
+
+impl<K> Clone for DeletedObject<K> {
+    fn clone(&self) -> Self {
+        match self {
+            DeletedObject::Known(obj) => DeletedObject::Known(Arc::clone(obj)),
+            DeletedObject::Unknown(tombstone) => DeletedObject::Unknown(tombstone.clone()),
+        }
+    }
+}
+
+/// A tombstone: an object that was deleted while the watch was down, so its final state is
+/// unknown (client-go's `DeletedFinalStateUnknown`).
+#[derive(Debug)]
+pub struct DeletedFinalStateUnknown<K> {
+    /// The key of the deleted object.
+    pub key: ObjectKey,
+    /// The last state the consumer knew, which may be stale, or nothing.
+    pub obj: Option<Arc<K>>,
+}
+
+impl<K> Clone for DeletedFinalStateUnknown<K> {
+    fn clone(&self) -> Self {
+        Self {
+            key: self.key.clone(),
+            obj: self.obj.clone(),
+        }
+    }
+}
+
+/// The deltas of one key, oldest first, as one [`pop`](crate::DeltaFifo::pop) hands them out.
+/// Never empty.
+#[derive(Debug)]
+pub struct Deltas<K> {
+    key: ObjectKey,
+    deltas: Vec<Delta<K>>,
+}
+
+impl<K> Deltas<K> {
+    pub(crate) fn new(key: ObjectKey, first: Delta<K>) -> Self {
+        Self {
+            key,
+            deltas: vec![first],
+        }
+    }
+
+    /// The key all these deltas belong to.
+    pub fn key(&self) -> &ObjectKey {
+        &self.key
+    }
+
+    /// How many deltas there are (at least one).
+    pub fn len(&self) -> usize {
+        self.deltas.len()
+    }
+
+    /// Always false: a key is queued only with at least one delta.
+    pub fn is_empty(&self) -> bool {
+        self.deltas.is_empty()
+    }
+
+    /// The deltas, oldest first.
+    pub fn iter(&self) -> std::slice::Iter<'_, Delta<K>> {
+        self.deltas.iter()
+    }
+
+    /// The oldest delta.
+    pub fn oldest(&self) -> Option<&Delta<K>> {
+        self.deltas.first()
+    }
+
+    /// The newest delta.
+    pub fn newest(&self) -> Option<&Delta<K>> {
+        self.deltas.last()
+    }
+
+    /// The key and the deltas, oldest first.
+    pub fn into_parts(self) -> (ObjectKey, Vec<Delta<K>>) {
+        (self.key, self.deltas)
+    }
+
+    /// Appends `delta`, collapsing two consecutive deletions into one (client-go's `dedupDeltas`):
+    /// when the older of the two is a tombstone the newer is kept, otherwise the older.
+    pub(crate) fn push(&mut self, delta: Delta<K>) {
+        if let (Some(Delta::Deleted(older)), Delta::Deleted(_)) = (self.deltas.last(), &delta) {
+            if older.is_tombstone()
+                && let Some(last) = self.deltas.last_mut()
+            {
+                *last = delta;
+            }
+            return;
+        }
+        self.deltas.push(delta);
+    }
+}
+
+impl<K> Clone for Deltas<K> {
+    fn clone(&self) -> Self {
+        Self {
+            key: self.key.clone(),
+            deltas: self.deltas.clone(),
+        }
+    }
+}
+
+impl<K> IntoIterator for Deltas<K> {
+    type Item = Delta<K>;
+    type IntoIter = std::vec::IntoIter<Delta<K>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.deltas.into_iter()
+    }
+}
+
+impl<'a, K> IntoIterator for &'a Deltas<K> {
+    type Item = &'a Delta<K>;
+    type IntoIter = std::slice::Iter<'a, Delta<K>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.deltas.iter()
+    }
+}

@@ -1,0 +1,385 @@
+//! [`DeltaFifo`]: client-go's DeltaFIFO.
+
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::pin::pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use hashbrown::HashSet;
+use indexer::{KnownObjects, ObjectKey, ObjectKeyRef, Store};
+use kube::Resource;
+use parking_lot::{Mutex, MutexGuard};
+use tokio::sync::Notify;
+
+use crate::queue_state::{QueueState, tombstone};
+use crate::{DeletedObject, Delta, DeltaFifoOptions, Deltas, Error, TransformFn};
+
+/// A pop that runs longer than this with more than [`SLOW_POP_BACKLOG`] keys waiting is logged.
+const SLOW_POP: Duration = Duration::from_millis(100);
+const SLOW_POP_BACKLOG: usize = 10;
+
+/// A queue of per-object changes between a reflector (the producer, through [`Store`]) and an
+/// informer (the consumer, through [`pop`](Self::pop)), with client-go's DeltaFIFO semantics.
+///
+/// Each key is queued once, in order of its first change; its changes accumulate as [`Deltas`]
+/// until popped. A relist ([`Store::replace`]) queues every listed object as `Replaced` and a
+/// tombstone ([`DeletedObject::Unknown`]) for every object that vanished; [`Store::resync`]
+/// re-delivers known objects as `Sync`.
+///
+/// `DeltaFifo` is a handle: clones share one queue.
+pub struct DeltaFifo<K> {
+    shared: Arc<Shared<K>>,
+}
+
+struct Shared<K> {
+    state: Mutex<QueueState<K>>,
+    /// Wakes a waiting `pop` when a key is queued or the fifo closes.
+    item_ready: Notify,
+    /// Mirrors `QueueState::has_synced` for lock-free reads; never goes back to false.
+    synced: AtomicBool,
+    synced_changed: Notify,
+    known_objects: Option<Arc<dyn KnownObjects<K>>>,
+    emit_replaced: bool,
+    transform: Option<TransformFn<K>>,
+}
+
+impl<K> Clone for DeltaFifo<K> {
+    fn clone(&self) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<K> std::fmt::Debug for DeltaFifo<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeltaFifo")
+            .field("len", &self.len())
+            .field("has_synced", &self.has_synced())
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}
+
+impl<K> Default for DeltaFifo<K> {
+    fn default() -> Self {
+        Self::new(DeltaFifoOptions::new())
+    }
+}
+
+impl<K> DeltaFifo<K> {
+    /// An empty, open fifo.
+    pub fn new(options: DeltaFifoOptions<K>) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                state: Mutex::new(QueueState::new()),
+                item_ready: Notify::new(),
+                synced: AtomicBool::new(false),
+                synced_changed: Notify::new(),
+                known_objects: options.known_objects,
+                emit_replaced: options.emit_replaced,
+                transform: options.transform,
+            }),
+        }
+    }
+
+    /// Waits for the oldest queued key, takes it with all its deltas, and runs `process` on them
+    /// while holding the fifo's lock, so no producer call interleaves with the processing (the
+    /// consumer's cache and the fifo's view of it cannot diverge). Returns what `process` returns.
+    ///
+    /// `process` also receives `is_in_initial_list`: whether these deltas belong to the initial
+    /// list, i.e. the fifo had not synced when they were popped. Keep `process` short and
+    /// synchronous: producers wait while it runs. There is no requeue: a consumer that fails logs
+    /// and moves on (the next relist or resync repairs it).
+    ///
+    /// Once [`close`](Self::close)d, `pop` still returns what is queued, then [`Error::Closed`].
+    pub async fn pop<R>(&self, process: impl FnOnce(Deltas<K>, bool) -> R) -> Result<R, Error> {
+        loop {
+            // Fast path: take work without registering as a waiter.
+            if let Some(popped) = self.try_pop_locked() {
+                let (mut state, deltas) = popped?;
+                return Ok(self.process_locked(&mut state, deltas, process));
+            }
+            let mut ready = pin!(self.shared.item_ready.notified());
+            ready.as_mut().enable();
+            if let Some(popped) = self.try_pop_locked() {
+                let (mut state, deltas) = popped?;
+                return Ok(self.process_locked(&mut state, deltas, process));
+            }
+            ready.await;
+        }
+    }
+
+    /// Locks and takes the oldest key: `None` when the queue is empty and open, `Closed` when it
+    /// is empty and closed. On success the lock stays held for the processing.
+    fn try_pop_locked(&self) -> Option<Result<(MutexGuard<'_, QueueState<K>>, Deltas<K>), Error>> {
+        let mut state = self.shared.state.lock();
+        match state.pop_front() {
+            Some(deltas) => Some(Ok((state, deltas))),
+            None if state.closed => Some(Err(Error::Closed)),
+            None => None,
+        }
+    }
+
+    fn process_locked<R>(
+        &self,
+        state: &mut MutexGuard<'_, QueueState<K>>,
+        deltas: Deltas<K>,
+        process: impl FnOnce(Deltas<K>, bool) -> R,
+    ) -> R {
+        let is_in_initial_list = !state.has_synced();
+        let backlog = state.queue.len();
+        let started = (backlog > SLOW_POP_BACKLOG).then(Instant::now);
+        let key = started.map(|_| deltas.key().clone());
+
+        let outcome = catch_unwind(AssertUnwindSafe(|| process(deltas, is_in_initial_list)));
+
+        // Count the key as processed only now that its callback has returned (or panicked).
+        if state.initial_population_count > 0 {
+            state.initial_population_count -= 1;
+        }
+        self.publish_synced(state);
+        if !state.queue.is_empty() {
+            // Chain the wake-up, so another waiting consumer sees the remaining keys.
+            self.shared.item_ready.notify_one();
+        }
+        if let (Some(started), Some(key)) = (started, key) {
+            let took = started.elapsed();
+            if took > SLOW_POP {
+                tracing::warn!(%key, ?took, backlog, "delta fifo pop was slow: slow event handlers block the queue");
+            }
+        }
+        match outcome {
+            Ok(result) => result,
+            Err(panic) => resume_unwind(panic),
+        }
+    }
+
+    /// Closes the fifo: [`pop`](Self::pop) drains what is queued, then returns [`Error::Closed`].
+    /// Producers may still write; what they queue is drained too.
+    pub fn close(&self) {
+        self.shared.state.lock().closed = true;
+        self.shared.item_ready.notify_waiters();
+    }
+
+    /// Whether [`close`](Self::close) was called.
+    pub fn is_closed(&self) -> bool {
+        self.shared.state.lock().closed
+    }
+
+    /// How many keys are queued.
+    pub fn len(&self) -> usize {
+        self.shared.state.lock().queue.len()
+    }
+
+    /// Whether no key is queued.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the initial state has been delivered: the first [`Store::replace`]'s keys (and its
+    /// tombstones) have all been popped and processed, or an add/update/delete came before any
+    /// replace. An empty first list syncs at once. Never goes back to false.
+    pub fn has_synced(&self) -> bool {
+        self.shared.synced.load(Ordering::Acquire)
+    }
+
+    /// Waits until [`has_synced`](Self::has_synced) is true.
+    pub async fn synced(&self) {
+        loop {
+            let mut changed = pin!(self.shared.synced_changed.notified());
+            changed.as_mut().enable();
+            if self.has_synced() {
+                return;
+            }
+            changed.await;
+        }
+    }
+
+    /// A copy of every queued key's deltas, in queue order (for inspection and tests).
+    pub fn snapshot(&self) -> Vec<Deltas<K>> {
+        let state = self.shared.state.lock();
+        state
+            .queue
+            .iter()
+            .filter_map(|key| state.items.get(key).cloned())
+            .collect()
+    }
+
+    fn publish_synced(&self, state: &QueueState<K>) {
+        if state.has_synced()
+            && !self.shared.synced.load(Ordering::Acquire)
+            && !self.shared.synced.swap(true, Ordering::AcqRel)
+        {
+            self.shared.synced_changed.notify_waiters();
+        }
+    }
+}
+
+impl<K: Resource> DeltaFifo<K> {
+    /// Applies the transform (outside the lock); a failure names the object's key.
+    fn transformed(&self, obj: Arc<K>) -> Result<Arc<K>, indexer::Error> {
+        let Some(transform) = &self.shared.transform else {
+            return Ok(obj);
+        };
+        let original = Arc::clone(&obj);
+        transform(obj).map_err(|source| indexer::Error::Rejected {
+            key: indexer::key_of(original.as_ref())
+                .map_or_else(|_| "<unnamed>".to_owned(), |k| k.to_string()),
+            source: format!("transform failed: {source}").into(),
+        })
+    }
+
+    /// Records an add or update: marks the fifo populated and queues `make(obj)`.
+    fn record(&self, obj: Arc<K>, make: fn(Arc<K>) -> Delta<K>) -> Result<(), indexer::Error> {
+        let obj = self.transformed(obj)?;
+        let mut state = self.shared.state.lock();
+        state.populated = true;
+        self.publish_synced(&state);
+        let new_key = state.enqueue(obj, make)?;
+        drop(state);
+        // A waiting consumer saw an empty queue, so only a newly queued key can concern it.
+        if new_key {
+            self.shared.item_ready.notify_one();
+        }
+        Ok(())
+    }
+}
+
+impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
+    fn add(&self, obj: Arc<K>) -> Result<(), indexer::Error> {
+        self.record(obj, Delta::Added)
+    }
+
+    fn update(&self, obj: Arc<K>) -> Result<(), indexer::Error> {
+        self.record(obj, Delta::Updated)
+    }
+
+    /// Queues a deletion, unless the object is neither queued nor known (or, without known
+    /// objects, not queued): then it was already deleted, for example by a relist, and the call is
+    /// ignored.
+    fn delete(&self, obj: Arc<K>) -> Result<(), indexer::Error> {
+        let obj = self.transformed(obj)?;
+        let key = ObjectKeyRef::of(obj.as_ref())?;
+        let mut state = self.shared.state.lock();
+        state.populated = true;
+        self.publish_synced(&state);
+        if !state.is_queued(key) {
+            let known = match &self.shared.known_objects {
+                Some(known) => known.known_object(key).is_some(),
+                None => false,
+            };
+            if !known {
+                return Ok(());
+            }
+        }
+        let new_key = state.enqueue(obj, |obj| Delta::Deleted(DeletedObject::Known(obj)))?;
+        drop(state);
+        if new_key {
+            self.shared.item_ready.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Applies a relist atomically: queues every listed object (`Replaced`, or `Sync` when so
+    /// configured), then a tombstone for every queued key and every known key without pending
+    /// deltas that the list no longer contains. Fails, queueing nothing, when an object has no
+    /// key or its transform fails. The resource version is not used by the fifo.
+    fn replace(
+        &self,
+        objects: Vec<Arc<K>>,
+        _resource_version: String,
+    ) -> Result<(), indexer::Error> {
+        let objects = objects
+            .into_iter()
+            .map(|obj| self.transformed(obj))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut listed = HashSet::with_capacity(objects.len());
+        for obj in &objects {
+            listed.insert(ObjectKeyRef::of(obj.as_ref())?);
+        }
+        let make: fn(Arc<K>) -> Delta<K> = if self.shared.emit_replaced {
+            Delta::Replaced
+        } else {
+            Delta::Sync
+        };
+
+        let mut state = self.shared.state.lock();
+        for obj in &objects {
+            state.enqueue(Arc::clone(obj), make)?;
+        }
+        state.tombstone_queued_keys_not_in(&listed);
+        if let Some(known) = &self.shared.known_objects {
+            for key in known.known_keys() {
+                if listed.contains(&key.as_key_ref()) || state.is_queued(key.as_key_ref()) {
+                    continue;
+                }
+                let obj = known.known_object(key.as_key_ref());
+                if obj.is_none() {
+                    tracing::debug!(%key, "known object vanished during replace; tombstone carries no state");
+                }
+                state.enqueue_owned(key.clone(), tombstone(key, obj));
+            }
+        }
+        if !state.populated {
+            state.populated = true;
+            // Every queued key is now either listed or tombstoned: all of them form the initial list.
+            state.initial_population_count = state.queue.len();
+        }
+        self.publish_synced(&state);
+        let queued = !state.queue.is_empty();
+        drop(state);
+        if queued {
+            self.shared.item_ready.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Queues a `Sync` delta for every known object that has no pending deltas (a pending delta is
+    /// newer than the cache). Does nothing without known objects.
+    fn resync(&self) -> Result<(), indexer::Error> {
+        let Some(known) = &self.shared.known_objects else {
+            return Ok(());
+        };
+        let mut state = self.shared.state.lock();
+        for key in known.known_keys() {
+            if state.is_queued(key.as_key_ref()) {
+                continue;
+            }
+            match known.known_object(key.as_key_ref()) {
+                Some(obj) => {
+                    state.enqueue_owned(key, Delta::Sync(obj));
+                }
+                None => tracing::warn!(%key, "known object vanished during resync; skipping it"),
+            }
+        }
+        let queued = !state.queue.is_empty();
+        drop(state);
+        if queued {
+            self.shared.item_ready.notify_one();
+        }
+        Ok(())
+    }
+
+    /// The newest queued state of `key` (for a tombstone, its last known state).
+    fn get_by_key(&self, key: &ObjectKey) -> Option<Arc<K>> {
+        let state = self.shared.state.lock();
+        state.items.get(key)?.newest()?.object().cloned()
+    }
+
+    /// The newest queued state of every queued key, in queue order.
+    fn list(&self) -> Vec<Arc<K>> {
+        let state = self.shared.state.lock();
+        state
+            .queue
+            .iter()
+            .filter_map(|key| state.items.get(key)?.newest()?.object().cloned())
+            .collect()
+    }
+
+    /// The queued keys, in queue order.
+    fn list_keys(&self) -> Vec<ObjectKey> {
+        self.shared.state.lock().queue.iter().cloned().collect()
+    }
+}
