@@ -75,6 +75,19 @@ struct Waiting<T> {
     ready: Map<T, (Instant, u64)>,
     next_seq: u64,
     closed: bool,
+    /// What the timer task is doing, so that adds wake it only when it matters.
+    timer: TimerState,
+}
+
+/// The timer task's state, as far as adds are concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TimerState {
+    /// Waiting for a wake-up only (nothing waiting, or the task has not started yet).
+    Idle,
+    /// Sleeping until this instant.
+    Sleeping(Instant),
+    /// Woken or about to look at the heap: it will see every item inserted meanwhile.
+    Running,
 }
 
 struct Scheduled<T> {
@@ -118,7 +131,6 @@ enum Schedule<T> {
 
 impl<T: Eq + Hash + Clone> Waiting<T> {
     fn insert(&mut self, item: T, at: Instant) -> Schedule<T> {
-        let earliest = self.heap.peek().map(|top| top.at);
         let seq = self.next_seq;
         if let Some((current, current_seq)) = self.ready.get_mut(&item) {
             if *current <= at {
@@ -131,9 +143,15 @@ impl<T: Eq + Hash + Clone> Waiting<T> {
         }
         self.next_seq += 1;
         self.heap.push(Scheduled { at, seq, item });
-        Schedule::Later {
-            wake: earliest.is_none_or(|earliest| at < earliest),
+        let wake = match self.timer {
+            TimerState::Running => false,
+            TimerState::Idle => true,
+            TimerState::Sleeping(deadline) => at < deadline,
+        };
+        if wake {
+            self.timer = TimerState::Running;
         }
+        Schedule::Later { wake }
     }
 
     /// Moves every item due at `now` into `out`; returns the earliest remaining ready time.
@@ -185,6 +203,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
                     ready: new_map(),
                     next_seq: 0,
                     closed: false,
+                    timer: TimerState::Idle,
                 }),
                 wake: Arc::new(Notify::new()),
                 timer,
@@ -327,9 +346,11 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
 
     #[inline]
     fn ensure_timer(&self) {
-        let weak = Arc::downgrade(&self.inner);
-        let wake = Arc::clone(&self.inner.wake);
-        self.inner.timer.ensure(move || run_timer(weak, wake));
+        self.inner.timer.ensure(|| {
+            let weak = Arc::downgrade(&self.inner);
+            let wake = Arc::clone(&self.inner.wake);
+            run_timer(weak, wake)
+        });
     }
 }
 
@@ -361,7 +382,12 @@ where
                 if waiting.closed {
                     return;
                 }
-                waiting.pop_due(Instant::now(), &mut due)
+                let next = waiting.pop_due(Instant::now(), &mut due);
+                waiting.timer = match next {
+                    Some(at) => TimerState::Sleeping(at),
+                    None => TimerState::Idle,
+                };
+                next
             };
             if !due.is_empty() {
                 inner.queue.add_all(due.drain(..));

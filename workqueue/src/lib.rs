@@ -96,10 +96,12 @@ mod config;
 mod delaying;
 mod error;
 mod hash;
+mod lock;
 mod metrics;
 mod queue;
 pub mod rate_limiter;
 mod rate_limiting;
+mod store;
 mod task;
 
 pub use config::QueueConfig;

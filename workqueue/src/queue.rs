@@ -1,20 +1,18 @@
 //! The basic work queue: dedup while waiting, exclusive while processing.
 
-use std::collections::VecDeque;
-use std::collections::hash_map::Entry;
 use std::fmt;
 use std::hash::Hash;
 use std::pin::pin;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use parking_lot::Mutex;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::config::QueueConfig;
-use crate::hash::{Map, new_map};
+use crate::lock::Mutex;
 use crate::metrics::{QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
+use crate::store::{Added, Done, Store};
 use crate::task::LazyTask;
 
 /// A work queue shared by event handlers (which [`add`](Queue::add) keys) and workers (which
@@ -65,51 +63,14 @@ struct MetricsHook {
     refresh: LazyTask,
 }
 
-/// Where an item is in its life cycle. Absent from the map: neither queued nor processing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Slot {
-    /// In `queue`, waiting for a worker (client-go: dirty, not processing).
-    Queued,
-    /// Held by a worker (processing, not dirty).
-    Processing,
-    /// Held by a worker and added again meanwhile (processing and dirty): queued on `done`.
-    ProcessingDirty,
-}
-
 struct State<T> {
-    /// Queued items in FIFO order; each is in `items` as `Slot::Queued`.
-    queue: VecDeque<T>,
-    /// Every queued or in-flight item. Empty means queue and in-flight set are both empty.
-    items: Map<T, Slot>,
+    store: Store<T>,
     shutting_down: bool,
     /// A `shut_down_with_drain` is waiting (cleared by `shut_down`).
     draining: bool,
     /// Workers registered as sleeping in `get`; adds only notify when this is non-zero.
     sleeping: usize,
-    /// Timestamps for metrics; `None` when the queue has no metrics.
-    timing: Option<Timing<T>>,
 }
-
-struct Timing<T> {
-    /// First add of each queued (dirty) item.
-    added: Map<T, Instant>,
-    /// When each in-flight item was handed out.
-    started: Map<T, Instant>,
-}
-
-/// What an add did, so the caller can notify and report outside the lock.
-#[derive(Clone, Copy)]
-struct Added {
-    /// The item became dirty (reported to metrics).
-    new: bool,
-    /// The item was pushed to the queue (a sleeping worker may be woken).
-    pushed: bool,
-}
-
-const IGNORED: Added = Added {
-    new: false,
-    pushed: false,
-};
 
 enum Take<T> {
     Item(T, Option<Duration>),
@@ -118,50 +79,21 @@ enum Take<T> {
 }
 
 impl<T: Eq + Hash + Clone> State<T> {
+    #[inline]
     fn add(&mut self, item: T) -> Added {
         if self.shutting_down {
-            return IGNORED;
+            return Added::Ignored;
         }
-        let (key, pushed) = match self.items.entry(item) {
-            Entry::Occupied(mut entry) => match entry.get() {
-                Slot::Queued | Slot::ProcessingDirty => return IGNORED,
-                Slot::Processing => {
-                    *entry.get_mut() = Slot::ProcessingDirty;
-                    (self.timing.as_ref().map(|_| entry.key().clone()), false)
-                }
-            },
-            Entry::Vacant(entry) => {
-                let item = entry.key().clone();
-                entry.insert(Slot::Queued);
-                let key = self.timing.as_ref().map(|_| item.clone());
-                self.queue.push_back(item);
-                (key, true)
-            }
-        };
-        if let (Some(timing), Some(key)) = (self.timing.as_mut(), key) {
-            timing.added.entry(key).or_insert_with(Instant::now);
-        }
-        Added { new: true, pushed }
+        self.store.add(item)
     }
 
+    #[inline]
     fn take(&mut self) -> Take<T> {
-        let Some(item) = self.queue.pop_front() else {
-            return if self.shutting_down {
-                Take::Closed
-            } else {
-                Take::Empty
-            };
-        };
-        if let Some(slot) = self.items.get_mut(&item) {
-            *slot = Slot::Processing;
+        match self.store.take() {
+            Some((item, queued_for)) => Take::Item(item, queued_for),
+            None if self.shutting_down => Take::Closed,
+            None => Take::Empty,
         }
-        let queued_for = self.timing.as_mut().map(|timing| {
-            let now = Instant::now();
-            let added = timing.added.remove(&item).unwrap_or(now);
-            timing.started.insert(item.clone(), now);
-            now.saturating_duration_since(added)
-        });
-        Take::Item(item, queued_for)
     }
 }
 
@@ -196,19 +128,13 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
     }
 
     fn build(name: Option<Box<str>>, metrics: Option<MetricsHook>) -> Self {
-        let timing = metrics.as_ref().map(|_| Timing {
-            added: new_map(),
-            started: new_map(),
-        });
         Self {
             shared: Arc::new(Shared {
                 state: Mutex::new(State {
-                    queue: VecDeque::new(),
-                    items: new_map(),
+                    store: Store::new(metrics.is_some()),
                     shutting_down: false,
                     draining: false,
                     sleeping: 0,
-                    timing,
                 }),
                 getters: Notify::new(),
                 drained: Notify::new(),
@@ -242,9 +168,14 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
         let mut new = 0usize;
         let mut pushed = 0usize;
         for item in items {
-            let added = state.add(item);
-            new += usize::from(added.new);
-            pushed += usize::from(added.pushed);
+            match state.add(item) {
+                Added::Ignored => {}
+                Added::Dirty => new += 1,
+                Added::Queued => {
+                    new += 1;
+                    pushed += 1;
+                }
+            }
         }
         let wake = pushed.min(state.sleeping);
         drop(state);
@@ -260,10 +191,10 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
 
     #[inline]
     fn after_add(&self, added: Added, sleeping: usize) {
-        if added.pushed && sleeping > 0 {
+        if added == Added::Queued && sleeping > 0 {
             self.shared.getters.notify_one();
         }
-        if added.new
+        if added != Added::Ignored
             && let Some(metrics) = &self.shared.metrics
         {
             metrics.sink.add();
@@ -334,30 +265,17 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
     /// not being processed is ignored.
     pub fn done(&self, item: &T) {
         let mut state = self.shared.state.lock();
-        let Some((key, slot)) = state.items.remove_entry(item) else {
+        let (done, worked_for) = state.store.done(item);
+        if done == Done::Stray {
+            drop(state);
+            tracing::debug!(
+                queue = self.shared.name.as_deref(),
+                "done for an item that is not being processed: ignored"
+            );
             return;
-        };
-        let mut pushed = false;
-        match slot {
-            Slot::Processing => {}
-            Slot::ProcessingDirty => {
-                state.items.insert(key.clone(), Slot::Queued);
-                state.queue.push_back(key);
-                pushed = true;
-            }
-            Slot::Queued => {
-                // Stray `done`: the item is queued, not held by anyone. Leave it as it was.
-                state.items.insert(key, Slot::Queued);
-                return;
-            }
         }
-        let worked_for = state.timing.as_mut().map(|timing| {
-            let now = Instant::now();
-            let started = timing.started.remove(item).unwrap_or(now);
-            now.saturating_duration_since(started)
-        });
-        let wake = pushed && state.sleeping > 0;
-        let drained = state.draining && state.items.is_empty();
+        let wake = done == Done::Requeued && state.sleeping > 0;
+        let drained = state.draining && state.store.is_empty();
         drop(state);
         if wake {
             self.shared.getters.notify_one();
@@ -372,7 +290,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
 
     /// The number of items waiting for a worker (not counting items being processed).
     pub fn len(&self) -> usize {
-        self.shared.state.lock().queue.len()
+        self.shared.state.lock().store.queued()
     }
 
     /// Whether no item is waiting for a worker.
@@ -416,7 +334,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
             notified.as_mut().enable();
             {
                 let state = self.shared.state.lock();
-                if !state.draining || state.items.is_empty() {
+                if !state.draining || state.store.is_empty() {
                     return;
                 }
             }
@@ -461,20 +379,11 @@ async fn refresh_unfinished<T>(weak: Weak<Shared<T>>) {
         };
         let (unfinished, longest, finished) = {
             let state = shared.state.lock();
-            let now = Instant::now();
-            let mut unfinished = Duration::ZERO;
-            let mut longest = Duration::ZERO;
-            if let Some(timing) = &state.timing {
-                for started in timing.started.values() {
-                    let age = now.saturating_duration_since(*started);
-                    unfinished = unfinished.saturating_add(age);
-                    longest = longest.max(age);
-                }
-            }
+            let (unfinished, longest) = state.store.unfinished(Instant::now());
             (
                 unfinished,
                 longest,
-                state.shutting_down && state.items.is_empty(),
+                state.shutting_down && state.store.is_empty(),
             )
         };
         metrics.sink.update_unfinished(unfinished, longest);
@@ -489,8 +398,8 @@ impl<T> fmt::Debug for Queue<T> {
         let state = self.shared.state.lock();
         f.debug_struct("Queue")
             .field("name", &self.shared.name)
-            .field("queued", &state.queue.len())
-            .field("in_flight", &(state.items.len() - state.queue.len()))
+            .field("queued", &state.store.queued())
+            .field("in_flight", &(state.store.len() - state.store.queued()))
             .field("shutting_down", &state.shutting_down)
             .finish()
     }
@@ -809,7 +718,7 @@ mod tests {
         assert!(recorder.names.lock().is_empty());
         assert!(recorder.events.lock().is_empty());
         assert!(queue.shared.metrics.is_none());
-        assert!(queue.shared.state.lock().timing.is_none());
+        assert!(!queue.shared.state.lock().store.is_timed());
     }
 
     #[tokio::test(start_paused = true)]

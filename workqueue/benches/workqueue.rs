@@ -1,0 +1,217 @@
+//! Workqueue benchmarks `wq_a` … `wq_d` of `shared/reference/bench-workloads.md`.
+//!
+//! Items are the keys `ns-{i % 100}/obj-{i}` as `Arc<str>` (a shared immutable string, like a
+//! Go string), all built before timing; each timed run moves its own pre-built copies into the
+//! queue. Async workloads run on a 2-thread tokio runtime. Throughput is reported per element
+//! (adds or cycles, as in the table).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use tokio::runtime::Runtime;
+use workqueue::{Queue, RateLimiter, RateLimitingQueue, default_controller_rate_limiter};
+
+type Key = Arc<str>;
+
+const N: usize = 1_000_000;
+
+fn key(i: usize) -> Key {
+    Arc::from(format!("ns-{}/obj-{}", i % 100, i))
+}
+
+fn runtime() -> Runtime {
+    match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => panic!("cannot build the tokio runtime: {error}"),
+    }
+}
+
+/// Runs `run` on fresh copies of `keys` (copied outside the timing) `iters` times and returns
+/// the total time `run` reports.
+fn timed(iters: u64, keys: &[Key], mut run: impl FnMut(Vec<Key>) -> Duration) -> Duration {
+    (0..iters).map(|_| run(keys.to_vec())).sum()
+}
+
+fn workqueue_benches(c: &mut Criterion) {
+    let rt = runtime();
+    let distinct: Vec<Key> = (0..N).map(key).collect();
+
+    let mut group = c.benchmark_group("workqueue");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .throughput(Throughput::Elements(N as u64));
+
+    // wq_a: one thread, 1M distinct keys: add; get; done in turn.
+    group.bench_function("wq_a", |b| {
+        b.iter_custom(|iters| {
+            timed(iters, &distinct, |keys| {
+                rt.block_on(async {
+                    let queue = Queue::new();
+                    let start = Instant::now();
+                    for key in keys {
+                        queue.add(key);
+                        if let Some(item) = queue.get().await {
+                            queue.done(&item);
+                        }
+                    }
+                    start.elapsed()
+                })
+            })
+        });
+    });
+
+    // wq_a2: add all 1M keys, then 1M × get + done.
+    group.bench_function("wq_a2", |b| {
+        b.iter_custom(|iters| {
+            timed(iters, &distinct, |keys| {
+                rt.block_on(async {
+                    let queue = Queue::new();
+                    let start = Instant::now();
+                    for key in keys {
+                        queue.add(key);
+                    }
+                    for _ in 0..N {
+                        if let Some(item) = queue.get().await {
+                            queue.done(&item);
+                        }
+                    }
+                    let elapsed = start.elapsed();
+                    assert!(queue.is_empty());
+                    elapsed
+                })
+            })
+        });
+    });
+
+    // wq_b: 1M adds of key(i % 10_000), then get + done until empty (exactly 10k gets).
+    let ten_k: Vec<Key> = (0..N).map(|i| Arc::clone(&distinct[i % 10_000])).collect();
+    group.bench_function("wq_b", |b| {
+        b.iter_custom(|iters| {
+            timed(iters, &ten_k, |keys| {
+                rt.block_on(async {
+                    let queue = Queue::new();
+                    let start = Instant::now();
+                    for key in keys {
+                        queue.add(key);
+                    }
+                    let mut gets = 0;
+                    while !queue.is_empty() {
+                        if let Some(item) = queue.get().await {
+                            queue.done(&item);
+                            gets += 1;
+                        }
+                    }
+                    let elapsed = start.elapsed();
+                    assert_eq!(gets, 10_000);
+                    elapsed
+                })
+            })
+        });
+    });
+
+    // wq_c: 4 workers loop get/done; one producer adds key(i % 100_000) for i in 0..1M, then
+    // shuts down with drain; stop when all workers exit.
+    let hundred_k: Vec<Key> = (0..N).map(|i| Arc::clone(&distinct[i % 100_000])).collect();
+    group.bench_function("wq_c", |b| {
+        b.iter_custom(|iters| {
+            timed(iters, &hundred_k, |keys| {
+                rt.block_on(async {
+                    let queue: Queue<Key> = Queue::new();
+                    let processed = Arc::new(AtomicUsize::new(0));
+                    let start = Instant::now();
+                    let workers: Vec<_> = (0..4)
+                        .map(|_| {
+                            let queue = queue.clone();
+                            let processed = Arc::clone(&processed);
+                            tokio::spawn(async move {
+                                let mut count = 0;
+                                while let Some(item) = queue.get().await {
+                                    queue.done(&item);
+                                    count += 1;
+                                }
+                                processed.fetch_add(count, Ordering::Relaxed);
+                            })
+                        })
+                        .collect();
+                    let producer = tokio::spawn({
+                        let queue = queue.clone();
+                        async move {
+                            for key in keys {
+                                queue.add(key);
+                            }
+                            queue.shut_down_with_drain().await;
+                        }
+                    });
+                    let _ = producer.await;
+                    for worker in workers {
+                        let _ = worker.await;
+                    }
+                    let elapsed = start.elapsed();
+                    assert!(processed.load(Ordering::Relaxed) >= 100_000);
+                    assert!(queue.is_empty());
+                    elapsed
+                })
+            })
+        });
+    });
+
+    // wq_d0: the default controller rate limiter alone: when(key(i)); forget(key(i)).
+    group.bench_function("wq_d0", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let limiter = default_controller_rate_limiter::<Key>();
+                total += rt.block_on(async {
+                    let start = Instant::now();
+                    for key in &distinct {
+                        std::hint::black_box(limiter.when(key));
+                        limiter.forget(key);
+                    }
+                    start.elapsed()
+                });
+            }
+            total
+        });
+    });
+
+    // wq_d: rate-limiting queue with that limiter: add_rate_limited(key(i)); forget(key(i));
+    // time the caller loop only.
+    group.bench_function("wq_d", |b| {
+        b.iter_custom(|iters| {
+            timed(iters, &distinct, |keys| {
+                rt.block_on(async {
+                    let queue = RateLimitingQueue::new(default_controller_rate_limiter());
+                    let caller = tokio::spawn({
+                        let queue = queue.clone();
+                        let distinct = distinct.clone();
+                        async move {
+                            let start = Instant::now();
+                            for (key, same) in keys.into_iter().zip(&distinct) {
+                                queue.add_rate_limited(key);
+                                queue.forget(same);
+                            }
+                            start.elapsed()
+                        }
+                    });
+                    let elapsed = caller.await.unwrap_or_default();
+                    queue.shut_down();
+                    elapsed
+                })
+            })
+        });
+    });
+
+    group.finish();
+}
+
+criterion_group!(benches, workqueue_benches);
+criterion_main!(benches);

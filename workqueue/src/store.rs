@@ -1,0 +1,292 @@
+//! The storage behind a [`Queue`](crate::Queue): the FIFO order and client-go's `dirty` and
+//! `processing` sets, held in one table so that each item is stored and hashed once.
+//!
+//! Items live in a slab of nodes; a `HashTable` of node indices (each node keeps its hash, so
+//! growing the table never re-hashes items) finds an item's node, and the FIFO order is a
+//! deque of node indices. A full `add` → `get` → `done` cycle hashes the item twice (add,
+//! done) and clones it once (the copy handed to the worker).
+
+use std::collections::VecDeque;
+use std::hash::{BuildHasher as _, Hash};
+use std::time::Duration;
+
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
+use tokio::time::Instant;
+
+use crate::hash::BuildHasher;
+
+/// Capacity kept when the store empties; larger buffers are released.
+const KEEP_CAPACITY: usize = 1024;
+
+/// Where an item is in its life cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// Waiting in the FIFO for a worker (client-go: dirty, not processing).
+    Queued,
+    /// Held by a worker (processing, not dirty).
+    Processing,
+    /// Held by a worker and added again meanwhile (processing and dirty): queued on `done`.
+    ProcessingDirty,
+}
+
+struct Node<T> {
+    /// `None` once the node is free.
+    item: Option<T>,
+    hash: u64,
+    slot: Slot,
+}
+
+/// Timestamps of one node, kept only for queues with metrics.
+#[derive(Clone, Copy, Default)]
+struct Stamps {
+    /// First add since the item was last handed out.
+    added: Option<Instant>,
+    /// When it was handed out.
+    started: Option<Instant>,
+}
+
+/// What [`Store::add`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Added {
+    /// Already waiting (or the store is full): nothing changed.
+    Ignored,
+    /// Held by a worker: marked to be queued again on `done`.
+    Dirty,
+    /// Queued.
+    Queued,
+}
+
+/// What [`Store::done`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Done {
+    /// The item was not held by a worker: nothing changed.
+    Stray,
+    /// Released.
+    Released,
+    /// Released and queued again (it was added while being processed).
+    Requeued,
+}
+
+pub(crate) struct Store<T> {
+    /// Node indices of every queued or in-flight item.
+    table: HashTable<u32>,
+    nodes: Vec<Node<T>>,
+    free: Vec<u32>,
+    /// Queued node indices in FIFO order.
+    fifo: VecDeque<u32>,
+    hasher: BuildHasher,
+    /// One entry per node when the queue has metrics.
+    stamps: Option<Vec<Stamps>>,
+}
+
+fn holds<T: Eq>(nodes: &[Node<T>], index: u32, item: &T) -> bool {
+    nodes
+        .get(index as usize)
+        .and_then(|node| node.item.as_ref())
+        .is_some_and(|held| held == item)
+}
+
+fn hash_of<T>(nodes: &[Node<T>], index: u32) -> u64 {
+    nodes.get(index as usize).map_or(0, |node| node.hash)
+}
+
+impl<T: Eq + Hash + Clone> Store<T> {
+    /// An empty store; `timed` keeps the timestamps that metrics need.
+    pub(crate) fn new(timed: bool) -> Self {
+        Self {
+            table: HashTable::new(),
+            nodes: Vec::new(),
+            free: Vec::new(),
+            fifo: VecDeque::new(),
+            hasher: BuildHasher::default(),
+            stamps: timed.then(Vec::new),
+        }
+    }
+
+    /// Marks `item` as needing processing.
+    pub(crate) fn add(&mut self, item: T) -> Added {
+        let hash = self.hasher.hash_one(&item);
+        let nodes = &mut self.nodes;
+        let entry = self.table.entry(
+            hash,
+            |&index| holds(nodes, index, &item),
+            |&index| hash_of(nodes, index),
+        );
+        let (index, added) = match entry {
+            Entry::Occupied(entry) => {
+                let index = *entry.get();
+                let Some(node) = nodes.get_mut(index as usize) else {
+                    return Added::Ignored;
+                };
+                if node.slot != Slot::Processing {
+                    return Added::Ignored;
+                }
+                node.slot = Slot::ProcessingDirty;
+                (index, Added::Dirty)
+            }
+            Entry::Vacant(entry) => {
+                let node = Node {
+                    item: Some(item),
+                    hash,
+                    slot: Slot::Queued,
+                };
+                let index = match self.free.pop() {
+                    Some(index) => {
+                        if let Some(free) = nodes.get_mut(index as usize) {
+                            *free = node;
+                        }
+                        index
+                    }
+                    None => {
+                        let Ok(index) = u32::try_from(nodes.len()) else {
+                            // Four billion items in one queue: refuse rather than corrupt.
+                            tracing::error!("work queue is full; dropping an add");
+                            return Added::Ignored;
+                        };
+                        nodes.push(node);
+                        if let Some(stamps) = &mut self.stamps {
+                            stamps.push(Stamps::default());
+                        }
+                        index
+                    }
+                };
+                entry.insert(index);
+                self.fifo.push_back(index);
+                (index, Added::Queued)
+            }
+        };
+        if let Some(stamps) = self
+            .stamps
+            .as_mut()
+            .and_then(|stamps| stamps.get_mut(index as usize))
+        {
+            stamps.added.get_or_insert_with(Instant::now);
+        }
+        added
+    }
+
+    /// Hands out the first queued item, with how long it waited when timed.
+    pub(crate) fn take(&mut self) -> Option<(T, Option<Duration>)> {
+        while let Some(index) = self.fifo.pop_front() {
+            let Some(node) = self.nodes.get_mut(index as usize) else {
+                continue;
+            };
+            let Some(item) = node.item.clone() else {
+                continue;
+            };
+            node.slot = Slot::Processing;
+            let queued_for = self
+                .stamps
+                .as_mut()
+                .and_then(|stamps| stamps.get_mut(index as usize))
+                .map(|stamps| {
+                    let now = Instant::now();
+                    stamps.started = Some(now);
+                    now.saturating_duration_since(stamps.added.take().unwrap_or(now))
+                });
+            return Some((item, queued_for));
+        }
+        None
+    }
+
+    /// Releases `item` from its worker, with how long it was held when timed.
+    pub(crate) fn done(&mut self, item: &T) -> (Done, Option<Duration>) {
+        let hash = self.hasher.hash_one(item);
+        let nodes = &mut self.nodes;
+        let Ok(entry) = self
+            .table
+            .find_entry(hash, |&index| holds(nodes, index, item))
+        else {
+            return (Done::Stray, None);
+        };
+        let index = *entry.get();
+        let Some(node) = nodes.get_mut(index as usize) else {
+            return (Done::Stray, None);
+        };
+        let done = match node.slot {
+            Slot::Queued => return (Done::Stray, None),
+            Slot::Processing => {
+                entry.remove();
+                node.item = None;
+                self.free.push(index);
+                Done::Released
+            }
+            Slot::ProcessingDirty => {
+                node.slot = Slot::Queued;
+                self.fifo.push_back(index);
+                Done::Requeued
+            }
+        };
+        let worked_for = self
+            .stamps
+            .as_mut()
+            .and_then(|stamps| stamps.get_mut(index as usize))
+            .map(|stamps| {
+                let now = Instant::now();
+                now.saturating_duration_since(stamps.started.take().unwrap_or(now))
+            });
+        if self.table.is_empty() {
+            self.reset();
+        }
+        (done, worked_for)
+    }
+
+    /// Frees the slab once nothing is stored, so that a burst does not pin its memory.
+    fn reset(&mut self) {
+        self.nodes.clear();
+        self.free.clear();
+        if let Some(stamps) = &mut self.stamps {
+            stamps.clear();
+        }
+        if self.nodes.capacity() > KEEP_CAPACITY {
+            self.nodes.shrink_to(KEEP_CAPACITY);
+            self.free.shrink_to(KEEP_CAPACITY);
+            self.fifo.shrink_to(KEEP_CAPACITY);
+            self.table.shrink_to(KEEP_CAPACITY, |_| 0);
+            if let Some(stamps) = &mut self.stamps {
+                stamps.shrink_to(KEEP_CAPACITY);
+            }
+        }
+    }
+}
+
+impl<T> Store<T> {
+    /// Queued items (not counting items held by workers).
+    pub(crate) fn queued(&self) -> usize {
+        self.fifo.len()
+    }
+
+    /// Queued and in-flight items.
+    pub(crate) fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Whether nothing is queued and nothing is in flight.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// The sum of the ages of the in-flight items and the age of the oldest, at `now`.
+    pub(crate) fn unfinished(&self, now: Instant) -> (Duration, Duration) {
+        let mut total = Duration::ZERO;
+        let mut longest = Duration::ZERO;
+        for started in self
+            .stamps
+            .iter()
+            .flatten()
+            .filter_map(|stamps| stamps.started)
+        {
+            let age = now.saturating_duration_since(started);
+            total = total.saturating_add(age);
+            longest = longest.max(age);
+        }
+        (total, longest)
+    }
+
+    /// Whether timestamps are kept.
+    #[cfg(test)]
+    pub(crate) fn is_timed(&self) -> bool {
+        self.stamps.is_some()
+    }
+}
