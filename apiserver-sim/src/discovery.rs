@@ -1,0 +1,205 @@
+//! Legacy discovery documents (`/api`, `/api/v1`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>`),
+//! `/version`, and the OpenAPI v3 index and per-group-version documents kubectl needs.
+
+use std::collections::BTreeMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::resource::ResourceInfo;
+use crate::store::State;
+
+/// Verbs every served resource supports.
+pub const VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+/// Reported Kubernetes version (one minor from kubectl 1.32, so no skew warning).
+pub const KUBE_MINOR: &str = "33";
+
+fn infos(st: &State) -> Vec<Arc<ResourceInfo>> {
+    let mut v: Vec<_> = st.resources.values().map(|r| r.info.clone()).collect();
+    v.sort_by(|a, b| (&a.group, &a.plural).cmp(&(&b.group, &b.plural)));
+    v
+}
+
+/// Served versions of each non-core group, in order, preferred first.
+fn groups(st: &State) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for info in infos(st) {
+        if info.group.is_empty() {
+            continue;
+        }
+        let vs = out.entry(info.group.clone()).or_default();
+        for v in &info.versions {
+            if !vs.contains(v) {
+                vs.push(v.clone());
+            }
+        }
+    }
+    out
+}
+
+fn group_doc(name: &str, versions: &[String]) -> Value {
+    let vs: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
+        .collect();
+    let preferred = vs.first().cloned().unwrap_or(json!({}));
+    json!({"name": name, "versions": vs, "preferredVersion": preferred})
+}
+
+/// `/api`.
+pub fn core_versions(addr: &str) -> Value {
+    json!({"kind": "APIVersions", "versions": ["v1"],
+           "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": addr}]})
+}
+
+/// `/apis`.
+pub fn group_list(st: &State) -> Value {
+    let groups: Vec<Value> = groups(st).iter().map(|(g, vs)| group_doc(g, vs)).collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// `/apis/<g>`, if served.
+pub fn group(st: &State, name: &str) -> Option<Value> {
+    let groups = groups(st);
+    let vs = groups.get(name)?;
+    let mut doc = group_doc(name, vs);
+    doc["kind"] = json!("APIGroup");
+    doc["apiVersion"] = json!("v1");
+    Some(doc)
+}
+
+/// `/api/v1` or `/apis/<g>/<v>`, if served.
+pub fn resource_list(st: &State, group: &str, version: &str) -> Option<Value> {
+    let mut resources = Vec::new();
+    for info in infos(st) {
+        if info.group != group || !info.serves(version) {
+            continue;
+        }
+        resources.push(json!({
+            "name": info.plural, "singularName": info.singular, "namespaced": info.namespaced,
+            "kind": info.kind, "verbs": VERBS, "shortNames": info.short_names,
+            "categories": info.categories,
+        }));
+        if info.status_subresource {
+            resources.push(json!({"name": format!("{}/status", info.plural), "singularName": "",
+                "namespaced": info.namespaced, "kind": info.kind, "verbs": ["get", "patch", "update"]}));
+        }
+        if info.scale.is_some() {
+            resources.push(
+                json!({"name": format!("{}/scale", info.plural), "singularName": "",
+                "namespaced": info.namespaced, "group": "autoscaling", "version": "v1",
+                "kind": "Scale", "verbs": ["get", "patch", "update"]}),
+            );
+        }
+    }
+    if resources.is_empty() {
+        return None;
+    }
+    let gv = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    Some(
+        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}),
+    )
+}
+
+/// `/version`.
+pub fn version() -> Value {
+    json!({"major": "1", "minor": KUBE_MINOR, "gitVersion": format!("v1.{KUBE_MINOR}.0-sim"),
+           "gitCommit": "0000000", "gitTreeState": "clean", "buildDate": "2025-01-01T00:00:00Z",
+           "goVersion": "go1.24", "compiler": "gc", "platform": "linux/amd64"})
+}
+
+fn gv_path(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        format!("api/{version}")
+    } else {
+        format!("apis/{group}/{version}")
+    }
+}
+
+/// `/openapi/v3/<gv>`: one PATCH operation per kind (enough for kubectl's validation check).
+pub fn openapi_doc(st: &State, group: &str, version: &str) -> Option<Value> {
+    let mut paths = serde_json::Map::new();
+    for info in infos(st) {
+        if info.group != group || !info.serves(version) {
+            continue;
+        }
+        let prefix = format!("/{}", gv_path(group, version));
+        let item = if info.namespaced {
+            format!("{prefix}/namespaces/{{namespace}}/{}/{{name}}", info.plural)
+        } else {
+            format!("{prefix}/{}/{{name}}", info.plural)
+        };
+        let gvk = json!({"group": group, "version": version, "kind": info.kind});
+        let body = json!({"schema": {"type": "object"}});
+        paths.insert(
+            item,
+            json!({"patch": {
+                "x-kubernetes-group-version-kind": gvk,
+                "parameters": [
+                    {"name": "fieldValidation", "in": "query", "schema": {"type": "string"}},
+                    {"name": "fieldManager", "in": "query", "schema": {"type": "string"}},
+                    {"name": "dryRun", "in": "query", "schema": {"type": "string"}},
+                ],
+                "requestBody": {"content": {
+                    "application/json-patch+json": body,
+                    "application/merge-patch+json": body,
+                    "application/apply-patch+yaml": body,
+                }},
+                "responses": {"200": {"description": "OK"}},
+            }}),
+        );
+    }
+    if paths.is_empty() {
+        return None;
+    }
+    Some(json!({"openapi": "3.0.0",
+                "info": {"title": "Kubernetes", "version": format!("v1.{KUBE_MINOR}.0-sim")},
+                "paths": paths, "components": {"schemas": {}}}))
+}
+
+/// A stable hash of a document, used in `serverRelativeURL`.
+pub fn doc_hash(doc: &Value) -> String {
+    let mut h = DefaultHasher::new();
+    doc.to_string().hash(&mut h);
+    format!("{:016X}", h.finish())
+}
+
+/// `/openapi/v3`: every served group-version.
+pub fn openapi_index(st: &State) -> Value {
+    let mut gvs: Vec<(String, String)> = Vec::new();
+    for info in infos(st) {
+        for v in &info.versions {
+            let gv = (info.group.clone(), v.clone());
+            if !gvs.contains(&gv) {
+                gvs.push(gv);
+            }
+        }
+    }
+    let mut paths = serde_json::Map::new();
+    for (g, v) in gvs {
+        let Some(doc) = openapi_doc(st, &g, &v) else {
+            continue;
+        };
+        let p = gv_path(&g, &v);
+        paths.insert(
+            p.clone(),
+            json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash={}", doc_hash(&doc))}),
+        );
+    }
+    json!({"paths": paths})
+}

@@ -1,0 +1,193 @@
+//! The HTTP/1.1 front end: accept loop, per-request logging, body limit, content
+//! negotiation and routing.
+
+mod resource;
+mod respond;
+mod route;
+mod sim;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use http::{Method, Request, Response, header};
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+
+pub use respond::Body;
+use route::Route;
+
+use crate::query::Query;
+use crate::shared::Shared;
+use crate::status::ApiError;
+
+/// Accepts connections until shutdown.
+pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
+    let mut shutdown = shared.shutdown.subscribe();
+    loop {
+        let (stream, peer) = tokio::select! {
+            _ = shutdown.changed() => return,
+            res = listener.accept() => match res {
+                Ok(conn) => conn,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let mut shutdown = shared.shutdown.subscribe();
+            let svc_shared = shared.clone();
+            let svc = service_fn(move |req| {
+                let shared = svc_shared.clone();
+                async move { Ok::<_, Infallible>(handle(shared, req).await) }
+            });
+            let conn = hyper::server::conn::http1::Builder::new()
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(stream), svc);
+            tokio::pin!(conn);
+            tokio::select! {
+                res = conn.as_mut() => {
+                    if let Err(e) = res {
+                        tracing::debug!(%peer, error = %e, "connection ended with error");
+                    }
+                }
+                _ = shutdown.changed() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+        });
+    }
+}
+
+/// Handles one request and logs it.
+async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    let start = Instant::now();
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let resp = handle_inner(&shared, req).await;
+    let status = resp.status().as_u16();
+    tracing::info!(
+        method = %method,
+        path = %path,
+        status,
+        duration_us = start.elapsed().as_micros() as u64,
+        "request"
+    );
+    resp
+}
+
+/// Whether the `Accept` header allows a JSON answer.
+fn accepts_json(req: &Request<Incoming>) -> bool {
+    let Some(accept) = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return true;
+    };
+    accept.trim().is_empty()
+        || accept.split(',').any(|part| {
+            let base = part.split(';').next().unwrap_or("").trim();
+            base == "*/*" || base == "application/*" || base.contains("json")
+        })
+}
+
+async fn read_body(shared: &Shared, body: Incoming) -> Result<Bytes, ApiError> {
+    let limit = shared.config.body_limit;
+    match Limited::new(body, limit).collect().await {
+        Ok(c) => Ok(c.to_bytes()),
+        Err(e)
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            Err(ApiError::too_large(limit))
+        }
+        Err(e) => Err(ApiError::bad_request(format!(
+            "failed to read request body: {e}"
+        ))),
+    }
+}
+
+async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
+    if !accepts_json(&req) {
+        return respond::error(&ApiError::new(
+            406,
+            "NotAcceptable",
+            "only the following media types are accepted: application/json",
+        ));
+    }
+    if let Some(len) = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        && len > shared.config.body_limit
+    {
+        return respond::error(&ApiError::too_large(shared.config.body_limit));
+    }
+    let route = route::parse(req.uri().path());
+    let query = Query::parse(req.uri().query());
+    let method = req.method().clone();
+    let (parts, body) = req.into_parts();
+    let body = match read_body(shared, body).await {
+        Ok(b) => b,
+        Err(e) => return respond::error(&e),
+    };
+    let get_only = |f: &dyn Fn() -> Response<Body>| {
+        if method == Method::GET || method == Method::HEAD {
+            f()
+        } else {
+            respond::error(&ApiError::method_not_allowed())
+        }
+    };
+    let not_found = || respond::error(&ApiError::unknown_path());
+    match route {
+        Route::Resource(rp) => {
+            resource::handle(shared, &method, &rp, &query, &parts.headers, body).await
+        }
+        Route::Sim(segs) => sim::handle(shared, &method, &segs, &body),
+        Route::Health => get_only(&|| respond::text(200, "ok")),
+        Route::Version => get_only(&|| respond::json(200, &crate::discovery::version())),
+        Route::CoreVersions => get_only(&|| {
+            let addr = shared.addr.get().map(|a| a.to_string()).unwrap_or_default();
+            respond::json(200, &crate::discovery::core_versions(&addr))
+        }),
+        Route::Groups => {
+            get_only(&|| respond::json(200, &crate::discovery::group_list(&shared.state.lock())))
+        }
+        Route::Group(g) => get_only(
+            &|| match crate::discovery::group(&shared.state.lock(), &g) {
+                Some(doc) => respond::json(200, &doc),
+                None => not_found(),
+            },
+        ),
+        Route::GroupVersion(g, v) => {
+            get_only(
+                &|| match crate::discovery::resource_list(&shared.state.lock(), &g, &v) {
+                    Some(doc) => respond::json(200, &doc),
+                    None => not_found(),
+                },
+            )
+        }
+        Route::OpenApiIndex => {
+            get_only(&|| respond::json(200, &crate::discovery::openapi_index(&shared.state.lock())))
+        }
+        Route::OpenApiDoc(g, v) => {
+            get_only(
+                &|| match crate::discovery::openapi_doc(&shared.state.lock(), &g, &v) {
+                    Some(doc) => respond::json(200, &doc),
+                    None => not_found(),
+                },
+            )
+        }
+        Route::Unknown => not_found(),
+    }
+}

@@ -1,0 +1,573 @@
+//! Handlers for resource endpoints: get, list, watch, create, update, patch, delete,
+//! deletecollection, and the status and scale subresources.
+
+use std::sync::Arc;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use http::{HeaderMap, Method, Response, header};
+use serde_json::{Value, json};
+
+use super::respond::{self, Body};
+use super::route::ResourcePath;
+use crate::meta;
+use crate::ops::{self, DeleteOptions, Deleted, Part};
+use crate::patch::PatchKind;
+use crate::query::{ListOptions, Query, WriteOptions, parse_rv};
+use crate::resource::{ResourceInfo, ScalePaths};
+use crate::shared::Shared;
+use crate::status::{ApiError, ApiResult};
+
+/// What a resource request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verb {
+    Get,
+    List,
+    Watch,
+    Create,
+    Update,
+    Patch,
+    Delete,
+    DeleteCollection,
+}
+
+impl Verb {
+    fn as_str(self) -> &'static str {
+        match self {
+            Verb::Get => "get",
+            Verb::List => "list",
+            Verb::Watch => "watch",
+            Verb::Create => "create",
+            Verb::Update => "update",
+            Verb::Patch => "patch",
+            Verb::Delete => "delete",
+            Verb::DeleteCollection => "deletecollection",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sub {
+    None,
+    Status,
+    Scale,
+}
+
+/// A resolved request.
+struct Req<'a> {
+    info: Arc<ResourceInfo>,
+    version: &'a str,
+    ns: Option<&'a str>,
+    name: Option<&'a str>,
+    sub: Sub,
+    query: &'a Query,
+}
+
+fn verb_for(method: &Method, rp: &ResourcePath, q: &Query, all_ns: bool) -> ApiResult<Verb> {
+    let v = match (rp.name.is_some(), method.as_str()) {
+        (false, "GET") if rp.legacy_watch || q.flag("watch") => Verb::Watch,
+        (false, "GET") => Verb::List,
+        (false, "POST") => Verb::Create,
+        (false, "DELETE") => Verb::DeleteCollection,
+        (true, "GET") if rp.legacy_watch || q.flag("watch") => Verb::Watch,
+        (true, "GET") => Verb::Get,
+        (true, "PUT") => Verb::Update,
+        (true, "PATCH") => Verb::Patch,
+        (true, "DELETE") => Verb::Delete,
+        _ => return Err(ApiError::method_not_allowed()),
+    };
+    if all_ns && !matches!(v, Verb::List | Verb::Watch) {
+        return Err(ApiError::method_not_allowed());
+    }
+    Ok(v)
+}
+
+/// Renders an object for the requested version.
+fn render(info: &ResourceInfo, version: &str, obj: &Value) -> Bytes {
+    if version == info.storage_version() {
+        return crate::store::to_bytes(obj);
+    }
+    let mut o = obj.clone();
+    if let Some(m) = o.as_object_mut() {
+        m.insert(
+            "apiVersion".into(),
+            Value::String(info.api_version(version)),
+        );
+    }
+    crate::store::to_bytes(&o)
+}
+
+fn object_response(code: u16, info: &ResourceInfo, version: &str, obj: &Value) -> Response<Body> {
+    respond::raw_json(code, &render(info, version, obj))
+}
+
+fn list_response(
+    info: &ResourceInfo,
+    version: &str,
+    items: &[Arc<Value>],
+    md: Value,
+) -> Response<Body> {
+    let mut buf = BytesMut::with_capacity(64 + items.len() * 256);
+    let head =
+        json!({"apiVersion": info.api_version(version), "kind": info.list_kind, "metadata": md});
+    let head = serde_json::to_vec(&head).unwrap_or_default();
+    // Reopen the head object to append "items".
+    buf.extend_from_slice(&head[..head.len().saturating_sub(1)]);
+    buf.extend_from_slice(b",\"items\":[");
+    for (i, it) in items.iter().enumerate() {
+        if i > 0 {
+            buf.put_u8(b',');
+        }
+        buf.extend_from_slice(&render(info, version, it));
+    }
+    buf.extend_from_slice(b"]}");
+    respond::raw_json(200, &buf)
+}
+
+fn parse_body(info: &ResourceInfo, headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json");
+    let base = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if !(base.is_empty() || base == "application/json" || base == "*/*") {
+        return Err(ApiError::unsupported_media_type(ct, &["application/json"]));
+    }
+    decode_json(info, body)
+}
+
+fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> {
+    serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!(
+            "{} in version \"{}\" cannot be handled as a {}: {e}",
+            info.kind,
+            info.storage_version(),
+            info.kind
+        ))
+    })
+}
+
+/// Entry point for resource paths.
+pub(crate) async fn handle(
+    shared: &Arc<Shared>,
+    method: &Method,
+    rp: &ResourcePath,
+    query: &Query,
+    headers: &HeaderMap,
+    body: Bytes,
+) -> Response<Body> {
+    match dispatch(shared, method, rp, query, headers, body) {
+        Ok(r) => r,
+        Err(e) => respond::error(&e),
+    }
+}
+
+fn dispatch(
+    shared: &Arc<Shared>,
+    method: &Method,
+    rp: &ResourcePath,
+    query: &Query,
+    headers: &HeaderMap,
+    body: Bytes,
+) -> ApiResult<Response<Body>> {
+    let info = shared
+        .state
+        .lock()
+        .lookup(&rp.group, &rp.version, &rp.plural)
+        .ok_or_else(ApiError::unknown_path)?;
+    if (!info.namespaced && rp.namespace.is_some())
+        || (info.namespaced && rp.namespace.is_none() && rp.name.is_some())
+    {
+        return Err(ApiError::unknown_path());
+    }
+    let sub = match rp.subresource.as_deref() {
+        None => Sub::None,
+        Some("status") if info.status_subresource => Sub::Status,
+        Some("scale") if info.scale.is_some() => Sub::Scale,
+        Some("finalize") if info.group.is_empty() && info.plural == "namespaces" => Sub::None,
+        Some(_) => return Err(ApiError::unknown_path()),
+    };
+    let all_ns = info.namespaced && rp.namespace.is_none();
+    let verb = verb_for(method, rp, query, all_ns)?;
+    if sub != Sub::None && !matches!(verb, Verb::Get | Verb::Update | Verb::Patch) {
+        return Err(ApiError::method_not_allowed());
+    }
+    if let Some((code, retry)) = shared.faults.lock().take(verb.as_str(), &info.plural) {
+        return Err(ApiError::injected(code, retry));
+    }
+    let req = Req {
+        info,
+        version: &rp.version,
+        ns: rp.namespace.as_deref(),
+        name: rp.name.as_deref(),
+        sub,
+        query,
+    };
+    match verb {
+        Verb::Get => get(shared, &req),
+        Verb::List => list(shared, &req),
+        Verb::Watch => watch(shared, &req),
+        Verb::Create => create(shared, &req, headers, &body),
+        Verb::Update => update(shared, &req, headers, &body),
+        Verb::Patch => patch(shared, &req, headers, &body),
+        Verb::Delete => delete(shared, &req, &body),
+        Verb::DeleteCollection => delete_collection(shared, &req, &body),
+    }
+}
+
+fn okey(req: &Req) -> (String, String) {
+    (
+        req.ns.unwrap_or("").to_string(),
+        req.name.unwrap_or("").to_string(),
+    )
+}
+
+fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
+    let rv = parse_rv(req.query.get("resourceVersion"))?;
+    let name = req.name.unwrap_or("");
+    let obj = {
+        let st = shared.state.lock();
+        if let Some(rv) = rv
+            && rv > st.rv
+        {
+            return Err(crate::store::too_large(rv, st.rv));
+        }
+        st.get(&req.info.key(), &okey(req))
+    }
+    .ok_or_else(|| ApiError::not_found(&req.info, name))?;
+    if req.sub == Sub::Scale {
+        return Ok(respond::json(200, &scale_of(&req.info, &obj)));
+    }
+    Ok(object_response(200, &req.info, req.version, &obj))
+}
+
+fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
+    let opts = ListOptions::parse(req.query, &req.info)?;
+    let page = shared.state.lock().list(&req.info.key(), req.ns, &opts)?;
+    let mut md = json!({"resourceVersion": page.rv.to_string()});
+    if let Some(c) = &page.continue_token {
+        md["continue"] = json!(c);
+    }
+    if let Some(r) = page.remaining {
+        md["remainingItemCount"] = json!(r);
+    }
+    Ok(list_response(&req.info, req.version, &page.items, md))
+}
+
+fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
+    let mut opts = ListOptions::parse(req.query, &req.info)?;
+    if let Some(name) = req.name {
+        // `/.../name?watch=1` is a watch with a metadata.name field selector.
+        let sel = format!("metadata.name={name}");
+        opts.selectors.fields =
+            crate::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
+    }
+    let s = crate::watch::start(
+        shared.clone(),
+        req.info.clone(),
+        req.version,
+        req.ns.map(str::to_string),
+        opts,
+    )?;
+    Ok(respond::stream(s))
+}
+
+fn create(
+    shared: &Shared,
+    req: &Req,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<Response<Body>> {
+    let wo = WriteOptions::parse(req.query)?;
+    let obj = parse_body(&req.info, headers, body)?;
+    let stored = ops::create(
+        &mut shared.state.lock(),
+        &req.info,
+        req.version,
+        req.ns,
+        obj,
+        wo.dry_run,
+    )?;
+    Ok(object_response(201, &req.info, req.version, &stored))
+}
+
+fn update(
+    shared: &Shared,
+    req: &Req,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<Response<Body>> {
+    let wo = WriteOptions::parse(req.query)?;
+    let name = req.name.unwrap_or("");
+    if req.sub == Sub::Scale {
+        let scale = parse_body(&req.info, headers, body)?;
+        return write_scale(shared, req, scale, wo.dry_run);
+    }
+    let obj = parse_body(&req.info, headers, body)?;
+    let part = if req.sub == Sub::Status {
+        Part::Status
+    } else {
+        Part::Main
+    };
+    let stored = ops::update(
+        &mut shared.state.lock(),
+        &req.info,
+        req.version,
+        req.ns,
+        name,
+        obj,
+        part,
+        wo.dry_run,
+    )?;
+    Ok(object_response(200, &req.info, req.version, &stored))
+}
+
+fn patch(
+    shared: &Shared,
+    req: &Req,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<Response<Body>> {
+    let wo = WriteOptions::parse(req.query)?;
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let kind = PatchKind::from_content_type(ct, req.info.builtin)?;
+    if kind == PatchKind::Apply && req.query.get("fieldManager").is_none_or(str::is_empty) {
+        return Err(ApiError::invalid_options(
+            "PatchOptions",
+            "fieldManager",
+            "Required value: is required for apply patch",
+        ));
+    }
+    if kind != PatchKind::Apply && req.query.get("force").is_some() {
+        return Err(ApiError::invalid_options(
+            "PatchOptions",
+            "force",
+            "Forbidden: may not be specified for non-apply patch",
+        ));
+    }
+    let patch_doc = decode_json(&req.info, body)?;
+    let name = req.name.unwrap_or("");
+    if req.sub == Sub::Scale {
+        let current = {
+            let st = shared.state.lock();
+            st.get(&req.info.key(), &okey(req))
+        }
+        .ok_or_else(|| ApiError::not_found(&req.info, name))?;
+        let scale = crate::patch::apply(kind, &scale_of(&req.info, &current), &patch_doc, true)?;
+        return write_scale(shared, req, scale, wo.dry_run);
+    }
+    let part = if req.sub == Sub::Status {
+        Part::Status
+    } else {
+        Part::Main
+    };
+    let out = ops::patch(
+        &mut shared.state.lock(),
+        &req.info,
+        req.version,
+        req.ns,
+        name,
+        kind,
+        &patch_doc,
+        part,
+        wo.dry_run,
+    )?;
+    let code = if out.created { 201 } else { 200 };
+    Ok(object_response(code, &req.info, req.version, &out.obj))
+}
+
+fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
+    let opts = DeleteOptions::parse(body, req.query)?;
+    let name = req.name.unwrap_or("");
+    let out = ops::delete(
+        &mut shared.state.lock(),
+        &req.info,
+        req.ns.unwrap_or(""),
+        name,
+        &opts,
+    )?;
+    Ok(match out {
+        Deleted::Marked(obj) => object_response(200, &req.info, req.version, &obj),
+        Deleted::Removed(obj) if req.info.delete_returns_object => {
+            object_response(200, &req.info, req.version, &obj)
+        }
+        Deleted::Removed(obj) => {
+            let mut details =
+                json!({"name": name, "kind": req.info.plural, "uid": meta::uid(&obj)});
+            if !req.info.group.is_empty() {
+                details["group"] = json!(req.info.group);
+            }
+            respond::json(
+                200,
+                &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}),
+            )
+        }
+    })
+}
+
+fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
+    let opts = DeleteOptions::parse(body, req.query)?;
+    let mut lo = ListOptions::parse(req.query, &req.info)?;
+    lo.limit = 0;
+    lo.continue_token = None;
+    let mut affected = Vec::new();
+    let rv;
+    {
+        let mut st = shared.state.lock();
+        let page = st.list(&req.info.key(), req.ns, &lo)?;
+        for obj in page.items {
+            let ns = meta::namespace(&obj).to_string();
+            match ops::delete(&mut st, &req.info, &ns, meta::name(&obj), &opts) {
+                Ok(Deleted::Marked(o) | Deleted::Removed(o)) => affected.push(o),
+                Err(e) if e.code == 404 => {}
+                Err(e) => return Err(e),
+            }
+        }
+        rv = st.rv;
+    }
+    Ok(list_response(
+        &req.info,
+        req.version,
+        &affected,
+        json!({"resourceVersion": rv.to_string()}),
+    ))
+}
+
+// ---------------------------------------------------------------------------------------
+// Scale subresource
+
+fn pointer(path: &str) -> String {
+    path.replace('.', "/")
+}
+
+fn selector_string(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Object(sel)) => {
+            let mut parts: Vec<String> = sel
+                .get("matchLabels")
+                .and_then(Value::as_object)
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for e in sel
+                .get("matchExpressions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let key = e.get("key").and_then(Value::as_str).unwrap_or("");
+                let vals: Vec<&str> = e
+                    .get("values")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                match e.get("operator").and_then(Value::as_str) {
+                    Some("In") => parts.push(format!("{key} in ({})", vals.join(","))),
+                    Some("NotIn") => parts.push(format!("{key} notin ({})", vals.join(","))),
+                    Some("Exists") => parts.push(key.to_string()),
+                    Some("DoesNotExist") => parts.push(format!("!{key}")),
+                    _ => {}
+                }
+            }
+            parts.join(",")
+        }
+        _ => String::new(),
+    }
+}
+
+fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
+    let paths = info.scale.clone().unwrap_or(ScalePaths {
+        spec_replicas: ".spec.replicas".into(),
+        status_replicas: ".status.replicas".into(),
+        label_selector: None,
+    });
+    let spec = obj
+        .pointer(&pointer(&paths.spec_replicas))
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let status = obj
+        .pointer(&pointer(&paths.status_replicas))
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let selector = selector_string(
+        paths
+            .label_selector
+            .as_deref()
+            .and_then(|p| obj.pointer(&pointer(p))),
+    );
+    let mut md = json!({"name": meta::name(obj), "uid": meta::uid(obj),
+        "resourceVersion": meta::resource_version(obj)});
+    for f in ["namespace", "creationTimestamp"] {
+        if let Some(v) = obj.pointer(&format!("/metadata/{f}")) {
+            md[f] = v.clone();
+        }
+    }
+    let mut status_doc = json!({"replicas": status});
+    if !selector.is_empty() {
+        status_doc["selector"] = json!(selector);
+    }
+    json!({"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": md,
+           "spec": {"replicas": spec}, "status": status_doc})
+}
+
+fn write_scale(
+    shared: &Shared,
+    req: &Req,
+    scale: Value,
+    dry_run: bool,
+) -> ApiResult<Response<Body>> {
+    let name = req.name.unwrap_or("");
+    let replicas = scale
+        .pointer("/spec/replicas")
+        .and_then(Value::as_i64)
+        .ok_or_else(|| {
+            ApiError::invalid(
+                &req.info,
+                name,
+                vec![crate::status::required("spec.replicas", "")],
+            )
+        })?;
+    let paths = req.info.scale.clone().ok_or_else(ApiError::unknown_path)?;
+    let mut st = shared.state.lock();
+    let current = st
+        .get(&req.info.key(), &okey(req))
+        .ok_or_else(|| ApiError::not_found(&req.info, name))?;
+    let scale_rv = meta::resource_version(&scale);
+    if !scale_rv.is_empty() && scale_rv != meta::resource_version(&current) {
+        return Err(ApiError::conflict(&req.info, name));
+    }
+    let mut new = (*current).clone();
+    let ptr = pointer(&paths.spec_replicas);
+    if let Some(slot) = new.pointer_mut(&ptr) {
+        *slot = json!(replicas);
+    } else {
+        let mut doc = json!(replicas);
+        for part in ptr.trim_start_matches('/').rsplit('/') {
+            doc = json!({ part: doc });
+        }
+        crate::patch::merge_patch(&mut new, &doc);
+    }
+    let stored = ops::update(
+        &mut st,
+        &req.info,
+        req.info.storage_version(),
+        req.ns,
+        name,
+        new,
+        Part::Main,
+        dry_run,
+    )?;
+    drop(st);
+    Ok(respond::json(200, &scale_of(&req.info, &stored)))
+}

@@ -1,0 +1,70 @@
+//! The simulator's own control endpoints under [`crate::SIM_PREFIX`] (`/__sim`), outside
+//! every Kubernetes path. See the crate docs for the list.
+
+use std::sync::Arc;
+
+use http::{Method, Response};
+use serde_json::{Value, json};
+
+use super::respond::{self, Body};
+use crate::faults::FailRule;
+use crate::resource::GroupResource;
+use crate::shared::Shared;
+use crate::status::ApiError;
+
+/// Handles `/__sim/<segs...>`.
+pub(crate) fn handle(
+    shared: &Arc<Shared>,
+    method: &Method,
+    segs: &[String],
+    body: &[u8],
+) -> Response<Body> {
+    let s: Vec<&str> = segs.iter().map(String::as_str).collect();
+    match (method.as_str(), s.as_slice()) {
+        ("POST", ["watches", "drop"]) => {
+            crate::server::drop_watches(shared);
+            respond::json(200, &json!({"dropped": true}))
+        }
+        ("POST", ["compact"]) => {
+            let rv = crate::server::compact(shared);
+            respond::json(200, &json!({"compactedTo": rv.to_string()}))
+        }
+        ("GET", ["resourceversion"]) => {
+            let rv = shared.state.lock().rv;
+            respond::json(200, &json!({"resourceVersion": rv.to_string()}))
+        }
+        ("GET", ["faults"]) => {
+            let rules = shared.faults.lock().rules().to_vec();
+            respond::json(200, &serde_json::to_value(rules).unwrap_or(Value::Null))
+        }
+        ("POST", ["faults"]) => match serde_json::from_slice::<FailRule>(body) {
+            Ok(rule) => {
+                shared.faults.lock().add(rule.clone());
+                respond::json(201, &serde_json::to_value(rule).unwrap_or(Value::Null))
+            }
+            Err(e) => respond::error(&ApiError::bad_request(format!("invalid fault rule: {e}"))),
+        },
+        ("DELETE", ["faults"]) => {
+            shared.faults.lock().clear();
+            respond::json(200, &json!({"cleared": true}))
+        }
+        ("GET", ["objects", group, resource]) => objects(shared, group, resource),
+        ("GET", ["objects", resource]) => objects(shared, "core", resource),
+        _ => respond::error(&ApiError::unknown_path()),
+    }
+}
+
+fn objects(shared: &Shared, group: &str, resource: &str) -> Response<Body> {
+    let group = if group == "core" { "" } else { group };
+    let st = shared.state.lock();
+    match st.resource(&GroupResource::new(group, resource)) {
+        Some(rs) => {
+            let items: Vec<&Value> = rs.objects.values().map(|v| v.as_ref()).collect();
+            respond::json(
+                200,
+                &json!({"resourceVersion": st.rv.to_string(), "items": items}),
+            )
+        }
+        None => respond::error(&ApiError::unknown_path()),
+    }
+}

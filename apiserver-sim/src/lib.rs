@@ -1,0 +1,93 @@
+//! An in-process Kubernetes API server simulator that speaks the real wire protocol over
+//! HTTP on loopback, so the real [`kube::Client`], `kubectl` and other clients work against
+//! it unchanged.
+//!
+//! Use it as the test bed of controller and informer tests, as a local environment for
+//! operator authors, or standalone (`cargo run -p apiserver-sim -- --port 6443
+//! --kubeconfig ./kubeconfig`). It serves core/v1 namespaces, pods, configmaps, secrets,
+//! services, serviceaccounts and events; apps/v1 deployments and replicasets (with status
+//! and scale subresources); coordination.k8s.io/v1 leases; events.k8s.io/v1 events; and
+//! apiextensions.k8s.io/v1 CustomResourceDefinitions, whose custom resources become
+//! servable once the CRD is established. Objects are stored as JSON under one global
+//! resourceVersion counter with a bounded per-resource event history for watches.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use apiserver_sim::ApiServer;
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kube::api::{Api, PostParams};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = ApiServer::start().await?;
+//! let cms: Api<ConfigMap> = Api::default_namespaced(server.client()?);
+//! let mut cm = ConfigMap::default();
+//! cm.metadata.name = Some("settings".into());
+//! cms.create(&PostParams::default(), &cm).await?;
+//! // The server's own view, for convergence checks:
+//! assert_eq!(server.list::<ConfigMap>().len(), 1);
+//! // Faults: end every watch, forget history, fail the next list with 500.
+//! server.drop_watches();
+//! server.compact();
+//! server.fail_next(apiserver_sim::FailRule::new("list", "configmaps", 500, 1));
+//! server.shutdown().await;
+//! # Ok(()) }
+//! ```
+//!
+//! # Main types
+//!
+//! - [`ApiServer`] / [`ApiServerBuilder`]: start, [`ApiServer::client`],
+//!   [`ApiServer::kubeconfig`], seed helpers ([`ApiServer::create`],
+//!   [`ApiServer::create_json`]), inspection ([`ApiServer::objects`],
+//!   [`ApiServer::resource_version`]), faults and [`ApiServer::settle`].
+//! - [`FailRule`]: "fail the next N requests matching verb and resource".
+//!
+//! # Fault control over HTTP
+//!
+//! Under the reserved prefix [`SIM_PREFIX`] (`/__sim`, which no Kubernetes path uses):
+//!
+//! | Request | Effect |
+//! |---|---|
+//! | `POST /__sim/watches/drop` | end every open watch |
+//! | `POST /__sim/compact` | compact history up to the current RV |
+//! | `POST /__sim/faults` with `{"verb":"list","resource":"pods","code":429,"count":2,"retryAfterSeconds":1}` | fail the next N matching requests |
+//! | `GET /__sim/faults`, `DELETE /__sim/faults` | show / clear failure rules |
+//! | `GET /__sim/resourceversion` | current global RV |
+//! | `GET /__sim/objects/<group>/<resource>` (`core` for the core group) | stored objects |
+//!
+//! # Limits and simplifications
+//!
+//! Request bodies over [`BODY_LIMIT`] (3 MiB, as upstream) get 413. Server-side apply merges
+//! the applied object like a strategic merge patch, without field ownership (no apply
+//! conflicts). JSON only (no protobuf, no Table output; kubectl falls back to NAME/AGE).
+
+mod controllers;
+mod crd;
+mod discovery;
+mod error;
+mod faults;
+mod http;
+mod meta;
+mod ops;
+mod patch;
+mod query;
+mod resource;
+mod schema;
+mod selector;
+mod server;
+mod shared;
+mod status;
+mod store;
+mod watch;
+
+pub use error::{Error, Result};
+pub use faults::FailRule;
+pub use server::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
+pub use status::ApiError;
+pub use watch::INITIAL_EVENTS_END;
+
+/// Largest accepted request body: 3 MiB, like kube-apiserver. Larger bodies get 413.
+pub const BODY_LIMIT: usize = 3 * 1024 * 1024;
+
+/// Path prefix of the simulator's own control endpoints.
+pub const SIM_PREFIX: &str = "/__sim";

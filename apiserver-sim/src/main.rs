@@ -1,0 +1,44 @@
+//! Standalone simulator: `apiserver-sim --port 6443 --kubeconfig ./kubeconfig`.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// In-process Kubernetes API server simulator, served standalone.
+#[derive(Debug, Parser)]
+#[command(name = "apiserver-sim", version, about)]
+struct Args {
+    /// Port to listen on (127.0.0.1); 0 picks a free one.
+    #[arg(long, default_value_t = 6443)]
+    port: u16,
+    /// Where to write a kubeconfig pointing at the server.
+    #[arg(long)]
+    kubeconfig: Option<PathBuf>,
+    /// Watch history kept per resource.
+    #[arg(long, default_value_t = 10_000)]
+    history_limit: usize,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let args = Args::parse();
+    let server = apiserver_sim::ApiServer::builder()
+        .port(args.port)
+        .history_limit(args.history_limit)
+        .start()
+        .await?;
+    if let Some(path) = &args.kubeconfig {
+        server.write_kubeconfig(path)?;
+        tracing::info!(path = %path.display(), "kubeconfig written");
+    }
+    tracing::info!(url = %server.url(), "serving; Ctrl-C to stop");
+    tokio::signal::ctrl_c().await?;
+    server.shutdown().await;
+    Ok(())
+}

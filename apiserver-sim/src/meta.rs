@@ -1,0 +1,165 @@
+//! Accessors and server-owned values for object metadata held as JSON.
+
+use serde_json::{Map, Value};
+
+/// `metadata.name`, or "".
+pub fn name(obj: &Value) -> &str {
+    obj.pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// `metadata.namespace`, or "".
+pub fn namespace(obj: &Value) -> &str {
+    obj.pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// `metadata.uid`, or "".
+pub fn uid(obj: &Value) -> &str {
+    obj.pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// `metadata.resourceVersion`, or "".
+pub fn resource_version(obj: &Value) -> &str {
+    obj.pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// Whether `metadata.deletionTimestamp` is set.
+pub fn is_deleting(obj: &Value) -> bool {
+    obj.pointer("/metadata/deletionTimestamp")
+        .is_some_and(|v| !v.is_null())
+}
+
+/// `metadata.finalizers` as strings.
+pub fn finalizers(obj: &Value) -> Vec<String> {
+    obj.pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Sets `metadata.finalizers`, removing the key when empty.
+pub fn set_finalizers(obj: &mut Value, fins: Vec<String>) {
+    let m = metadata_mut(obj);
+    if fins.is_empty() {
+        m.remove("finalizers");
+    } else {
+        m.insert(
+            "finalizers".into(),
+            Value::Array(fins.into_iter().map(Value::String).collect()),
+        );
+    }
+}
+
+/// `metadata.ownerReferences`.
+pub fn owner_refs(obj: &Value) -> &[Value] {
+    obj.pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+/// `metadata.generation`, or 0.
+pub fn generation(obj: &Value) -> i64 {
+    obj.pointer("/metadata/generation")
+        .and_then(Value::as_i64)
+        .unwrap_or(0)
+}
+
+/// Mutable `metadata` map, created (and the object turned into a map) when missing.
+pub fn metadata_mut(obj: &mut Value) -> &mut Map<String, Value> {
+    if !obj.is_object() {
+        *obj = Value::Object(Map::new());
+    }
+    let Value::Object(root) = obj else {
+        unreachable!("object ensured above")
+    };
+    let md = root
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !md.is_object() {
+        *md = Value::Object(Map::new());
+    }
+    match md {
+        Value::Object(m) => m,
+        _ => unreachable!("metadata ensured above"),
+    }
+}
+
+/// Sets a string field of `metadata`.
+pub fn set_str(obj: &mut Value, field: &str, value: &str) {
+    metadata_mut(obj).insert(field.into(), Value::String(value.into()));
+}
+
+/// Current time as RFC 3339 UTC with whole seconds.
+pub fn now_rfc3339() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// A fresh UUID v4.
+pub fn new_uid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Five random characters from the upstream generateName alphabet.
+pub fn random_suffix() -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let bytes = uuid::Uuid::new_v4().into_bytes();
+    bytes[..5]
+        .iter()
+        .map(|b| ALPHABET[(*b as usize) % ALPHABET.len()] as char)
+        .collect()
+}
+
+/// Whether `s` is a DNS-1123 subdomain (lowercase alphanumerics, '-', '.', at most 253).
+pub fn is_dns_subdomain(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                && !part.starts_with('-')
+                && !part.ends_with('-')
+        })
+}
+
+/// Whether `s` is a DNS-1123 label (at most 63, no dots).
+pub fn is_dns_label(s: &str) -> bool {
+    s.len() <= 63 && !s.contains('.') && is_dns_subdomain(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_and_finalizers() {
+        let mut o = json!({"metadata": {"name": "a", "finalizers": ["x"]}});
+        assert_eq!(name(&o), "a");
+        assert_eq!(finalizers(&o), vec!["x".to_string()]);
+        set_finalizers(&mut o, vec![]);
+        assert!(o.pointer("/metadata/finalizers").is_none());
+        assert!(is_dns_subdomain("a.b-c"));
+        assert!(!is_dns_subdomain("A"));
+        assert!(!is_dns_label("a.b"));
+        assert_eq!(random_suffix().len(), 5);
+        let mut weird = json!(3);
+        set_str(&mut weird, "name", "x");
+        assert_eq!(name(&weird), "x");
+    }
+}

@@ -1,0 +1,113 @@
+//! POST: create an object.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::validate;
+use crate::meta;
+use crate::resource::{GenerationRule, ResourceInfo};
+use crate::status::{ApiError, ApiResult};
+use crate::store::State;
+
+/// Type-specific defaults applied on create.
+fn defaults_on_create(info: &ResourceInfo, obj: &mut Value) {
+    if info.status_subresource
+        && let Some(m) = obj.as_object_mut()
+    {
+        m.remove("status");
+    }
+    if info.builtin && info.group.is_empty() && info.plural == "namespaces" {
+        let name = meta::name(obj).to_string();
+        if let Some(m) = obj.as_object_mut() {
+            let spec = m.entry("spec").or_insert_with(|| json!({}));
+            if let Some(spec) = spec.as_object_mut() {
+                spec.entry("finalizers")
+                    .or_insert_with(|| json!(["kubernetes"]));
+            }
+            m.insert("status".into(), json!({"phase": "Active"}));
+        }
+        let md = meta::metadata_mut(obj);
+        let labels = md.entry("labels").or_insert_with(|| json!({}));
+        if let Some(l) = labels.as_object_mut() {
+            l.insert("kubernetes.io/metadata.name".into(), Value::String(name));
+        }
+    }
+    if info.group == "apiextensions.k8s.io" {
+        crate::crd::default_spec(obj);
+    }
+}
+
+/// Creates an object; returns the stored object (or what would be stored, on dry run).
+pub fn create(
+    st: &mut State,
+    info: &ResourceInfo,
+    version: &str,
+    url_ns: Option<&str>,
+    mut obj: Value,
+    dry_run: bool,
+) -> ApiResult<Arc<Value>> {
+    validate::type_meta(info, version, &mut obj)?;
+    validate::name_and_namespace(info, url_ns, None, &mut obj)?;
+    let ns = meta::namespace(&obj).to_string();
+    validate::namespace_writable(st, info, &ns, true)?;
+    if meta::name(&obj).is_empty() {
+        let prefix = obj
+            .pointer("/metadata/generateName")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        if !prefix.is_empty() {
+            meta::set_str(
+                &mut obj,
+                "name",
+                &format!("{prefix}{}", meta::random_suffix()),
+            );
+        }
+    }
+    if !meta::resource_version(&obj).is_empty() {
+        return Err(ApiError::new(
+            500,
+            "",
+            "resourceVersion should not be set on objects to be created",
+        ));
+    }
+    crate::schema::apply_defaults(info, version, &mut obj);
+    let causes = validate::object(info, &obj);
+    let name = meta::name(&obj).to_string();
+    if !causes.is_empty() {
+        return Err(ApiError::invalid(info, &name, causes));
+    }
+    let key = info.key();
+    if let Some(existing) = st.get(&key, &(ns.clone(), name.clone())) {
+        return Err(ApiError::already_exists(
+            info,
+            &name,
+            meta::is_deleting(&existing),
+        ));
+    }
+    defaults_on_create(info, &mut obj);
+    let md = meta::metadata_mut(&mut obj);
+    for f in [
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+        "uid",
+        "creationTimestamp",
+        "selfLink",
+    ] {
+        md.remove(f);
+    }
+    md.insert("uid".into(), Value::String(meta::new_uid()));
+    md.insert(
+        "creationTimestamp".into(),
+        Value::String(meta::now_rfc3339()),
+    );
+    if info.generation != GenerationRule::None {
+        md.insert("generation".into(), json!(1));
+    }
+    if dry_run {
+        return Ok(Arc::new(obj));
+    }
+    Ok(st.put(&key, obj))
+}

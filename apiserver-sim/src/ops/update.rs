@@ -1,0 +1,204 @@
+//! PUT (and the second half of PATCH): replace an object or its status.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::validate;
+use crate::meta;
+use crate::resource::{GenerationRule, ResourceInfo};
+use crate::status::{ApiError, ApiResult, invalid_value};
+use crate::store::State;
+
+/// Which part of the object a write may change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// The main resource (status kept from storage when a status subresource exists).
+    Main,
+    /// The `/status` subresource (only `.status` taken from the body).
+    Status,
+}
+
+fn without(v: &Value, keys: &[&str]) -> Value {
+    let mut v = v.clone();
+    if let Some(m) = v.as_object_mut() {
+        for k in keys {
+            m.remove(*k);
+        }
+    }
+    v
+}
+
+/// The generation the new object should carry.
+fn next_generation(info: &ResourceInfo, old: &Value, new: &Value) -> Option<i64> {
+    let current = meta::generation(old);
+    let changed = match info.generation {
+        GenerationRule::None => return None,
+        GenerationRule::Spec => old.get("spec") != new.get("spec"),
+        GenerationRule::AllButMetadata => {
+            let mut skip = vec!["metadata", "apiVersion", "kind"];
+            if info.status_subresource {
+                skip.push("status");
+            }
+            without(old, &skip) != without(new, &skip)
+        }
+    };
+    Some(if changed {
+        current.max(0) + 1
+    } else {
+        current.max(1)
+    })
+}
+
+/// Replaces an object (or its status) after the usual checks. `body` is the full new object.
+#[allow(clippy::too_many_arguments)]
+pub fn update(
+    st: &mut State,
+    info: &ResourceInfo,
+    version: &str,
+    url_ns: Option<&str>,
+    name: &str,
+    mut body: Value,
+    part: Part,
+    dry_run: bool,
+) -> ApiResult<Arc<Value>> {
+    validate::type_meta(info, version, &mut body)?;
+    validate::name_and_namespace(info, url_ns, Some(name), &mut body)?;
+    let ns = meta::namespace(&body).to_string();
+    validate::namespace_writable(st, info, &ns, false)?;
+    let key = info.key();
+    let okey = (ns.clone(), name.to_string());
+    let Some(old) = st.get(&key, &okey) else {
+        return Err(ApiError::not_found(info, name));
+    };
+    let body_rv = meta::resource_version(&body).to_string();
+    let stored_rv = meta::resource_version(&old).to_string();
+    if body_rv.is_empty() {
+        if !info.builtin {
+            return Err(ApiError::invalid(
+                info,
+                name,
+                vec![invalid_value(
+                    "metadata.resourceVersion",
+                    "0x0",
+                    "must be specified for an update",
+                )],
+            ));
+        }
+    } else if body_rv != stored_rv {
+        return Err(ApiError::conflict(info, name));
+    }
+    let body_uid = meta::uid(&body);
+    if !body_uid.is_empty() && body_uid != meta::uid(&old) {
+        return Err(ApiError::conflict_msg(
+            info,
+            name,
+            &format!(
+                "Precondition failed: UID in precondition: {body_uid}, UID in object meta: {}",
+                meta::uid(&old)
+            ),
+        ));
+    }
+    let mut new = match part {
+        Part::Status => {
+            let mut n = (*old).clone();
+            if let Some(m) = n.as_object_mut() {
+                match body.get("status") {
+                    Some(s) => m.insert("status".into(), s.clone()),
+                    None => m.remove("status"),
+                };
+            }
+            n
+        }
+        Part::Main => {
+            let mut n = body;
+            if info.status_subresource
+                && let Some(m) = n.as_object_mut()
+            {
+                match old.get("status") {
+                    Some(s) => m.insert("status".into(), s.clone()),
+                    None => m.remove("status"),
+                };
+            }
+            if old.pointer("/metadata/deletionTimestamp").is_none()
+                && n.pointer("/metadata/deletionTimestamp").is_some()
+            {
+                return Err(ApiError::invalid(
+                    info,
+                    name,
+                    vec![invalid_value(
+                        "metadata.deletionTimestamp",
+                        "",
+                        "field is immutable; may only be set by the server",
+                    )],
+                ));
+            }
+            n
+        }
+    };
+    crate::schema::apply_defaults(info, version, &mut new);
+    let md = meta::metadata_mut(&mut new);
+    for f in [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ] {
+        match old.pointer(&format!("/metadata/{f}")) {
+            Some(v) => md.insert(f.into(), v.clone()),
+            None => md.remove(f),
+        };
+    }
+    md.insert("resourceVersion".into(), Value::String(stored_rv));
+    md.remove("generation");
+    if let Some(g) = old.pointer("/metadata/generation") {
+        md.insert("generation".into(), g.clone());
+    }
+    if part == Part::Main {
+        if let Some(g) = next_generation(info, &old, &new) {
+            meta::metadata_mut(&mut new).insert("generation".into(), json!(g));
+        }
+        let causes = validate::object(info, &new);
+        if !causes.is_empty() {
+            return Err(ApiError::invalid(info, name, causes));
+        }
+    } else if !info.builtin {
+        let causes = crate::schema::validate(info, &new);
+        if !causes.is_empty() {
+            return Err(ApiError::invalid(info, name, causes));
+        }
+    }
+    let deleting = meta::is_deleting(&old);
+    if deleting {
+        let before = meta::finalizers(&old);
+        if meta::finalizers(&new).iter().any(|f| !before.contains(f)) {
+            return Err(ApiError::invalid(
+                info,
+                name,
+                vec![invalid_value(
+                    "metadata.finalizers",
+                    "",
+                    "no new finalizers can be added if the object is being deleted",
+                )],
+            ));
+        }
+    }
+    if new == *old {
+        return Ok(old);
+    }
+    if dry_run {
+        return Ok(Arc::new(new));
+    }
+    if deleting && meta::finalizers(&new).is_empty() && graceless(&new) {
+        st.remove(&key, &okey);
+        return Ok(Arc::new(new));
+    }
+    Ok(st.put(&key, new))
+}
+
+/// A deleting object whose grace period is over (0 or unset) may be removed.
+pub(crate) fn graceless(obj: &Value) -> bool {
+    obj.pointer("/metadata/deletionGracePeriodSeconds")
+        .and_then(Value::as_i64)
+        .is_none_or(|g| g == 0)
+}

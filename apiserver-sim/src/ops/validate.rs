@@ -1,0 +1,248 @@
+//! Checks every write goes through: type meta, name/namespace agreement, object validation.
+
+use serde_json::Value;
+
+use crate::meta;
+use crate::resource::ResourceInfo;
+use crate::status::{ApiError, ApiResult, Cause, invalid_value, required};
+
+/// The body must be a JSON object whose `apiVersion`/`kind`, when present, match the endpoint.
+/// Fills missing ones with the storage version's values.
+pub fn type_meta(info: &ResourceInfo, version: &str, obj: &mut Value) -> ApiResult<()> {
+    let Value::Object(map) = obj else {
+        return Err(ApiError::bad_request(format!(
+            "the body of the request must be a JSON object describing a {}",
+            info.kind
+        )));
+    };
+    let want_av = info.api_version(version);
+    match map.get("apiVersion").and_then(Value::as_str) {
+        None | Some("") => {}
+        Some(av) if av == want_av || same_group_served(info, av) => {}
+        Some(av) => {
+            return Err(ApiError::bad_request(format!(
+                "the API version in the data ({av}) does not match the expected API version ({want_av})"
+            )));
+        }
+    }
+    match map.get("kind").and_then(Value::as_str) {
+        None | Some("") => {}
+        Some(k) if k == info.kind => {}
+        Some(k) => {
+            return Err(ApiError::bad_request(format!(
+                "the kind in the data ({k}) does not match the expected kind ({})",
+                info.kind
+            )));
+        }
+    }
+    map.insert(
+        "apiVersion".into(),
+        Value::String(info.api_version(info.storage_version())),
+    );
+    map.insert("kind".into(), Value::String(info.kind.clone()));
+    if let Some(md) = map.get("metadata")
+        && !md.is_object()
+        && !md.is_null()
+    {
+        return Err(ApiError::bad_request("metadata must be an object"));
+    }
+    Ok(())
+}
+
+fn same_group_served(info: &ResourceInfo, av: &str) -> bool {
+    let (group, version) = av.split_once('/').unwrap_or(("", av));
+    group == info.group && info.serves(version)
+}
+
+/// Checks (or fills) the body namespace against the URL's, and the body name against the URL's.
+pub fn name_and_namespace(
+    info: &ResourceInfo,
+    url_ns: Option<&str>,
+    url_name: Option<&str>,
+    obj: &mut Value,
+) -> ApiResult<()> {
+    if let Some(url_name) = url_name {
+        let body_name = meta::name(obj).to_string();
+        if body_name.is_empty() {
+            meta::set_str(obj, "name", url_name);
+        } else if body_name != url_name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({url_name})"
+            )));
+        }
+    }
+    if info.namespaced {
+        let url_ns = url_ns.unwrap_or("");
+        let body_ns = meta::namespace(obj).to_string();
+        if body_ns.is_empty() {
+            meta::set_str(obj, "namespace", url_ns);
+        } else if body_ns != url_ns {
+            return Err(ApiError::bad_request(format!(
+                "the namespace of the object ({body_ns}) does not match the namespace on the request ({url_ns})"
+            )));
+        }
+    } else {
+        meta::metadata_mut(obj).remove("namespace");
+    }
+    Ok(())
+}
+
+fn check_string_map(obj: &Value, field: &str, causes: &mut Vec<Cause>, check_values: bool) {
+    let Some(v) = obj.pointer(&format!("/metadata/{field}")) else {
+        return;
+    };
+    let Some(map) = v.as_object() else {
+        if !v.is_null() {
+            causes.push(invalid_value(
+                &format!("metadata.{field}"),
+                &v.to_string(),
+                "must be a map of strings",
+            ));
+        }
+        return;
+    };
+    for (k, val) in map {
+        let key_ok = {
+            let (prefix, name) = match k.split_once('/') {
+                Some((p, n)) => (Some(p), n),
+                None => (None, k.as_str()),
+            };
+            prefix.is_none_or(meta::is_dns_subdomain)
+                && !name.is_empty()
+                && name.len() <= 63
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+                && name.ends_with(|c: char| c.is_ascii_alphanumeric())
+        };
+        if !key_ok {
+            causes.push(invalid_value(
+                &format!("metadata.{field}"),
+                k,
+                "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+            ));
+        }
+        match val.as_str() {
+            None => causes.push(invalid_value(
+                &format!("metadata.{field}"),
+                &val.to_string(),
+                "must be a string",
+            )),
+            Some(s) if check_values => {
+                let ok = s.is_empty()
+                    || (s.len() <= 63
+                        && s.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+                        && s.starts_with(|c: char| c.is_ascii_alphanumeric())
+                        && s.ends_with(|c: char| c.is_ascii_alphanumeric()));
+                if !ok {
+                    causes.push(invalid_value(
+                        &format!("metadata.{field}"),
+                        s,
+                        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'",
+                    ));
+                }
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// Validation shared by every type: name, labels, annotations, owner references.
+pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let name = meta::name(obj);
+    if name.is_empty() {
+        causes.push(required(
+            "metadata.name",
+            "name or generateName is required",
+        ));
+    } else {
+        let ok = if info.group.is_empty() && info.plural == "namespaces" {
+            meta::is_dns_label(name)
+        } else {
+            meta::is_dns_subdomain(name)
+        };
+        if !ok {
+            causes.push(invalid_value(
+                "metadata.name",
+                name,
+                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+            ));
+        }
+    }
+    check_string_map(obj, "labels", &mut causes, true);
+    check_string_map(obj, "annotations", &mut causes, false);
+    let owners = meta::owner_refs(obj);
+    let controllers = owners
+        .iter()
+        .filter(|o| o.get("controller").and_then(Value::as_bool) == Some(true))
+        .count();
+    if controllers > 1 {
+        causes.push(invalid_value(
+            "metadata.ownerReferences",
+            "",
+            "Only one reference can have Controller set to true",
+        ));
+    }
+    for (i, o) in owners.iter().enumerate() {
+        for f in ["apiVersion", "kind", "name", "uid"] {
+            if o.get(f).and_then(Value::as_str).is_none_or(str::is_empty) {
+                causes.push(required(&format!("metadata.ownerReferences[{i}].{f}"), ""));
+            }
+        }
+    }
+    if let Some(f) = obj.pointer("/metadata/finalizers")
+        && !f.is_null()
+        && !f.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+    {
+        causes.push(invalid_value(
+            "metadata.finalizers",
+            &f.to_string(),
+            "must be a list of strings",
+        ));
+    }
+    if info.group == "apiextensions.k8s.io" {
+        causes.extend(crate::crd::validate(obj));
+    } else if !info.builtin {
+        causes.extend(crate::schema::validate(info, obj));
+    }
+    causes
+}
+
+/// Writes into a namespace need it to exist (404) and, for creates, not be terminating (403).
+pub fn namespace_writable(
+    st: &crate::store::State,
+    info: &ResourceInfo,
+    ns: &str,
+    creating: bool,
+) -> ApiResult<()> {
+    if !info.namespaced {
+        return Ok(());
+    }
+    let key = crate::resource::GroupResource::new("", "namespaces");
+    let Some(nsobj) = st.get(&key, &(String::new(), ns.to_string())) else {
+        return Err(ApiError::namespace_not_found(ns));
+    };
+    if creating && meta::is_deleting(&nsobj) {
+        let mut e = ApiError::forbidden(
+            info,
+            "",
+            &format!(
+                "unable to create new content in namespace {ns} because it is being terminated"
+            ),
+        );
+        e.message = format!(
+            "{} is forbidden: unable to create new content in namespace {ns} because it is being terminated",
+            info.qualified()
+        );
+        e.details.causes = vec![Cause {
+            reason: "NamespaceTerminating".into(),
+            message: format!("namespace {ns} is being terminated"),
+            field: "metadata.namespace".into(),
+        }];
+        return Err(e);
+    }
+    Ok(())
+}

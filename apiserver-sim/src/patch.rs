@@ -1,0 +1,503 @@
+//! PATCH algorithms: RFC 6902 JSON patch, RFC 7386 merge patch, strategic merge patch
+//! (built-ins) and a simplified server-side apply.
+//!
+//! Server-side apply here is "merge the applied configuration into the live object" with
+//! strategic-merge list semantics; there is no field ownership tracking and so no
+//! apply conflicts. `metadata.managedFields` is left as the client sent it.
+
+use serde_json::{Map, Value};
+
+use crate::status::{ApiError, ApiResult};
+
+/// The patch formats, by `Content-Type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchKind {
+    /// `application/json-patch+json`.
+    Json,
+    /// `application/merge-patch+json`.
+    Merge,
+    /// `application/strategic-merge-patch+json`.
+    Strategic,
+    /// `application/apply-patch+yaml` (JSON body).
+    Apply,
+}
+
+/// Media types accepted for PATCH.
+pub const PATCH_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
+impl PatchKind {
+    /// Parses a `Content-Type` (parameters stripped); 415 when unknown or not served.
+    pub fn from_content_type(ct: &str, builtin: bool) -> ApiResult<Self> {
+        let base = ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        let accepted: &[&str] = if builtin {
+            PATCH_TYPES
+        } else {
+            &[PATCH_TYPES[0], PATCH_TYPES[1], PATCH_TYPES[3]]
+        };
+        match base.as_str() {
+            "application/json-patch+json" => Ok(Self::Json),
+            "application/merge-patch+json" => Ok(Self::Merge),
+            "application/strategic-merge-patch+json" if builtin => Ok(Self::Strategic),
+            "application/apply-patch+yaml" | "application/apply-patch+json" => Ok(Self::Apply),
+            _ => Err(ApiError::unsupported_media_type(ct, accepted)),
+        }
+    }
+}
+
+/// Applies a patch document to `base`.
+pub fn apply(kind: PatchKind, base: &Value, patch: &Value, builtin: bool) -> ApiResult<Value> {
+    match kind {
+        PatchKind::Json => json_patch(base, patch),
+        PatchKind::Merge => {
+            if !patch.is_object() {
+                return Err(ApiError::bad_request("merge patch must be a JSON object"));
+            }
+            let mut out = base.clone();
+            merge_patch(&mut out, patch);
+            Ok(out)
+        }
+        PatchKind::Strategic | PatchKind::Apply => {
+            if !patch.is_object() {
+                return Err(ApiError::bad_request("patch must be a JSON object"));
+            }
+            let mut out = base.clone();
+            strategic_merge(&mut out, patch, "", builtin || kind == PatchKind::Apply);
+            Ok(out)
+        }
+    }
+}
+
+/// RFC 7386 JSON merge patch.
+pub fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(p) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(Map::new());
+    }
+    if let Value::Object(t) = target {
+        for (k, v) in p {
+            if v.is_null() {
+                t.remove(k);
+            } else {
+                merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON patch
+
+fn patch_err(msg: impl Into<String>) -> ApiError {
+    ApiError::new(422, "Invalid", msg.into())
+}
+
+fn unescape(tok: &str) -> String {
+    tok.replace("~1", "/").replace("~0", "~")
+}
+
+fn split_pointer(path: &str) -> ApiResult<Vec<String>> {
+    if path.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rest = path
+        .strip_prefix('/')
+        .ok_or_else(|| patch_err(format!("invalid JSON pointer {path:?}")))?;
+    Ok(rest.split('/').map(unescape).collect())
+}
+
+fn array_index(tok: &str, len: usize, allow_end: bool) -> ApiResult<usize> {
+    if allow_end && tok == "-" {
+        return Ok(len);
+    }
+    let i: usize = tok
+        .parse()
+        .map_err(|_| patch_err(format!("invalid array index {tok:?}")))?;
+    let max = if allow_end {
+        len
+    } else {
+        len.saturating_sub(1)
+    };
+    if i > max || (!allow_end && len == 0) {
+        return Err(patch_err(format!("array index {i} out of bounds")));
+    }
+    Ok(i)
+}
+
+fn parent_mut<'a>(doc: &'a mut Value, toks: &[String]) -> ApiResult<&'a mut Value> {
+    let mut cur = doc;
+    for t in toks {
+        cur = match cur {
+            Value::Object(m) => m
+                .get_mut(t)
+                .ok_or_else(|| patch_err(format!("missing path segment {t:?}")))?,
+            Value::Array(a) => {
+                let i = array_index(t, a.len(), false)?;
+                &mut a[i]
+            }
+            _ => return Err(patch_err(format!("cannot traverse into {t:?}"))),
+        };
+    }
+    Ok(cur)
+}
+
+fn get_path<'a>(doc: &'a Value, toks: &[String]) -> Option<&'a Value> {
+    let mut cur = doc;
+    for t in toks {
+        cur = match cur {
+            Value::Object(m) => m.get(t)?,
+            Value::Array(a) => a.get(t.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+fn add(doc: &mut Value, toks: &[String], value: Value) -> ApiResult<()> {
+    let Some((last, parent)) = toks.split_last() else {
+        *doc = value;
+        return Ok(());
+    };
+    match parent_mut(doc, parent)? {
+        Value::Object(m) => {
+            m.insert(last.clone(), value);
+            Ok(())
+        }
+        Value::Array(a) => {
+            let i = array_index(last, a.len(), true)?;
+            a.insert(i, value);
+            Ok(())
+        }
+        _ => Err(patch_err("add target's parent is not a container")),
+    }
+}
+
+fn remove(doc: &mut Value, toks: &[String]) -> ApiResult<Value> {
+    let Some((last, parent)) = toks.split_last() else {
+        return Err(patch_err("cannot remove the whole document"));
+    };
+    match parent_mut(doc, parent)? {
+        Value::Object(m) => m.remove(last).ok_or_else(|| {
+            patch_err(format!(
+                "unable to remove nonexistent key: {last}: missing value"
+            ))
+        }),
+        Value::Array(a) => {
+            let i = array_index(last, a.len(), false)?;
+            Ok(a.remove(i))
+        }
+        _ => Err(patch_err("remove target's parent is not a container")),
+    }
+}
+
+/// RFC 6902 JSON patch with the apiserver's leniency: `test` of `null` on a missing path succeeds.
+pub fn json_patch(base: &Value, patch: &Value) -> ApiResult<Value> {
+    let ops = patch
+        .as_array()
+        .ok_or_else(|| ApiError::bad_request("json patch must be an array of operations"))?;
+    let mut doc = base.clone();
+    for op in ops {
+        let name = op
+            .get("op")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ApiError::bad_request("json patch operation without \"op\""))?;
+        let path = op
+            .get("path")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ApiError::bad_request("json patch operation without \"path\""))?;
+        let toks = split_pointer(path)?;
+        let value = || {
+            op.get("value")
+                .cloned()
+                .ok_or_else(|| ApiError::bad_request(format!("operation {name} needs a \"value\"")))
+        };
+        let from =
+            || -> ApiResult<Vec<String>> {
+                split_pointer(op.get("from").and_then(Value::as_str).ok_or_else(|| {
+                    ApiError::bad_request(format!("operation {name} needs \"from\""))
+                })?)
+            };
+        match name {
+            "add" => add(&mut doc, &toks, value()?)?,
+            "remove" => {
+                remove(&mut doc, &toks)?;
+            }
+            "replace" => {
+                let v = value()?;
+                remove(&mut doc, &toks)?;
+                add(&mut doc, &toks, v)?;
+            }
+            "move" => {
+                let f = from()?;
+                let v = remove(&mut doc, &f)?;
+                add(&mut doc, &toks, v)?;
+            }
+            "copy" => {
+                let f = from()?;
+                let v = get_path(&doc, &f)
+                    .cloned()
+                    .ok_or_else(|| patch_err("copy from a missing path"))?;
+                add(&mut doc, &toks, v)?;
+            }
+            "test" => {
+                let want = op.get("value").cloned().unwrap_or(Value::Null);
+                let got = get_path(&doc, &toks).cloned().unwrap_or(Value::Null);
+                if got != want {
+                    return Err(patch_err(format!(
+                        "the server rejected our request due to an error in our request: testing value {path} failed"
+                    )));
+                }
+            }
+            other => {
+                return Err(ApiError::bad_request(format!(
+                    "unknown json patch operation {other:?}"
+                )));
+            }
+        }
+    }
+    Ok(doc)
+}
+
+// ---------------------------------------------------------------------------------------
+// Strategic merge patch
+
+/// The merge key of a list field of the built-in types, by field name.
+fn merge_key(field: &str) -> Option<&'static str> {
+    Some(match field {
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "env"
+        | "volumes"
+        | "imagePullSecrets"
+        | "secrets" => "name",
+        "volumeMounts" => "mountPath",
+        "volumeDevices" => "devicePath",
+        "ports" => "containerPort",
+        "ownerReferences" => "uid",
+        "conditions" => "type",
+        "hostAliases" => "ip",
+        "tolerations" => "key",
+        _ => return None,
+    })
+}
+
+fn strip_directives(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, _| !k.starts_with('$') && !k.starts_with("$setElementOrder/"));
+            for x in m.values_mut() {
+                strip_directives(x);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_directives),
+        _ => {}
+    }
+}
+
+/// Strategic merge of `patch` into `target`. `known_keys` enables the built-in merge keys.
+pub fn strategic_merge(target: &mut Value, patch: &Value, field: &str, known_keys: bool) {
+    let Value::Object(p) = patch else {
+        let mut v = patch.clone();
+        strip_directives(&mut v);
+        *target = v;
+        return;
+    };
+    match p.get("$patch").and_then(Value::as_str) {
+        Some("replace") => {
+            let mut v = patch.clone();
+            strip_directives(&mut v);
+            *target = v;
+            return;
+        }
+        Some("delete") => {
+            *target = Value::Null;
+            return;
+        }
+        _ => {}
+    }
+    if !target.is_object() {
+        *target = Value::Object(Map::new());
+    }
+    let Value::Object(t) = target else { return };
+    if let Some(Value::Array(keep)) = p.get("$retainKeys") {
+        let keep: Vec<&str> = keep.iter().filter_map(Value::as_str).collect();
+        t.retain(|k, _| keep.contains(&k.as_str()));
+    }
+    for (k, v) in p {
+        if let Some(list_field) = k.strip_prefix("$deleteFromPrimitiveList/") {
+            if let (Some(Value::Array(cur)), Value::Array(del)) = (t.get_mut(list_field), v) {
+                cur.retain(|x| !del.contains(x));
+            }
+            continue;
+        }
+        if k.starts_with('$') {
+            continue;
+        }
+        if v.is_null() {
+            t.remove(k);
+            continue;
+        }
+        let key = if known_keys { merge_key(k) } else { None };
+        match (v, key, k.as_str()) {
+            (Value::Array(items), Some(mk), _) => {
+                let cur = t.entry(k.clone()).or_insert(Value::Array(Vec::new()));
+                merge_list(cur, items, mk, known_keys);
+            }
+            (Value::Array(items), None, "finalizers") if known_keys => {
+                let cur = t.entry(k.clone()).or_insert(Value::Array(Vec::new()));
+                if let Value::Array(c) = cur {
+                    for it in items {
+                        if !c.contains(it) {
+                            c.push(it.clone());
+                        }
+                    }
+                } else {
+                    *cur = Value::Array(items.clone());
+                }
+            }
+            (Value::Object(_), _, _) => {
+                let cur = t.entry(k.clone()).or_insert(Value::Null);
+                strategic_merge(cur, v, k, known_keys);
+                if cur.is_null() {
+                    t.remove(k);
+                }
+            }
+            _ => {
+                let mut val = v.clone();
+                strip_directives(&mut val);
+                t.insert(k.clone(), val);
+            }
+        }
+    }
+    let _ = field;
+}
+
+fn merge_list(cur: &mut Value, items: &[Value], mk: &str, known_keys: bool) {
+    if !cur.is_array() {
+        *cur = Value::Array(Vec::new());
+    }
+    let Value::Array(list) = cur else { return };
+    if items
+        .iter()
+        .any(|i| i.get("$patch").and_then(Value::as_str) == Some("replace"))
+    {
+        *list = items
+            .iter()
+            .filter(|i| i.get("$patch").is_none())
+            .cloned()
+            .map(|mut v| {
+                strip_directives(&mut v);
+                v
+            })
+            .collect();
+        return;
+    }
+    for item in items {
+        let Some(kv) = item.get(mk) else {
+            let mut v = item.clone();
+            strip_directives(&mut v);
+            list.push(v);
+            continue;
+        };
+        let pos = list.iter().position(|e| e.get(mk) == Some(kv));
+        if item.get("$patch").and_then(Value::as_str) == Some("delete") {
+            if let Some(i) = pos {
+                list.remove(i);
+            }
+            continue;
+        }
+        match pos {
+            Some(i) => strategic_merge(&mut list[i], item, "", known_keys),
+            None => {
+                let mut v = item.clone();
+                strip_directives(&mut v);
+                list.push(v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn json_patch_ops_and_test_null_on_missing() {
+        let base = json!({"metadata": {"name": "a"}, "spec": {"l": [1, 2]}});
+        let p = json!([
+            {"op": "test", "path": "/metadata/finalizers", "value": null},
+            {"op": "add", "path": "/metadata/finalizers", "value": ["f"]},
+            {"op": "add", "path": "/spec/l/-", "value": 3},
+            {"op": "replace", "path": "/spec/l/0", "value": 0},
+            {"op": "remove", "path": "/spec/l/1"},
+            {"op": "copy", "from": "/metadata/name", "path": "/spec/n"},
+            {"op": "move", "from": "/spec/n", "path": "/spec/m"},
+        ]);
+        let out = json_patch(&base, &p).expect("patch applies");
+        assert_eq!(
+            out,
+            json!({"metadata": {"name": "a", "finalizers": ["f"]}, "spec": {"l": [0, 3], "m": "a"}})
+        );
+        let failing = json!([{"op": "test", "path": "/metadata/finalizers/0", "value": "x"}]);
+        assert_eq!(
+            json_patch(&out, &failing).map_err(|e| e.code).err(),
+            Some(422)
+        );
+        let missing = json!([{"op": "remove", "path": "/nope"}]);
+        assert_eq!(
+            json_patch(&out, &missing).map_err(|e| e.code).err(),
+            Some(422)
+        );
+        assert_eq!(
+            json_patch(&out, &json!({})).map_err(|e| e.code).err(),
+            Some(400)
+        );
+    }
+
+    #[test]
+    fn merge_patch_removes_nulls() {
+        let mut t = json!({"a": 1, "b": {"c": 2, "d": 3}});
+        merge_patch(&mut t, &json!({"a": null, "b": {"c": null, "e": [1]}}));
+        assert_eq!(t, json!({"b": {"d": 3, "e": [1]}}));
+    }
+
+    #[test]
+    fn strategic_merge_uses_merge_keys_and_directives() {
+        let mut t = json!({"spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}],
+                                     "args": ["1"]},
+                           "metadata": {"finalizers": ["f1"]}});
+        let p = json!({"spec": {"containers": [{"name": "b", "image": "z"}, {"name": "a", "$patch": "delete"}],
+                                "$setElementOrder/containers": [{"name": "b"}], "args": ["2"]},
+                       "metadata": {"finalizers": ["f2"]}});
+        strategic_merge(&mut t, &p, "", true);
+        assert_eq!(
+            t,
+            json!({"spec": {"containers": [{"name": "b", "image": "z"}], "args": ["2"]},
+                   "metadata": {"finalizers": ["f1", "f2"]}})
+        );
+        assert_eq!(
+            PatchKind::from_content_type("application/strategic-merge-patch+json", false)
+                .map_err(|e| e.code)
+                .err(),
+            Some(415)
+        );
+        assert_eq!(
+            PatchKind::from_content_type("application/merge-patch+json; charset=utf-8", false).ok(),
+            Some(PatchKind::Merge)
+        );
+    }
+}

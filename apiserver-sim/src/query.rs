@@ -1,0 +1,278 @@
+//! Query-string parsing and validation of list, watch and write options.
+
+use std::collections::HashMap;
+
+use crate::resource::ResourceInfo;
+use crate::selector::{FieldSelector, LabelSelector, Selectors};
+use crate::status::{ApiError, ApiResult};
+
+/// Decoded query parameters (last value wins).
+#[derive(Debug, Clone, Default)]
+pub struct Query(HashMap<String, String>);
+
+impl Query {
+    /// Parses a raw (form-urlencoded) query string; a bare `?` is fine.
+    pub fn parse(raw: Option<&str>) -> Self {
+        let mut map = HashMap::new();
+        if let Some(raw) = raw {
+            for (k, v) in form_urlencoded::parse(raw.as_bytes()) {
+                map.insert(k.into_owned(), v.into_owned());
+            }
+        }
+        Self(map)
+    }
+
+    /// A parameter's value.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).map(String::as_str)
+    }
+
+    /// Kubernetes boolean semantics: present and not `false`/`0` is true.
+    pub fn flag(&self, key: &str) -> bool {
+        match self.get(key) {
+            None => false,
+            Some(v) => !(v.eq_ignore_ascii_case("false") || v == "0"),
+        }
+    }
+
+    /// An optional non-negative integer; a bad value is 400.
+    pub fn uint(&self, key: &str) -> ApiResult<Option<u64>> {
+        match self.get(key) {
+            None | Some("") => Ok(None),
+            Some(v) => v.parse::<u64>().map(Some).map_err(|_| {
+                ApiError::bad_request(format!("invalid value {v:?} for query parameter {key}"))
+            }),
+        }
+    }
+}
+
+/// `resourceVersionMatch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RvMatch {
+    /// `NotOlderThan`.
+    NotOlderThan,
+    /// `Exact`.
+    Exact,
+}
+
+/// Parses a resourceVersion string: `None` for unset/empty, 400 when not a number.
+pub fn parse_rv(v: Option<&str>) -> ApiResult<Option<u64>> {
+    match v {
+        None | Some("") => Ok(None),
+        Some(s) => s
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| ApiError::bad_request(format!("invalid resource version: {s:?}"))),
+    }
+}
+
+/// Options of a list, watch or deletecollection.
+#[derive(Debug, Clone, Default)]
+pub struct ListOptions {
+    /// Label and field selectors.
+    pub selectors: Selectors,
+    /// `resourceVersion` (None when unset).
+    pub rv: Option<u64>,
+    /// `resourceVersionMatch`.
+    pub rv_match: Option<RvMatch>,
+    /// `limit` (0 = none).
+    pub limit: u64,
+    /// `continue`.
+    pub continue_token: Option<String>,
+    /// `allowWatchBookmarks`.
+    pub bookmarks: bool,
+    /// `sendInitialEvents` (None when absent).
+    pub send_initial_events: Option<bool>,
+    /// `timeoutSeconds`.
+    pub timeout_seconds: Option<u64>,
+}
+
+impl ListOptions {
+    /// Parses and validates list/watch options for a resource.
+    pub fn parse(q: &Query, info: &ResourceInfo) -> ApiResult<Self> {
+        let labels = LabelSelector::parse(q.get("labelSelector").unwrap_or(""))?;
+        let fields = FieldSelector::parse(
+            q.get("fieldSelector").unwrap_or(""),
+            &info.group,
+            &info.plural,
+        )?;
+        let rv = parse_rv(q.get("resourceVersion"))?;
+        let rv_raw = q.get("resourceVersion").unwrap_or("");
+        let rv_match = match q.get("resourceVersionMatch") {
+            None | Some("") => None,
+            Some("NotOlderThan") => Some(RvMatch::NotOlderThan),
+            Some("Exact") => Some(RvMatch::Exact),
+            Some(other) => {
+                return Err(ApiError::invalid_options(
+                    "ListOptions",
+                    "resourceVersionMatch",
+                    &format!(
+                        "Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\""
+                    ),
+                ));
+            }
+        };
+        let continue_token = q
+            .get("continue")
+            .filter(|c| !c.is_empty())
+            .map(str::to_string);
+        let watch = q.flag("watch");
+        let send_initial_events = q
+            .get("sendInitialEvents")
+            .map(|_| q.flag("sendInitialEvents"));
+        let invalid =
+            |field: &str, msg: &str| Err(ApiError::invalid_options("ListOptions", field, msg));
+        if rv_match.is_some() && continue_token.is_some() {
+            return invalid(
+                "resourceVersionMatch",
+                "Forbidden: resourceVersionMatch is forbidden when continue is provided",
+            );
+        }
+        if watch {
+            if send_initial_events.is_some() && rv_match != Some(RvMatch::NotOlderThan) {
+                return invalid(
+                    "resourceVersionMatch",
+                    "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                );
+            }
+            if rv_match.is_some() && send_initial_events.is_none() {
+                return invalid(
+                    "resourceVersionMatch",
+                    "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                );
+            }
+            if rv_match == Some(RvMatch::Exact) {
+                return invalid(
+                    "resourceVersionMatch",
+                    "Unsupported value: \"Exact\": supported values: \"NotOlderThan\"",
+                );
+            }
+        } else {
+            if send_initial_events.is_some() {
+                return invalid(
+                    "sendInitialEvents",
+                    "Forbidden: sendInitialEvents is forbidden for list",
+                );
+            }
+            if rv_match.is_some() && rv_raw.is_empty() {
+                return invalid(
+                    "resourceVersionMatch",
+                    "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+                );
+            }
+            if rv_match == Some(RvMatch::Exact) && rv == Some(0) {
+                return invalid(
+                    "resourceVersionMatch",
+                    "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+                );
+            }
+            if continue_token.is_some() && rv.is_some_and(|r| r != 0) {
+                return Err(ApiError::bad_request(
+                    "specifying resource version is not allowed when using continue",
+                ));
+            }
+        }
+        Ok(Self {
+            selectors: Selectors { labels, fields },
+            rv,
+            rv_match,
+            limit: q.uint("limit")?.unwrap_or(0),
+            continue_token,
+            bookmarks: q.flag("allowWatchBookmarks"),
+            send_initial_events,
+            timeout_seconds: q.uint("timeoutSeconds")?,
+        })
+    }
+}
+
+/// Options of a write (POST/PUT/PATCH/DELETE).
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    /// `dryRun=All`.
+    pub dry_run: bool,
+}
+
+impl WriteOptions {
+    /// Parses and validates write options.
+    pub fn parse(q: &Query) -> ApiResult<Self> {
+        let dry_run = match q.get("dryRun") {
+            None | Some("") => false,
+            Some("All") => true,
+            Some(other) => {
+                return Err(ApiError::invalid_options(
+                    "CreateOptions",
+                    "dryRun",
+                    &format!("Unsupported value: {other:?}: supported values: \"All\""),
+                ));
+            }
+        };
+        if let Some(fm) = q.get("fieldManager")
+            && (fm.len() > 128 || fm.chars().any(|c| c.is_control()))
+        {
+            return Err(ApiError::invalid_options(
+                "CreateOptions",
+                "fieldManager",
+                "Invalid value: must be at most 128 printable characters",
+            ));
+        }
+        match q.get("fieldValidation") {
+            None | Some("") | Some("Ignore") | Some("Warn") | Some("Strict") => {}
+            Some(other) => {
+                return Err(ApiError::bad_request(format!(
+                    "fieldValidation must be one of \"Ignore\", \"Warn\" or \"Strict\", got {other:?}"
+                )));
+            }
+        }
+        Ok(Self { dry_run })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resource::builtins;
+
+    fn info() -> std::sync::Arc<ResourceInfo> {
+        builtins()
+            .into_iter()
+            .find(|r| r.plural == "configmaps")
+            .expect("configmaps")
+    }
+
+    #[test]
+    fn booleans_follow_kubernetes_rules() {
+        let q = Query::parse(Some("watch=True&a=0&b=false&c=&d=FALSE"));
+        assert!(q.flag("watch"));
+        assert!(!q.flag("a"));
+        assert!(!q.flag("b"));
+        assert!(q.flag("c"));
+        assert!(!q.flag("d"));
+        assert!(!q.flag("missing"));
+    }
+
+    #[test]
+    fn list_option_validation() {
+        let p = |s: &str| ListOptions::parse(&Query::parse(Some(s)), &info()).map_err(|e| e.code);
+        assert!(p("").is_ok());
+        assert_eq!(p("resourceVersionMatch=Exact").err(), Some(422));
+        assert_eq!(
+            p("resourceVersion=0&resourceVersionMatch=Exact").err(),
+            Some(422)
+        );
+        assert_eq!(
+            p("resourceVersion=1&resourceVersionMatch=Bogus").err(),
+            Some(422)
+        );
+        assert_eq!(p("sendInitialEvents=true").err(), Some(422));
+        assert_eq!(p("resourceVersion=abc").err(), Some(400));
+        assert_eq!(p("limit=-1").err(), Some(400));
+        assert_eq!(p("continue=x&resourceVersion=5").err(), Some(400));
+        assert!(p("watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan").is_ok());
+        assert_eq!(p("watch=1&sendInitialEvents=true").err(), Some(422));
+        assert_eq!(
+            p("watch=1&resourceVersionMatch=NotOlderThan").err(),
+            Some(422)
+        );
+        assert_eq!(p("watch=1&sendInitialEvents=false").err(), Some(422));
+    }
+}

@@ -1,0 +1,282 @@
+//! Structural-schema checks and defaults for custom resources (a practical subset of
+//! OpenAPI v3 validation: type, required, enum, minimum/maximum, length and item bounds,
+//! properties/items/additionalProperties, `default`). CEL rules, `pattern` and pruning are
+//! not implemented.
+
+use serde_json::Value;
+
+use crate::resource::ResourceInfo;
+use crate::status::Cause;
+
+fn cause(path: &str, value: &Value, msg: &str) -> Cause {
+    Cause {
+        reason: "FieldValueInvalid".into(),
+        message: format!("Invalid value: {value}: {msg}"),
+        field: path.to_string(),
+    }
+}
+
+fn type_ok(ty: &str, v: &Value, schema: &Value) -> bool {
+    if v.is_null() && schema.get("nullable").and_then(Value::as_bool) == Some(true) {
+        return true;
+    }
+    if schema
+        .get("x-kubernetes-int-or-string")
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        return v.is_i64() || v.is_u64() || v.is_string();
+    }
+    match ty {
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        "string" => v.is_string(),
+        "integer" => v.is_i64() || v.is_u64(),
+        "number" => v.is_number(),
+        "boolean" => v.is_boolean(),
+        _ => true,
+    }
+}
+
+fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<Cause>) {
+    if let Some(ty) = schema.get("type").and_then(Value::as_str)
+        && !type_ok(ty, v, schema)
+    {
+        out.push(Cause {
+            reason: "FieldValueTypeInvalid".into(),
+            message: format!("Invalid value: {v}: {path} in body must be of type {ty}"),
+            field: path.to_string(),
+        });
+        return;
+    }
+    if let Some(Value::Array(allowed)) = schema.get("enum")
+        && !allowed.contains(v)
+    {
+        let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+        out.push(Cause {
+            reason: "FieldValueNotSupported".into(),
+            message: format!(
+                "Unsupported value: {v}: supported values: {}",
+                list.join(", ")
+            ),
+            field: path.to_string(),
+        });
+    }
+    if let Some(n) = v.as_f64() {
+        if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
+            && n > max
+        {
+            out.push(cause(
+                path,
+                v,
+                &format!("{path} in body should be less than or equal to {max}"),
+            ));
+        }
+        if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
+            && n < min
+        {
+            out.push(cause(
+                path,
+                v,
+                &format!("{path} in body should be greater than or equal to {min}"),
+            ));
+        }
+    }
+    if let Some(s) = v.as_str() {
+        let len = s.chars().count() as u64;
+        if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
+            && len > max
+        {
+            out.push(cause(
+                path,
+                v,
+                &format!("{path} in body should be at most {max} chars long"),
+            ));
+        }
+        if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
+            && len < min
+        {
+            out.push(cause(
+                path,
+                v,
+                &format!("{path} in body should be at least {min} chars long"),
+            ));
+        }
+    }
+    if let Some(items) = v.as_array() {
+        let len = items.len() as u64;
+        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+            && len > max
+        {
+            out.push(cause(
+                path,
+                v,
+                &format!("{path} in body should have at most {max} items"),
+            ));
+        }
+        if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
+            && len < min
+        {
+            out.push(cause(
+                path,
+                v,
+                &format!("{path} in body should have at least {min} items"),
+            ));
+        }
+        if let Some(item_schema) = schema.get("items") {
+            for (i, it) in items.iter().enumerate() {
+                check(item_schema, it, &format!("{path}[{i}]"), out);
+            }
+        }
+    }
+    if let Some(map) = v.as_object() {
+        if let Some(Value::Array(req)) = schema.get("required") {
+            for r in req.iter().filter_map(Value::as_str) {
+                if !map.contains_key(r) {
+                    let p = join(path, r);
+                    out.push(Cause {
+                        reason: "FieldValueRequired".into(),
+                        message: "Required value".into(),
+                        field: p,
+                    });
+                }
+            }
+        }
+        let props = schema.get("properties").and_then(Value::as_object);
+        for (k, child) in map {
+            if let Some(s) = props.and_then(|p| p.get(k)) {
+                check(s, child, &join(path, k), out);
+            } else if let Some(s) = schema.get("additionalProperties").filter(|s| s.is_object()) {
+                check(s, child, &join(path, k), out);
+            }
+        }
+    }
+}
+
+fn join(path: &str, k: &str) -> String {
+    if path.is_empty() {
+        k.to_string()
+    } else {
+        format!("{path}.{k}")
+    }
+}
+
+/// Validates a custom resource against its storage version's schema (top-level
+/// `apiVersion`, `kind` and `metadata` are not checked).
+pub fn validate(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
+    let mut out = Vec::new();
+    let Some(schema) = info.schema(info.storage_version()) else {
+        return out;
+    };
+    let (Some(map), Some(props)) = (
+        obj.as_object(),
+        schema.get("properties").and_then(Value::as_object),
+    ) else {
+        return out;
+    };
+    for (k, v) in map {
+        if matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
+            continue;
+        }
+        if let Some(s) = props.get(k) {
+            check(s, v, k, &mut out);
+        }
+    }
+    if let Some(Value::Array(req)) = schema.get("required") {
+        for r in req.iter().filter_map(Value::as_str) {
+            if !map.contains_key(r) {
+                out.push(Cause {
+                    reason: "FieldValueRequired".into(),
+                    message: "Required value".into(),
+                    field: r.to_string(),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn defaults(schema: &Value, v: &mut Value) {
+    let Some(map) = v.as_object_mut() else {
+        if let (Some(items), Some(arr)) = (schema.get("items"), v.as_array_mut()) {
+            for it in arr {
+                defaults(items, it);
+            }
+        }
+        return;
+    };
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (k, s) in props {
+        if !map.contains_key(k)
+            && let Some(d) = s.get("default")
+        {
+            map.insert(k.clone(), d.clone());
+        }
+        if let Some(child) = map.get_mut(k) {
+            defaults(s, child);
+        }
+    }
+}
+
+/// Applies schema `default`s of the given version (custom resources only).
+pub fn apply_defaults(info: &ResourceInfo, version: &str, obj: &mut Value) {
+    if info.builtin {
+        return;
+    }
+    let Some(schema) = info
+        .schema(version)
+        .or_else(|| info.schema(info.storage_version()))
+    else {
+        return;
+    };
+    let Some(map) = obj.as_object_mut() else {
+        return;
+    };
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (k, s) in props {
+        if matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
+            continue;
+        }
+        if !map.contains_key(k)
+            && let Some(d) = s.get("default")
+        {
+            map.insert(k.clone(), d.clone());
+        }
+        if let Some(child) = map.get_mut(k) {
+            defaults(s, child);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn checks_bounds_types_required() {
+        let s = json!({"type": "object", "properties": {"spec": {"type": "object", "required": ["name"],
+            "properties": {"replicas": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
+                           "name": {"type": "string", "maxLength": 3},
+                           "mode": {"type": "string", "enum": ["a", "b"]}}}}});
+        let mut out = Vec::new();
+        check(
+            &s,
+            &json!({"spec": {"replicas": 11, "name": "abcd", "mode": "c"}}),
+            "",
+            &mut out,
+        );
+        let fields: Vec<&str> = out.iter().map(|c| c.field.as_str()).collect();
+        assert_eq!(fields, vec!["spec.mode", "spec.name", "spec.replicas"]);
+        let mut out = Vec::new();
+        check(&s, &json!({"spec": {"replicas": "x"}}), "", &mut out);
+        assert_eq!(out.len(), 2);
+        let mut v = json!({"spec": {"name": "a"}});
+        defaults(&s, &mut v);
+        assert_eq!(v["spec"]["replicas"], 1);
+    }
+}

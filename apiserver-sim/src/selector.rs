@@ -1,0 +1,311 @@
+//! Label and field selectors for list, watch and deletecollection.
+
+use serde_json::Value;
+
+use crate::meta;
+use crate::status::{ApiError, ApiResult};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LabelReq {
+    Eq(String, String),
+    NotEq(String, String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Exists(String),
+    NotExists(String),
+}
+
+/// A parsed `labelSelector`: every requirement must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LabelSelector(Vec<LabelReq>);
+
+fn valid_key(k: &str) -> bool {
+    !k.is_empty()
+        && k.len() <= 317
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+}
+
+fn valid_value(v: &str) -> bool {
+    v.len() <= 63
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// Splits on commas that are not inside parentheses.
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+fn parse_set(rest: &str, raw: &str) -> ApiResult<Vec<String>> {
+    let rest = rest.trim();
+    let inner = rest
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .ok_or_else(|| bad_label(raw))?;
+    let vals: Vec<String> = inner
+        .split(',')
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .collect();
+    if vals.iter().any(|v| !valid_value(v)) {
+        return Err(bad_label(raw));
+    }
+    Ok(vals)
+}
+
+fn bad_label(raw: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "unable to parse requirement: invalid label selector: {raw:?}"
+    ))
+}
+
+impl LabelSelector {
+    /// Parses the `labelSelector` query syntax (`k=v`, `k!=v`, `k in (a,b)`, `k notin (a)`, `k`, `!k`).
+    pub fn parse(s: &str) -> ApiResult<Self> {
+        let mut reqs = Vec::new();
+        if s.trim().is_empty() {
+            return Ok(Self(reqs));
+        }
+        for part in split_top(s) {
+            let p = part.trim();
+            if p.is_empty() {
+                return Err(bad_label(s));
+            }
+            let req = if let Some(k) = p.strip_prefix('!') {
+                LabelReq::NotExists(k.trim().to_string())
+            } else if let Some((k, v)) = p.split_once("!=") {
+                LabelReq::NotEq(k.trim().into(), v.trim().into())
+            } else if let Some((k, v)) = p.split_once("==") {
+                LabelReq::Eq(k.trim().into(), v.trim().into())
+            } else if let Some((k, v)) = p.split_once('=') {
+                LabelReq::Eq(k.trim().into(), v.trim().into())
+            } else if let Some((k, rest)) = p.split_once(" notin ") {
+                LabelReq::NotIn(k.trim().into(), parse_set(rest, s)?)
+            } else if let Some((k, rest)) = p.split_once(" in ") {
+                LabelReq::In(k.trim().into(), parse_set(rest, s)?)
+            } else {
+                LabelReq::Exists(p.to_string())
+            };
+            let ok = match &req {
+                LabelReq::Eq(k, v) | LabelReq::NotEq(k, v) => valid_key(k) && valid_value(v),
+                LabelReq::In(k, _)
+                | LabelReq::NotIn(k, _)
+                | LabelReq::Exists(k)
+                | LabelReq::NotExists(k) => valid_key(k),
+            };
+            if !ok {
+                return Err(bad_label(s));
+            }
+            reqs.push(req);
+        }
+        Ok(Self(reqs))
+    }
+
+    /// True when no requirement is present.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether an object's labels satisfy the selector.
+    pub fn matches(&self, obj: &Value) -> bool {
+        let labels = obj.pointer("/metadata/labels");
+        let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+        self.0.iter().all(|r| match r {
+            LabelReq::Eq(k, v) => get(k) == Some(v.as_str()),
+            LabelReq::NotEq(k, v) => get(k) != Some(v.as_str()),
+            LabelReq::In(k, vs) => get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
+            LabelReq::NotIn(k, vs) => !get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
+            LabelReq::Exists(k) => get(k).is_some(),
+            LabelReq::NotExists(k) => get(k).is_none(),
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FieldReq {
+    field: String,
+    value: String,
+    negate: bool,
+}
+
+/// A parsed `fieldSelector` (`f=v`, `f==v`, `f!=v`, comma = AND).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldSelector(Vec<FieldReq>);
+
+/// Extra selectable fields of a few built-in types, beyond `metadata.name`/`metadata.namespace`.
+fn extra_fields(group: &str, plural: &str) -> &'static [&'static str] {
+    match (group, plural) {
+        ("", "pods") => &[
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "status.phase",
+            "status.podIP",
+        ],
+        ("", "events") => &[
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "type",
+        ],
+        ("", "secrets") => &["type"],
+        ("", "namespaces") => &["status.phase"],
+        _ => &[],
+    }
+}
+
+impl FieldSelector {
+    /// Parses a field selector and checks every field is selectable for the resource.
+    pub fn parse(s: &str, group: &str, plural: &str) -> ApiResult<Self> {
+        let mut reqs = Vec::new();
+        if s.trim().is_empty() {
+            return Ok(Self(reqs));
+        }
+        for part in s.split(',') {
+            let (field, value, negate) = if let Some((f, v)) = part.split_once("!=") {
+                (f, v, true)
+            } else if let Some((f, v)) = part.split_once("==") {
+                (f, v, false)
+            } else if let Some((f, v)) = part.split_once('=') {
+                (f, v, false)
+            } else {
+                return Err(ApiError::bad_request(format!(
+                    "invalid selector: '{s}'; can't understand '{part}'"
+                )));
+            };
+            let field = field.trim();
+            let known = field == "metadata.name"
+                || field == "metadata.namespace"
+                || extra_fields(group, plural).contains(&field);
+            if !known {
+                return Err(ApiError::bad_request(format!(
+                    "\"{field}\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
+                )));
+            }
+            reqs.push(FieldReq {
+                field: field.to_string(),
+                value: value.trim().to_string(),
+                negate,
+            });
+        }
+        Ok(Self(reqs))
+    }
+
+    /// True when no requirement is present.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether the object satisfies the selector.
+    pub fn matches(&self, obj: &Value) -> bool {
+        self.0.iter().all(|r| {
+            let actual = match r.field.as_str() {
+                "metadata.name" => meta::name(obj).to_string(),
+                "metadata.namespace" => meta::namespace(obj).to_string(),
+                other => {
+                    let ptr = format!("/{}", other.replace('.', "/"));
+                    match obj.pointer(&ptr) {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(Value::Null) | None => String::new(),
+                        Some(v) => v.to_string(),
+                    }
+                }
+            };
+            (actual == r.value) != r.negate
+        })
+    }
+}
+
+/// Label and field selector together.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selectors {
+    /// The label selector.
+    pub labels: LabelSelector,
+    /// The field selector.
+    pub fields: FieldSelector,
+}
+
+impl Selectors {
+    /// Whether both selectors match.
+    pub fn matches(&self, obj: &Value) -> bool {
+        self.labels.matches(obj) && self.fields.matches(obj)
+    }
+
+    /// True when neither selector has requirements.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty() && self.fields.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(labels: Value) -> Value {
+        json!({"metadata": {"name": "a", "namespace": "ns", "labels": labels}})
+    }
+
+    #[test]
+    fn label_selector_forms() {
+        let o = obj(json!({"app": "web", "tier": "fe"}));
+        for (sel, want) in [
+            ("app=web", true),
+            ("app==web", true),
+            ("app!=web", false),
+            ("app in (web, db)", true),
+            ("app notin (web)", false),
+            ("app", true),
+            ("!app", false),
+            ("missing!=x", true),
+            ("missing notin (x)", true),
+            ("app=web,tier=be", false),
+            ("app in (db),tier", false),
+        ] {
+            assert_eq!(
+                LabelSelector::parse(sel).map(|s| s.matches(&o)),
+                Ok(want),
+                "{sel}"
+            );
+        }
+        assert!(LabelSelector::parse("a in b").is_err());
+        assert!(LabelSelector::parse("a=b,").is_err());
+        assert!(LabelSelector::parse("=x").is_err());
+    }
+
+    #[test]
+    fn field_selector_forms() {
+        let o = obj(json!({}));
+        let p = |s| FieldSelector::parse(s, "", "configmaps");
+        assert_eq!(p("metadata.name=a").map(|s| s.matches(&o)), Ok(true));
+        assert_eq!(p("metadata.name!=a").map(|s| s.matches(&o)), Ok(false));
+        assert_eq!(
+            p("metadata.namespace==ns,metadata.name=a").map(|s| s.matches(&o)),
+            Ok(true)
+        );
+        assert_eq!(p("spec.foo=1").map(|_| ()).map_err(|e| e.code), Err(400));
+        assert!(p("garbage").is_err());
+    }
+}

@@ -1,0 +1,339 @@
+//! [`ApiServer`]: start, connect, seed, inspect, inject faults, shut down.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::config::Kubeconfig;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+use crate::error::{Error, Result};
+use crate::faults::FailRule;
+use crate::resource::{GroupResource, ResourceInfo};
+use crate::shared::{ServerConfig, Shared};
+
+/// Namespaces that exist from startup.
+pub const DEFAULT_NAMESPACES: &[&str] =
+    &["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// Builder of an [`ApiServer`].
+#[derive(Debug, Clone, Default)]
+pub struct ApiServerBuilder {
+    port: u16,
+    config: ServerConfig,
+}
+
+impl ApiServerBuilder {
+    /// Listen on this port of 127.0.0.1 (default 0: any free port).
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = port;
+        self
+    }
+
+    /// Events retained per resource for watch resumption (default 10 000).
+    pub fn history_limit(mut self, n: usize) -> Self {
+        self.config.store.history_limit = n;
+        self
+    }
+
+    /// Per-resource watch fan-out buffer; a watcher lagging further behind is closed (default 65 536).
+    pub fn watch_buffer(mut self, n: usize) -> Self {
+        self.config.store.broadcast_capacity = n;
+        self
+    }
+
+    /// Interval of periodic watch bookmarks (default 60 s; sent only when the RV moved).
+    pub fn bookmark_interval(mut self, d: Duration) -> Self {
+        self.config.bookmark_interval = d;
+        self
+    }
+
+    /// Watch duration when a client sends no `timeoutSeconds` (default 30 min).
+    pub fn default_watch_timeout(mut self, d: Duration) -> Self {
+        self.config.default_watch_timeout = d;
+        self
+    }
+
+    /// Largest request body accepted, in bytes (default [`crate::BODY_LIMIT`]).
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.config.body_limit = bytes;
+        self
+    }
+
+    /// Binds the socket, creates the default namespaces and starts serving.
+    /// Must be called inside a Tokio runtime.
+    pub async fn start(self) -> Result<ApiServer> {
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| Error::Bind {
+                addr: addr.to_string(),
+                source,
+            })?;
+        let local = listener.local_addr().map_err(|source| Error::Bind {
+            addr: addr.to_string(),
+            source,
+        })?;
+        let shared = Shared::new(self.config);
+        let _ = shared.addr.set(local);
+        {
+            let mut st = shared.state.lock();
+            let info = st
+                .lookup("", "v1", "namespaces")
+                .ok_or_else(|| Error::UnknownResource("namespaces".into()))?;
+            for ns in DEFAULT_NAMESPACES {
+                crate::ops::create(
+                    &mut st,
+                    &info,
+                    "v1",
+                    None,
+                    json!({"metadata": {"name": ns}}),
+                    false,
+                )?;
+            }
+        }
+        let serve = tokio::spawn(crate::http::serve(listener, shared.clone()));
+        let controllers = tokio::spawn(crate::controllers::run(shared.clone()));
+        tracing::info!(addr = %local, "apiserver-sim listening");
+        Ok(ApiServer {
+            shared,
+            addr: local,
+            tasks: vec![serve, controllers],
+        })
+    }
+}
+
+/// An API server simulator serving on loopback until dropped or [`ApiServer::shutdown`].
+pub struct ApiServer {
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for ApiServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiServer")
+            .field("addr", &self.addr)
+            .finish()
+    }
+}
+
+impl Drop for ApiServer {
+    fn drop(&mut self) {
+        self.shared.shutdown.send_replace(true);
+    }
+}
+
+/// Ends every open watch (clients re-watch from their last RV).
+pub(crate) fn drop_watches(shared: &Shared) {
+    shared.drop_watches.send_modify(|v| *v += 1);
+}
+
+/// Compacts every resource's history up to the current RV; returns that RV.
+pub(crate) fn compact(shared: &Shared) -> u64 {
+    let mut st = shared.state.lock();
+    st.compact();
+    st.rv
+}
+
+impl ApiServer {
+    /// A builder with defaults (any free port).
+    pub fn builder() -> ApiServerBuilder {
+        ApiServerBuilder::default()
+    }
+
+    /// Starts a server with defaults.
+    pub async fn start() -> Result<Self> {
+        Self::builder().start().await
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The base URL, e.g. `http://127.0.0.1:41234`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A `kube::Client` for this server (default namespace `default`).
+    pub fn client(&self) -> Result<kube::Client> {
+        let uri: http::Uri = self
+            .url()
+            .parse()
+            .map_err(|e: http::uri::InvalidUri| Error::Client(e.to_string()))?;
+        let mut config = kube::Config::new(uri);
+        config.default_namespace = "default".into();
+        kube::Client::try_from(config).map_err(|e| Error::Client(e.to_string()))
+    }
+
+    fn kubeconfig_json(&self) -> Value {
+        json!({
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "apiserver-sim", "cluster": {"server": self.url()}}],
+            "users": [{"name": "apiserver-sim", "user": {}}],
+            "contexts": [{"name": "apiserver-sim",
+                          "context": {"cluster": "apiserver-sim", "user": "apiserver-sim", "namespace": "default"}}],
+            "current-context": "apiserver-sim",
+        })
+    }
+
+    /// A kubeconfig pointing at this server (no credentials), as `kube::Config` reads it.
+    pub fn kubeconfig(&self) -> Result<Kubeconfig> {
+        Ok(serde_json::from_value(self.kubeconfig_json())?)
+    }
+
+    /// Writes the kubeconfig (JSON, which kubectl reads as YAML) to `path`.
+    pub fn write_kubeconfig(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let mut text = serde_json::to_string_pretty(&self.kubeconfig_json())?;
+        text.push('\n');
+        std::fs::write(path, text).map_err(|source| Error::WriteKubeconfig {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    /// Stops serving: ends watches and connections, waits for the accept loop.
+    pub async fn shutdown(mut self) {
+        self.shared.shutdown.send_replace(true);
+        for t in self.tasks.drain(..) {
+            let _ = t.await;
+        }
+    }
+
+    // ----- seed and inspect -----------------------------------------------------------
+
+    fn info(&self, group: &str, version: &str, plural: &str) -> Result<Arc<ResourceInfo>> {
+        self.shared
+            .state
+            .lock()
+            .lookup(group, version, plural)
+            .ok_or_else(|| Error::UnknownResource(format!("{plural}.{group}/{version}")))
+    }
+
+    /// Creates a typed object directly in the store (as a POST would, without HTTP).
+    pub fn create<K>(&self, obj: &K) -> Result<K>
+    where
+        K: kube::Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+    {
+        let info = self.info(&K::group(&()), &K::version(&()), &K::plural(&()))?;
+        let value = serde_json::to_value(obj)?;
+        let stored = self.create_in(&info, &K::version(&()), value)?;
+        Ok(serde_json::from_value(stored)?)
+    }
+
+    /// Creates an object given as JSON; its `apiVersion` and `kind` select the resource.
+    pub fn create_json(&self, obj: Value) -> Result<Value> {
+        let av = obj
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let kind = obj
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let (group, version) = av.split_once('/').unwrap_or(("", &av));
+        let (group, version) = (group.to_string(), version.to_string());
+        let info = {
+            let st = self.shared.state.lock();
+            st.resources
+                .values()
+                .map(|r| r.info.clone())
+                .find(|i| i.group == group && i.kind == kind && i.serves(&version))
+        }
+        .ok_or_else(|| Error::UnknownResource(format!("{kind} in {av}")))?;
+        self.create_in(&info, &version, obj)
+    }
+
+    fn create_in(&self, info: &ResourceInfo, version: &str, obj: Value) -> Result<Value> {
+        let ns = obj
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let ns = match (info.namespaced, ns) {
+            (true, None) => Some("default".to_string()),
+            (_, ns) => ns,
+        };
+        let stored = crate::ops::create(
+            &mut self.shared.state.lock(),
+            info,
+            version,
+            ns.as_deref(),
+            obj,
+            false,
+        )?;
+        Ok((*stored).clone())
+    }
+
+    /// Every object of a resource as the server stores it, in key order
+    /// (`group` is "" for the core group).
+    pub fn objects(&self, group: &str, plural: &str) -> Vec<Value> {
+        let st = self.shared.state.lock();
+        st.resource(&GroupResource::new(group, plural))
+            .map(|r| r.objects.values().map(|v| (**v).clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Every object of a typed resource, decoded (objects that fail to decode are skipped
+    /// with a warning).
+    pub fn list<K>(&self) -> Vec<K>
+    where
+        K: kube::Resource<DynamicType = ()> + DeserializeOwned,
+    {
+        self.objects(&K::group(&()), &K::plural(&()))
+            .into_iter()
+            .filter_map(|v| match serde_json::from_value(v) {
+                Ok(k) => Some(k),
+                Err(e) => {
+                    tracing::warn!(error = %e, "stored object does not decode as the requested type");
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// The current global resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.shared.state.lock().rv
+    }
+
+    /// Runs the background controllers (CRD, namespace, garbage collector) until they
+    /// have nothing left to do.
+    pub async fn settle(&self) {
+        crate::controllers::run_until_quiet(&self.shared);
+        tokio::task::yield_now().await;
+    }
+
+    // ----- faults ---------------------------------------------------------------------
+
+    /// Ends every open watch now (cleanly, without an ERROR event).
+    pub fn drop_watches(&self) {
+        drop_watches(&self.shared);
+    }
+
+    /// Discards all watch history up to the current RV (older watch, Exact-list and
+    /// continue RVs then get 410 Expired). Returns the compaction RV.
+    pub fn compact(&self) -> u64 {
+        compact(&self.shared)
+    }
+
+    /// Fails the next `rule.count` requests matching the rule's verb and resource.
+    pub fn fail_next(&self, rule: FailRule) {
+        self.shared.faults.lock().add(rule);
+    }
+
+    /// Removes every pending failure rule.
+    pub fn clear_faults(&self) {
+        self.shared.faults.lock().clear();
+    }
+}

@@ -1,0 +1,68 @@
+//! State shared by the HTTP handlers, watch streams, controllers and the public handle.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use tokio::sync::{Notify, watch};
+
+use crate::faults::Faults;
+use crate::store::{State, StoreConfig};
+
+/// Server tunables.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Store tunables.
+    pub store: StoreConfig,
+    /// Interval between periodic watch bookmarks (sent only when the RV moved).
+    pub bookmark_interval: Duration,
+    /// Watch duration when the client sends no `timeoutSeconds`.
+    pub default_watch_timeout: Duration,
+    /// Largest accepted request body in bytes (larger → 413).
+    pub body_limit: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            store: StoreConfig::default(),
+            bookmark_interval: Duration::from_secs(60),
+            default_watch_timeout: Duration::from_secs(1800),
+            body_limit: crate::BODY_LIMIT,
+        }
+    }
+}
+
+/// Everything the server's tasks share.
+pub(crate) struct Shared {
+    pub state: Mutex<State>,
+    pub config: ServerConfig,
+    /// Bumped to end every open watch.
+    pub drop_watches: watch::Sender<u64>,
+    /// Set to true on shutdown.
+    pub shutdown: watch::Sender<bool>,
+    pub faults: Mutex<Faults>,
+    pub controllers: Arc<Notify>,
+    /// The bound address, once listening.
+    pub addr: std::sync::OnceLock<std::net::SocketAddr>,
+}
+
+impl Shared {
+    pub fn new(config: ServerConfig) -> Arc<Self> {
+        let controllers = Arc::new(Notify::new());
+        let state = State::new(
+            config.store.clone(),
+            crate::resource::builtins(),
+            controllers.clone(),
+        );
+        Arc::new(Self {
+            state: Mutex::new(state),
+            config,
+            drop_watches: watch::channel(0).0,
+            shutdown: watch::channel(false).0,
+            faults: Mutex::new(Faults::default()),
+            controllers,
+            addr: std::sync::OnceLock::new(),
+        })
+    }
+}

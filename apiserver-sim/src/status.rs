@@ -1,0 +1,345 @@
+//! Kubernetes `Status` error bodies.
+//!
+//! Every failed request is answered with a one-line `Status` document whose `reason`
+//! carries the meaning (kube-rs and client-go compare the reason string, not the code).
+
+use serde_json::{Value, json};
+
+use crate::resource::ResourceInfo;
+
+/// One cause inside `details.causes` of a `Status`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    /// Machine-readable reason, e.g. `FieldValueRequired`.
+    pub reason: String,
+    /// Human-readable message.
+    pub message: String,
+    /// The field path the cause refers to, e.g. `metadata.name`.
+    pub field: String,
+}
+
+/// The optional `details` of a `Status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Details {
+    /// `details.name`.
+    pub name: Option<String>,
+    /// `details.group`.
+    pub group: Option<String>,
+    /// `details.kind` (upstream puts the plural resource name here).
+    pub kind: Option<String>,
+    /// `details.causes`.
+    pub causes: Vec<Cause>,
+    /// `details.retryAfterSeconds`; also sent as a `Retry-After` header.
+    pub retry_after: Option<u64>,
+}
+
+/// An API error, rendered on the wire as a Kubernetes `Status` with `status: Failure`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// HTTP status code (also the `code` field).
+    pub code: u16,
+    /// The `reason` field; empty for the few upstream errors that carry none.
+    pub reason: &'static str,
+    /// The `message` field.
+    pub message: String,
+    /// The `details` field.
+    pub details: Box<Details>,
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.code, self.reason, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+/// Result type of request handling.
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    /// A bare error with a code, reason and message.
+    pub fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            reason,
+            message: message.into(),
+            details: Box::default(),
+        }
+    }
+
+    fn about(mut self, info: &ResourceInfo, name: &str) -> Self {
+        self.details.name = Some(name.to_string());
+        if !info.group.is_empty() {
+            self.details.group = Some(info.group.clone());
+        }
+        self.details.kind = Some(info.plural.clone());
+        self
+    }
+
+    /// 400 BadRequest.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    /// 404 for a path or resource the server does not serve.
+    pub fn unknown_path() -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
+    }
+
+    /// 404 for a missing object.
+    pub fn not_found(info: &ResourceInfo, name: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("{} \"{name}\" not found", info.qualified()),
+        )
+        .about(info, name)
+    }
+
+    /// 404 for a write into a namespace that does not exist.
+    pub fn namespace_not_found(ns: &str) -> Self {
+        let mut e = Self::new(404, "NotFound", format!("namespaces \"{ns}\" not found"));
+        e.details.name = Some(ns.to_string());
+        e.details.kind = Some("namespaces".into());
+        e
+    }
+
+    /// 409 AlreadyExists.
+    pub fn already_exists(info: &ResourceInfo, name: &str, being_deleted: bool) -> Self {
+        let prefix = if being_deleted {
+            "object is being deleted: "
+        } else {
+            ""
+        };
+        Self::new(
+            409,
+            "AlreadyExists",
+            format!("{prefix}{} \"{name}\" already exists", info.qualified()),
+        )
+        .about(info, name)
+    }
+
+    /// 409 Conflict for a stale resourceVersion.
+    pub fn conflict(info: &ResourceInfo, name: &str) -> Self {
+        Self::conflict_msg(
+            info,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
+    }
+
+    /// 409 Conflict with a custom explanation (precondition failures).
+    pub fn conflict_msg(info: &ResourceInfo, name: &str, why: &str) -> Self {
+        Self::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": {why}",
+                info.qualified()
+            ),
+        )
+        .about(info, name)
+    }
+
+    /// 422 Invalid on an object, with causes.
+    pub fn invalid(info: &ResourceInfo, name: &str, causes: Vec<Cause>) -> Self {
+        let detail = causes
+            .iter()
+            .map(|c| format!("{}: {}", c.field, c.message))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut e = Self::new(
+            422,
+            "Invalid",
+            format!("{} \"{name}\" is invalid: {detail}", info.kind_qualified()),
+        )
+        .about(info, name);
+        e.details.kind = Some(info.kind.clone());
+        e.details.causes = causes;
+        e
+    }
+
+    /// 422 Invalid for list/watch/write options (details kind `ListOptions`).
+    pub fn invalid_options(kind: &str, field: &str, message: &str) -> Self {
+        let mut e = Self::new(
+            422,
+            "Invalid",
+            format!("{kind}.meta.k8s.io \"\" is invalid: {field}: {message}"),
+        );
+        e.details.kind = Some(kind.to_string());
+        e.details.group = Some("meta.k8s.io".into());
+        e.details.causes = vec![Cause {
+            reason: "FieldValueInvalid".into(),
+            message: message.to_string(),
+            field: field.to_string(),
+        }];
+        e
+    }
+
+    /// 410 Expired.
+    pub fn expired(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    /// 405 MethodNotAllowed.
+    pub fn method_not_allowed() -> Self {
+        Self::new(
+            405,
+            "MethodNotAllowed",
+            "the server does not allow this method on the requested resource",
+        )
+    }
+
+    /// 415 UnsupportedMediaType.
+    pub fn unsupported_media_type(got: &str, accepted: &[&str]) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {}; got {got:?}",
+                accepted.join(", ")
+            ),
+        )
+    }
+
+    /// 403 Forbidden.
+    pub fn forbidden(info: &ResourceInfo, name: &str, why: &str) -> Self {
+        Self::new(
+            403,
+            "Forbidden",
+            format!("{} \"{name}\" is forbidden: {why}", info.qualified()),
+        )
+        .about(info, name)
+    }
+
+    /// 413 RequestEntityTooLarge.
+    pub fn too_large(limit: usize) -> Self {
+        Self::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("request entity too large: limit is {limit} bytes"),
+        )
+    }
+
+    /// 500 InternalError.
+    pub fn internal(message: impl std::fmt::Display) -> Self {
+        Self::new(
+            500,
+            "InternalError",
+            format!("Internal error occurred: {message}"),
+        )
+    }
+
+    /// A `Status` produced by fault injection for the given code.
+    pub fn injected(code: u16, retry_after: Option<u64>) -> Self {
+        let (reason, message) = match code {
+            400 => ("BadRequest", "injected bad request"),
+            401 => ("Unauthorized", "Unauthorized"),
+            403 => ("Forbidden", "forbidden: injected fault"),
+            404 => (
+                "NotFound",
+                "the server could not find the requested resource",
+            ),
+            409 => ("Conflict", "injected conflict"),
+            410 => (
+                "Expired",
+                "The resourceVersion for the provided list is too old.",
+            ),
+            429 => (
+                "TooManyRequests",
+                "Too many requests, please try again later.",
+            ),
+            500 => ("InternalError", "Internal error occurred: injected fault"),
+            503 => (
+                "ServiceUnavailable",
+                "the server is currently unable to handle the request",
+            ),
+            504 => ("Timeout", "the server was unable to respond in time"),
+            _ => ("", "injected fault"),
+        };
+        let mut e = Self::new(code, reason, message);
+        e.details.retry_after = retry_after;
+        e
+    }
+
+    /// The `Status` document as JSON.
+    pub fn to_status(&self) -> Value {
+        let mut details = serde_json::Map::new();
+        if let Some(n) = &self.details.name {
+            details.insert("name".into(), json!(n));
+        }
+        if let Some(g) = &self.details.group {
+            details.insert("group".into(), json!(g));
+        }
+        if let Some(k) = &self.details.kind {
+            details.insert("kind".into(), json!(k));
+        }
+        if !self.details.causes.is_empty() {
+            let causes: Vec<Value> = self
+                .details
+                .causes
+                .iter()
+                .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
+                .collect();
+            details.insert("causes".into(), Value::Array(causes));
+        }
+        if let Some(r) = self.details.retry_after {
+            details.insert("retryAfterSeconds".into(), json!(r));
+        }
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if !details.is_empty()
+            && let Some(m) = status.as_object_mut()
+        {
+            m.insert("details".into(), Value::Object(details));
+        }
+        status
+    }
+}
+
+/// Shorthand for a required-field cause.
+pub fn required(field: &str, message: &str) -> Cause {
+    Cause {
+        reason: "FieldValueRequired".into(),
+        message: format!("Required value: {message}"),
+        field: field.into(),
+    }
+}
+
+/// Shorthand for an invalid-value cause.
+pub fn invalid_value(field: &str, value: &str, message: &str) -> Cause {
+    Cause {
+        reason: "FieldValueInvalid".into(),
+        message: format!("Invalid value: {value:?}: {message}"),
+        field: field.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_body_has_reason_code_and_details() {
+        let e = ApiError::bad_request("nope");
+        let s = e.to_status();
+        assert_eq!(s["reason"], "BadRequest");
+        assert_eq!(s["code"], 400);
+        assert_eq!(s["status"], "Failure");
+        assert!(s.get("details").is_none());
+        let e = ApiError::injected(429, Some(3)).to_status();
+        assert_eq!(e["details"]["retryAfterSeconds"], 3);
+    }
+}

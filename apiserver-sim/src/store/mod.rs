@@ -1,0 +1,230 @@
+//! Object storage: one global resourceVersion counter, per-resource objects as JSON,
+//! a bounded event history per resource and the broadcast that feeds watches.
+//!
+//! Every read, write and history append happens under one lock (held only for
+//! in-memory work), which gives the list-then-watch guarantee: a client that lists at
+//! RV R and watches from R sees every later change exactly once.
+
+mod history;
+mod snapshot;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde_json::Value;
+use tokio::sync::{Notify, broadcast};
+
+use crate::resource::{GroupResource, ResourceInfo};
+
+pub use history::{Event, EventType};
+pub(crate) use snapshot::too_large;
+
+/// Key of an object inside its resource: (namespace, name); namespace "" when cluster-scoped.
+pub type ObjKey = (String, String);
+
+/// Retained events after an RV plus the live subscription that continues them.
+pub(crate) type Resume = (Vec<Arc<Event>>, broadcast::Receiver<Arc<Event>>);
+
+/// Tunables of the store.
+#[derive(Debug, Clone)]
+pub struct StoreConfig {
+    /// Events kept per resource for watches that resume from an RV.
+    pub history_limit: usize,
+    /// Per-resource broadcast buffer; a watcher lagging further behind is closed.
+    pub broadcast_capacity: usize,
+    /// First resourceVersion handed out is this plus one.
+    pub initial_rv: u64,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        Self {
+            history_limit: 10_000,
+            broadcast_capacity: 65_536,
+            initial_rv: 1000,
+        }
+    }
+}
+
+/// Objects, history and watch fan-out of one resource type.
+pub struct ResourceStore {
+    /// What is served.
+    pub info: Arc<ResourceInfo>,
+    /// Current objects in key order.
+    pub objects: BTreeMap<ObjKey, Arc<Value>>,
+    pub(crate) history: history::History,
+    pub(crate) tx: broadcast::Sender<Arc<Event>>,
+}
+
+/// The whole state of the server.
+pub struct State {
+    /// The global resourceVersion: RV of the last write.
+    pub rv: u64,
+    /// Every served resource type.
+    pub resources: HashMap<GroupResource, ResourceStore>,
+    config: StoreConfig,
+    /// Woken after writes the background controllers care about.
+    pub(crate) controllers: Arc<Notify>,
+}
+
+impl State {
+    /// A state serving the given resource types.
+    pub fn new(
+        config: StoreConfig,
+        infos: Vec<Arc<ResourceInfo>>,
+        controllers: Arc<Notify>,
+    ) -> Self {
+        let mut s = Self {
+            rv: config.initial_rv,
+            resources: HashMap::new(),
+            config,
+            controllers,
+        };
+        for info in infos {
+            s.register(info);
+        }
+        s
+    }
+
+    /// Starts serving a resource type (or replaces its description, keeping its objects).
+    pub fn register(&mut self, info: Arc<ResourceInfo>) {
+        let key = info.key();
+        if let Some(rs) = self.resources.get_mut(&key) {
+            rs.info = info;
+            return;
+        }
+        let (tx, _) = broadcast::channel(self.config.broadcast_capacity.max(16));
+        self.resources.insert(
+            key,
+            ResourceStore {
+                info,
+                objects: BTreeMap::new(),
+                history: history::History::new(self.rv, self.config.history_limit),
+                tx,
+            },
+        );
+    }
+
+    /// Stops serving a resource type; its objects vanish and its watches end.
+    pub fn unregister(&mut self, key: &GroupResource) {
+        self.resources.remove(key);
+    }
+
+    /// Looks a served resource up by group, version and plural.
+    pub fn lookup(&self, group: &str, version: &str, plural: &str) -> Option<Arc<ResourceInfo>> {
+        self.resources
+            .get(&GroupResource::new(group, plural))
+            .filter(|r| r.info.serves(version))
+            .map(|r| r.info.clone())
+    }
+
+    /// The store of a resource.
+    pub fn resource(&self, key: &GroupResource) -> Option<&ResourceStore> {
+        self.resources.get(key)
+    }
+
+    /// One object.
+    pub fn get(&self, key: &GroupResource, obj: &ObjKey) -> Option<Arc<Value>> {
+        self.resources.get(key)?.objects.get(obj).cloned()
+    }
+
+    /// Persists an object (create or update): bumps the RV, stamps the object, records and
+    /// broadcasts the event. Returns the stored object.
+    pub fn put(&mut self, key: &GroupResource, mut obj: Value) -> Arc<Value> {
+        self.rv += 1;
+        let rv = self.rv;
+        crate::meta::set_str(&mut obj, "resourceVersion", &rv.to_string());
+        let okey = (
+            crate::meta::namespace(&obj).to_string(),
+            crate::meta::name(&obj).to_string(),
+        );
+        let obj = Arc::new(obj);
+        let Some(rs) = self.resources.get_mut(key) else {
+            return obj;
+        };
+        let prev = rs.objects.insert(okey, obj.clone());
+        let kind = if prev.is_some() {
+            EventType::Modified
+        } else {
+            EventType::Added
+        };
+        rs.record(Event::new(rv, kind, obj.clone(), prev));
+        if crate::meta::is_deleting(&obj)
+            || (kind == EventType::Added && !crate::meta::owner_refs(&obj).is_empty())
+        {
+            self.controllers.notify_one();
+        }
+        self.after_write(key);
+        obj
+    }
+
+    /// Removes an object: bumps the RV and emits DELETED with the last state stamped
+    /// with the new RV. Returns that final state.
+    pub fn remove(&mut self, key: &GroupResource, okey: &ObjKey) -> Option<Arc<Value>> {
+        let rs = self.resources.get_mut(key)?;
+        let prev = rs.objects.remove(okey)?;
+        self.rv += 1;
+        let rv = self.rv;
+        let mut last = (*prev).clone();
+        crate::meta::set_str(&mut last, "resourceVersion", &rv.to_string());
+        let last = Arc::new(last);
+        if let Some(rs) = self.resources.get_mut(key) {
+            rs.record(Event::new(rv, EventType::Deleted, last.clone(), Some(prev)));
+        }
+        self.after_write(key);
+        self.controllers.notify_one();
+        Some(last)
+    }
+
+    fn after_write(&mut self, key: &GroupResource) {
+        if key.group == "apiextensions.k8s.io" || key.resource == "namespaces" {
+            self.controllers.notify_one();
+        }
+    }
+
+    /// Discards all retained history up to the current RV: older watch and list RVs
+    /// (and continue tokens) then get 410 Expired.
+    pub fn compact(&mut self) {
+        let rv = self.rv;
+        for rs in self.resources.values_mut() {
+            rs.history.compact(rv);
+        }
+    }
+
+    /// Subscribes to a resource's live events and returns the retained events after
+    /// `from_rv`, atomically. Err(oldest) when `from_rv` is older than the history window.
+    pub(crate) fn watch_from(
+        &self,
+        key: &GroupResource,
+        from_rv: u64,
+    ) -> Option<Result<Resume, u64>> {
+        let rs = self.resources.get(key)?;
+        let rx = rs.tx.subscribe();
+        Some(rs.history.since(from_rv).map(|evs| (evs, rx)))
+    }
+
+    /// Subscribes to live events only.
+    pub(crate) fn subscribe(&self, key: &GroupResource) -> Option<broadcast::Receiver<Arc<Event>>> {
+        Some(self.resources.get(key)?.tx.subscribe())
+    }
+}
+
+impl ResourceStore {
+    fn record(&mut self, ev: Event) {
+        let ev = Arc::new(ev);
+        self.history.push(ev.clone());
+        // No receiver is fine: nobody watches.
+        let _ = self.tx.send(ev);
+    }
+
+    /// The oldest RV a watch may resume from.
+    pub fn oldest_ok(&self) -> u64 {
+        self.history.oldest_ok()
+    }
+}
+
+/// Serializes a JSON value as one compact line (no trailing newline).
+pub fn to_bytes(v: &Value) -> Bytes {
+    Bytes::from(serde_json::to_vec(v).unwrap_or_default())
+}

@@ -1,0 +1,238 @@
+//! Consistent list reads: latest state, exact past snapshots rebuilt from history,
+//! pagination with continue tokens.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Value, json};
+
+use super::{ObjKey, State};
+use crate::query::{ListOptions, RvMatch};
+use crate::resource::GroupResource;
+use crate::status::{ApiError, ApiResult, Cause};
+
+/// One page of a list.
+#[derive(Debug, Clone)]
+pub(crate) struct ListPage {
+    /// Items in key order.
+    pub items: Vec<Arc<Value>>,
+    /// The snapshot RV (`metadata.resourceVersion` of the list).
+    pub rv: u64,
+    /// Token for the next page.
+    pub continue_token: Option<String>,
+    /// Items left after this page (only without selectors).
+    pub remaining: Option<u64>,
+}
+
+fn key_string(k: &ObjKey) -> String {
+    if k.0.is_empty() {
+        k.1.clone()
+    } else {
+        format!("{}/{}", k.0, k.1)
+    }
+}
+
+fn encode_token(rv: u64, last: &ObjKey) -> String {
+    let doc =
+        json!({"v": "meta.k8s.io/v1", "rv": rv, "start": format!("{}\u{0}", key_string(last))});
+    URL_SAFE_NO_PAD.encode(doc.to_string())
+}
+
+fn bad_token() -> ApiError {
+    ApiError::bad_request("invalid continue token: continue key is not valid")
+}
+
+/// Decodes a token into (snapshot rv or None for "latest", last returned key).
+fn decode_token(token: &str, namespaced: bool) -> ApiResult<(Option<u64>, ObjKey)> {
+    let raw = URL_SAFE_NO_PAD
+        .decode(token.trim_end_matches('='))
+        .map_err(|_| bad_token())?;
+    let doc: Value = serde_json::from_slice(&raw).map_err(|_| bad_token())?;
+    if doc.get("v").and_then(Value::as_str) != Some("meta.k8s.io/v1") {
+        return Err(bad_token());
+    }
+    let rv = doc
+        .get("rv")
+        .and_then(Value::as_i64)
+        .ok_or_else(bad_token)?;
+    let start = doc
+        .get("start")
+        .and_then(Value::as_str)
+        .ok_or_else(bad_token)?;
+    let start = start.strip_suffix('\u{0}').unwrap_or(start);
+    let key = if namespaced {
+        let (ns, name) = start.split_once('/').ok_or_else(bad_token)?;
+        (ns.to_string(), name.to_string())
+    } else {
+        (String::new(), start.to_string())
+    };
+    Ok(((rv >= 0).then_some(rv as u64), key))
+}
+
+/// 504 for an RV newer than the server has.
+pub(crate) fn too_large(rv: u64, current: u64) -> ApiError {
+    let mut e = ApiError::new(
+        504,
+        "Timeout",
+        format!("Too large resource version: {rv}, current: {current}"),
+    );
+    e.details.causes = vec![Cause {
+        reason: "ResourceVersionTooLarge".into(),
+        message: "Too large resource version".into(),
+        field: String::new(),
+    }];
+    e.details.retry_after = Some(1);
+    e
+}
+
+fn too_old() -> ApiError {
+    ApiError::expired("The resourceVersion for the provided list is too old.")
+}
+
+impl State {
+    /// Objects of a resource as they were at `rv` (which must be inside the history window).
+    fn snapshot_at(&self, key: &GroupResource, rv: u64) -> BTreeMap<ObjKey, Arc<Value>> {
+        let Some(rs) = self.resources.get(key) else {
+            return BTreeMap::new();
+        };
+        let mut objects = rs.objects.clone();
+        let mut overlay: HashMap<ObjKey, Option<Arc<Value>>> = HashMap::new();
+        if let Ok(events) = rs.history.since(rv) {
+            for ev in events.iter().rev() {
+                let k = (
+                    crate::meta::namespace(&ev.obj).to_string(),
+                    crate::meta::name(&ev.obj).to_string(),
+                );
+                overlay.insert(k, ev.prev.clone());
+            }
+        }
+        for (k, v) in overlay {
+            match v {
+                Some(v) => {
+                    objects.insert(k, v);
+                }
+                None => {
+                    objects.remove(&k);
+                }
+            }
+        }
+        objects
+    }
+
+    /// Serves one list request.
+    pub(crate) fn list(
+        &self,
+        key: &GroupResource,
+        ns: Option<&str>,
+        opts: &ListOptions,
+    ) -> ApiResult<ListPage> {
+        let rs = self.resources.get(key).ok_or_else(ApiError::unknown_path)?;
+        let oldest = rs.oldest_ok();
+        let current = self.rv;
+        let (snapshot_rv, after) = if let Some(token) = &opts.continue_token {
+            let (rv, last) = decode_token(token, rs.info.namespaced)?;
+            match rv {
+                Some(rv) if rv < oldest => {
+                    return Err(ApiError::expired(
+                        "The provided continue parameter is too old to display a consistent list result. \
+                         You can start a new list without the continue parameter.",
+                    ));
+                }
+                Some(rv) if rv > current => return Err(bad_token()),
+                Some(rv) => (rv, Some(last)),
+                None => (current, Some(last)),
+            }
+        } else {
+            match opts.rv {
+                None | Some(0) => (current, None),
+                Some(n) => {
+                    let exact = opts.rv_match == Some(RvMatch::Exact)
+                        || (opts.rv_match.is_none() && opts.limit > 0);
+                    if n > current {
+                        return Err(too_large(n, current));
+                    }
+                    if exact {
+                        if n < oldest {
+                            return Err(too_old());
+                        }
+                        (n, None)
+                    } else {
+                        (current, None)
+                    }
+                }
+            }
+        };
+        let owned;
+        let objects = if snapshot_rv == current {
+            &rs.objects
+        } else {
+            owned = self.snapshot_at(key, snapshot_rv);
+            &owned
+        };
+        let mut iter: Box<dyn Iterator<Item = (&ObjKey, &Arc<Value>)>> = match (&after, ns) {
+            (Some(last), _) => Box::new(
+                objects
+                    .range(last.clone()..)
+                    .filter(move |(k, _)| *k != last),
+            ),
+            (None, Some(ns)) => Box::new(objects.range((ns.to_string(), String::new())..)),
+            (None, None) => Box::new(objects.iter()),
+        };
+        let ns_ok = |k: &ObjKey| ns.is_none_or(|n| k.0 == n);
+        let mut items = Vec::new();
+        let mut last_key = None;
+        let limit = if opts.limit == 0 {
+            u64::MAX
+        } else {
+            opts.limit
+        };
+        let mut more = false;
+        let mut remaining = 0u64;
+        for (k, v) in iter.by_ref() {
+            if let Some(n) = ns
+                && k.0.as_str() > n
+            {
+                break;
+            }
+            if !ns_ok(k) || !opts.selectors.matches(v) {
+                continue;
+            }
+            if (items.len() as u64) < limit {
+                items.push(v.clone());
+                last_key = Some(k.clone());
+            } else {
+                more = true;
+                remaining += 1;
+                if !opts.selectors.is_empty() {
+                    break;
+                }
+            }
+        }
+        let continue_token = match (more, &last_key) {
+            (true, Some(k)) => Some(encode_token(snapshot_rv, k)),
+            _ => None,
+        };
+        Ok(ListPage {
+            items,
+            rv: snapshot_rv,
+            continue_token,
+            remaining: (more && opts.selectors.is_empty()).then_some(remaining),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_round_trip() {
+        let k = ("ns".to_string(), "a".to_string());
+        let t = encode_token(7, &k);
+        assert_eq!(decode_token(&t, true).ok(), Some((Some(7), k)));
+        assert!(decode_token("!!!", true).is_err());
+        assert!(decode_token(&URL_SAFE_NO_PAD.encode("{}"), true).is_err());
+    }
+}

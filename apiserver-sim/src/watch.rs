@@ -1,0 +1,314 @@
+//! Watch streams: initial events, resume from history, selector transitions, bookmarks,
+//! timeouts, and the in-band ERROR event for a too-old resourceVersion.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use futures::Stream;
+use serde_json::{Value, json};
+use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use crate::query::ListOptions;
+use crate::resource::ResourceInfo;
+use crate::shared::Shared;
+use crate::status::ApiError;
+use crate::store::{Event, EventType, to_bytes};
+
+/// Annotation on the bookmark that ends the initial events of a streaming list.
+pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+
+/// Biggest chunk a watch writes at once when events are queued.
+const BATCH_BYTES: usize = 64 * 1024;
+
+/// How a watcher sees objects: namespace, selectors and the served version.
+struct Filter {
+    ns: Option<String>,
+    opts: ListOptions,
+    /// `apiVersion` to rewrite objects to, when it differs from storage.
+    api_version: Option<String>,
+    info: Arc<ResourceInfo>,
+    version: String,
+}
+
+impl Filter {
+    fn trivial(&self) -> bool {
+        self.ns.is_none() && self.opts.selectors.is_empty()
+    }
+
+    fn matches(&self, obj: &Value) -> bool {
+        self.ns
+            .as_deref()
+            .is_none_or(|n| crate::meta::namespace(obj) == n)
+            && self.opts.selectors.matches(obj)
+    }
+
+    fn render(&self, obj: &Value) -> Bytes {
+        match &self.api_version {
+            None => to_bytes(obj),
+            Some(av) => {
+                let mut o = obj.clone();
+                if let Some(m) = o.as_object_mut() {
+                    m.insert("apiVersion".into(), Value::String(av.clone()));
+                }
+                to_bytes(&o)
+            }
+        }
+    }
+
+    /// The line to send for a stored event, if this watcher should see it.
+    fn event_line(&self, ev: &Event) -> Option<Bytes> {
+        if self.trivial() && self.api_version.is_none() {
+            return Some(line(ev.kind.as_str(), &ev.json));
+        }
+        let new_m = self.matches(&ev.obj);
+        let old_m = ev.prev.as_deref().is_some_and(|p| self.matches(p));
+        match ev.kind {
+            EventType::Added => new_m.then(|| line("ADDED", &self.render(&ev.obj))),
+            EventType::Deleted => old_m.then(|| line("DELETED", &self.render(&ev.obj))),
+            EventType::Modified => match (old_m, new_m) {
+                (true, true) => Some(line("MODIFIED", &self.render(&ev.obj))),
+                (false, true) => Some(line("ADDED", &self.render(&ev.obj))),
+                (true, false) => {
+                    let mut old = ev.prev.as_deref().cloned().unwrap_or(Value::Null);
+                    crate::meta::set_str(&mut old, "resourceVersion", &ev.rv.to_string());
+                    Some(line("DELETED", &self.render(&old)))
+                }
+                (false, false) => None,
+            },
+        }
+    }
+
+    fn bookmark(&self, rv: u64, initial_end: bool) -> Bytes {
+        let mut md = json!({"resourceVersion": rv.to_string()});
+        if initial_end {
+            md["annotations"] = json!({INITIAL_EVENTS_END: "true"});
+        }
+        let obj = json!({
+            "apiVersion": self.info.api_version(&self.version),
+            "kind": self.info.kind,
+            "metadata": md,
+        });
+        line("BOOKMARK", &to_bytes(&obj))
+    }
+}
+
+/// `{"type":T,"object":O}\n`.
+pub fn line(kind: &str, obj: &[u8]) -> Bytes {
+    let mut b = BytesMut::with_capacity(obj.len() + 32);
+    b.extend_from_slice(b"{\"type\":\"");
+    b.extend_from_slice(kind.as_bytes());
+    b.extend_from_slice(b"\",\"object\":");
+    b.extend_from_slice(obj);
+    b.extend_from_slice(b"}\n");
+    b.freeze()
+}
+
+/// A single-event stream carrying an ERROR (used for a too-old resourceVersion).
+pub fn error_line(err: &ApiError) -> Bytes {
+    line("ERROR", &to_bytes(&err.to_status()))
+}
+
+struct WatchState {
+    shared: Arc<Shared>,
+    filter: Filter,
+    pending: VecDeque<Bytes>,
+    rx: Option<broadcast::Receiver<Arc<Event>>>,
+    /// Events at or below this RV were already covered (initial state or replay).
+    min_rv: u64,
+    last_sent_rv: u64,
+    deadline: Instant,
+    next_bookmark: Instant,
+    drop_rx: watch::Receiver<u64>,
+    shutdown_rx: watch::Receiver<bool>,
+    done: bool,
+}
+
+/// Starts a watch. Errors before the stream starts (unknown resource) are returned as
+/// `Err`; everything after, including a too-old RV, is in-band.
+pub(crate) fn start(
+    shared: Arc<Shared>,
+    info: Arc<ResourceInfo>,
+    version: &str,
+    ns: Option<String>,
+    opts: ListOptions,
+) -> Result<impl Stream<Item = Bytes> + Send + 'static, ApiError> {
+    let storage_av = info.api_version(info.storage_version());
+    let requested_av = info.api_version(version);
+    let key = info.key();
+    let send_initial = match opts.send_initial_events {
+        Some(v) => v,
+        None => opts.rv_match.is_none() && opts.rv.is_none_or(|r| r == 0),
+    };
+    let bookmarks = opts.bookmarks;
+    let timeout = opts
+        .timeout_seconds
+        .map(std::time::Duration::from_secs)
+        .unwrap_or(shared.config.default_watch_timeout);
+    let filter = Filter {
+        ns,
+        opts,
+        api_version: (storage_av != requested_av).then_some(requested_av),
+        info: info.clone(),
+        version: version.to_string(),
+    };
+    let mut pending = VecDeque::new();
+    let rx;
+    let min_rv;
+    let mut initial_end_bookmark = false;
+    {
+        let st = shared.state.lock();
+        let current = st.rv;
+        let rs = st.resource(&key).ok_or_else(ApiError::unknown_path)?;
+        if send_initial {
+            let objs: Vec<Arc<Value>> = rs
+                .objects
+                .values()
+                .filter(|o| filter.matches(o))
+                .cloned()
+                .collect();
+            rx = st.subscribe(&key);
+            drop(st);
+            for o in objs {
+                pending.push_back(line("ADDED", &filter.render(&o)));
+            }
+            min_rv = current;
+            initial_end_bookmark = bookmarks;
+        } else {
+            match filter.opts.rv {
+                None | Some(0) => {
+                    rx = st.subscribe(&key);
+                    min_rv = current;
+                }
+                Some(n) => match st.watch_from(&key, n) {
+                    Some(Ok((events, r))) => {
+                        rx = Some(r);
+                        min_rv = current.max(n);
+                        drop(st);
+                        for ev in events {
+                            if let Some(l) = filter.event_line(&ev) {
+                                pending.push_back(l);
+                            }
+                        }
+                    }
+                    Some(Err(oldest)) => {
+                        rx = None;
+                        min_rv = current;
+                        pending.push_back(error_line(&ApiError::expired(format!(
+                            "too old resource version: {n} ({oldest})"
+                        ))));
+                    }
+                    None => return Err(ApiError::unknown_path()),
+                },
+            }
+        }
+    }
+    if initial_end_bookmark {
+        pending.push_back(filter.bookmark(min_rv, true));
+    }
+    let now = Instant::now();
+    let mut drop_rx = shared.drop_watches.subscribe();
+    drop_rx.borrow_and_update();
+    let mut shutdown_rx = shared.shutdown.subscribe();
+    shutdown_rx.borrow_and_update();
+    let state = WatchState {
+        next_bookmark: now + shared.config.bookmark_interval,
+        shared,
+        filter,
+        pending,
+        done: rx.is_none(),
+        rx,
+        min_rv,
+        last_sent_rv: min_rv,
+        deadline: now + timeout,
+        drop_rx,
+        shutdown_rx,
+    };
+    Ok(futures::stream::unfold(state, next_chunk))
+}
+
+fn drain_pending(st: &mut WatchState) -> Bytes {
+    let mut buf = BytesMut::new();
+    while let Some(b) = st.pending.pop_front() {
+        buf.extend_from_slice(&b);
+        if buf.len() >= BATCH_BYTES {
+            break;
+        }
+    }
+    buf.freeze()
+}
+
+/// Appends an event to `buf` if this watcher should see it.
+fn push_event(st: &mut WatchState, ev: &Event, buf: &mut BytesMut) {
+    if ev.rv <= st.min_rv {
+        return;
+    }
+    if let Some(l) = st.filter.event_line(ev) {
+        buf.extend_from_slice(&l);
+        st.last_sent_rv = ev.rv;
+    }
+}
+
+async fn next_chunk(mut st: WatchState) -> Option<(Bytes, WatchState)> {
+    loop {
+        if !st.pending.is_empty() {
+            let chunk = drain_pending(&mut st);
+            return Some((chunk, st));
+        }
+        if st.done {
+            return None;
+        }
+        let rx = st.rx.as_mut()?;
+        let bookmarks = st.filter.opts.bookmarks;
+        tokio::select! {
+            biased;
+            _ = st.shutdown_rx.changed() => return None,
+            _ = st.drop_rx.changed() => return None,
+            _ = tokio::time::sleep_until(st.deadline) => {
+                st.done = true;
+                if bookmarks {
+                    let rv = st.shared.state.lock().rv;
+                    return Some((st.filter.bookmark(rv, false), st));
+                }
+                return None;
+            }
+            _ = tokio::time::sleep_until(st.next_bookmark), if bookmarks => {
+                st.next_bookmark = Instant::now() + st.shared.config.bookmark_interval;
+                let rv = st.shared.state.lock().rv;
+                if rv > st.last_sent_rv {
+                    st.last_sent_rv = rv;
+                    return Some((st.filter.bookmark(rv, false), st));
+                }
+            }
+            res = rx.recv() => match res {
+                Ok(ev) => {
+                    let mut buf = BytesMut::new();
+                    push_event(&mut st, &ev, &mut buf);
+                    while buf.len() < BATCH_BYTES {
+                        let Some(rx) = st.rx.as_mut() else { break };
+                        match rx.try_recv() {
+                            Ok(ev) => push_event(&mut st, &ev, &mut buf),
+                            Err(TryRecvError::Empty) => break,
+                            Err(TryRecvError::Lagged(_)) | Err(TryRecvError::Closed) => {
+                                st.done = true;
+                                break;
+                            }
+                        }
+                    }
+                    if !buf.is_empty() {
+                        return Some((buf.freeze(), st));
+                    }
+                }
+                // A watcher that fell too far behind, or a resource that stopped being
+                // served: end the stream cleanly; clients re-watch from their last RV.
+                Err(RecvError::Lagged(n)) => {
+                    tracing::warn!(resource = %st.filter.info.qualified(), skipped = n, "watcher too slow; closing");
+                    return None;
+                }
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    }
+}

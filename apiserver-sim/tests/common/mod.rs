@@ -1,0 +1,127 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use apiserver_sim::ApiServer;
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Starts a server with a short bookmark interval.
+pub async fn server() -> ApiServer {
+    ApiServer::builder()
+        .bookmark_interval(Duration::from_millis(200))
+        .start()
+        .await
+        .expect("server starts")
+}
+
+/// A raw HTTP/1.1 response.
+#[derive(Debug)]
+pub struct Raw {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Raw {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(self.body.trim_end()).unwrap_or(Value::Null)
+    }
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    /// Lines of a watch body, parsed.
+    pub fn events(&self) -> Vec<Value> {
+        self.body
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("each watch line is JSON"))
+            .collect()
+    }
+}
+
+fn dechunk(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(pos) = body.windows(2).position(|w| w == b"\r\n") {
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&body[..pos]).unwrap_or("0").trim(), 16)
+                .unwrap_or(0);
+        body = &body[pos + 2..];
+        if size == 0 || body.len() < size {
+            break;
+        }
+        out.extend_from_slice(&body[..size]);
+        body = &body[(size + 2).min(body.len())..];
+    }
+    out
+}
+
+/// Sends one request on a fresh connection (`Connection: close`) and reads the whole reply.
+pub async fn raw(
+    server: &ApiServer,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Raw {
+    let mut s = TcpStream::connect(server.addr()).await.expect("connect");
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    s.write_all(req.as_bytes()).await.expect("write head");
+    // The server may answer (413) before reading a huge body; ignore write errors then.
+    let _ = s.write_all(body).await;
+    let mut buf = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf)).await;
+    let split = buf
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("headers end");
+    let head = String::from_utf8_lossy(&buf[..split]).to_string();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|c| c.parse().ok())
+        .expect("status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let raw_body = &buf[split + 4..];
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(raw_body)
+    } else {
+        raw_body.to_vec()
+    };
+    Raw {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    }
+}
+
+/// Polls `f` until it returns true or 10 s pass.
+pub async fn eventually<F, Fut>(mut f: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while tokio::time::Instant::now() < deadline {
+        if f().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
