@@ -125,3 +125,54 @@ where
     }
     false
 }
+
+/// Opens a watch with a raw request and reads until `n` events arrived or the stream
+/// ended (or 10 s passed). Returns the HTTP status and the events.
+pub async fn watch_events(server: &ApiServer, path: &str, n: usize) -> (u16, Vec<Value>) {
+    let mut s = TcpStream::connect(server.addr()).await.expect("connect");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.expect("write");
+    let mut buf = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut chunk = [0u8; 8192];
+        let read = tokio::time::timeout_at(deadline, s.read(&mut chunk)).await;
+        let done = match read {
+            Ok(Ok(0)) | Ok(Err(_)) | Err(_) => true,
+            Ok(Ok(k)) => {
+                buf.extend_from_slice(&chunk[..k]);
+                false
+            }
+        };
+        if let Some(split) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let body = dechunk(&buf[split + 4..]);
+            let lines = body.iter().filter(|b| **b == b'\n').count();
+            if lines >= n || done {
+                let head = String::from_utf8_lossy(&buf[..split]).to_string();
+                let status = head
+                    .split_whitespace()
+                    .nth(1)
+                    .and_then(|c| c.parse().ok())
+                    .unwrap_or(0);
+                let text = String::from_utf8_lossy(&body).to_string();
+                let events = text
+                    .lines()
+                    .take(n)
+                    .map(|l| serde_json::from_str(l).expect("watch line is JSON"))
+                    .collect();
+                return (status, events);
+            }
+        }
+        if done {
+            return (0, Vec::new());
+        }
+    }
+}
+
+/// `type` of each event.
+pub fn types(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap_or("").to_string())
+        .collect()
+}
