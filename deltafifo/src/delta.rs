@@ -129,6 +129,8 @@ impl<K> Clone for DeletedFinalStateUnknown<K> {
 pub struct Deltas<K> {
     key: ObjectKey,
     deltas: Vec<Delta<K>>,
+    /// The relist that last listed this key (0: none), for finding keys a relist left out.
+    pub(crate) listed_in: u64,
 }
 
 impl<K> Deltas<K> {
@@ -136,6 +138,7 @@ impl<K> Deltas<K> {
         Self {
             key,
             deltas: vec![first],
+            listed_in: 0,
         }
     }
 
@@ -194,6 +197,7 @@ impl<K> Clone for Deltas<K> {
         Self {
             key: self.key.clone(),
             deltas: self.deltas.clone(),
+            listed_in: self.listed_in,
         }
     }
 }

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use hashbrown::HashSet;
 use indexer::{KnownObjects, ObjectKey, ObjectKeyRef, Store};
 use kube::Resource;
 use parking_lot::{Mutex, MutexGuard};
@@ -18,6 +17,9 @@ use crate::{DeletedObject, Delta, DeltaFifoOptions, Deltas, Error, TransformFn};
 /// A pop that runs longer than this with more than [`SLOW_POP_BACKLOG`] keys waiting is logged.
 const SLOW_POP: Duration = Duration::from_millis(100);
 const SLOW_POP_BACKLOG: usize = 10;
+/// One pop in this many is timed: slow handlers are slow on every pop, so sampling finds them
+/// without reading the clock twice per object.
+const SLOW_POP_SAMPLING: u64 = 16;
 
 /// A queue of per-object changes between a reflector (the producer, through [`Store`]) and an
 /// informer (the consumer, through [`pop`](Self::pop)), with client-go's DeltaFIFO semantics.
@@ -129,8 +131,10 @@ impl<K> DeltaFifo<K> {
         process: impl FnOnce(Deltas<K>, bool) -> R,
     ) -> R {
         let is_in_initial_list = !state.has_synced();
-        let backlog = state.queue.len();
-        let started = (backlog > SLOW_POP_BACKLOG).then(Instant::now);
+        let backlog = state.len();
+        state.pops = state.pops.wrapping_add(1);
+        let timed = backlog > SLOW_POP_BACKLOG && state.pops % SLOW_POP_SAMPLING == 0;
+        let started = timed.then(Instant::now);
         let key = started.map(|_| deltas.key().clone());
 
         let outcome = catch_unwind(AssertUnwindSafe(|| process(deltas, is_in_initial_list)));
@@ -140,7 +144,7 @@ impl<K> DeltaFifo<K> {
             state.initial_population_count -= 1;
         }
         self.publish_synced(state);
-        if !state.queue.is_empty() {
+        if state.len() > 0 {
             // Chain the wake-up, so another waiting consumer sees the remaining keys.
             self.shared.item_ready.notify_one();
         }
@@ -170,7 +174,7 @@ impl<K> DeltaFifo<K> {
 
     /// How many keys are queued.
     pub fn len(&self) -> usize {
-        self.shared.state.lock().queue.len()
+        self.shared.state.lock().len()
     }
 
     /// Whether no key is queued.
@@ -200,11 +204,7 @@ impl<K> DeltaFifo<K> {
     /// A copy of every queued key's deltas, in queue order (for inspection and tests).
     pub fn snapshot(&self) -> Vec<Deltas<K>> {
         let state = self.shared.state.lock();
-        state
-            .queue
-            .iter()
-            .filter_map(|key| state.items.get(key).cloned())
-            .collect()
+        state.iter().cloned().collect()
     }
 
     fn publish_synced(&self, state: &QueueState<K>) {
@@ -293,12 +293,12 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
     ) -> Result<(), indexer::Error> {
         let objects = objects
             .into_iter()
-            .map(|obj| self.transformed(obj))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut listed = HashSet::with_capacity(objects.len());
-        for obj in &objects {
-            listed.insert(ObjectKeyRef::of(obj.as_ref())?);
-        }
+            .map(|obj| {
+                let obj = self.transformed(obj)?;
+                ObjectKeyRef::of(obj.as_ref())?.validate()?;
+                Ok(obj)
+            })
+            .collect::<Result<Vec<_>, indexer::Error>>()?;
         let make: fn(Arc<K>) -> Delta<K> = if self.shared.emit_replaced {
             Delta::Replaced
         } else {
@@ -306,13 +306,16 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         };
 
         let mut state = self.shared.state.lock();
-        for obj in &objects {
-            state.enqueue(Arc::clone(obj), make)?;
+        state.begin_relist();
+        for obj in objects {
+            // Every key was validated above, so this cannot fail part-way.
+            state.enqueue_listed(obj, make)?;
         }
-        state.tombstone_queued_keys_not_in(&listed);
+        state.tombstone_unlisted();
         if let Some(known) = &self.shared.known_objects {
             for key in known.known_keys() {
-                if listed.contains(&key.as_key_ref()) || state.is_queued(key.as_key_ref()) {
+                // Listed keys are queued now; a queued unlisted key was tombstoned just above.
+                if state.is_queued(key.as_key_ref()) {
                     continue;
                 }
                 let obj = known.known_object(key.as_key_ref());
@@ -325,10 +328,10 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         if !state.populated {
             state.populated = true;
             // Every queued key is now either listed or tombstoned: all of them form the initial list.
-            state.initial_population_count = state.queue.len();
+            state.initial_population_count = state.len();
         }
         self.publish_synced(&state);
-        let queued = !state.queue.is_empty();
+        let queued = state.len() > 0;
         drop(state);
         if queued {
             self.shared.item_ready.notify_one();
@@ -354,7 +357,7 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
                 None => tracing::warn!(%key, "known object vanished during resync; skipping it"),
             }
         }
-        let queued = !state.queue.is_empty();
+        let queued = state.len() > 0;
         drop(state);
         if queued {
             self.shared.item_ready.notify_one();
@@ -365,21 +368,20 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
     /// The newest queued state of `key` (for a tombstone, its last known state).
     fn get_by_key(&self, key: &ObjectKey) -> Option<Arc<K>> {
         let state = self.shared.state.lock();
-        state.items.get(key)?.newest()?.object().cloned()
+        state.get(key.as_key_ref())?.newest()?.object().cloned()
     }
 
     /// The newest queued state of every queued key, in queue order.
     fn list(&self) -> Vec<Arc<K>> {
         let state = self.shared.state.lock();
         state
-            .queue
             .iter()
-            .filter_map(|key| state.items.get(key)?.newest()?.object().cloned())
+            .filter_map(|deltas| deltas.newest()?.object().cloned())
             .collect()
     }
 
     /// The queued keys, in queue order.
     fn list_keys(&self) -> Vec<ObjectKey> {
-        self.shared.state.lock().queue.iter().cloned().collect()
+        self.shared.state.lock().keys().cloned().collect()
     }
 }

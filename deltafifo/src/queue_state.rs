@@ -1,34 +1,54 @@
 //! The data behind a [`DeltaFifo`](crate::DeltaFifo): queued keys in order and their deltas.
+//!
+//! Deltas live in a hash table keyed by their own [`ObjectKey`]; the queue holds each key with
+//! its hash. Queue and table share the key's text, so popping finds the entry by pointer
+//! equality without reading the text again.
 
 use std::collections::VecDeque;
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
-use hashbrown::HashMap;
+use hashbrown::hash_table::Entry;
+use hashbrown::{DefaultHashBuilder, Equivalent, HashTable};
 use indexer::{Error, ObjectKey, ObjectKeyRef};
 use kube::Resource;
 
 use crate::{Delta, Deltas};
 
+/// A queued key and its hash in [`QueueState::items`].
+struct QueuedKey {
+    hash: u64,
+    key: ObjectKey,
+}
+
 /// Keys in order of first enqueue, each with its pending deltas, plus the sync bookkeeping.
 /// Invariant: a key is in `queue` exactly when it is in `items`, and only once.
 pub(crate) struct QueueState<K> {
-    pub(crate) items: HashMap<ObjectKey, Deltas<K>>,
-    pub(crate) queue: VecDeque<ObjectKey>,
+    items: HashTable<Deltas<K>>,
+    hasher: DefaultHashBuilder,
+    queue: VecDeque<QueuedKey>,
+    /// Number of the current relist; entries listed by it carry this number.
+    relist: u64,
     /// Whether the first replace, or any add/update/delete, has happened.
     pub(crate) populated: bool,
     /// Keys of the first replace still to be popped and processed.
     pub(crate) initial_population_count: usize,
     pub(crate) closed: bool,
+    /// Pops so far, for sampling slow-pop timing.
+    pub(crate) pops: u64,
 }
 
 impl<K> QueueState<K> {
     pub(crate) fn new() -> Self {
         Self {
-            items: HashMap::new(),
+            items: HashTable::new(),
+            hasher: DefaultHashBuilder::default(),
             queue: VecDeque::new(),
+            relist: 0,
             populated: false,
             initial_population_count: 0,
             closed: false,
+            pops: 0,
         }
     }
 
@@ -37,36 +57,63 @@ impl<K> QueueState<K> {
         self.populated && self.initial_population_count == 0
     }
 
+    /// How many keys are queued.
+    pub(crate) fn len(&self) -> usize {
+        self.queue.len()
+    }
+
     pub(crate) fn is_queued(&self, key: ObjectKeyRef<'_>) -> bool {
-        self.items.contains_key(&key)
+        self.get(key).is_some()
+    }
+
+    /// The pending deltas of `key`.
+    pub(crate) fn get(&self, key: ObjectKeyRef<'_>) -> Option<&Deltas<K>> {
+        let hash = self.hasher.hash_one(key);
+        self.items.find(hash, |deltas| key.equivalent(deltas.key()))
+    }
+
+    /// The queued keys' deltas, in queue order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Deltas<K>> {
+        self.queue
+            .iter()
+            .filter_map(|queued| self.items.find(queued.hash, |d| d.key() == &queued.key))
+    }
+
+    /// The queued keys, in queue order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &ObjectKey> {
+        self.queue.iter().map(|queued| &queued.key)
     }
 
     /// Appends `delta` to the deltas of `key` (whose text is already owned), queueing the key if
     /// new; returns whether it was.
     pub(crate) fn enqueue_owned(&mut self, key: ObjectKey, delta: Delta<K>) -> bool {
-        match self.items.get_mut(&key) {
-            Some(deltas) => {
-                deltas.push(delta);
+        let hash = self.hasher.hash_one(&key);
+        let hasher = &self.hasher;
+        match self
+            .items
+            .entry(hash, |d| d.key() == &key, |d| hasher.hash_one(d.key()))
+        {
+            Entry::Occupied(mut occupied) => {
+                occupied.get_mut().push(delta);
                 false
             }
-            None => {
-                self.insert_new(key, delta);
+            Entry::Vacant(vacant) => {
+                self.queue.push_back(QueuedKey {
+                    hash,
+                    key: key.clone(),
+                });
+                vacant.insert(Deltas::new(key, delta));
                 true
             }
         }
     }
 
-    fn insert_new(&mut self, key: ObjectKey, delta: Delta<K>) {
-        self.queue.push_back(key.clone());
-        self.items.insert(key.clone(), Deltas::new(key, delta));
-    }
-
     /// Takes the oldest queued key and its deltas.
     pub(crate) fn pop_front(&mut self) -> Option<Deltas<K>> {
-        while let Some(key) = self.queue.pop_front() {
-            match self.items.remove(&key) {
-                Some(deltas) => return Some(deltas),
-                None => {
+        while let Some(QueuedKey { hash, key }) = self.queue.pop_front() {
+            match self.items.find_entry(hash, |d| d.key().shares_text(&key)) {
+                Ok(entry) => return Some(entry.remove().0),
+                Err(_) => {
                     tracing::error!(%key, "delta fifo queued a key without deltas; skipping it")
                 }
             }
@@ -74,18 +121,21 @@ impl<K> QueueState<K> {
         None
     }
 
-    /// Adds a tombstone to every queued key missing from `listed`; returns how many.
-    pub(crate) fn tombstone_queued_keys_not_in(
-        &mut self,
-        listed: &hashbrown::HashSet<ObjectKeyRef<'_>>,
-    ) -> usize {
+    /// Starts a relist: entries enqueued by [`enqueue_listed`](Self::enqueue_listed) from now on
+    /// count as listed until the next relist.
+    pub(crate) fn begin_relist(&mut self) {
+        self.relist += 1;
+    }
+
+    /// Adds a tombstone to every queued key that the current relist did not list; returns how many.
+    pub(crate) fn tombstone_unlisted(&mut self) -> usize {
         let mut tombstoned = 0;
-        for (key, deltas) in self.items.iter_mut() {
-            if listed.contains(&key.as_key_ref()) {
+        for deltas in self.items.iter_mut() {
+            if deltas.listed_in == self.relist {
                 continue;
             }
             let obj = deltas.newest().and_then(Delta::object).cloned();
-            deltas.push(tombstone(key.clone(), obj));
+            deltas.push(tombstone(deltas.key().clone(), obj));
             tombstoned += 1;
         }
         tombstoned
@@ -100,15 +150,52 @@ impl<K: Resource> QueueState<K> {
         obj: Arc<K>,
         make: fn(Arc<K>) -> Delta<K>,
     ) -> Result<bool, Error> {
+        self.enqueue_stamped(obj, make, None)
+    }
+
+    /// Like [`enqueue`](Self::enqueue), and marks the key as listed by the current relist.
+    pub(crate) fn enqueue_listed(
+        &mut self,
+        obj: Arc<K>,
+        make: fn(Arc<K>) -> Delta<K>,
+    ) -> Result<bool, Error> {
+        let relist = self.relist;
+        self.enqueue_stamped(obj, make, Some(relist))
+    }
+
+    fn enqueue_stamped(
+        &mut self,
+        obj: Arc<K>,
+        make: fn(Arc<K>) -> Delta<K>,
+        relist: Option<u64>,
+    ) -> Result<bool, Error> {
         let key = ObjectKeyRef::of(obj.as_ref())?;
-        match self.items.get_mut(&key) {
-            Some(deltas) => {
+        let hash = self.hasher.hash_one(key);
+        let hasher = &self.hasher;
+        match self.items.entry(
+            hash,
+            |d| key.equivalent(d.key()),
+            |d| hasher.hash_one(d.key()),
+        ) {
+            Entry::Occupied(mut occupied) => {
+                let deltas = occupied.get_mut();
                 deltas.push(make(obj));
+                if let Some(relist) = relist {
+                    deltas.listed_in = relist;
+                }
                 Ok(false)
             }
-            None => {
+            Entry::Vacant(vacant) => {
                 let key = key.to_owned()?;
-                self.insert_new(key, make(obj));
+                self.queue.push_back(QueuedKey {
+                    hash,
+                    key: key.clone(),
+                });
+                let mut deltas = Deltas::new(key, make(obj));
+                if let Some(relist) = relist {
+                    deltas.listed_in = relist;
+                }
+                vacant.insert(deltas);
                 Ok(true)
             }
         }

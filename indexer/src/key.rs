@@ -42,29 +42,13 @@ impl ObjectKey {
     /// and neither part may contain `/`.
     pub fn new(namespace: Option<&str>, name: &str) -> Result<Self, Error> {
         let namespace = namespace.filter(|ns| !ns.is_empty());
-        let invalid = |reason| Error::InvalidKey {
-            key: match namespace {
-                Some(ns) => format!("{ns}/{name}"),
-                None => name.to_owned(),
-            },
-            reason,
-        };
-        if name.is_empty() {
-            return Err(invalid("the name is empty"));
-        }
-        if name.contains('/') {
-            return Err(invalid("the name contains '/'"));
-        }
+        check_parts(namespace, name)?;
         match namespace {
-            Some(ns) if ns.contains('/') => Err(invalid("the namespace contains '/'")),
-            Some(ns) => {
-                let namespace_len = u32::try_from(ns.len())
-                    .map_err(|_| invalid("the namespace is longer than 4 GiB"))?;
-                Ok(Self {
-                    text: join_key(ns, name),
-                    namespace_len,
-                })
-            }
+            Some(ns) => Ok(Self {
+                text: join_key(ns, name),
+                // `check_parts` bounds the namespace length.
+                namespace_len: u32::try_from(ns.len()).unwrap_or(u32::MAX),
+            }),
             None => Ok(Self {
                 text: Arc::from(name),
                 namespace_len: 0,
@@ -91,6 +75,12 @@ impl ObjectKey {
     /// The key as text: `namespace/name` or `name`.
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+
+    /// Whether both keys share one text buffer (one is a clone of the other). Cheaper than `==`,
+    /// which is true in more cases.
+    pub fn shares_text(&self, other: &ObjectKey) -> bool {
+        Arc::ptr_eq(&self.text, &other.text)
     }
 
     /// This key as a borrowed [`ObjectKeyRef`].
@@ -139,6 +129,11 @@ impl<'a> ObjectKeyRef<'a> {
     pub fn to_owned(&self) -> Result<ObjectKey, Error> {
         ObjectKey::new(self.namespace, self.name)
     }
+
+    /// Checks, without allocating, that [`to_owned`](Self::to_owned) would succeed.
+    pub fn validate(&self) -> Result<(), Error> {
+        check_parts(self.namespace, self.name)
+    }
 }
 
 impl hashbrown::Equivalent<ObjectKey> for ObjectKeyRef<'_> {
@@ -163,6 +158,30 @@ impl Hash for ObjectKeyRef<'_> {
 fn hash_key_parts<H: Hasher>(namespace: Option<&str>, name: &str, state: &mut H) {
     namespace.unwrap_or_default().hash(state);
     name.hash(state);
+}
+
+/// Rejects an empty name, a `/` inside a part, and a namespace too long to index.
+fn check_parts(namespace: Option<&str>, name: &str) -> Result<(), Error> {
+    let invalid = |reason| Error::InvalidKey {
+        key: match namespace {
+            Some(ns) => format!("{ns}/{name}"),
+            None => name.to_owned(),
+        },
+        reason,
+    };
+    if name.is_empty() {
+        return Err(invalid("the name is empty"));
+    }
+    if name.contains('/') {
+        return Err(invalid("the name contains '/'"));
+    }
+    match namespace {
+        Some(ns) if ns.contains('/') => Err(invalid("the namespace contains '/'")),
+        Some(ns) if u32::try_from(ns.len()).is_err() => {
+            Err(invalid("the namespace is longer than 4 GiB"))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `namespace/name` in one shared allocation (short keys are assembled on the stack first).
@@ -223,7 +242,7 @@ impl fmt::Debug for ObjectKey {
 // Constructors reject '/' inside parts, so the text alone determines both parts.
 impl PartialEq for ObjectKey {
     fn eq(&self, other: &Self) -> bool {
-        self.text == other.text
+        self.shares_text(other) || self.text == other.text
     }
 }
 

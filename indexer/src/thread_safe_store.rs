@@ -66,7 +66,11 @@ impl<K> Contents<K> {
     }
 
     fn slot_id(&self, key: ObjectKeyRef<'_>) -> Option<u32> {
-        let hash = self.hasher.hash_one(key);
+        self.find(self.hasher.hash_one(key), key)
+    }
+
+    /// The slot of `key`, whose hash is `hash`.
+    fn find(&self, hash: u64, key: ObjectKeyRef<'_>) -> Option<u32> {
         let slots = &self.slots;
         self.by_key
             .find(hash, |&id| {
@@ -92,12 +96,13 @@ impl<K> Contents<K> {
 
     /// Stores `obj` under `key`, replacing and re-indexing any previous object.
     pub(crate) fn upsert_owned(&mut self, key: ObjectKey, obj: Arc<K>) -> Result<(), Error> {
-        match self.slot_id(key.as_key_ref()) {
+        let hash = self.hasher.hash_one(&key);
+        match self.find(hash, key.as_key_ref()) {
             Some(id) => {
                 self.replace_in_slot(id, obj);
                 Ok(())
             }
-            None => self.insert_new(key, obj),
+            None => self.insert_new(hash, key, obj),
         }
     }
 
@@ -115,8 +120,8 @@ impl<K> Contents<K> {
         }
     }
 
-    /// Stores `obj` under `key`, which must not be stored yet.
-    fn insert_new(&mut self, key: ObjectKey, obj: Arc<K>) -> Result<(), Error> {
+    /// Stores `obj` under `key`, whose hash is `hash` and which must not be stored yet.
+    fn insert_new(&mut self, hash: u64, key: ObjectKey, obj: Arc<K>) -> Result<(), Error> {
         let id = match self.free.pop() {
             Some(id) => id,
             None => u32::try_from(self.slots.len()).map_err(|_| Error::Rejected {
@@ -124,7 +129,6 @@ impl<K> Contents<K> {
                 source: "an indexer holds at most 4,294,967,295 objects".into(),
             })?,
         };
-        let hash = self.hasher.hash_one(&key);
         update_indices(&mut self.indices, id, &key, None, Some(&obj));
         let slot = Some(Slot { key, obj });
         match self.slots.get_mut(id as usize) {
@@ -157,12 +161,13 @@ impl<K> Contents<K> {
 
     /// Stores `obj` under `key` (cloned only for a new entry), replacing any previous object.
     pub(crate) fn upsert_keyed(&mut self, key: &ObjectKey, obj: Arc<K>) -> Result<(), Error> {
-        match self.slot_id(key.as_key_ref()) {
+        let hash = self.hasher.hash_one(key);
+        match self.find(hash, key.as_key_ref()) {
             Some(id) => {
                 self.replace_in_slot(id, obj);
                 Ok(())
             }
-            None => self.insert_new(key.clone(), obj),
+            None => self.insert_new(hash, key.clone(), obj),
         }
     }
 
@@ -261,11 +266,12 @@ impl<K: Resource> Contents<K> {
     /// key only for an object that is not stored yet.
     pub(crate) fn upsert(&mut self, obj: Arc<K>) -> Result<(), Error> {
         let key = ObjectKeyRef::of(obj.as_ref())?;
-        match self.slot_id(key) {
+        let hash = self.hasher.hash_one(key);
+        match self.find(hash, key) {
             Some(id) => self.replace_in_slot(id, obj),
             None => {
                 let key = key.to_owned()?;
-                self.insert_new(key, obj)?;
+                self.insert_new(hash, key, obj)?;
             }
         }
         Ok(())
