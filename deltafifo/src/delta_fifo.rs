@@ -21,6 +21,9 @@ const SLOW_POP_BACKLOG: usize = 10;
 /// without reading the clock twice per object.
 const SLOW_POP_SAMPLING: u64 = 16;
 
+/// A popped key's deltas, with the fifo still locked for processing them.
+type Popped<'a, K> = (MutexGuard<'a, QueueState<K>>, Deltas<K>);
+
 /// A queue of per-object changes between a reflector (the producer, through [`Store`]) and an
 /// informer (the consumer, through [`pop`](Self::pop)), with client-go's DeltaFIFO semantics.
 ///
@@ -115,7 +118,7 @@ impl<K> DeltaFifo<K> {
 
     /// Locks and takes the oldest key: `None` when the queue is empty and open, `Closed` when it
     /// is empty and closed. On success the lock stays held for the processing.
-    fn try_pop_locked(&self) -> Option<Result<(MutexGuard<'_, QueueState<K>>, Deltas<K>), Error>> {
+    fn try_pop_locked(&self) -> Option<Result<Popped<'_, K>, Error>> {
         let mut state = self.shared.state.lock();
         match state.pop_front() {
             Some(deltas) => Some(Ok((state, deltas))),
@@ -133,7 +136,7 @@ impl<K> DeltaFifo<K> {
         let is_in_initial_list = !state.has_synced();
         let backlog = state.len();
         state.pops = state.pops.wrapping_add(1);
-        let timed = backlog > SLOW_POP_BACKLOG && state.pops % SLOW_POP_SAMPLING == 0;
+        let timed = backlog > SLOW_POP_BACKLOG && state.pops.is_multiple_of(SLOW_POP_SAMPLING);
         let started = timed.then(Instant::now);
         let key = started.map(|_| deltas.key().clone());
 

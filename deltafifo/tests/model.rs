@@ -69,7 +69,9 @@ impl Model {
 
     fn delete(&mut self, key: &str, rv: u64, use_known: bool) {
         self.populated = true;
-        if !self.items.contains_key(key) && !(use_known && self.known.contains_key(key)) {
+        let queued_or_known =
+            self.items.contains_key(key) || (use_known && self.known.contains_key(key));
+        if !queued_or_known {
             return;
         }
         self.push(key, (DeltaType::Deleted, Some(rv), false));
