@@ -1,0 +1,184 @@
+//! Fault injection through the library API and over HTTP under `/__sim`.
+
+mod common;
+
+use apiserver_sim::{ApiServer, FailRule};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ListParams, PostParams};
+
+const CMS: &str = "/api/v1/namespaces/default/configmaps";
+
+#[tokio::test]
+async fn fail_next_requests_by_verb_and_resource() {
+    let server = ApiServer::start().await.expect("server");
+    server.fail_next(FailRule::new("list", "configmaps", 500, 2));
+    server.fail_next(FailRule::new("create", "configmaps", 403, 1));
+    // Gets are unaffected.
+    assert_eq!(
+        common::raw(&server, "GET", &format!("{CMS}/x"), &[], b"")
+            .await
+            .status,
+        404
+    );
+    for _ in 0..2 {
+        let r = common::raw(&server, "GET", CMS, &[], b"").await;
+        assert_eq!(
+            (r.status, r.json()["reason"].as_str().map(str::to_string)),
+            (500, Some("InternalError".into()))
+        );
+    }
+    assert_eq!(common::raw(&server, "GET", CMS, &[], b"").await.status, 200);
+    let body = br#"{"metadata":{"name":"a"}}"#;
+    let json = [("Content-Type", "application/json")];
+    assert_eq!(
+        common::raw(&server, "POST", CMS, &json, body).await.status,
+        403
+    );
+    assert_eq!(
+        common::raw(&server, "POST", CMS, &json, body).await.status,
+        201
+    );
+    // 429 with Retry-After: kube's client sees the error (it has no retry layer by default).
+    server.fail_next(FailRule::new("list", "configmaps", 429, 1).retry_after(2));
+    let r = common::raw(&server, "GET", CMS, &[], b"").await;
+    assert_eq!(r.status, 429);
+    assert_eq!(r.header("Retry-After"), Some("2"));
+    assert_eq!(r.json()["details"]["retryAfterSeconds"], 2);
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
+    assert_eq!(
+        cms.list(&ListParams::default())
+            .await
+            .expect("list")
+            .items
+            .len(),
+        1
+    );
+    server.fail_next(FailRule::new("*", "*", 500, 5));
+    server.clear_faults();
+    assert!(cms.list(&ListParams::default()).await.is_ok());
+}
+
+#[tokio::test]
+async fn http_fault_controls() {
+    let server = ApiServer::start().await.expect("server");
+    let json = [("Content-Type", "application/json")];
+    let rule =
+        br#"{"verb":"get","resource":"configmaps","code":429,"count":1,"retryAfterSeconds":3}"#;
+    assert_eq!(
+        common::raw(&server, "POST", "/__sim/faults", &json, rule)
+            .await
+            .status,
+        201
+    );
+    let listed = common::raw(&server, "GET", "/__sim/faults", &[], b"")
+        .await
+        .json();
+    assert_eq!(listed[0]["code"], 429);
+    let r = common::raw(&server, "GET", &format!("{CMS}/x"), &[], b"").await;
+    assert_eq!((r.status, r.header("Retry-After")), (429, Some("3")));
+    assert_eq!(
+        common::raw(&server, "POST", "/__sim/faults", &json, b"{bad")
+            .await
+            .status,
+        400
+    );
+    assert_eq!(
+        common::raw(&server, "DELETE", "/__sim/faults", &[], b"")
+            .await
+            .status,
+        200
+    );
+
+    // Seed through the API, then read state and RV over HTTP.
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = Some("a".into());
+    let cm = cms
+        .create(&PostParams::default(), &cm)
+        .await
+        .expect("create");
+    let rv = common::raw(&server, "GET", "/__sim/resourceversion", &[], b"")
+        .await
+        .json();
+    assert_eq!(rv["resourceVersion"], server.resource_version().to_string());
+    let objs = common::raw(&server, "GET", "/__sim/objects/core/configmaps", &[], b"")
+        .await
+        .json();
+    assert_eq!(objs["items"][0]["metadata"]["name"], "a");
+
+    // Compaction over HTTP makes an old watch RV expire.
+    let old = cm.metadata.resource_version.expect("rv");
+    let mut cm2 = ConfigMap::default();
+    cm2.metadata.name = Some("b".into());
+    cms.create(&PostParams::default(), &cm2)
+        .await
+        .expect("create b");
+    assert_eq!(
+        common::raw(&server, "POST", "/__sim/compact", &[], b"")
+            .await
+            .status,
+        200
+    );
+    let (_, evs) =
+        common::watch_events(&server, &format!("{CMS}?watch=1&resourceVersion={old}"), 1).await;
+    assert_eq!(evs[0]["object"]["code"], 410);
+
+    // Dropping watches ends open streams (cleanly).
+    let rv = server.resource_version();
+    let path = format!("{CMS}?watch=1&resourceVersion={rv}");
+    let watch = common::watch_events(&server, &path, 1);
+    let dropper = async {
+        // Keep dropping until the watch above has started and ended.
+        for _ in 0..500 {
+            let _ = common::raw(&server, "POST", "/__sim/watches/drop", &[], b"").await;
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    let (status, evs) = tokio::select! {
+        r = watch => r,
+        _ = dropper => (0, vec![]),
+    };
+    assert_eq!((status, evs.len()), (200, 0), "stream ended without events");
+}
+
+#[tokio::test]
+async fn seed_helpers_typed_and_json() {
+    let server = ApiServer::start().await.expect("server");
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = Some("seeded".into());
+    let stored = server.create(&cm).expect("typed seed");
+    assert!(stored.metadata.uid.is_some());
+    let v = server
+        .create_json(serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": "default"}, "spec": {"selector": {}, "template": {}}}))
+        .expect("json seed");
+    assert_eq!(v["metadata"]["generation"], 1);
+    assert_eq!(server.list::<ConfigMap>().len(), 1);
+    assert!(
+        server
+            .create_json(serde_json::json!({"apiVersion": "v9", "kind": "Nope"}))
+            .is_err()
+    );
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
+    assert!(cms.get("seeded").await.is_ok());
+    let kc = server.kubeconfig().expect("kubeconfig");
+    assert_eq!(
+        kc.clusters[0]
+            .cluster
+            .as_ref()
+            .and_then(|c| c.server.clone()),
+        Some(server.url())
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("kubeconfig");
+    server.write_kubeconfig(&path).expect("write");
+    let cfg = kube::Config::from_custom_kubeconfig(
+        kube::config::Kubeconfig::read_from(&path).expect("read"),
+        &kube::config::KubeConfigOptions::default(),
+    )
+    .await
+    .expect("kube accepts it");
+    let client = kube::Client::try_from(cfg).expect("client");
+    let via_file: Api<ConfigMap> = Api::default_namespaced(client);
+    assert!(via_file.get("seeded").await.is_ok());
+}
