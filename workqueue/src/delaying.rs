@@ -1,7 +1,5 @@
 //! The delaying queue: a [`Queue`] plus items that become ready later.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::fmt;
 use std::hash::Hash;
 use std::pin::pin;
@@ -13,10 +11,10 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::config::QueueConfig;
-use crate::hash::{Map, new_map};
 use crate::metrics::QueueMetrics;
 use crate::queue::Queue;
 use crate::task::LazyTask;
+use crate::waiting::{Schedule, TimerState, Waiting};
 
 /// How far in the future a delay that overflows the clock is scheduled (about 30 years).
 const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
@@ -66,118 +64,6 @@ impl<T> Drop for Inner<T> {
     }
 }
 
-/// Items waiting for their ready time.
-struct Waiting<T> {
-    /// Entries by ready time; an entry is stale (skipped) unless `ready` maps its item to its
-    /// sequence number. Stale entries come from an item moved to an earlier time.
-    heap: BinaryHeap<Scheduled<T>>,
-    /// The live entry of each waiting item: its ready time and sequence number.
-    ready: Map<T, (Instant, u64)>,
-    next_seq: u64,
-    closed: bool,
-    /// What the timer task is doing, so that adds wake it only when it matters.
-    timer: TimerState,
-}
-
-/// The timer task's state, as far as adds are concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TimerState {
-    /// Waiting for a wake-up only (nothing waiting, or the task has not started yet).
-    Idle,
-    /// Sleeping until this instant.
-    Sleeping(Instant),
-    /// Woken or about to look at the heap: it will see every item inserted meanwhile.
-    Running,
-}
-
-struct Scheduled<T> {
-    at: Instant,
-    seq: u64,
-    item: T,
-}
-
-impl<T> PartialEq for Scheduled<T> {
-    fn eq(&self, other: &Self) -> bool {
-        self.seq == other.seq
-    }
-}
-
-impl<T> Eq for Scheduled<T> {}
-
-impl<T> PartialOrd for Scheduled<T> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl<T> Ord for Scheduled<T> {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
-    }
-}
-
-/// What scheduling an item did.
-enum Schedule<T> {
-    /// Shut down: dropped.
-    Closed,
-    /// Already waiting: the rate-limited add declines to count another failure.
-    AlreadyWaiting,
-    /// Due now: add it to the queue.
-    Now(T),
-    /// Waiting; `wake` if it is now the earliest.
-    Later { wake: bool },
-}
-
-impl<T: Eq + Hash + Clone> Waiting<T> {
-    fn insert(&mut self, item: T, at: Instant) -> Schedule<T> {
-        let seq = self.next_seq;
-        if let Some((current, current_seq)) = self.ready.get_mut(&item) {
-            if *current <= at {
-                return Schedule::Later { wake: false };
-            }
-            *current = at;
-            *current_seq = seq;
-        } else {
-            self.ready.insert(item.clone(), (at, seq));
-        }
-        self.next_seq += 1;
-        self.heap.push(Scheduled { at, seq, item });
-        let wake = match self.timer {
-            TimerState::Running => false,
-            TimerState::Idle => true,
-            TimerState::Sleeping(deadline) => at < deadline,
-        };
-        if wake {
-            self.timer = TimerState::Running;
-        }
-        Schedule::Later { wake }
-    }
-
-    /// Moves every item due at `now` into `out`; returns the earliest remaining ready time.
-    fn pop_due(&mut self, now: Instant, out: &mut Vec<T>) -> Option<Instant> {
-        while let Some(top) = self.heap.peek() {
-            if top.at > now {
-                return Some(top.at);
-            }
-            let Some(entry) = self.heap.pop() else { break };
-            if let Some((_, seq)) = self.ready.get(&entry.item)
-                && *seq == entry.seq
-            {
-                self.ready.remove(&entry.item);
-                out.push(entry.item);
-            }
-        }
-        None
-    }
-
-    fn close(&mut self) {
-        self.closed = true;
-        self.heap = BinaryHeap::new();
-        self.ready = new_map();
-    }
-}
-
 impl<T: Eq + Hash + Clone + Send + Sync + 'static> Default for DelayingQueue<T> {
     fn default() -> Self {
         Self::new()
@@ -198,13 +84,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
         let this = Self {
             inner: Arc::new(Inner {
                 queue,
-                waiting: Mutex::new(Waiting {
-                    heap: BinaryHeap::new(),
-                    ready: new_map(),
-                    next_seq: 0,
-                    closed: false,
-                    timer: TimerState::Idle,
-                }),
+                waiting: Mutex::new(Waiting::new()),
                 wake: Arc::new(Notify::new()),
                 timer,
                 metrics,
@@ -239,35 +119,18 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
             return;
         }
         let at = ready_at(delay);
-        let scheduled = {
-            let mut waiting = self.inner.waiting.lock();
-            if waiting.closed {
-                Schedule::Closed
-            } else {
-                waiting.insert(item, at)
-            }
-        };
+        let scheduled = self.inner.waiting.lock().insert(item, at);
         self.after_schedule(scheduled);
     }
 
     /// Schedules `item` after `delay(&item)` unless it is already waiting, in which case
     /// `delay` is not called. The check and the insertion are atomic.
     pub(crate) fn add_after_unless_waiting(&self, item: T, delay: impl FnOnce(&T) -> Duration) {
-        let scheduled = {
-            let mut waiting = self.inner.waiting.lock();
-            if waiting.closed {
-                Schedule::Closed
-            } else if waiting.ready.contains_key(&item) {
-                Schedule::AlreadyWaiting
-            } else {
-                let delay = delay(&item);
-                if delay.is_zero() {
-                    Schedule::Now(item)
-                } else {
-                    waiting.insert(item, ready_at(delay))
-                }
-            }
-        };
+        let scheduled = self
+            .inner
+            .waiting
+            .lock()
+            .insert_unless_waiting(item, delay, Instant::now);
         self.after_schedule(scheduled);
     }
 
@@ -292,12 +155,12 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
 
     /// Whether `item` is waiting for its ready time.
     pub fn is_waiting(&self, item: &T) -> bool {
-        self.inner.waiting.lock().ready.contains_key(item)
+        self.inner.waiting.lock().contains(item)
     }
 
     /// The number of items waiting for their ready time (not yet in the queue).
     pub fn num_waiting(&self) -> usize {
-        self.inner.waiting.lock().ready.len()
+        self.inner.waiting.lock().len()
     }
 
     /// Waits for an item; see [`Queue::get`].
@@ -409,7 +272,7 @@ where
 
 impl<T> fmt::Debug for DelayingQueue<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let waiting = self.inner.waiting.lock().ready.len();
+        let waiting = self.inner.waiting.lock().len();
         f.debug_struct("DelayingQueue")
             .field("queue", &self.inner.queue)
             .field("waiting", &waiting)

@@ -96,6 +96,7 @@ mod config;
 mod delaying;
 mod error;
 mod hash;
+mod item_map;
 mod lock;
 mod metrics;
 mod queue;
@@ -103,6 +104,7 @@ pub mod rate_limiter;
 mod rate_limiting;
 mod store;
 mod task;
+mod waiting;
 
 pub use config::QueueConfig;
 pub use delaying::DelayingQueue;

@@ -1,8 +1,8 @@
 //! The storage behind a [`Queue`](crate::Queue): the FIFO order and client-go's `dirty` and
 //! `processing` sets, held in one table so that each item is stored and hashed once.
 //!
-//! Items live in a slab of nodes; a `HashTable` of node indices (each node keeps its hash, so
-//! growing the table never re-hashes items) finds an item's node, and the FIFO order is a
+//! Items live in a slab of nodes; a `HashTable` of node indices (each with 32 bits of the
+//! item's hash, so growing the table never re-hashes items nor reads the slab) finds an item's node, and the FIFO order is a
 //! deque of node indices. A full `add` → `get` → `done` cycle hashes the item twice (add,
 //! done) and clones it once (the copy handed to the worker).
 
@@ -14,7 +14,7 @@ use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
 use tokio::time::Instant;
 
-use crate::hash::BuildHasher;
+use crate::hash::{BuildHasher, Slot as TableSlot, short_hash, table_hash};
 
 /// Capacity kept when the store empties; larger buffers are released.
 const KEEP_CAPACITY: usize = 1024;
@@ -33,7 +33,6 @@ enum Slot {
 struct Node<T> {
     /// `None` once the node is free.
     item: Option<T>,
-    hash: u64,
     slot: Slot,
 }
 
@@ -70,7 +69,7 @@ pub(crate) enum Done {
 
 pub(crate) struct Store<T> {
     /// Node indices of every queued or in-flight item.
-    table: HashTable<u32>,
+    table: HashTable<TableSlot>,
     nodes: Vec<Node<T>>,
     free: Vec<u32>,
     /// Queued node indices in FIFO order.
@@ -85,10 +84,6 @@ fn holds<T: Eq>(nodes: &[Node<T>], index: u32, item: &T) -> bool {
         .get(index as usize)
         .and_then(|node| node.item.as_ref())
         .is_some_and(|held| held == item)
-}
-
-fn hash_of<T>(nodes: &[Node<T>], index: u32) -> u64 {
-    nodes.get(index as usize).map_or(0, |node| node.hash)
 }
 
 impl<T: Eq + Hash + Clone> Store<T> {
@@ -106,16 +101,16 @@ impl<T: Eq + Hash + Clone> Store<T> {
 
     /// Marks `item` as needing processing.
     pub(crate) fn add(&mut self, item: T) -> Added {
-        let hash = self.hasher.hash_one(&item);
+        let short = short_hash(self.hasher.hash_one(&item));
         let nodes = &mut self.nodes;
         let entry = self.table.entry(
-            hash,
-            |&index| holds(nodes, index, &item),
-            |&index| hash_of(nodes, index),
+            table_hash(short),
+            |slot| holds(nodes, slot.index, &item),
+            TableSlot::table_hash,
         );
         let (index, added) = match entry {
             Entry::Occupied(entry) => {
-                let index = *entry.get();
+                let index = entry.get().index;
                 let Some(node) = nodes.get_mut(index as usize) else {
                     return Added::Ignored;
                 };
@@ -128,7 +123,6 @@ impl<T: Eq + Hash + Clone> Store<T> {
             Entry::Vacant(entry) => {
                 let node = Node {
                     item: Some(item),
-                    hash,
                     slot: Slot::Queued,
                 };
                 let index = match self.free.pop() {
@@ -151,7 +145,7 @@ impl<T: Eq + Hash + Clone> Store<T> {
                         index
                     }
                 };
-                entry.insert(index);
+                entry.insert(TableSlot { index, hash: short });
                 self.fifo.push_back(index);
                 (index, Added::Queued)
             }
@@ -192,15 +186,15 @@ impl<T: Eq + Hash + Clone> Store<T> {
 
     /// Releases `item` from its worker, with how long it was held when timed.
     pub(crate) fn done(&mut self, item: &T) -> (Done, Option<Duration>) {
-        let hash = self.hasher.hash_one(item);
+        let hash = table_hash(short_hash(self.hasher.hash_one(item)));
         let nodes = &mut self.nodes;
         let Ok(entry) = self
             .table
-            .find_entry(hash, |&index| holds(nodes, index, item))
+            .find_entry(hash, |slot| holds(nodes, slot.index, item))
         else {
             return (Done::Stray, None);
         };
-        let index = *entry.get();
+        let index = entry.get().index;
         let Some(node) = nodes.get_mut(index as usize) else {
             return (Done::Stray, None);
         };
@@ -243,7 +237,7 @@ impl<T: Eq + Hash + Clone> Store<T> {
             self.nodes.shrink_to(KEEP_CAPACITY);
             self.free.shrink_to(KEEP_CAPACITY);
             self.fifo.shrink_to(KEEP_CAPACITY);
-            self.table.shrink_to(KEEP_CAPACITY, |_| 0);
+            self.table.shrink_to(KEEP_CAPACITY, TableSlot::table_hash);
             if let Some(stamps) = &mut self.stamps {
                 stamps.shrink_to(KEEP_CAPACITY);
             }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 
 use super::RateLimiter;
-use crate::hash::{Map, new_map};
+use crate::item_map::ItemMap;
 
 /// Per-item exponential backoff: after `n` earlier failures the delay is `base · 2^n`,
 /// capped at `max` (an overflow also yields `max`).
@@ -16,7 +16,7 @@ use crate::hash::{Map, new_map};
 pub struct ItemExponentialFailure<T> {
     base: Duration,
     max: Duration,
-    failures: Mutex<Map<T, usize>>,
+    failures: Mutex<ItemMap<T, usize>>,
 }
 
 impl<T: Eq + Hash + Clone> ItemExponentialFailure<T> {
@@ -30,7 +30,7 @@ impl<T: Eq + Hash + Clone> ItemExponentialFailure<T> {
         Self {
             base,
             max,
-            failures: Mutex::new(new_map()),
+            failures: Mutex::new(ItemMap::new()),
         }
     }
 }
@@ -69,17 +69,10 @@ impl<T: Eq + Hash + Clone + Send + Sync> RateLimiter<T> for ItemExponentialFailu
     fn when(&self, item: &T) -> Duration {
         let n = {
             let mut failures = self.failures.lock();
-            match failures.get_mut(item) {
-                Some(count) => {
-                    let n = *count;
-                    *count = count.saturating_add(1);
-                    n
-                }
-                None => {
-                    failures.insert(item.clone(), 1);
-                    0
-                }
-            }
+            let count = failures.get_or_insert_with(item, || 0);
+            let n = *count;
+            *count = n.saturating_add(1);
+            n
         };
         backoff(self.base, self.max, n)
     }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 
 use super::RateLimiter;
-use crate::hash::{Map, new_map};
+use crate::item_map::ItemMap;
 
 /// Per-item two-speed retries: the first `max_fast_attempts` attempts wait `fast`, later ones
 /// wait `slow`. The attempt is counted before the choice, so attempt `max_fast_attempts` is
@@ -15,7 +15,7 @@ pub struct ItemFastSlow<T> {
     fast: Duration,
     slow: Duration,
     max_fast_attempts: usize,
-    attempts: Mutex<Map<T, usize>>,
+    attempts: Mutex<ItemMap<T, usize>>,
 }
 
 impl<T: Eq + Hash + Clone> ItemFastSlow<T> {
@@ -25,7 +25,7 @@ impl<T: Eq + Hash + Clone> ItemFastSlow<T> {
             fast,
             slow,
             max_fast_attempts,
-            attempts: Mutex::new(new_map()),
+            attempts: Mutex::new(ItemMap::new()),
         }
     }
 }
@@ -34,16 +34,9 @@ impl<T: Eq + Hash + Clone + Send + Sync> RateLimiter<T> for ItemFastSlow<T> {
     fn when(&self, item: &T) -> Duration {
         let attempts = {
             let mut attempts = self.attempts.lock();
-            match attempts.get_mut(item) {
-                Some(count) => {
-                    *count = count.saturating_add(1);
-                    *count
-                }
-                None => {
-                    attempts.insert(item.clone(), 1);
-                    1
-                }
-            }
+            let count = attempts.get_or_insert_with(item, || 0);
+            *count = count.saturating_add(1);
+            *count
         };
         if attempts <= self.max_fast_attempts {
             self.fast
