@@ -424,6 +424,81 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn equal_ready_times_keep_insertion_order() {
+        let queue = DelayingQueue::new();
+        for item in [5, 3, 9, 1] {
+            queue.add_after(item, 10 * MS);
+        }
+        for expected in [5, 3, 9, 1] {
+            assert_eq!(queue.get().await, Some(expected));
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn superseded_entry_never_delivers_a_later_add() {
+        let queue = DelayingQueue::new();
+        let start = Instant::now();
+        queue.add_after("a", 100 * MS);
+        queue.add_after("a", 10 * MS);
+        assert_eq!(queue.get().await, Some("a"));
+        assert_eq!(start.elapsed(), 10 * MS);
+        queue.done(&"a");
+        // Waits again, due exactly when the superseded 100 ms entry surfaces.
+        queue.add_after("a", 90 * MS);
+        assert_eq!(queue.get().await, Some("a"));
+        assert_eq!(start.elapsed(), 100 * MS);
+        queue.done(&"a");
+        assert!(still_pending(queue.get()).await);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_add_after_counts_a_retry() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        use crate::config::QueueConfig;
+        use crate::metrics::{MetricsProvider, QueueMetrics};
+
+        #[derive(Default)]
+        struct Retries(AtomicUsize);
+        impl QueueMetrics for Retries {
+            fn retry(&self) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        struct Provider(Arc<Retries>);
+        impl MetricsProvider for Provider {
+            fn queue_metrics(&self, _name: &str) -> Arc<dyn QueueMetrics> {
+                self.0.clone()
+            }
+        }
+
+        let retries = Arc::new(Retries::default());
+        let queue = DelayingQueue::with_config(
+            QueueConfig::new()
+                .name("retries")
+                .metrics(Arc::new(Provider(retries.clone()))),
+        );
+        queue.add_after("a", Duration::ZERO);
+        queue.add_after("b", 10 * MS);
+        queue.add_after("b", 5 * MS);
+        queue.add("c");
+        assert_eq!(retries.0.load(Ordering::SeqCst), 3);
+        queue.shut_down();
+        queue.add_after("d", 10 * MS);
+        queue.add_after("e", Duration::ZERO);
+        assert_eq!(retries.0.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn handles_are_cheap_shareable_values() {
+        fn shareable<Q: Clone + Send + Sync + 'static>() {}
+        shareable::<DelayingQueue<String>>();
+        shareable::<crate::Queue<String>>();
+        shareable::<crate::RateLimitingQueue<String>>();
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn huge_delay_does_not_overflow() {
         let queue = DelayingQueue::new();
         queue.add_after("a", Duration::MAX);

@@ -722,6 +722,29 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn refresh_task_ends_once_shut_down_and_drained() {
+        let runtime = tokio::runtime::Handle::current().metrics();
+        let baseline = runtime.num_alive_tasks();
+        let recorder = Arc::new(Recorder::default());
+        let queue = Queue::with_config(QueueConfig::new().name("q").metrics(recorder.clone()));
+        tokio::task::yield_now().await;
+        assert_eq!(runtime.num_alive_tasks(), baseline + 1);
+        queue.add(1);
+        assert_eq!(queue.get().await, Some(1));
+        queue.shut_down();
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        // Still reporting: an item is in flight.
+        assert_eq!(runtime.num_alive_tasks(), baseline + 1);
+        queue.done(&1);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert_eq!(runtime.num_alive_tasks(), baseline);
+        assert!(recorder.events.lock().contains(&Event::Unfinished(
+            Duration::from_millis(1500),
+            Duration::from_millis(1500)
+        )));
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn named_queue_reports_adds_latencies_and_unfinished_work() {
         let recorder = Arc::new(Recorder::default());
         let queue = Queue::with_config(QueueConfig::new().name("foos").metrics(recorder.clone()));

@@ -36,13 +36,12 @@ struct Node<T> {
     slot: Slot,
 }
 
-/// Timestamps of one node, kept only for queues with metrics.
-#[derive(Clone, Copy, Default)]
-struct Stamps {
-    /// First add since the item was last handed out.
-    added: Option<Instant>,
-    /// When it was handed out.
-    started: Option<Instant>,
+/// Timestamps kept only for queues with metrics.
+struct Timing {
+    /// Per node: the first add since the item was last handed out.
+    added: Vec<Option<Instant>>,
+    /// When each in-flight node was handed out (a small map: one entry per busy worker).
+    started: std::collections::HashMap<u32, Instant, BuildHasher>,
 }
 
 /// What [`Store::add`] did.
@@ -76,7 +75,7 @@ pub(crate) struct Store<T> {
     fifo: VecDeque<u32>,
     hasher: BuildHasher,
     /// One entry per node when the queue has metrics.
-    stamps: Option<Vec<Stamps>>,
+    timing: Option<Timing>,
 }
 
 fn holds<T: Eq>(nodes: &[Node<T>], index: u32, item: &T) -> bool {
@@ -95,7 +94,10 @@ impl<T: Eq + Hash + Clone> Store<T> {
             free: Vec::new(),
             fifo: VecDeque::new(),
             hasher: BuildHasher::default(),
-            stamps: timed.then(Vec::new),
+            timing: timed.then(|| Timing {
+                added: Vec::new(),
+                started: std::collections::HashMap::with_hasher(BuildHasher::default()),
+            }),
         }
     }
 
@@ -139,8 +141,8 @@ impl<T: Eq + Hash + Clone> Store<T> {
                             return Added::Ignored;
                         };
                         nodes.push(node);
-                        if let Some(stamps) = &mut self.stamps {
-                            stamps.push(Stamps::default());
+                        if let Some(timing) = &mut self.timing {
+                            timing.added.push(None);
                         }
                         index
                     }
@@ -150,12 +152,12 @@ impl<T: Eq + Hash + Clone> Store<T> {
                 (index, Added::Queued)
             }
         };
-        if let Some(stamps) = self
-            .stamps
+        if let Some(added) = self
+            .timing
             .as_mut()
-            .and_then(|stamps| stamps.get_mut(index as usize))
+            .and_then(|timing| timing.added.get_mut(index as usize))
         {
-            stamps.added.get_or_insert_with(Instant::now);
+            added.get_or_insert_with(Instant::now);
         }
         added
     }
@@ -170,15 +172,12 @@ impl<T: Eq + Hash + Clone> Store<T> {
                 continue;
             };
             node.slot = Slot::Processing;
-            let queued_for = self
-                .stamps
-                .as_mut()
-                .and_then(|stamps| stamps.get_mut(index as usize))
-                .map(|stamps| {
-                    let now = Instant::now();
-                    stamps.started = Some(now);
-                    now.saturating_duration_since(stamps.added.take().unwrap_or(now))
-                });
+            let queued_for = self.timing.as_mut().map(|timing| {
+                let now = Instant::now();
+                timing.started.insert(index, now);
+                let added = timing.added.get_mut(index as usize).and_then(Option::take);
+                now.saturating_duration_since(added.unwrap_or(now))
+            });
             return Some((item, queued_for));
         }
         None
@@ -212,14 +211,11 @@ impl<T: Eq + Hash + Clone> Store<T> {
                 Done::Requeued
             }
         };
-        let worked_for = self
-            .stamps
-            .as_mut()
-            .and_then(|stamps| stamps.get_mut(index as usize))
-            .map(|stamps| {
-                let now = Instant::now();
-                now.saturating_duration_since(stamps.started.take().unwrap_or(now))
-            });
+        let worked_for = self.timing.as_mut().map(|timing| {
+            let now = Instant::now();
+            let started = timing.started.remove(&index);
+            now.saturating_duration_since(started.unwrap_or(now))
+        });
         if self.table.is_empty() {
             self.reset();
         }
@@ -230,16 +226,17 @@ impl<T: Eq + Hash + Clone> Store<T> {
     fn reset(&mut self) {
         self.nodes.clear();
         self.free.clear();
-        if let Some(stamps) = &mut self.stamps {
-            stamps.clear();
+        if let Some(timing) = &mut self.timing {
+            timing.added.clear();
+            timing.started.clear();
         }
         if self.nodes.capacity() > KEEP_CAPACITY {
             self.nodes.shrink_to(KEEP_CAPACITY);
             self.free.shrink_to(KEEP_CAPACITY);
             self.fifo.shrink_to(KEEP_CAPACITY);
             self.table.shrink_to(KEEP_CAPACITY, TableSlot::table_hash);
-            if let Some(stamps) = &mut self.stamps {
-                stamps.shrink_to(KEEP_CAPACITY);
+            if let Some(timing) = &mut self.timing {
+                timing.added.shrink_to(KEEP_CAPACITY);
             }
         }
     }
@@ -266,12 +263,11 @@ impl<T> Store<T> {
         let mut total = Duration::ZERO;
         let mut longest = Duration::ZERO;
         for started in self
-            .stamps
+            .timing
             .iter()
-            .flatten()
-            .filter_map(|stamps| stamps.started)
+            .flat_map(|timing| timing.started.values())
         {
-            let age = now.saturating_duration_since(started);
+            let age = now.saturating_duration_since(*started);
             total = total.saturating_add(age);
             longest = longest.max(age);
         }
@@ -281,6 +277,6 @@ impl<T> Store<T> {
     /// Whether timestamps are kept.
     #[cfg(test)]
     pub(crate) fn is_timed(&self) -> bool {
-        self.stamps.is_some()
+        self.timing.is_some()
     }
 }
