@@ -77,7 +77,8 @@ pub enum DeletedObject<K> {
     /// The deletion was observed (a watch event or a direct delete): the object's last state.
     Known(Arc<K>),
     /// The object vanished while the watch was down and a relist no longer contained it.
-    Unknown(DeletedFinalStateUnknown<K>),
+    /// (Boxed: tombstones are rare, and this keeps every [`Delta`] two words long.)
+    Unknown(Box<DeletedFinalStateUnknown<K>>),
 }
 
 impl<K> DeletedObject<K> {
@@ -128,16 +129,28 @@ impl<K> Clone for DeletedFinalStateUnknown<K> {
 #[derive(Debug)]
 pub struct Deltas<K> {
     key: ObjectKey,
-    deltas: Vec<Delta<K>>,
+    /// The oldest delta, kept inline: most keys are popped with a single delta.
+    first: Delta<K>,
+    /// The newer deltas, oldest first.
+    rest: Vec<Delta<K>>,
     /// The relist that last listed this key (0: none), for finding keys a relist left out.
     pub(crate) listed_in: u64,
 }
+
+/// The deltas of a [`Deltas`], oldest first, by value.
+pub type DeltasIntoIter<K> =
+    std::iter::Chain<std::iter::Once<Delta<K>>, std::vec::IntoIter<Delta<K>>>;
+
+/// The deltas of a [`Deltas`], oldest first, by reference.
+pub type DeltasIter<'a, K> =
+    std::iter::Chain<std::iter::Once<&'a Delta<K>>, std::slice::Iter<'a, Delta<K>>>;
 
 impl<K> Deltas<K> {
     pub(crate) fn new(key: ObjectKey, first: Delta<K>) -> Self {
         Self {
             key,
-            deltas: vec![first],
+            first,
+            rest: Vec::new(),
             listed_in: 0,
         }
     }
@@ -149,46 +162,43 @@ impl<K> Deltas<K> {
 
     /// How many deltas there are (at least one).
     pub fn len(&self) -> usize {
-        self.deltas.len()
+        1 + self.rest.len()
     }
 
     /// Always false: a key is queued only with at least one delta.
     pub fn is_empty(&self) -> bool {
-        self.deltas.is_empty()
+        false
     }
 
     /// The deltas, oldest first.
-    pub fn iter(&self) -> std::slice::Iter<'_, Delta<K>> {
-        self.deltas.iter()
+    pub fn iter(&self) -> DeltasIter<'_, K> {
+        std::iter::once(&self.first).chain(self.rest.iter())
     }
 
     /// The oldest delta.
-    pub fn oldest(&self) -> Option<&Delta<K>> {
-        self.deltas.first()
+    pub fn oldest(&self) -> &Delta<K> {
+        &self.first
     }
 
     /// The newest delta.
-    pub fn newest(&self) -> Option<&Delta<K>> {
-        self.deltas.last()
+    pub fn newest(&self) -> &Delta<K> {
+        self.rest.last().unwrap_or(&self.first)
     }
 
     /// The key and the deltas, oldest first.
-    pub fn into_parts(self) -> (ObjectKey, Vec<Delta<K>>) {
-        (self.key, self.deltas)
+    pub fn into_parts(self) -> (ObjectKey, DeltasIntoIter<K>) {
+        (self.key, std::iter::once(self.first).chain(self.rest))
     }
 
     /// Appends `delta`, collapsing two consecutive deletions into one (client-go's `dedupDeltas`):
     /// when the older of the two is a tombstone the newer is kept, otherwise the older.
     pub(crate) fn push(&mut self, delta: Delta<K>) {
-        if let (Some(Delta::Deleted(older)), Delta::Deleted(_)) = (self.deltas.last(), &delta) {
-            if older.is_tombstone()
-                && let Some(last) = self.deltas.last_mut()
-            {
-                *last = delta;
-            }
-            return;
+        let newest = self.rest.last_mut().unwrap_or(&mut self.first);
+        match (&*newest, &delta) {
+            (Delta::Deleted(older), Delta::Deleted(_)) if older.is_tombstone() => *newest = delta,
+            (Delta::Deleted(_), Delta::Deleted(_)) => {}
+            _ => self.rest.push(delta),
         }
-        self.deltas.push(delta);
     }
 }
 
@@ -196,7 +206,8 @@ impl<K> Clone for Deltas<K> {
     fn clone(&self) -> Self {
         Self {
             key: self.key.clone(),
-            deltas: self.deltas.clone(),
+            first: self.first.clone(),
+            rest: self.rest.clone(),
             listed_in: self.listed_in,
         }
     }
@@ -204,18 +215,31 @@ impl<K> Clone for Deltas<K> {
 
 impl<K> IntoIterator for Deltas<K> {
     type Item = Delta<K>;
-    type IntoIter = std::vec::IntoIter<Delta<K>>;
+    type IntoIter = DeltasIntoIter<K>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.deltas.into_iter()
+        self.into_parts().1
     }
 }
 
 impl<'a, K> IntoIterator for &'a Deltas<K> {
     type Item = &'a Delta<K>;
-    type IntoIter = std::slice::Iter<'a, Delta<K>>;
+    type IntoIter = DeltasIter<'a, K>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.deltas.iter()
+        self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_delta_is_two_words() {
+        assert_eq!(
+            std::mem::size_of::<Delta<String>>(),
+            2 * std::mem::size_of::<usize>()
+        );
     }
 }

@@ -17,6 +17,8 @@ use crate::{DeletedObject, Delta, DeltaFifoOptions, Deltas, Error, TransformFn};
 /// A pop that runs longer than this with more than [`SLOW_POP_BACKLOG`] keys waiting is logged.
 const SLOW_POP: Duration = Duration::from_millis(100);
 const SLOW_POP_BACKLOG: usize = 10;
+/// How often an idle [`DeltaFifo::pop`] yields and looks again before it parks.
+const IDLE_POLLS_BEFORE_PARKING: u32 = 16;
 /// One pop in this many is timed: slow handlers are slow on every pop, so sampling finds them
 /// without reading the clock twice per object.
 const SLOW_POP_SAMPLING: u64 = 16;
@@ -100,11 +102,19 @@ impl<K> DeltaFifo<K> {
     ///
     /// Once [`close`](Self::close)d, `pop` still returns what is queued, then [`Error::Closed`].
     pub async fn pop<R>(&self, process: impl FnOnce(Deltas<K>, bool) -> R) -> Result<R, Error> {
+        let mut idle_polls = 0;
         loop {
             // Fast path: take work without registering as a waiter.
             if let Some(popped) = self.try_pop_locked() {
                 let (mut state, deltas) = popped?;
                 return Ok(self.process_locked(&mut state, deltas, process));
+            }
+            // A busy producer usually queues more within microseconds: yield to the runtime a few
+            // times before parking, so a steady stream does not cost a thread wake-up per key.
+            if idle_polls < IDLE_POLLS_BEFORE_PARKING {
+                idle_polls += 1;
+                tokio::task::yield_now().await;
+                continue;
             }
             let mut ready = pin!(self.shared.item_ready.notified());
             ready.as_mut().enable();
@@ -371,7 +381,7 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
     /// The newest queued state of `key` (for a tombstone, its last known state).
     fn get_by_key(&self, key: &ObjectKey) -> Option<Arc<K>> {
         let state = self.shared.state.lock();
-        state.get(key.as_key_ref())?.newest()?.object().cloned()
+        state.get(key.as_key_ref())?.newest().object().cloned()
     }
 
     /// The newest queued state of every queued key, in queue order.
@@ -379,7 +389,7 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         let state = self.shared.state.lock();
         state
             .iter()
-            .filter_map(|deltas| deltas.newest()?.object().cloned())
+            .filter_map(|deltas| deltas.newest().object().cloned())
             .collect()
     }
 

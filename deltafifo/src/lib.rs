@@ -91,7 +91,9 @@ mod error;
 mod options;
 mod queue_state;
 
-pub use delta::{DeletedFinalStateUnknown, DeletedObject, Delta, DeltaType, Deltas};
+pub use delta::{
+    DeletedFinalStateUnknown, DeletedObject, Delta, DeltaType, Deltas, DeltasIntoIter, DeltasIter,
+};
 pub use delta_fifo::DeltaFifo;
 pub use error::Error;
 pub use options::{DeltaFifoOptions, TransformFn};

@@ -134,7 +134,7 @@ impl<K> QueueState<K> {
             if deltas.listed_in == self.relist {
                 continue;
             }
-            let obj = deltas.newest().and_then(Delta::object).cloned();
+            let obj = deltas.newest().object().cloned();
             deltas.push(tombstone(deltas.key().clone(), obj));
             tombstoned += 1;
         }
@@ -204,7 +204,7 @@ impl<K: Resource> QueueState<K> {
 
 /// A deletion of `key` whose final state is unknown; `obj` is the last state seen, if any.
 pub(crate) fn tombstone<K>(key: ObjectKey, obj: Option<Arc<K>>) -> Delta<K> {
-    Delta::Deleted(crate::DeletedObject::Unknown(
+    Delta::Deleted(crate::DeletedObject::Unknown(Box::new(
         crate::DeletedFinalStateUnknown { key, obj },
-    ))
+    )))
 }

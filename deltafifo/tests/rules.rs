@@ -154,7 +154,7 @@ fn replace_emits_tombstone_for_known_key_missing_from_list() {
         .expect("tombstone queued");
     assert_eq!(describe_all(gone), [(Deleted, Some(1), true)]);
     match gone.newest() {
-        Some(Delta::Deleted(deleted)) => assert!(deleted.is_tombstone()),
+        Delta::Deleted(deleted) => assert!(deleted.is_tombstone()),
         other => panic!("expected a tombstone, got {other:?}"),
     }
 }
