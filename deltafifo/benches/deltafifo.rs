@@ -41,8 +41,8 @@ fn informer_fifo(cache: &Indexer<ConfigMap>) -> DeltaFifo<ConfigMap> {
 
 /// Applies one key's deltas to the cache; returns how many deltas it applied.
 fn apply(cache: &Indexer<ConfigMap>, deltas: Deltas<ConfigMap>) -> usize {
-    let (key, deltas) = deltas.into_parts();
     let applied = deltas.len();
+    let (key, deltas) = deltas.into_parts();
     for delta in deltas {
         match delta {
             Delta::Deleted(_) => {
