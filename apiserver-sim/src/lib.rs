@@ -61,6 +61,8 @@
 //! the applied object like a strategic merge patch, without field ownership (no apply
 //! conflicts). JSON only (no protobuf, no Table output; kubectl falls back to NAME/AGE).
 
+#![deny(missing_docs)]
+
 mod controllers;
 mod crd;
 mod discovery;
@@ -83,7 +85,7 @@ mod watch;
 pub use error::{Error, Result};
 pub use faults::FailRule;
 pub use server::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
-pub use status::ApiError;
+pub use status::{ApiError, Cause, Details};
 pub use watch::INITIAL_EVENTS_END;
 
 /// Largest accepted request body: 3 MiB, like kube-apiserver. Larger bodies get 413.

@@ -2,43 +2,43 @@
 
 use serde_json::{Map, Value};
 
+/// A `metadata` field, without JSON-pointer parsing (this is on every hot path).
+pub fn field<'a>(obj: &'a Value, name: &str) -> Option<&'a Value> {
+    obj.get("metadata")?.get(name)
+}
+
 /// `metadata.name`, or "".
 pub fn name(obj: &Value) -> &str {
-    obj.pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
+    field(obj, "name").and_then(Value::as_str).unwrap_or("")
 }
 
 /// `metadata.namespace`, or "".
 pub fn namespace(obj: &Value) -> &str {
-    obj.pointer("/metadata/namespace")
+    field(obj, "namespace")
         .and_then(Value::as_str)
         .unwrap_or("")
 }
 
 /// `metadata.uid`, or "".
 pub fn uid(obj: &Value) -> &str {
-    obj.pointer("/metadata/uid")
-        .and_then(Value::as_str)
-        .unwrap_or("")
+    field(obj, "uid").and_then(Value::as_str).unwrap_or("")
 }
 
 /// `metadata.resourceVersion`, or "".
 pub fn resource_version(obj: &Value) -> &str {
-    obj.pointer("/metadata/resourceVersion")
+    field(obj, "resourceVersion")
         .and_then(Value::as_str)
         .unwrap_or("")
 }
 
 /// Whether `metadata.deletionTimestamp` is set.
 pub fn is_deleting(obj: &Value) -> bool {
-    obj.pointer("/metadata/deletionTimestamp")
-        .is_some_and(|v| !v.is_null())
+    field(obj, "deletionTimestamp").is_some_and(|v| !v.is_null())
 }
 
 /// `metadata.finalizers` as strings.
 pub fn finalizers(obj: &Value) -> Vec<String> {
-    obj.pointer("/metadata/finalizers")
+    field(obj, "finalizers")
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()
@@ -63,7 +63,7 @@ pub fn set_finalizers(obj: &mut Value, fins: Vec<String>) {
 
 /// `metadata.ownerReferences`.
 pub fn owner_refs(obj: &Value) -> &[Value] {
-    obj.pointer("/metadata/ownerReferences")
+    field(obj, "ownerReferences")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[])
@@ -71,7 +71,7 @@ pub fn owner_refs(obj: &Value) -> &[Value] {
 
 /// `metadata.generation`, or 0.
 pub fn generation(obj: &Value) -> i64 {
-    obj.pointer("/metadata/generation")
+    field(obj, "generation")
         .and_then(Value::as_i64)
         .unwrap_or(0)
 }

@@ -124,7 +124,7 @@ impl LabelSelector {
 
     /// Whether an object's labels satisfy the selector.
     pub fn matches(&self, obj: &Value) -> bool {
-        let labels = obj.pointer("/metadata/labels");
+        let labels = crate::meta::field(obj, "labels");
         let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
         self.0.iter().all(|r| match r {
             LabelReq::Eq(k, v) => get(k) == Some(v.as_str()),

@@ -256,8 +256,7 @@ impl ApiServer {
     }
 
     fn create_in(&self, info: &ResourceInfo, version: &str, obj: Value) -> Result<Value> {
-        let ns = obj
-            .pointer("/metadata/namespace")
+        let ns = crate::meta::field(&obj, "namespace")
             .and_then(Value::as_str)
             .map(str::to_string);
         let ns = match (info.namespaced, ns) {

@@ -82,29 +82,50 @@ async fn kubectl_apply_get_watch_delete() {
     };
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
 
-    let (ok, out) = run(s(&["apply", "-f", crd_file.to_str().unwrap_or_default()])).await.expect("join");
-    assert!(ok, "apply crd: {out}");
-    let (ok, out) = run(s(&["wait", "--for=condition=Established", "crd/foos.samplecontroller.k8s.io", "--timeout=20s"]))
+    let (ok, out) = run(s(&["apply", "-f", crd_file.to_str().unwrap_or_default()]))
         .await
         .expect("join");
+    assert!(ok, "apply crd: {out}");
+    let (ok, out) = run(s(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/foos.samplecontroller.k8s.io",
+        "--timeout=20s",
+    ]))
+    .await
+    .expect("join");
     assert!(ok, "wait: {out}");
-    let (ok, out) = run(s(&["apply", "-f", cr_file.to_str().unwrap_or_default()])).await.expect("join");
+    let (ok, out) = run(s(&["apply", "-f", cr_file.to_str().unwrap_or_default()]))
+        .await
+        .expect("join");
     assert!(ok, "apply cr: {out}");
     // Applying again is a no-op patch.
-    let (ok, out) = run(s(&["apply", "-f", cr_file.to_str().unwrap_or_default()])).await.expect("join");
+    let (ok, out) = run(s(&["apply", "-f", cr_file.to_str().unwrap_or_default()]))
+        .await
+        .expect("join");
     assert!(ok, "re-apply cr: {out}");
     let (ok, out) = run(s(&["get", "crd"])).await.expect("join");
-    assert!(ok && out.contains("foos.samplecontroller.k8s.io"), "get crd: {out}");
+    assert!(
+        ok && out.contains("foos.samplecontroller.k8s.io"),
+        "get crd: {out}"
+    );
     let (ok, out) = run(s(&["get", "foos"])).await.expect("join");
     assert!(ok && out.contains("example-foo"), "get foos: {out}");
-    let (ok, out) = run(s(&["get", "foo", "example-foo", "-o", "json"])).await.expect("join");
-    assert!(ok && out.contains("\"deploymentName\": \"example\""), "get foo -o json: {out}");
+    let (ok, out) = run(s(&["get", "foo", "example-foo", "-o", "json"]))
+        .await
+        .expect("join");
+    assert!(
+        ok && out.contains("\"deploymentName\": \"example\""),
+        "get foo -o json: {out}"
+    );
 
     // kubectl get cm -w sees a change made through the API.
     let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
     let mut cm = ConfigMap::default();
     cm.metadata.name = Some("watched".into());
-    cms.create(&PostParams::default(), &cm).await.expect("create cm");
+    cms.create(&PostParams::default(), &cm)
+        .await
+        .expect("create cm");
     let mut child = Command::new("kubectl")
         .args(["get", "cm", "-w", "--output-watch-events"])
         .env("KUBECONFIG", &kc)
@@ -140,9 +161,13 @@ async fn kubectl_apply_get_watch_delete() {
     .await
     .expect("join");
     assert!(rx.0, "initial listing shows the configmap");
-    cms.patch("watched", &PatchParams::default(), &Patch::Merge(json!({"data": {"k": "v"}})))
-        .await
-        .expect("patch");
+    cms.patch(
+        "watched",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"data": {"k": "v"}})),
+    )
+    .await
+    .expect("patch");
     let (seen, _) = tokio::task::spawn_blocking(move || (wait_line(&rx.1, "MODIFIED"), ()))
         .await
         .expect("join");
@@ -151,9 +176,13 @@ async fn kubectl_apply_get_watch_delete() {
     assert!(seen, "kubectl get -w saw the change");
 
     // Delete completes (kubectl waits for the object to be gone).
-    let (ok, out) = run(s(&["delete", "foo", "example-foo"])).await.expect("join");
+    let (ok, out) = run(s(&["delete", "foo", "example-foo"]))
+        .await
+        .expect("join");
     assert!(ok, "delete foo: {out}");
-    let (ok, out) = run(s(&["delete", "-f", crd_file.to_str().unwrap_or_default()])).await.expect("join");
+    let (ok, out) = run(s(&["delete", "-f", crd_file.to_str().unwrap_or_default()]))
+        .await
+        .expect("join");
     assert!(ok, "delete crd: {out}");
     let (ok, out) = run(s(&["delete", "cm", "watched"])).await.expect("join");
     assert!(ok, "delete cm: {out}");

@@ -52,8 +52,7 @@ pub fn create(
     let ns = meta::namespace(&obj).to_string();
     validate::namespace_writable(st, info, &ns, true)?;
     if meta::name(&obj).is_empty() {
-        let prefix = obj
-            .pointer("/metadata/generateName")
+        let prefix = crate::meta::field(&obj, "generateName")
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();

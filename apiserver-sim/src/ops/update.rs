@@ -120,8 +120,8 @@ pub fn update(
                     None => m.remove("status"),
                 };
             }
-            if old.pointer("/metadata/deletionTimestamp").is_none()
-                && n.pointer("/metadata/deletionTimestamp").is_some()
+            if crate::meta::field(&old, "deletionTimestamp").is_none()
+                && crate::meta::field(&n, "deletionTimestamp").is_some()
             {
                 return Err(ApiError::invalid(
                     info,
@@ -144,14 +144,14 @@ pub fn update(
         "deletionTimestamp",
         "deletionGracePeriodSeconds",
     ] {
-        match old.pointer(&format!("/metadata/{f}")) {
+        match crate::meta::field(&old, f) {
             Some(v) => md.insert(f.into(), v.clone()),
             None => md.remove(f),
         };
     }
     md.insert("resourceVersion".into(), Value::String(stored_rv));
     md.remove("generation");
-    if let Some(g) = old.pointer("/metadata/generation") {
+    if let Some(g) = crate::meta::field(&old, "generation") {
         md.insert("generation".into(), g.clone());
     }
     if part == Part::Main {
@@ -198,7 +198,7 @@ pub fn update(
 
 /// A deleting object whose grace period is over (0 or unset) may be removed.
 pub(crate) fn graceless(obj: &Value) -> bool {
-    obj.pointer("/metadata/deletionGracePeriodSeconds")
+    crate::meta::field(obj, "deletionGracePeriodSeconds")
         .and_then(Value::as_i64)
         .is_none_or(|g| g == 0)
 }

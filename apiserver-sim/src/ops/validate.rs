@@ -193,7 +193,7 @@ pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
             }
         }
     }
-    if let Some(f) = obj.pointer("/metadata/finalizers")
+    if let Some(f) = crate::meta::field(obj, "finalizers")
         && !f.is_null()
         && !f.as_array().is_some_and(|a| a.iter().all(Value::is_string))
     {
