@@ -9,7 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+};
 use tokio::runtime::Runtime;
 use workqueue::{Queue, RateLimiter, RateLimitingQueue, default_controller_rate_limiter};
 
@@ -34,13 +37,20 @@ fn runtime() -> Runtime {
 
 /// Runs `run` on fresh copies of `keys` (copied outside the timing) `iters` times and returns
 /// the total time `run` reports.
-fn timed(iters: u64, keys: &[Key], mut run: impl FnMut(Vec<Key>) -> Duration) -> Duration {
+fn timed<K: Clone>(iters: u64, keys: &[K], mut run: impl FnMut(Vec<K>) -> Duration) -> Duration {
     (0..iters).map(|_| run(keys.to_vec())).sum()
 }
 
 fn workqueue_benches(c: &mut Criterion) {
     let rt = runtime();
     let distinct: Vec<Key> = (0..N).map(key).collect();
+    // The same keys as `&'static str`: a Go string is a shared immutable string without a
+    // reference count, and so is this; `Arc<str>` adds three atomic reference-count updates
+    // per add/get/done cycle.
+    let statics: Vec<&'static str> = distinct
+        .iter()
+        .map(|key| &*Box::leak(String::from(&**key).into_boxed_str()))
+        .collect();
 
     let mut group = c.benchmark_group("workqueue");
     group
@@ -50,119 +60,8 @@ fn workqueue_benches(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(4))
         .throughput(Throughput::Elements(N as u64));
 
-    // wq_a: one thread, 1M distinct keys: add; get; done in turn.
-    group.bench_function("wq_a", |b| {
-        b.iter_custom(|iters| {
-            timed(iters, &distinct, |keys| {
-                rt.block_on(async {
-                    let queue = Queue::new();
-                    let start = Instant::now();
-                    for key in keys {
-                        queue.add(key);
-                        if let Some(item) = queue.get().await {
-                            queue.done(&item);
-                        }
-                    }
-                    start.elapsed()
-                })
-            })
-        });
-    });
-
-    // wq_a2: add all 1M keys, then 1M × get + done.
-    group.bench_function("wq_a2", |b| {
-        b.iter_custom(|iters| {
-            timed(iters, &distinct, |keys| {
-                rt.block_on(async {
-                    let queue = Queue::new();
-                    let start = Instant::now();
-                    for key in keys {
-                        queue.add(key);
-                    }
-                    for _ in 0..N {
-                        if let Some(item) = queue.get().await {
-                            queue.done(&item);
-                        }
-                    }
-                    let elapsed = start.elapsed();
-                    assert!(queue.is_empty());
-                    elapsed
-                })
-            })
-        });
-    });
-
-    // wq_b: 1M adds of key(i % 10_000), then get + done until empty (exactly 10k gets).
-    let ten_k: Vec<Key> = (0..N).map(|i| Arc::clone(&distinct[i % 10_000])).collect();
-    group.bench_function("wq_b", |b| {
-        b.iter_custom(|iters| {
-            timed(iters, &ten_k, |keys| {
-                rt.block_on(async {
-                    let queue = Queue::new();
-                    let start = Instant::now();
-                    for key in keys {
-                        queue.add(key);
-                    }
-                    let mut gets = 0;
-                    while !queue.is_empty() {
-                        if let Some(item) = queue.get().await {
-                            queue.done(&item);
-                            gets += 1;
-                        }
-                    }
-                    let elapsed = start.elapsed();
-                    assert_eq!(gets, 10_000);
-                    elapsed
-                })
-            })
-        });
-    });
-
-    // wq_c: 4 workers loop get/done; one producer adds key(i % 100_000) for i in 0..1M, then
-    // shuts down with drain; stop when all workers exit.
-    let hundred_k: Vec<Key> = (0..N).map(|i| Arc::clone(&distinct[i % 100_000])).collect();
-    group.bench_function("wq_c", |b| {
-        b.iter_custom(|iters| {
-            timed(iters, &hundred_k, |keys| {
-                rt.block_on(async {
-                    let queue: Queue<Key> = Queue::new();
-                    let processed = Arc::new(AtomicUsize::new(0));
-                    let start = Instant::now();
-                    let workers: Vec<_> = (0..4)
-                        .map(|_| {
-                            let queue = queue.clone();
-                            let processed = Arc::clone(&processed);
-                            tokio::spawn(async move {
-                                let mut count = 0;
-                                while let Some(item) = queue.get().await {
-                                    queue.done(&item);
-                                    count += 1;
-                                }
-                                processed.fetch_add(count, Ordering::Relaxed);
-                            })
-                        })
-                        .collect();
-                    let producer = tokio::spawn({
-                        let queue = queue.clone();
-                        async move {
-                            for key in keys {
-                                queue.add(key);
-                            }
-                            queue.shut_down_with_drain().await;
-                        }
-                    });
-                    let _ = producer.await;
-                    for worker in workers {
-                        let _ = worker.await;
-                    }
-                    let elapsed = start.elapsed();
-                    assert!(processed.load(Ordering::Relaxed) >= 100_000);
-                    assert!(queue.is_empty());
-                    elapsed
-                })
-            })
-        });
-    });
+    queue_benches(&mut group, &rt, "", &distinct);
+    queue_benches(&mut group, &rt, "_static_str", &statics);
 
     // wq_d0: the default controller rate limiter alone: when(key(i)); forget(key(i)).
     group.bench_function("wq_d0", |b| {
@@ -211,6 +110,130 @@ fn workqueue_benches(c: &mut Criterion) {
     });
 
     group.finish();
+}
+
+/// `wq_a`, `wq_a2`, `wq_b` and `wq_c` with items of type `K`; `distinct[i]` is `key(i)`.
+fn queue_benches<K>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    rt: &Runtime,
+    suffix: &str,
+    distinct: &[K],
+) where
+    K: Clone + Eq + std::hash::Hash + Send + Sync + 'static,
+{
+    // wq_a: one thread, 1M distinct keys: add; get; done in turn.
+    group.bench_function(format!("wq_a{suffix}"), |b| {
+        b.iter_custom(|iters| {
+            timed(iters, distinct, |keys| {
+                rt.block_on(async {
+                    let queue = Queue::new();
+                    let start = Instant::now();
+                    for key in keys {
+                        queue.add(key);
+                        if let Some(item) = queue.get().await {
+                            queue.done(&item);
+                        }
+                    }
+                    start.elapsed()
+                })
+            })
+        });
+    });
+
+    // wq_a2: add all 1M keys, then 1M × get + done.
+    group.bench_function(format!("wq_a2{suffix}"), |b| {
+        b.iter_custom(|iters| {
+            timed(iters, distinct, |keys| {
+                rt.block_on(async {
+                    let queue = Queue::new();
+                    let start = Instant::now();
+                    for key in keys {
+                        queue.add(key);
+                    }
+                    for _ in 0..N {
+                        if let Some(item) = queue.get().await {
+                            queue.done(&item);
+                        }
+                    }
+                    let elapsed = start.elapsed();
+                    assert!(queue.is_empty());
+                    elapsed
+                })
+            })
+        });
+    });
+
+    // wq_b: 1M adds of key(i % 10_000), then get + done until empty (exactly 10k gets).
+    let ten_k: Vec<K> = (0..N).map(|i| distinct[i % 10_000].clone()).collect();
+    group.bench_function(format!("wq_b{suffix}"), |b| {
+        b.iter_custom(|iters| {
+            timed(iters, &ten_k, |keys| {
+                rt.block_on(async {
+                    let queue = Queue::new();
+                    let start = Instant::now();
+                    for key in keys {
+                        queue.add(key);
+                    }
+                    let mut gets = 0;
+                    while !queue.is_empty() {
+                        if let Some(item) = queue.get().await {
+                            queue.done(&item);
+                            gets += 1;
+                        }
+                    }
+                    let elapsed = start.elapsed();
+                    assert_eq!(gets, 10_000);
+                    elapsed
+                })
+            })
+        });
+    });
+
+    // wq_c: 4 workers loop get/done; one producer adds key(i % 100_000) for i in 0..1M, then
+    // shuts down with drain; stop when all workers exit.
+    let hundred_k: Vec<K> = (0..N).map(|i| distinct[i % 100_000].clone()).collect();
+    group.bench_function(format!("wq_c{suffix}"), |b| {
+        b.iter_custom(|iters| {
+            timed(iters, &hundred_k, |keys| {
+                rt.block_on(async {
+                    let queue: Queue<K> = Queue::new();
+                    let processed = Arc::new(AtomicUsize::new(0));
+                    let start = Instant::now();
+                    let workers: Vec<_> = (0..4)
+                        .map(|_| {
+                            let queue = queue.clone();
+                            let processed = Arc::clone(&processed);
+                            tokio::spawn(async move {
+                                let mut count = 0;
+                                while let Some(item) = queue.get().await {
+                                    queue.done(&item);
+                                    count += 1;
+                                }
+                                processed.fetch_add(count, Ordering::Relaxed);
+                            })
+                        })
+                        .collect();
+                    let producer = tokio::spawn({
+                        let queue = queue.clone();
+                        async move {
+                            for key in keys {
+                                queue.add(key);
+                            }
+                            queue.shut_down_with_drain().await;
+                        }
+                    });
+                    let _ = producer.await;
+                    for worker in workers {
+                        let _ = worker.await;
+                    }
+                    let elapsed = start.elapsed();
+                    assert!(processed.load(Ordering::Relaxed) >= 100_000);
+                    assert!(queue.is_empty());
+                    elapsed
+                })
+            })
+        });
+    });
 }
 
 criterion_group!(benches, workqueue_benches);

@@ -35,6 +35,11 @@ const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
 /// it is used from a runtime. The task holds only a weak reference: it ends when the queue
 /// shuts down or when the last handle is dropped.
 ///
+/// Delivery is as punctual as tokio's timer (millisecond resolution) and scheduler allow. A
+/// task that calls `add_after` in a long loop without ever awaiting may delay deliveries until
+/// it yields: tokio parks a task woken from a worker thread in that worker's LIFO slot, which
+/// other workers do not steal, so the timer task (and a worker it wakes) waits for the loop.
+///
 /// Shutting down (with or without drain) discards the waiting items.
 pub struct DelayingQueue<T> {
     inner: Arc<Inner<T>>,
@@ -225,17 +230,38 @@ fn ready_at(delay: Duration) -> Instant {
         .unwrap_or(now)
 }
 
-/// The single timer task: moves due items into the queue, sleeping until the earliest ready
-/// time or until woken by an earlier item, a shutdown or the drop of the queue.
+/// How long before an item's ready time the timer task stops sleeping and starts polling the
+/// clock instead. tokio's timer has a resolution of 1 ms: it rounds a deadline up to the next
+/// millisecond and may wake up to another millisecond after that, so sleeping until the ready
+/// time itself would deliver about 1 ms late on average and up to 2 ms late.
+const POLL_WINDOW: Duration = Duration::from_millis(1);
+
+/// The longest the timer task polls in a row, measured on the real clock. It bounds the CPU
+/// spent polling (about one millisecond per wake-up at most), and it keeps tests with a paused
+/// tokio clock (where polling would never see time pass) moving: the task then sleeps.
+const MAX_POLL: Duration = Duration::from_millis(2);
+
+/// What the timer task does next.
+enum Next {
+    /// Nothing waits: wait for a wake-up.
+    Idle,
+    /// The earliest item is due within [`POLL_WINDOW`]: yield to other tasks and look again.
+    Poll,
+    /// Sleep until this instant (or a wake-up).
+    Sleep(Instant),
+}
+
+/// The single timer task: moves due items into the queue, sleeping until shortly before the
+/// earliest ready time (then polling the clock for the rest, see [`POLL_WINDOW`]) or until
+/// woken by an earlier item, a shutdown or the drop of the queue.
 async fn run_timer<T>(weak: Weak<Inner<T>>, wake: Arc<Notify>)
 where
     T: Eq + Hash + Clone + Send + Sync + 'static,
 {
     let mut sleep = pin!(tokio::time::sleep_until(Instant::now()));
     let mut due = Vec::new();
+    let mut polling_since: Option<std::time::Instant> = None;
     loop {
-        let mut notified = pin!(wake.notified());
-        notified.as_mut().enable();
         let next = {
             let Some(inner) = weak.upgrade() else {
                 return;
@@ -245,10 +271,34 @@ where
                 if waiting.closed {
                     return;
                 }
-                let next = waiting.pop_due(Instant::now(), &mut due);
+                let now = Instant::now();
+                let next = match waiting.pop_due(now, &mut due) {
+                    None => Next::Idle,
+                    Some(at) => {
+                        if !due.is_empty() {
+                            polling_since = None;
+                        }
+                        let near = at.saturating_duration_since(now) <= POLL_WINDOW;
+                        let may_poll = polling_since
+                            .get_or_insert_with(std::time::Instant::now)
+                            .elapsed()
+                            < MAX_POLL;
+                        if near && may_poll {
+                            Next::Poll
+                        } else if near {
+                            Next::Sleep(at)
+                        } else {
+                            Next::Sleep(at.checked_sub(POLL_WINDOW).unwrap_or(at))
+                        }
+                    }
+                };
+                // Adds that come after this point see the state and wake the task if needed;
+                // `notify_one` keeps a permit if the task is not waiting yet, so that wake-up
+                // is not lost however late the task starts waiting.
                 waiting.timer = match next {
-                    Some(at) => TimerState::Sleeping(at),
-                    None => TimerState::Idle,
+                    Next::Idle => TimerState::Idle,
+                    Next::Poll => TimerState::Running,
+                    Next::Sleep(deadline) => TimerState::Sleeping(deadline),
                 };
                 next
             };
@@ -258,14 +308,19 @@ where
             next
         };
         match next {
-            Some(at) => {
-                sleep.as_mut().reset(at);
+            Next::Idle => {
+                polling_since = None;
+                wake.notified().await;
+            }
+            Next::Poll => tokio::task::yield_now().await,
+            Next::Sleep(deadline) => {
+                polling_since = None;
+                sleep.as_mut().reset(deadline);
                 tokio::select! {
                     () = &mut sleep => {}
-                    () = &mut notified => {}
+                    () = wake.notified() => {}
                 }
             }
-            None => notified.await,
         }
     }
 }

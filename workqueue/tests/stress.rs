@@ -197,8 +197,6 @@ async fn rate_limited_retries_under_contention_finish_every_key_once() {
                     tokio::task::yield_now().await;
                     if queue.num_requeues(&key) < FAILURES {
                         queue.add_rate_limited(key);
-                        // A spurious second report of the same failure counts nothing.
-                        queue.add_rate_limited(key);
                     } else if successes[slot].fetch_add(1, SeqCst) == 0 {
                         queue.forget(&key);
                         if finished.fetch_add(1, SeqCst) + 1 == KEYS as usize {
