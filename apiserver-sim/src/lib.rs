@@ -93,3 +93,8 @@ pub const BODY_LIMIT: usize = 3 * 1024 * 1024;
 
 /// Path prefix of the simulator's own control endpoints.
 pub const SIM_PREFIX: &str = "/__sim";
+
+/// The README section's example, compiled and run as a doctest.
+#[doc = include_str!("../README-section.md")]
+#[cfg(doctest)]
+pub struct ReadmeSectionDoctest;
