@@ -1,8 +1,8 @@
 //! The data behind a [`DeltaFifo`](crate::DeltaFifo): queued keys in order and their deltas.
 //!
 //! Deltas live in a hash table keyed by their own [`ObjectKey`]; the queue holds each key with
-//! its hash. Queue and table share the key's text, so popping finds the entry by pointer
-//! equality without reading the text again.
+//! its hash, so popping finds the entry without hashing again (and, for a long key whose text the
+//! queue shares, without reading the text).
 
 use std::collections::VecDeque;
 use std::hash::BuildHasher;
@@ -111,7 +111,7 @@ impl<K> QueueState<K> {
     /// Takes the oldest queued key and its deltas.
     pub(crate) fn pop_front(&mut self) -> Option<Deltas<K>> {
         while let Some(QueuedKey { hash, key }) = self.queue.pop_front() {
-            match self.items.find_entry(hash, |d| d.key().shares_text(&key)) {
+            match self.items.find_entry(hash, |d| d.key() == &key) {
                 Ok(entry) => return Some(entry.remove().0),
                 Err(_) => {
                     tracing::error!(%key, "delta fifo queued a key without deltas; skipping it")

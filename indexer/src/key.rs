@@ -4,25 +4,23 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::str::FromStr;
-use std::sync::Arc;
-
 use kube::Resource;
+use smol_str::SmolStr;
 
 use crate::Error;
 
 /// The key of an object in a store: an optional namespace and a name.
 ///
 /// It displays as `namespace/name`, or `name` for cluster-scoped objects (client-go's
-/// `MetaNamespaceKeyFunc`), and parses back from that form with [`FromStr`]. The text is held once in
-/// a shared buffer, so cloning a key never allocates.
+/// `MetaNamespaceKeyFunc`), and parses back from that form with [`FromStr`]. Keys of up to 23
+/// bytes are stored inline; longer ones in one shared buffer. Cloning a key never allocates.
 ///
 /// Keys order by namespace (cluster-scoped first), then by name.
 #[derive(Clone)]
 pub struct ObjectKey {
-    /// The whole key as displayed: `namespace/name` or `name`.
-    text: Arc<str>,
-    /// Length of the namespace part in `text`; 0 for a cluster-scoped key.
-    namespace_len: u32,
+    /// The whole key as displayed: `namespace/name` or `name`. Neither part contains `/`, so
+    /// the first `/` (if any) separates them.
+    text: SmolStr,
 }
 
 impl ObjectKey {
@@ -43,33 +41,21 @@ impl ObjectKey {
     pub fn new(namespace: Option<&str>, name: &str) -> Result<Self, Error> {
         let namespace = namespace.filter(|ns| !ns.is_empty());
         check_parts(namespace, name)?;
-        match namespace {
-            Some(ns) => Ok(Self {
-                text: join_key(ns, name),
-                // `check_parts` bounds the namespace length.
-                namespace_len: u32::try_from(ns.len()).unwrap_or(u32::MAX),
-            }),
-            None => Ok(Self {
-                text: Arc::from(name),
-                namespace_len: 0,
-            }),
-        }
+        let text = match namespace {
+            Some(ns) => join_key(ns, name),
+            None => SmolStr::new(name),
+        };
+        Ok(Self { text })
     }
 
     /// The namespace, or `None` for a cluster-scoped key.
     pub fn namespace(&self) -> Option<&str> {
-        match self.namespace_len {
-            0 => None,
-            len => self.text.get(..len as usize),
-        }
+        self.text.split_once('/').map(|(namespace, _)| namespace)
     }
 
     /// The object's name.
     pub fn name(&self) -> &str {
-        match self.namespace_len {
-            0 => &self.text,
-            len => self.text.get(len as usize + 1..).unwrap_or_default(),
-        }
+        self.text.split_once('/').map_or(self.text.as_str(), |(_, name)| name)
     }
 
     /// The key as text: `namespace/name` or `name`.
@@ -77,10 +63,10 @@ impl ObjectKey {
         &self.text
     }
 
-    /// Whether both keys share one text buffer (one is a clone of the other). Cheaper than `==`,
-    /// which is true in more cases.
+    /// Whether both keys share one text buffer (one is a clone of a long key). Cheaper than
+    /// `==`, which is true in more cases.
     pub fn shares_text(&self, other: &ObjectKey) -> bool {
-        Arc::ptr_eq(&self.text, &other.text)
+        std::ptr::eq(self.text.as_str(), other.text.as_str())
     }
 
     /// This key as a borrowed [`ObjectKeyRef`].
@@ -138,13 +124,9 @@ impl<'a> ObjectKeyRef<'a> {
 
 impl hashbrown::Equivalent<ObjectKey> for ObjectKeyRef<'_> {
     fn equivalent(&self, key: &ObjectKey) -> bool {
-        // Lengths first: they live in the key itself, the text behind a pointer.
-        let namespace_len = self.namespace.map_or(0, str::len);
+        // The length first: it lives in the key itself, a long key's text behind a pointer.
         let text_len = self.name.len() + self.namespace.map_or(0, |ns| ns.len() + 1);
-        key.namespace_len as usize == namespace_len
-            && key.text.len() == text_len
-            && key.namespace() == self.namespace
-            && key.name() == self.name
+        key.text.len() == text_len && key.namespace() == self.namespace && key.name() == self.name
     }
 }
 
@@ -184,8 +166,9 @@ fn check_parts(namespace: Option<&str>, name: &str) -> Result<(), Error> {
     }
 }
 
-/// `namespace/name` in one shared allocation (short keys are assembled on the stack first).
-fn join_key(namespace: &str, name: &str) -> Arc<str> {
+/// `namespace/name` as one string: inline when short, else one shared allocation (assembled on
+/// the stack first when it fits).
+fn join_key(namespace: &str, name: &str) -> SmolStr {
     const STACK: usize = 128;
     let len = namespace.len() + 1 + name.len();
     if len <= STACK {
@@ -195,10 +178,10 @@ fn join_key(namespace: &str, name: &str) -> Arc<str> {
         buf[namespace.len() + 1..len].copy_from_slice(name.as_bytes());
         // Concatenating two `str`s and an ASCII '/' always gives valid UTF-8.
         if let Ok(text) = std::str::from_utf8(&buf[..len]) {
-            return Arc::from(text);
+            return SmolStr::new(text);
         }
     }
-    Arc::from(format!("{namespace}/{name}"))
+    SmolStr::new(format!("{namespace}/{name}"))
 }
 
 /// The store key of an object, as client-go's `MetaNamespaceKeyFunc` computes it.
@@ -309,10 +292,20 @@ mod tests {
     }
 
     #[test]
-    fn clones_share_the_text() {
-        let key = ObjectKey::namespaced("ns", "name").unwrap();
+    fn clones_of_long_keys_share_the_text() {
+        let key = ObjectKey::namespaced("kube-system", "coredns-5d78c9869d-abcde").unwrap();
         let clone = key.clone();
-        assert!(std::ptr::eq(key.as_str(), clone.as_str()));
+        assert!(key.shares_text(&clone));
+        assert_eq!(clone.name(), "coredns-5d78c9869d-abcde");
+    }
+
+    #[test]
+    fn short_and_long_keys_split_the_same_way() {
+        for (ns, name) in [("a", "b"), ("kube-system", "a-rather-long-pod-name-0123456789")] {
+            let key = ObjectKey::namespaced(ns, name).unwrap();
+            assert_eq!((key.namespace(), key.name()), (Some(ns), name));
+            assert_eq!(key, format!("{ns}/{name}").parse().unwrap());
+        }
     }
 
     #[test]
