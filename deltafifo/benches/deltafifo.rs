@@ -39,21 +39,22 @@ fn informer_fifo(cache: &Indexer<ConfigMap>) -> DeltaFifo<ConfigMap> {
     DeltaFifo::new(DeltaFifoOptions::new().known_objects(Arc::new(cache.clone())))
 }
 
-/// Applies one key's deltas to the cache; returns how many deltas it applied.
-fn apply(cache: &Indexer<ConfigMap>, deltas: Deltas<ConfigMap>) -> usize {
+/// Applies one key's deltas to the cache; returns how many deltas it applied and the objects
+/// they replaced. Like an informer, which passes each replaced object on to its update
+/// notification, the consumer releases them after `pop` returns, outside the fifo's lock.
+fn apply(cache: &Indexer<ConfigMap>, deltas: Deltas<ConfigMap>) -> (usize, Vec<Arc<ConfigMap>>) {
     let applied = deltas.len();
+    let mut replaced = Vec::with_capacity(applied);
     let (key, deltas) = deltas.into_parts();
     for delta in deltas {
         match delta {
-            Delta::Deleted(_) => {
-                cache.delete_key(&key);
-            }
+            Delta::Deleted(_) => replaced.extend(cache.delete_key(&key)),
             Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => {
-                cache.put(&key, obj).expect("put");
+                replaced.extend(cache.put(&key, obj).expect("put"));
             }
         }
     }
-    applied
+    (applied, replaced)
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -96,10 +97,12 @@ fn df_2a(
     let applied = rt.block_on(async {
         let mut applied = 0;
         for _ in 0..OBJECTS {
-            applied += fifo
+            let (n, replaced) = fifo
                 .pop(|deltas, _| apply(cache, deltas))
                 .await
                 .expect("pop");
+            drop(replaced);
+            applied += n;
         }
         applied
     });
@@ -126,7 +129,8 @@ fn df_2b(
     });
     let applied = rt.block_on(async {
         let mut applied = 0;
-        while let Ok(n) = fifo.pop(|deltas, _| apply(cache, deltas)).await {
+        while let Ok((n, replaced)) = fifo.pop(|deltas, _| apply(cache, deltas)).await {
+            drop(replaced);
             applied += n;
         }
         applied

@@ -140,12 +140,13 @@ impl<K> Indexer<K> {
         Ok(out)
     }
 
-    /// Stores `obj` under `key`, which must be `obj`'s own key ([`key_of`]).
+    /// Stores `obj` under `key`, which must be `obj`'s own key ([`key_of`]), and returns the
+    /// object it replaces.
     ///
-    /// For callers that already hold the key (an informer applying a popped delta): a new entry
-    /// shares the caller's key text instead of allocating its own. Otherwise the same as
-    /// [`Store::add`].
-    pub fn put(&self, key: &ObjectKey, obj: Arc<K>) -> Result<(), Error> {
+    /// For callers that already hold the key (an informer applying a popped delta, which also
+    /// wants the previous object for its update notification): a new entry shares the caller's
+    /// key instead of building its own. Otherwise the same as [`Store::add`].
+    pub fn put(&self, key: &ObjectKey, obj: Arc<K>) -> Result<Option<Arc<K>>, Error> {
         self.contents.write().upsert_keyed(key, obj)
     }
 
@@ -184,7 +185,10 @@ impl<K: Resource> Indexer<K> {
 
 impl<K: Resource + Send + Sync> Store<K> for Indexer<K> {
     fn add(&self, obj: Arc<K>) -> Result<(), Error> {
-        self.contents.write().upsert(obj)
+        let replaced = self.contents.write().upsert(obj)?;
+        // Released after unlocking: a last reference runs the object's destructor.
+        drop(replaced);
+        Ok(())
     }
 
     fn update(&self, obj: Arc<K>) -> Result<(), Error> {
@@ -193,7 +197,8 @@ impl<K: Resource + Send + Sync> Store<K> for Indexer<K> {
 
     fn delete(&self, obj: Arc<K>) -> Result<(), Error> {
         let key = ObjectKeyRef::of(obj.as_ref())?;
-        self.contents.write().remove(key);
+        let removed = self.contents.write().remove(key);
+        drop(removed);
         Ok(())
     }
 
@@ -202,7 +207,9 @@ impl<K: Resource + Send + Sync> Store<K> for Indexer<K> {
             .into_iter()
             .map(|obj| Ok((key_of(obj.as_ref())?, obj)))
             .collect::<Result<Vec<_>, Error>>()?;
-        self.contents.write().replace_all(items)
+        let previous = self.contents.write().replace_all(items)?;
+        drop(previous);
+        Ok(())
     }
 
     fn resync(&self) -> Result<(), Error> {

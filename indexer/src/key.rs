@@ -1,11 +1,11 @@
 //! Object keys: the `namespace/name` strings that identify an object in a store.
 
+use kube::Resource;
+use smol_str::SmolStr;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::str::FromStr;
-use kube::Resource;
-use smol_str::SmolStr;
 
 use crate::Error;
 
@@ -55,7 +55,9 @@ impl ObjectKey {
 
     /// The object's name.
     pub fn name(&self) -> &str {
-        self.text.split_once('/').map_or(self.text.as_str(), |(_, name)| name)
+        self.text
+            .split_once('/')
+            .map_or(self.text.as_str(), |(_, name)| name)
     }
 
     /// The key as text: `namespace/name` or `name`.
@@ -301,7 +303,10 @@ mod tests {
 
     #[test]
     fn short_and_long_keys_split_the_same_way() {
-        for (ns, name) in [("a", "b"), ("kube-system", "a-rather-long-pod-name-0123456789")] {
+        for (ns, name) in [
+            ("a", "b"),
+            ("kube-system", "a-rather-long-pod-name-0123456789"),
+        ] {
             let key = ObjectKey::namespaced(ns, name).unwrap();
             assert_eq!((key.namespace(), key.name()), (Some(ns), name));
             assert_eq!(key, format!("{ns}/{name}").parse().unwrap());

@@ -94,30 +94,32 @@ impl<K> Contents<K> {
         self.slots.iter().flatten()
     }
 
-    /// Stores `obj` under `key`, replacing and re-indexing any previous object.
-    pub(crate) fn upsert_owned(&mut self, key: ObjectKey, obj: Arc<K>) -> Result<(), Error> {
+    /// Stores `obj` under `key`, replacing and re-indexing any previous object, which it returns.
+    pub(crate) fn upsert_owned(
+        &mut self,
+        key: ObjectKey,
+        obj: Arc<K>,
+    ) -> Result<Option<Arc<K>>, Error> {
         let hash = self.hasher.hash_one(&key);
         match self.find(hash, key.as_key_ref()) {
-            Some(id) => {
-                self.replace_in_slot(id, obj);
-                Ok(())
-            }
-            None => self.insert_new(hash, key, obj),
+            Some(id) => Ok(self.replace_in_slot(id, obj)),
+            None => self.insert_new(hash, key, obj).map(|()| None),
         }
     }
 
-    /// Puts `obj` into the occupied slot `id` and moves the slot between index values as needed.
-    fn replace_in_slot(&mut self, id: u32, obj: Arc<K>) {
-        if let Some(slot) = self.slots.get_mut(id as usize).and_then(Option::as_mut) {
-            let old = std::mem::replace(&mut slot.obj, obj);
-            update_indices(
-                &mut self.indices,
-                id,
-                &slot.key,
-                Some(&old),
-                Some(&slot.obj),
-            );
-        }
+    /// Puts `obj` into the occupied slot `id`, moves the slot between index values as needed, and
+    /// returns the object it held.
+    fn replace_in_slot(&mut self, id: u32, obj: Arc<K>) -> Option<Arc<K>> {
+        let slot = self.slots.get_mut(id as usize).and_then(Option::as_mut)?;
+        let old = std::mem::replace(&mut slot.obj, obj);
+        update_indices(
+            &mut self.indices,
+            id,
+            &slot.key,
+            Some(&old),
+            Some(&slot.obj),
+        );
+        Some(old)
     }
 
     /// Stores `obj` under `key`, whose hash is `hash` and which must not be stored yet.
@@ -159,31 +161,36 @@ impl<K> Contents<K> {
         Some(slot.obj)
     }
 
-    /// Stores `obj` under `key` (cloned only for a new entry), replacing any previous object.
-    pub(crate) fn upsert_keyed(&mut self, key: &ObjectKey, obj: Arc<K>) -> Result<(), Error> {
+    /// Stores `obj` under `key` (cloned only for a new entry), replacing any previous object,
+    /// which it returns.
+    pub(crate) fn upsert_keyed(
+        &mut self,
+        key: &ObjectKey,
+        obj: Arc<K>,
+    ) -> Result<Option<Arc<K>>, Error> {
         let hash = self.hasher.hash_one(key);
         match self.find(hash, key.as_key_ref()) {
-            Some(id) => {
-                self.replace_in_slot(id, obj);
-                Ok(())
-            }
-            None => self.insert_new(hash, key.clone(), obj),
+            Some(id) => Ok(self.replace_in_slot(id, obj)),
+            None => self.insert_new(hash, key.clone(), obj).map(|()| None),
         }
     }
 
-    /// Drops every object and rebuilds the store and its indices from `items` (later duplicates win).
-    pub(crate) fn replace_all(&mut self, items: Vec<(ObjectKey, Arc<K>)>) -> Result<(), Error> {
-        self.slots.clear();
+    /// Rebuilds the store and its indices from `items` (later duplicates win) and returns the
+    /// previous objects, so the caller can release them after unlocking.
+    pub(crate) fn replace_all(
+        &mut self,
+        items: Vec<(ObjectKey, Arc<K>)>,
+    ) -> Result<Vec<Option<Slot<K>>>, Error> {
+        let previous = std::mem::replace(&mut self.slots, Vec::with_capacity(items.len()));
         self.free.clear();
         self.by_key.clear();
         for index in &mut self.indices {
             index.values.clear();
         }
-        self.slots.reserve(items.len());
         for (key, obj) in items {
             self.upsert_owned(key, obj)?;
         }
-        Ok(())
+        Ok(previous)
     }
 
     pub(crate) fn index_names(&self) -> impl Iterator<Item = &str> {
@@ -262,19 +269,18 @@ impl<K> Contents<K> {
 }
 
 impl<K: Resource> Contents<K> {
-    /// Stores `obj` under its own key, replacing and re-indexing any previous object. Allocates a
-    /// key only for an object that is not stored yet.
-    pub(crate) fn upsert(&mut self, obj: Arc<K>) -> Result<(), Error> {
+    /// Stores `obj` under its own key, replacing and re-indexing any previous object, which it
+    /// returns. Allocates a key only for an object that is not stored yet.
+    pub(crate) fn upsert(&mut self, obj: Arc<K>) -> Result<Option<Arc<K>>, Error> {
         let key = ObjectKeyRef::of(obj.as_ref())?;
         let hash = self.hasher.hash_one(key);
         match self.find(hash, key) {
-            Some(id) => self.replace_in_slot(id, obj),
+            Some(id) => Ok(self.replace_in_slot(id, obj)),
             None => {
                 let key = key.to_owned()?;
-                self.insert_new(hash, key, obj)?;
+                self.insert_new(hash, key, obj).map(|()| None)
             }
         }
-        Ok(())
     }
 }
 
