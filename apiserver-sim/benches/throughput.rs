@@ -69,12 +69,16 @@ async fn watcher(addr: std::net::SocketAddr, rv: u64, want: usize) -> usize {
 }
 
 async fn fanout_bench(watchers: usize, events: usize) {
+    const OBJECTS: usize = 1000;
     let server = ApiServer::builder()
         .watch_buffer(events + 16)
         .history_limit(1000)
         .start()
         .await
         .expect("server");
+    for i in 0..OBJECTS {
+        server.create_json(cm(&format!("e-{i:04}"))).expect("seed");
+    }
     let rv = server.resource_version();
     let handles: Vec<_> = (0..watchers)
         .map(|_| tokio::spawn(watcher(server.addr(), rv, events)))
@@ -83,7 +87,9 @@ async fn fanout_bench(watchers: usize, events: usize) {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let start = Instant::now();
     for i in 0..events {
-        server.create_json(cm(&format!("e-{i:07}"))).expect("write");
+        let mut obj = cm(&format!("e-{:04}", i % OBJECTS));
+        obj["data"]["k"] = json!(i.to_string());
+        server.replace_json(obj).expect("update");
     }
     let produced = start.elapsed();
     let mut received = 0;
@@ -92,7 +98,7 @@ async fn fanout_bench(watchers: usize, events: usize) {
     }
     let elapsed = start.elapsed();
     println!(
-        "live watch fan-out: {watchers} watcher(s) x {events} events written during the watch: \
+        "live watch fan-out: {watchers} watcher(s), {events} updates of {OBJECTS} small objects written during the watch: \
          {received} delivered in {:.0} ms = {:.0} events/s in total, {:.0} events/s per watcher \
          (the in-process writes alone took {:.0} ms = {:.0} writes/s)",
         elapsed.as_secs_f64() * 1e3,
@@ -142,6 +148,10 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
+    if std::env::var_os("SIM_BENCH_WRITES").is_some() {
+        rt.block_on(fanout_bench(0, 200_000));
+        return;
+    }
     rt.block_on(async {
         list_bench(10_000, 5).await;
         replay_bench(1, 200_000).await;

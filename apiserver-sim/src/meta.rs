@@ -101,25 +101,57 @@ pub fn set_str(obj: &mut Value, field: &str, value: &str) {
     metadata_mut(obj).insert(field.into(), Value::String(value.into()));
 }
 
-/// Current time as RFC 3339 UTC with whole seconds.
-pub fn now_rfc3339() -> String {
-    jiff::Timestamp::now()
-        .strftime("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
+thread_local! {
+    /// SplitMix64 state, seeded once per thread from the OS.
+    static RNG: std::cell::Cell<u64> = std::cell::Cell::new({
+        let b = uuid::Uuid::new_v4().into_bytes();
+        u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+    });
+    /// The last formatted second, so a busy writer formats each second once.
+    static NOW: std::cell::RefCell<(i64, String)> = const { std::cell::RefCell::new((i64::MIN, String::new())) };
 }
 
-/// A fresh UUID v4.
+/// A fast pseudo-random u64 (SplitMix64; uids need uniqueness, not secrecy).
+fn next_random() -> u64 {
+    RNG.with(|s| {
+        let z = s.get().wrapping_add(0x9E37_79B9_7F4A_7C15);
+        s.set(z);
+        let mut x = z;
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        x ^ (x >> 31)
+    })
+}
+
+/// Current time as RFC 3339 UTC with whole seconds.
+pub fn now_rfc3339() -> String {
+    let now = jiff::Timestamp::now();
+    let secs = now.as_second();
+    NOW.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.0 != secs {
+            *c = (secs, now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string());
+        }
+        c.1.clone()
+    })
+}
+
+/// A fresh random (version 4) UUID.
 pub fn new_uid() -> String {
-    uuid::Uuid::new_v4().to_string()
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&next_random().to_le_bytes());
+    bytes[8..].copy_from_slice(&next_random().to_le_bytes());
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .to_string()
 }
 
 /// Five random characters from the upstream generateName alphabet.
 pub fn random_suffix() -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let bytes = uuid::Uuid::new_v4().into_bytes();
-    bytes[..5]
-        .iter()
-        .map(|b| ALPHABET[(*b as usize) % ALPHABET.len()] as char)
+    let r = next_random();
+    (0..5)
+        .map(|i| ALPHABET[((r >> (i * 8)) as usize & 0xff) % ALPHABET.len()] as char)
         .collect()
 }
 
@@ -158,6 +190,9 @@ mod tests {
         assert!(!is_dns_subdomain("A"));
         assert!(!is_dns_label("a.b"));
         assert_eq!(random_suffix().len(), 5);
+        assert_ne!(new_uid(), new_uid());
+        assert_eq!(new_uid().as_bytes()[14], b'4');
+        assert!(now_rfc3339().ends_with('Z'));
         let mut weird = json!(3);
         set_str(&mut weird, "name", "x");
         assert_eq!(name(&weird), "x");

@@ -230,29 +230,99 @@ impl ApiServer {
         Ok(serde_json::from_value(stored)?)
     }
 
+    /// The resource and version an object's `apiVersion` and `kind` select.
+    fn info_for(&self, obj: &Value) -> Result<(Arc<ResourceInfo>, String)> {
+        let av = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+        let (group, version) = av.split_once('/').unwrap_or(("", av));
+        let st = self.shared.state.lock();
+        st.resources
+            .values()
+            .map(|r| r.info.clone())
+            .find(|i| i.group == group && i.kind == kind && i.serves(version))
+            .map(|i| (i, version.to_string()))
+            .ok_or_else(|| Error::UnknownResource(format!("{kind} in {av}")))
+    }
+
     /// Creates an object given as JSON; its `apiVersion` and `kind` select the resource.
     pub fn create_json(&self, obj: Value) -> Result<Value> {
-        let av = obj
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let kind = obj
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let (group, version) = av.split_once('/').unwrap_or(("", &av));
-        let (group, version) = (group.to_string(), version.to_string());
+        let (info, version) = self.info_for(&obj)?;
+        self.create_in(&info, &version, obj)
+    }
+
+    /// Replaces an object given as JSON, as a PUT would (status kept when the type has a
+    /// status subresource). Without `metadata.resourceVersion` the write is unconditional.
+    pub fn replace_json(&self, mut obj: Value) -> Result<Value> {
+        let (info, version) = self.info_for(&obj)?;
+        let ns = if info.namespaced {
+            Some(crate::meta::namespace(&obj).to_string()).filter(|n| !n.is_empty())
+        } else {
+            None
+        };
+        let ns = ns.or_else(|| info.namespaced.then(|| "default".to_string()));
+        let name = crate::meta::name(&obj).to_string();
+        let mut st = self.shared.state.lock();
+        if crate::meta::resource_version(&obj).is_empty()
+            && let Some(cur) = st.get(&info.key(), &(ns.clone().unwrap_or_default(), name.clone()))
+        {
+            crate::meta::set_str(
+                &mut obj,
+                "resourceVersion",
+                crate::meta::resource_version(&cur),
+            );
+        }
+        let stored = crate::ops::update(
+            &mut st,
+            &info,
+            &version,
+            ns.as_deref(),
+            &name,
+            obj,
+            crate::ops::Part::Main,
+            false,
+        )?;
+        Ok((*stored).clone())
+    }
+
+    /// Replaces a typed object (see [`ApiServer::replace_json`]).
+    pub fn replace<K>(&self, obj: &K) -> Result<K>
+    where
+        K: kube::Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+    {
+        let mut value = serde_json::to_value(obj)?;
+        if let Some(m) = value.as_object_mut() {
+            m.insert(
+                "apiVersion".into(),
+                Value::String(K::api_version(&()).into_owned()),
+            );
+            m.insert("kind".into(), Value::String(K::kind(&()).into_owned()));
+        }
+        Ok(serde_json::from_value(self.replace_json(value)?)?)
+    }
+
+    /// Deletes an object as a DELETE with default options would (finalizers honoured,
+    /// dependents collected in the background). `group` is "" for the core group.
+    pub fn delete(
+        &self,
+        group: &str,
+        plural: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<()> {
         let info = {
             let st = self.shared.state.lock();
-            st.resources
-                .values()
+            st.resource(&GroupResource::new(group, plural))
                 .map(|r| r.info.clone())
-                .find(|i| i.group == group && i.kind == kind && i.serves(&version))
         }
-        .ok_or_else(|| Error::UnknownResource(format!("{kind} in {av}")))?;
-        self.create_in(&info, &version, obj)
+        .ok_or_else(|| Error::UnknownResource(format!("{plural}.{group}")))?;
+        crate::ops::delete(
+            &mut self.shared.state.lock(),
+            &info,
+            namespace.unwrap_or(""),
+            name,
+            &crate::ops::DeleteOptions::default(),
+        )?;
+        Ok(())
     }
 
     fn create_in(&self, info: &ResourceInfo, version: &str, obj: Value) -> Result<Value> {
