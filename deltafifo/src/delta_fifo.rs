@@ -3,7 +3,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::pin::pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -45,12 +45,31 @@ struct Shared<K> {
     state: Mutex<QueueState<K>>,
     /// Wakes a waiting `pop` when a key is queued or the fifo closes.
     item_ready: Notify,
+    /// How many `pop`s are parked on `item_ready`; producers notify only when some are, which keeps
+    /// the notifier's cache line out of the hot path of a steady stream.
+    parked_pops: AtomicUsize,
     /// Mirrors `QueueState::has_synced` for lock-free reads; never goes back to false.
     synced: AtomicBool,
     synced_changed: Notify,
     known_objects: Option<Arc<dyn KnownObjects<K>>>,
     emit_replaced: bool,
     transform: Option<TransformFn<K>>,
+}
+
+/// Counts a parked `pop` for as long as it lives (also when the pop is cancelled while parked).
+struct ParkedPop<'a>(&'a AtomicUsize);
+
+impl<'a> ParkedPop<'a> {
+    fn enter(parked: &'a AtomicUsize) -> Self {
+        parked.fetch_add(1, Ordering::SeqCst);
+        Self(parked)
+    }
+}
+
+impl Drop for ParkedPop<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl<K> Shared<K> {
@@ -92,6 +111,7 @@ impl<K> DeltaFifo<K> {
             shared: Arc::new(Shared {
                 state: Mutex::new(QueueState::new()),
                 item_ready: Notify::new(),
+                parked_pops: AtomicUsize::new(0),
                 synced: AtomicBool::new(false),
                 synced_changed: Notify::new(),
                 known_objects: options.known_objects,
@@ -126,6 +146,9 @@ impl<K> DeltaFifo<K> {
                 tokio::task::yield_now().await;
                 continue;
             }
+            // Count ourselves as parked before the last look, so that a producer queueing after
+            // that look sees the count and wakes us (both sides use SeqCst).
+            let _parked = ParkedPop::enter(&self.shared.parked_pops);
             let mut ready = pin!(self.shared.item_ready.notified());
             ready.as_mut().enable();
             if let Some(popped) = self.try_pop_locked() {
@@ -168,8 +191,8 @@ impl<K> DeltaFifo<K> {
         }
         self.publish_synced(state);
         if state.len() > 0 {
-            // Chain the wake-up, so another waiting consumer sees the remaining keys.
-            self.shared.item_ready.notify_one();
+            // Chain the wake-up, so another parked consumer sees the remaining keys.
+            self.wake_a_parked_pop();
         }
         if let (Some(started), Some(key)) = (started, key) {
             let took = started.elapsed();
@@ -230,6 +253,13 @@ impl<K> DeltaFifo<K> {
         state.iter().cloned().collect()
     }
 
+    /// Wakes one parked [`pop`](Self::pop), if any, after a key was queued.
+    fn wake_a_parked_pop(&self) {
+        if self.shared.parked_pops.load(Ordering::SeqCst) > 0 {
+            self.shared.item_ready.notify_one();
+        }
+    }
+
     fn publish_synced(&self, state: &QueueState<K>) {
         if state.has_synced()
             && !self.shared.synced.load(Ordering::Acquire)
@@ -264,7 +294,7 @@ impl<K: Resource> DeltaFifo<K> {
         drop(state);
         // A waiting consumer saw an empty queue, so only a newly queued key can concern it.
         if new_key {
-            self.shared.item_ready.notify_one();
+            self.wake_a_parked_pop();
         }
         Ok(())
     }
@@ -300,7 +330,7 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         let new_key = state.enqueue(obj, |obj| Delta::Deleted(DeletedObject::Known(obj)))?;
         drop(state);
         if new_key {
-            self.shared.item_ready.notify_one();
+            self.wake_a_parked_pop();
         }
         Ok(())
     }
@@ -357,7 +387,7 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         let queued = state.len() > 0;
         drop(state);
         if queued {
-            self.shared.item_ready.notify_one();
+            self.wake_a_parked_pop();
         }
         Ok(())
     }
@@ -383,7 +413,7 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         let queued = state.len() > 0;
         drop(state);
         if queued {
-            self.shared.item_ready.notify_one();
+            self.wake_a_parked_pop();
         }
         Ok(())
     }
