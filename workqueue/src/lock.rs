@@ -51,6 +51,20 @@ impl<T> Mutex<T> {
         MutexGuard { mutex: self }
     }
 
+    /// Takes the lock if it is free right now.
+    #[inline]
+    pub(crate) fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
+        // Look before trying: a failed read-modify-write would still take the cache line
+        // away from the holder.
+        if self.locked.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.locked
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .ok()
+            .map(|_| MutexGuard { mutex: self })
+    }
+
     #[cold]
     fn lock_contended(&self) {
         let mut spins = 0;

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::hash::Hash;
 use std::pin::pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -50,6 +51,14 @@ impl<T> Clone for Queue<T> {
 
 struct Shared<T> {
     state: Mutex<State<T>>,
+    /// Adds that found `state` locked by another thread. Rather than wait, such an add leaves
+    /// its item here, and whoever holds `state` next moves it into the store. This keeps a
+    /// producer from queueing behind busy workers (and the workers from waiting on it).
+    inbox: Mutex<Inbox<T>>,
+    /// Whether `inbox` holds items; read without its lock.
+    inbox_pending: AtomicBool,
+    /// Workers registered as sleeping in `get`; changed only under the `state` lock.
+    sleeping: AtomicUsize,
     /// Wakes workers blocked in `get`.
     getters: Notify,
     /// Wakes callers of `shut_down_with_drain`.
@@ -63,14 +72,23 @@ struct MetricsHook {
     refresh: LazyTask,
 }
 
+struct Inbox<T> {
+    items: Vec<T>,
+    /// Set (under the `state` lock, after a last move) by shutdown: adds are dropped.
+    closed: bool,
+}
+
 struct State<T> {
     store: Store<T>,
     shutting_down: bool,
     /// A `shut_down_with_drain` is waiting (cleared by `shut_down`).
     draining: bool,
-    /// Workers registered as sleeping in `get`; adds only notify when this is non-zero.
-    sleeping: usize,
+    /// An empty buffer swapped with the inbox's when moving its items.
+    spare: Vec<T>,
 }
+
+/// Capacity kept by the inbox buffers between bursts.
+const INBOX_CAPACITY: usize = 4096;
 
 enum Take<T> {
     Item(T, Option<Duration>),
@@ -93,6 +111,65 @@ impl<T: Eq + Hash + Clone> State<T> {
             Some((item, queued_for)) => Take::Item(item, queued_for),
             None if self.shutting_down => Take::Closed,
             None => Take::Empty,
+        }
+    }
+}
+
+/// What happened under the lock that must be reported after it: adds to report to metrics,
+/// and whether a sleeping worker should be woken.
+#[derive(Default)]
+struct Effects {
+    adds: usize,
+    wake: bool,
+}
+
+impl<T: Eq + Hash + Clone> Shared<T> {
+    /// Moves the inbox's items into the store (they were accepted before any shutdown).
+    /// Returns how many were genuinely new.
+    #[inline]
+    fn move_inbox(&self, state: &mut State<T>) -> usize {
+        if !self.inbox_pending.load(Ordering::SeqCst) {
+            return 0;
+        }
+        self.move_inbox_slow(state)
+    }
+
+    #[cold]
+    fn move_inbox_slow(&self, state: &mut State<T>) -> usize {
+        {
+            let mut inbox = self.inbox.lock();
+            self.inbox_pending.store(false, Ordering::SeqCst);
+            std::mem::swap(&mut inbox.items, &mut state.spare);
+        }
+        let State { store, spare, .. } = state;
+        let mut adds = 0;
+        for item in spare.drain(..) {
+            if store.add(item) != Added::Ignored {
+                adds += 1;
+            }
+        }
+        if spare.capacity() > INBOX_CAPACITY {
+            spare.shrink_to(INBOX_CAPACITY);
+        }
+        adds
+    }
+
+    /// Whether a sleeping worker should be woken: work is queued and someone sleeps.
+    #[inline]
+    fn should_wake(&self, state: &State<T>) -> bool {
+        state.store.queued() > 0 && self.sleeping.load(Ordering::SeqCst) > 0
+    }
+
+    /// Reports `effects` once the lock is released.
+    #[inline]
+    fn report(&self, effects: Effects) {
+        if effects.wake {
+            self.getters.notify_one();
+        }
+        if let Some(metrics) = &self.metrics {
+            for _ in 0..effects.adds {
+                metrics.sink.add();
+            }
         }
     }
 }
@@ -134,8 +211,14 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
                     store: Store::new(metrics.is_some()),
                     shutting_down: false,
                     draining: false,
-                    sleeping: 0,
+                    spare: Vec::new(),
                 }),
+                inbox: Mutex::new(Inbox {
+                    items: Vec::new(),
+                    closed: false,
+                }),
+                inbox_pending: AtomicBool::new(false),
+                sleeping: AtomicUsize::new(0),
                 getters: Notify::new(),
                 drained: Notify::new(),
                 name,
@@ -153,52 +236,60 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
     ///
     /// A no-op if the item is already queued. If a worker holds it, it is queued again when
     /// that worker calls [`done`](Queue::done). Dropped silently once the queue is shutting
-    /// down.
+    /// down. Never waits for other threads: if the queue is busy, the item is left for the
+    /// thread that holds it.
     pub fn add(&self, item: T) {
-        let mut state = self.shared.state.lock();
+        let shared = &*self.shared;
+        let Some(mut state) = shared.state.try_lock() else {
+            self.add_busy(item);
+            return;
+        };
+        let mut adds = shared.move_inbox(&mut state);
         let added = state.add(item);
-        let sleeping = state.sleeping;
+        if added != Added::Ignored {
+            adds += 1;
+        }
+        let wake = shared.should_wake(&state);
         drop(state);
-        self.after_add(added, sleeping);
+        shared.report(Effects { adds, wake });
+    }
+
+    /// Leaves `item` in the inbox for the thread that holds the state.
+    fn add_busy(&self, item: T) {
+        let shared = &*self.shared;
+        {
+            let mut inbox = shared.inbox.lock();
+            if inbox.closed {
+                return;
+            }
+            inbox.items.push(item);
+            // Already flagged (and not moved since, as moves happen under this lock): the add
+            // that raised the flag has already woken a sleeper or been seen by it.
+            if shared.inbox_pending.load(Ordering::Relaxed) {
+                return;
+            }
+            shared.inbox_pending.store(true, Ordering::SeqCst);
+        }
+        // A worker registers as sleeping before it looks at `inbox_pending` one last time
+        // (both SeqCst), so either it sees the item or this sees it sleeping.
+        if shared.sleeping.load(Ordering::SeqCst) > 0 {
+            shared.getters.notify_one();
+        }
     }
 
     /// Adds every item under one lock (used by the delaying queue's timer).
     pub(crate) fn add_all(&self, items: impl Iterator<Item = T>) {
-        let mut state = self.shared.state.lock();
-        let mut new = 0usize;
-        let mut pushed = 0usize;
+        let shared = &*self.shared;
+        let mut state = shared.state.lock();
+        let mut adds = shared.move_inbox(&mut state);
         for item in items {
-            match state.add(item) {
-                Added::Ignored => {}
-                Added::Dirty => new += 1,
-                Added::Queued => {
-                    new += 1;
-                    pushed += 1;
-                }
+            if state.add(item) != Added::Ignored {
+                adds += 1;
             }
         }
-        let wake = pushed.min(state.sleeping);
+        let wake = shared.should_wake(&state);
         drop(state);
-        for _ in 0..wake {
-            self.shared.getters.notify_one();
-        }
-        if let Some(metrics) = &self.shared.metrics {
-            for _ in 0..new {
-                metrics.sink.add();
-            }
-        }
-    }
-
-    #[inline]
-    fn after_add(&self, added: Added, sleeping: usize) {
-        if added == Added::Queued && sleeping > 0 {
-            self.shared.getters.notify_one();
-        }
-        if added != Added::Ignored
-            && let Some(metrics) = &self.shared.metrics
-        {
-            metrics.sink.add();
-        }
+        shared.report(Effects { adds, wake });
     }
 
     /// Waits for an item and hands it to the caller, who must call [`done`](Queue::done)
@@ -208,7 +299,14 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
     /// queued are returned first. Cancel-safe: dropping the future loses no item.
     pub async fn get(&self) -> Option<T> {
         self.ensure_refresh();
-        let taken = self.shared.state.lock().take();
+        let shared = &*self.shared;
+        let mut state = shared.state.lock();
+        let adds = shared.move_inbox(&mut state);
+        let taken = state.take();
+        // Pass the baton: more work and a sleeping worker means wake it.
+        let wake = shared.should_wake(&state);
+        drop(state);
+        shared.report(Effects { adds, wake });
         match taken {
             Take::Item(item, queued_for) => {
                 self.report_get(queued_for);
@@ -227,35 +325,52 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
     }
 
     async fn get_slow(&self) -> Option<T> {
+        let shared = &*self.shared;
         let mut registration = Sleeping {
-            shared: &self.shared,
+            shared,
             registered: false,
         };
         loop {
-            let mut notified = pin!(self.shared.getters.notified());
+            let mut notified = pin!(shared.getters.notified());
             // Register before looking at the state so that no add between the look and the
             // await can be missed.
             notified.as_mut().enable();
-            {
-                let mut state = self.shared.state.lock();
+            let mut effects = Effects::default();
+            let taken = {
+                let mut state = shared.state.lock();
                 if registration.registered {
-                    state.sleeping -= 1;
+                    shared.sleeping.fetch_sub(1, Ordering::SeqCst);
                     registration.registered = false;
                 }
-                match state.take() {
-                    Take::Item(item, queued_for) => {
-                        drop(state);
-                        self.report_get(queued_for);
-                        return Some(item);
-                    }
-                    Take::Closed => return None,
-                    Take::Empty => {
-                        state.sleeping += 1;
-                        registration.registered = true;
+                loop {
+                    effects.adds += shared.move_inbox(&mut state);
+                    match state.take() {
+                        Take::Empty => {
+                            shared.sleeping.fetch_add(1, Ordering::SeqCst);
+                            if shared.inbox_pending.load(Ordering::SeqCst) {
+                                // An add left an item meanwhile: take it instead of sleeping.
+                                shared.sleeping.fetch_sub(1, Ordering::SeqCst);
+                                continue;
+                            }
+                            registration.registered = true;
+                            break Take::Empty;
+                        }
+                        taken => {
+                            effects.wake = shared.should_wake(&state);
+                            break taken;
+                        }
                     }
                 }
+            };
+            shared.report(effects);
+            match taken {
+                Take::Item(item, queued_for) => {
+                    self.report_get(queued_for);
+                    return Some(item);
+                }
+                Take::Closed => return None,
+                Take::Empty => notified.as_mut().await,
             }
-            notified.await;
         }
     }
 
@@ -264,33 +379,39 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
     /// If the item was added again meanwhile, it is queued now. A `done` for an item that is
     /// not being processed is ignored.
     pub fn done(&self, item: &T) {
-        let mut state = self.shared.state.lock();
+        let shared = &*self.shared;
+        let mut state = shared.state.lock();
+        let adds = shared.move_inbox(&mut state);
         let (done, worked_for) = state.store.done(item);
+        let wake = shared.should_wake(&state);
+        let drained = done != Done::Stray && state.draining && state.store.is_empty();
+        drop(state);
+        shared.report(Effects { adds, wake });
         if done == Done::Stray {
-            drop(state);
             tracing::debug!(
-                queue = self.shared.name.as_deref(),
+                queue = shared.name.as_deref(),
                 "done for an item that is not being processed: ignored"
             );
             return;
         }
-        let wake = done == Done::Requeued && state.sleeping > 0;
-        let drained = state.draining && state.store.is_empty();
-        drop(state);
-        if wake {
-            self.shared.getters.notify_one();
-        }
         if drained {
-            self.shared.drained.notify_waiters();
+            shared.drained.notify_waiters();
         }
-        if let (Some(metrics), Some(worked_for)) = (&self.shared.metrics, worked_for) {
+        if let (Some(metrics), Some(worked_for)) = (&shared.metrics, worked_for) {
             metrics.sink.done(worked_for);
         }
     }
 
     /// The number of items waiting for a worker (not counting items being processed).
     pub fn len(&self) -> usize {
-        self.shared.state.lock().store.queued()
+        let shared = &*self.shared;
+        let mut state = shared.state.lock();
+        let adds = shared.move_inbox(&mut state);
+        let len = state.store.queued();
+        let wake = adds > 0 && shared.should_wake(&state);
+        drop(state);
+        shared.report(Effects { adds, wake });
+        len
     }
 
     /// Whether no item is waiting for a worker.
@@ -304,15 +425,24 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
         self.shared.state.lock().shutting_down
     }
 
+    /// Marks the queue as shutting down; returns the effects to report.
+    fn close(&self, drain: bool) -> Effects {
+        let shared = &*self.shared;
+        let mut state = shared.state.lock();
+        state.shutting_down = true;
+        state.draining = drain;
+        // Close the inbox, then take what it holds: those adds came before the shutdown.
+        shared.inbox.lock().closed = true;
+        let adds = shared.move_inbox(&mut state);
+        Effects { adds, wake: false }
+    }
+
     /// Stops accepting adds. Workers still get what is queued, then `None`.
     ///
     /// Also ends any [`shut_down_with_drain`](Queue::shut_down_with_drain) that is waiting.
     pub fn shut_down(&self) {
-        {
-            let mut state = self.shared.state.lock();
-            state.shutting_down = true;
-            state.draining = false;
-        }
+        let effects = self.close(false);
+        self.shared.report(effects);
         self.shared.getters.notify_waiters();
         self.shared.drained.notify_waiters();
     }
@@ -323,11 +453,8 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
     /// Workers must keep calling `get` and `done` for this to return. A
     /// [`shut_down`](Queue::shut_down) from elsewhere cuts the wait short.
     pub async fn shut_down_with_drain(&self) {
-        {
-            let mut state = self.shared.state.lock();
-            state.shutting_down = true;
-            state.draining = true;
-        }
+        let effects = self.close(true);
+        self.shared.report(effects);
         self.shared.getters.notify_waiters();
         loop {
             let mut notified = pin!(self.shared.drained.notified());
@@ -359,7 +486,9 @@ struct Sleeping<'a, T> {
 impl<T> Drop for Sleeping<'_, T> {
     fn drop(&mut self) {
         if self.registered {
-            self.shared.state.lock().sleeping -= 1;
+            // Under the lock, like every change of `sleeping`.
+            let _state = self.shared.state.lock();
+            self.shared.sleeping.fetch_sub(1, Ordering::SeqCst);
         }
     }
 }
@@ -539,7 +668,13 @@ mod tests {
         queue.add(1);
         assert_eq!(queue.get().await, Some(1));
         // Every cancelled sleeper deregistered.
-        assert_eq!(queue.shared.state.lock().sleeping, 0);
+        assert_eq!(
+            queue
+                .shared
+                .sleeping
+                .load(std::sync::atomic::Ordering::SeqCst),
+            0
+        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -561,6 +696,61 @@ mod tests {
         }
         got.sort();
         assert_eq!(got, vec![Some(0), Some(1), Some(2), Some(3)]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn add_to_a_busy_queue_is_kept_in_order_and_deduplicated() {
+        let queue = Queue::new();
+        queue.add("a");
+        {
+            let _busy = queue.shared.state.lock();
+            queue.add("b");
+            queue.add("a");
+            queue.add("b");
+            queue.add("c");
+        }
+        assert_eq!(queue.len(), 3);
+        for expected in ["a", "b", "c"] {
+            assert_eq!(queue.get().await, Some(expected));
+        }
+        // Added to a busy queue while processing: queued again on done.
+        {
+            let _busy = queue.shared.state.lock();
+            queue.add("a");
+        }
+        queue.done(&"a");
+        assert_eq!(queue.get().await, Some("a"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn add_to_a_busy_queue_wakes_a_sleeping_worker() {
+        let queue = Queue::new();
+        let worker = tokio::spawn({
+            let queue = queue.clone();
+            async move { queue.get().await }
+        });
+        tokio::task::yield_now().await;
+        {
+            let _busy = queue.shared.state.lock();
+            queue.add(7);
+        }
+        assert_eq!(worker.await.ok(), Some(Some(7)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn add_to_a_busy_queue_before_shut_down_is_kept_and_after_is_dropped() {
+        let queue = Queue::new();
+        {
+            let _busy = queue.shared.state.lock();
+            queue.add(1);
+        }
+        queue.shut_down();
+        {
+            let _busy = queue.shared.state.lock();
+            queue.add(2);
+        }
+        assert_eq!(queue.get().await, Some(1));
+        assert_eq!(queue.get().await, None);
     }
 
     #[tokio::test(start_paused = true)]
