@@ -73,6 +73,7 @@ mod meta;
 mod ops;
 mod patch;
 mod query;
+mod repr;
 mod resource;
 mod schema;
 mod selector;

@@ -12,6 +12,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::query::ListOptions;
+use crate::repr::Repr;
 use crate::resource::ResourceInfo;
 use crate::shared::Shared;
 use crate::status::ApiError;
@@ -27,15 +28,19 @@ const BATCH_BYTES: usize = 64 * 1024;
 struct Filter {
     ns: Option<String>,
     opts: ListOptions,
-    /// `apiVersion` to rewrite objects to, when it differs from storage.
-    api_version: Option<String>,
+    /// Representation of objects on this stream.
+    repr: Repr,
     info: Arc<ResourceInfo>,
     version: String,
 }
 
 impl Filter {
+    /// True when every stored event goes out exactly as stored.
     fn trivial(&self) -> bool {
-        self.ns.is_none() && self.opts.selectors.is_empty()
+        self.ns.is_none()
+            && self.opts.selectors.is_empty()
+            && self.repr == Repr::Full
+            && self.version == self.info.storage_version()
     }
 
     fn matches(&self, obj: &Value) -> bool {
@@ -46,21 +51,12 @@ impl Filter {
     }
 
     fn render(&self, obj: &Value) -> Bytes {
-        match &self.api_version {
-            None => to_bytes(obj),
-            Some(av) => {
-                let mut o = obj.clone();
-                if let Some(m) = o.as_object_mut() {
-                    m.insert("apiVersion".into(), Value::String(av.clone()));
-                }
-                to_bytes(&o)
-            }
-        }
+        crate::repr::render(&self.info, &self.version, obj, self.repr)
     }
 
     /// The line to send for a stored event, if this watcher should see it.
     fn event_line(&self, ev: &Event) -> Option<Bytes> {
-        if self.trivial() && self.api_version.is_none() {
+        if self.trivial() {
             return Some(line(ev.kind.as_str(), &ev.json));
         }
         let new_m = self.matches(&ev.obj);
@@ -86,11 +82,9 @@ impl Filter {
         if initial_end {
             md["annotations"] = json!({INITIAL_EVENTS_END: "true"});
         }
-        let obj = json!({
-            "apiVersion": self.info.api_version(&self.version),
-            "kind": self.info.kind,
-            "metadata": md,
-        });
+        let (api_version, kind) =
+            crate::repr::type_meta(&self.info, &self.version, self.repr, false);
+        let obj = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
         line("BOOKMARK", &to_bytes(&obj))
     }
 }
@@ -134,9 +128,8 @@ pub(crate) fn start(
     version: &str,
     ns: Option<String>,
     opts: ListOptions,
+    repr: Repr,
 ) -> Result<impl Stream<Item = Bytes> + Send + 'static, ApiError> {
-    let storage_av = info.api_version(info.storage_version());
-    let requested_av = info.api_version(version);
     let key = info.key();
     let send_initial = match opts.send_initial_events {
         Some(v) => v,
@@ -150,7 +143,7 @@ pub(crate) fn start(
     let filter = Filter {
         ns,
         opts,
-        api_version: (storage_av != requested_av).then_some(requested_av),
+        repr,
         info: info.clone(),
         version: version.to_string(),
     };

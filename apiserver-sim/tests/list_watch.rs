@@ -446,3 +446,53 @@ async fn many_servers_in_one_process() {
     );
     let _ = Duration::from_secs(0);
 }
+
+#[tokio::test]
+async fn metadata_only_representation() {
+    let server = common::server().await;
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
+    make_cm(&cms, "m", &[("a", "b")]).await;
+    let meta = cms.get_metadata("m").await.expect("get_metadata");
+    assert_eq!(
+        meta.types.map(|t| t.kind).as_deref(),
+        Some("PartialObjectMetadata")
+    );
+    let list = cms
+        .list_metadata(&ListParams::default())
+        .await
+        .expect("list_metadata");
+    assert_eq!(list.items.len(), 1);
+    let r = common::raw(
+        &server,
+        "GET",
+        CMS,
+        &[(
+            "Accept",
+            "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
+        )],
+        b"",
+    )
+    .await;
+    assert_eq!(r.json()["kind"], "PartialObjectMetadataList");
+    assert!(r.json()["items"][0].get("data").is_none());
+    // kube's metadata watcher sees objects and their changes.
+    let (reader, writer) = reflector::store();
+    let stream = reflector::reflector(
+        writer,
+        kube::runtime::metadata_watcher(cms.clone(), watcher::Config::default()),
+    )
+    .applied_objects();
+    let task = tokio::spawn(async move {
+        futures::pin_mut!(stream);
+        while stream.next().await.is_some() {}
+    });
+    make_cm(&cms, "n", &[]).await;
+    assert!(
+        common::eventually(|| {
+            let n = reader.state().len();
+            async move { n == 2 }
+        })
+        .await
+    );
+    task.abort();
+}

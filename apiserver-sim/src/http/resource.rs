@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use bytes::{BufMut, Bytes, BytesMut};
-use http::{HeaderMap, Method, Response, header};
+use http::{HeaderMap, HeaderValue, Method, Response, header};
 use serde_json::{Value, json};
 
 use super::respond::{self, Body};
@@ -13,6 +13,7 @@ use crate::meta;
 use crate::ops::{self, DeleteOptions, Deleted, Part};
 use crate::patch::PatchKind;
 use crate::query::{ListOptions, Query, WriteOptions, parse_rv};
+use crate::repr::{self, Repr};
 use crate::resource::{ResourceInfo, ScalePaths};
 use crate::shared::Shared;
 use crate::status::{ApiError, ApiResult};
@@ -60,6 +61,7 @@ struct Req<'a> {
     name: Option<&'a str>,
     sub: Sub,
     query: &'a Query,
+    repr: Repr,
 }
 
 fn verb_for(method: &Method, rp: &ResourcePath, q: &Query, all_ns: bool) -> ApiResult<Verb> {
@@ -81,34 +83,21 @@ fn verb_for(method: &Method, rp: &ResourcePath, q: &Query, all_ns: bool) -> ApiR
     Ok(v)
 }
 
-/// Renders an object for the requested version.
-fn render(info: &ResourceInfo, version: &str, obj: &Value) -> Bytes {
-    if version == info.storage_version() {
-        return crate::store::to_bytes(obj);
-    }
-    let mut o = obj.clone();
-    if let Some(m) = o.as_object_mut() {
-        m.insert(
-            "apiVersion".into(),
-            Value::String(info.api_version(version)),
+fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
+    let mut r = respond::raw_json(code, &repr::render(&req.info, req.version, obj, req.repr));
+    if req.repr == Repr::Metadata {
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(repr::METADATA_CT),
         );
     }
-    crate::store::to_bytes(&o)
+    r
 }
 
-fn object_response(code: u16, info: &ResourceInfo, version: &str, obj: &Value) -> Response<Body> {
-    respond::raw_json(code, &render(info, version, obj))
-}
-
-fn list_response(
-    info: &ResourceInfo,
-    version: &str,
-    items: &[Arc<Value>],
-    md: Value,
-) -> Response<Body> {
+fn list_response(req: &Req, items: &[Arc<Value>], md: Value) -> Response<Body> {
     let mut buf = BytesMut::with_capacity(64 + items.len() * 256);
-    let head =
-        json!({"apiVersion": info.api_version(version), "kind": info.list_kind, "metadata": md});
+    let (api_version, kind) = repr::type_meta(&req.info, req.version, req.repr, true);
+    let head = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
     let head = serde_json::to_vec(&head).unwrap_or_default();
     // Reopen the head object to append "items".
     buf.extend_from_slice(&head[..head.len().saturating_sub(1)]);
@@ -117,10 +106,17 @@ fn list_response(
         if i > 0 {
             buf.put_u8(b',');
         }
-        buf.extend_from_slice(&render(info, version, it));
+        buf.extend_from_slice(&repr::render(&req.info, req.version, it, req.repr));
     }
     buf.extend_from_slice(b"]}");
-    respond::raw_json(200, &buf)
+    let mut r = respond::raw_json(200, &buf);
+    if req.repr == Repr::Metadata {
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(repr::METADATA_LIST_CT),
+        );
+    }
+    r
 }
 
 fn parse_body(info: &ResourceInfo, headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
@@ -206,6 +202,7 @@ fn dispatch(
         name: rp.name.as_deref(),
         sub,
         query,
+        repr: Repr::from_accept(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())),
     };
     match verb {
         Verb::Get => get(shared, &req),
@@ -242,7 +239,7 @@ fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     if req.sub == Sub::Scale {
         return Ok(respond::json(200, &scale_of(&req.info, &obj)));
     }
-    Ok(object_response(200, &req.info, req.version, &obj))
+    Ok(object_response(200, req, &obj))
 }
 
 fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
@@ -255,7 +252,7 @@ fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     if let Some(r) = page.remaining {
         md["remainingItemCount"] = json!(r);
     }
-    Ok(list_response(&req.info, req.version, &page.items, md))
+    Ok(list_response(req, &page.items, md))
 }
 
 fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
@@ -272,6 +269,7 @@ fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
         req.version,
         req.ns.map(str::to_string),
         opts,
+        req.repr,
     )?;
     Ok(respond::stream(s))
 }
@@ -292,7 +290,7 @@ fn create(
         obj,
         wo.dry_run,
     )?;
-    Ok(object_response(201, &req.info, req.version, &stored))
+    Ok(object_response(201, req, &stored))
 }
 
 fn update(
@@ -323,7 +321,7 @@ fn update(
         part,
         wo.dry_run,
     )?;
-    Ok(object_response(200, &req.info, req.version, &stored))
+    Ok(object_response(200, req, &stored))
 }
 
 fn patch(
@@ -380,7 +378,7 @@ fn patch(
         wo.dry_run,
     )?;
     let code = if out.created { 201 } else { 200 };
-    Ok(object_response(code, &req.info, req.version, &out.obj))
+    Ok(object_response(code, req, &out.obj))
 }
 
 fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
@@ -394,10 +392,8 @@ fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> 
         &opts,
     )?;
     Ok(match out {
-        Deleted::Marked(obj) => object_response(200, &req.info, req.version, &obj),
-        Deleted::Removed(obj) if req.info.delete_returns_object => {
-            object_response(200, &req.info, req.version, &obj)
-        }
+        Deleted::Marked(obj) => object_response(200, req, &obj),
+        Deleted::Removed(obj) if req.info.delete_returns_object => object_response(200, req, &obj),
         Deleted::Removed(obj) => {
             let mut details =
                 json!({"name": name, "kind": req.info.plural, "uid": meta::uid(&obj)});
@@ -433,8 +429,7 @@ fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Respo
         rv = st.rv;
     }
     Ok(list_response(
-        &req.info,
-        req.version,
+        req,
         &affected,
         json!({"resourceVersion": rv.to_string()}),
     ))
