@@ -48,6 +48,9 @@ struct Shared<K> {
     /// How many `pop`s are parked on `item_ready`; producers notify only when some are, which keeps
     /// the notifier's cache line out of the hot path of a steady stream.
     parked_pops: AtomicUsize,
+    /// The number of queued keys, published after every change: a hint for idle pops, so they
+    /// look for work without taking the lock. The lock-protected state stays authoritative.
+    queued_hint: AtomicUsize,
     /// Mirrors `QueueState::has_synced` for lock-free reads; never goes back to false.
     synced: AtomicBool,
     synced_changed: Notify,
@@ -112,6 +115,7 @@ impl<K> DeltaFifo<K> {
                 state: Mutex::new(QueueState::new()),
                 item_ready: Notify::new(),
                 parked_pops: AtomicUsize::new(0),
+                queued_hint: AtomicUsize::new(0),
                 synced: AtomicBool::new(false),
                 synced_changed: Notify::new(),
                 known_objects: options.known_objects,
@@ -144,6 +148,12 @@ impl<K> DeltaFifo<K> {
             if idle_polls < IDLE_POLLS_BEFORE_PARKING {
                 idle_polls += 1;
                 tokio::task::yield_now().await;
+                while idle_polls < IDLE_POLLS_BEFORE_PARKING
+                    && self.shared.queued_hint.load(Ordering::Acquire) == 0
+                {
+                    idle_polls += 1;
+                    tokio::task::yield_now().await;
+                }
                 continue;
             }
             // Count ourselves as parked before the last look, so that a producer queueing after
@@ -190,6 +200,7 @@ impl<K> DeltaFifo<K> {
             state.initial_population_count -= 1;
         }
         self.publish_synced(state);
+        self.publish_len(state);
         if state.len() > 0 {
             // Chain the wake-up, so another parked consumer sees the remaining keys.
             self.wake_a_parked_pop();
@@ -220,7 +231,7 @@ impl<K> DeltaFifo<K> {
 
     /// How many keys are queued.
     pub fn len(&self) -> usize {
-        self.shared.lock().len()
+        self.shared.queued_hint.load(Ordering::Acquire)
     }
 
     /// Whether no key is queued.
@@ -251,6 +262,13 @@ impl<K> DeltaFifo<K> {
     pub fn snapshot(&self) -> Vec<Deltas<K>> {
         let state = self.shared.lock();
         state.iter().cloned().collect()
+    }
+
+    /// Publishes the queue length for idle pops; call after every change, under the lock.
+    fn publish_len(&self, state: &QueueState<K>) {
+        self.shared
+            .queued_hint
+            .store(state.len(), Ordering::Release);
     }
 
     /// Wakes one parked [`pop`](Self::pop), if any, after a key was queued.
@@ -291,6 +309,9 @@ impl<K: Resource> DeltaFifo<K> {
         state.populated = true;
         self.publish_synced(&state);
         let new_key = state.enqueue(obj, make)?;
+        if new_key {
+            self.publish_len(&state);
+        }
         drop(state);
         // A waiting consumer saw an empty queue, so only a newly queued key can concern it.
         if new_key {
@@ -328,6 +349,9 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
             }
         }
         let new_key = state.enqueue(obj, |obj| Delta::Deleted(DeletedObject::Known(obj)))?;
+        if new_key {
+            self.publish_len(&state);
+        }
         drop(state);
         if new_key {
             self.wake_a_parked_pop();
@@ -385,6 +409,7 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         }
         self.publish_synced(&state);
         let queued = state.len() > 0;
+        self.publish_len(&state);
         drop(state);
         if queued {
             self.wake_a_parked_pop();
@@ -411,6 +436,7 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
             }
         }
         let queued = state.len() > 0;
+        self.publish_len(&state);
         drop(state);
         if queued {
             self.wake_a_parked_pop();
