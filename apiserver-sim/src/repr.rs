@@ -32,7 +32,7 @@ impl Repr {
         let wants_meta = params
             .iter()
             .any(|p| *p == "as=PartialObjectMetadata" || *p == "as=PartialObjectMetadataList");
-        let meta_group = params.iter().any(|p| *p == "g=meta.k8s.io");
+        let meta_group = params.contains(&"g=meta.k8s.io");
         if wants_meta && meta_group {
             Repr::Metadata
         } else {
