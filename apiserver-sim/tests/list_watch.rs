@@ -479,7 +479,12 @@ async fn metadata_only_representation() {
     let (reader, writer) = reflector::store();
     let stream = reflector::reflector(
         writer,
-        kube::runtime::metadata_watcher(cms.clone(), watcher::Config::default()),
+        watcher(
+            Api::<kube::core::PartialObjectMeta<ConfigMap>>::default_namespaced(
+                server.client().expect("client"),
+            ),
+            watcher::Config::default(),
+        ),
     )
     .applied_objects();
     let task = tokio::spawn(async move {
