@@ -203,3 +203,68 @@ pub fn openapi_index(st: &State) -> Value {
     }
     json!({"paths": paths})
 }
+
+/// `Content-Type` of aggregated discovery documents.
+pub const AGGREGATED_CT: &str =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+/// Whether an `Accept` header asks for aggregated discovery (v2).
+pub fn wants_aggregated(accept: Option<&str>) -> bool {
+    accept.is_some_and(|a| {
+        a.split(',').any(|range| {
+            let p: Vec<&str> = range.split(';').map(str::trim).collect();
+            p.contains(&"g=apidiscovery.k8s.io")
+                && p.contains(&"v=v2")
+                && p.contains(&"as=APIGroupDiscoveryList")
+        })
+    })
+}
+
+fn aggregated_resource(info: &ResourceInfo, version: &str) -> Value {
+    let kind = json!({"group": info.group, "version": version, "kind": info.kind});
+    let mut subs = Vec::new();
+    if info.status_subresource {
+        subs.push(json!({"subresource": "status", "responseKind": kind, "verbs": ["get", "patch", "update"]}));
+    }
+    if info.scale.is_some() {
+        subs.push(json!({"subresource": "scale",
+            "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+            "verbs": ["get", "patch", "update"]}));
+    }
+    json!({
+        "resource": info.plural, "responseKind": kind,
+        "scope": if info.namespaced { "Namespaced" } else { "Cluster" },
+        "singularResource": info.singular, "verbs": VERBS,
+        "shortNames": info.short_names, "categories": info.categories, "subresources": subs,
+    })
+}
+
+/// Aggregated discovery (`apidiscovery.k8s.io/v2`) for `/api` (`core = true`) or `/apis`.
+pub fn aggregated(st: &State, core: bool) -> Value {
+    let all = infos(st);
+    let mut names: Vec<(String, Vec<String>)> = if core {
+        vec![(String::new(), vec!["v1".to_string()])]
+    } else {
+        groups(st).into_iter().collect()
+    };
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    let items: Vec<Value> = names
+        .iter()
+        .map(|(g, versions)| {
+            let vs: Vec<Value> = versions
+                .iter()
+                .map(|v| {
+                    let resources: Vec<Value> = all
+                        .iter()
+                        .filter(|i| &i.group == g && i.serves(v))
+                        .map(|i| aggregated_resource(i, v))
+                        .collect();
+                    json!({"version": v, "freshness": "Current", "resources": resources})
+                })
+                .collect();
+            json!({"metadata": {"name": g}, "versions": vs})
+        })
+        .collect();
+    json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2",
+           "metadata": {}, "items": items})
+}

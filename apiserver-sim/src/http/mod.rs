@@ -134,6 +134,19 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         return respond::error(&ApiError::too_large(shared.config.body_limit));
     }
     let route = route::parse(req.uri().path());
+    let aggregated = crate::discovery::wants_aggregated(
+        req.headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok()),
+    );
+    let aggregated_doc = |core: bool| {
+        let doc = crate::discovery::aggregated(&shared.state.lock(), core);
+        let mut r = respond::json(200, &doc);
+        if let Ok(ct) = http::HeaderValue::from_str(crate::discovery::AGGREGATED_CT) {
+            r.headers_mut().insert(header::CONTENT_TYPE, ct);
+        }
+        r
+    };
     let query = Query::parse(req.uri().query());
     let method = req.method().clone();
     let (parts, body) = req.into_parts();
@@ -156,6 +169,8 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         Route::Sim(segs) => sim::handle(shared, &method, &segs, &body),
         Route::Health => get_only(&|| respond::text(200, "ok")),
         Route::Version => get_only(&|| respond::json(200, &crate::discovery::version())),
+        Route::CoreVersions if aggregated => get_only(&|| aggregated_doc(true)),
+        Route::Groups if aggregated => get_only(&|| aggregated_doc(false)),
         Route::CoreVersions => get_only(&|| {
             let addr = shared.addr.get().map(|a| a.to_string()).unwrap_or_default();
             respond::json(200, &crate::discovery::core_versions(&addr))
