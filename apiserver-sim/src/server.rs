@@ -401,6 +401,19 @@ impl ApiServer {
         self.shared.faults.lock().add(rule);
     }
 
+    /// Makes every open watch that allows bookmarks send a BOOKMARK with the current RV now.
+    pub fn send_bookmarks(&self) {
+        self.shared.bookmark_now.send_modify(|v| *v += 1);
+    }
+
+    /// The "unready" fault: while false, `/readyz` answers 500 and every API request 429
+    /// ("storage is (re)initializing", `Retry-After: 1`).
+    pub fn set_ready(&self, ready: bool) {
+        self.shared
+            .ready
+            .store(ready, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// Removes every pending failure rule.
     pub fn clear_faults(&self) {
         self.shared.faults.lock().clear();

@@ -41,6 +41,10 @@ pub(crate) struct Shared {
     pub drop_watches: watch::Sender<u64>,
     /// Set to true on shutdown.
     pub shutdown: watch::Sender<bool>,
+    /// Bumped to make every bookmark-enabled watch send a bookmark now.
+    pub bookmark_now: watch::Sender<u64>,
+    /// False while the "unready" fault is active (`/readyz` 500, API requests 429).
+    pub ready: std::sync::atomic::AtomicBool,
     pub faults: Mutex<Faults>,
     pub controllers: Arc<Notify>,
     /// The bound address, once listening.
@@ -60,6 +64,8 @@ impl Shared {
             config,
             drop_watches: watch::channel(0).0,
             shutdown: watch::channel(false).0,
+            bookmark_now: watch::channel(0).0,
+            ready: std::sync::atomic::AtomicBool::new(true),
             faults: Mutex::new(Faults::default()),
             controllers,
             addr: std::sync::OnceLock::new(),

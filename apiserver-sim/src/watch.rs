@@ -116,6 +116,7 @@ struct WatchState {
     deadline: Instant,
     next_bookmark: Instant,
     drop_rx: watch::Receiver<u64>,
+    bookmark_rx: watch::Receiver<u64>,
     shutdown_rx: watch::Receiver<bool>,
     done: bool,
 }
@@ -206,6 +207,8 @@ pub(crate) fn start(
     drop_rx.borrow_and_update();
     let mut shutdown_rx = shared.shutdown.subscribe();
     shutdown_rx.borrow_and_update();
+    let mut bookmark_rx = shared.bookmark_now.subscribe();
+    bookmark_rx.borrow_and_update();
     let state = WatchState {
         next_bookmark: now + shared.config.bookmark_interval,
         shared,
@@ -217,6 +220,7 @@ pub(crate) fn start(
         last_sent_rv: min_rv,
         deadline: now + timeout,
         drop_rx,
+        bookmark_rx,
         shutdown_rx,
     };
     Ok(futures::stream::unfold(state, next_chunk))
@@ -266,6 +270,11 @@ async fn next_chunk(mut st: WatchState) -> Option<(Bytes, WatchState)> {
                     return Some((st.filter.bookmark(rv, false), st));
                 }
                 return None;
+            }
+            _ = st.bookmark_rx.changed(), if bookmarks => {
+                let rv = st.shared.state.lock().rv;
+                st.last_sent_rv = st.last_sent_rv.max(rv);
+                return Some((st.filter.bookmark(rv, false), st));
             }
             _ = tokio::time::sleep_until(st.next_bookmark), if bookmarks => {
                 st.next_bookmark = Instant::now() + st.shared.config.bookmark_interval;

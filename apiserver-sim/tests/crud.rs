@@ -388,13 +388,51 @@ async fn owner_gc_namespace_deletion_and_deletecollection() {
     let in_ns: Api<ConfigMap> = Api::namespaced(client.clone(), "doomed");
     let mut cm = ConfigMap::default();
     cm.metadata.name = Some("inside".into());
+    cm.metadata.namespace = Some("doomed".into());
     in_ns
         .create(&PostParams::default(), &cm)
         .await
         .expect("cm in ns");
+    // A finalizer keeps the content, and so the namespace, around.
+    in_ns
+        .patch(
+            "inside",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"finalizers": ["hold"]}})),
+        )
+        .await
+        .expect("hold");
     nss.delete("doomed", &DeleteParams::default())
         .await
         .expect("delete ns");
+    server.settle().await;
+    let terminating = nss.get("doomed").await.expect("still there");
+    assert_eq!(
+        terminating.status.and_then(|s| s.phase).as_deref(),
+        Some("Terminating")
+    );
+    // Writes to a terminating namespace don't short-circuit its finalization.
+    nss.patch(
+        "doomed",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"labels": {"x": "y"}}})),
+    )
+    .await
+    .expect("label terminating ns");
+    let err = in_ns
+        .create(&PostParams::default(), &cm)
+        .await
+        .expect_err("terminating");
+    assert_eq!(status_of(err), (403, "Forbidden".into()));
+    assert!(nss.get_opt("doomed").await.expect("get").is_some());
+    in_ns
+        .patch(
+            "inside",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+        )
+        .await
+        .expect("release");
     server.settle().await;
     assert!(nss.get_opt("doomed").await.expect("get ns").is_none());
     assert!(

@@ -182,3 +182,60 @@ async fn seed_helpers_typed_and_json() {
     let via_file: Api<ConfigMap> = Api::default_namespaced(client);
     assert!(via_file.get("seeded").await.is_ok());
 }
+
+#[tokio::test]
+async fn unready_and_bookmark_now() {
+    let server = ApiServer::start().await.expect("server");
+    server.set_ready(false);
+    assert_eq!(
+        common::raw(&server, "GET", "/readyz", &[], b"")
+            .await
+            .status,
+        500
+    );
+    assert_eq!(
+        common::raw(&server, "GET", "/livez", &[], b"").await.status,
+        200
+    );
+    let r = common::raw(&server, "GET", CMS, &[], b"").await;
+    assert_eq!((r.status, r.header("Retry-After")), (429, Some("1")));
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("storage is (re)initializing")
+    );
+    assert_eq!(
+        common::raw(&server, "POST", "/__sim/ready", &[], b"")
+            .await
+            .status,
+        200
+    );
+    assert_eq!(common::raw(&server, "GET", CMS, &[], b"").await.status, 200);
+    assert_eq!(
+        common::raw(&server, "GET", "/readyz", &[], b"")
+            .await
+            .status,
+        200
+    );
+
+    // A bookmark on demand (the periodic interval is a minute here).
+    let rv = server.resource_version();
+    let path = format!("{CMS}?watch=1&resourceVersion={rv}&allowWatchBookmarks=true");
+    let watch = common::watch_events(&server, &path, 1);
+    let poke = async {
+        for _ in 0..500 {
+            server.send_bookmarks();
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    let (_, evs) = tokio::select! {
+        r = watch => r,
+        _ = poke => (0, vec![]),
+    };
+    assert_eq!(common::types(&evs), vec!["BOOKMARK"]);
+    assert_eq!(
+        evs[0]["object"]["metadata"]["resourceVersion"],
+        rv.to_string()
+    );
+}

@@ -84,6 +84,10 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     resp
 }
 
+fn req_path_is_readyz(uri: &http::Uri) -> bool {
+    uri.path().trim_end_matches('/').starts_with("/readyz")
+}
+
 /// Whether the `Accept` header allows a JSON answer.
 fn accepts_json(req: &Request<Incoming>) -> bool {
     let Some(accept) = req
@@ -162,7 +166,22 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         }
     };
     let not_found = || respond::error(&ApiError::unknown_path());
+    let ready = shared.ready.load(std::sync::atomic::Ordering::SeqCst);
     match route {
+        Route::Resource(_)
+        | Route::CoreVersions
+        | Route::Groups
+        | Route::Group(_)
+        | Route::GroupVersion(..)
+            if !ready =>
+        {
+            let mut e = ApiError::new(429, "TooManyRequests", "storage is (re)initializing");
+            e.details.retry_after = Some(1);
+            respond::error(&e)
+        }
+        Route::Health if !ready && req_path_is_readyz(&parts.uri) => {
+            respond::text(500, "[-]storage not ready\nreadyz check failed")
+        }
         Route::Resource(rp) => {
             resource::handle(shared, &method, &rp, &query, &parts.headers, body).await
         }

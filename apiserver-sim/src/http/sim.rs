@@ -29,6 +29,17 @@ pub(crate) fn handle(
             let rv = crate::server::compact(shared);
             respond::json(200, &json!({"compactedTo": rv.to_string()}))
         }
+        ("POST", ["bookmarks"]) => {
+            shared.bookmark_now.send_modify(|v| *v += 1);
+            respond::json(200, &json!({"sent": true}))
+        }
+        ("POST", [state @ ("ready" | "unready")]) => {
+            let ready = *state == "ready";
+            shared
+                .ready
+                .store(ready, std::sync::atomic::Ordering::SeqCst);
+            respond::json(200, &json!({"ready": ready}))
+        }
         ("GET", ["resourceversion"]) => {
             let rv = shared.state.lock().rv;
             respond::json(200, &json!({"resourceVersion": rv.to_string()}))

@@ -189,7 +189,9 @@ pub fn update(
     if dry_run {
         return Ok(Arc::new(new));
     }
-    if deleting && meta::finalizers(&new).is_empty() && graceless(&new) {
+    // Namespaces are finalized by the namespace controller once their content is gone.
+    let is_namespace = info.group.is_empty() && info.plural == "namespaces";
+    if deleting && !is_namespace && meta::finalizers(&new).is_empty() && graceless(&new) {
         st.remove(&key, &okey);
         return Ok(Arc::new(new));
     }
