@@ -297,7 +297,11 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
     ///
     /// Returns `None` once the queue is shutting down and empty. After a shutdown, items still
     /// queued are returned first. Cancel-safe: dropping the future loses no item.
+    ///
+    /// Takes part in tokio's cooperative scheduling: a worker that keeps finding items ready
+    /// yields to the other tasks of its thread now and then, as with tokio's own channels.
     pub async fn get(&self) -> Option<T> {
+        tokio::task::coop::consume_budget().await;
         self.ensure_refresh();
         let shared = &*self.shared;
         let mut state = shared.state.lock();
