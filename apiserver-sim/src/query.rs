@@ -185,11 +185,25 @@ impl ListOptions {
     }
 }
 
+/// `fieldValidation`: what to do with fields a custom resource's schema does not know.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// Drop them silently.
+    Ignore,
+    /// Drop them (upstream also adds a `Warning` header; the simulator does not).
+    #[default]
+    Warn,
+    /// Reject the request with 400.
+    Strict,
+}
+
 /// Options of a write (POST/PUT/PATCH/DELETE).
 #[derive(Debug, Clone, Default)]
 pub struct WriteOptions {
     /// `dryRun=All`.
     pub dry_run: bool,
+    /// `fieldValidation` (default Warn).
+    pub field_validation: FieldValidation,
 }
 
 impl WriteOptions {
@@ -215,15 +229,20 @@ impl WriteOptions {
                 "Invalid value: must be at most 128 printable characters",
             ));
         }
-        match q.get("fieldValidation") {
-            None | Some("") | Some("Ignore") | Some("Warn") | Some("Strict") => {}
+        let field_validation = match q.get("fieldValidation") {
+            None | Some("") | Some("Warn") => FieldValidation::Warn,
+            Some("Ignore") => FieldValidation::Ignore,
+            Some("Strict") => FieldValidation::Strict,
             Some(other) => {
                 return Err(ApiError::bad_request(format!(
                     "fieldValidation must be one of \"Ignore\", \"Warn\" or \"Strict\", got {other:?}"
                 )));
             }
-        }
-        Ok(Self { dry_run })
+        };
+        Ok(Self {
+            dry_run,
+            field_validation,
+        })
     }
 }
 

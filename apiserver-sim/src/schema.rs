@@ -220,6 +220,97 @@ fn defaults(schema: &Value, v: &mut Value) {
     }
 }
 
+fn preserves(schema: &Value) -> bool {
+    schema
+        .get("x-kubernetes-preserve-unknown-fields")
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
+fn prune_node(schema: &Value, v: &mut Value, path: &str, out: &mut Vec<String>) {
+    if schema
+        .get("x-kubernetes-int-or-string")
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        return;
+    }
+    match v {
+        Value::Object(map) => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+            let embedded = schema
+                .get("x-kubernetes-embedded-resource")
+                .and_then(Value::as_bool)
+                == Some(true);
+            let keep_unknown = preserves(schema)
+                || schema.get("additionalProperties").and_then(Value::as_bool) == Some(true);
+            let keys: Vec<String> = map.keys().cloned().collect();
+            for k in keys {
+                let child_path = join(path, &k);
+                if let Some(s) = props.and_then(|p| p.get(&k)) {
+                    if let Some(child) = map.get_mut(&k) {
+                        prune_node(s, child, &child_path, out);
+                    }
+                } else if let Some(s) = additional {
+                    if let Some(child) = map.get_mut(&k) {
+                        prune_node(s, child, &child_path, out);
+                    }
+                } else if embedded && matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
+                } else if !keep_unknown {
+                    map.remove(&k);
+                    out.push(child_path);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(s) = schema.get("items") {
+                for (i, it) in items.iter_mut().enumerate() {
+                    prune_node(s, it, &format!("{path}[{i}]"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Removes fields the schema of `version` does not declare (unless it preserves unknown
+/// fields); returns their paths. Objects of a CRD version without a schema are kept whole.
+pub fn prune(info: &ResourceInfo, version: &str, obj: &mut Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(schema) = info
+        .schema(version)
+        .or_else(|| info.schema(info.storage_version()))
+    else {
+        return out;
+    };
+    if preserves(schema) {
+        return out;
+    }
+    let Some(map) = obj.as_object_mut() else {
+        return out;
+    };
+    let props = schema.get("properties").and_then(Value::as_object);
+    let keys: Vec<String> = map.keys().cloned().collect();
+    for k in keys {
+        if matches!(k.as_str(), "apiVersion" | "kind" | "metadata") {
+            continue;
+        }
+        match props.and_then(|p| p.get(&k)) {
+            Some(s) => {
+                if let Some(child) = map.get_mut(&k) {
+                    prune_node(s, child, &k, &mut out);
+                }
+            }
+            None => {
+                map.remove(&k);
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
 /// Applies schema `default`s of the given version (custom resources only).
 pub fn apply_defaults(info: &ResourceInfo, version: &str, obj: &mut Value) {
     if info.builtin {
@@ -278,5 +369,13 @@ mod tests {
         let mut v = json!({"spec": {"name": "a"}});
         defaults(&s, &mut v);
         assert_eq!(v["spec"]["replicas"], 1);
+        let mut v = json!({"spec": {"name": "a", "extra": 1, "nested": {"x": 1}}});
+        let mut out = Vec::new();
+        prune_node(&s, &mut v, "", &mut out);
+        assert_eq!(
+            out,
+            vec!["spec.extra".to_string(), "spec.nested".to_string()]
+        );
+        assert_eq!(v, json!({"spec": {"name": "a"}}));
     }
 }

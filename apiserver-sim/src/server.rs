@@ -93,7 +93,7 @@ impl ApiServerBuilder {
                     "v1",
                     None,
                     json!({"metadata": {"name": ns}}),
-                    false,
+                    &Default::default(),
                 )?;
             }
         }
@@ -279,7 +279,7 @@ impl ApiServer {
             &name,
             obj,
             crate::ops::Part::Main,
-            false,
+            &Default::default(),
         )?;
         Ok((*stored).clone())
     }
@@ -339,7 +339,7 @@ impl ApiServer {
             version,
             ns.as_deref(),
             obj,
-            false,
+            &Default::default(),
         )?;
         Ok((*stored).clone())
     }

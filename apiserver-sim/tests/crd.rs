@@ -149,6 +149,29 @@ async fn custom_resource_lifecycle() {
         .await
         .expect_err("out of range");
     assert_eq!(code(err), (422, "Invalid".into()));
+    // Unknown fields: pruned by default, rejected with fieldValidation=Strict.
+    let pruned = foos
+        .patch(
+            "example",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"bogus": 1}, "extra": true})),
+        )
+        .await
+        .expect("pruned");
+    assert!(pruned.data["spec"].get("bogus").is_none() && pruned.data.get("extra").is_none());
+    let strict = PatchParams {
+        field_validation: Some(kube::api::ValidationDirective::Strict),
+        ..Default::default()
+    };
+    let err = foos
+        .patch(
+            "example",
+            &strict,
+            &Patch::Merge(json!({"spec": {"bogus": 1}})),
+        )
+        .await
+        .expect_err("strict");
+    assert_eq!(code(err), (400, "BadRequest".into()));
     // Server-side apply (simplified) works on CRs.
     let applied = foos
         .patch(

@@ -288,7 +288,7 @@ fn create(
         req.version,
         req.ns,
         obj,
-        wo.dry_run,
+        &wo,
     )?;
     Ok(object_response(201, req, &stored))
 }
@@ -303,7 +303,7 @@ fn update(
     let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
         let scale = parse_body(&req.info, headers, body)?;
-        return write_scale(shared, req, scale, wo.dry_run);
+        return write_scale(shared, req, scale, &wo);
     }
     let obj = parse_body(&req.info, headers, body)?;
     let part = if req.sub == Sub::Status {
@@ -319,7 +319,7 @@ fn update(
         name,
         obj,
         part,
-        wo.dry_run,
+        &wo,
     )?;
     Ok(object_response(200, req, &stored))
 }
@@ -359,7 +359,7 @@ fn patch(
         }
         .ok_or_else(|| ApiError::not_found(&req.info, name))?;
         let scale = crate::patch::apply(kind, &scale_of(&req.info, &current), &patch_doc, true)?;
-        return write_scale(shared, req, scale, wo.dry_run);
+        return write_scale(shared, req, scale, &wo);
     }
     let part = if req.sub == Sub::Status {
         Part::Status
@@ -375,7 +375,7 @@ fn patch(
         kind,
         &patch_doc,
         part,
-        wo.dry_run,
+        &wo,
     )?;
     let code = if out.created { 201 } else { 200 };
     Ok(object_response(code, req, &out.obj))
@@ -520,7 +520,7 @@ fn write_scale(
     shared: &Shared,
     req: &Req,
     scale: Value,
-    dry_run: bool,
+    wo: &WriteOptions,
 ) -> ApiResult<Response<Body>> {
     let name = req.name.unwrap_or("");
     let replicas = scale
@@ -561,7 +561,7 @@ fn write_scale(
         name,
         new,
         Part::Main,
-        dry_run,
+        wo,
     )?;
     drop(st);
     Ok(respond::json(200, &scale_of(&req.info, &stored)))

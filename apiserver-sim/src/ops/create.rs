@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::validate;
 use crate::meta;
+use crate::query::WriteOptions;
 use crate::resource::{GenerationRule, ResourceInfo};
 use crate::status::{ApiError, ApiResult};
 use crate::store::State;
@@ -45,9 +46,10 @@ pub fn create(
     version: &str,
     url_ns: Option<&str>,
     mut obj: Value,
-    dry_run: bool,
+    opts: &WriteOptions,
 ) -> ApiResult<Arc<Value>> {
     validate::type_meta(info, version, &mut obj)?;
+    validate::prune(info, version, &mut obj, opts.field_validation)?;
     validate::name_and_namespace(info, url_ns, None, &mut obj)?;
     let ns = meta::namespace(&obj).to_string();
     validate::namespace_writable(st, info, &ns, true)?;
@@ -105,7 +107,7 @@ pub fn create(
     if info.generation != GenerationRule::None {
         md.insert("generation".into(), json!(1));
     }
-    if dry_run {
+    if opts.dry_run {
         return Ok(Arc::new(obj));
     }
     Ok(st.put(&key, obj))

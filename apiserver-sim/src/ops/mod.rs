@@ -17,6 +17,7 @@ pub use update::{Part, update};
 
 use crate::meta;
 use crate::patch::PatchKind;
+use crate::query::WriteOptions;
 use crate::resource::ResourceInfo;
 use crate::status::{ApiError, ApiResult};
 use crate::store::State;
@@ -40,7 +41,7 @@ pub fn patch(
     kind: PatchKind,
     patch: &Value,
     part: Part,
-    dry_run: bool,
+    opts: &WriteOptions,
 ) -> ApiResult<Patched> {
     let okey = (ns.unwrap_or("").to_string(), name.to_string());
     let Some(old) = st.get(&info.key(), &okey) else {
@@ -55,7 +56,7 @@ pub fn patch(
                     meta::name(&body)
                 )));
             }
-            let obj = create(st, info, version, ns, body, dry_run)?;
+            let obj = create(st, info, version, ns, body, opts)?;
             return Ok(Patched { obj, created: true });
         }
         return Err(ApiError::not_found(info, name));
@@ -71,7 +72,7 @@ pub fn patch(
     if meta::resource_version(&merged).is_empty() {
         meta::set_str(&mut merged, "resourceVersion", meta::resource_version(&old));
     }
-    let obj = update(st, info, version, ns, name, merged, part, dry_run)?;
+    let obj = update(st, info, version, ns, name, merged, part, opts)?;
     Ok(Patched {
         obj,
         created: false,

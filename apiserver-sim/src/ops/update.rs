@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::validate;
 use crate::meta;
+use crate::query::WriteOptions;
 use crate::resource::{GenerationRule, ResourceInfo};
 use crate::status::{ApiError, ApiResult, invalid_value};
 use crate::store::State;
@@ -60,9 +61,10 @@ pub fn update(
     name: &str,
     mut body: Value,
     part: Part,
-    dry_run: bool,
+    opts: &WriteOptions,
 ) -> ApiResult<Arc<Value>> {
     validate::type_meta(info, version, &mut body)?;
+    validate::prune(info, version, &mut body, opts.field_validation)?;
     validate::name_and_namespace(info, url_ns, Some(name), &mut body)?;
     let ns = meta::namespace(&body).to_string();
     validate::namespace_writable(st, info, &ns, false)?;
@@ -186,7 +188,7 @@ pub fn update(
     if new == *old {
         return Ok(old);
     }
-    if dry_run {
+    if opts.dry_run {
         return Ok(Arc::new(new));
     }
     // Namespaces are finalized by the namespace controller once their content is gone.

@@ -54,6 +54,32 @@ fn same_group_served(info: &ResourceInfo, av: &str) -> bool {
     group == info.group && info.serves(version)
 }
 
+/// Prunes fields a custom resource's schema does not know; with `Strict`, rejects them.
+pub fn prune(
+    info: &ResourceInfo,
+    version: &str,
+    obj: &mut Value,
+    mode: crate::query::FieldValidation,
+) -> ApiResult<()> {
+    if info.builtin {
+        return Ok(());
+    }
+    let unknown = crate::schema::prune(info, version, obj);
+    if mode == crate::query::FieldValidation::Strict && !unknown.is_empty() {
+        let fields: Vec<String> = unknown
+            .iter()
+            .map(|f| format!("unknown field \"{f}\""))
+            .collect();
+        return Err(ApiError::bad_request(format!(
+            "{} in version \"{version}\" cannot be handled as a {}: strict decoding error: {}",
+            info.kind,
+            info.kind,
+            fields.join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// Checks (or fills) the body namespace against the URL's, and the body name against the URL's.
 pub fn name_and_namespace(
     info: &ResourceInfo,
