@@ -238,9 +238,8 @@ impl ApiServer {
         let st = self.shared.state.lock();
         st.resources
             .values()
-            .map(|r| r.info.clone())
-            .find(|i| i.group == group && i.kind == kind && i.serves(version))
-            .map(|i| (i, version.to_string()))
+            .find(|r| r.info.group == group && r.info.kind == kind && r.info.serves(version))
+            .map(|r| (r.info.clone(), version.to_string()))
             .ok_or_else(|| Error::UnknownResource(format!("{kind} in {av}")))
     }
 
@@ -399,6 +398,13 @@ impl ApiServer {
     /// Fails the next `rule.count` requests matching the rule's verb and resource.
     pub fn fail_next(&self, rule: FailRule) {
         self.shared.faults.lock().add(rule);
+    }
+
+    /// Number of watch streams currently open (a client that disconnects is dropped promptly).
+    pub fn open_watches(&self) -> usize {
+        self.shared
+            .open_watches
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Makes every open watch that allows bookmarks send a BOOKMARK with the current RV now.

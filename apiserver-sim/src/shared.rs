@@ -43,6 +43,8 @@ pub(crate) struct Shared {
     pub shutdown: watch::Sender<bool>,
     /// Bumped to make every bookmark-enabled watch send a bookmark now.
     pub bookmark_now: watch::Sender<u64>,
+    /// Watch streams currently open.
+    pub open_watches: std::sync::atomic::AtomicUsize,
     /// False while the "unready" fault is active (`/readyz` 500, API requests 429).
     pub ready: std::sync::atomic::AtomicBool,
     pub faults: Mutex<Faults>,
@@ -66,6 +68,7 @@ impl Shared {
             shutdown: watch::channel(false).0,
             bookmark_now: watch::channel(0).0,
             ready: std::sync::atomic::AtomicBool::new(true),
+            open_watches: std::sync::atomic::AtomicUsize::new(0),
             faults: Mutex::new(Faults::default()),
             controllers,
             addr: std::sync::OnceLock::new(),

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use bytes::{Bytes, BytesMut};
 use futures::Stream;
@@ -105,7 +106,24 @@ pub fn error_line(err: &ApiError) -> Bytes {
     line("ERROR", &to_bytes(&err.to_status()))
 }
 
+/// Counts a stream in [`Shared::open_watches`] for as long as it lives.
+struct OpenWatch(Arc<Shared>);
+
+impl OpenWatch {
+    fn new(shared: Arc<Shared>) -> Self {
+        shared.open_watches.fetch_add(1, Ordering::SeqCst);
+        Self(shared)
+    }
+}
+
+impl Drop for OpenWatch {
+    fn drop(&mut self) {
+        self.0.open_watches.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 struct WatchState {
+    _open: OpenWatch,
     shared: Arc<Shared>,
     filter: Filter,
     pending: VecDeque<Bytes>,
@@ -210,6 +228,7 @@ pub(crate) fn start(
     let mut bookmark_rx = shared.bookmark_now.subscribe();
     bookmark_rx.borrow_and_update();
     let state = WatchState {
+        _open: OpenWatch::new(shared.clone()),
         next_bookmark: now + shared.config.bookmark_interval,
         shared,
         filter,

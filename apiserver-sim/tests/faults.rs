@@ -239,3 +239,34 @@ async fn unready_and_bookmark_now() {
         rv.to_string()
     );
 }
+
+#[tokio::test]
+async fn disconnected_watchers_are_dropped() {
+    use tokio::io::AsyncWriteExt;
+    let server = ApiServer::start().await.expect("server");
+    let mut conns = Vec::new();
+    for _ in 0..3 {
+        let mut s = tokio::net::TcpStream::connect(server.addr())
+            .await
+            .expect("connect");
+        let req = format!("GET {CMS}?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n");
+        s.write_all(req.as_bytes()).await.expect("write");
+        conns.push(s);
+    }
+    assert!(
+        common::eventually(|| {
+            let n = server.open_watches();
+            async move { n == 3 }
+        })
+        .await
+    );
+    drop(conns);
+    assert!(
+        common::eventually(|| {
+            let n = server.open_watches();
+            async move { n == 0 }
+        })
+        .await,
+        "watchers of closed connections are dropped without waiting for an event"
+    );
+}
