@@ -216,13 +216,14 @@ impl<T: Eq + Hash + Clone> Store<T> {
             let started = timing.started.remove(&index);
             now.saturating_duration_since(started.unwrap_or(now))
         });
-        if self.table.is_empty() {
+        if self.table.is_empty() && self.nodes.len() > KEEP_CAPACITY {
             self.reset();
         }
         (done, worked_for)
     }
 
-    /// Frees the slab once nothing is stored, so that a burst does not pin its memory.
+    /// Frees the slab once nothing is stored after a burst, so that the burst does not pin
+    /// its memory (small slabs are simply reused through the free list).
     fn reset(&mut self) {
         self.nodes.clear();
         self.free.clear();
