@@ -91,6 +91,9 @@
 //! * [`add_rate_limited`](RateLimitingQueue::add_rate_limited) for an item already waiting for
 //!   its backoff counts no new failure (kubernetes/kubernetes#132805).
 //! * The delaying queue has one timer and no 10 s heartbeat, and `add_after` never blocks.
+//! * [`get`](Queue::get) takes part in tokio's cooperative scheduling, and `add` never waits
+//!   for the queue's lock: an add that finds the queue busy leaves its item to the thread that
+//!   holds it.
 
 mod config;
 mod delaying;

@@ -2,9 +2,9 @@
 //! `processing` sets, held in one table so that each item is stored and hashed once.
 //!
 //! Items live in a slab of nodes; a `HashTable` of node indices (each with 32 bits of the
-//! item's hash, so growing the table never re-hashes items nor reads the slab) finds an item's node, and the FIFO order is a
-//! deque of node indices. A full `add` → `get` → `done` cycle hashes the item twice (add,
-//! done) and clones it once (the copy handed to the worker).
+//! item's hash, so growing the table never re-hashes items nor reads the slab) finds an
+//! item's node, and the FIFO order is a deque of node indices. A full `add` → `get` → `done`
+//! cycle hashes the item twice (add, done) and clones it once (the copy handed to the worker).
 
 use std::collections::VecDeque;
 use std::hash::{BuildHasher as _, Hash};
@@ -74,7 +74,7 @@ pub(crate) struct Store<T> {
     /// Queued node indices in FIFO order.
     fifo: VecDeque<u32>,
     hasher: BuildHasher,
-    /// One entry per node when the queue has metrics.
+    /// Timestamps, only when the queue has metrics.
     timing: Option<Timing>,
 }
 
