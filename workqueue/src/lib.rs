@@ -95,6 +95,8 @@
 //!   for the queue's lock: an add that finds the queue busy leaves its item to the thread that
 //!   holds it.
 
+#![warn(missing_docs)]
+
 mod config;
 mod delaying;
 mod error;
