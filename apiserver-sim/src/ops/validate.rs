@@ -114,7 +114,7 @@ pub fn name_and_namespace(
 }
 
 fn check_string_map(obj: &Value, field: &str, causes: &mut Vec<Cause>, check_values: bool) {
-    let Some(v) = obj.pointer(&format!("/metadata/{field}")) else {
+    let Some(v) = meta::field(obj, field) else {
         return;
     };
     let Some(map) = v.as_object() else {

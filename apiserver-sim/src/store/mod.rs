@@ -8,7 +8,9 @@
 mod history;
 mod snapshot;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use hashbrown::HashMap;
 use std::sync::Arc;
 
 use bytes::Bytes;
