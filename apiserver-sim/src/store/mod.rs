@@ -68,6 +68,12 @@ pub struct State {
     config: StoreConfig,
     /// Woken after writes the background controllers care about.
     pub(crate) controllers: Arc<Notify>,
+    /// uids of every stored object (to spot dangling owner references cheaply).
+    uids: hashbrown::HashSet<String>,
+    /// Stored objects that have owner references.
+    owned: usize,
+    /// Stored objects that carry a deletionTimestamp.
+    deleting: usize,
 }
 
 impl State {
@@ -82,6 +88,9 @@ impl State {
             resources: HashMap::new(),
             config,
             controllers,
+            uids: hashbrown::HashSet::new(),
+            owned: 0,
+            deleting: 0,
         };
         for info in infos {
             s.register(info);
@@ -110,7 +119,31 @@ impl State {
 
     /// Stops serving a resource type; its objects vanish and its watches end.
     pub fn unregister(&mut self, key: &GroupResource) {
-        self.resources.remove(key);
+        if let Some(rs) = self.resources.remove(key) {
+            for obj in rs.objects.values() {
+                self.forget(obj);
+            }
+        }
+    }
+
+    /// Bookkeeping for an object leaving the store.
+    fn forget(&mut self, obj: &Value) {
+        self.uids.remove(crate::meta::uid(obj));
+        if !crate::meta::owner_refs(obj).is_empty() {
+            self.owned = self.owned.saturating_sub(1);
+        }
+        if crate::meta::is_deleting(obj) {
+            self.deleting = self.deleting.saturating_sub(1);
+        }
+    }
+
+    /// Whether an object references an owner uid that is not stored.
+    fn has_dangling_owner(&self, obj: &Value) -> bool {
+        crate::meta::owner_refs(obj).iter().any(|r| {
+            r.get("uid")
+                .and_then(Value::as_str)
+                .is_none_or(|u| !self.uids.contains(u))
+        })
     }
 
     /// Looks a served resource up by group, version and plural.
@@ -151,10 +184,20 @@ impl State {
         } else {
             EventType::Added
         };
+        let had_owners = prev
+            .as_deref()
+            .is_some_and(|p| !crate::meta::owner_refs(p).is_empty());
+        let was_deleting = prev.as_deref().is_some_and(crate::meta::is_deleting);
         rs.record(Event::new(rv, kind, obj.clone(), prev));
-        if crate::meta::is_deleting(&obj)
-            || (kind == EventType::Added && !crate::meta::owner_refs(&obj).is_empty())
-        {
+        if kind == EventType::Added {
+            self.uids.insert(crate::meta::uid(&obj).to_string());
+        }
+        let has_owners = !crate::meta::owner_refs(&obj).is_empty();
+        let deleting = crate::meta::is_deleting(&obj);
+        self.owned = (self.owned + usize::from(has_owners)).saturating_sub(usize::from(had_owners));
+        self.deleting =
+            (self.deleting + usize::from(deleting)).saturating_sub(usize::from(was_deleting));
+        if deleting || (has_owners && self.has_dangling_owner(&obj)) {
             self.controllers.notify_one();
         }
         self.after_write(key);
@@ -171,11 +214,15 @@ impl State {
         let mut last = (*prev).clone();
         crate::meta::set_str(&mut last, "resourceVersion", &rv.to_string());
         let last = Arc::new(last);
+        self.forget(&prev);
         if let Some(rs) = self.resources.get_mut(key) {
             rs.record(Event::new(rv, EventType::Deleted, last.clone(), Some(prev)));
         }
         self.after_write(key);
-        self.controllers.notify_one();
+        // Dependents may now be dangling; terminating owners, namespaces and CRDs may be done.
+        if self.owned > 0 || self.deleting > 0 {
+            self.controllers.notify_one();
+        }
         Some(last)
     }
 
