@@ -36,7 +36,10 @@ pub use max_wait::WithMaxWait;
 
 /// Decides how long an item waits before it is retried.
 ///
-/// Object-safe; implementations are shared between threads.
+/// Object-safe; implementations are shared between threads. A
+/// [`RateLimitingQueue`](crate::RateLimitingQueue) calls [`when`](RateLimiter::when) while it
+/// holds the lock of its waiting items (so that checking "already waiting" and recording the
+/// failure are one step): an implementation must not call back into that queue.
 pub trait RateLimiter<T>: Send + Sync {
     /// Records a failure of `item` and returns how long it must wait before its retry.
     fn when(&self, item: &T) -> Duration;
