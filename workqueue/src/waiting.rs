@@ -124,8 +124,12 @@ impl<T> Waiting<T> {
         u64::try_from(at.saturating_duration_since(self.base).as_nanos()).unwrap_or(u64::MAX)
     }
 
+    /// The instant of `tick`, at most about 30 years after `base`.
     fn instant(&self, tick: u64) -> Instant {
-        let far = self.base + Duration::from_secs(86_400 * 365 * 30);
+        let far = self
+            .base
+            .checked_add(Duration::from_secs(86_400 * 365 * 30))
+            .unwrap_or(self.base);
         self.base
             .checked_add(Duration::from_nanos(tick))
             .map_or(far, |at| at.min(far))
