@@ -61,7 +61,10 @@
 //!
 //! Request bodies over [`BODY_LIMIT`] (3 MiB, as upstream) get 413. Server-side apply merges
 //! the applied object like a strategic merge patch, without field ownership (no apply
-//! conflicts). JSON only (no protobuf, no Table output; kubectl falls back to NAME/AGE).
+//! conflicts). Responses are JSON only (no Table output; kubectl falls back to NAME/AGE).
+//! Protobuf request bodies are decoded for ConfigMap, Secret, Namespace and ServiceAccount
+//! (what `kubectl create configmap|secret|namespace|serviceaccount` sends); other types
+//! answer 415 to protobuf bodies.
 
 #![deny(missing_docs)]
 
@@ -74,6 +77,7 @@ mod http;
 mod meta;
 mod ops;
 mod patch;
+mod protobuf;
 mod query;
 mod repr;
 mod resource;

@@ -119,6 +119,36 @@ async fn kubectl_apply_get_watch_delete() {
         "get foo -o json: {out}"
     );
 
+    // Imperative generators send protobuf bodies for these simple types.
+    let (ok, out) = run(s(&[
+        "create",
+        "configmap",
+        "imperative",
+        "--from-literal=a=b",
+    ]))
+    .await
+    .expect("join");
+    assert!(ok, "create configmap: {out}");
+    let (ok, out) = run(s(&[
+        "create",
+        "secret",
+        "generic",
+        "imperative",
+        "--from-literal=p=q",
+    ]))
+    .await
+    .expect("join");
+    assert!(ok, "create secret: {out}");
+    let (ok, out) = run(s(&["create", "namespace", "imperative"]))
+        .await
+        .expect("join");
+    assert!(ok, "create namespace: {out}");
+    let secret = server
+        .objects("", "secrets")
+        .into_iter()
+        .find(|o| o["metadata"]["name"] == "imperative");
+    assert_eq!(secret.map(|s| s["data"]["p"].clone()), Some(json!("cQ==")));
+
     // kubectl get cm -w sees a change made through the API.
     let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
     let mut cm = ConfigMap::default();

@@ -153,12 +153,26 @@ async fn bad_input_gets_status_errors() {
     )
     .await;
     // Unsupported media types.
+    let proto = [("Content-Type", "application/vnd.kubernetes.protobuf")];
+    let pods = "/api/v1/namespaces/default/pods";
+    expect(
+        &server,
+        "POST",
+        pods,
+        &proto,
+        b"k8s\x00",
+        415,
+        "UnsupportedMediaType",
+    )
+    .await;
+    expect(&server, "POST", CMS, &proto, b"\x00\x01", 400, "BadRequest").await;
+    let yaml = [("Content-Type", "application/yaml")];
     expect(
         &server,
         "POST",
         CMS,
-        &[("Content-Type", "application/vnd.kubernetes.protobuf")],
-        b"\x00\x01",
+        &yaml,
+        b"a: b",
         415,
         "UnsupportedMediaType",
     )

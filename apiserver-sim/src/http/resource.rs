@@ -130,6 +130,9 @@ fn parse_body(info: &ResourceInfo, headers: &HeaderMap, body: &[u8]) -> ApiResul
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
+    if base == crate::protobuf::PROTOBUF {
+        return crate::protobuf::decode(info, body);
+    }
     if !(base.is_empty() || base == "application/json" || base == "*/*") {
         return Err(ApiError::unsupported_media_type(ct, &["application/json"]));
     }

@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
 use super::validate;
@@ -23,8 +25,12 @@ fn defaults_on_create(info: &ResourceInfo, obj: &mut Value) {
         if let Some(m) = obj.as_object_mut() {
             let spec = m.entry("spec").or_insert_with(|| json!({}));
             if let Some(spec) = spec.as_object_mut() {
-                spec.entry("finalizers")
-                    .or_insert_with(|| json!(["kubernetes"]));
+                let fins = spec.entry("finalizers").or_insert_with(|| json!([]));
+                if let Some(list) = fins.as_array_mut()
+                    && !list.iter().any(|f| f == "kubernetes")
+                {
+                    list.push(json!("kubernetes"));
+                }
             }
             m.insert("status".into(), json!({"phase": "Active"}));
         }
@@ -36,6 +42,27 @@ fn defaults_on_create(info: &ResourceInfo, obj: &mut Value) {
     }
     if info.group == "apiextensions.k8s.io" {
         crate::crd::default_spec(obj);
+    }
+}
+
+/// Secrets: `stringData` is merged into `data` (base64) and never stored.
+pub(crate) fn merge_string_data(info: &ResourceInfo, obj: &mut Value) {
+    if !(info.builtin && info.group.is_empty() && info.plural == "secrets") {
+        return;
+    }
+    let Some(m) = obj.as_object_mut() else { return };
+    let Some(Value::Object(string_data)) = m.remove("stringData") else {
+        return;
+    };
+    let data = m.entry("data").or_insert_with(|| json!({}));
+    if !data.is_object() {
+        *data = json!({});
+    }
+    if let Some(d) = data.as_object_mut() {
+        for (k, v) in string_data {
+            let text = v.as_str().unwrap_or("").as_bytes().to_vec();
+            d.insert(k, Value::String(STANDARD.encode(text)));
+        }
     }
 }
 
@@ -88,6 +115,7 @@ pub fn create(
         ));
     }
     defaults_on_create(info, &mut obj);
+    merge_string_data(info, &mut obj);
     let md = meta::metadata_mut(&mut obj);
     for f in [
         "deletionTimestamp",

@@ -139,6 +139,7 @@ pub fn update(
         }
     };
     crate::schema::apply_defaults(info, version, &mut new);
+    super::create::merge_string_data(info, &mut new);
     let md = meta::metadata_mut(&mut new);
     for f in [
         "uid",
