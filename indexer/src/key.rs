@@ -126,22 +126,32 @@ impl<'a> ObjectKeyRef<'a> {
 
 impl hashbrown::Equivalent<ObjectKey> for ObjectKeyRef<'_> {
     fn equivalent(&self, key: &ObjectKey) -> bool {
-        // The length first: it lives in the key itself, a long key's text behind a pointer.
-        let text_len = self.name.len() + self.namespace.map_or(0, |ns| ns.len() + 1);
-        key.text.len() == text_len && key.namespace() == self.namespace && key.name() == self.name
+        let text = key.text.as_bytes();
+        match self.namespace {
+            None => text == self.name.as_bytes(),
+            // The length first: it lives in the key itself, a long key's text behind a pointer.
+            Some(ns) => {
+                text.len() == ns.len() + 1 + self.name.len()
+                    && text.get(..ns.len()) == Some(ns.as_bytes())
+                    && text.get(ns.len()) == Some(&b'/')
+                    && text.get(ns.len() + 1..) == Some(self.name.as_bytes())
+            }
+        }
     }
 }
 
 impl Hash for ObjectKeyRef<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        hash_key_parts(self.namespace, self.name, state);
+        match self.namespace {
+            None => hash_key_text(self.name, state),
+            Some(ns) => with_joined(ns, self.name, |text| hash_key_text(text, state)),
+        }
     }
 }
 
-/// The one hashing rule for keys, shared by [`ObjectKey`] and [`ObjectKeyRef`].
-fn hash_key_parts<H: Hasher>(namespace: Option<&str>, name: &str, state: &mut H) {
-    namespace.unwrap_or_default().hash(state);
-    name.hash(state);
+/// The one hashing rule for keys, shared by [`ObjectKey`] and [`ObjectKeyRef`]: the key's text.
+fn hash_key_text<H: Hasher>(text: &str, state: &mut H) {
+    text.hash(state);
 }
 
 /// Rejects an empty name, a `/` inside a part, and a namespace too long to index.
@@ -168,9 +178,13 @@ fn check_parts(namespace: Option<&str>, name: &str) -> Result<(), Error> {
     }
 }
 
-/// `namespace/name` as one string: inline when short, else one shared allocation (assembled on
-/// the stack first when it fits).
+/// `namespace/name` as one string: inline when short, else one shared allocation.
 fn join_key(namespace: &str, name: &str) -> SmolStr {
+    with_joined(namespace, name, |text| SmolStr::new(text))
+}
+
+/// Calls `use_text` with `namespace/name`, assembled on the stack when it fits.
+fn with_joined<R>(namespace: &str, name: &str, use_text: impl FnOnce(&str) -> R) -> R {
     const STACK: usize = 128;
     let len = namespace.len() + 1 + name.len();
     if len <= STACK {
@@ -180,10 +194,10 @@ fn join_key(namespace: &str, name: &str) -> SmolStr {
         buf[namespace.len() + 1..len].copy_from_slice(name.as_bytes());
         // Concatenating two `str`s and an ASCII '/' always gives valid UTF-8.
         if let Ok(text) = std::str::from_utf8(&buf[..len]) {
-            return SmolStr::new(text);
+            return use_text(text);
         }
     }
-    SmolStr::new(format!("{namespace}/{name}"))
+    use_text(&format!("{namespace}/{name}"))
 }
 
 /// The store key of an object, as client-go's `MetaNamespaceKeyFunc` computes it.
@@ -235,7 +249,7 @@ impl Eq for ObjectKey {}
 
 impl Hash for ObjectKey {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        hash_key_parts(self.namespace(), self.name(), state);
+        hash_key_text(&self.text, state);
     }
 }
 
