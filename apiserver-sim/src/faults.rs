@@ -20,6 +20,21 @@ pub struct FailRule {
     /// `Retry-After` seconds (defaults to 1 for 429).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_seconds: Option<u64>,
+    /// For watches: answer HTTP 200 and send the error as one ERROR event, then end the
+    /// stream (how a real server reports failures once a watch is accepted, e.g. 410).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_band: bool,
+}
+
+/// What a matching rule asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Injected {
+    /// Status code.
+    pub code: u16,
+    /// `Retry-After` seconds.
+    pub retry_after: Option<u64>,
+    /// Deliver as an in-band watch ERROR event.
+    pub in_band: bool,
 }
 
 impl FailRule {
@@ -31,7 +46,14 @@ impl FailRule {
             code,
             count,
             retry_after_seconds: None,
+            in_band: false,
         }
+    }
+
+    /// For watch rules: fail with HTTP 200 + one ERROR event instead of an HTTP error.
+    pub fn in_band(mut self) -> Self {
+        self.in_band = true;
+        self
     }
 
     /// Sets `Retry-After`.
@@ -65,8 +87,8 @@ impl Faults {
         &self.rules
     }
 
-    /// Consumes one matching rule use: Some((code, retry_after)) if the request must fail.
-    pub fn take(&mut self, verb: &str, resource: &str) -> Option<(u16, Option<u64>)> {
+    /// Consumes one matching rule use: Some(..) if the request must fail.
+    pub fn take(&mut self, verb: &str, resource: &str) -> Option<Injected> {
         let i = self.rules.iter().position(|r| {
             (r.verb == "*" || r.verb.eq_ignore_ascii_case(verb))
                 && (r.resource == "*" || r.resource == resource)
@@ -74,7 +96,11 @@ impl Faults {
         let rule = &mut self.rules[i];
         rule.count -= 1;
         let retry = rule.retry_after_seconds.or((rule.code == 429).then_some(1));
-        let out = (rule.code, retry);
+        let out = Injected {
+            code: rule.code,
+            retry_after: retry,
+            in_band: rule.in_band,
+        };
         if rule.count == 0 {
             self.rules.remove(i);
         }
@@ -90,11 +116,18 @@ mod tests {
     fn rules_are_consumed() {
         let mut f = Faults::default();
         f.add(FailRule::new("list", "pods", 429, 2));
+        let hit = |code, retry_after| {
+            Some(Injected {
+                code,
+                retry_after,
+                in_band: false,
+            })
+        };
         assert_eq!(f.take("get", "pods"), None);
-        assert_eq!(f.take("list", "pods"), Some((429, Some(1))));
-        assert_eq!(f.take("list", "pods"), Some((429, Some(1))));
+        assert_eq!(f.take("list", "pods"), hit(429, Some(1)));
+        assert_eq!(f.take("list", "pods"), hit(429, Some(1)));
         assert_eq!(f.take("list", "pods"), None);
         f.add(FailRule::new("*", "*", 500, 1));
-        assert_eq!(f.take("create", "configmaps"), Some((500, None)));
+        assert_eq!(f.take("create", "configmaps"), hit(500, None));
     }
 }

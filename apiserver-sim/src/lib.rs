@@ -50,9 +50,10 @@
 //! |---|---|
 //! | `POST /__sim/watches/drop` | end every open watch |
 //! | `POST /__sim/compact` | compact history up to the current RV |
-//! | `POST /__sim/faults` with `{"verb":"list","resource":"pods","code":429,"count":2,"retryAfterSeconds":1}` | fail the next N matching requests |
+//! | `POST /__sim/faults` with `{"verb":"list","resource":"pods","code":429,"count":2,"retryAfterSeconds":1}` | fail the next N matching requests (`"inBand":true` on a watch rule: HTTP 200 + one ERROR event) |
 //! | `GET /__sim/faults`, `DELETE /__sim/faults` | show / clear failure rules |
 //! | `POST /__sim/bookmarks` | every bookmark-enabled watch sends a BOOKMARK now |
+//! | `POST /__sim/watchlist/off`, `POST /__sim/watchlist/on` | reject `sendInitialEvents` (422) like a server without WatchList |
 //! | `POST /__sim/unready`, `POST /__sim/ready` | `/readyz` 500 and API requests 429 while unready |
 //! | `GET /__sim/resourceversion` | current global RV |
 //! | `GET /__sim/objects/<group>/<resource>` (`core` for the core group) | stored objects |

@@ -420,6 +420,14 @@ impl ApiServer {
             .store(ready, std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// The "WatchList off" fault (`false`): `sendInitialEvents` is rejected with 422, as on
+    /// a server without the WatchList feature; `true` (the default) restores it.
+    pub fn set_watch_list(&self, enabled: bool) {
+        self.shared
+            .watch_list
+            .store(enabled, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// Removes every pending failure rule.
     pub fn clear_faults(&self) {
         self.shared.faults.lock().clear();

@@ -43,6 +43,8 @@ pub(crate) struct Shared {
     pub shutdown: watch::Sender<bool>,
     /// Bumped to make every bookmark-enabled watch send a bookmark now.
     pub bookmark_now: watch::Sender<u64>,
+    /// The WatchList feature (streaming lists); the "WatchList off" fault clears it.
+    pub watch_list: std::sync::atomic::AtomicBool,
     /// Watch streams currently open.
     pub open_watches: std::sync::atomic::AtomicUsize,
     /// False while the "unready" fault is active (`/readyz` 500, API requests 429).
@@ -69,6 +71,7 @@ impl Shared {
             bookmark_now: watch::channel(0).0,
             ready: std::sync::atomic::AtomicBool::new(true),
             open_watches: std::sync::atomic::AtomicUsize::new(0),
+            watch_list: std::sync::atomic::AtomicBool::new(true),
             faults: Mutex::new(Faults::default()),
             controllers,
             addr: std::sync::OnceLock::new(),

@@ -154,6 +154,10 @@ pub(crate) fn start(
         Some(v) => v,
         None => opts.rv_match.is_none() && opts.rv.is_none_or(|r| r == 0),
     };
+    // With WatchList on, an RV-less watch is defaulted to a streaming list and so also gets
+    // the initial-events-end bookmark; with it off, only the synthetic ADDED events.
+    let end_bookmark = opts.send_initial_events == Some(true)
+        || shared.watch_list.load(std::sync::atomic::Ordering::SeqCst);
     let bookmarks = opts.bookmarks;
     let timeout = opts
         .timeout_seconds
@@ -187,7 +191,7 @@ pub(crate) fn start(
                 pending.push_back(line("ADDED", &filter.render(&o)));
             }
             min_rv = current;
-            initial_end_bookmark = bookmarks;
+            initial_end_bookmark = bookmarks && end_bookmark;
         } else {
             match filter.opts.rv {
                 None | Some(0) => {

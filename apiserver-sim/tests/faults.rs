@@ -270,3 +270,68 @@ async fn disconnected_watchers_are_dropped() {
         "watchers of closed connections are dropped without waiting for an event"
     );
 }
+
+#[tokio::test]
+async fn in_band_watch_errors_and_watch_list_off() {
+    let server = ApiServer::start().await.expect("server");
+    server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
+    let rv = server.resource_version();
+    let path = format!("{CMS}?watch=1&resourceVersion={rv}");
+    let (status, evs) = common::watch_events(&server, &path, 5).await;
+    assert_eq!(status, 200);
+    assert_eq!(common::types(&evs), vec!["ERROR"]);
+    assert_eq!(
+        (
+            evs[0]["object"]["code"].as_u64(),
+            evs[0]["object"]["reason"].as_str()
+        ),
+        (Some(410), Some("Expired"))
+    );
+    // Out-of-band (HTTP status) variant.
+    server.fail_next(FailRule::new("watch", "configmaps", 500, 1));
+    assert_eq!(
+        common::raw(&server, "GET", &path, &[], b"").await.status,
+        500
+    );
+
+    // WatchList off: streaming lists are refused, ordinary watches still work.
+    server.set_watch_list(false);
+    let streaming = format!(
+        "{CMS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+    );
+    let r = common::raw(&server, "GET", &streaming, &[], b"").await;
+    assert_eq!(
+        (r.status, r.json()["reason"].as_str()),
+        (422, Some("Invalid"))
+    );
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = Some("x".into());
+    cms.create(&PostParams::default(), &cm)
+        .await
+        .expect("create");
+    // RV 0 still gets the synthetic ADDED, but no initial-events-end bookmark.
+    let (_, evs) = common::watch_events(
+        &server,
+        &format!("{CMS}?watch=1&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=1"),
+        5,
+    )
+    .await;
+    assert_eq!(common::types(&evs), vec!["ADDED", "BOOKMARK"]);
+    assert!(
+        evs[1]["object"]["metadata"].get("annotations").is_none(),
+        "only the closing bookmark"
+    );
+    assert_eq!(
+        common::raw(&server, "POST", "/__sim/watchlist/on", &[], b"")
+            .await
+            .status,
+        200
+    );
+    let (_, evs) = common::watch_events(&server, &streaming, 2).await;
+    assert_eq!(common::types(&evs), vec!["ADDED", "BOOKMARK"]);
+    assert_eq!(
+        evs[1]["object"]["metadata"]["annotations"][apiserver_sim::INITIAL_EVENTS_END],
+        "true"
+    );
+}

@@ -195,8 +195,14 @@ fn dispatch(
     if sub != Sub::None && !matches!(verb, Verb::Get | Verb::Update | Verb::Patch) {
         return Err(ApiError::method_not_allowed());
     }
-    if let Some((code, retry)) = shared.faults.lock().take(verb.as_str(), &info.plural) {
-        return Err(ApiError::injected(code, retry));
+    let injected = shared.faults.lock().take(verb.as_str(), &info.plural);
+    if let Some(f) = injected {
+        let err = ApiError::injected(f.code, f.retry_after);
+        if f.in_band && verb == Verb::Watch {
+            let line = crate::watch::error_line(&err);
+            return Ok(respond::stream(futures::stream::iter([line])));
+        }
+        return Err(err);
     }
     let req = Req {
         info,
@@ -260,6 +266,15 @@ fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
 
 fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
     let mut opts = ListOptions::parse(req.query, &req.info)?;
+    if opts.send_initial_events.is_some()
+        && !shared.watch_list.load(std::sync::atomic::Ordering::SeqCst)
+    {
+        return Err(ApiError::invalid_options(
+            "ListOptions",
+            "sendInitialEvents",
+            "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+        ));
+    }
     if let Some(name) = req.name {
         // `/.../name?watch=1` is a watch with a metadata.name field selector.
         let sel = format!("metadata.name={name}");

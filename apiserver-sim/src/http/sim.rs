@@ -40,6 +40,13 @@ pub(crate) fn handle(
                 .store(ready, std::sync::atomic::Ordering::SeqCst);
             respond::json(200, &json!({"ready": ready}))
         }
+        ("POST", ["watchlist", state @ ("on" | "off")]) => {
+            let on = *state == "on";
+            shared
+                .watch_list
+                .store(on, std::sync::atomic::Ordering::SeqCst);
+            respond::json(200, &json!({"watchList": on}))
+        }
         ("GET", ["resourceversion"]) => {
             let rv = shared.state.lock().rv;
             respond::json(200, &json!({"resourceVersion": rv.to_string()}))
