@@ -31,6 +31,8 @@ pub struct Details {
     pub causes: Vec<Cause>,
     /// `details.retryAfterSeconds`; also sent as a `Retry-After` header.
     pub retry_after: Option<u64>,
+    /// `metadata.continue` of the Status (a fresh token offered with an expired one).
+    pub list_continue: Option<String>,
 }
 
 /// An API error, rendered on the wire as a Kubernetes `Status` with `status: Failure`.
@@ -304,6 +306,9 @@ impl ApiError {
             && let Some(m) = status.as_object_mut()
         {
             m.insert("details".into(), Value::Object(details));
+        }
+        if let Some(c) = &self.details.list_continue {
+            status["metadata"] = json!({"continue": c});
         }
         status
     }

@@ -178,7 +178,13 @@ pub(crate) fn start(
         let st = shared.state.lock();
         let current = st.rv;
         let rs = st.resource(&key).ok_or_else(ApiError::unknown_path)?;
-        if send_initial {
+        if send_initial && filter.opts.rv.is_some_and(|n| n > current) {
+            // Upstream waits ~3 s for its cache to catch up; here nothing newer can appear.
+            rx = None;
+            min_rv = current;
+            let n = filter.opts.rv.unwrap_or_default();
+            pending.push_back(error_line(&crate::store::too_large(n, current)));
+        } else if send_initial {
             let objs: Vec<Arc<Value>> = rs
                 .objects
                 .values()

@@ -89,6 +89,30 @@ async fn pagination_with_page_size_two_over_eleven_objects() {
         .await
         .expect_err("expired");
     assert_eq!(code(err), (410, "Expired".into()));
+    // The 410 offers a token that continues (inconsistently) from the latest state.
+    let r = common::raw(
+        &server,
+        "GET",
+        &format!("{CMS}?limit=100&continue={t}"),
+        &[],
+        b"",
+    )
+    .await;
+    let fresh = r.json()["metadata"]["continue"]
+        .as_str()
+        .expect("fresh token")
+        .to_string();
+    let rest = cms
+        .list(&ListParams::default().continue_token(&fresh))
+        .await
+        .expect("continue from latest");
+    assert!(rest.items.iter().any(|c| c.name_any() == "cm-02"));
+    assert!(
+        !rest
+            .items
+            .iter()
+            .any(|c| c.name_any() == "cm-00" || c.name_any() == "cm-01")
+    );
     // A garbage token is a bad request.
     let err = cms
         .list(&ListParams::default().continue_token("garbage"))
@@ -265,6 +289,20 @@ async fn watch_rules() {
     )
     .await;
     assert_eq!(common::types(&evs), vec!["BOOKMARK"]);
+
+    // A streaming list from a future RV: in-band 504 (ResourceVersionTooLarge).
+    let future = server.resource_version() + 10;
+    let (status, evs) = common::watch_events(
+        &server,
+        &format!("{CMS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion={future}"),
+        5,
+    )
+    .await;
+    assert_eq!(
+        (status, common::types(&evs)),
+        (200, vec!["ERROR".to_string()])
+    );
+    assert_eq!(evs[0]["object"]["code"], 504);
 
     // Invalid watch options are rejected before the stream starts.
     let r = common::raw(

@@ -35,6 +35,11 @@ fn key_string(k: &ObjKey) -> String {
 }
 
 fn encode_token(rv: u64, last: &ObjKey) -> String {
+    encode_token_raw(i64::try_from(rv).unwrap_or(i64::MAX), last)
+}
+
+/// `rv` -1 means "continue from the latest state" (offered when a token expired).
+fn encode_token_raw(rv: i64, last: &ObjKey) -> String {
     let doc =
         json!({"v": "meta.k8s.io/v1", "rv": rv, "start": format!("{}\u{0}", key_string(last))});
     URL_SAFE_NO_PAD.encode(doc.to_string())
@@ -135,10 +140,16 @@ impl State {
             let (rv, last) = decode_token(token, rs.info.namespaced)?;
             match rv {
                 Some(rv) if rv < oldest => {
-                    return Err(ApiError::expired(
+                    let mut e = ApiError::expired(
                         "The provided continue parameter is too old to display a consistent list result. \
-                         You can start a new list without the continue parameter.",
-                    ));
+                         You can start a new list without the continue parameter, or use the continue token \
+                         in this response to retrieve the remainder of the results. Continuing with the \
+                         provided token results in an inconsistent list - objects that were created, \
+                         modified, or deleted between the time the first chunk was returned and now may \
+                         show up in the list.",
+                    );
+                    e.details.list_continue = Some(encode_token_raw(-1, &last));
+                    return Err(e);
                 }
                 Some(rv) if rv > current => return Err(bad_token()),
                 Some(rv) => (rv, Some(last)),
