@@ -277,6 +277,21 @@ fn push_event(st: &mut WatchState, ev: &Event, buf: &mut BytesMut) {
     }
 }
 
+/// Appends every event already queued (up to a batch) without waiting.
+fn drain_ready(st: &mut WatchState, buf: &mut BytesMut) {
+    while buf.len() < BATCH_BYTES {
+        let Some(rx) = st.rx.as_mut() else { break };
+        match rx.try_recv() {
+            Ok(ev) => push_event(st, &ev, buf),
+            Err(TryRecvError::Empty) => break,
+            Err(TryRecvError::Lagged(_)) | Err(TryRecvError::Closed) => {
+                st.done = true;
+                break;
+            }
+        }
+    }
+}
+
 async fn next_chunk(mut st: WatchState) -> Option<(Bytes, WatchState)> {
     loop {
         if !st.pending.is_empty() {
@@ -317,16 +332,12 @@ async fn next_chunk(mut st: WatchState) -> Option<(Bytes, WatchState)> {
                 Ok(ev) => {
                     let mut buf = BytesMut::new();
                     push_event(&mut st, &ev, &mut buf);
-                    while buf.len() < BATCH_BYTES {
-                        let Some(rx) = st.rx.as_mut() else { break };
-                        match rx.try_recv() {
-                            Ok(ev) => push_event(&mut st, &ev, &mut buf),
-                            Err(TryRecvError::Empty) => break,
-                            Err(TryRecvError::Lagged(_)) | Err(TryRecvError::Closed) => {
-                                st.done = true;
-                                break;
-                            }
-                        }
+                    drain_ready(&mut st, &mut buf);
+                    if !st.done && buf.len() < BATCH_BYTES / 8 {
+                        // Give a busy writer one scheduling turn so that events coalesce
+                        // into one write instead of one wake-up and one syscall each.
+                        tokio::task::yield_now().await;
+                        drain_ready(&mut st, &mut buf);
                     }
                     if !buf.is_empty() {
                         return Some((buf.freeze(), st));
