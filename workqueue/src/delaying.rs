@@ -28,7 +28,9 @@ const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
 /// resolution of one millisecond, the task sleeps until one millisecond before the earliest
 /// ready time and polls the clock (yielding between looks) for the rest: items are delivered
 /// within microseconds of their ready time rather than one to two milliseconds after it, at
-/// the cost of up to a millisecond of CPU per wake-up. Waiting does not interact with plain
+/// the cost of up to a millisecond of CPU per wake-up. Polling also keeps delivery on time
+/// when every worker thread is busy, which otherwise delays tokio's timer itself (it is
+/// serviced between tasks). Waiting does not interact with plain
 /// adds: an item may be queued and waiting at the same time.
 ///
 /// # Runtime
@@ -235,9 +237,10 @@ fn ready_at(delay: Duration) -> Instant {
 }
 
 /// How long before an item's ready time the timer task stops sleeping and starts polling the
-/// clock instead. tokio's timer has a resolution of 1 ms: it rounds a deadline up to the next
-/// millisecond and may wake up to another millisecond after that, so sleeping until the ready
-/// time itself would deliver about 1 ms late on average and up to 2 ms late.
+/// clock instead. tokio's timer has a resolution of 1 ms: it rounds a
+/// deadline up to the next millisecond and may wake up to another millisecond after that, so
+/// sleeping until the ready time itself would deliver about 1 ms late on average and up to
+/// 2 ms late.
 const POLL_WINDOW: Duration = Duration::from_millis(1);
 
 /// The longest the timer task polls in a row, measured on the real clock. It bounds the CPU
