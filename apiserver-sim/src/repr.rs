@@ -5,7 +5,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use crate::resource::ResourceInfo;
-use crate::store::to_bytes;
+use crate::store::{Stored, to_bytes};
 
 /// How objects are rendered in a response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +61,14 @@ pub fn render(info: &ResourceInfo, version: &str, obj: &Value, repr: Repr) -> By
             to_bytes(&o)
         }
     }
+}
+
+/// Renders a stored object, reusing its cached encoding when it goes out as stored.
+pub fn render_stored(info: &ResourceInfo, version: &str, s: &Stored, repr: Repr) -> Bytes {
+    if repr == Repr::Full && version == info.storage_version() && !s.json.is_empty() {
+        return s.json.clone();
+    }
+    render(info, version, &s.obj, repr)
 }
 
 /// `apiVersion` and `kind` of a list (or of bookmark objects, with `list = false`).

@@ -348,7 +348,7 @@ impl ApiServer {
     pub fn objects(&self, group: &str, plural: &str) -> Vec<Value> {
         let st = self.shared.state.lock();
         st.resource(&GroupResource::new(group, plural))
-            .map(|r| r.objects.values().map(|v| (**v).clone()).collect())
+            .map(|r| r.objects.values().map(|v| (*v.obj).clone()).collect())
             .unwrap_or_default()
     }
 

@@ -17,7 +17,7 @@ use crate::repr::Repr;
 use crate::resource::ResourceInfo;
 use crate::shared::Shared;
 use crate::status::ApiError;
-use crate::store::{Event, EventType, to_bytes};
+use crate::store::{Event, EventType, Stored, to_bytes};
 
 /// Annotation on the bookmark that ends the initial events of a streaming list.
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
@@ -53,6 +53,10 @@ impl Filter {
 
     fn render(&self, obj: &Value) -> Bytes {
         crate::repr::render(&self.info, &self.version, obj, self.repr)
+    }
+
+    fn render_stored(&self, s: &Stored) -> Bytes {
+        crate::repr::render_stored(&self.info, &self.version, s, self.repr)
     }
 
     /// The line to send for a stored event, if this watcher should see it.
@@ -185,16 +189,16 @@ pub(crate) fn start(
             let n = filter.opts.rv.unwrap_or_default();
             pending.push_back(error_line(&crate::store::too_large(n, current)));
         } else if send_initial {
-            let objs: Vec<Arc<Value>> = rs
+            let objs: Vec<Stored> = rs
                 .objects
                 .values()
-                .filter(|o| filter.matches(o))
+                .filter(|o| filter.matches(&o.obj))
                 .cloned()
                 .collect();
             rx = st.subscribe(&key);
             drop(st);
             for o in objs {
-                pending.push_back(line("ADDED", &filter.render(&o)));
+                pending.push_back(line("ADDED", &filter.render_stored(&o)));
             }
             min_rv = current;
             initial_end_bookmark = bookmarks && end_bookmark;

@@ -22,7 +22,7 @@ pub(super) fn reconcile(st: &mut State) -> bool {
     let crds: Vec<_> = rs
         .objects
         .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
+        .map(|(k, v)| (k.clone(), v.obj.clone()))
         .collect();
     let mut changed = false;
     let mut wanted = Vec::new();

@@ -26,7 +26,8 @@ pub(super) fn reconcile(st: &mut State) -> bool {
     let mut owners: HashMap<String, Owner> = HashMap::new();
     let mut dependents: Vec<(GroupResource, ObjKey, Vec<String>)> = Vec::new();
     for (gr, rs) in &st.resources {
-        for (k, obj) in &rs.objects {
+        for (k, stored) in &rs.objects {
+            let obj = &stored.obj;
             let fins = meta::finalizers(obj);
             let deleting = meta::is_deleting(obj);
             owners.insert(

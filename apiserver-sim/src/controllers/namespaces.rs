@@ -13,8 +13,8 @@ pub(super) fn reconcile(st: &mut State) -> bool {
     let terminating: Vec<_> = rs
         .objects
         .iter()
-        .filter(|(_, v)| meta::is_deleting(v))
-        .map(|(k, v)| (k.clone(), meta::finalizers(v).is_empty()))
+        .filter(|(_, v)| meta::is_deleting(&v.obj))
+        .map(|(k, v)| (k.clone(), meta::finalizers(&v.obj).is_empty()))
         .collect();
     let mut changed = false;
     for (okey, no_finalizers) in terminating {

@@ -17,6 +17,7 @@ use crate::repr::{self, Repr};
 use crate::resource::{ResourceInfo, ScalePaths};
 use crate::shared::Shared;
 use crate::status::{ApiError, ApiResult};
+use crate::store::Stored;
 
 /// What a resource request asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +95,7 @@ fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
     r
 }
 
-fn list_response(req: &Req, items: &[Arc<Value>], md: Value) -> Response<Body> {
+fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
     let mut buf = BytesMut::with_capacity(64 + items.len() * 256);
     let (api_version, kind) = repr::type_meta(&req.info, req.version, req.repr, true);
     let head = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
@@ -106,7 +107,7 @@ fn list_response(req: &Req, items: &[Arc<Value>], md: Value) -> Response<Body> {
         if i > 0 {
             buf.put_u8(b',');
         }
-        buf.extend_from_slice(&repr::render(&req.info, req.version, it, req.repr));
+        buf.extend_from_slice(&repr::render_stored(&req.info, req.version, it, req.repr));
     }
     buf.extend_from_slice(b"]}");
     let mut r = respond::raw_json(200, &buf);
@@ -436,10 +437,11 @@ fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Respo
     {
         let mut st = shared.state.lock();
         let page = st.list(&req.info.key(), req.ns, &lo)?;
-        for obj in page.items {
+        for stored in page.items {
+            let obj = stored.obj;
             let ns = meta::namespace(&obj).to_string();
             match ops::delete(&mut st, &req.info, &ns, meta::name(&obj), &opts) {
-                Ok(Deleted::Marked(o) | Deleted::Removed(o)) => affected.push(o),
+                Ok(Deleted::Marked(o) | Deleted::Removed(o)) => affected.push(Stored::new(o)),
                 Err(e) if e.code == 404 => {}
                 Err(e) => return Err(e),
             }

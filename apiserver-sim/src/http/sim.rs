@@ -77,7 +77,7 @@ fn objects(shared: &Shared, group: &str, resource: &str) -> Response<Body> {
     let st = shared.state.lock();
     match st.resource(&GroupResource::new(group, resource)) {
         Some(rs) => {
-            let items: Vec<&Value> = rs.objects.values().map(|v| v.as_ref()).collect();
+            let items: Vec<&Value> = rs.objects.values().map(|v| v.obj.as_ref()).collect();
             respond::json(
                 200,
                 &json!({"resourceVersion": st.rv.to_string(), "items": items}),

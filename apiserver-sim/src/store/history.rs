@@ -47,6 +47,17 @@ impl Event {
     /// Builds an event, serializing the object once.
     pub fn new(rv: u64, kind: EventType, obj: Arc<Value>, prev: Option<Arc<Value>>) -> Self {
         let json = super::to_bytes(&obj);
+        Self::with_json(rv, kind, obj, prev, json)
+    }
+
+    /// Builds an event from an already serialized object.
+    pub fn with_json(
+        rv: u64,
+        kind: EventType,
+        obj: Arc<Value>,
+        prev: Option<Arc<Value>>,
+        json: Bytes,
+    ) -> Self {
         Self {
             rv,
             kind,

@@ -49,12 +49,32 @@ impl Default for StoreConfig {
     }
 }
 
+/// A stored object with its JSON encoding (computed once per write, shared by lists,
+/// initial watch events and the write's own watch event).
+#[derive(Debug, Clone)]
+pub struct Stored {
+    /// The object.
+    pub obj: Arc<Value>,
+    /// `obj` as compact JSON; empty when not computed (objects rebuilt from history).
+    pub json: Bytes,
+}
+
+impl Stored {
+    /// Wraps an object whose encoding is not known yet.
+    pub fn new(obj: Arc<Value>) -> Self {
+        Self {
+            obj,
+            json: Bytes::new(),
+        }
+    }
+}
+
 /// Objects, history and watch fan-out of one resource type.
 pub struct ResourceStore {
     /// What is served.
     pub info: Arc<ResourceInfo>,
     /// Current objects in key order.
-    pub objects: BTreeMap<ObjKey, Arc<Value>>,
+    pub objects: BTreeMap<ObjKey, Stored>,
     pub(crate) history: history::History,
     pub(crate) tx: broadcast::Sender<Arc<Event>>,
 }
@@ -120,8 +140,8 @@ impl State {
     /// Stops serving a resource type; its objects vanish and its watches end.
     pub fn unregister(&mut self, key: &GroupResource) {
         if let Some(rs) = self.resources.remove(key) {
-            for obj in rs.objects.values() {
-                self.forget(obj);
+            for s in rs.objects.values() {
+                self.forget(&s.obj);
             }
         }
     }
@@ -161,7 +181,11 @@ impl State {
 
     /// One object.
     pub fn get(&self, key: &GroupResource, obj: &ObjKey) -> Option<Arc<Value>> {
-        self.resources.get(key)?.objects.get(obj).cloned()
+        self.resources
+            .get(key)?
+            .objects
+            .get(obj)
+            .map(|s| s.obj.clone())
     }
 
     /// Persists an object (create or update): bumps the RV, stamps the object, records and
@@ -178,7 +202,17 @@ impl State {
         let Some(rs) = self.resources.get_mut(key) else {
             return obj;
         };
-        let prev = rs.objects.insert(okey, obj.clone());
+        let json = to_bytes(&obj);
+        let prev = rs
+            .objects
+            .insert(
+                okey,
+                Stored {
+                    obj: obj.clone(),
+                    json: json.clone(),
+                },
+            )
+            .map(|s| s.obj);
         let kind = if prev.is_some() {
             EventType::Modified
         } else {
@@ -188,7 +222,7 @@ impl State {
             .as_deref()
             .is_some_and(|p| !crate::meta::owner_refs(p).is_empty());
         let was_deleting = prev.as_deref().is_some_and(crate::meta::is_deleting);
-        rs.record(Event::new(rv, kind, obj.clone(), prev));
+        rs.record(Event::with_json(rv, kind, obj.clone(), prev, json));
         if kind == EventType::Added {
             self.uids.insert(crate::meta::uid(&obj).to_string());
         }
@@ -208,7 +242,7 @@ impl State {
     /// with the new RV. Returns that final state.
     pub fn remove(&mut self, key: &GroupResource, okey: &ObjKey) -> Option<Arc<Value>> {
         let rs = self.resources.get_mut(key)?;
-        let prev = rs.objects.remove(okey)?;
+        let prev = rs.objects.remove(okey)?.obj;
         self.rv += 1;
         let rv = self.rv;
         let mut last = (*prev).clone();

@@ -8,7 +8,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
-use super::{ObjKey, State};
+use super::{ObjKey, State, Stored};
 use crate::query::{ListOptions, RvMatch};
 use crate::resource::GroupResource;
 use crate::status::{ApiError, ApiResult, Cause};
@@ -17,7 +17,7 @@ use crate::status::{ApiError, ApiResult, Cause};
 #[derive(Debug, Clone)]
 pub(crate) struct ListPage {
     /// Items in key order.
-    pub items: Vec<Arc<Value>>,
+    pub items: Vec<Stored>,
     /// The snapshot RV (`metadata.resourceVersion` of the list).
     pub rv: u64,
     /// Token for the next page.
@@ -98,7 +98,7 @@ fn too_old() -> ApiError {
 
 impl State {
     /// Objects of a resource as they were at `rv` (which must be inside the history window).
-    fn snapshot_at(&self, key: &GroupResource, rv: u64) -> BTreeMap<ObjKey, Arc<Value>> {
+    fn snapshot_at(&self, key: &GroupResource, rv: u64) -> BTreeMap<ObjKey, Stored> {
         let Some(rs) = self.resources.get(key) else {
             return BTreeMap::new();
         };
@@ -116,7 +116,7 @@ impl State {
         for (k, v) in overlay {
             match v {
                 Some(v) => {
-                    objects.insert(k, v);
+                    objects.insert(k, Stored::new(v));
                 }
                 None => {
                     objects.remove(&k);
@@ -182,7 +182,7 @@ impl State {
             owned = self.snapshot_at(key, snapshot_rv);
             &owned
         };
-        let mut iter: Box<dyn Iterator<Item = (&ObjKey, &Arc<Value>)>> = match (&after, ns) {
+        let mut iter: Box<dyn Iterator<Item = (&ObjKey, &Stored)>> = match (&after, ns) {
             (Some(last), _) => Box::new(
                 objects
                     .range(last.clone()..)
@@ -207,7 +207,7 @@ impl State {
             {
                 break;
             }
-            if !ns_ok(k) || !opts.selectors.matches(v) {
+            if !ns_ok(k) || !opts.selectors.matches(&v.obj) {
                 continue;
             }
             if (items.len() as u64) < limit {
