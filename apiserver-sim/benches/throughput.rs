@@ -148,9 +148,11 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    if std::env::var_os("SIM_BENCH_WRITES").is_some() {
-        rt.block_on(fanout_bench(0, 200_000));
-        return;
+    // Single scenarios, for profiling: SIM_BENCH_ONLY=writes|live1.
+    match std::env::var("SIM_BENCH_ONLY").as_deref() {
+        Ok("writes") => return rt.block_on(fanout_bench(0, 200_000)),
+        Ok("live1") => return rt.block_on(fanout_bench(1, 200_000)),
+        _ => {}
     }
     rt.block_on(async {
         list_bench(10_000, 5).await;
