@@ -13,12 +13,13 @@
 //!
 //! # Example
 //!
-//! ```no_run
+//! ```
 //! use apiserver_sim::ApiServer;
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::api::{Api, PostParams};
 //!
-//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let server = ApiServer::start().await?;
 //! let cms: Api<ConfigMap> = Api::default_namespaced(server.client()?);
 //! let mut cm = ConfigMap::default();
@@ -39,7 +40,10 @@
 //! - [`ApiServer`] / [`ApiServerBuilder`]: start, [`ApiServer::client`],
 //!   [`ApiServer::kubeconfig`], seed helpers ([`ApiServer::create`],
 //!   [`ApiServer::create_json`]), inspection ([`ApiServer::objects`],
-//!   [`ApiServer::resource_version`]), faults and [`ApiServer::settle`].
+//!   [`ApiServer::resource_version`], [`ApiServer::open_watches`]), faults
+//!   ([`ApiServer::drop_watches`], [`ApiServer::compact`], [`ApiServer::fail_next`],
+//!   [`ApiServer::send_bookmarks`], [`ApiServer::set_ready`], [`ApiServer::set_watch_list`])
+//!   and [`ApiServer::settle`] (wait for the GC, namespace and CRD controllers).
 //! - [`FailRule`]: "fail the next N requests matching verb and resource".
 //!
 //! # Fault control over HTTP
