@@ -28,7 +28,9 @@ pub fn foo_crd(scope: &str, plural: &str, kind: &str) -> serde_json::Value {
         "spec": {"group": "samplecontroller.k8s.io", "scope": scope,
             "names": {"plural": plural, "singular": kind.to_lowercase(), "kind": kind, "shortNames": ["fo"]},
             "versions": [
-                {"name": "v1alpha1", "served": true, "storage": true, "subresources": {"status": {}},
+                {"name": "v1alpha1", "served": true, "storage": true,
+                 "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                                          "statusReplicasPath": ".status.availableReplicas"}},
                  "schema": {"openAPIV3Schema": {"type": "object", "properties": {
                     "spec": {"type": "object", "properties": {
                         "deploymentName": {"type": "string"},
@@ -116,6 +118,28 @@ async fn custom_resource_lifecycle() {
         .expect("status");
     assert_eq!(s.data["status"]["availableReplicas"], 2);
     assert_eq!(s.metadata.generation, Some(2));
+    // Scale subresource from specReplicasPath / statusReplicasPath.
+    let scale = foos.get_scale("example").await.expect("cr scale");
+    assert_eq!(scale.spec.and_then(|s| s.replicas), Some(2));
+    assert_eq!(scale.status.map(|s| s.replicas), Some(2));
+    foos.patch_scale(
+        "example",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"replicas": 3}})),
+    )
+    .await
+    .expect("patch cr scale");
+    let scaled = foos.get("example").await.expect("get");
+    assert_eq!(scaled.data["spec"]["replicas"], 3);
+    assert_eq!(scaled.metadata.generation, Some(3));
+    foos.patch(
+        "example",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"replicas": 2}})),
+    )
+    .await
+    .expect("back to 2");
+    let s = foos.get("example").await.expect("get");
     // Stale replace conflicts; PUT without RV is invalid for CRs.
     let err = foos
         .replace("example", &PostParams::default(), &created)
