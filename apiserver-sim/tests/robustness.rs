@@ -312,6 +312,24 @@ async fn bad_input_gets_status_errors() {
     )
     .await;
     assert_eq!(created.status, 201);
+    // Deleting an object kept by a finalizer: 200, or 202 with an explicit orphanDependents=false.
+    let held = br#"{"metadata":{"name":"held","finalizers":["x"]}}"#;
+    assert_eq!(
+        common::raw(&server, "POST", CMS, &[JSON], held)
+            .await
+            .status,
+        201
+    );
+    let r = common::raw(
+        &server,
+        "DELETE",
+        &format!("{CMS}/held"),
+        &[JSON],
+        br#"{"orphanDependents":false}"#,
+    )
+    .await;
+    assert_eq!(r.status, 202);
+    assert!(r.json()["metadata"]["deletionTimestamp"].is_string());
     // Dry run persists nothing.
     let dry = common::raw(
         &server,
@@ -322,7 +340,7 @@ async fn bad_input_gets_status_errors() {
     )
     .await;
     assert_eq!(dry.status, 201);
-    assert_eq!(server.objects("", "configmaps").len(), 1);
+    assert_eq!(server.objects("", "configmaps").len(), 2);
 }
 
 #[tokio::test]

@@ -411,7 +411,9 @@ fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> 
         &opts,
     )?;
     Ok(match out {
-        Deleted::Marked(obj) => object_response(200, req, &obj),
+        Deleted::Marked(obj) => {
+            object_response(if opts.explicit_no_orphan { 202 } else { 200 }, req, &obj)
+        }
         Deleted::Removed(obj) if req.info.delete_returns_object => object_response(200, req, &obj),
         Deleted::Removed(obj) => {
             let mut details =

@@ -41,6 +41,9 @@ pub struct DeleteOptions {
     pub grace: Option<i64>,
     /// `dryRun: [All]`.
     pub dry_run: bool,
+    /// The client explicitly sent `orphanDependents: false` (upstream then answers 202
+    /// when the object is only marked for deletion).
+    pub explicit_no_orphan: bool,
 }
 
 fn invalid(field: &str, msg: &str) -> ApiError {
@@ -119,6 +122,7 @@ impl DeleteOptions {
                 .map(str::to_string),
             grace,
             dry_run,
+            explicit_no_orphan: orphan == Some(false),
         })
     }
 }
