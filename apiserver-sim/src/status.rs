@@ -318,7 +318,11 @@ impl ApiError {
 pub fn required(field: &str, message: &str) -> Cause {
     Cause {
         reason: "FieldValueRequired".into(),
-        message: format!("Required value: {message}"),
+        message: if message.is_empty() {
+            "Required value".to_string()
+        } else {
+            format!("Required value: {message}")
+        },
         field: field.into(),
     }
 }

@@ -149,9 +149,26 @@ async fn seed_helpers_typed_and_json() {
     let stored = server.create(&cm).expect("typed seed");
     assert!(stored.metadata.uid.is_some());
     let v = server
-        .create_json(serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "d", "namespace": "default"}, "spec": {"selector": {}, "template": {}}}))
+        .create_json(
+            serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "d"}},
+                     "template": {"metadata": {"labels": {"app": "d"}},
+                                  "spec": {"containers": [{"name": "c", "image": "i"}]}}}}),
+        )
         .expect("json seed");
+    let invalid = server.create_json(
+        serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "bad"}, "spec": {"selector": {"matchLabels": {"app": "x"}},
+        "template": {"metadata": {"labels": {"app": "y"}}}}}),
+    );
+    let err = invalid
+        .map_err(|e| e.to_string())
+        .expect_err("invalid deployment");
+    assert!(
+        err.contains("does not match template") && err.contains("spec.template.spec.containers"),
+        "{err}"
+    );
     assert_eq!(v["metadata"]["generation"], 1);
     assert_eq!(server.list::<ConfigMap>().len(), 1);
     assert!(

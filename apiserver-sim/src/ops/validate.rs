@@ -231,8 +231,88 @@ pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
     }
     if info.group == "apiextensions.k8s.io" {
         causes.extend(crate::crd::validate(obj));
-    } else if !info.builtin {
+    } else if info.builtin {
+        causes.extend(builtin_fields(info, obj));
+    } else {
         causes.extend(crate::schema::validate(info, obj));
+    }
+    causes
+}
+
+fn containers(obj: &Value, ptr: &str, field: &str, causes: &mut Vec<Cause>) {
+    let list = obj.pointer(ptr).and_then(Value::as_array);
+    match list {
+        None => causes.push(required(field, "")),
+        Some(cs) if cs.is_empty() => causes.push(required(field, "")),
+        Some(cs) => {
+            for (i, c) in cs.iter().enumerate() {
+                for f in ["name", "image"] {
+                    if c.get(f).and_then(Value::as_str).is_none_or(str::is_empty) {
+                        causes.push(required(&format!("{field}[{i}].{f}"), ""));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Required fields of the built-in types with a spec (a practical subset of upstream
+/// validation: what a controller most easily gets wrong).
+fn builtin_fields(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    match (info.group.as_str(), info.plural.as_str()) {
+        ("", "pods") => containers(obj, "/spec/containers", "spec.containers", &mut causes),
+        ("apps", "deployments" | "replicasets") => {
+            let selector = obj.pointer("/spec/selector");
+            let match_labels = selector
+                .and_then(|s| s.get("matchLabels"))
+                .and_then(Value::as_object);
+            let has_exprs = selector
+                .and_then(|s| s.get("matchExpressions"))
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
+            if selector.is_none() {
+                causes.push(required("spec.selector", ""));
+            } else if match_labels.is_none_or(|m| m.is_empty()) && !has_exprs {
+                causes.push(invalid_value(
+                    "spec.selector",
+                    "{}",
+                    "empty selector is invalid for deployment",
+                ));
+            }
+            let template_labels = obj
+                .pointer("/spec/template/metadata/labels")
+                .and_then(Value::as_object);
+            if let Some(want) = match_labels {
+                let ok = want
+                    .iter()
+                    .all(|(k, v)| template_labels.and_then(|l| l.get(k)) == Some(v));
+                if !ok {
+                    causes.push(invalid_value(
+                        "spec.template.metadata.labels",
+                        &template_labels
+                            .map(|l| format!("{l:?}"))
+                            .unwrap_or_default(),
+                        "`selector` does not match template `labels`",
+                    ));
+                }
+            }
+            containers(
+                obj,
+                "/spec/template/spec/containers",
+                "spec.template.spec.containers",
+                &mut causes,
+            );
+        }
+        ("", "services") => {
+            let external =
+                obj.pointer("/spec/type").and_then(Value::as_str) == Some("ExternalName");
+            let ports = obj.pointer("/spec/ports").and_then(Value::as_array);
+            if !external && ports.is_none_or(|p| p.is_empty()) {
+                causes.push(required("spec.ports", ""));
+            }
+        }
+        _ => {}
     }
     causes
 }
