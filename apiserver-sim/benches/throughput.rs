@@ -17,6 +17,85 @@ fn cm(name: &str) -> serde_json::Value {
            "data": {"k": "v"}})
 }
 
+/// A Pod of about 2.5 KB of JSON, like the informer benchmarks use.
+fn pod(name: &str, gen_: usize) -> serde_json::Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default",
+            "labels": {"app": "bench", "tier": "backend", "track": "stable", "pod-template-hash": "7d9f8b6c5d"},
+            "annotations": {"kubectl.kubernetes.io/restartedAt": "2025-01-01T00:00:00Z",
+                            "prometheus.io/scrape": "true", "prometheus.io/port": "9090",
+                            "note": "x".repeat(600)}},
+        "spec": {"nodeName": "", "serviceAccountName": "default", "restartPolicy": "Always",
+            "containers": [{"name": "app", "image": "registry.example.com/team/app:1.2.3",
+                "args": ["--port=8080", "--verbose", format!("--generation={gen_}")],
+                "ports": [{"containerPort": 8080, "name": "http", "protocol": "TCP"}],
+                "env": [{"name": "MODE", "value": "production"}, {"name": "REGION", "value": "eu-west-1"}],
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "500m", "memory": "256Mi"}},
+                "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}, "periodSeconds": 5}}]},
+        "status": {"phase": "Running", "podIP": "10.0.0.1", "hostIP": "192.0.2.1",
+            "startTime": "2025-01-01T00:00:00Z",
+            "conditions": [
+                {"type": "Initialized", "status": "True", "lastTransitionTime": "2025-01-01T00:00:00Z"},
+                {"type": "Ready", "status": "True", "lastTransitionTime": "2025-01-01T00:00:00Z"},
+                {"type": "ContainersReady", "status": "True", "lastTransitionTime": "2025-01-01T00:00:00Z"},
+                {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2025-01-01T00:00:00Z"}]}})
+}
+
+async fn pods_bench(objects: usize) {
+    let server = ApiServer::builder()
+        .history_limit(1000)
+        .start()
+        .await
+        .expect("server");
+    let start = Instant::now();
+    for i in 0..objects {
+        server
+            .create_json(pod(&format!("pod-{i:06}"), 0))
+            .expect("seed");
+    }
+    let created = start.elapsed();
+    let start = Instant::now();
+    for i in 0..objects {
+        server
+            .replace_json(pod(&format!("pod-{i:06}"), 1))
+            .expect("update");
+    }
+    let updated = start.elapsed();
+    let client = server.client().expect("client");
+    let start = Instant::now();
+    let mut token = String::new();
+    let mut listed = 0usize;
+    let mut bytes = 0usize;
+    loop {
+        let mut uri = "/api/v1/namespaces/default/pods?limit=500".to_string();
+        if !token.is_empty() {
+            uri.push_str(&format!("&continue={token}"));
+        }
+        let req = http::Request::get(uri).body(Vec::new()).expect("request");
+        let body = client.request_text(req).await.expect("page");
+        bytes += body.len();
+        let page: serde_json::Value = serde_json::from_str(&body).expect("json");
+        listed += page["items"].as_array().map(Vec::len).unwrap_or(0);
+        token = page["metadata"]["continue"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        if token.is_empty() {
+            break;
+        }
+    }
+    let list = start.elapsed();
+    println!(
+        "pods (~{} B JSON each): {objects} creates at {:.0}/s, {objects} updates at {:.0}/s, \
+         paginated list (500/page, client parses each page as JSON) of {listed} in {:.0} ms = {:.0} objects/s",
+        bytes / listed.max(1),
+        objects as f64 / created.as_secs_f64(),
+        objects as f64 / updated.as_secs_f64(),
+        list.as_secs_f64() * 1e3,
+        listed as f64 / list.as_secs_f64(),
+    );
+}
+
 async fn list_bench(objects: usize, rounds: usize) {
     let server = ApiServer::builder().start().await.expect("server");
     for i in 0..objects {
@@ -152,10 +231,12 @@ fn main() {
     match std::env::var("SIM_BENCH_ONLY").as_deref() {
         Ok("writes") => return rt.block_on(fanout_bench(0, 200_000)),
         Ok("live1") => return rt.block_on(fanout_bench(1, 200_000)),
+        Ok("pods") => return rt.block_on(pods_bench(100_000)),
         _ => {}
     }
     rt.block_on(async {
         list_bench(10_000, 5).await;
+        pods_bench(100_000).await;
         replay_bench(1, 200_000).await;
         replay_bench(10, 100_000).await;
         fanout_bench(1, 200_000).await;

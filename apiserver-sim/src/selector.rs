@@ -250,7 +250,8 @@ pub struct Selectors {
 impl Selectors {
     /// Whether both selectors match.
     pub fn matches(&self, obj: &Value) -> bool {
-        self.labels.matches(obj) && self.fields.matches(obj)
+        (self.labels.is_empty() || self.labels.matches(obj))
+            && (self.fields.is_empty() || self.fields.matches(obj))
     }
 
     /// True when neither selector has requirements.

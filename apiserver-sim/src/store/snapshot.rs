@@ -2,6 +2,7 @@
 //! pagination with continue tokens.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
 use std::sync::Arc;
 
 use base64::Engine;
@@ -183,43 +184,45 @@ impl State {
             &owned
         };
         let mut iter: Box<dyn Iterator<Item = (&ObjKey, &Stored)>> = match (&after, ns) {
-            (Some(last), _) => Box::new(
-                objects
-                    .range(last.clone()..)
-                    .filter(move |(k, _)| *k != last),
-            ),
+            (Some(last), _) => Box::new(objects.range((Bound::Excluded(last), Bound::Unbounded))),
             (None, Some(ns)) => Box::new(objects.range((ns.to_string(), String::new())..)),
             (None, None) => Box::new(objects.iter()),
         };
-        let ns_ok = |k: &ObjKey| ns.is_none_or(|n| k.0 == n);
+        // Keys are ordered by namespace first: stop at the first key past the namespace.
+        let in_ns = |k: &ObjKey| ns.is_none_or(|n| k.0 == n);
+        let past_ns = |k: &ObjKey| ns.is_some_and(|n| k.0.as_str() > n);
         let mut items = Vec::new();
         let mut last_key = None;
         let limit = if opts.limit == 0 {
-            u64::MAX
+            usize::MAX
         } else {
-            opts.limit
+            usize::try_from(opts.limit).unwrap_or(usize::MAX)
         };
+        let unfiltered = opts.selectors.is_empty();
         let mut more = false;
         let mut remaining = 0u64;
         for (k, v) in iter.by_ref() {
-            if let Some(n) = ns
-                && k.0.as_str() > n
-            {
+            if past_ns(k) {
                 break;
             }
-            if !ns_ok(k) || !opts.selectors.matches(&v.obj) {
+            if !in_ns(k) || !(unfiltered || opts.selectors.matches(&v.obj)) {
                 continue;
             }
-            if (items.len() as u64) < limit {
+            if items.len() < limit {
                 items.push(v.clone());
                 last_key = Some(k.clone());
             } else {
                 more = true;
-                remaining += 1;
-                if !opts.selectors.is_empty() {
-                    break;
-                }
+                remaining = 1;
+                break;
             }
+        }
+        if more && unfiltered {
+            // Upstream reports how many items are left only for unfiltered lists.
+            remaining += iter
+                .take_while(|(k, _)| !past_ns(k))
+                .filter(|(k, _)| in_ns(k))
+                .count() as u64;
         }
         let continue_token = match (more, &last_key) {
             (true, Some(k)) => Some(encode_token(snapshot_rv, k)),
