@@ -302,61 +302,62 @@ impl<K: Resource> DeltaFifo<K> {
         })
     }
 
-    /// Records an add or update: marks the fifo populated and queues `make(obj)`.
-    fn record(&self, obj: Arc<K>, make: fn(Arc<K>) -> Delta<K>) -> Result<(), indexer::Error> {
+    /// Records a producer write: marks the fifo populated and queues `make(obj)`. A deletion of an
+    /// object that is neither queued nor known is ignored: it was already deleted, for example by
+    /// a relist (without known objects, only queued objects count).
+    fn record(
+        &self,
+        obj: Arc<K>,
+        make: fn(Arc<K>) -> Delta<K>,
+        is_deletion: bool,
+    ) -> Result<(), indexer::Error> {
         let obj = self.transformed(obj)?;
+        let key = ObjectKeyRef::of(obj.as_ref())?;
         let mut state = self.shared.lock();
         state.populated = true;
         self.publish_synced(&state);
+        if is_deletion && !state.is_queued(key) {
+            let known = self
+                .shared
+                .known_objects
+                .as_ref()
+                .is_some_and(|known| known.known_object(key).is_some());
+            if !known {
+                return Ok(());
+            }
+        }
         let new_key = state.enqueue(obj, make)?;
-        if new_key {
+        self.unlock_and_wake(state, new_key);
+        Ok(())
+    }
+
+    /// Publishes the queue length and unlocks; then, if keys were newly queued, wakes a parked
+    /// pop (a parked pop saw an empty queue, so only a new key can concern it).
+    fn unlock_and_wake(&self, state: MutexGuard<'_, QueueState<K>>, queued_new_keys: bool) {
+        if queued_new_keys {
             self.publish_len(&state);
         }
         drop(state);
-        // A waiting consumer saw an empty queue, so only a newly queued key can concern it.
-        if new_key {
+        if queued_new_keys {
             self.wake_a_parked_pop();
         }
-        Ok(())
     }
 }
 
 impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
     fn add(&self, obj: Arc<K>) -> Result<(), indexer::Error> {
-        self.record(obj, Delta::Added)
+        self.record(obj, Delta::Added, false)
     }
 
     fn update(&self, obj: Arc<K>) -> Result<(), indexer::Error> {
-        self.record(obj, Delta::Updated)
+        self.record(obj, Delta::Updated, false)
     }
 
     /// Queues a deletion, unless the object is neither queued nor known (or, without known
     /// objects, not queued): then it was already deleted, for example by a relist, and the call is
     /// ignored.
     fn delete(&self, obj: Arc<K>) -> Result<(), indexer::Error> {
-        let obj = self.transformed(obj)?;
-        let key = ObjectKeyRef::of(obj.as_ref())?;
-        let mut state = self.shared.lock();
-        state.populated = true;
-        self.publish_synced(&state);
-        if !state.is_queued(key) {
-            let known = match &self.shared.known_objects {
-                Some(known) => known.known_object(key).is_some(),
-                None => false,
-            };
-            if !known {
-                return Ok(());
-            }
-        }
-        let new_key = state.enqueue(obj, |obj| Delta::Deleted(DeletedObject::Known(obj)))?;
-        if new_key {
-            self.publish_len(&state);
-        }
-        drop(state);
-        if new_key {
-            self.wake_a_parked_pop();
-        }
-        Ok(())
+        self.record(obj, |obj| Delta::Deleted(DeletedObject::Known(obj)), true)
     }
 
     /// Applies a relist atomically: queues every listed object (`Replaced`, or `Sync` when so
@@ -408,12 +409,9 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
             state.initial_population_count = state.len();
         }
         self.publish_synced(&state);
+        // Replace and resync only ever add keys, so a non-empty queue may have new ones.
         let queued = state.len() > 0;
-        self.publish_len(&state);
-        drop(state);
-        if queued {
-            self.wake_a_parked_pop();
-        }
+        self.unlock_and_wake(state, queued);
         Ok(())
     }
 
@@ -435,12 +433,9 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
                 None => tracing::warn!(%key, "known object vanished during resync; skipping it"),
             }
         }
+        // Replace and resync only ever add keys, so a non-empty queue may have new ones.
         let queued = state.len() > 0;
-        self.publish_len(&state);
-        drop(state);
-        if queued {
-            self.wake_a_parked_pop();
-        }
+        self.unlock_and_wake(state, queued);
         Ok(())
     }
 
