@@ -6,7 +6,7 @@ use std::pin::pin;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
@@ -130,18 +130,20 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
             return;
         }
         let at = ready_at(delay);
-        let scheduled = self.inner.waiting.lock().insert(item, at);
+        let mut waiting = self.inner.waiting.lock();
+        let scheduled = waiting.insert(item, at);
+        // Hand the lock straight to a timer task waiting for it: a producer adding in a tight
+        // loop would otherwise take it back every time and keep due items from going out.
+        MutexGuard::unlock_fair(waiting);
         self.after_schedule(scheduled);
     }
 
     /// Schedules `item` after `delay(&item)` unless it is already waiting, in which case
     /// `delay` is not called. The check and the insertion are atomic.
     pub(crate) fn add_after_unless_waiting(&self, item: T, delay: impl FnOnce(&T) -> Duration) {
-        let scheduled = self
-            .inner
-            .waiting
-            .lock()
-            .insert_unless_waiting(item, delay, Instant::now);
+        let mut waiting = self.inner.waiting.lock();
+        let scheduled = waiting.insert_unless_waiting(item, delay, Instant::now);
+        MutexGuard::unlock_fair(waiting);
         self.after_schedule(scheduled);
     }
 
@@ -252,8 +254,9 @@ const MAX_POLL: Duration = Duration::from_millis(2);
 enum Next {
     /// Nothing waits: wait for a wake-up.
     Idle,
-    /// The earliest item is due within [`POLL_WINDOW`]: yield to other tasks and look again.
-    Poll,
+    /// The earliest item is due at this instant, within [`POLL_WINDOW`]: watch the clock,
+    /// yielding to other tasks between looks.
+    Poll(Instant),
     /// Sleep until this instant (or a wake-up).
     Sleep(Instant),
 }
@@ -291,7 +294,7 @@ where
                             .elapsed()
                             < MAX_POLL;
                         if near && may_poll {
-                            Next::Poll
+                            Next::Poll(at)
                         } else if near {
                             Next::Sleep(at)
                         } else {
@@ -304,8 +307,7 @@ where
                 // is not lost however late the task starts waiting.
                 waiting.timer = match next {
                     Next::Idle => TimerState::Idle,
-                    Next::Poll => TimerState::Running,
-                    Next::Sleep(deadline) => TimerState::Sleeping(deadline),
+                    Next::Poll(deadline) | Next::Sleep(deadline) => TimerState::Sleeping(deadline),
                 };
                 next
             };
@@ -319,7 +321,19 @@ where
                 polling_since = None;
                 wake.notified().await;
             }
-            Next::Poll => tokio::task::yield_now().await,
+            Next::Poll(at) => {
+                // Watch the clock without the lock (adds keep taking it meanwhile); an earlier
+                // item arriving now is due within the window anyway and goes out at `at`.
+                let mut notified = pin!(wake.notified());
+                notified.as_mut().enable();
+                loop {
+                    tokio::task::yield_now().await;
+                    let timed_out = polling_since.is_some_and(|since| since.elapsed() >= MAX_POLL);
+                    if Instant::now() >= at || timed_out || notified_now(notified.as_mut()) {
+                        break;
+                    }
+                }
+            }
             Next::Sleep(deadline) => {
                 polling_since = None;
                 sleep.as_mut().reset(deadline);
@@ -330,6 +344,12 @@ where
             }
         }
     }
+}
+
+/// Whether `notified` has completed (without waiting).
+fn notified_now(notified: std::pin::Pin<&mut tokio::sync::futures::Notified<'_>>) -> bool {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    notified.poll(&mut cx).is_ready()
 }
 
 impl<T> fmt::Debug for DelayingQueue<T> {

@@ -20,6 +20,9 @@ const SPINS: u32 = 64;
 /// A mutual-exclusion lock released with a plain store; see the module documentation.
 pub(crate) struct Mutex<T> {
     locked: AtomicBool,
+    /// Set while a thread waits in `lock`: `try_lock` then fails, so that a thread retrying
+    /// `try_lock` in a loop cannot keep a waiting `lock` out.
+    contended: AtomicBool,
     value: UnsafeCell<T>,
 }
 
@@ -34,6 +37,7 @@ impl<T> Mutex<T> {
     pub(crate) const fn new(value: T) -> Self {
         Self {
             locked: AtomicBool::new(false),
+            contended: AtomicBool::new(false),
             value: UnsafeCell::new(value),
         }
     }
@@ -56,7 +60,7 @@ impl<T> Mutex<T> {
     pub(crate) fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
         // Look before trying: a failed read-modify-write would still take the cache line
         // away from the holder.
-        if self.locked.load(Ordering::Relaxed) {
+        if self.locked.load(Ordering::Relaxed) || self.contended.load(Ordering::Relaxed) {
             return None;
         }
         self.locked
@@ -69,6 +73,7 @@ impl<T> Mutex<T> {
     fn lock_contended(&self) {
         let mut spins = 0;
         loop {
+            self.contended.store(true, Ordering::Relaxed);
             while self.locked.load(Ordering::Relaxed) {
                 if spins < SPINS {
                     spins += 1;
@@ -82,6 +87,9 @@ impl<T> Mutex<T> {
                 .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
                 .is_ok()
             {
+                // Another waiter may still be spinning: it raises the flag again on its next
+                // round, so at worst one `try_lock` gets through meanwhile.
+                self.contended.store(false, Ordering::Relaxed);
                 return;
             }
         }
