@@ -322,8 +322,8 @@ where
                 wake.notified().await;
             }
             Next::Poll(at) => {
-                // Watch the clock without the lock (adds keep taking it meanwhile); an earlier
-                // item arriving now is due within the window anyway and goes out at `at`.
+                // Watch the clock without taking the lock (adds keep using it meanwhile); an
+                // add of an earlier item wakes `notified` and ends the watch.
                 let mut notified = pin!(wake.notified());
                 notified.as_mut().enable();
                 loop {
