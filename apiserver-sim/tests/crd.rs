@@ -237,12 +237,43 @@ async fn custom_resource_lifecycle() {
         index["paths"]["apis/samplecontroller.k8s.io/v1alpha1"]["serverRelativeURL"].is_string()
     );
 
-    // Deleting the CRD removes its objects and stops serving.
+    // A watch from before the type existed is too old for its history.
+    let foos_path = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos";
+    let (_, evs) = common::watch_events(
+        &server,
+        &format!("{foos_path}?watch=1&resourceVersion=1001"),
+        1,
+    )
+    .await;
+    assert_eq!(evs[0]["object"]["code"], 410);
+
+    // Deleting the CRD removes its objects, stops serving and ends open watches.
+    let rv = server.resource_version();
+    let path = format!("{foos_path}?watch=1&resourceVersion={rv}");
+    let open = common::watch_events(&server, &path, 100);
+    let delete = async {
+        let crds: Api<CustomResourceDefinition> = Api::all(server.client().expect("client"));
+        assert!(
+            common::eventually(|| {
+                let n = server.open_watches();
+                async move { n == 1 }
+            })
+            .await
+        );
+        crds.delete("foos.samplecontroller.k8s.io", &DeleteParams::default())
+            .await
+            .expect("delete crd");
+        server.settle().await;
+    };
+    let ((status, evs), ()) = tokio::join!(open, delete);
+    assert_eq!(status, 200);
+    assert!(
+        common::types(&evs)
+            .iter()
+            .all(|t| t == "MODIFIED" || t == "DELETED"),
+        "{evs:?}"
+    );
     let crds: Api<CustomResourceDefinition> = Api::all(server.client().expect("client"));
-    crds.delete("foos.samplecontroller.k8s.io", &DeleteParams::default())
-        .await
-        .expect("delete crd");
-    server.settle().await;
     assert!(
         crds.get_opt("foos.samplecontroller.k8s.io")
             .await
