@@ -163,8 +163,10 @@ pub(crate) fn start(
     let end_bookmark = opts.send_initial_events == Some(true)
         || shared.watch_list.load(std::sync::atomic::Ordering::SeqCst);
     let bookmarks = opts.bookmarks;
+    // As upstream, a zero timeout means "use the server's default".
     let timeout = opts
         .timeout_seconds
+        .filter(|t| *t > 0)
         .map(std::time::Duration::from_secs)
         .unwrap_or(shared.config.default_watch_timeout);
     let filter = Filter {
