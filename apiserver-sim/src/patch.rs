@@ -71,7 +71,7 @@ pub fn apply(kind: PatchKind, base: &Value, patch: &Value, builtin: bool) -> Api
                 return Err(ApiError::bad_request("patch must be a JSON object"));
             }
             let mut out = base.clone();
-            strategic_merge(&mut out, patch, "", builtin || kind == PatchKind::Apply);
+            strategic_merge(&mut out, patch, builtin || kind == PatchKind::Apply);
             Ok(out)
         }
     }
@@ -308,7 +308,7 @@ fn strip_directives(v: &mut Value) {
 }
 
 /// Strategic merge of `patch` into `target`. `known_keys` enables the built-in merge keys.
-pub fn strategic_merge(target: &mut Value, patch: &Value, field: &str, known_keys: bool) {
+pub fn strategic_merge(target: &mut Value, patch: &Value, known_keys: bool) {
     let Value::Object(p) = patch else {
         let mut v = patch.clone();
         strip_directives(&mut v);
@@ -370,7 +370,7 @@ pub fn strategic_merge(target: &mut Value, patch: &Value, field: &str, known_key
             }
             (Value::Object(_), _, _) => {
                 let cur = t.entry(k.clone()).or_insert(Value::Null);
-                strategic_merge(cur, v, k, known_keys);
+                strategic_merge(cur, v, known_keys);
                 if cur.is_null() {
                     t.remove(k);
                 }
@@ -382,7 +382,6 @@ pub fn strategic_merge(target: &mut Value, patch: &Value, field: &str, known_key
             }
         }
     }
-    let _ = field;
 }
 
 fn merge_list(cur: &mut Value, items: &[Value], mk: &str, known_keys: bool) {
@@ -420,7 +419,7 @@ fn merge_list(cur: &mut Value, items: &[Value], mk: &str, known_keys: bool) {
             continue;
         }
         match pos {
-            Some(i) => strategic_merge(&mut list[i], item, "", known_keys),
+            Some(i) => strategic_merge(&mut list[i], item, known_keys),
             None => {
                 let mut v = item.clone();
                 strip_directives(&mut v);
@@ -483,7 +482,7 @@ mod tests {
         let p = json!({"spec": {"containers": [{"name": "b", "image": "z"}, {"name": "a", "$patch": "delete"}],
                                 "$setElementOrder/containers": [{"name": "b"}], "args": ["2"]},
                        "metadata": {"finalizers": ["f2"]}});
-        strategic_merge(&mut t, &p, "", true);
+        strategic_merge(&mut t, &p, true);
         assert_eq!(
             t,
             json!({"spec": {"containers": [{"name": "b", "image": "z"}], "args": ["2"]},
