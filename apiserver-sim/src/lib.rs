@@ -106,7 +106,8 @@ pub const BODY_LIMIT: usize = 3 * 1024 * 1024;
 /// Path prefix of the simulator's own control endpoints.
 pub const SIM_PREFIX: &str = "/__sim";
 
-/// The README section's example, compiled and run as a doctest.
-#[doc = include_str!("../README-section.md")]
+/// The workspace README's examples ("Testing your operator with apiserver-sim"), compiled and
+/// run as doctests so the README cannot drift from the API.
+#[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
-pub struct ReadmeSectionDoctest;
+pub struct ReadmeDoctest;
