@@ -143,15 +143,17 @@ impl hashbrown::Equivalent<ObjectKey> for ObjectKeyRef<'_> {
 impl Hash for ObjectKeyRef<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         match self.namespace {
-            None => hash_key_text(self.name, state),
+            None => hash_key_text(self.name.as_bytes(), state),
             Some(ns) => with_joined(ns, self.name, |text| hash_key_text(text, state)),
         }
     }
 }
 
-/// The one hashing rule for keys, shared by [`ObjectKey`] and [`ObjectKeyRef`]: the key's text.
-fn hash_key_text<H: Hasher>(text: &str, state: &mut H) {
-    text.hash(state);
+/// The one hashing rule for keys, shared by [`ObjectKey`] and [`ObjectKeyRef`]: the key's text,
+/// hashed as `str` hashes (its bytes, then `0xff`).
+fn hash_key_text<H: Hasher>(text: &[u8], state: &mut H) {
+    state.write(text);
+    state.write_u8(0xff);
 }
 
 /// Rejects an empty name, a `/` inside a part, and a namespace too long to index.
@@ -180,11 +182,15 @@ fn check_parts(namespace: Option<&str>, name: &str) -> Result<(), Error> {
 
 /// `namespace/name` as one string: inline when short, else one shared allocation.
 fn join_key(namespace: &str, name: &str) -> SmolStr {
-    with_joined(namespace, name, |text| SmolStr::new(text))
+    with_joined(namespace, name, |text| match std::str::from_utf8(text) {
+        Ok(text) => SmolStr::new(text),
+        // Unreachable: two `str`s joined by an ASCII '/' are valid UTF-8.
+        Err(_) => SmolStr::new(format!("{namespace}/{name}")),
+    })
 }
 
-/// Calls `use_text` with `namespace/name`, assembled on the stack when it fits.
-fn with_joined<R>(namespace: &str, name: &str, use_text: impl FnOnce(&str) -> R) -> R {
+/// Calls `use_text` with the bytes of `namespace/name`, assembled on the stack when they fit.
+fn with_joined<R>(namespace: &str, name: &str, use_text: impl FnOnce(&[u8]) -> R) -> R {
     const STACK: usize = 128;
     let len = namespace.len() + 1 + name.len();
     if len <= STACK {
@@ -192,12 +198,9 @@ fn with_joined<R>(namespace: &str, name: &str, use_text: impl FnOnce(&str) -> R)
         buf[..namespace.len()].copy_from_slice(namespace.as_bytes());
         buf[namespace.len()] = b'/';
         buf[namespace.len() + 1..len].copy_from_slice(name.as_bytes());
-        // Concatenating two `str`s and an ASCII '/' always gives valid UTF-8.
-        if let Ok(text) = std::str::from_utf8(&buf[..len]) {
-            return use_text(text);
-        }
+        return use_text(&buf[..len]);
     }
-    use_text(&format!("{namespace}/{name}"))
+    use_text(format!("{namespace}/{name}").as_bytes())
 }
 
 /// The store key of an object, as client-go's `MetaNamespaceKeyFunc` computes it.
@@ -249,7 +252,7 @@ impl Eq for ObjectKey {}
 
 impl Hash for ObjectKey {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        hash_key_text(&self.text, state);
+        hash_key_text(self.text.as_bytes(), state);
     }
 }
 
