@@ -7,6 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use std::hash::BuildHasher;
+
+use hashbrown::DefaultHashBuilder;
 use indexer::{KnownObjects, ObjectKey, ObjectKeyRef, Store};
 use kube::Resource;
 use tokio::sync::Notify;
@@ -47,16 +50,31 @@ struct Shared<K> {
     item_ready: Notify,
     /// How many `pop`s are parked on `item_ready`; producers notify only when some are, which keeps
     /// the notifier's cache line out of the hot path of a steady stream.
-    parked_pops: AtomicUsize,
+    parked_pops: OwnCacheLine<AtomicUsize>,
     /// The number of queued keys, published after every change: a hint for idle pops, so they
     /// look for work without taking the lock. The lock-protected state stays authoritative.
-    queued_hint: AtomicUsize,
+    queued_hint: OwnCacheLine<AtomicUsize>,
     /// Mirrors `QueueState::has_synced` for lock-free reads; never goes back to false.
     synced: AtomicBool,
     synced_changed: Notify,
+    /// The queue's key hasher, shared so producers hash keys before taking the lock.
+    hasher: DefaultHashBuilder,
     known_objects: Option<Arc<dyn KnownObjects<K>>>,
     emit_replaced: bool,
     transform: Option<TransformFn<K>>,
+}
+
+/// A value on cache lines of its own, so that spinning readers of it do not steal the lines
+/// that the lock holder is writing (128 bytes: adjacent-line prefetch pairs lines).
+#[repr(align(128))]
+struct OwnCacheLine<T>(T);
+
+impl<T> std::ops::Deref for OwnCacheLine<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
 }
 
 /// Counts a parked `pop` for as long as it lives (also when the pop is cancelled while parked).
@@ -110,12 +128,14 @@ impl<K> Default for DeltaFifo<K> {
 impl<K> DeltaFifo<K> {
     /// An empty, open fifo.
     pub fn new(options: DeltaFifoOptions<K>) -> Self {
+        let hasher = DefaultHashBuilder::default();
         Self {
             shared: Arc::new(Shared {
-                state: Mutex::new(QueueState::new()),
+                state: Mutex::new(QueueState::new(hasher.clone())),
+                hasher,
                 item_ready: Notify::new(),
-                parked_pops: AtomicUsize::new(0),
-                queued_hint: AtomicUsize::new(0),
+                parked_pops: OwnCacheLine(AtomicUsize::new(0)),
+                queued_hint: OwnCacheLine(AtomicUsize::new(0)),
                 synced: AtomicBool::new(false),
                 synced_changed: Notify::new(),
                 known_objects: options.known_objects,
@@ -313,6 +333,7 @@ impl<K: Resource> DeltaFifo<K> {
     ) -> Result<(), indexer::Error> {
         let obj = self.transformed(obj)?;
         let key = ObjectKeyRef::of(obj.as_ref())?;
+        let hash = self.shared.hasher.hash_one(key);
         let mut state = self.shared.lock();
         state.populated = true;
         self.publish_synced(&state);
@@ -326,7 +347,7 @@ impl<K: Resource> DeltaFifo<K> {
                 return Ok(());
             }
         }
-        let new_key = state.enqueue(obj, make)?;
+        let new_key = state.enqueue(obj, hash, make)?;
         self.unlock_and_wake(state, new_key);
         Ok(())
     }

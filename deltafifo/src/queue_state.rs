@@ -39,10 +39,12 @@ pub(crate) struct QueueState<K> {
 }
 
 impl<K> QueueState<K> {
-    pub(crate) fn new() -> Self {
+    /// An empty queue whose table hashes keys with `hasher` (the fifo shares it, to hash keys
+    /// before taking the lock).
+    pub(crate) fn new(hasher: DefaultHashBuilder) -> Self {
         Self {
             items: HashTable::new(),
-            hasher: DefaultHashBuilder::default(),
+            hasher,
             queue: VecDeque::new(),
             relist: 0,
             populated: false,
@@ -143,14 +145,16 @@ impl<K> QueueState<K> {
 }
 
 impl<K: Resource> QueueState<K> {
-    /// Appends the delta `make(obj)` to the deltas of `obj`'s key, queueing the key if new;
-    /// returns whether it was. Only a new key allocates.
+    /// Appends the delta `make(obj)` to the deltas of `obj`'s key, whose hash (by this queue's
+    /// hasher) is `hash`, queueing the key if new; returns whether it was. Only a new key
+    /// allocates.
     pub(crate) fn enqueue(
         &mut self,
         obj: Arc<K>,
+        hash: u64,
         make: fn(Arc<K>) -> Delta<K>,
     ) -> Result<bool, Error> {
-        self.enqueue_stamped(obj, make, None)
+        self.enqueue_stamped(obj, hash, make, None)
     }
 
     /// Like [`enqueue`](Self::enqueue), and marks the key as listed by the current relist.
@@ -160,17 +164,18 @@ impl<K: Resource> QueueState<K> {
         make: fn(Arc<K>) -> Delta<K>,
     ) -> Result<bool, Error> {
         let relist = self.relist;
-        self.enqueue_stamped(obj, make, Some(relist))
+        let hash = self.hasher.hash_one(ObjectKeyRef::of(obj.as_ref())?);
+        self.enqueue_stamped(obj, hash, make, Some(relist))
     }
 
     fn enqueue_stamped(
         &mut self,
         obj: Arc<K>,
+        hash: u64,
         make: fn(Arc<K>) -> Delta<K>,
         relist: Option<u64>,
     ) -> Result<bool, Error> {
         let key = ObjectKeyRef::of(obj.as_ref())?;
-        let hash = self.hasher.hash_one(key);
         let hasher = &self.hasher;
         match self.items.entry(
             hash,
