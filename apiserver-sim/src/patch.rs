@@ -33,12 +33,7 @@ pub const PATCH_TYPES: &[&str] = &[
 impl PatchKind {
     /// Parses a `Content-Type` (parameters stripped); 415 when unknown or not served.
     pub fn from_content_type(ct: &str, builtin: bool) -> ApiResult<Self> {
-        let base = ct
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
+        let base = crate::repr::media_type(ct);
         let accepted: &[&str] = if builtin {
             PATCH_TYPES
         } else {

@@ -22,6 +22,16 @@ pub const METADATA_CT: &str = "application/json;as=PartialObjectMetadata;g=meta.
 pub const METADATA_LIST_CT: &str =
     "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
 
+/// The media type of a `Content-Type` value: parameters dropped, trimmed, lowercase.
+pub fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
 impl Repr {
     /// Picks the representation from an `Accept` header: the first media range wins.
     pub fn from_accept(accept: Option<&str>) -> Self {

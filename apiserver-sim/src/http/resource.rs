@@ -54,6 +54,18 @@ enum Sub {
     Scale,
 }
 
+impl Sub {
+    /// The part of the object a write to this subresource may change (scale writes are handled
+    /// on their own, through the main object's replicas).
+    fn part(self) -> Part {
+        if self == Sub::Status {
+            Part::Status
+        } else {
+            Part::Main
+        }
+    }
+}
+
 /// A resolved request.
 struct Req<'a> {
     info: Arc<ResourceInfo>,
@@ -125,12 +137,7 @@ fn parse_body(info: &ResourceInfo, headers: &HeaderMap, body: &[u8]) -> ApiResul
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
-    let base = ct
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let base = crate::repr::media_type(ct);
     if base == crate::protobuf::PROTOBUF {
         return crate::protobuf::decode(info, body);
     }
@@ -325,11 +332,7 @@ fn update(
         return write_scale(shared, req, scale, &wo);
     }
     let obj = parse_body(&req.info, headers, body)?;
-    let part = if req.sub == Sub::Status {
-        Part::Status
-    } else {
-        Part::Main
-    };
+    let part = req.sub.part();
     let stored = ops::update(
         &mut shared.state.lock(),
         &req.info,
@@ -380,11 +383,7 @@ fn patch(
         let scale = crate::patch::apply(kind, &scale_of(&req.info, &current), &patch_doc, true)?;
         return write_scale(shared, req, scale, &wo);
     }
-    let part = if req.sub == Sub::Status {
-        Part::Status
-    } else {
-        Part::Main
-    };
+    let part = req.sub.part();
     let out = ops::patch(
         &mut shared.state.lock(),
         &req.info,
