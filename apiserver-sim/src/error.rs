@@ -30,6 +30,9 @@ pub enum Error {
     /// The resource type is not served (unknown group/version/resource, or CRD not established).
     #[error("resource {0} is not served")]
     UnknownResource(String),
+    /// A fault rule was refused (e.g. a probability outside `[0, 1]`).
+    #[error("invalid fault rule: {0}")]
+    InvalidFault(String),
     /// The server refused a seed write, with the Status it would have sent.
     #[error("the server refused the write: {0}")]
     Api(#[from] ApiError),

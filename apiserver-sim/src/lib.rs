@@ -42,9 +42,30 @@
 //!   [`ApiServer::create_json`]), inspection ([`ApiServer::objects`],
 //!   [`ApiServer::resource_version`], [`ApiServer::open_watches`]), faults
 //!   ([`ApiServer::drop_watches`], [`ApiServer::compact`], [`ApiServer::fail_next`],
-//!   [`ApiServer::send_bookmarks`], [`ApiServer::set_ready`], [`ApiServer::set_watch_list`])
-//!   and [`ApiServer::settle`] (wait for the GC, namespace and CRD controllers).
-//! - [`FailRule`]: "fail the next N requests matching verb and resource".
+//!   [`ApiServer::send_bookmarks`], [`ApiServer::set_ready`],
+//!   [`ApiServer::set_watch_list_mode`]), request counts ([`ApiServer::request_count`],
+//!   [`ApiServer::reset_request_counts`]) and [`ApiServer::settle`] (wait for the GC,
+//!   namespace and CRD controllers).
+//! - [`FailRule`]: "fail the next N requests matching verb and resource"
+//!   ([`FailRule::new`]), or each one with a probability from a seeded sequence
+//!   ([`FailRule::random`]).
+//! - [`WatchListMode`]: streaming lists (`sendInitialEvents`) supported, rejected, or
+//!   ignored like an old server.
+//!
+//! # Faults and test hooks
+//!
+//! | Library | Effect |
+//! |---|---|
+//! | [`ApiServer::drop_watches`] | end every open watch (clients re-watch from their last RV) |
+//! | [`ApiServer::compact`] | forget history up to the current RV (older RVs get 410 Expired) |
+//! | [`ApiServer::fail_next`]`(`[`FailRule::new`]`(verb, resource, code, n))` | fail the next `n` matching requests; `.retry_after(s)`, `.in_band()` (watch: HTTP 200 + one ERROR event) |
+//! | [`ApiServer::fail_next`]`(`[`FailRule::random`]`(verb, resource, code, p, seed))` | fail each matching request with probability `p` (deterministic per seed) until [`ApiServer::clear_faults`]; composes with `.retry_after`/`.in_band` |
+//! | verb or resource `"*"` in a rule | match every verb / every resource |
+//! | [`ApiServer::send_bookmarks`] | every bookmark-enabled watch sends a BOOKMARK now |
+//! | [`ApiServer::set_ready`]`(false)` | `/readyz` 500 and API requests 429 |
+//! | [`ApiServer::set_watch_list_mode`]`(`[`WatchListMode::Rejected`]`)` (= `set_watch_list(false)`) | `sendInitialEvents` refused with 422 |
+//! | [`ApiServer::set_watch_list_mode`]`(`[`WatchListMode::Ignored`]`)` | `sendInitialEvents` ignored like an old server: no initial-events-end bookmark |
+//! | [`ApiServer::request_count`]`(verb, resource)`, [`ApiServer::reset_request_counts`] | requests received per verb and resource (fault-failed ones included) |
 //!
 //! # Fault control over HTTP
 //!
@@ -55,9 +76,12 @@
 //! | `POST /__sim/watches/drop` | end every open watch |
 //! | `POST /__sim/compact` | compact history up to the current RV |
 //! | `POST /__sim/faults` with `{"verb":"list","resource":"pods","code":429,"count":2,"retryAfterSeconds":1}` | fail the next N matching requests (`"inBand":true` on a watch rule: HTTP 200 + one ERROR event) |
+//! | `POST /__sim/faults` with `{"verb":"*","resource":"*","code":500,"probability":0.1,"seed":42}` | fail matching requests at random until cleared (400 for a probability outside `[0, 1]`) |
 //! | `GET /__sim/faults`, `DELETE /__sim/faults` | show / clear failure rules |
 //! | `POST /__sim/bookmarks` | every bookmark-enabled watch sends a BOOKMARK now |
-//! | `POST /__sim/watchlist/off`, `POST /__sim/watchlist/on` | reject `sendInitialEvents` (422) like a server without WatchList |
+//! | `POST /__sim/watchlist/off`, `POST /__sim/watchlist/on` | reject `sendInitialEvents` (422) like a server without WatchList / serve it again |
+//! | `POST /__sim/watchlist/ignore` | ignore `sendInitialEvents` like a server predating WatchList |
+//! | `GET /__sim/requests`, `DELETE /__sim/requests` | request counts as `{"<resource>":{"<verb>":n}}` / reset them |
 //! | `POST /__sim/unready`, `POST /__sim/ready` | `/readyz` 500 and API requests 429 while unready |
 //! | `GET /__sim/resourceversion` | current global RV |
 //! | `GET /__sim/objects/<group>/<resource>` (`core` for the core group) | stored objects |
@@ -74,6 +98,7 @@
 #![deny(missing_docs)]
 
 mod controllers;
+mod counts;
 mod crd;
 mod discovery;
 mod error;
@@ -97,6 +122,7 @@ mod watch;
 pub use error::{Error, Result};
 pub use faults::FailRule;
 pub use server::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
+pub use shared::WatchListMode;
 pub use status::{ApiError, Cause, Details};
 pub use watch::INITIAL_EVENTS_END;
 

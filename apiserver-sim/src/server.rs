@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use crate::error::{Error, Result};
 use crate::faults::FailRule;
 use crate::resource::{GroupResource, ResourceInfo};
-use crate::shared::{ServerConfig, Shared};
+use crate::shared::{ServerConfig, Shared, WatchListMode};
 
 /// Namespaces that exist from startup.
 pub const DEFAULT_NAMESPACES: &[&str] =
@@ -395,9 +395,23 @@ impl ApiServer {
         compact(&self.shared)
     }
 
-    /// Fails the next `rule.count` requests matching the rule's verb and resource.
+    /// Installs a failure rule: [`FailRule::new`] fails the next `count` matching requests,
+    /// [`FailRule::random`] fails matching requests at random until [`ApiServer::clear_faults`].
+    /// An invalid rule (probability outside `[0, 1]`) is logged as an error and not
+    /// installed; use [`ApiServer::try_fail_next`] to get the error instead.
     pub fn fail_next(&self, rule: FailRule) {
-        self.shared.faults.lock().add(rule);
+        if let Err(e) = self.try_fail_next(rule) {
+            tracing::error!(error = %e, "fault rule not installed");
+        }
+    }
+
+    /// Like [`ApiServer::fail_next`], returning [`Error::InvalidFault`] for an invalid rule.
+    pub fn try_fail_next(&self, rule: FailRule) -> Result<()> {
+        self.shared
+            .faults
+            .lock()
+            .add(rule)
+            .map_err(Error::InvalidFault)
     }
 
     /// Number of watch streams currently open (a client that disconnects is dropped promptly).
@@ -421,11 +435,52 @@ impl ApiServer {
     }
 
     /// The "WatchList off" fault (`false`): `sendInitialEvents` is rejected with 422, as on
-    /// a server without the WatchList feature; `true` (the default) restores it.
+    /// a server without the WatchList feature; `true` (the default) restores it. Shorthand
+    /// for [`ApiServer::set_watch_list_mode`] with [`WatchListMode::Rejected`] or
+    /// [`WatchListMode::Supported`].
     pub fn set_watch_list(&self, enabled: bool) {
-        self.shared
-            .watch_list
-            .store(enabled, std::sync::atomic::Ordering::SeqCst);
+        self.set_watch_list_mode(if enabled {
+            WatchListMode::Supported
+        } else {
+            WatchListMode::Rejected
+        });
+    }
+
+    /// How `sendInitialEvents` (streaming lists) is treated: served (the default), rejected
+    /// with 422, or ignored like an old server (the watch is served as if the parameter were
+    /// absent, so no initial-events-end bookmark ever comes). Applies to watches started
+    /// afterwards.
+    pub fn set_watch_list_mode(&self, mode: WatchListMode) {
+        self.shared.set_watch_list_mode(mode);
+    }
+
+    /// The current [`WatchListMode`].
+    pub fn watch_list_mode(&self) -> WatchListMode {
+        self.shared.watch_list_mode()
+    }
+
+    // ----- request counts -------------------------------------------------------------
+
+    /// Requests received for `resource` (plural, e.g. `pods`, or a CRD plural; `pods/status`
+    /// for a subresource) with `verb`: one of get, list, watch, create, update, patch,
+    /// delete, deletecollection (a GET with `watch=true` or under `/watch/` is a watch).
+    /// Every request that reached routing counts, including ones failed by a fault rule,
+    /// by the unready fault, or answered 404 because the resource is not served.
+    pub fn request_count(&self, verb: &str, resource: &str) -> u64 {
+        self.shared.requests.get(verb, resource)
+    }
+
+    /// Sets every request count back to 0.
+    pub fn reset_request_counts(&self) {
+        self.shared.requests.reset();
+    }
+
+    /// Every non-zero request count: resource → verb → count (what `GET /__sim/requests`
+    /// returns).
+    pub fn request_counts(
+        &self,
+    ) -> std::collections::BTreeMap<String, std::collections::BTreeMap<&'static str, u64>> {
+        self.shared.requests.snapshot()
     }
 
     /// Removes every pending failure rule.

@@ -43,8 +43,10 @@ pub(crate) struct Shared {
     pub shutdown: watch::Sender<bool>,
     /// Bumped to make every bookmark-enabled watch send a bookmark now.
     pub bookmark_now: watch::Sender<u64>,
-    /// The WatchList feature (streaming lists); the "WatchList off" fault clears it.
-    pub watch_list: std::sync::atomic::AtomicBool,
+    /// How `sendInitialEvents` is treated ([`WatchListMode`] as `u8`).
+    watch_list: std::sync::atomic::AtomicU8,
+    /// Requests received by verb and resource.
+    pub requests: crate::counts::RequestCounts,
     /// Watch streams currently open.
     pub open_watches: std::sync::atomic::AtomicUsize,
     /// False while the "unready" fault is active (`/readyz` 500, API requests 429).
@@ -55,7 +57,39 @@ pub(crate) struct Shared {
     pub addr: std::sync::OnceLock<std::net::SocketAddr>,
 }
 
+/// How the server treats `sendInitialEvents` (streaming lists, the WatchList feature).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WatchListMode {
+    /// Streaming lists are served: initial ADDED events, then a BOOKMARK annotated
+    /// [`crate::INITIAL_EVENTS_END`], then live events (the default).
+    #[default]
+    Supported = 0,
+    /// `sendInitialEvents` is refused with 422 Invalid, as by a server with the WatchList
+    /// feature gate disabled.
+    Rejected = 1,
+    /// `sendInitialEvents` and `resourceVersionMatch` are ignored, as by an old server that
+    /// predates the WatchList feature: the watch is served as if they were absent (without
+    /// a resourceVersion: synthetic ADDED events for the current state, then live events,
+    /// and never an initial-events-end bookmark; with one: the events after it).
+    Ignored = 2,
+}
+
 impl Shared {
+    /// The current [`WatchListMode`].
+    pub fn watch_list_mode(&self) -> WatchListMode {
+        match self.watch_list.load(std::sync::atomic::Ordering::SeqCst) {
+            1 => WatchListMode::Rejected,
+            2 => WatchListMode::Ignored,
+            _ => WatchListMode::Supported,
+        }
+    }
+
+    /// Sets the [`WatchListMode`].
+    pub fn set_watch_list_mode(&self, mode: WatchListMode) {
+        self.watch_list
+            .store(mode as u8, std::sync::atomic::Ordering::SeqCst);
+    }
+
     pub fn new(config: ServerConfig) -> Arc<Self> {
         let controllers = Arc::new(Notify::new());
         let state = State::new(
@@ -71,7 +105,8 @@ impl Shared {
             bookmark_now: watch::channel(0).0,
             ready: std::sync::atomic::AtomicBool::new(true),
             open_watches: std::sync::atomic::AtomicUsize::new(0),
-            watch_list: std::sync::atomic::AtomicBool::new(true),
+            watch_list: std::sync::atomic::AtomicU8::new(WatchListMode::Supported as u8),
+            requests: Default::default(),
             faults: Mutex::new(Faults::default()),
             controllers,
             addr: std::sync::OnceLock::new(),

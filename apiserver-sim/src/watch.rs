@@ -161,7 +161,7 @@ pub(crate) fn start(
     // With WatchList on, an RV-less watch is defaulted to a streaming list and so also gets
     // the initial-events-end bookmark; with it off, only the synthetic ADDED events.
     let end_bookmark = opts.send_initial_events == Some(true)
-        || shared.watch_list.load(std::sync::atomic::Ordering::SeqCst);
+        || shared.watch_list_mode() == crate::WatchListMode::Supported;
     let bookmarks = opts.bookmarks;
     // As upstream, a zero timeout means "use the server's default".
     let timeout = opts

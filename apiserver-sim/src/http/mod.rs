@@ -166,6 +166,9 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         }
     };
     let not_found = || respond::error(&ApiError::unknown_path());
+    if let Route::Resource(rp) = &route {
+        resource::count(shared, &method, rp, &query);
+    }
     let ready = shared.ready.load(std::sync::atomic::Ordering::SeqCst);
     match route {
         Route::Resource(_)

@@ -15,7 +15,7 @@ use crate::patch::PatchKind;
 use crate::query::{ListOptions, Query, WriteOptions, parse_rv};
 use crate::repr::{self, Repr};
 use crate::resource::{ResourceInfo, ScalePaths};
-use crate::shared::Shared;
+use crate::shared::{Shared, WatchListMode};
 use crate::status::{ApiError, ApiResult};
 use crate::store::Stored;
 
@@ -77,8 +77,22 @@ struct Req<'a> {
     repr: Repr,
 }
 
-fn verb_for(method: &Method, rp: &ResourcePath, q: &Query, all_ns: bool) -> ApiResult<Verb> {
-    let v = match (rp.name.is_some(), method.as_str()) {
+/// Counts a request in [`Shared::requests`] under its verb and plural (`<plural>/<sub>` for a
+/// subresource), before anything can fail it.
+pub(crate) fn count(shared: &Shared, method: &Method, rp: &ResourcePath, q: &Query) {
+    let Ok(verb) = verb_of(method, rp, q) else {
+        return;
+    };
+    match &rp.subresource {
+        None => shared.requests.record(verb.as_str(), &rp.plural),
+        Some(sub) => shared
+            .requests
+            .record(verb.as_str(), &format!("{}/{sub}", rp.plural)),
+    }
+}
+
+fn verb_of(method: &Method, rp: &ResourcePath, q: &Query) -> ApiResult<Verb> {
+    Ok(match (rp.name.is_some(), method.as_str()) {
         (false, "GET") if rp.legacy_watch || q.flag("watch") => Verb::Watch,
         (false, "GET") => Verb::List,
         (false, "POST") => Verb::Create,
@@ -89,7 +103,11 @@ fn verb_for(method: &Method, rp: &ResourcePath, q: &Query, all_ns: bool) -> ApiR
         (true, "PATCH") => Verb::Patch,
         (true, "DELETE") => Verb::Delete,
         _ => return Err(ApiError::method_not_allowed()),
-    };
+    })
+}
+
+fn verb_for(method: &Method, rp: &ResourcePath, q: &Query, all_ns: bool) -> ApiResult<Verb> {
+    let v = verb_of(method, rp, q)?;
     if all_ns && !matches!(v, Verb::List | Verb::Watch) {
         return Err(ApiError::method_not_allowed());
     }
@@ -274,14 +292,22 @@ fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
 
 fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
     let mut opts = ListOptions::parse(req.query, &req.info)?;
-    if opts.send_initial_events.is_some()
-        && !shared.watch_list.load(std::sync::atomic::Ordering::SeqCst)
-    {
-        return Err(ApiError::invalid_options(
-            "ListOptions",
-            "sendInitialEvents",
-            "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
-        ));
+    if opts.send_initial_events.is_some() {
+        match shared.watch_list_mode() {
+            WatchListMode::Supported => {}
+            WatchListMode::Rejected => {
+                return Err(ApiError::invalid_options(
+                    "ListOptions",
+                    "sendInitialEvents",
+                    "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+                ));
+            }
+            WatchListMode::Ignored => {
+                // A server that predates WatchList knows neither parameter.
+                opts.send_initial_events = None;
+                opts.rv_match = None;
+            }
+        }
     }
     if let Some(name) = req.name {
         // `/.../name?watch=1` is a watch with a metadata.name field selector.

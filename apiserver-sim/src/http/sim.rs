@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::respond::{self, Body};
 use crate::faults::FailRule;
 use crate::resource::GroupResource;
-use crate::shared::Shared;
+use crate::shared::{Shared, WatchListMode};
 use crate::status::ApiError;
 
 /// Handles `/__sim/<segs...>`.
@@ -40,26 +40,41 @@ pub(crate) fn handle(
                 .store(ready, std::sync::atomic::Ordering::SeqCst);
             respond::json(200, &json!({"ready": ready}))
         }
-        ("POST", ["watchlist", state @ ("on" | "off")]) => {
-            let on = *state == "on";
-            shared
-                .watch_list
-                .store(on, std::sync::atomic::Ordering::SeqCst);
-            respond::json(200, &json!({"watchList": on}))
+        ("POST", ["watchlist", state @ ("on" | "off" | "ignore")]) => {
+            let mode = match *state {
+                "on" => WatchListMode::Supported,
+                "off" => WatchListMode::Rejected,
+                _ => WatchListMode::Ignored,
+            };
+            shared.set_watch_list_mode(mode);
+            respond::json(
+                200,
+                &json!({"watchList": mode == WatchListMode::Supported, "mode": format!("{mode:?}")}),
+            )
+        }
+        ("GET", ["requests"]) => respond::json(
+            200,
+            &serde_json::to_value(shared.requests.snapshot()).unwrap_or(Value::Null),
+        ),
+        ("DELETE", ["requests"]) => {
+            shared.requests.reset();
+            respond::json(200, &json!({"reset": true}))
         }
         ("GET", ["resourceversion"]) => {
             let rv = shared.state.lock().rv;
             respond::json(200, &json!({"resourceVersion": rv.to_string()}))
         }
         ("GET", ["faults"]) => {
-            let rules = shared.faults.lock().rules().to_vec();
+            let rules = shared.faults.lock().rules();
             respond::json(200, &serde_json::to_value(rules).unwrap_or(Value::Null))
         }
         ("POST", ["faults"]) => match serde_json::from_slice::<FailRule>(body) {
-            Ok(rule) => {
-                shared.faults.lock().add(rule.clone());
-                respond::json(201, &serde_json::to_value(rule).unwrap_or(Value::Null))
-            }
+            Ok(rule) => match shared.faults.lock().add(rule.clone()) {
+                Ok(()) => respond::json(201, &serde_json::to_value(rule).unwrap_or(Value::Null)),
+                Err(e) => {
+                    respond::error(&ApiError::bad_request(format!("invalid fault rule: {e}")))
+                }
+            },
             Err(e) => respond::error(&ApiError::bad_request(format!("invalid fault rule: {e}"))),
         },
         ("DELETE", ["faults"]) => {
