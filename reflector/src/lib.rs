@@ -1,1 +1,97 @@
-//! Work in progress: see issue 6.
+//! List-and-watch: keep any [`indexer::Store`] equal to the API server's state of one
+//! collection, through every failure a real cluster throws at it (client-go's `Reflector`).
+//!
+//! A [`Reflector`] lists a collection through a [`ListerWatcher`], replaces the store's content
+//! with the result, then watches from the list's resource version and applies every event as
+//! it arrives. When the watch closes it rewatches from the last resource version it saw; when
+//! the server says that version is gone (410), throttles (429), fails, or the connection
+//! breaks, it backs off and relists or rewatches exactly as client-go decides. Its store is
+//! usually a `deltafifo::DeltaFifo` inside an informer, but any `Store` works — an
+//! [`indexer::Indexer`] fed directly is the simplest read-only cache.
+//!
+//! - [`ListerWatcher`] / [`ApiListerWatcher`]: the two calls to the server; over `kube::Api<K>`
+//!   for typed resources and over `Api<DynamicObject>` with an `ApiResource`
+//!   ([`ApiListerWatcher::dynamic`]), scoped by the `Api`'s namespace and by label and field
+//!   selectors.
+//! - [`Reflector`]: [`run`](Reflector::run) until a shutdown token fires;
+//!   [`last_sync_resource_version`](Reflector::last_sync_resource_version).
+//! - [`ReflectorOptions`]: page size, resync period, streaming list, [`Backoff`], watch
+//!   timeout, error handler, and a backoff observer ([`BackoffStep`]).
+//! - [`Error`]: every failure, with the classification the retry decisions use.
+//!
+//! Objects are decoded once and wrapped in an `Arc` once; the store shares them from there.
+//! Logs go through `tracing`: one `reflector` span per run with the resource and its scope;
+//! lists and watches at debug, failures at warn.
+//!
+//! # Example
+//!
+//! A namespace-keyed cache of config maps, kept up to date by a reflector writing into an
+//! [`indexer::Indexer`] directly (client-go's `NewNamespaceKeyedIndexerAndReflector`):
+//!
+//! ```
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//!
+//! use apiserver_sim::ApiServer;
+//! use indexer::{Indexer, Indexers};
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kube::Api;
+//! use reflector::{ApiListerWatcher, Reflector, ReflectorOptions};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = ApiServer::start().await?;
+//! let mut cm = ConfigMap::default();
+//! cm.metadata.name = Some("settings".into());
+//! server.create(&cm)?;
+//!
+//! // The cache, with the namespace index, and the reflector feeding it.
+//! let cache: Indexer<ConfigMap> = Indexer::new(Indexers::new().with_namespace());
+//! let config_maps: Api<ConfigMap> = Api::namespaced(server.client()?, "default");
+//! let reflector = Arc::new(Reflector::new(
+//!     Arc::new(ApiListerWatcher::new(config_maps).labels("")),
+//!     Arc::new(cache.clone()),
+//!     ReflectorOptions::default(),
+//! ));
+//! let shutdown = CancellationToken::new();
+//! let task = tokio::spawn({
+//!     let (reflector, shutdown) = (reflector.clone(), shutdown.clone());
+//!     async move { reflector.run(shutdown).await }
+//! });
+//!
+//! // Wait (with a deadline) until the cache has caught up with the server.
+//! tokio::time::timeout(Duration::from_secs(10), async {
+//!     while cache.get_by_key(&"default/settings".parse()?).is_none() {
+//!         tokio::time::sleep(Duration::from_millis(10)).await;
+//!     }
+//!     Ok::<_, indexer::Error>(())
+//! })
+//! .await??;
+//! assert_eq!(cache.by_index("namespace", "default")?.len(), 1);
+//! assert!(!reflector.last_sync_resource_version().is_empty());
+//!
+//! shutdown.cancel();
+//! task.await?;
+//! # Ok(())
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+
+mod backoff;
+mod error;
+mod lister_watcher;
+mod options;
+mod pager;
+mod reflector;
+mod watch;
+mod watch_list;
+
+pub use backoff::{Backoff, BackoffStep};
+pub use error::Error;
+pub use kube::api::{ListParams, ObjectList, WatchEvent, WatchParams};
+pub use lister_watcher::{ApiListerWatcher, ListerWatcher, WatchStream};
+pub use options::{BackoffObserver, ErrorHandler, ReflectorOptions};
+pub use reflector::Reflector;
+pub use watch::INITIAL_EVENTS_END_ANNOTATION;

@@ -1,0 +1,148 @@
+//! `ReflectorOptions`: page size, resync period, streaming list, backoff, watch timeout and the
+//! error and backoff hooks.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::{Backoff, BackoffStep, Error};
+
+/// A callback told about every failure of a reflector (see [`ReflectorOptions::error_handler`]).
+pub type ErrorHandler = Arc<dyn Fn(&Error) + Send + Sync>;
+
+/// A callback told about every backoff wait (see [`ReflectorOptions::on_backoff`]).
+pub type BackoffObserver = Arc<dyn Fn(&BackoffStep) + Send + Sync>;
+
+/// Default page size of paginated lists, as client-go's pager.
+pub(crate) const DEFAULT_PAGE_SIZE: u32 = 500;
+
+/// Configuration of a [`Reflector`](crate::Reflector).
+///
+/// ```
+/// use std::time::Duration;
+/// use reflector::{Backoff, ReflectorOptions};
+///
+/// let options = ReflectorOptions::default()
+///     .page_size(100)
+///     .resync_period(Duration::from_secs(600))
+///     .streaming_list(true)
+///     .backoff(Backoff::default().max(Duration::from_secs(10)))
+///     .error_handler(|error| tracing::warn!(%error, "reflector failure"));
+/// # let _ = options;
+/// ```
+#[derive(Clone)]
+pub struct ReflectorOptions {
+    pub(crate) page_size: Option<u32>,
+    pub(crate) resync_period: Option<Duration>,
+    pub(crate) streaming_list: bool,
+    pub(crate) backoff: Backoff,
+    pub(crate) watch_timeout: Duration,
+    pub(crate) initial_events_timeout: Duration,
+    pub(crate) error_handler: Option<ErrorHandler>,
+    pub(crate) on_backoff: Option<BackoffObserver>,
+    pub(crate) jitter_seed: Option<u64>,
+}
+
+impl Default for ReflectorOptions {
+    fn default() -> Self {
+        Self {
+            page_size: None,
+            resync_period: None,
+            streaming_list: false,
+            backoff: Backoff::default(),
+            watch_timeout: Duration::from_secs(300),
+            initial_events_timeout: Duration::from_secs(10),
+            error_handler: None,
+            on_backoff: None,
+            jitter_seed: None,
+        }
+    }
+}
+
+impl fmt::Debug for ReflectorOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReflectorOptions")
+            .field("page_size", &self.page_size)
+            .field("resync_period", &self.resync_period)
+            .field("streaming_list", &self.streaming_list)
+            .field("backoff", &self.backoff)
+            .field("watch_timeout", &self.watch_timeout)
+            .field("initial_events_timeout", &self.initial_events_timeout)
+            .field("error_handler", &self.error_handler.is_some())
+            .field("on_backoff", &self.on_backoff.is_some())
+            .field("jitter_seed", &self.jitter_seed)
+            .finish()
+    }
+}
+
+impl ReflectorOptions {
+    /// Forces this page size on every list; `0` disables pagination.
+    ///
+    /// Without it (the default) the reflector follows client-go: pages of 500 for the first
+    /// list (RV "0") and for lists from the latest state (RV ""), but no pagination when
+    /// relisting from a known resource version, which the server then answers from its watch
+    /// cache — unless the server showed that it paginates RV "0" lists (no watch cache).
+    pub fn page_size(mut self, page_size: u32) -> Self {
+        self.page_size = Some(page_size);
+        self
+    }
+
+    /// Calls [`Store::resync`](indexer::Store::resync) this often while watching (default:
+    /// never). A resync replays the local cache to handlers; it never talks to the server.
+    pub fn resync_period(mut self, period: Duration) -> Self {
+        self.resync_period = Some(period).filter(|p| !p.is_zero());
+        self
+    }
+
+    /// Lists with a streaming watch (`sendInitialEvents`, Kubernetes 1.27+) instead of
+    /// paginated lists (default off). Falls back to a paginated list whenever the server
+    /// rejects the parameters or does not send the initial-events-end bookmark.
+    pub fn streaming_list(mut self, enabled: bool) -> Self {
+        self.streaming_list = enabled;
+        self
+    }
+
+    /// The delays between failed attempts (default: [`Backoff::default`]).
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    /// The minimum watch duration asked of the server: each watch requests a random
+    /// `timeoutSeconds` in `[min, 2·min)`, so that reflectors do not reconnect in lockstep
+    /// (default 5 minutes, i.e. 5–10 minutes; at least one second).
+    pub fn watch_timeout(mut self, min: Duration) -> Self {
+        self.watch_timeout = min.max(Duration::from_secs(1));
+        self
+    }
+
+    /// How long a streaming list may stay silent before its initial-events-end bookmark
+    /// before the reflector decides the server ignores `sendInitialEvents` and falls back to a
+    /// paginated list (default 10 s).
+    pub fn initial_events_timeout(mut self, timeout: Duration) -> Self {
+        self.initial_events_timeout = timeout;
+        self
+    }
+
+    /// Called with every failure: failed lists and watches, `ERROR` events (with the server's
+    /// code and reason), skipped objects and store errors. The reflector logs and retries
+    /// regardless; the handler cannot stop it. Keep it cheap: it runs on the reflector's task.
+    pub fn error_handler(mut self, handler: impl Fn(&Error) + Send + Sync + 'static) -> Self {
+        self.error_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// Called just before every backoff wait, with the step of the ladder and the actual
+    /// (jittered) wait: the hook that makes the retry schedule observable in tests and metrics.
+    pub fn on_backoff(mut self, observer: impl Fn(&BackoffStep) + Send + Sync + 'static) -> Self {
+        self.on_backoff = Some(Arc::new(observer));
+        self
+    }
+
+    /// Seeds the random source of backoff jitter and watch timeouts, for reproducible runs
+    /// (default: a random seed).
+    pub fn jitter_seed(mut self, seed: u64) -> Self {
+        self.jitter_seed = Some(seed);
+        self
+    }
+}
