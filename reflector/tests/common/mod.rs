@@ -1,0 +1,279 @@
+//! Helpers shared by the reflector's integration tests: config maps, a recording
+//! lister-watcher, a reflector task, convergence checks and polling with a deadline.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use apiserver_sim::ApiServer;
+use indexer::{Indexer, Indexers, Store};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Api;
+use kube::api::ObjectMeta;
+use parking_lot::Mutex;
+use reflector::{
+    ApiListerWatcher, BackoffStep, Error, ListParams, ListerWatcher, ObjectList, Reflector,
+    ReflectorOptions, WatchParams, WatchStream,
+};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+pub const NS: &str = "default";
+
+/// A config map in the test namespace.
+pub fn cm(name: &str, value: &str) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(NS.into()),
+            ..ObjectMeta::default()
+        },
+        data: Some([("v".to_string(), value.to_string())].into()),
+        ..ConfigMap::default()
+    }
+}
+
+/// Creates or replaces a config map on the server (without HTTP).
+pub fn put(server: &ApiServer, name: &str, value: &str) {
+    let obj = cm(name, value);
+    if server.replace(&obj).is_err() {
+        server.create(&obj).unwrap();
+    }
+}
+
+/// Deletes a config map on the server (without HTTP).
+pub fn remove(server: &ApiServer, name: &str) {
+    server.delete("", "configmaps", Some(NS), name).unwrap();
+}
+
+/// A client without kube's transparent retry of 429/503/504, so the reflector sees them.
+pub fn client_without_retry(server: &ApiServer) -> kube::Client {
+    let mut config = kube::Config::new(server.url().parse().unwrap());
+    config.default_namespace = NS.into();
+    config.default_retry = false;
+    kube::Client::try_from(config).unwrap()
+}
+
+/// One request the reflector made.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub verb: &'static str,
+    pub resource_version: Option<String>,
+    pub limit: Option<u32>,
+    pub continue_token: bool,
+    pub send_initial_events: bool,
+    pub at: Instant,
+}
+
+/// A lister-watcher that records every call before delegating.
+pub struct Recorder<K: Clone> {
+    inner: Arc<dyn ListerWatcher<K>>,
+    pub calls: Mutex<Vec<Call>>,
+}
+
+impl<K: Clone> Recorder<K> {
+    pub fn new(inner: Arc<dyn ListerWatcher<K>>) -> Arc<Self> {
+        Arc::new(Self {
+            inner,
+            calls: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn calls(&self, verb: &str) -> Vec<Call> {
+        self.calls
+            .lock()
+            .iter()
+            .filter(|c| c.verb == verb)
+            .cloned()
+            .collect()
+    }
+}
+
+#[async_trait::async_trait]
+impl<K: Clone + Send + Sync + 'static> ListerWatcher<K> for Recorder<K> {
+    async fn list(&self, params: &ListParams) -> Result<ObjectList<K>, Error> {
+        self.calls.lock().push(Call {
+            verb: "list",
+            resource_version: params.resource_version.clone(),
+            limit: params.limit,
+            continue_token: params.continue_token.is_some(),
+            send_initial_events: false,
+            at: Instant::now(),
+        });
+        self.inner.list(params).await
+    }
+
+    async fn watch(
+        &self,
+        params: &WatchParams,
+        resource_version: &str,
+    ) -> Result<WatchStream<K>, Error> {
+        self.calls.lock().push(Call {
+            verb: "watch",
+            resource_version: Some(resource_version.to_string()),
+            limit: None,
+            continue_token: false,
+            send_initial_events: params.send_initial_events,
+            at: Instant::now(),
+        });
+        self.inner.watch(params, resource_version).await
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+/// A config-map lister-watcher over `client`, recording its calls.
+pub fn config_maps(client: kube::Client) -> Arc<Recorder<ConfigMap>> {
+    let api: Api<ConfigMap> = Api::namespaced(client, NS);
+    Recorder::new(Arc::new(ApiListerWatcher::new(api)))
+}
+
+/// What the error handler and the backoff observer saw.
+#[derive(Default)]
+pub struct Seen {
+    pub errors: Mutex<Vec<SeenError>>,
+    pub backoffs: Mutex<Vec<BackoffStep>>,
+}
+
+/// One reported error: its code and reason (when the server sent a status) and its text.
+#[derive(Debug, Clone)]
+pub struct SeenError {
+    pub code: Option<u16>,
+    pub reason: Option<String>,
+    pub text: String,
+}
+
+impl Seen {
+    /// Options wired to record into `self`, with a fixed jitter seed.
+    pub fn options(self: &Arc<Self>) -> ReflectorOptions {
+        let errors = self.clone();
+        let backoffs = self.clone();
+        ReflectorOptions::default()
+            .jitter_seed(7)
+            .error_handler(move |e| {
+                errors.errors.lock().push(SeenError {
+                    code: e.code(),
+                    reason: e.status().map(|s| s.reason.clone()),
+                    text: e.to_string(),
+                })
+            })
+            .on_backoff(move |step| backoffs.backoffs.lock().push(*step))
+    }
+
+    pub fn codes(&self) -> Vec<Option<u16>> {
+        self.errors.lock().iter().map(|e| e.code).collect()
+    }
+}
+
+/// A running reflector task.
+pub struct Running<K> {
+    pub reflector: Arc<Reflector<K>>,
+    pub shutdown: CancellationToken,
+    pub task: JoinHandle<()>,
+}
+
+impl<K> Running<K> {
+    pub async fn stop(self) {
+        self.shutdown.cancel();
+        self.task.await.unwrap();
+    }
+}
+
+/// Starts a reflector on its own task.
+pub fn spawn<K>(
+    lister_watcher: Arc<dyn ListerWatcher<K>>,
+    store: Arc<dyn Store<K>>,
+    options: ReflectorOptions,
+) -> Running<K>
+where
+    K: kube::Resource
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug
+        + Send
+        + Sync
+        + 'static,
+{
+    let reflector = Arc::new(Reflector::new(lister_watcher, store, options));
+    let shutdown = CancellationToken::new();
+    let task = tokio::spawn({
+        let (reflector, shutdown) = (reflector.clone(), shutdown.clone());
+        async move { reflector.run(shutdown).await }
+    });
+    Running {
+        reflector,
+        shutdown,
+        task,
+    }
+}
+
+/// A plain cache to reflect into.
+pub fn cache() -> Indexer<ConfigMap> {
+    Indexer::new(Indexers::new().with_namespace())
+}
+
+/// Polls `condition` every 10 ms (of tokio time) until it holds; panics after `secs`.
+pub async fn eventually(secs: u64, what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// name → (resourceVersion, data) of a set of config maps.
+pub fn state<'a>(
+    objs: impl IntoIterator<Item = &'a ConfigMap>,
+) -> BTreeMap<String, (String, String)> {
+    objs.into_iter()
+        .map(|c| {
+            (
+                c.metadata.name.clone().unwrap_or_default(),
+                (
+                    c.metadata.resource_version.clone().unwrap_or_default(),
+                    c.data
+                        .as_ref()
+                        .and_then(|d| d.get("v").cloned())
+                        .unwrap_or_default(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The server's config maps in the test namespace.
+pub fn server_state(server: &ApiServer) -> BTreeMap<String, (String, String)> {
+    let objs: Vec<ConfigMap> = server
+        .list::<ConfigMap>()
+        .into_iter()
+        .filter(|c| c.metadata.namespace.as_deref() == Some(NS))
+        .collect();
+    state(&objs)
+}
+
+/// The store's config maps.
+pub fn store_state(store: &dyn Store<ConfigMap>) -> BTreeMap<String, (String, String)> {
+    let objs = store.list();
+    state(objs.iter().map(|o| &**o))
+}
+
+/// Waits until the store equals the server.
+pub async fn converged(server: &ApiServer, store: &dyn Store<ConfigMap>) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (want, have) = (server_state(server), store_state(store));
+        if want == have {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "store never converged:\nserver {want:?}\nstore  {have:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
