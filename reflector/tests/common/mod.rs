@@ -262,9 +262,10 @@ pub fn store_state(store: &dyn Store<ConfigMap>) -> BTreeMap<String, (String, St
     state(objs.iter().map(|o| &**o))
 }
 
-/// Waits until the store equals the server.
+/// Waits until the store equals the server (up to 5 minutes of tokio time: a reflector deep
+/// in its backoff ladder waits up to a minute before relisting).
 pub async fn converged(server: &ApiServer, store: &dyn Store<ConfigMap>) {
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(300);
     loop {
         let (want, have) = (server_state(server), store_state(store));
         if want == have {
