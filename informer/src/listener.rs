@@ -1,0 +1,349 @@
+//! One processor listener per handler: an unbounded buffer drained by the handler's own task
+//! (client-go's `processorListener`).
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+use std::pin::pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use tokio::sync::{Notify, mpsc};
+use tokio_util::sync::CancellationToken;
+
+use crate::handler::{DeletedObject, ResourceEventHandler};
+
+/// One notification for one handler.
+pub(crate) enum Notification<K> {
+    Add(Arc<K>, bool),
+    Update(Arc<K>, Arc<K>),
+    Delete(DeletedObject<K>),
+}
+
+impl<K> Clone for Notification<K> {
+    fn clone(&self) -> Self {
+        match self {
+            Notification::Add(obj, initial) => Notification::Add(Arc::clone(obj), *initial),
+            Notification::Update(old, new) => {
+                Notification::Update(Arc::clone(old), Arc::clone(new))
+            }
+            Notification::Delete(obj) => Notification::Delete(obj.clone()),
+        }
+    }
+}
+
+impl<K> Notification<K> {
+    fn is_initial_add(&self) -> bool {
+        matches!(self, Notification::Add(_, true))
+    }
+}
+
+/// The state of a listener that its registration, the processor and its task share.
+#[derive(Debug)]
+pub(crate) struct ListenerState {
+    name: String,
+    /// Notifications sent and not yet taken by the task.
+    buffered: AtomicUsize,
+    /// Initial-list adds sent and not yet returned from the handler.
+    initial_pending: AtomicUsize,
+    initial_done: Notify,
+    /// Set on removal: the task drops what is still buffered.
+    removed: AtomicBool,
+    /// Cancelled once the task has ended (or, for a never started listener, on removal).
+    finished: CancellationToken,
+}
+
+impl ListenerState {
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub(crate) fn buffered(&self) -> usize {
+        self.buffered.load(Ordering::Relaxed)
+    }
+
+    /// Whether every initial-list add sent so far has returned from the handler.
+    pub(crate) fn initial_adds_returned(&self) -> bool {
+        self.initial_pending.load(Ordering::Acquire) == 0
+    }
+
+    /// Waits until [`initial_adds_returned`](Self::initial_adds_returned).
+    pub(crate) async fn wait_initial_adds_returned(&self) {
+        loop {
+            let mut done = pin!(self.initial_done.notified());
+            done.as_mut().enable();
+            if self.initial_adds_returned() {
+                return;
+            }
+            done.await;
+        }
+    }
+
+    pub(crate) fn is_removed(&self) -> bool {
+        self.removed.load(Ordering::Acquire)
+    }
+
+    /// Waits until the listener's task has ended: no handler call is in flight any more.
+    pub(crate) async fn finished(&self) {
+        self.finished.cancelled().await;
+    }
+
+    fn initial_add_returned(&self) {
+        if self.initial_pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.initial_done.notify_waiters();
+        }
+    }
+}
+
+/// The sending side of a listener, kept by the processor.
+pub(crate) struct Listener<K> {
+    tx: mpsc::UnboundedSender<Notification<K>>,
+    state: Arc<ListenerState>,
+    /// The task, until the processor starts it.
+    task: Option<BoxFuture<'static, ()>>,
+}
+
+impl<K: Send + Sync + 'static> Listener<K> {
+    /// A listener for `handler`, with its task built but not started.
+    pub(crate) fn new<H: ResourceEventHandler<K>>(handler: H) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let state = Arc::new(ListenerState {
+            name: handler.name().to_owned(),
+            buffered: AtomicUsize::new(0),
+            initial_pending: AtomicUsize::new(0),
+            initial_done: Notify::new(),
+            removed: AtomicBool::new(false),
+            finished: CancellationToken::new(),
+        });
+        let task = run(handler, rx, Arc::clone(&state)).boxed();
+        Self {
+            tx,
+            state,
+            task: Some(task),
+        }
+    }
+}
+
+impl<K> Listener<K> {
+    pub(crate) fn state(&self) -> &Arc<ListenerState> {
+        &self.state
+    }
+
+    /// Buffers `notification` for the handler; never waits.
+    pub(crate) fn send(&self, notification: Notification<K>) {
+        let initial = notification.is_initial_add();
+        if initial {
+            self.state.initial_pending.fetch_add(1, Ordering::AcqRel);
+        }
+        self.state.buffered.fetch_add(1, Ordering::Relaxed);
+        if self.tx.send(notification).is_err() {
+            // The task is gone (removed or stopped): nobody will take it.
+            self.state.buffered.fetch_sub(1, Ordering::Relaxed);
+            if initial {
+                self.state.initial_add_returned();
+            }
+        }
+    }
+
+    /// Starts the handler's task, once.
+    pub(crate) fn start(&mut self) {
+        if let Some(task) = self.task.take() {
+            tokio::spawn(task);
+        }
+    }
+
+    /// Stops the listener: buffered notifications are dropped, an in-flight call completes.
+    /// Dropping the listener afterwards closes its buffer.
+    pub(crate) fn remove(&mut self) {
+        self.state.removed.store(true, Ordering::Release);
+        if self.task.take().is_some() {
+            // Never started: there is no call to wait for.
+            self.state.finished.cancel();
+        }
+    }
+}
+
+async fn run<K, H>(
+    handler: H,
+    mut rx: mpsc::UnboundedReceiver<Notification<K>>,
+    state: Arc<ListenerState>,
+) where
+    K: Send + Sync + 'static,
+    H: ResourceEventHandler<K>,
+{
+    let _finished = state.finished.clone().drop_guard();
+    while let Some(notification) = rx.recv().await {
+        state.buffered.fetch_sub(1, Ordering::Relaxed);
+        if state.is_removed() {
+            break;
+        }
+        let initial = notification.is_initial_add();
+        let call = AssertUnwindSafe(deliver(&handler, notification)).catch_unwind();
+        if let Err(panic) = call.await {
+            tracing::error!(
+                handler = %state.name,
+                panic = panic_message(panic.as_ref()),
+                "event handler panicked; the notification is skipped and the handler keeps receiving"
+            );
+        }
+        if initial {
+            state.initial_add_returned();
+        }
+    }
+    tracing::debug!(handler = %state.name, "listener stopped");
+}
+
+async fn deliver<K, H: ResourceEventHandler<K>>(handler: &H, notification: Notification<K>) {
+    match notification {
+        Notification::Add(obj, initial) => handler.on_add(obj, initial).await,
+        Notification::Update(old, new) => handler.on_update(old, new).await,
+        Notification::Delete(obj) => handler.on_delete(obj).await,
+    }
+}
+
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    if let Some(message) = panic.downcast_ref::<&str>() {
+        message
+    } else if let Some(message) = panic.downcast_ref::<String>() {
+        message
+    } else {
+        "<non-string panic payload>"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use indexer::Store;
+
+    use crate::testing::{Event, Harness, Recorder, cm, eventually};
+
+    fn adds(names: impl IntoIterator<Item = usize>) -> Vec<Event> {
+        names
+            .into_iter()
+            .map(|i| Event::Add(format!("o{i}"), "1".into(), false))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_stuck_handler_delays_neither_the_fifo_nor_other_handlers() {
+        let mut h = Harness::new(Duration::ZERO);
+        let fast = Recorder::named("fast");
+        let (slow, gate) = Recorder::gated("slow");
+        h.add(fast.clone(), Duration::ZERO);
+        let slow_registration = h.add(slow.clone(), Duration::ZERO);
+        h.start();
+        for i in 0..100 {
+            h.store.add(cm(&format!("o{i}"), "1")).unwrap();
+        }
+        eventually("fast handler has everything", || fast.events().len() == 100).await;
+        eventually("fifo drained", || h.fifo.is_empty()).await;
+        assert!(slow.events().is_empty());
+        // One notification is in the stuck call, the rest wait in the slow handler's buffer.
+        assert_eq!(slow_registration.buffered(), 99);
+        let buffers = h.processor.buffer_lengths();
+        assert_eq!(buffers.iter().find(|b| b.handler == "fast").unwrap().len, 0);
+        assert_eq!(
+            buffers.iter().find(|b| b.handler == "slow").unwrap().len,
+            99
+        );
+
+        gate.add_permits(100);
+        eventually("slow handler caught up", || slow.events().len() == 100).await;
+        assert_eq!(slow.events(), adds(0..100));
+        assert_eq!(fast.events(), adds(0..100));
+        h.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_keeps_receiving_and_others_are_unaffected() {
+        let mut h = Harness::new(Duration::ZERO);
+        let fragile = Recorder {
+            panic_on: Some("o1".into()),
+            ..Recorder::named("fragile")
+        };
+        let other = Recorder::named("other");
+        h.add(fragile.clone(), Duration::ZERO);
+        h.add(other.clone(), Duration::ZERO);
+        h.start();
+        for i in 0..3 {
+            h.store.add(cm(&format!("o{i}"), "1")).unwrap();
+        }
+        eventually("every event", || {
+            other.events().len() == 3 && fragile.events().len() == 2
+        })
+        .await;
+        assert_eq!(fragile.events(), adds([0, 2]));
+        assert_eq!(other.events(), adds(0..3));
+        h.stop().await;
+    }
+
+    #[tokio::test]
+    async fn removal_drops_the_buffer_and_the_async_variant_waits_for_the_call_in_flight() {
+        let mut h = Harness::new(Duration::ZERO);
+        let (slow, gate) = Recorder::gated("slow");
+        let registration = h.add(slow.clone(), Duration::ZERO);
+        h.start();
+        for i in 0..3 {
+            h.store.add(cm(&format!("o{i}"), "1")).unwrap();
+        }
+        eventually("first call in flight", || registration.buffered() == 2).await;
+
+        assert!(h.processor.remove(registration.listener_id));
+        assert!(registration.is_removed());
+        let listener = registration.listener.clone();
+        let mut finished = tokio::spawn(async move { listener.finished().await });
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        assert!(
+            !finished.is_finished(),
+            "the call in flight has not returned yet"
+        );
+        gate.add_permits(10);
+        (&mut finished).await.unwrap();
+        // The call in flight completed; what was buffered behind it was dropped.
+        assert_eq!(slow.events(), adds([0]));
+        // Removing again is a no-op.
+        assert!(!h.processor.remove(registration.listener_id));
+        h.store.add(cm("later", "1")).unwrap();
+        eventually("fifo drained", || h.fifo.is_empty()).await;
+        assert_eq!(slow.events(), adds([0]));
+        h.stop().await;
+    }
+
+    #[tokio::test]
+    async fn registration_syncs_after_its_initial_adds_returned() {
+        let mut h = Harness::new(Duration::ZERO);
+        h.start();
+        h.store
+            .replace(
+                (0..5).map(|i| cm(&format!("o{i}"), "1")).collect(),
+                "1".into(),
+            )
+            .unwrap();
+        eventually("fifo synced", || h.fifo.has_synced()).await;
+
+        let (late, gate) = Recorder::gated("late");
+        let registration = h.add(late.clone(), Duration::ZERO);
+        let waiter = tokio::spawn({
+            let registration = registration.clone();
+            async move { registration.synced().await }
+        });
+        gate.add_permits(4);
+        eventually("four initial adds", || late.events().len() == 4).await;
+        assert!(!registration.has_synced());
+        assert!(!waiter.is_finished());
+        gate.add_permits(1);
+        waiter.await.unwrap();
+        assert!(registration.has_synced());
+        assert!(
+            late.events()
+                .iter()
+                .all(|e| matches!(e, Event::Add(_, _, true)))
+        );
+        h.stop().await;
+    }
+}

@@ -1,0 +1,347 @@
+//! [`SharedIndexInformer`]: reflector → delta fifo → indexer → handlers.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use deltafifo::{DeltaFifo, DeltaFifoOptions};
+use futures::future::BoxFuture;
+use indexer::{Indexer, Indexers, Lister};
+use kube::Api;
+use parking_lot::Mutex;
+use reflector::{ApiListerWatcher, ListerWatcher, Reflector, ReflectorOptions};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::controller::{ResyncGatedFifo, process_loop};
+use crate::handler::ResourceEventHandler;
+use crate::processor::{ListenerBuffer, Phase, Processor};
+use crate::registration::Registration;
+use crate::transform::TransformFn;
+use crate::wait::CacheSynced;
+use crate::{Error, Object};
+
+static NEXT_INFORMER_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A cache of one resource kept in step with the API server, whose changes are fanned out to
+/// any number of handlers (client-go's `sharedIndexInformer`).
+///
+/// [`run`](Self::run) lists and watches through a reflector into a `DeltaFifo` whose known
+/// objects are this informer's [`Indexer`]; each popped change is applied to the indexer first,
+/// then told to every handler. Each handler has its own unbounded buffer and task, so a slow
+/// handler never delays the fifo or another handler. `run` is one-shot: a stopped informer never
+/// restarts.
+///
+/// Objects are shared as `Arc<K>`: the object the reflector decoded is the one in the cache and
+/// the one every handler receives.
+pub struct SharedIndexInformer<K: Clone + 'static> {
+    id: u64,
+    name: String,
+    cache: Indexer<K>,
+    processor: Arc<Processor<K>>,
+    lister_watcher: Arc<dyn ListerWatcher<K>>,
+    reflector_options: Mutex<Option<ReflectorOptions>>,
+    transform: Mutex<Option<TransformFn<K>>>,
+    synced: watch::Sender<bool>,
+    fifo: OnceLock<DeltaFifo<K>>,
+    reflector: OnceLock<Arc<Reflector<K>>>,
+}
+
+/// Builds a [`SharedIndexInformer`]; from [`SharedIndexInformer::builder`].
+pub struct InformerBuilder<K: Clone> {
+    lister_watcher: Arc<dyn ListerWatcher<K>>,
+    indexers: Indexers<K>,
+    resync_period: Duration,
+    reflector_options: ReflectorOptions,
+    name: Option<String>,
+}
+
+impl<K: Object> InformerBuilder<K> {
+    /// The cache's indices (default: the namespace index alone).
+    pub fn indexers(mut self, indexers: Indexers<K>) -> Self {
+        self.indexers = indexers;
+        self
+    }
+
+    /// How often handlers resync by default (default: never). A handler may ask for its own
+    /// period with [`SharedIndexInformer::add_event_handler_with_resync`].
+    pub fn resync_period(mut self, period: Duration) -> Self {
+        self.resync_period = period;
+        self
+    }
+
+    /// Options of the reflector (page size, backoff, watch timeout, ...). Its resync period is
+    /// set by the informer from the handlers' periods.
+    pub fn reflector_options(mut self, options: ReflectorOptions) -> Self {
+        self.reflector_options = options;
+        self
+    }
+
+    /// The informer's name in logs and sync reports (default: the object type).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The informer, not yet running.
+    pub fn build(self) -> SharedIndexInformer<K> {
+        SharedIndexInformer {
+            id: NEXT_INFORMER_ID.fetch_add(1, Ordering::Relaxed),
+            name: self
+                .name
+                .unwrap_or_else(|| std::any::type_name::<K>().to_owned()),
+            cache: Indexer::new(self.indexers),
+            processor: Arc::new(Processor::new(self.resync_period)),
+            lister_watcher: self.lister_watcher,
+            reflector_options: Mutex::new(Some(self.reflector_options)),
+            transform: Mutex::new(None),
+            synced: watch::Sender::new(false),
+            fifo: OnceLock::new(),
+            reflector: OnceLock::new(),
+        }
+    }
+}
+
+impl<K: Object> SharedIndexInformer<K> {
+    /// Starts building an informer that lists and watches through `lister_watcher`.
+    pub fn builder(lister_watcher: Arc<dyn ListerWatcher<K>>) -> InformerBuilder<K> {
+        InformerBuilder {
+            lister_watcher,
+            indexers: Indexers::new().with_namespace(),
+            resync_period: Duration::ZERO,
+            reflector_options: ReflectorOptions::default(),
+            name: None,
+        }
+    }
+
+    /// Starts building an informer over `api` (its namespace scope included); for selectors,
+    /// build an [`ApiListerWatcher`] and use [`builder`](Self::builder).
+    pub fn for_api(api: Api<K>) -> InformerBuilder<K> {
+        Self::builder(Arc::new(ApiListerWatcher::new(api)))
+    }
+
+    /// Adds `handler`, resyncing at the informer's default period. See
+    /// [`add_event_handler_with_resync`](Self::add_event_handler_with_resync).
+    pub fn add_event_handler<H: ResourceEventHandler<K>>(
+        &self,
+        handler: H,
+    ) -> Result<Registration, Error> {
+        let default = self.processor.default_resync();
+        self.add_event_handler_with_resync(handler, default)
+    }
+
+    /// Adds `handler`, asking for a resync every `resync_period` (0 = never; client-go's rules:
+    /// at least [`MIN_RESYNC_PERIOD`](crate::MIN_RESYNC_PERIOD); a period shorter than the
+    /// informer's check period lowers it before `run` and is raised to it afterwards).
+    ///
+    /// Works before and after `run`: a handler added to a running informer first receives the
+    /// current cache as initial-list adds, then live notifications, with no gap and no duplicate.
+    /// Fails once the informer has stopped.
+    pub fn add_event_handler_with_resync<H: ResourceEventHandler<K>>(
+        &self,
+        handler: H,
+        resync_period: Duration,
+    ) -> Result<Registration, Error> {
+        let (listener_id, listener) = self
+            .processor
+            .add(handler, resync_period, || self.cache.list())?;
+        Ok(Registration {
+            informer_id: self.id,
+            listener_id,
+            listener,
+            informer_synced: self.synced.subscribe(),
+        })
+    }
+
+    /// Removes a handler: what is buffered for it is dropped; a call in flight may still run
+    /// after this returns (see [`remove_event_handler_and_wait`](Self::remove_event_handler_and_wait)).
+    /// Removing twice is fine; a registration of another informer is an error.
+    pub fn remove_event_handler(&self, registration: &Registration) -> Result<(), Error> {
+        if registration.informer_id != self.id {
+            return Err(Error::ForeignRegistration);
+        }
+        self.processor.remove(registration.listener_id);
+        Ok(())
+    }
+
+    /// Removes a handler, then waits until its in-flight call (if any) has returned. Must not be
+    /// called from inside that handler: it would wait for itself.
+    pub async fn remove_event_handler_and_wait(
+        &self,
+        registration: &Registration,
+    ) -> Result<(), Error> {
+        self.remove_event_handler(registration)?;
+        registration.listener.finished().await;
+        Ok(())
+    }
+
+    /// Sets a transform applied to every object before it is cached and distributed (never to
+    /// tombstones or resyncs), for example [`strip_managed_fields`](crate::strip_managed_fields).
+    /// Only before `run`.
+    pub fn set_transform(
+        &self,
+        transform: impl Fn(Arc<K>) -> Result<Arc<K>, Box<dyn std::error::Error + Send + Sync>>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Result<(), Error> {
+        let mut slot = self.transform.lock();
+        if self.processor.phase() != Phase::NotStarted {
+            return Err(Error::AlreadyStarted("set_transform"));
+        }
+        *slot = Some(Arc::new(transform));
+        Ok(())
+    }
+
+    /// Adds indices to the cache, built at once from what it holds; allowed until the informer
+    /// stops.
+    pub fn add_indexers(&self, indexers: Indexers<K>) -> Result<(), Error> {
+        if self.is_stopped() {
+            return Err(Error::Stopped);
+        }
+        Ok(self.cache.add_indexers(indexers)?)
+    }
+
+    /// The cache (read-only by contract: writing to it desynchronizes the informer).
+    pub fn indexer(&self) -> &Indexer<K> {
+        &self.cache
+    }
+
+    /// A lister over the cache.
+    pub fn lister(&self) -> Lister<K> {
+        Lister::new(self.cache.clone())
+    }
+
+    /// The informer's name in logs and sync reports.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the cache holds the initial list. Says nothing about handlers: use their
+    /// [`Registration::has_synced`].
+    pub fn has_synced(&self) -> bool {
+        *self.synced.borrow()
+    }
+
+    /// Waits until [`has_synced`](Self::has_synced).
+    pub async fn synced(&self) {
+        let _ = self.synced.subscribe().wait_for(|synced| *synced).await;
+    }
+
+    /// The resource version of the last list or watch event the reflector processed ("" before
+    /// the informer runs).
+    pub fn last_sync_resource_version(&self) -> String {
+        self.reflector
+            .get()
+            .map(|reflector| reflector.last_sync_resource_version())
+            .unwrap_or_default()
+    }
+
+    /// Whether [`run`](Self::run) was called.
+    pub fn has_started(&self) -> bool {
+        self.processor.phase() != Phase::NotStarted
+    }
+
+    /// Whether `run` has returned or is shutting down; a stopped informer takes no new handlers.
+    pub fn is_stopped(&self) -> bool {
+        self.processor.phase() == Phase::Stopped
+    }
+
+    /// How many objects the cache holds (for metrics).
+    pub fn cache_size(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// How many notifications each handler has waiting (for metrics).
+    pub fn listener_buffers(&self) -> Vec<ListenerBuffer> {
+        self.processor.buffer_lengths()
+    }
+
+    /// Runs the informer until `shutdown` fires: lists and watches, keeps the cache in step and
+    /// notifies handlers; on shutdown stops the reflector, drops undelivered notifications and
+    /// waits for handler calls in flight. One-shot: a second call returns at once.
+    pub async fn run(&self, shutdown: CancellationToken) {
+        let Some(check_period) = self.processor.start() else {
+            tracing::warn!(informer = %self.name, "run called on an informer that already ran; ignoring");
+            return;
+        };
+        let fifo = self.new_fifo();
+        let _ = self.fifo.set(fifo.clone());
+        let options = self
+            .reflector_options
+            .lock()
+            .take()
+            .unwrap_or_default()
+            .resync_period(check_period);
+        let store = Arc::new(ResyncGatedFifo {
+            fifo: fifo.clone(),
+            processor: Arc::clone(&self.processor),
+        });
+        let reflector = Arc::new(Reflector::new(
+            Arc::clone(&self.lister_watcher),
+            store,
+            options,
+        ));
+        let _ = self.reflector.set(Arc::clone(&reflector));
+        let reflector_task = tokio::spawn({
+            let shutdown = shutdown.clone();
+            async move { reflector.run(shutdown).await }
+        });
+        tracing::debug!(informer = %self.name, ?check_period, "informer started");
+
+        let publish_synced = async {
+            fifo.synced().await;
+            self.synced.send_replace(true);
+            tracing::debug!(informer = %self.name, objects = self.cache.len(), "informer synced");
+            std::future::pending::<()>().await
+        };
+        tokio::select! {
+            biased;
+            () = shutdown.cancelled() => {}
+            () = process_loop(&fifo, &self.cache, &self.processor, &shutdown) => {}
+            () = publish_synced => {}
+        }
+        fifo.close();
+        if let Err(error) = reflector_task.await {
+            tracing::error!(informer = %self.name, %error, "reflector task failed");
+        }
+        self.processor.stop().await;
+        tracing::debug!(informer = %self.name, "informer stopped");
+    }
+
+    fn new_fifo(&self) -> DeltaFifo<K> {
+        let mut options = DeltaFifoOptions::new()
+            .known_objects(Arc::new(self.cache.clone()))
+            .emit_replaced(true);
+        if let Some(transform) = self.transform.lock().clone() {
+            options = options.transform(move |obj| transform(obj));
+        }
+        DeltaFifo::new(options)
+    }
+}
+
+impl<K: Clone> fmt::Debug for SharedIndexInformer<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedIndexInformer")
+            .field("name", &self.name)
+            .field("objects", &self.cache.len())
+            .field("synced", &*self.synced.borrow())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<K: Object> CacheSynced for SharedIndexInformer<K> {
+    fn has_synced(&self) -> bool {
+        SharedIndexInformer::has_synced(self)
+    }
+
+    fn wait_synced(&self) -> BoxFuture<'static, ()> {
+        let mut synced = self.synced.subscribe();
+        Box::pin(async move {
+            if synced.wait_for(|synced| *synced).await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        })
+    }
+}
