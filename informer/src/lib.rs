@@ -1,8 +1,87 @@
-//! Work in progress: see issue 7.
+//! The heart of the stack: client-go's shared index informer and informer factory.
+//!
+//! A [`SharedIndexInformer`] keeps a local cache of one resource in step with the API server and
+//! tells any number of handlers about every change. Its reflector lists and watches into a
+//! `deltafifo::DeltaFifo`; each popped change is applied to the informer's `indexer::Indexer`
+//! first, then fanned out to the handlers. Each handler gets its own unbounded buffer and task,
+//! so a slow or stuck handler delays neither the cache nor any other handler. Use it directly, or
+//! let an [`InformerFactory`] hand out one shared informer per resource and scope so that two
+//! controllers watching Pods share one cache and one watch.
+//!
+//! - [`ResourceEventHandler`]: `on_add` / `on_update` / `on_delete` (a deletion is a
+//!   [`DeletedObject`]: the last state, or a tombstone for a deletion missed while disconnected);
+//!   [`handler`] builds one from closures, [`FilteringHandler`] filters one.
+//! - [`SharedIndexInformer`]: `add_event_handler` (before or after `run`; a late handler first
+//!   gets the cache as initial adds, with no gap and no duplicate), per-handler resync,
+//!   `set_transform` (e.g. [`strip_managed_fields`]), `indexer()`, `lister()`, `has_synced()`.
+//! - [`Registration`]: a handler's own `has_synced()` / `synced()`, and its buffer length.
+//! - [`InformerFactory`]: shared informers per type (typed or dynamic), `start`,
+//!   `wait_for_cache_sync`, `shutdown`.
+//! - [`wait_for_cache_sync`]: waits on any mix of informers and registrations, without polling.
+//!
+//! Objects are decoded once and shared as `Arc<K>` by the cache and every handler. Behaviour
+//! follows client-go (`SharedIndexInformer`, `sharedProcessor`, `processorListener`).
+//!
+//! # Example
+//!
+//! A factory, a Pod informer with a node-name index, a handler, and waiting for the cache
+//! (against the in-process `apiserver-sim`; with a real cluster, use `kube::Client::try_default`):
+//!
+//! ```
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//!
+//! use informer::{Indexers, InformerFactory, handler, wait_for_cache_sync};
+//! use k8s_openapi::api::core::v1::Pod;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let server = apiserver_sim::ApiServer::start().await?;
+//! # let mut pod = Pod::default();
+//! # pod.metadata.namespace = Some("default".into());
+//! # pod.metadata.name = Some("web-1".into());
+//! # pod.spec = Some(k8s_openapi::api::core::v1::PodSpec {
+//! #     node_name: Some("node-a".into()),
+//! #     containers: vec![k8s_openapi::api::core::v1::Container { name: "web".into(), image: Some("nginx".into()), ..Default::default() }],
+//! #     ..Default::default()
+//! # });
+//! # server.create(&pod)?;
+//! # let client = server.client()?;
+//! let factory = InformerFactory::builder(client)
+//!     .default_resync(Duration::from_secs(300))
+//!     .build();
+//!
+//! // The shared Pod informer, with an index of pods by node.
+//! let pods = factory.informer::<Pod>();
+//! pods.add_indexers(Indexers::new().with("by-node", |pod: &Pod| {
+//!     pod.spec.as_ref().and_then(|spec| spec.node_name.clone()).into_iter().collect()
+//! }))?;
+//!
+//! // A handler; in a controller it would enqueue the object's key.
+//! let registration = pods.add_event_handler(
+//!     handler()
+//!         .named("log-pods")
+//!         .on_add(|pod: Arc<Pod>, _initial| tracing::info!(pod = ?pod.metadata.name, "added"))
+//!         .on_delete(|deleted| tracing::info!(tombstone = deleted.is_tombstone(), "deleted")),
+//! )?;
+//!
+//! factory.start();
+//! factory.wait_for_cache_sync(Duration::from_secs(30)).await?;
+//! // Or wait on any mix of informers and handler registrations:
+//! wait_for_cache_sync(&[pods.as_ref(), &registration]).await;
+//!
+//! assert_eq!(pods.indexer().by_index("by-node", "node-a")?.len(), 1);
+//! factory.shutdown().await;
+//! # server.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+
 #![deny(missing_docs)]
 
 mod controller;
 mod error;
+mod factory;
 mod handler;
 mod listener;
 mod processor;
@@ -12,9 +91,25 @@ mod shared_informer;
 mod transform;
 mod wait;
 
+#[cfg(test)]
+mod testing;
+
 pub use error::Error;
-pub use reflector::{ApiListerWatcher, ListerWatcher, ReflectorOptions};
+pub use factory::{InformerFactory, InformerFactoryBuilder};
+pub use handler::{
+    DeletedFinalStateUnknown, DeletedObject, FilteringHandler, HandlerFuncs, ResourceEventHandler,
+    handler,
+};
+pub use processor::ListenerBuffer;
+pub use registration::Registration;
+pub use resync::MIN_RESYNC_PERIOD;
 pub use shared_informer::{InformerBuilder, SharedIndexInformer};
+pub use transform::{TransformFn, strip_managed_fields};
+pub use wait::{CacheSynced, wait_for_cache_sync};
+
+/// The layers below, re-exported for building informers and reading their caches.
+pub use indexer::{Indexer, Indexers, Lister, ObjectKey};
+pub use reflector::{ApiListerWatcher, ListerWatcher, ReflectorOptions};
 
 /// What an informer can hold: a Kubernetes object that can be keyed, decoded and shared across
 /// tasks. Implemented for every type that qualifies (`k8s-openapi` types, `kube::CustomResource`
@@ -34,14 +129,3 @@ impl<K> Object for K where
         + 'static
 {
 }
-pub use handler::{
-    DeletedFinalStateUnknown, DeletedObject, FilteringHandler, HandlerFuncs, ResourceEventHandler,
-    handler,
-};
-pub use processor::ListenerBuffer;
-pub use registration::Registration;
-pub use resync::MIN_RESYNC_PERIOD;
-pub use transform::{TransformFn, strip_managed_fields};
-pub use wait::{CacheSynced, wait_for_cache_sync};
-#[cfg(test)]
-mod testing;

@@ -1,0 +1,377 @@
+//! [`InformerFactory`]: one shared informer per resource and scope, started and stopped together
+//! (client-go's `SharedInformerFactory`).
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::{BoxFuture, join_all};
+use kube::api::{ApiResource, DynamicObject};
+use kube::core::NamespaceScope;
+use kube::{Api, Client, Resource};
+use parking_lot::Mutex;
+use reflector::{ApiListerWatcher, ReflectorOptions};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::wait::CacheSynced;
+use crate::{Error, Object, SharedIndexInformer, strip_managed_fields};
+
+type OptionsFn = Arc<dyn Fn() -> ReflectorOptions + Send + Sync>;
+
+/// Hands out one [`SharedIndexInformer`] per (object type, resource, namespace, selectors), so
+/// every controller asking for Pods shares one cache and one watch; starts them, waits for their
+/// caches and shuts them down together.
+///
+/// Informers come with the namespace index; add more with
+/// [`SharedIndexInformer::add_indexers`]. An informer requested after [`start`](Self::start)
+/// runs from the next `start`. `InformerFactory` is a handle: clones share the informers.
+#[derive(Clone)]
+pub struct InformerFactory {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: Client,
+    default_resync: Duration,
+    resync_overrides: HashMap<String, Duration>,
+    label_selector: Option<String>,
+    field_selector: Option<String>,
+    strip_managed_fields: bool,
+    reflector_options: OptionsFn,
+    shutdown: CancellationToken,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    informers: HashMap<InformerKey, Entry>,
+    tasks: Vec<JoinHandle<()>>,
+    shutting_down: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct InformerKey {
+    object_type: TypeId,
+    url: String,
+}
+
+struct Entry {
+    typed: Arc<dyn Any + Send + Sync>,
+    erased: Arc<dyn Runnable>,
+    started: bool,
+}
+
+/// What the factory needs of an informer of any type.
+trait Runnable: CacheSynced {
+    fn name(&self) -> &str;
+    fn run(self: Arc<Self>, shutdown: CancellationToken) -> BoxFuture<'static, ()>;
+}
+
+impl<K: Object> Runnable for SharedIndexInformer<K> {
+    fn name(&self) -> &str {
+        SharedIndexInformer::name(self)
+    }
+
+    fn run(self: Arc<Self>, shutdown: CancellationToken) -> BoxFuture<'static, ()> {
+        Box::pin(async move { SharedIndexInformer::run(&self, shutdown).await })
+    }
+}
+
+/// Configures an [`InformerFactory`]; from [`InformerFactory::builder`].
+pub struct InformerFactoryBuilder {
+    client: Client,
+    default_resync: Duration,
+    resync_overrides: HashMap<String, Duration>,
+    label_selector: Option<String>,
+    field_selector: Option<String>,
+    strip_managed_fields: bool,
+    reflector_options: OptionsFn,
+}
+
+/// The name a resync override is looked up by: `apiVersion/kind`.
+fn resource_id<K: Resource>(dyntype: &K::DynamicType) -> String {
+    format!("{}/{}", K::api_version(dyntype), K::kind(dyntype))
+}
+
+impl InformerFactoryBuilder {
+    /// The resync period of every informer without an override (default: never).
+    pub fn default_resync(mut self, period: Duration) -> Self {
+        self.default_resync = period;
+        self
+    }
+
+    /// The resync period of informers of `K`.
+    pub fn resync_for<K: Resource<DynamicType = ()>>(mut self, period: Duration) -> Self {
+        self.resync_overrides.insert(resource_id::<K>(&()), period);
+        self
+    }
+
+    /// The resync period of dynamic informers of `resource`.
+    pub fn resync_for_resource(mut self, resource: &ApiResource, period: Duration) -> Self {
+        self.resync_overrides
+            .insert(resource_id::<DynamicObject>(resource), period);
+        self
+    }
+
+    /// A label selector every informer of this factory lists and watches with.
+    pub fn label_selector(mut self, selector: impl Into<String>) -> Self {
+        self.label_selector = Some(selector.into());
+        self
+    }
+
+    /// A field selector every informer of this factory lists and watches with.
+    pub fn field_selector(mut self, selector: impl Into<String>) -> Self {
+        self.field_selector = Some(selector.into());
+        self
+    }
+
+    /// Whether every informer drops `metadata.managedFields` before caching (default: no); see
+    /// [`strip_managed_fields`](crate::strip_managed_fields).
+    pub fn strip_managed_fields(mut self, strip: bool) -> Self {
+        self.strip_managed_fields = strip;
+        self
+    }
+
+    /// Reflector options for every informer (called once per informer).
+    pub fn reflector_options(
+        mut self,
+        options: impl Fn() -> ReflectorOptions + Send + Sync + 'static,
+    ) -> Self {
+        self.reflector_options = Arc::new(options);
+        self
+    }
+
+    /// The factory.
+    pub fn build(self) -> InformerFactory {
+        InformerFactory {
+            inner: Arc::new(Inner {
+                client: self.client,
+                default_resync: self.default_resync,
+                resync_overrides: self.resync_overrides,
+                label_selector: self.label_selector,
+                field_selector: self.field_selector,
+                strip_managed_fields: self.strip_managed_fields,
+                reflector_options: self.reflector_options,
+                shutdown: CancellationToken::new(),
+                state: Mutex::new(State::default()),
+            }),
+        }
+    }
+}
+
+impl InformerFactory {
+    /// A factory over `client` with default settings (no resync, no selectors).
+    pub fn new(client: Client) -> Self {
+        Self::builder(client).build()
+    }
+
+    /// Starts configuring a factory over `client`.
+    pub fn builder(client: Client) -> InformerFactoryBuilder {
+        InformerFactoryBuilder {
+            client,
+            default_resync: Duration::ZERO,
+            resync_overrides: HashMap::new(),
+            label_selector: None,
+            field_selector: None,
+            strip_managed_fields: false,
+            reflector_options: Arc::new(ReflectorOptions::default),
+        }
+    }
+
+    /// The shared informer of `K` across all namespaces.
+    pub fn informer<K>(&self) -> Arc<SharedIndexInformer<K>>
+    where
+        K: Object + Resource<DynamicType = ()>,
+    {
+        let api = Api::all(self.inner.client.clone());
+        self.shared(api, &(), ApiListerWatcher::new)
+    }
+
+    /// The shared informer of `K` in `namespace`.
+    pub fn namespaced_informer<K>(&self, namespace: &str) -> Arc<SharedIndexInformer<K>>
+    where
+        K: Object + Resource<DynamicType = ()>,
+        K::Scope: NamespaceScope,
+    {
+        let api = Api::all(self.inner.client.clone()).constrain(namespace);
+        self.shared(api, &(), ApiListerWatcher::new)
+    }
+
+    /// The shared informer of a resource known only at run time (a custom resource found by
+    /// discovery, say), in `namespace` or across all namespaces.
+    pub fn dynamic_informer(
+        &self,
+        resource: &ApiResource,
+        namespace: Option<&str>,
+    ) -> Arc<SharedIndexInformer<DynamicObject>> {
+        let mut api = Api::all_with(self.inner.client.clone(), resource);
+        if let Some(namespace) = namespace {
+            api = api.constrain(namespace);
+        }
+        self.shared(api, resource, |api| {
+            ApiListerWatcher::dynamic(api, resource)
+        })
+    }
+
+    /// The informer for `api` with this factory's selectors: the existing one, or a new one.
+    fn shared<K: Object>(
+        &self,
+        api: Api<K>,
+        dyntype: &K::DynamicType,
+        lister_watcher: impl FnOnce(Api<K>) -> ApiListerWatcher<K>,
+    ) -> Arc<SharedIndexInformer<K>> {
+        let inner = &self.inner;
+        let key = InformerKey {
+            object_type: TypeId::of::<K>(),
+            url: api.resource_url().to_owned(),
+        };
+        let mut state = inner.state.lock();
+        if let Some(entry) = state.informers.get(&key) {
+            if let Ok(informer) = Arc::clone(&entry.typed).downcast::<SharedIndexInformer<K>>() {
+                return informer;
+            }
+        }
+        let name = self.describe::<K>(dyntype, api.namespace());
+        let mut source = lister_watcher(api);
+        if let Some(labels) = &inner.label_selector {
+            source = source.labels(labels);
+        }
+        if let Some(fields) = &inner.field_selector {
+            source = source.fields(fields);
+        }
+        let resync = inner
+            .resync_overrides
+            .get(&resource_id::<K>(dyntype))
+            .copied()
+            .unwrap_or(inner.default_resync);
+        let informer = Arc::new(
+            SharedIndexInformer::builder(Arc::new(source))
+                .resync_period(resync)
+                .reflector_options((inner.reflector_options)())
+                .name(name)
+                .build(),
+        );
+        if inner.strip_managed_fields {
+            // A new informer has not started, so this cannot fail.
+            if let Err(error) = informer.set_transform(strip_managed_fields) {
+                tracing::warn!(%error, "could not set the managed-fields transform");
+            }
+        }
+        state.informers.insert(
+            key,
+            Entry {
+                typed: informer.clone(),
+                erased: informer.clone(),
+                started: false,
+            },
+        );
+        informer
+    }
+
+    fn describe<K: Resource>(&self, dyntype: &K::DynamicType, namespace: Option<&str>) -> String {
+        let mut name = format!("{} {}", K::api_version(dyntype), K::kind(dyntype));
+        match namespace {
+            Some(namespace) => name.push_str(&format!(" in {namespace}")),
+            None => name.push_str(" in all namespaces"),
+        }
+        if let Some(labels) = &self.inner.label_selector {
+            name.push_str(&format!(" labels={labels}"));
+        }
+        if let Some(fields) = &self.inner.field_selector {
+            name.push_str(&format!(" fields={fields}"));
+        }
+        name
+    }
+
+    /// Starts every informer requested so far that is not running yet (without waiting for
+    /// anything). Does nothing after [`shutdown`](Self::shutdown).
+    pub fn start(&self) {
+        let inner = &self.inner;
+        let mut state = inner.state.lock();
+        if state.shutting_down {
+            return;
+        }
+        let mut started = Vec::new();
+        for entry in state.informers.values_mut().filter(|entry| !entry.started) {
+            entry.started = true;
+            let informer = Arc::clone(&entry.erased);
+            started.push(tokio::spawn(informer.run(inner.shutdown.child_token())));
+        }
+        state.tasks.extend(started);
+    }
+
+    /// Waits until every started informer has synced, for at most `timeout`; on timeout, the
+    /// error names the informers that had not.
+    pub async fn wait_for_cache_sync(&self, timeout: Duration) -> Result<(), Error> {
+        let started: Vec<Arc<dyn Runnable>> = {
+            let state = self.inner.state.lock();
+            state
+                .informers
+                .values()
+                .filter(|entry| entry.started)
+                .map(|entry| Arc::clone(&entry.erased))
+                .collect()
+        };
+        let waits = started.iter().map(|informer| informer.wait_synced());
+        if tokio::time::timeout(timeout, join_all(waits)).await.is_ok() {
+            return Ok(());
+        }
+        let mut unsynced: Vec<String> = started
+            .iter()
+            .filter(|informer| !informer.has_synced())
+            .map(|informer| informer.name().to_owned())
+            .collect();
+        unsynced.sort();
+        Err(Error::NotSynced { timeout, unsynced })
+    }
+
+    /// Stops every informer and waits until they have stopped (their handlers' calls in flight
+    /// included). Later `start` calls do nothing. Safe to call more than once.
+    pub async fn shutdown(&self) {
+        let tasks = {
+            let mut state = self.inner.state.lock();
+            state.shutting_down = true;
+            std::mem::take(&mut state.tasks)
+        };
+        self.inner.shutdown.cancel();
+        for task in tasks {
+            if let Err(error) = task.await {
+                tracing::error!(%error, "informer task failed");
+            }
+        }
+    }
+
+    /// How many informers the factory holds.
+    pub fn len(&self) -> usize {
+        self.inner.state.lock().informers.len()
+    }
+
+    /// Whether the factory holds no informer.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl fmt::Debug for InformerFactory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.inner.state.lock();
+        f.debug_struct("InformerFactory")
+            .field("informers", &state.informers.len())
+            .field("shutting_down", &state.shutting_down)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for InformerFactoryBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InformerFactoryBuilder")
+            .field("default_resync", &self.default_resync)
+            .field("resync_overrides", &self.resync_overrides)
+            .field("label_selector", &self.label_selector)
+            .field("field_selector", &self.field_selector)
+            .finish_non_exhaustive()
+    }
+}
