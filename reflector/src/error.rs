@@ -18,7 +18,7 @@ use kube::core::Status;
 pub enum Error {
     /// A list or watch request to the API server failed (HTTP error status, connection error,
     /// or a response that did not decode).
-    #[error("{verb} request failed: {source}; the reflector retries with backoff")]
+    #[error("{verb} request failed: {source}")]
     Request {
         /// `"list"` or `"watch"`.
         verb: &'static str,
@@ -29,10 +29,7 @@ pub enum Error {
 
     /// The API server reported a failure as a `Status`: an `ERROR` event inside a watch stream,
     /// or an equivalent status from a custom lister-watcher.
-    #[error(
-        "watch stream reported {} {}: {}; the reflector relists (410 Expired) or rewatches (429)",
-        .0.code, .0.reason, .0.message
-    )]
+    #[error("the API server reported {} {}: {}", .0.code, .0.reason, .0.message)]
     Status(Box<Status>),
 
     /// One object of a list or watch event could not be decoded; it was skipped.

@@ -125,8 +125,10 @@ impl ReflectorOptions {
     }
 
     /// Called with every failure: failed lists and watches, `ERROR` events (with the server's
-    /// code and reason), skipped objects and store errors. The reflector logs and retries
-    /// regardless; the handler cannot stop it. Keep it cheap: it runs on the reflector's task.
+    /// code and reason, see [`Error::code`] and [`Error::status`]), skipped objects, store
+    /// errors, and streaming lists that fell back to paginated lists. The reflector logs and
+    /// retries regardless; the handler cannot stop it. Keep it cheap: it runs on the
+    /// reflector's task.
     pub fn error_handler(mut self, handler: impl Fn(&Error) + Send + Sync + 'static) -> Self {
         self.error_handler = Some(Arc::new(handler));
         self

@@ -244,7 +244,8 @@ where
     }
 
     /// Writes one event's object: keyed once, wrapped in its `Arc` once. Objects without a
-    /// usable key are skipped; store errors are reported and the event is lost for the store.
+    /// usable key are skipped. A store error ends the watch: the relist that follows gives
+    /// the store the whole state again, so a transient store failure heals.
     fn write(&self, store: &dyn Store<K>, write: Write, obj: K) -> Step {
         if let Err(source) = ObjectKeyRef::of(&obj).and_then(|key| key.validate()) {
             let error = Error::MissingMetadata {
@@ -264,14 +265,12 @@ where
             Write::Update => store.update(obj),
             Write::Delete => store.delete(obj),
         };
-        if let Err(source) = result {
-            let error = Error::Store {
+        match result {
+            Ok(()) => Step::Applied { resource_version },
+            Err(source) => Step::Failed(Error::Store {
                 operation: write.operation(),
                 source,
-            };
-            tracing::warn!(%error, "store rejected a watch event");
-            self.report_quietly(&error);
+            }),
         }
-        Step::Applied { resource_version }
     }
 }

@@ -3,17 +3,19 @@
 //! goes on as the steady-state watch.
 //!
 //! Two improvements over client-go: it starts from the last synced resource version (a
-//! consistent snapshot "" only the first time or after a 410), and a server that ends the
-//! stream, stays silent or sends a plain bookmark before the end bookmark (it ignores
-//! `sendInitialEvents`) makes the reflector fall back to a paginated list instead of retrying
-//! forever.
+//! consistent snapshot "" only the first time or after a 410), and a server that ignores
+//! `sendInitialEvents` makes the reflector fall back to a paginated list instead of retrying
+//! forever. Such a server is recognised when, before the end bookmark, the stream ends, stays
+//! silent for [`ReflectorOptions::initial_events_timeout`](crate::ReflectorOptions::initial_events_timeout),
+//! or delivers what only a plain watch sends: a bookmark without the annotation, or a
+//! MODIFIED or DELETED event.
 
 use std::fmt::Debug;
 
 use futures::StreamExt;
 use indexer::{Indexer, Indexers, Store};
 use kube::Resource;
-use kube::api::WatchParams;
+use kube::api::{WatchEvent, WatchParams};
 use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 
@@ -101,6 +103,13 @@ where
                     reason: "the server went silent before the initial-events-end bookmark",
                 });
             };
+            if let Some(Ok(WatchEvent::Modified(_) | WatchEvent::Deleted(_))) = &item {
+                // Initial events are all ADDED: a change means the server is serving a plain
+                // watch and will never send the end bookmark.
+                return Err(Error::StreamingListIncomplete {
+                    reason: "a MODIFIED or DELETED event arrived before the initial-events-end bookmark",
+                });
+            }
             match self.apply(buffer, item) {
                 // Initial events are not ordered by resource version: only the end bookmark's
                 // version is a safe point to resume from.

@@ -156,7 +156,7 @@ async fn resync_runs_on_its_period_and_a_failing_resync_relists() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_store_refusing_an_event_is_reported_and_the_watch_goes_on() {
+async fn a_store_refusing_an_event_is_reported_and_relists() {
     let server = ApiServer::start().await.unwrap();
     let lw = config_maps(server.client().unwrap());
     let store = Arc::new(FlakyStore {
@@ -169,12 +169,11 @@ async fn a_store_refusing_an_event_is_reported_and_the_watch_goes_on() {
     eventually(10, "the watch", || server.open_watches() == 1).await;
     put(&server, "poison", "0");
     put(&server, "fine", "0");
-    eventually(10, "the good object", || {
-        store.get_by_key(&"default/fine".parse().unwrap()).is_some()
-    })
-    .await;
+    // The relist replaces the whole state, which this store accepts: it heals.
+    converged(&server, &*store).await;
     assert!(seen.errors.lock()[0].text.contains("store add failed"));
-    assert_eq!(lw.calls("list").len(), 1);
+    assert_eq!(lw.calls("list").len(), 2);
+    assert_eq!(seen.backoffs.lock().len(), 1);
     running.stop().await;
 }
 
@@ -362,4 +361,23 @@ async fn label_and_field_selectors_scope_the_list_and_the_watch() {
 
 fn lw_description_has(lw: &ApiListerWatcher<ConfigMap>, text: &str) -> bool {
     ListerWatcher::describe(lw).contains(text)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_change_before_the_initial_events_end_means_a_plain_watch_and_falls_back_to_a_list() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let recorder = config_maps(server.client().unwrap());
+    let injector = Arc::new(Injector {
+        inner: recorder.clone(),
+        bad: parking_lot::Mutex::new(vec![Ok(WatchEvent::Modified(cm("a", "0")))]),
+    });
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(injector, store.clone(), seen.options().streaming_list(true));
+    converged(&server, &*store).await;
+    assert_eq!(recorder.calls("list").len(), 1);
+    assert!(seen.backoffs.lock().is_empty());
+    assert!(seen.errors.lock()[0].text.contains("MODIFIED or DELETED"));
+    running.stop().await;
 }
