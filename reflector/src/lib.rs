@@ -50,7 +50,7 @@
 //! let cache: Indexer<ConfigMap> = Indexer::new(Indexers::new().with_namespace());
 //! let config_maps: Api<ConfigMap> = Api::namespaced(server.client()?, "default");
 //! let reflector = Arc::new(Reflector::new(
-//!     Arc::new(ApiListerWatcher::new(config_maps).labels("")),
+//!     Arc::new(ApiListerWatcher::new(config_maps)),
 //!     Arc::new(cache.clone()),
 //!     ReflectorOptions::default(),
 //! ));

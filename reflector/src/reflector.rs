@@ -5,7 +5,6 @@ use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::FutureExt;
 use indexer::{ObjectKeyRef, Store};
 use kube::Resource;
 use parking_lot::RwLock;
@@ -125,11 +124,10 @@ where
                     error = self.list_and_watch(&mut state) => error,
                 };
                 self.report(&error);
-                let backoff = self.backoff(&mut state).boxed();
                 tokio::select! {
                     biased;
                     () = shutdown.cancelled() => break,
-                    () = backoff => {}
+                    () = self.backoff(&mut state) => {}
                 }
             }
             tracing::debug!("reflector stopped");

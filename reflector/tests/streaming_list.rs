@@ -164,3 +164,35 @@ async fn a_server_ignoring_streaming_lists_falls_back_to_a_list_within_one_backo
     converged(&server, &*store).await;
     running.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_stream_ending_before_the_end_bookmark_falls_back_to_a_list() {
+    let server = ApiServer::start().await.unwrap();
+    server.set_watch_list_mode(WatchListMode::Ignored);
+    put(&server, "a", "0");
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(
+        lw.clone(),
+        store.clone(),
+        seen.options().streaming_list(true),
+    );
+    eventually(5, "the streaming watch", || server.open_watches() == 1).await;
+    server.drop_watches();
+    converged(&server, &*store).await;
+
+    assert_eq!(lw.calls("list").len(), 1);
+    let waited = lw.calls("list")[0].at - lw.calls("watch")[0].at;
+    assert!(
+        waited < Duration::from_secs(5),
+        "did not wait for the silence timeout"
+    );
+    assert!(seen.backoffs.lock().is_empty());
+    assert!(
+        seen.errors.lock()[0]
+            .text
+            .contains("ended before the initial-events-end")
+    );
+    running.stop().await;
+}
