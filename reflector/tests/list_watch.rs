@@ -8,10 +8,9 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
-use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType};
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use deltafifo::DeltaType;
+use k8s_openapi::api::core::v1::Secret;
 use kube::api::ObjectMeta;
-use parking_lot::Mutex;
 
 /// Acceptance 1: page size 3 over 10 objects takes 4 list requests, then a watch; the store
 /// equals the server before and after changes.
@@ -157,40 +156,12 @@ async fn compaction_while_disconnected_delivers_tombstones_through_a_delta_fifo(
     for name in ["a", "b", "c"] {
         put(&server, name, "0");
     }
-    let cache = cache();
-    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::new(
-        DeltaFifoOptions::new()
-            .known_objects(Arc::new(cache.clone()))
-            .emit_replaced(true),
-    );
-    let log: Arc<Mutex<Vec<(DeltaType, String, bool)>>> = Arc::default();
-    let consumer = tokio::spawn({
-        let (fifo, cache, log) = (fifo.clone(), cache.clone(), log.clone());
-        async move {
-            while let Ok(()) = fifo
-                .pop(|deltas, _| {
-                    let (key, deltas) = deltas.into_parts();
-                    for delta in deltas {
-                        let tombstone = matches!(&delta, Delta::Deleted(d) if d.is_tombstone());
-                        log.lock()
-                            .push((delta.delta_type(), key.to_string(), tombstone));
-                        match delta {
-                            Delta::Deleted(_) => {
-                                cache.delete_key(&key);
-                            }
-                            Delta::Added(o)
-                            | Delta::Updated(o)
-                            | Delta::Replaced(o)
-                            | Delta::Sync(o) => {
-                                cache.put(&key, o).unwrap();
-                            }
-                        }
-                    }
-                })
-                .await
-            {}
-        }
-    });
+    let Pipeline {
+        fifo,
+        cache,
+        log,
+        consumer,
+    } = Pipeline::start();
     let lw = config_maps(server.client().unwrap());
     let seen = Arc::new(Seen::default());
     let running = spawn(lw.clone(), Arc::new(fifo.clone()), seen.options());

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::ApiServer;
+use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
@@ -276,5 +277,66 @@ pub async fn converged(server: &ApiServer, store: &dyn Store<ConfigMap>) {
             "store never converged:\nserver {want:?}\nstore  {have:?}"
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// An informer's data path without the informer: the reflector feeds a DeltaFifo whose
+/// consumer applies each delta to a cache (the fifo's known objects) and logs
+/// (type, key, tombstone?) of every delta.
+pub struct Pipeline {
+    pub fifo: DeltaFifo<ConfigMap>,
+    pub cache: Indexer<ConfigMap>,
+    pub log: Arc<Mutex<Vec<(DeltaType, String, bool)>>>,
+    pub consumer: JoinHandle<()>,
+}
+
+impl Pipeline {
+    pub fn start() -> Self {
+        let cache = cache();
+        let fifo: DeltaFifo<ConfigMap> = DeltaFifo::new(
+            DeltaFifoOptions::new()
+                .known_objects(Arc::new(cache.clone()))
+                .emit_replaced(true),
+        );
+        let log: Arc<Mutex<Vec<(DeltaType, String, bool)>>> = Arc::default();
+        let consumer = tokio::spawn({
+            let (fifo, cache, log) = (fifo.clone(), cache.clone(), log.clone());
+            async move {
+                while let Ok(()) = fifo
+                    .pop(|deltas, _| {
+                        let (key, deltas) = deltas.into_parts();
+                        for delta in deltas {
+                            let tombstone = matches!(&delta, Delta::Deleted(d) if d.is_tombstone());
+                            log.lock()
+                                .push((delta.delta_type(), key.to_string(), tombstone));
+                            match delta {
+                                Delta::Deleted(_) => {
+                                    cache.delete_key(&key);
+                                }
+                                Delta::Added(o)
+                                | Delta::Updated(o)
+                                | Delta::Replaced(o)
+                                | Delta::Sync(o) => {
+                                    cache.put(&key, o).unwrap();
+                                }
+                            }
+                        }
+                    })
+                    .await
+                {}
+            }
+        });
+        Self {
+            fifo,
+            cache,
+            log,
+            consumer,
+        }
+    }
+
+    /// Closes the fifo and waits for the consumer to drain it.
+    pub async fn stop(self) {
+        self.fifo.close();
+        self.consumer.await.unwrap();
     }
 }
