@@ -166,7 +166,7 @@ where
                 item = tokio::time::timeout(stall_after, stream.next()) => item,
                 () = resync.due() => {
                     if let Err(source) = self.store.resync() {
-                        tracing::warn!(error = %source, "store resync failed; relisting");
+                        // Logged and reported by the run loop, which relists.
                         return WatchEnd::Failed(Error::Store { operation: "resync", source });
                     }
                     continue;
