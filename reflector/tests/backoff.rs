@@ -4,11 +4,15 @@
 mod common;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
-use reflector::BackoffStep;
+use k8s_openapi::api::core::v1::ConfigMap;
+use reflector::{
+    BackoffStep, Error, ListParams, ListerWatcher, ObjectList, WatchParams, WatchStream,
+};
 
 fn secs(s: f64) -> Duration {
     Duration::from_secs_f64(s)
@@ -131,5 +135,64 @@ async fn throttled_lists_and_in_band_watch_errors_back_off_and_relist() {
     assert!(last.reason.is_some_and(|r| !r.is_empty()));
     assert_eq!(bases(&seen, 3), [secs(6.4)]);
     converged(&server, &*store).await;
+    running.stop().await;
+}
+
+/// Fails the first `failures` watch calls with "connection refused" (the server restarting).
+struct Refusing {
+    inner: Arc<Recorder<ConfigMap>>,
+    failures: AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl ListerWatcher<ConfigMap> for Refusing {
+    async fn list(&self, params: &ListParams) -> Result<ObjectList<ConfigMap>, Error> {
+        self.inner.list(params).await
+    }
+
+    async fn watch(
+        &self,
+        params: &WatchParams,
+        resource_version: &str,
+    ) -> Result<WatchStream<ConfigMap>, Error> {
+        let refuse = self
+            .failures
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok();
+        if refuse {
+            let io = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+            return Err(Error::Request {
+                verb: "watch",
+                source: kube::Error::Service(Box::new(io)),
+            });
+        }
+        self.inner.watch(params, resource_version).await
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn connection_refused_on_a_watch_backs_off_and_rewatches_without_relisting() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let recorder = config_maps(server.client().unwrap());
+    let lw = Arc::new(Refusing {
+        inner: recorder.clone(),
+        failures: 2.into(),
+    });
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(lw, store.clone(), seen.options());
+    eventually(30, "the watch", || server.open_watches() == 1).await;
+    put(&server, "b", "0");
+    converged(&server, &*store).await;
+
+    assert_eq!(bases(&seen, 0), [0.8, 1.6].map(secs));
+    assert_eq!(recorder.calls("list").len(), 1, "rewatch, no relist");
+    assert_eq!(
+        recorder.calls("watch").len(),
+        1,
+        "the third attempt reached the server"
+    );
+    assert_eq!(seen.errors.lock().len(), 2);
     running.stop().await;
 }

@@ -31,6 +31,8 @@ async fn initial_list_is_paginated_then_the_watch_keeps_the_store_equal() {
     assert_eq!(lists[0].resource_version.as_deref(), Some("0"));
     assert!(lists.iter().all(|c| c.limit == Some(3)));
     assert!(!lists[0].continue_token && lists[1..].iter().all(|c| c.continue_token));
+    // The server rejects a resource version together with a continue token.
+    assert!(lists[1..].iter().all(|c| c.resource_version.is_none()));
     assert_eq!(server.request_count("list", "configmaps"), 4);
 
     eventually(10, "the watch", || server.open_watches() == 1).await;
