@@ -120,8 +120,9 @@ impl BackoffState {
             .unwrap_or(self.config.max)
             .min(self.config.max);
         let jitter = self.config.jitter.max(0.0) * self.rng.f64();
-        let wait = base
-            + Duration::try_from_secs_f64(base.as_secs_f64() * jitter).unwrap_or(Duration::ZERO);
+        let wait = base.saturating_add(
+            Duration::try_from_secs_f64(base.as_secs_f64() * jitter).unwrap_or(Duration::ZERO),
+        );
         BackoffStep {
             attempt: self.attempt,
             base,
@@ -179,6 +180,20 @@ mod tests {
         let now = Instant::now();
         assert_eq!(state.next_step(now).wait, secs(0.8));
         assert_eq!(state.next_step(now).wait, secs(1.6));
+    }
+
+    #[test]
+    fn extreme_settings_saturate_instead_of_overflowing() {
+        let config = Backoff::default()
+            .initial(Duration::MAX)
+            .max(Duration::MAX)
+            .factor(f64::INFINITY)
+            .jitter(f64::NAN);
+        let mut state = BackoffState::new(config, fastrand::Rng::with_seed(3));
+        let now = Instant::now();
+        for _ in 0..3 {
+            assert_eq!(state.next_step(now).wait, Duration::MAX);
+        }
     }
 
     #[test]

@@ -104,7 +104,8 @@ where
     ///
     /// Each attempt lists (or stream-lists) and then watches; when an attempt ends, the
     /// failure goes to the error handler and the reflector waits one backoff step before the
-    /// next attempt, which relists.
+    /// next attempt, which relists. Run one reflector at a time: two concurrent runs of the
+    /// same reflector would both write its store and its resource version.
     pub async fn run(&self, shutdown: CancellationToken) {
         let span = tracing::info_span!("reflector", resource = %self.description);
         async {

@@ -88,7 +88,7 @@ impl ResyncTimer {
     fn new(period: Option<Duration>) -> Self {
         Self {
             period,
-            next: period.map(|p| Instant::now() + p),
+            next: period.and_then(|p| Instant::now().checked_add(p)),
         }
     }
 
@@ -97,7 +97,7 @@ impl ResyncTimer {
         match (self.next, self.period) {
             (Some(next), Some(period)) => {
                 tokio::time::sleep_until(next).await;
-                self.next = Some(Instant::now() + period);
+                self.next = Instant::now().checked_add(period);
             }
             _ => std::future::pending().await,
         }
@@ -159,7 +159,11 @@ where
         resync: &mut ResyncTimer,
         started: Instant,
     ) -> WatchEnd {
-        let stall_after = self.options.watch_timeout * 2 + STALL_GRACE;
+        let stall_after = self
+            .options
+            .watch_timeout
+            .saturating_mul(2)
+            .saturating_add(STALL_GRACE);
         let mut events = 0usize;
         loop {
             let item = tokio::select! {
