@@ -147,28 +147,81 @@ async fn watcher(addr: std::net::SocketAddr, rv: u64, want: usize) -> usize {
     seen
 }
 
-async fn fanout_bench(watchers: usize, events: usize) {
+/// CPU time (user + system, all threads) this process used so far, from `/proc/self/stat`
+/// (Linux; in clock ticks of 10 ms). None elsewhere.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+fn cpu_per(events: usize, since: Option<Duration>) -> String {
+    match (since, cpu_time()) {
+        (Some(a), Some(b)) if events > 0 => format!(
+            ", CPU {:.2} us/event",
+            (b - a).as_secs_f64() * 1e6 / events as f64
+        ),
+        _ => String::new(),
+    }
+}
+
+/// How the fan-out bench writes.
+#[derive(Clone, Copy, PartialEq)]
+enum Writes {
+    /// One `replace_json` per event.
+    Single,
+    /// `replace_many` in batches of 1000.
+    Batch,
+}
+
+async fn fanout_bench(watchers: usize, events: usize, mode: Writes) {
     const OBJECTS: usize = 1000;
     let server = ApiServer::builder()
         .watch_buffer(events + 16)
-        .history_limit(1000)
+        .history_limit(
+            std::env::var("SIM_HIST")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(1000),
+        )
         .start()
         .await
         .expect("server");
-    for i in 0..OBJECTS {
-        server.create_json(cm(&format!("e-{i:04}"))).expect("seed");
-    }
+    server
+        .create_many((0..OBJECTS).map(|i| cm(&format!("e-{i:04}"))))
+        .expect("seed");
     let rv = server.resource_version();
     let handles: Vec<_> = (0..watchers)
         .map(|_| tokio::spawn(watcher(server.addr(), rv, events)))
         .collect();
     // Let the watches connect before producing.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let start = Instant::now();
-    for i in 0..events {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.open_watches() < watchers && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let update = |i: usize| {
         let mut obj = cm(&format!("e-{:04}", i % OBJECTS));
         obj["data"]["k"] = json!(i.to_string());
-        server.replace_json(obj).expect("update");
+        obj
+    };
+    let cpu = cpu_time();
+    let start = Instant::now();
+    match mode {
+        Writes::Single => {
+            for i in 0..events {
+                server.replace_json(update(i)).expect("update");
+            }
+        }
+        Writes::Batch => {
+            for chunk in (0..events).collect::<Vec<_>>().chunks(1000) {
+                server
+                    .replace_many(chunk.iter().map(|i| update(*i)))
+                    .expect("update");
+            }
+        }
     }
     let produced = start.elapsed();
     let mut received = 0;
@@ -176,15 +229,20 @@ async fn fanout_bench(watchers: usize, events: usize) {
         received += h.await.expect("join");
     }
     let elapsed = start.elapsed();
+    let how = match mode {
+        Writes::Single => "replace_json",
+        Writes::Batch => "replace_many",
+    };
     println!(
-        "live watch fan-out: {watchers} watcher(s), {events} updates of {OBJECTS} small objects written during the watch: \
+        "live watch fan-out ({how}): {watchers} watcher(s), {events} updates of {OBJECTS} small objects written during the watch: \
          {received} delivered in {:.0} ms = {:.0} events/s in total, {:.0} events/s per watcher \
-         (the in-process writes alone took {:.0} ms = {:.0} writes/s)",
+         (the in-process writes alone took {:.0} ms = {:.0} writes/s{})",
         elapsed.as_secs_f64() * 1e3,
         received as f64 / elapsed.as_secs_f64(),
         events as f64 / elapsed.as_secs_f64(),
         produced.as_secs_f64() * 1e3,
         events as f64 / produced.as_secs_f64(),
+        cpu_per(events, cpu),
     );
 }
 
@@ -196,9 +254,10 @@ async fn replay_bench(watchers: usize, events: usize) {
         .await
         .expect("server");
     let rv = server.resource_version();
-    for i in 0..events {
-        server.create_json(cm(&format!("e-{i:07}"))).expect("write");
-    }
+    server
+        .create_many((0..events).map(|i| cm(&format!("e-{i:07}"))))
+        .expect("write");
+    let cpu = cpu_time();
     let start = Instant::now();
     let handles: Vec<_> = (0..watchers)
         .map(|_| tokio::spawn(watcher(server.addr(), rv, events)))
@@ -210,10 +269,11 @@ async fn replay_bench(watchers: usize, events: usize) {
     let elapsed = start.elapsed();
     println!(
         "watch delivery: {watchers} watcher(s) x {events} small objects from history: {received} \
-         delivered in {:.0} ms = {:.0} events/s in total, {:.0} events/s per watcher",
+         delivered in {:.0} ms = {:.0} events/s in total, {:.0} events/s per watcher{}",
         elapsed.as_secs_f64() * 1e3,
         received as f64 / elapsed.as_secs_f64(),
         events as f64 / elapsed.as_secs_f64(),
+        cpu_per(received, cpu),
     );
 }
 
@@ -227,19 +287,40 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    // Single scenarios, for profiling: SIM_BENCH_ONLY=writes|live1.
-    match std::env::var("SIM_BENCH_ONLY").as_deref() {
-        Ok("writes") => return rt.block_on(fanout_bench(0, 200_000)),
-        Ok("live1") => return rt.block_on(fanout_bench(1, 200_000)),
-        Ok("pods") => return rt.block_on(pods_bench(100_000)),
-        _ => {}
-    }
+    // Single scenarios, for profiling and repeated measurements: SIM_BENCH_ONLY=<name>.
+    let only = std::env::var("SIM_BENCH_ONLY").unwrap_or_default();
     rt.block_on(async {
-        list_bench(10_000, 5).await;
-        pods_bench(100_000).await;
-        replay_bench(1, 200_000).await;
-        replay_bench(10, 100_000).await;
-        fanout_bench(1, 200_000).await;
-        fanout_bench(10, 100_000).await;
+        let all = only.is_empty();
+        let run = |name: &str| all || only == name;
+        if run("list") {
+            list_bench(10_000, 5).await;
+        }
+        if run("pods") {
+            pods_bench(100_000).await;
+        }
+        if run("replay1") {
+            replay_bench(1, 200_000).await;
+        }
+        if run("replay10") {
+            replay_bench(10, 100_000).await;
+        }
+        if run("writes") {
+            fanout_bench(0, 200_000, Writes::Single).await;
+        }
+        if run("live1") {
+            fanout_bench(1, 200_000, Writes::Single).await;
+        }
+        if run("live10") {
+            fanout_bench(10, 100_000, Writes::Single).await;
+        }
+        if run("batch0") {
+            fanout_bench(0, 200_000, Writes::Batch).await;
+        }
+        if run("batch1") {
+            fanout_bench(1, 200_000, Writes::Batch).await;
+        }
+        if run("batch10") {
+            fanout_bench(10, 100_000, Writes::Batch).await;
+        }
     });
 }

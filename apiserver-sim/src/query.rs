@@ -204,6 +204,9 @@ pub struct WriteOptions {
     pub dry_run: bool,
     /// `fieldValidation` (default Warn).
     pub field_validation: FieldValidation,
+    /// Seed writes only (never set from a request): an update without
+    /// `metadata.resourceVersion` is unconditional for every type, custom resources included.
+    pub unconditional: bool,
 }
 
 impl WriteOptions {
@@ -242,6 +245,7 @@ impl WriteOptions {
         Ok(Self {
             dry_run,
             field_validation,
+            unconditional: false,
         })
     }
 }

@@ -101,6 +101,14 @@ impl ResourceInfo {
         }
     }
 
+    /// The identity key, borrowed (no allocation).
+    pub fn key_ref(&self) -> GroupResourceRef<'_> {
+        GroupResourceRef {
+            group: &self.group,
+            resource: &self.plural,
+        }
+    }
+
     /// Whether this version is served.
     pub fn serves(&self, version: &str) -> bool {
         self.versions.iter().any(|v| v == version)
@@ -122,6 +130,21 @@ pub struct GroupResource {
     pub group: String,
     /// Plural resource name.
     pub resource: String,
+}
+
+/// A borrowed [`GroupResource`] for lookups without allocating (hashes the same).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GroupResourceRef<'a> {
+    /// API group (empty for core).
+    pub group: &'a str,
+    /// Plural resource name.
+    pub resource: &'a str,
+}
+
+impl hashbrown::Equivalent<GroupResource> for GroupResourceRef<'_> {
+    fn equivalent(&self, key: &GroupResource) -> bool {
+        self.resource == key.resource && self.group == key.group
+    }
 }
 
 impl GroupResource {

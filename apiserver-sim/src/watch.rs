@@ -25,6 +25,11 @@ pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 /// Biggest chunk a watch writes at once when events are queued.
 const BATCH_BYTES: usize = 64 * 1024;
 
+/// How long a busy watch waits for more events before writing (the timer rounds it up to
+/// its 1 ms tick). Only streams receiving events back to back wait; a lone event goes out
+/// at once.
+const COALESCE_DELAY: std::time::Duration = std::time::Duration::from_micros(500);
+
 /// How a watcher sees objects: namespace, selectors and the served version.
 struct Filter {
     ns: Option<String>,
@@ -59,27 +64,51 @@ impl Filter {
         crate::repr::render_stored(&self.info, &self.version, s, self.repr)
     }
 
-    /// The line to send for a stored event, if this watcher should see it.
-    fn event_line(&self, ev: &Event) -> Option<Bytes> {
+    /// Whether objects go out exactly as stored (the event's cached encoding can be used).
+    fn as_stored(&self) -> bool {
+        self.repr == Repr::Full && self.version == self.info.storage_version()
+    }
+
+    /// Appends `{"type":KIND,"object":OBJ}\n` for `obj` to `buf`.
+    fn push_line(&self, buf: &mut BytesMut, kind: &str, ev: &Event, obj: &Value) {
+        if self.as_stored() && std::ptr::eq(obj, ev.obj.as_ref()) {
+            if kind == ev.kind.as_str() {
+                buf.extend_from_slice(&ev.line);
+            } else {
+                push_line(buf, kind, &ev.json());
+            }
+        } else {
+            push_line(buf, kind, &self.render(obj));
+        }
+    }
+
+    /// Appends the line to send for a stored event, if this watcher should see it; returns
+    /// whether it did.
+    fn write_event(&self, ev: &Event, buf: &mut BytesMut) -> bool {
         if self.trivial() {
-            return Some(line(ev.kind.as_str(), &ev.json));
+            buf.extend_from_slice(&ev.line);
+            return true;
         }
         let new_m = self.matches(&ev.obj);
         let old_m = ev.prev.as_deref().is_some_and(|p| self.matches(p));
-        match ev.kind {
-            EventType::Added => new_m.then(|| line("ADDED", &self.render(&ev.obj))),
-            EventType::Deleted => old_m.then(|| line("DELETED", &self.render(&ev.obj))),
+        let kind = match ev.kind {
+            EventType::Added if new_m => "ADDED",
+            EventType::Deleted if old_m => "DELETED",
             EventType::Modified => match (old_m, new_m) {
-                (true, true) => Some(line("MODIFIED", &self.render(&ev.obj))),
-                (false, true) => Some(line("ADDED", &self.render(&ev.obj))),
+                (true, true) => "MODIFIED",
+                (false, true) => "ADDED",
                 (true, false) => {
                     let mut old = ev.prev.as_deref().cloned().unwrap_or(Value::Null);
                     crate::meta::set_str(&mut old, "resourceVersion", &ev.rv.to_string());
-                    Some(line("DELETED", &self.render(&old)))
+                    push_line(buf, "DELETED", &self.render(&old));
+                    return true;
                 }
-                (false, false) => None,
+                (false, false) => return false,
             },
-        }
+            _ => return false,
+        };
+        self.push_line(buf, kind, ev, &ev.obj);
+        true
     }
 
     fn bookmark(&self, rv: u64, initial_end: bool) -> Bytes {
@@ -97,12 +126,18 @@ impl Filter {
 /// `{"type":T,"object":O}\n`.
 pub fn line(kind: &str, obj: &[u8]) -> Bytes {
     let mut b = BytesMut::with_capacity(obj.len() + 32);
+    push_line(&mut b, kind, obj);
+    b.freeze()
+}
+
+/// Appends `{"type":T,"object":O}\n` to `b`.
+fn push_line(b: &mut BytesMut, kind: &str, obj: &[u8]) {
+    b.reserve(obj.len() + 32);
     b.extend_from_slice(b"{\"type\":\"");
     b.extend_from_slice(kind.as_bytes());
     b.extend_from_slice(b"\",\"object\":");
     b.extend_from_slice(obj);
     b.extend_from_slice(b"}\n");
-    b.freeze()
 }
 
 /// A single-event stream carrying an ERROR (used for a too-old resourceVersion).
@@ -141,6 +176,8 @@ struct WatchState {
     bookmark_rx: watch::Receiver<u64>,
     shutdown_rx: watch::Receiver<bool>,
     done: bool,
+    /// The last wake-up found more than one event: coalesce before writing.
+    busy: bool,
 }
 
 /// Starts a watch. Errors before the stream starts (unknown resource) are returned as
@@ -215,10 +252,15 @@ pub(crate) fn start(
                         rx = Some(r);
                         min_rv = current.max(n);
                         drop(st);
+                        let mut buf = BytesMut::new();
                         for ev in events {
-                            if let Some(l) = filter.event_line(&ev) {
-                                pending.push_back(l);
+                            filter.write_event(&ev, &mut buf);
+                            if buf.len() >= BATCH_BYTES {
+                                pending.push_back(buf.split().freeze());
                             }
+                        }
+                        if !buf.is_empty() {
+                            pending.push_back(buf.freeze());
                         }
                     }
                     Some(Err(oldest)) => {
@@ -257,6 +299,7 @@ pub(crate) fn start(
         drop_rx,
         bookmark_rx,
         shutdown_rx,
+        busy: false,
     };
     Ok(futures::stream::unfold(state, next_chunk))
 }
@@ -277,24 +320,41 @@ fn push_event(st: &mut WatchState, ev: &Event, buf: &mut BytesMut) {
     if ev.rv <= st.min_rv {
         return;
     }
-    if let Some(l) = st.filter.event_line(ev) {
-        buf.extend_from_slice(&l);
+    if st.filter.write_event(ev, buf) {
         st.last_sent_rv = ev.rv;
     }
 }
 
-/// Appends every event already queued (up to a batch) without waiting.
-fn drain_ready(st: &mut WatchState, buf: &mut BytesMut) {
+/// Appends every event already queued (up to a batch) without waiting; returns how many
+/// events were received.
+fn drain_ready(st: &mut WatchState, buf: &mut BytesMut) -> usize {
+    let mut received = 0;
     while buf.len() < BATCH_BYTES {
         let Some(rx) = st.rx.as_mut() else { break };
         match rx.try_recv() {
-            Ok(ev) => push_event(st, &ev, buf),
+            Ok(ev) => {
+                received += 1;
+                push_event(st, &ev, buf);
+            }
             Err(TryRecvError::Empty) => break,
             Err(TryRecvError::Lagged(_)) | Err(TryRecvError::Closed) => {
                 st.done = true;
                 break;
             }
         }
+    }
+    received
+}
+
+/// Under a sustained stream of events, waits a moment (shutdown and drops still end the
+/// watch at once) so that the events coalesce into one write: one wake-up and one syscall
+/// per batch instead of per event. Returns false when the watch must end.
+async fn coalesce(st: &mut WatchState) -> bool {
+    tokio::select! {
+        biased;
+        _ = st.shutdown_rx.changed() => false,
+        _ = st.drop_rx.changed() => false,
+        _ = tokio::time::sleep(COALESCE_DELAY) => true,
     }
 }
 
@@ -338,13 +398,20 @@ async fn next_chunk(mut st: WatchState) -> Option<(Bytes, WatchState)> {
                 Ok(ev) => {
                     let mut buf = BytesMut::new();
                     push_event(&mut st, &ev, &mut buf);
-                    drain_ready(&mut st, &mut buf);
+                    let mut received = 1 + drain_ready(&mut st, &mut buf);
                     if !st.done && buf.len() < BATCH_BYTES / 8 {
-                        // Give a busy writer one scheduling turn so that events coalesce
-                        // into one write instead of one wake-up and one syscall each.
-                        tokio::task::yield_now().await;
-                        drain_ready(&mut st, &mut buf);
+                        if st.busy {
+                            if !coalesce(&mut st).await {
+                                return None;
+                            }
+                        } else {
+                            // Give a busy writer one scheduling turn.
+                            tokio::task::yield_now().await;
+                        }
+                        received += drain_ready(&mut st, &mut buf);
                     }
+                    // Events keep arriving while this one is handled: the stream is busy.
+                    st.busy = received > 1;
                     if !buf.is_empty() {
                         return Some((buf.freeze(), st));
                     }

@@ -106,7 +106,7 @@ pub fn create(
     if !causes.is_empty() {
         return Err(ApiError::invalid(info, &name, causes));
     }
-    let key = info.key();
+    let key = info.key_ref();
     if let Some(existing) = st.get(&key, &(ns.clone(), name.clone())) {
         return Err(ApiError::already_exists(
             info,

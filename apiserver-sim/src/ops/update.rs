@@ -68,15 +68,15 @@ pub fn update(
     validate::name_and_namespace(info, url_ns, Some(name), &mut body)?;
     let ns = meta::namespace(&body).to_string();
     validate::namespace_writable(st, info, &ns, false)?;
-    let key = info.key();
-    let okey = (ns.clone(), name.to_string());
+    let key = info.key_ref();
+    let okey = (ns, name.to_string());
     let Some(old) = st.get(&key, &okey) else {
         return Err(ApiError::not_found(info, name));
     };
-    let body_rv = meta::resource_version(&body).to_string();
-    let stored_rv = meta::resource_version(&old).to_string();
+    let body_rv = meta::resource_version(&body);
+    let stored_rv = meta::resource_version(&old);
     if body_rv.is_empty() {
-        if !info.builtin {
+        if !info.builtin && !opts.unconditional {
             return Err(ApiError::invalid(
                 info,
                 name,
@@ -140,22 +140,26 @@ pub fn update(
     };
     crate::schema::apply_defaults(info, version, &mut new);
     super::create::merge_string_data(info, &mut new);
+    let old_md = old.get("metadata").and_then(Value::as_object);
+    let old_field = |f: &str| old_md.and_then(|m| m.get(f));
     let md = meta::metadata_mut(&mut new);
     for f in [
         "uid",
         "creationTimestamp",
         "deletionTimestamp",
         "deletionGracePeriodSeconds",
+        "resourceVersion",
+        "generation",
     ] {
-        match crate::meta::field(&old, f) {
-            Some(v) => md.insert(f.into(), v.clone()),
-            None => md.remove(f),
-        };
-    }
-    md.insert("resourceVersion".into(), Value::String(stored_rv));
-    md.remove("generation");
-    if let Some(g) = crate::meta::field(&old, "generation") {
-        md.insert("generation".into(), g.clone());
+        match old_field(f) {
+            Some(v) if md.get(f) != Some(v) => {
+                md.insert(f.into(), v.clone());
+            }
+            Some(_) => {}
+            None => {
+                md.remove(f);
+            }
+        }
     }
     if part == Part::Main {
         if let Some(g) = next_generation(info, &old, &new) {

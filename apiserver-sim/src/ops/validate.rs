@@ -35,11 +35,13 @@ pub fn type_meta(info: &ResourceInfo, version: &str, obj: &mut Value) -> ApiResu
             )));
         }
     }
-    map.insert(
-        "apiVersion".into(),
-        Value::String(info.api_version(info.storage_version())),
-    );
-    map.insert("kind".into(), Value::String(info.kind.clone()));
+    let storage_av = info.api_version(info.storage_version());
+    if map.get("apiVersion").and_then(Value::as_str) != Some(storage_av.as_str()) {
+        map.insert("apiVersion".into(), Value::String(storage_av));
+    }
+    if map.get("kind").and_then(Value::as_str) != Some(info.kind.as_str()) {
+        map.insert("kind".into(), Value::String(info.kind.clone()));
+    }
     if let Some(md) = map.get("metadata")
         && !md.is_object()
         && !md.is_null()
@@ -327,7 +329,10 @@ pub fn namespace_writable(
     if !info.namespaced {
         return Ok(());
     }
-    let key = crate::resource::GroupResource::new("", "namespaces");
+    let key = crate::resource::GroupResourceRef {
+        group: "",
+        resource: "namespaces",
+    };
     let Some(nsobj) = st.get(&key, &(String::new(), ns.to_string())) else {
         return Err(ApiError::namespace_not_found(ns));
     };

@@ -39,32 +39,27 @@ pub struct Event {
     pub obj: Arc<Value>,
     /// The previous state, if any.
     pub prev: Option<Arc<Value>>,
-    /// `obj` serialized once, shared by every watcher.
-    pub json: Bytes,
+    /// The watch line `{"type":KIND,"object":OBJ}\n` for the stored representation,
+    /// serialized once and shared by every watcher (and, sliced, by the stored object).
+    pub line: Bytes,
 }
 
 impl Event {
     /// Builds an event, serializing the object once.
     pub fn new(rv: u64, kind: EventType, obj: Arc<Value>, prev: Option<Arc<Value>>) -> Self {
-        let json = super::to_bytes(&obj);
-        Self::with_json(rv, kind, obj, prev, json)
-    }
-
-    /// Builds an event from an already serialized object.
-    pub fn with_json(
-        rv: u64,
-        kind: EventType,
-        obj: Arc<Value>,
-        prev: Option<Arc<Value>>,
-        json: Bytes,
-    ) -> Self {
+        let line = super::encode_line(kind.as_str(), &obj);
         Self {
             rv,
             kind,
             obj,
             prev,
-            json,
+            line,
         }
+    }
+
+    /// `obj` as compact JSON (a slice of [`Event::line`], no copy).
+    pub fn json(&self) -> Bytes {
+        super::line_object(&self.line, self.kind.as_str())
     }
 }
 

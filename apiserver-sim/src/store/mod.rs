@@ -8,7 +8,7 @@
 mod history;
 mod snapshot;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, btree_map};
 
 use hashbrown::HashMap;
 use std::sync::Arc;
@@ -16,6 +16,10 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde_json::Value;
 use tokio::sync::{Notify, broadcast};
+
+use std::hash::Hash;
+
+use hashbrown::Equivalent;
 
 use crate::resource::{GroupResource, ResourceInfo};
 
@@ -85,6 +89,9 @@ pub struct State {
     pub rv: u64,
     /// Every served resource type.
     pub resources: HashMap<GroupResource, ResourceStore>,
+    /// Bumped whenever a resource type starts or stops being served (or changes), so that
+    /// callers may cache lookups.
+    pub registry_version: u64,
     config: StoreConfig,
     /// Woken after writes the background controllers care about.
     pub(crate) controllers: Arc<Notify>,
@@ -106,6 +113,7 @@ impl State {
         let mut s = Self {
             rv: config.initial_rv,
             resources: HashMap::new(),
+            registry_version: 0,
             config,
             controllers,
             uids: hashbrown::HashSet::new(),
@@ -120,6 +128,7 @@ impl State {
 
     /// Starts serving a resource type (or replaces its description, keeping its objects).
     pub fn register(&mut self, info: Arc<ResourceInfo>) {
+        self.registry_version += 1;
         let key = info.key();
         if let Some(rs) = self.resources.get_mut(&key) {
             rs.info = info;
@@ -139,6 +148,7 @@ impl State {
 
     /// Stops serving a resource type; its objects vanish and its watches end.
     pub fn unregister(&mut self, key: &GroupResource) {
+        self.registry_version += 1;
         if let Some(rs) = self.resources.remove(key) {
             for s in rs.objects.values() {
                 self.forget(&s.obj);
@@ -175,12 +185,19 @@ impl State {
     }
 
     /// The store of a resource.
-    pub fn resource(&self, key: &GroupResource) -> Option<&ResourceStore> {
+    pub fn resource<Q: Hash + Equivalent<GroupResource> + ?Sized>(
+        &self,
+        key: &Q,
+    ) -> Option<&ResourceStore> {
         self.resources.get(key)
     }
 
     /// One object.
-    pub fn get(&self, key: &GroupResource, obj: &ObjKey) -> Option<Arc<Value>> {
+    pub fn get<Q: Hash + Equivalent<GroupResource> + ?Sized>(
+        &self,
+        key: &Q,
+        obj: &ObjKey,
+    ) -> Option<Arc<Value>> {
         self.resources
             .get(key)?
             .objects
@@ -190,7 +207,11 @@ impl State {
 
     /// Persists an object (create or update): bumps the RV, stamps the object, records and
     /// broadcasts the event. Returns the stored object.
-    pub fn put(&mut self, key: &GroupResource, mut obj: Value) -> Arc<Value> {
+    pub fn put<Q: Hash + Equivalent<GroupResource> + ?Sized>(
+        &mut self,
+        key: &Q,
+        mut obj: Value,
+    ) -> Arc<Value> {
         self.rv += 1;
         let rv = self.rv;
         crate::meta::set_str(&mut obj, "resourceVersion", &rv.to_string());
@@ -202,27 +223,40 @@ impl State {
         let Some(rs) = self.resources.get_mut(key) else {
             return obj;
         };
-        let json = to_bytes(&obj);
-        let prev = rs
-            .objects
-            .insert(
-                okey,
-                Stored {
+        let (kind, prev, line) = match rs.objects.entry(okey) {
+            btree_map::Entry::Occupied(mut e) => {
+                let line = encode_line(EventType::Modified.as_str(), &obj);
+                let json = line_object(&line, EventType::Modified.as_str());
+                let prev = e.insert(Stored {
                     obj: obj.clone(),
-                    json: json.clone(),
-                },
-            )
-            .map(|s| s.obj);
-        let kind = if prev.is_some() {
-            EventType::Modified
-        } else {
-            EventType::Added
+                    json,
+                });
+                (EventType::Modified, Some(prev.obj), line)
+            }
+            btree_map::Entry::Vacant(e) => {
+                let line = encode_line(EventType::Added.as_str(), &obj);
+                let json = line_object(&line, EventType::Added.as_str());
+                e.insert(Stored {
+                    obj: obj.clone(),
+                    json,
+                });
+                (EventType::Added, None, line)
+            }
         };
-        let had_owners = prev
-            .as_deref()
-            .is_some_and(|p| !crate::meta::owner_refs(p).is_empty());
-        let was_deleting = prev.as_deref().is_some_and(crate::meta::is_deleting);
-        rs.record(Event::with_json(rv, kind, obj.clone(), prev, json));
+        let (had_owners, was_deleting) = prev.as_deref().map_or((false, false), |p| {
+            (
+                !crate::meta::owner_refs(p).is_empty(),
+                crate::meta::is_deleting(p),
+            )
+        });
+        let wake = Self::wakes_controllers(&rs.info);
+        rs.record(Event {
+            rv,
+            kind,
+            obj: obj.clone(),
+            prev,
+            line,
+        });
         if kind == EventType::Added {
             self.uids.insert(crate::meta::uid(&obj).to_string());
         }
@@ -231,16 +265,19 @@ impl State {
         self.owned = (self.owned + usize::from(has_owners)).saturating_sub(usize::from(had_owners));
         self.deleting =
             (self.deleting + usize::from(deleting)).saturating_sub(usize::from(was_deleting));
-        if deleting || (has_owners && self.has_dangling_owner(&obj)) {
+        if wake || deleting || (has_owners && self.has_dangling_owner(&obj)) {
             self.controllers.notify_one();
         }
-        self.after_write(key);
         obj
     }
 
     /// Removes an object: bumps the RV and emits DELETED with the last state stamped
     /// with the new RV. Returns that final state.
-    pub fn remove(&mut self, key: &GroupResource, okey: &ObjKey) -> Option<Arc<Value>> {
+    pub fn remove<Q: Hash + Equivalent<GroupResource> + ?Sized>(
+        &mut self,
+        key: &Q,
+        okey: &ObjKey,
+    ) -> Option<Arc<Value>> {
         let rs = self.resources.get_mut(key)?;
         let prev = rs.objects.remove(okey)?.obj;
         self.rv += 1;
@@ -248,22 +285,24 @@ impl State {
         let mut last = (*prev).clone();
         crate::meta::set_str(&mut last, "resourceVersion", &rv.to_string());
         let last = Arc::new(last);
+        let wake = Self::wakes_controllers(&rs.info);
+        rs.record(Event::new(
+            rv,
+            EventType::Deleted,
+            last.clone(),
+            Some(prev.clone()),
+        ));
         self.forget(&prev);
-        if let Some(rs) = self.resources.get_mut(key) {
-            rs.record(Event::new(rv, EventType::Deleted, last.clone(), Some(prev)));
-        }
-        self.after_write(key);
         // Dependents may now be dangling; terminating owners, namespaces and CRDs may be done.
-        if self.owned > 0 || self.deleting > 0 {
+        if wake || self.owned > 0 || self.deleting > 0 {
             self.controllers.notify_one();
         }
         Some(last)
     }
 
-    fn after_write(&mut self, key: &GroupResource) {
-        if key.group == "apiextensions.k8s.io" || key.resource == "namespaces" {
-            self.controllers.notify_one();
-        }
+    /// Writes the background controllers react to: CRDs and namespaces.
+    fn wakes_controllers(info: &ResourceInfo) -> bool {
+        info.group == "apiextensions.k8s.io" || info.plural == "namespaces"
     }
 
     /// Discards all retained history up to the current RV: older watch and list RVs
@@ -310,4 +349,34 @@ impl ResourceStore {
 /// Serializes a JSON value as one compact line (no trailing newline).
 pub fn to_bytes(v: &Value) -> Bytes {
     Bytes::from(serde_json::to_vec(v).unwrap_or_default())
+}
+
+const LINE_HEAD: &[u8] = b"{\"type\":\"";
+const LINE_MID: &[u8] = b"\",\"object\":";
+const LINE_TAIL: &[u8] = b"}\n";
+
+/// The watch line `{"type":KIND,"object":OBJ}\n`, with `obj` serialized straight into it.
+pub fn encode_line(kind: &str, obj: &Value) -> Bytes {
+    let mut buf = Vec::with_capacity(256);
+    buf.extend_from_slice(LINE_HEAD);
+    buf.extend_from_slice(kind.as_bytes());
+    buf.extend_from_slice(LINE_MID);
+    if serde_json::to_writer(&mut buf, obj).is_err() {
+        // A `Value` always serializes; keep the line well-formed regardless.
+        buf.truncate(LINE_HEAD.len() + kind.len() + LINE_MID.len());
+        buf.extend_from_slice(b"null");
+    }
+    buf.extend_from_slice(LINE_TAIL);
+    Bytes::from(buf)
+}
+
+/// The object part of a line built by [`encode_line`] for `kind` (no copy).
+pub fn line_object(line: &Bytes, kind: &str) -> Bytes {
+    let start = LINE_HEAD.len() + kind.len() + LINE_MID.len();
+    let end = line.len().saturating_sub(LINE_TAIL.len());
+    if start <= end {
+        line.slice(start..end)
+    } else {
+        Bytes::new()
+    }
 }
