@@ -22,13 +22,13 @@ use crate::processor::Processor;
 /// Runs under the processor's lock, so a handler joining meanwhile sees the cache either before
 /// or after the whole batch. A cache error abandons the rest of the batch (the next relist repairs
 /// it) and is logged.
-pub(crate) fn process_deltas<K: Resource>(
+pub(crate) fn process_deltas<K>(
     cache: &Indexer<K>,
     processor: &Processor<K>,
     deltas: Deltas<K>,
     is_in_initial_list: bool,
 ) where
-    K: Send + Sync + 'static,
+    K: Resource + Send + Sync + 'static,
 {
     let (key, deltas) = deltas.into_parts();
     let listeners = processor.lock();

@@ -229,10 +229,10 @@ impl InformerFactory {
             url: api.resource_url().to_owned(),
         };
         let mut state = inner.state.lock();
-        if let Some(entry) = state.informers.get(&key) {
-            if let Ok(informer) = Arc::clone(&entry.typed).downcast::<SharedIndexInformer<K>>() {
-                return informer;
-            }
+        if let Some(entry) = state.informers.get(&key)
+            && let Ok(informer) = Arc::clone(&entry.typed).downcast::<SharedIndexInformer<K>>()
+        {
+            return informer;
         }
         let name = self.describe::<K>(dyntype, api.namespace());
         let mut source = lister_watcher(api);

@@ -195,3 +195,82 @@ where
         self.inner.name()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{Event, Recorder, cm};
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    fn kept(obj: &ConfigMap) -> bool {
+        obj.metadata
+            .name
+            .as_deref()
+            .is_some_and(|n| n.starts_with("keep"))
+    }
+
+    #[tokio::test]
+    async fn filtering_maps_updates_by_which_side_passes() {
+        let inner = Recorder::named("inner");
+        let filtered = FilteringHandler::new(kept, inner.clone());
+        filtered.on_add(cm("keep-a", "1"), true).await;
+        filtered.on_add(cm("drop-a", "1"), true).await;
+        // Both pass: an update. Only the new one: an add. Only the old one: a delete. Neither: nothing.
+        filtered
+            .on_update(cm("keep-a", "1"), cm("keep-a", "2"))
+            .await;
+        filtered
+            .on_update(cm("drop-b", "1"), cm("keep-b", "2"))
+            .await;
+        filtered
+            .on_update(cm("keep-c", "1"), cm("drop-c", "2"))
+            .await;
+        filtered
+            .on_update(cm("drop-d", "1"), cm("drop-d", "2"))
+            .await;
+        filtered
+            .on_delete(DeletedObject::Known(cm("drop-e", "1")))
+            .await;
+        filtered
+            .on_delete(DeletedObject::Known(cm("keep-e", "1")))
+            .await;
+        let key: indexer::ObjectKey = "default/x".parse().unwrap();
+        let bare = DeletedFinalStateUnknown { key, obj: None };
+        filtered
+            .on_delete(DeletedObject::Unknown(Box::new(bare)))
+            .await;
+        assert_eq!(
+            inner.events(),
+            vec![
+                Event::Add("keep-a".into(), "1".into(), true),
+                Event::Update("keep-a".into(), "1".into(), "2".into(), false),
+                Event::Add("keep-b".into(), "2".into(), false),
+                Event::Delete("keep-c".into(), Some("1".into()), false),
+                Event::Delete("keep-e".into(), Some("1".into()), false),
+                Event::Delete("x".into(), None, true),
+            ]
+        );
+        assert_eq!(ResourceEventHandler::<ConfigMap>::name(&filtered), "inner");
+    }
+
+    #[tokio::test]
+    async fn closures_receive_their_notifications_and_missing_ones_ignore_them() {
+        let seen = Arc::new(parking_lot::Mutex::new(Vec::new()));
+        let funcs = {
+            let (add, delete) = (seen.clone(), seen.clone());
+            handler()
+                .named("funcs")
+                .on_add(move |obj: Arc<ConfigMap>, initial| {
+                    add.lock()
+                        .push(format!("add {:?} {initial}", obj.metadata.name));
+                })
+                .on_delete(move |obj| delete.lock().push(format!("delete {}", obj.is_tombstone())))
+        };
+        // The builder's methods shadow the trait's, so call the trait's by path.
+        ResourceEventHandler::on_add(&funcs, cm("a", "1"), false).await;
+        ResourceEventHandler::on_update(&funcs, cm("a", "1"), cm("a", "2")).await;
+        ResourceEventHandler::on_delete(&funcs, DeletedObject::Known(cm("a", "2"))).await;
+        assert_eq!(*seen.lock(), ["add Some(\"a\") false", "delete false"]);
+        assert_eq!(ResourceEventHandler::<ConfigMap>::name(&funcs), "funcs");
+    }
+}

@@ -81,10 +81,10 @@ impl Recorder {
     }
 
     async fn record(&self, object_name: &str, event: Event) {
-        if let Some(gate) = &self.gate {
-            if let Ok(permit) = gate.acquire().await {
-                permit.forget();
-            }
+        if let Some(gate) = &self.gate
+            && let Ok(permit) = gate.acquire().await
+        {
+            permit.forget();
         }
         if self.panic_on.as_deref() == Some(object_name) {
             panic!("recorder {} refuses {object_name}", self.name);

@@ -25,3 +25,24 @@ where
     obj.meta_mut().managed_fields = None;
     Ok(Arc::new(obj))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+
+    #[test]
+    fn strips_managed_fields_and_passes_clean_objects_through() {
+        let mut obj = ConfigMap::default();
+        obj.metadata.name = Some("a".into());
+        let clean = Arc::new(obj.clone());
+        let passed = strip_managed_fields(Arc::clone(&clean)).unwrap();
+        assert!(Arc::ptr_eq(&clean, &passed));
+
+        obj.metadata.managed_fields = Some(vec![ManagedFieldsEntry::default()]);
+        let stripped = strip_managed_fields(Arc::new(obj)).unwrap();
+        assert!(stripped.metadata.managed_fields.is_none());
+        assert_eq!(stripped.metadata.name.as_deref(), Some("a"));
+    }
+}

@@ -39,3 +39,39 @@ pub async fn wait_for_cache_sync(signals: &[&dyn CacheSynced]) {
         .collect();
     join_all(pending).await;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::sync::watch;
+
+    struct Flag(watch::Sender<bool>);
+
+    impl CacheSynced for Flag {
+        fn has_synced(&self) -> bool {
+            *self.0.borrow()
+        }
+
+        fn wait_synced(&self) -> BoxFuture<'static, ()> {
+            let mut synced = self.0.subscribe();
+            Box::pin(async move {
+                let _ = synced.wait_for(|synced| *synced).await;
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn completes_once_every_signal_fired() {
+        let flags: Vec<Flag> = (0..50).map(|_| Flag(watch::Sender::new(false))).collect();
+        let signals: Vec<&dyn CacheSynced> = flags.iter().map(|f| f as &dyn CacheSynced).collect();
+        let mut wait = std::pin::pin!(wait_for_cache_sync(&signals));
+        for flag in &flags[..49] {
+            flag.0.send_replace(true);
+        }
+        assert!(futures::poll!(wait.as_mut()).is_pending());
+        flags[49].0.send_replace(true);
+        assert!(futures::poll!(wait.as_mut()).is_ready());
+        // With nothing to wait for it is ready at once.
+        wait_for_cache_sync(&[]).await;
+    }
+}
