@@ -13,6 +13,7 @@ use parking_lot::Mutex;
 use reflector::{ApiListerWatcher, ListerWatcher, Reflector, ReflectorOptions};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use crate::controller::{ResyncGatedFifo, process_loop};
 use crate::handler::ResourceEventHandler;
@@ -44,7 +45,6 @@ pub struct SharedIndexInformer<K: Clone + 'static> {
     reflector_options: Mutex<Option<ReflectorOptions>>,
     transform: Mutex<Option<TransformFn<K>>>,
     synced: watch::Sender<bool>,
-    fifo: OnceLock<DeltaFifo<K>>,
     reflector: OnceLock<Arc<Reflector<K>>>,
 }
 
@@ -97,7 +97,6 @@ impl<K: Object> InformerBuilder<K> {
             reflector_options: Mutex::new(Some(self.reflector_options)),
             transform: Mutex::new(None),
             synced: watch::Sender::new(false),
-            fifo: OnceLock::new(),
             reflector: OnceLock::new(),
         }
     }
@@ -262,12 +261,16 @@ impl<K: Object> SharedIndexInformer<K> {
     /// notifies handlers; on shutdown stops the reflector, drops undelivered notifications and
     /// waits for handler calls in flight. One-shot: a second call returns at once.
     pub async fn run(&self, shutdown: CancellationToken) {
+        let span = tracing::debug_span!("informer", informer = %self.name);
+        self.run_in_span(shutdown).instrument(span).await;
+    }
+
+    async fn run_in_span(&self, shutdown: CancellationToken) {
         let Some(check_period) = self.processor.start() else {
             tracing::warn!(informer = %self.name, "run called on an informer that already ran; ignoring");
             return;
         };
         let fifo = self.new_fifo();
-        let _ = self.fifo.set(fifo.clone());
         let options = self
             .reflector_options
             .lock()
@@ -286,7 +289,7 @@ impl<K: Object> SharedIndexInformer<K> {
         let _ = self.reflector.set(Arc::clone(&reflector));
         let reflector_task = tokio::spawn({
             let shutdown = shutdown.clone();
-            async move { reflector.run(shutdown).await }
+            async move { reflector.run(shutdown).await }.in_current_span()
         });
         tracing::debug!(informer = %self.name, ?check_period, "informer started");
 
