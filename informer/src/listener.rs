@@ -14,6 +14,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::handler::{DeletedObject, ResourceEventHandler};
 
+/// A listener's backlog is logged when it reaches this size, and again at every doubling.
+const BACKLOG_WARNING: usize = 1024;
+
 /// One notification for one handler.
 pub(crate) enum Notification<K> {
     Add(Arc<K>, bool),
@@ -136,7 +139,14 @@ impl<K> Listener<K> {
         if initial {
             self.state.initial_pending.fetch_add(1, Ordering::AcqRel);
         }
-        self.state.buffered.fetch_add(1, Ordering::Relaxed);
+        let backlog = self.state.buffered.fetch_add(1, Ordering::Relaxed) + 1;
+        if backlog >= BACKLOG_WARNING && backlog.is_power_of_two() {
+            tracing::warn!(
+                handler = %self.state.name,
+                backlog,
+                "event handler is falling behind; its buffer grows until it catches up"
+            );
+        }
         if self.tx.send(notification).is_err() {
             // The task is gone (removed or stopped): nobody will take it.
             self.state.buffered.fetch_sub(1, Ordering::Relaxed);
