@@ -37,8 +37,7 @@ struct Inner {
     client: Client,
     default_resync: Duration,
     resync_overrides: HashMap<String, Duration>,
-    label_selector: Option<String>,
-    field_selector: Option<String>,
+    selectors: Selectors,
     strip_managed_fields: bool,
     reflector_options: OptionsFn,
     shutdown: CancellationToken,
@@ -56,6 +55,33 @@ struct State {
 struct InformerKey {
     object_type: TypeId,
     url: String,
+    selectors: Selectors,
+}
+
+/// Label and field selectors an informer lists and watches with.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Selectors {
+    labels: Option<String>,
+    fields: Option<String>,
+}
+
+impl Selectors {
+    /// No selectors: every object.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Only objects whose labels match `selector` (e.g. `app=web,tier!=db`).
+    pub fn labels(mut self, selector: impl Into<String>) -> Self {
+        self.labels = Some(selector.into());
+        self
+    }
+
+    /// Only objects whose fields match `selector` (e.g. `spec.nodeName=node-a`).
+    pub fn fields(mut self, selector: impl Into<String>) -> Self {
+        self.fields = Some(selector.into());
+        self
+    }
 }
 
 struct Entry {
@@ -85,8 +111,7 @@ pub struct InformerFactoryBuilder {
     client: Client,
     default_resync: Duration,
     resync_overrides: HashMap<String, Duration>,
-    label_selector: Option<String>,
-    field_selector: Option<String>,
+    selectors: Selectors,
     strip_managed_fields: bool,
     reflector_options: OptionsFn,
 }
@@ -116,15 +141,10 @@ impl InformerFactoryBuilder {
         self
     }
 
-    /// A label selector every informer of this factory lists and watches with.
-    pub fn label_selector(mut self, selector: impl Into<String>) -> Self {
-        self.label_selector = Some(selector.into());
-        self
-    }
-
-    /// A field selector every informer of this factory lists and watches with.
-    pub fn field_selector(mut self, selector: impl Into<String>) -> Self {
-        self.field_selector = Some(selector.into());
+    /// The selectors of every informer that does not ask for its own (client-go's
+    /// `WithTweakListOptions`); default: none.
+    pub fn selectors(mut self, selectors: Selectors) -> Self {
+        self.selectors = selectors;
         self
     }
 
@@ -151,8 +171,7 @@ impl InformerFactoryBuilder {
                 client: self.client,
                 default_resync: self.default_resync,
                 resync_overrides: self.resync_overrides,
-                label_selector: self.label_selector,
-                field_selector: self.field_selector,
+                selectors: self.selectors,
                 strip_managed_fields: self.strip_managed_fields,
                 reflector_options: self.reflector_options,
                 shutdown: CancellationToken::new(),
@@ -174,34 +193,52 @@ impl InformerFactory {
             client,
             default_resync: Duration::ZERO,
             resync_overrides: HashMap::new(),
-            label_selector: None,
-            field_selector: None,
+            selectors: Selectors::default(),
             strip_managed_fields: false,
             reflector_options: Arc::new(ReflectorOptions::default),
         }
     }
 
-    /// The shared informer of `K` across all namespaces.
+    /// The shared informer of `K` across all namespaces, with the factory's selectors.
     pub fn informer<K>(&self) -> Arc<SharedIndexInformer<K>>
     where
         K: Object + Resource<DynamicType = ()>,
     {
         let api = Api::all(self.inner.client.clone());
-        self.shared(api, &(), ApiListerWatcher::new)
+        let selectors = self.inner.selectors.clone();
+        self.shared(api, &(), selectors, ApiListerWatcher::new)
     }
 
-    /// The shared informer of `K` in `namespace`.
+    /// The shared informer of `K` in `namespace` (all namespaces if `None`) with `selectors`
+    /// (the factory's if `None`).
+    pub fn scoped_informer<K>(
+        &self,
+        namespace: Option<&str>,
+        selectors: Option<Selectors>,
+    ) -> Arc<SharedIndexInformer<K>>
+    where
+        K: Object + Resource<DynamicType = ()>,
+        K::Scope: NamespaceScope,
+    {
+        let mut api = Api::all(self.inner.client.clone());
+        if let Some(namespace) = namespace {
+            api = api.constrain(namespace);
+        }
+        let selectors = selectors.unwrap_or_else(|| self.inner.selectors.clone());
+        self.shared(api, &(), selectors, ApiListerWatcher::new)
+    }
+
+    /// The shared informer of `K` in `namespace`, with the factory's selectors.
     pub fn namespaced_informer<K>(&self, namespace: &str) -> Arc<SharedIndexInformer<K>>
     where
         K: Object + Resource<DynamicType = ()>,
         K::Scope: NamespaceScope,
     {
-        let api = Api::all(self.inner.client.clone()).constrain(namespace);
-        self.shared(api, &(), ApiListerWatcher::new)
+        self.scoped_informer(Some(namespace), None)
     }
 
     /// The shared informer of a resource known only at run time (a custom resource found by
-    /// discovery, say), in `namespace` or across all namespaces.
+    /// discovery, say), in `namespace` or across all namespaces, with the factory's selectors.
     pub fn dynamic_informer(
         &self,
         resource: &ApiResource,
@@ -211,22 +248,25 @@ impl InformerFactory {
         if let Some(namespace) = namespace {
             api = api.constrain(namespace);
         }
-        self.shared(api, resource, |api| {
+        let selectors = self.inner.selectors.clone();
+        self.shared(api, resource, selectors, |api| {
             ApiListerWatcher::dynamic(api, resource)
         })
     }
 
-    /// The informer for `api` with this factory's selectors: the existing one, or a new one.
+    /// The informer for `api` and `selectors`: the existing one, or a new one.
     fn shared<K: Object>(
         &self,
         api: Api<K>,
         dyntype: &K::DynamicType,
+        selectors: Selectors,
         lister_watcher: impl FnOnce(Api<K>) -> ApiListerWatcher<K>,
     ) -> Arc<SharedIndexInformer<K>> {
         let inner = &self.inner;
         let key = InformerKey {
             object_type: TypeId::of::<K>(),
             url: api.resource_url().to_owned(),
+            selectors,
         };
         let mut state = inner.state.lock();
         if let Some(entry) = state.informers.get(&key)
@@ -234,12 +274,12 @@ impl InformerFactory {
         {
             return informer;
         }
-        let name = self.describe::<K>(dyntype, api.namespace());
+        let name = describe::<K>(dyntype, api.namespace(), &key.selectors);
         let mut source = lister_watcher(api);
-        if let Some(labels) = &inner.label_selector {
+        if let Some(labels) = &key.selectors.labels {
             source = source.labels(labels);
         }
-        if let Some(fields) = &inner.field_selector {
+        if let Some(fields) = &key.selectors.fields {
             source = source.fields(fields);
         }
         let resync = inner
@@ -269,21 +309,6 @@ impl InformerFactory {
             },
         );
         informer
-    }
-
-    fn describe<K: Resource>(&self, dyntype: &K::DynamicType, namespace: Option<&str>) -> String {
-        let mut name = format!("{} {}", K::api_version(dyntype), K::kind(dyntype));
-        match namespace {
-            Some(namespace) => name.push_str(&format!(" in {namespace}")),
-            None => name.push_str(" in all namespaces"),
-        }
-        if let Some(labels) = &self.inner.label_selector {
-            name.push_str(&format!(" labels={labels}"));
-        }
-        if let Some(fields) = &self.inner.field_selector {
-            name.push_str(&format!(" fields={fields}"));
-        }
-        name
     }
 
     /// Starts every informer requested so far that is not running yet (without waiting for
@@ -355,6 +380,26 @@ impl InformerFactory {
     }
 }
 
+/// An informer's name in logs and sync reports: resource, namespace and selectors.
+fn describe<K: Resource>(
+    dyntype: &K::DynamicType,
+    namespace: Option<&str>,
+    selectors: &Selectors,
+) -> String {
+    let mut name = format!("{} {}", K::api_version(dyntype), K::kind(dyntype));
+    match namespace {
+        Some(namespace) => name.push_str(&format!(" in {namespace}")),
+        None => name.push_str(" in all namespaces"),
+    }
+    if let Some(labels) = &selectors.labels {
+        name.push_str(&format!(" labels={labels}"));
+    }
+    if let Some(fields) = &selectors.fields {
+        name.push_str(&format!(" fields={fields}"));
+    }
+    name
+}
+
 impl fmt::Debug for InformerFactory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = self.inner.state.lock();
@@ -370,8 +415,7 @@ impl fmt::Debug for InformerFactoryBuilder {
         f.debug_struct("InformerFactoryBuilder")
             .field("default_resync", &self.default_resync)
             .field("resync_overrides", &self.resync_overrides)
-            .field("label_selector", &self.label_selector)
-            .field("field_selector", &self.field_selector)
+            .field("selectors", &self.selectors)
             .finish_non_exhaustive()
     }
 }

@@ -95,7 +95,7 @@ mod wait;
 mod testing;
 
 pub use error::Error;
-pub use factory::{InformerFactory, InformerFactoryBuilder};
+pub use factory::{InformerFactory, InformerFactoryBuilder, Selectors};
 pub use handler::{
     DeletedFinalStateUnknown, DeletedObject, FilteringHandler, HandlerFuncs, ResourceEventHandler,
     handler,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
-use informer::{Error, InformerFactory};
+use informer::{Error, InformerFactory, Selectors};
 use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod, PodSpec};
 use kube::api::{ApiResource, ObjectMeta};
 
@@ -156,6 +156,43 @@ async fn dynamic_informers_cache_objects_of_a_runtime_resource() {
             .iter()
             .all(|obj| obj.metadata.managed_fields.is_none())
     );
+    factory.shutdown().await;
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn selectors_are_part_of_what_makes_an_informer_shared() {
+    let server = ApiServer::start().await.unwrap();
+    for (name, app) in [("a", "web"), ("b", "web"), ("c", "db")] {
+        let mut obj = cm(name, "0");
+        obj.metadata.labels = Some([("app".to_string(), app.to_string())].into());
+        server.create(&obj).unwrap();
+    }
+    let factory = InformerFactory::new(server.client().unwrap());
+    let web =
+        factory.scoped_informer::<ConfigMap>(Some(NS), Some(Selectors::new().labels("app=web")));
+    let again =
+        factory.scoped_informer::<ConfigMap>(Some(NS), Some(Selectors::new().labels("app=web")));
+    let db =
+        factory.scoped_informer::<ConfigMap>(Some(NS), Some(Selectors::new().labels("app=db")));
+    let everything = factory.scoped_informer::<ConfigMap>(Some(NS), None);
+    assert!(Arc::ptr_eq(&web, &again));
+    assert!(!Arc::ptr_eq(&web, &db));
+    assert!(Arc::ptr_eq(
+        &everything,
+        &factory.namespaced_informer::<ConfigMap>(NS)
+    ));
+    assert_eq!(factory.len(), 3);
+    assert!(web.name().contains("labels=app=web"), "{}", web.name());
+
+    factory.start();
+    factory
+        .wait_for_cache_sync(Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(web.cache_size(), 2);
+    assert_eq!(db.cache_size(), 1);
+    assert_eq!(everything.cache_size(), 3);
     factory.shutdown().await;
     server.shutdown().await;
 }
