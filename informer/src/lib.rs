@@ -15,8 +15,11 @@
 //!   gets the cache as initial adds, with no gap and no duplicate), per-handler resync,
 //!   `set_transform` (e.g. [`strip_managed_fields`]), `indexer()`, `lister()`, `has_synced()`.
 //! - [`Registration`]: a handler's own `has_synced()` / `synced()`, and its buffer length.
-//! - [`InformerFactory`]: shared informers per type (typed or dynamic), `start`,
-//!   `wait_for_cache_sync`, `shutdown`.
+//!   For metrics: [`SharedIndexInformer::cache_size`] and
+//!   [`SharedIndexInformer::listener_buffers`].
+//! - [`InformerFactory`]: one shared informer per type (typed or dynamic), namespace and
+//!   [`Selectors`]; default and per-type resync; `start`, `wait_for_cache_sync` (naming the
+//!   informers that did not sync), `shutdown`.
 //! - [`wait_for_cache_sync`]: waits on any mix of informers and registrations, without polling.
 //!
 //! Objects are decoded once and shared as `Arc<K>` by the cache and every handler. Behaviour
