@@ -287,10 +287,11 @@ impl<K: Object> SharedIndexInformer<K> {
             options,
         ));
         let _ = self.reflector.set(Arc::clone(&reflector));
-        let reflector_task = tokio::spawn({
-            let shutdown = shutdown.clone();
-            async move { reflector.run(shutdown).await }.in_current_span()
-        });
+        // The reflector stops with the informer, also if this future is dropped before shutdown.
+        let reflector_shutdown = shutdown.child_token();
+        let _stop_reflector = reflector_shutdown.clone().drop_guard();
+        let reflector_task =
+            tokio::spawn(async move { reflector.run(reflector_shutdown).await }.in_current_span());
         tracing::debug!(informer = %self.name, ?check_period, "informer started");
 
         let publish_synced = async {
