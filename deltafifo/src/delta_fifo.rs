@@ -4,7 +4,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 use std::time::{Duration, Instant};
 
 use std::hash::BuildHasher;
@@ -17,6 +17,8 @@ use tokio::sync::Notify;
 use crate::queue_state::{QueueState, tombstone};
 use crate::{DeletedObject, Delta, DeltaFifoOptions, Deltas, Error, TransformFn};
 
+/// Capacity kept by the inbox between bursts of parked writes.
+const INBOX_CAPACITY: usize = 256;
 /// A pop that runs longer than this with more than [`SLOW_POP_BACKLOG`] keys waiting is logged.
 const SLOW_POP: Duration = Duration::from_millis(100);
 const SLOW_POP_BACKLOG: usize = 10;
@@ -26,8 +28,8 @@ const IDLE_POLLS_BEFORE_PARKING: u32 = 16;
 /// without reading the clock twice per object.
 const SLOW_POP_SAMPLING: u64 = 16;
 
-/// A popped key's deltas, with the fifo still locked for processing them.
-type Popped<'a, K> = (MutexGuard<'a, QueueState<K>>, Deltas<K>);
+/// A popped key's deltas, with the processing lock held until they are processed.
+type Popped<'a, K> = (MutexGuard<'a, Processing>, Deltas<K>);
 
 /// A queue of per-object changes between a reflector (the producer, through [`Store`]) and an
 /// informer (the consumer, through [`pop`](Self::pop)), with client-go's DeltaFIFO semantics.
@@ -43,9 +45,20 @@ pub struct DeltaFifo<K> {
 }
 
 struct Shared<K> {
-    /// A std mutex rather than parking_lot's: producer and consumer contend for it on every
-    /// delta, and std's longer spin before sleeping measured ~25% faster on `df_2b`.
+    /// Held while a popped key is processed, and by every producer call that reads the consumer's
+    /// cache through known objects (delete, replace, resync), so that none of them sees a
+    /// half-applied pop. `add` and `update` never read that cache and do not take it, so a
+    /// producer keeps queueing while the consumer processes. Always taken before `state`.
+    processing: Mutex<Processing>,
+    /// The queue. A std mutex rather than parking_lot's: producer and consumer contend for it on
+    /// every delta, and std's longer spin before sleeping measured faster on `df_2b`.
     state: Mutex<QueueState<K>>,
+    /// Adds and updates that found `state` locked. Rather than wait for the lock, such a write
+    /// parks its delta here and returns; whoever locks `state` next moves the parked deltas into
+    /// the queue first (in order), so no holder of the lock ever misses a write that returned.
+    inbox: Mutex<Vec<ParkedWrite<K>>>,
+    /// Whether `inbox` holds writes; read without its lock.
+    inbox_pending: OwnCacheLine<AtomicBool>,
     /// Wakes a waiting `pop` when a key is queued or the fifo closes.
     item_ready: Notify,
     /// How many `pop`s are parked on `item_ready`; producers notify only when some are, which keeps
@@ -62,6 +75,22 @@ struct Shared<K> {
     known_objects: Option<Arc<dyn KnownObjects<K>>>,
     emit_replaced: bool,
     transform: Option<TransformFn<K>>,
+}
+
+/// An add or update waiting in the inbox: its key's hash and the delta to queue.
+struct ParkedWrite<K> {
+    hash: u64,
+    obj: Arc<K>,
+    make: fn(Arc<K>) -> Delta<K>,
+}
+
+/// The consumer side's bookkeeping, guarded by the processing lock.
+#[derive(Default)]
+struct Processing {
+    /// Keys of the first replace still to be popped and processed.
+    initial_population_count: usize,
+    /// Pops so far, for sampling slow-pop timing.
+    pops: u64,
 }
 
 /// A value on cache lines of its own, so that spinning readers of it do not steal the lines
@@ -94,10 +123,92 @@ impl Drop for ParkedPop<'_> {
 }
 
 impl<K> Shared<K> {
-    /// Locks the queue. A panic never leaves it half-updated (consumer callbacks run under
-    /// `catch_unwind`), so a poisoned lock is used as is.
+    /// Publishes that the fifo has synced (once) and wakes those waiting for it.
+    fn mark_synced(&self) {
+        if !self.synced.load(Ordering::Acquire) && !self.synced.swap(true, Ordering::AcqRel) {
+            self.synced_changed.notify_waiters();
+        }
+    }
+
+    /// Records that a write happened: before any replace, there is no initial list to wait for.
+    fn note_write(&self, state: &mut QueueState<K>) {
+        if !state.populated {
+            state.populated = true;
+            self.mark_synced();
+        }
+    }
+
+    /// Publishes the queue length for idle pops; call after every change, under the lock.
+    fn publish_len(&self, state: &QueueState<K>) {
+        self.queued_hint.store(state.len(), Ordering::Release);
+    }
+
+    /// Whether keys are queued or writes parked, read without locking.
+    fn has_work_hint(&self) -> bool {
+        self.queued_hint.load(Ordering::Acquire) > 0 || self.inbox_pending.load(Ordering::SeqCst)
+    }
+
+    /// Parks a write for the next holder of the queue's lock.
+    fn park(&self, write: ParkedWrite<K>) {
+        let mut inbox = self.inbox.lock().unwrap_or_else(PoisonError::into_inner);
+        inbox.push(write);
+        self.inbox_pending.store(true, Ordering::SeqCst);
+    }
+}
+
+impl<K: Resource> Shared<K> {
+    /// Locks the queue and moves parked writes into it. A panic never leaves the queue
+    /// half-updated (consumer callbacks run under `catch_unwind`, outside this lock), so a
+    /// poisoned lock is used as is.
     fn lock(&self) -> MutexGuard<'_, QueueState<K>> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        self.move_inbox(&mut state);
+        state
+    }
+
+    /// Like [`lock`](Self::lock), but `None` instead of waiting when the queue is locked.
+    fn try_lock(&self) -> Option<MutexGuard<'_, QueueState<K>>> {
+        let mut state = match self.state.try_lock() {
+            Ok(state) => state,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        self.move_inbox(&mut state);
+        Some(state)
+    }
+
+    /// Queues the parked writes, oldest first, ahead of whatever the lock holder does next.
+    #[inline]
+    fn move_inbox(&self, state: &mut QueueState<K>) {
+        if self.inbox_pending.load(Ordering::SeqCst) {
+            self.move_inbox_slow(state);
+        }
+    }
+
+    #[cold]
+    fn move_inbox_slow(&self, state: &mut QueueState<K>) {
+        let parked = {
+            let mut inbox = self.inbox.lock().unwrap_or_else(PoisonError::into_inner);
+            self.inbox_pending.store(false, Ordering::SeqCst);
+            let keep = inbox.capacity().min(INBOX_CAPACITY);
+            std::mem::replace(&mut *inbox, Vec::with_capacity(keep))
+        };
+        for ParkedWrite { hash, obj, make } in parked {
+            self.note_write(state);
+            // Parked writes had their keys validated, so this cannot fail.
+            if let Err(error) = state.enqueue(obj, hash, make) {
+                tracing::error!(%error, "delta fifo dropped a parked write with an invalid key");
+            }
+        }
+        self.publish_len(state);
+    }
+
+    /// Takes the processing lock (before `state`, never after). A panicking callback leaves
+    /// its bookkeeping consistent, so a poisoned lock is used as is.
+    fn lock_processing(&self) -> MutexGuard<'_, Processing> {
+        self.processing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -109,7 +220,7 @@ impl<K> Clone for DeltaFifo<K> {
     }
 }
 
-impl<K> std::fmt::Debug for DeltaFifo<K> {
+impl<K: Resource> std::fmt::Debug for DeltaFifo<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DeltaFifo")
             .field("len", &self.len())
@@ -131,7 +242,10 @@ impl<K> DeltaFifo<K> {
         let hasher = DefaultHashBuilder::default();
         Self {
             shared: Arc::new(Shared {
+                processing: Mutex::new(Processing::default()),
                 state: Mutex::new(QueueState::new(hasher.clone())),
+                inbox: Mutex::new(Vec::new()),
+                inbox_pending: OwnCacheLine(AtomicBool::new(false)),
                 hasher,
                 item_ready: Notify::new(),
                 parked_pops: OwnCacheLine(AtomicUsize::new(0)),
@@ -144,14 +258,19 @@ impl<K> DeltaFifo<K> {
             }),
         }
     }
+}
 
+impl<K: Resource> DeltaFifo<K> {
     /// Waits for the oldest queued key, takes it with all its deltas, and runs `process` on them
-    /// while holding the fifo's lock, so no producer call interleaves with the processing (the
-    /// consumer's cache and the fifo's view of it cannot diverge). Returns what `process` returns.
+    /// while holding the fifo's processing lock. Every producer call that reads the consumer's
+    /// cache through known objects (`delete`, `replace`, `resync`) takes that lock too, so it
+    /// never interleaves with the processing and the consumer's cache and the fifo's view of it
+    /// cannot diverge; `add` and `update`, which do not read that cache, keep queueing meanwhile.
+    /// Returns what `process` returns.
     ///
     /// `process` also receives `is_in_initial_list`: whether these deltas belong to the initial
     /// list, i.e. the fifo had not synced when they were popped. Keep `process` short and
-    /// synchronous: producers wait while it runs. There is no requeue: a consumer that fails logs
+    /// synchronous: deletions and relists wait while it runs. There is no requeue: a consumer that fails logs
     /// and moves on (the next relist or resync repairs it).
     ///
     /// Once [`close`](Self::close)d, `pop` still returns what is queued, then [`Error::Closed`].
@@ -159,18 +278,16 @@ impl<K> DeltaFifo<K> {
         let mut idle_polls = 0;
         loop {
             // Fast path: take work without registering as a waiter.
-            if let Some(popped) = self.try_pop_locked() {
-                let (mut state, deltas) = popped?;
-                return Ok(self.process_locked(&mut state, deltas, process));
+            if let Some(popped) = self.try_pop() {
+                let (processing, deltas) = popped?;
+                return Ok(self.process(processing, deltas, process));
             }
             // A busy producer usually queues more within microseconds: yield to the runtime a few
             // times before parking, so a steady stream does not cost a thread wake-up per key.
             if idle_polls < IDLE_POLLS_BEFORE_PARKING {
                 idle_polls += 1;
                 tokio::task::yield_now().await;
-                while idle_polls < IDLE_POLLS_BEFORE_PARKING
-                    && self.shared.queued_hint.load(Ordering::Acquire) == 0
-                {
+                while idle_polls < IDLE_POLLS_BEFORE_PARKING && !self.shared.has_work_hint() {
                     idle_polls += 1;
                     tokio::task::yield_now().await;
                 }
@@ -181,47 +298,55 @@ impl<K> DeltaFifo<K> {
             let _parked = ParkedPop::enter(&self.shared.parked_pops);
             let mut ready = pin!(self.shared.item_ready.notified());
             ready.as_mut().enable();
-            if let Some(popped) = self.try_pop_locked() {
-                let (mut state, deltas) = popped?;
-                return Ok(self.process_locked(&mut state, deltas, process));
+            if let Some(popped) = self.try_pop() {
+                let (processing, deltas) = popped?;
+                return Ok(self.process(processing, deltas, process));
             }
             ready.await;
         }
     }
 
-    /// Locks and takes the oldest key: `None` when the queue is empty and open, `Closed` when it
-    /// is empty and closed. On success the lock stays held for the processing.
-    fn try_pop_locked(&self) -> Option<Result<Popped<'_, K>, Error>> {
+    /// Takes the processing lock and the oldest key: `None` when the queue is empty and open,
+    /// `Closed` when it is empty and closed. On success the processing lock stays held.
+    fn try_pop(&self) -> Option<Result<Popped<'_, K>, Error>> {
+        let processing = self.shared.lock_processing();
         let mut state = self.shared.lock();
         match state.pop_front() {
-            Some(deltas) => Some(Ok((state, deltas))),
+            Some(deltas) => {
+                self.shared.publish_len(&state);
+                Some(Ok((processing, deltas)))
+            }
             None if state.closed => Some(Err(Error::Closed)),
             None => None,
         }
     }
 
-    fn process_locked<R>(
+    fn process<R>(
         &self,
-        state: &mut MutexGuard<'_, QueueState<K>>,
+        mut processing: MutexGuard<'_, Processing>,
         deltas: Deltas<K>,
         process: impl FnOnce(Deltas<K>, bool) -> R,
     ) -> R {
-        let is_in_initial_list = !state.has_synced();
-        let backlog = state.len();
-        state.pops = state.pops.wrapping_add(1);
-        let timed = backlog > SLOW_POP_BACKLOG && state.pops.is_multiple_of(SLOW_POP_SAMPLING);
+        // Something was queued, so the fifo is populated: it has synced exactly when no key of
+        // the first list is left to process.
+        let is_in_initial_list = processing.initial_population_count > 0;
+        let backlog = self.len();
+        processing.pops = processing.pops.wrapping_add(1);
+        let timed = backlog > SLOW_POP_BACKLOG && processing.pops.is_multiple_of(SLOW_POP_SAMPLING);
         let started = timed.then(Instant::now);
         let key = started.map(|_| deltas.key().clone());
 
         let outcome = catch_unwind(AssertUnwindSafe(|| process(deltas, is_in_initial_list)));
 
         // Count the key as processed only now that its callback has returned (or panicked).
-        if state.initial_population_count > 0 {
-            state.initial_population_count -= 1;
+        if is_in_initial_list {
+            processing.initial_population_count -= 1;
+            if processing.initial_population_count == 0 {
+                self.shared.mark_synced();
+            }
         }
-        self.publish_synced(state);
-        self.publish_len(state);
-        if state.len() > 0 {
+        drop(processing);
+        if !self.is_empty() {
             // Chain the wake-up, so another parked consumer sees the remaining keys.
             self.wake_a_parked_pop();
         }
@@ -284,26 +409,10 @@ impl<K> DeltaFifo<K> {
         state.iter().cloned().collect()
     }
 
-    /// Publishes the queue length for idle pops; call after every change, under the lock.
-    fn publish_len(&self, state: &QueueState<K>) {
-        self.shared
-            .queued_hint
-            .store(state.len(), Ordering::Release);
-    }
-
     /// Wakes one parked [`pop`](Self::pop), if any, after a key was queued.
     fn wake_a_parked_pop(&self) {
         if self.shared.parked_pops.load(Ordering::SeqCst) > 0 {
             self.shared.item_ready.notify_one();
-        }
-    }
-
-    fn publish_synced(&self, state: &QueueState<K>) {
-        if state.has_synced()
-            && !self.shared.synced.load(Ordering::Acquire)
-            && !self.shared.synced.swap(true, Ordering::AcqRel)
-        {
-            self.shared.synced_changed.notify_waiters();
         }
     }
 }
@@ -334,10 +443,24 @@ impl<K: Resource> DeltaFifo<K> {
         let obj = self.transformed(obj)?;
         let key = ObjectKeyRef::of(obj.as_ref())?;
         let hash = self.shared.hasher.hash_one(key);
+        if !is_deletion {
+            let Some(mut state) = self.shared.try_lock() else {
+                // The consumer holds the queue: park the write rather than wait for it.
+                key.validate()?;
+                self.shared.park(ParkedWrite { hash, obj, make });
+                self.wake_a_parked_pop();
+                return Ok(());
+            };
+            self.shared.note_write(&mut state);
+            let new_key = state.enqueue(obj, hash, make)?;
+            self.unlock_and_wake(state, new_key);
+            return Ok(());
+        }
+        // A deletion reads the consumer's cache: it must not interleave with a pop's processing.
+        let processing = self.shared.lock_processing();
         let mut state = self.shared.lock();
-        state.populated = true;
-        self.publish_synced(&state);
-        if is_deletion && !state.is_queued(key) {
+        self.shared.note_write(&mut state);
+        if !state.is_queued(key) {
             let known = self
                 .shared
                 .known_objects
@@ -348,6 +471,7 @@ impl<K: Resource> DeltaFifo<K> {
             }
         }
         let new_key = state.enqueue(obj, hash, make)?;
+        drop(processing);
         self.unlock_and_wake(state, new_key);
         Ok(())
     }
@@ -356,7 +480,7 @@ impl<K: Resource> DeltaFifo<K> {
     /// pop (a parked pop saw an empty queue, so only a new key can concern it).
     fn unlock_and_wake(&self, state: MutexGuard<'_, QueueState<K>>, queued_new_keys: bool) {
         if queued_new_keys {
-            self.publish_len(&state);
+            self.shared.publish_len(&state);
         }
         drop(state);
         if queued_new_keys {
@@ -404,6 +528,7 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
             Delta::Sync
         };
 
+        let mut processing = self.shared.lock_processing();
         let mut state = self.shared.lock();
         state.begin_relist();
         for obj in objects {
@@ -427,9 +552,11 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         if !state.populated {
             state.populated = true;
             // Every queued key is now either listed or tombstoned: all of them form the initial list.
-            state.initial_population_count = state.len();
+            processing.initial_population_count = state.len();
+            if state.len() == 0 {
+                self.shared.mark_synced();
+            }
         }
-        self.publish_synced(&state);
         // Replace and resync only ever add keys, so a non-empty queue may have new ones.
         let queued = state.len() > 0;
         self.unlock_and_wake(state, queued);
@@ -442,6 +569,7 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         let Some(known) = &self.shared.known_objects else {
             return Ok(());
         };
+        let _processing = self.shared.lock_processing();
         let mut state = self.shared.lock();
         for key in known.known_keys() {
             if state.is_queued(key.as_key_ref()) {

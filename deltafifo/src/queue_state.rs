@@ -31,11 +31,7 @@ pub(crate) struct QueueState<K> {
     relist: u64,
     /// Whether the first replace, or any add/update/delete, has happened.
     pub(crate) populated: bool,
-    /// Keys of the first replace still to be popped and processed.
-    pub(crate) initial_population_count: usize,
     pub(crate) closed: bool,
-    /// Pops so far, for sampling slow-pop timing.
-    pub(crate) pops: u64,
 }
 
 impl<K> QueueState<K> {
@@ -48,15 +44,8 @@ impl<K> QueueState<K> {
             queue: VecDeque::new(),
             relist: 0,
             populated: false,
-            initial_population_count: 0,
             closed: false,
-            pops: 0,
         }
-    }
-
-    /// client-go's `HasSynced`: populated, and the initial list entirely processed.
-    pub(crate) fn has_synced(&self) -> bool {
-        self.populated && self.initial_population_count == 0
     }
 
     /// How many keys are queued.

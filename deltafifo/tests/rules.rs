@@ -275,6 +275,57 @@ async fn pop_waits_until_something_is_queued() {
 }
 
 #[tokio::test]
+async fn adds_and_updates_are_queued_while_a_pop_is_processed() {
+    let fifo = DeltaFifo::default();
+    fifo.add(cm("ns", "a", 1)).unwrap();
+    // The callback runs under the processing lock; writes that do not read the consumer's
+    // cache go through meanwhile (here from the callback itself, which would otherwise deadlock).
+    fifo.pop(|_, _| {
+        fifo.update(cm("ns", "a", 2)).unwrap();
+        fifo.add(cm("ns", "b", 3)).unwrap();
+    })
+    .await
+    .unwrap();
+    assert_eq!(queue_keys(&fifo), ["ns/a", "ns/b"]);
+    assert_eq!(
+        describe_all(&pop(&fifo).await.0),
+        [(Updated, Some(2), false)]
+    );
+}
+
+#[tokio::test]
+async fn a_delete_waits_for_the_pop_being_processed_and_sees_its_result() {
+    let cache = Indexer::new(Indexers::new());
+    let fifo = with_known(&cache);
+    fifo.add(cm("ns", "a", 1)).unwrap();
+    let deleting = Arc::new(AtomicBool::new(false));
+    let deleter = std::thread::spawn({
+        let (fifo, deleting) = (fifo.clone(), Arc::clone(&deleting));
+        move || {
+            deleting.store(true, Ordering::SeqCst);
+            // Neither queued nor known until the pop below is applied: ignored if it ran then.
+            fifo.delete(cm("ns", "a", 2)).unwrap();
+        }
+    });
+    fifo.pop(|deltas, _| {
+        while !deleting.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        // Give the deleter every chance to run inside this callback, were it not excluded.
+        for _ in 0..1_000 {
+            std::thread::yield_now();
+        }
+        apply(&cache, deltas);
+    })
+    .await
+    .unwrap();
+    deleter.join().unwrap();
+    let queued = fifo.snapshot();
+    assert_eq!(queued.len(), 1, "the delete was lost");
+    assert_eq!(describe_all(&queued[0]), [(Deleted, Some(2), false)]);
+}
+
+#[tokio::test]
 async fn close_lets_pop_drain_then_returns_closed() {
     let fifo = DeltaFifo::default();
     fifo.add(cm("ns", "a", 1)).unwrap();
