@@ -10,7 +10,8 @@
 //!   `Sync` (a resync of the cache). A deletion carries a [`DeletedObject`]: either the last known
 //!   object or a [`DeletedFinalStateUnknown`] tombstone for an object that vanished while the
 //!   watch was down, so a consumer cannot forget the tombstone case.
-//! - [`DeltaFifo::pop`] waits for work and runs the consumer's callback under the fifo's lock.
+//! - [`DeltaFifo::pop`] waits for work and runs the consumer's callback under the fifo's processing
+//!   lock, which deletions, relists and resyncs also take, so none of them sees a half-applied pop.
 //! - [`DeltaFifo::has_synced`] / [`DeltaFifo::synced`]: the initial list has been fully processed.
 //! - [`DeltaFifoOptions`]: the consumer's [`KnownObjects`](indexer::KnownObjects) (for tombstones
 //!   and resync), `Replaced` or `Sync` on relist, and an optional [`TransformFn`].
