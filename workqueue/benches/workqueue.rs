@@ -2,7 +2,9 @@
 //!
 //! Items are the keys `ns-{i % 100}/obj-{i}` as `Arc<str>` (a shared immutable string, like a
 //! Go string), all built before timing; each timed run moves its own pre-built copies into the
-//! queue. Async workloads run on a 2-thread tokio runtime. Throughput is reported per element
+//! queue. `wq_a` … `wq_c` also run with the keys as `&'static str` (no reference count, like a
+//! Go string) and as `indexer::ObjectKey` (what controllers queue). Async workloads run on a
+//! 2-thread tokio runtime. Throughput is reported per element
 //! (adds or cycles, as in the table).
 
 use std::sync::Arc;
@@ -62,6 +64,13 @@ fn workqueue_benches(c: &mut Criterion) {
 
     queue_benches(&mut group, &rt, "", &distinct);
     queue_benches(&mut group, &rt, "_static_str", &statics);
+    // The same keys as `indexer::ObjectKey`, what controllers queue: short keys live inline,
+    // so a copy costs no allocation and no reference count.
+    let object_keys: Vec<indexer::ObjectKey> = distinct
+        .iter()
+        .map(|key| key.parse().expect("valid key"))
+        .collect();
+    queue_benches(&mut group, &rt, "_object_key", &object_keys);
 
     // wq_d0: the default controller rate limiter alone: when(key(i)); forget(key(i)).
     group.bench_function("wq_d0", |b| {
