@@ -101,6 +101,19 @@ pub fn set_str(obj: &mut Value, field: &str, value: &str) {
     metadata_mut(obj).insert(field.into(), Value::String(value.into()));
 }
 
+/// Sets a string field of `metadata` to a number's decimal text, reusing the field's
+/// string when there is one (the resourceVersion of every write).
+pub fn set_u64(obj: &mut Value, field: &str, value: u64) {
+    use std::fmt::Write;
+    let md = metadata_mut(obj);
+    if let Some(Value::String(s)) = md.get_mut(field) {
+        s.clear();
+        let _ = write!(s, "{value}");
+    } else {
+        md.insert(field.into(), Value::String(value.to_string()));
+    }
+}
+
 thread_local! {
     /// SplitMix64 state, seeded once per thread from the OS.
     static RNG: std::cell::Cell<u64> = std::cell::Cell::new({

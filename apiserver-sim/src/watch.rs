@@ -17,7 +17,7 @@ use crate::repr::Repr;
 use crate::resource::ResourceInfo;
 use crate::shared::Shared;
 use crate::status::ApiError;
-use crate::store::{Event, EventType, Stored, to_bytes};
+use crate::store::{Event, EventType, Reclaim, Stored, to_bytes};
 
 /// Annotation on the bookmark that ends the initial events of a streaming list.
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
@@ -56,6 +56,19 @@ impl Filter {
             && self.opts.selectors.matches(obj)
     }
 
+    /// Whether the event's new state (or, with `prev`, its previous one) matches. The
+    /// namespace never changes between the two, and is read from the event itself.
+    fn event_matches(&self, ev: &Event, prev: bool) -> bool {
+        let obj = if prev {
+            ev.prev.as_deref()
+        } else {
+            Some(&*ev.obj)
+        };
+        let Some(obj) = obj else { return false };
+        self.ns.as_deref().is_none_or(|n| ev.in_namespace(n))
+            && (self.opts.selectors.is_empty() || self.opts.selectors.matches(obj))
+    }
+
     fn render(&self, obj: &Value) -> Bytes {
         crate::repr::render(&self.info, &self.version, obj, self.repr)
     }
@@ -89,8 +102,8 @@ impl Filter {
             buf.extend_from_slice(&ev.line);
             return true;
         }
-        let new_m = self.matches(&ev.obj);
-        let old_m = ev.prev.as_deref().is_some_and(|p| self.matches(p));
+        let new_m = self.event_matches(ev, false);
+        let old_m = self.event_matches(ev, true);
         let kind = match ev.kind {
             EventType::Added if new_m => "ADDED",
             EventType::Deleted if old_m => "DELETED",
@@ -175,6 +188,9 @@ struct WatchState {
     drop_rx: watch::Receiver<u64>,
     bookmark_rx: watch::Receiver<u64>,
     shutdown_rx: watch::Receiver<bool>,
+    /// Where events this watch would free go (see [`Reclaim`]), and the ones gathered.
+    reclaim: Arc<Reclaim>,
+    last_refs: Vec<Arc<Event>>,
     done: bool,
     /// The last wake-up found more than one event: coalesce before writing.
     busy: bool,
@@ -217,8 +233,10 @@ pub(crate) fn start(
     let rx;
     let min_rv;
     let mut initial_end_bookmark = false;
+    let reclaim;
     {
         let st = shared.state.lock();
+        reclaim = st.reclaim.clone();
         let current = st.rv;
         let rs = st.resource(&key).ok_or_else(ApiError::unknown_path)?;
         if send_initial && filter.opts.rv.is_some_and(|n| n > current) {
@@ -299,6 +317,8 @@ pub(crate) fn start(
         drop_rx,
         bookmark_rx,
         shutdown_rx,
+        reclaim,
+        last_refs: Vec::new(),
         busy: false,
     };
     Ok(futures::stream::unfold(state, next_chunk))
@@ -335,6 +355,7 @@ fn drain_ready(st: &mut WatchState, buf: &mut BytesMut) -> usize {
             Ok(ev) => {
                 received += 1;
                 push_event(st, &ev, buf);
+                Reclaim::keep_if_last(&mut st.last_refs, ev);
             }
             Err(TryRecvError::Empty) => break,
             Err(TryRecvError::Lagged(_)) | Err(TryRecvError::Closed) => {
@@ -398,6 +419,7 @@ async fn next_chunk(mut st: WatchState) -> Option<(Bytes, WatchState)> {
                 Ok(ev) => {
                     let mut buf = BytesMut::new();
                     push_event(&mut st, &ev, &mut buf);
+                    Reclaim::keep_if_last(&mut st.last_refs, ev);
                     let mut received = 1 + drain_ready(&mut st, &mut buf);
                     if !st.done && buf.len() < BATCH_BYTES / 8 {
                         if st.busy {
@@ -412,6 +434,7 @@ async fn next_chunk(mut st: WatchState) -> Option<(Bytes, WatchState)> {
                     }
                     // Events keep arriving while this one is handled: the stream is busy.
                     st.busy = received > 1;
+                    st.reclaim.give(&mut st.last_refs);
                     if !buf.is_empty() {
                         return Some((buf.freeze(), st));
                     }

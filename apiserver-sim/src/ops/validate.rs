@@ -35,9 +35,23 @@ pub fn type_meta(info: &ResourceInfo, version: &str, obj: &mut Value) -> ApiResu
             )));
         }
     }
-    let storage_av = info.api_version(info.storage_version());
-    if map.get("apiVersion").and_then(Value::as_str) != Some(storage_av.as_str()) {
-        map.insert("apiVersion".into(), Value::String(storage_av));
+    let storage = info.storage_version();
+    let is_storage_av = |av: &str| {
+        if info.group.is_empty() {
+            av == storage
+        } else {
+            av.split_once('/') == Some((info.group.as_str(), storage))
+        }
+    };
+    if !map
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .is_some_and(is_storage_av)
+    {
+        map.insert(
+            "apiVersion".into(),
+            Value::String(info.api_version(storage)),
+        );
     }
     if map.get("kind").and_then(Value::as_str) != Some(info.kind.as_str()) {
         map.insert("kind".into(), Value::String(info.kind.clone()));

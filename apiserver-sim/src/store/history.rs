@@ -42,24 +42,77 @@ pub struct Event {
     /// The watch line `{"type":KIND,"object":OBJ}\n` for the stored representation,
     /// serialized once and shared by every watcher (and, sliced, by the stored object).
     pub line: Bytes,
+    /// The object's namespace, held inline so that namespace-scoped watchers filter
+    /// without reading the object (which another core just wrote).
+    pub ns: InlineNs,
 }
 
 impl Event {
     /// Builds an event, serializing the object once.
     pub fn new(rv: u64, kind: EventType, obj: Arc<Value>, prev: Option<Arc<Value>>) -> Self {
         let line = super::encode_line(kind.as_str(), &obj);
+        let ns = InlineNs::new(crate::meta::namespace(&obj));
         Self {
             rv,
             kind,
             obj,
             prev,
             line,
+            ns,
+        }
+    }
+
+    /// Whether the object lives in namespace `ns`.
+    pub fn in_namespace(&self, ns: &str) -> bool {
+        match self.ns.as_str() {
+            Some(n) => n == ns,
+            None => crate::meta::namespace(&self.obj) == ns,
         }
     }
 
     /// `obj` as compact JSON (a slice of [`Event::line`], no copy).
     pub fn json(&self) -> Bytes {
         super::line_object(&self.line, self.kind.as_str())
+    }
+}
+
+/// A namespace name stored inline (namespaces are DNS labels of at most 63 bytes).
+#[derive(Clone, Copy)]
+pub struct InlineNs {
+    /// Length, or `u8::MAX` when the name did not fit.
+    len: u8,
+    bytes: [u8; 63],
+}
+
+impl InlineNs {
+    /// Holds `ns` (or notes that it did not fit).
+    pub fn new(ns: &str) -> Self {
+        let mut bytes = [0; 63];
+        match bytes.get_mut(..ns.len()) {
+            Some(slot) => {
+                slot.copy_from_slice(ns.as_bytes());
+                Self {
+                    len: ns.len() as u8,
+                    bytes,
+                }
+            }
+            None => Self {
+                len: u8::MAX,
+                bytes,
+            },
+        }
+    }
+
+    /// The name, or None when it did not fit (read it from the object then).
+    pub fn as_str(&self) -> Option<&str> {
+        let b = self.bytes.get(..usize::from(self.len))?;
+        std::str::from_utf8(b).ok()
+    }
+}
+
+impl std::fmt::Debug for InlineNs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("InlineNs").field(&self.as_str()).finish()
     }
 }
 
@@ -115,6 +168,27 @@ mod tests {
 
     fn ev(rv: u64) -> Arc<Event> {
         Arc::new(Event::new(rv, EventType::Added, Arc::new(json!({})), None))
+    }
+
+    #[test]
+    fn namespaces_are_held_inline() {
+        let e = Event::new(
+            1,
+            EventType::Added,
+            Arc::new(json!({"metadata": {"namespace": "team-a"}})),
+            None,
+        );
+        assert!(e.in_namespace("team-a") && !e.in_namespace("team"));
+        let long = "x".repeat(70);
+        let e = Event::new(
+            1,
+            EventType::Added,
+            Arc::new(json!({"metadata": {"namespace": long}})),
+            None,
+        );
+        assert_eq!(e.ns.as_str(), None);
+        assert!(e.in_namespace(&long), "falls back to the object");
+        assert_eq!(InlineNs::new("").as_str(), Some(""));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! RV R and watches from R sees every later change exactly once.
 
 mod history;
+mod reclaim;
 mod snapshot;
 
 use std::collections::{BTreeMap, btree_map};
@@ -24,6 +25,7 @@ use hashbrown::Equivalent;
 use crate::resource::{GroupResource, ResourceInfo};
 
 pub use history::{Event, EventType};
+pub use reclaim::Reclaim;
 pub(crate) use snapshot::too_large;
 
 /// Key of an object inside its resource: (namespace, name); namespace "" when cluster-scoped.
@@ -89,6 +91,8 @@ pub struct State {
     pub rv: u64,
     /// Every served resource type.
     pub resources: HashMap<GroupResource, ResourceStore>,
+    /// Events handed back by watchers for the writer to free.
+    pub reclaim: Arc<Reclaim>,
     /// Bumped whenever a resource type starts or stops being served (or changes), so that
     /// callers may cache lookups.
     pub registry_version: u64,
@@ -114,6 +118,7 @@ impl State {
             rv: config.initial_rv,
             resources: HashMap::new(),
             registry_version: 0,
+            reclaim: Arc::default(),
             config,
             controllers,
             uids: hashbrown::HashSet::new(),
@@ -214,7 +219,10 @@ impl State {
     ) -> Arc<Value> {
         self.rv += 1;
         let rv = self.rv;
-        crate::meta::set_str(&mut obj, "resourceVersion", &rv.to_string());
+        if rv.is_multiple_of(reclaim::DRAIN_EVERY) {
+            self.reclaim.drain();
+        }
+        crate::meta::set_u64(&mut obj, "resourceVersion", rv);
         let okey = (
             crate::meta::namespace(&obj).to_string(),
             crate::meta::name(&obj).to_string(),
@@ -223,6 +231,7 @@ impl State {
         let Some(rs) = self.resources.get_mut(key) else {
             return obj;
         };
+        let ns = history::InlineNs::new(&okey.0);
         let (kind, prev, line) = match rs.objects.entry(okey) {
             btree_map::Entry::Occupied(mut e) => {
                 let line = encode_line(EventType::Modified.as_str(), &obj);
@@ -256,6 +265,7 @@ impl State {
             obj: obj.clone(),
             prev,
             line,
+            ns,
         });
         if kind == EventType::Added {
             self.uids.insert(crate::meta::uid(&obj).to_string());
@@ -355,9 +365,27 @@ const LINE_HEAD: &[u8] = b"{\"type\":\"";
 const LINE_MID: &[u8] = b"\",\"object\":";
 const LINE_TAIL: &[u8] = b"}\n";
 
-/// The watch line `{"type":KIND,"object":OBJ}\n`, with `obj` serialized straight into it.
+/// The watch line `{"type":KIND,"object":OBJ}\n`. `obj` is serialized into a per-thread
+/// scratch buffer and copied once into an exactly sized allocation.
 pub fn encode_line(kind: &str, obj: &Value) -> Bytes {
-    let mut buf = Vec::with_capacity(256);
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with(|scratch| {
+        let Ok(mut buf) = scratch.try_borrow_mut() else {
+            // Re-entered (cannot happen: serializing a `Value` calls back into nothing).
+            return Bytes::from(encode_line_into(Vec::new(), kind, obj));
+        };
+        let out = std::mem::take(&mut *buf);
+        let out = encode_line_into(out, kind, obj);
+        let bytes = Bytes::copy_from_slice(&out);
+        *buf = out;
+        bytes
+    })
+}
+
+fn encode_line_into(mut buf: Vec<u8>, kind: &str, obj: &Value) -> Vec<u8> {
+    buf.clear();
     buf.extend_from_slice(LINE_HEAD);
     buf.extend_from_slice(kind.as_bytes());
     buf.extend_from_slice(LINE_MID);
@@ -367,7 +395,7 @@ pub fn encode_line(kind: &str, obj: &Value) -> Bytes {
         buf.extend_from_slice(b"null");
     }
     buf.extend_from_slice(LINE_TAIL);
-    Bytes::from(buf)
+    buf
 }
 
 /// The object part of a line built by [`encode_line`] for `kind` (no copy).
