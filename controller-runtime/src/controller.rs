@@ -1,0 +1,379 @@
+//! [`Controller`]: the builder that wires watches, predicates and a workqueue to a
+//! [`Reconciler`], and registers the result with a [`Manager`].
+
+use std::any::type_name;
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use indexer::{ObjectKey, key_of};
+use informer::{DeletedObject, Object, Registration, handler};
+use kube::Resource;
+use parking_lot::Mutex;
+use workqueue::{QueueConfig, RateLimiter, RateLimitingQueue, default_controller_rate_limiter};
+
+use crate::context::ControllerState;
+use crate::error::Error;
+use crate::manager::Manager;
+use crate::owner::controller_owner_key;
+use crate::predicate::{Predicate, Predicates, all_create, all_delete, all_update};
+use crate::reconciler::Reconciler;
+use crate::ryow::{DEFAULT_READ_YOUR_WRITES_TIMEOUT, WriteTracker};
+use crate::scope::WatchScope;
+use crate::stats::ControllerStats;
+use crate::worker::{ControllerRun, Settings};
+
+/// The default graceful drain is the manager's; this is the default worker count.
+pub const DEFAULT_MAX_CONCURRENT_RECONCILES: usize = 1;
+
+/// Entry point of the controller builder: `Controller::new(&manager).for_::<K>()`.
+#[derive(Debug)]
+pub struct Controller<'m> {
+    manager: &'m Manager,
+}
+
+impl<'m> Controller<'m> {
+    /// Starts building a controller that will run in `manager`.
+    pub fn new(manager: &'m Manager) -> Self {
+        Self { manager }
+    }
+
+    /// The primary type: every create, update and delete of a `K` enqueues a request for it.
+    /// A controller has exactly one primary type (the builder cannot be given a second).
+    pub fn for_<K>(self) -> ControllerBuilder<'m, K>
+    where
+        K: Object + Resource<DynamicType = ()>,
+        K::Scope: WatchScope,
+    {
+        ControllerBuilder {
+            manager: self.manager,
+            name: K::kind(&()).to_lowercase(),
+            for_predicates: Vec::new(),
+            global_predicates: Vec::new(),
+            watches: Vec::new(),
+            max_concurrent_reconciles: DEFAULT_MAX_CONCURRENT_RECONCILES,
+            rate_limiter: None,
+            reconcile_timeout: None,
+            read_your_writes_timeout: DEFAULT_READ_YOUR_WRITES_TIMEOUT,
+            _primary: PhantomData,
+        }
+    }
+}
+
+/// Registers one secondary watch: given the queue and the global predicates, adds a handler to
+/// the watched type's informer.
+type WatchFn = Box<
+    dyn FnOnce(&Manager, &RateLimitingQueue<ObjectKey>, &Predicates) -> Result<Registration, Error>,
+>;
+
+/// Builds a controller for the primary type `K`; from [`Controller::for_`].
+pub struct ControllerBuilder<'m, K> {
+    manager: &'m Manager,
+    name: String,
+    for_predicates: Vec<Arc<dyn Predicate>>,
+    global_predicates: Vec<Arc<dyn Predicate>>,
+    watches: Vec<(String, WatchFn)>,
+    max_concurrent_reconciles: usize,
+    rate_limiter: Option<Box<dyn RateLimiter<ObjectKey>>>,
+    reconcile_timeout: Option<Duration>,
+    read_your_writes_timeout: Duration,
+    _primary: PhantomData<fn() -> K>,
+}
+
+impl<K> std::fmt::Debug for ControllerBuilder<'_, K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ControllerBuilder")
+            .field("name", &self.name)
+            .field(
+                "watches",
+                &self
+                    .watches
+                    .iter()
+                    .map(|(name, _)| name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("max_concurrent_reconciles", &self.max_concurrent_reconciles)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'m, K> ControllerBuilder<'m, K>
+where
+    K: Object + Resource<DynamicType = ()>,
+    K::Scope: WatchScope,
+{
+    /// The controller's name, unique per manager, used in logs and spans (default: the primary
+    /// kind in lower case).
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Filters the primary type's events with `predicate` (in addition to the global ones).
+    pub fn for_predicate(mut self, predicate: impl Predicate) -> Self {
+        self.for_predicates.push(Arc::new(predicate));
+        self
+    }
+
+    /// Filters the events of every watch (primary, owned and watched types) with `predicate`.
+    pub fn with_event_filter(mut self, predicate: impl Predicate) -> Self {
+        self.global_predicates.push(Arc::new(predicate));
+        self
+    }
+
+    /// Watches `C` and enqueues the owner named by each `C`'s *controller* owner reference, if
+    /// its kind and apiVersion group are `K`'s. Both the old and new owner of an update are
+    /// enqueued.
+    pub fn owns<C>(self) -> Self
+    where
+        C: Object + Resource<DynamicType = ()>,
+        C::Scope: WatchScope,
+    {
+        self.owns_with::<C>(Vec::new())
+    }
+
+    /// [`owns`](Self::owns), with predicates for this watch only.
+    pub fn owns_with<C>(self, predicates: Vec<Arc<dyn Predicate>>) -> Self
+    where
+        C: Object + Resource<DynamicType = ()>,
+        C::Scope: WatchScope,
+    {
+        self.watches_with::<C, _, _>(
+            |child: &C| controller_owner_key::<K>(child.meta()),
+            predicates,
+        )
+    }
+
+    /// Watches `W` and enqueues the requests `mapper` returns for each changed object (any
+    /// number; for an update, those of the old and of the new object).
+    pub fn watches<W, I, F>(self, mapper: F) -> Self
+    where
+        W: Object + Resource<DynamicType = ()>,
+        W::Scope: WatchScope,
+        I: IntoIterator<Item = ObjectKey>,
+        F: Fn(&W) -> I + Send + Sync + 'static,
+    {
+        self.watches_with::<W, I, F>(mapper, Vec::new())
+    }
+
+    /// [`watches`](Self::watches), with predicates for this watch only.
+    pub fn watches_with<W, I, F>(mut self, mapper: F, predicates: Vec<Arc<dyn Predicate>>) -> Self
+    where
+        W: Object + Resource<DynamicType = ()>,
+        W::Scope: WatchScope,
+        I: IntoIterator<Item = ObjectKey>,
+        F: Fn(&W) -> I + Send + Sync + 'static,
+    {
+        let register: WatchFn = Box::new(move |manager, queue, global| {
+            let mut local: Vec<Arc<dyn Predicate>> = global.to_vec();
+            local.extend(predicates);
+            let predicates: Predicates = local.into();
+            let mapper = Arc::new(mapper);
+            let (on_add, on_update, on_delete) = (queue.clone(), queue.clone(), queue.clone());
+            let (p_add, p_update, p_delete) = (predicates.clone(), predicates.clone(), predicates);
+            let (m_add, m_update, m_delete) = (mapper.clone(), mapper.clone(), mapper);
+            let informer = manager.informer::<W>();
+            let registration = informer.add_event_handler(
+                handler()
+                    .named(type_name::<W>())
+                    .on_add(move |obj: Arc<W>, _| {
+                        if all_create(&p_add, obj.meta()) {
+                            m_add(&obj).into_iter().for_each(|key| on_add.add(key));
+                        }
+                    })
+                    .on_update(move |old: Arc<W>, new: Arc<W>| {
+                        if all_update(&p_update, old.meta(), new.meta()) {
+                            m_update(&old)
+                                .into_iter()
+                                .for_each(|key| on_update.add(key));
+                            m_update(&new)
+                                .into_iter()
+                                .for_each(|key| on_update.add(key));
+                        }
+                    })
+                    .on_delete(move |deleted: DeletedObject<W>| {
+                        if let Some(obj) = deleted.object()
+                            && all_delete(&p_delete, obj.meta())
+                        {
+                            m_delete(obj).into_iter().for_each(|key| on_delete.add(key));
+                        }
+                    }),
+            )?;
+            Ok(registration)
+        });
+        self.watches.push((type_name::<W>().to_owned(), register));
+        self
+    }
+
+    /// How many keys are reconciled at once (default 1; the same key never concurrently).
+    pub fn max_concurrent_reconciles(mut self, workers: usize) -> Self {
+        self.max_concurrent_reconciles = workers;
+        self
+    }
+
+    /// The rate limiter of retries (default: workqueue's default controller limiter, per-item
+    /// exponential 5 ms → 1000 s, max-of a 10 qps / burst 100 bucket).
+    pub fn rate_limiter(mut self, limiter: impl RateLimiter<ObjectKey> + 'static) -> Self {
+        self.rate_limiter = Some(Box::new(limiter));
+        self
+    }
+
+    /// Cancels a reconcile that runs longer than `timeout` and retries it with backoff
+    /// (default: no timeout).
+    pub fn reconcile_timeout(mut self, timeout: Duration) -> Self {
+        self.reconcile_timeout = Some(timeout);
+        self
+    }
+
+    /// How long a reconcile waits for the cache to catch up with the controller's own last
+    /// write to its key (default 5 s; see the crate docs on read-your-own-writes).
+    pub fn read_your_writes_timeout(mut self, timeout: Duration) -> Self {
+        self.read_your_writes_timeout = timeout;
+        self
+    }
+
+    /// Registers the watches and adds the controller to the manager; it runs from
+    /// [`Manager::start`]. Fails if the name is taken, a setting is invalid, or the manager has
+    /// started.
+    pub fn build<R: Reconciler<K>>(self, reconciler: R) -> Result<ControllerHandle, Error> {
+        if self.max_concurrent_reconciles == 0 {
+            return Err(Error::InvalidSetting {
+                controller: self.name,
+                reason: "max_concurrent_reconciles must be at least 1".to_owned(),
+            });
+        }
+        if self.reconcile_timeout == Some(Duration::ZERO) {
+            return Err(Error::InvalidSetting {
+                controller: self.name,
+                reason: "reconcile_timeout must be positive".to_owned(),
+            });
+        }
+        let manager = self.manager;
+        manager.reserve_name(&self.name)?;
+        let limiter: Box<dyn RateLimiter<ObjectKey>> = self
+            .rate_limiter
+            .unwrap_or_else(|| Box::new(default_controller_rate_limiter()));
+        let queue =
+            RateLimitingQueue::with_config(limiter, QueueConfig::new().name(self.name.clone()));
+
+        let primary = manager.informer::<K>();
+        let state = Arc::new(ControllerState {
+            name: self.name.clone().into(),
+            client: manager.client().clone(),
+            cache: manager.cache(),
+            primary: Arc::clone(&primary),
+            writes: WriteTracker::default(),
+            deleted: Mutex::new(HashMap::new()),
+            read_your_writes_timeout: self.read_your_writes_timeout,
+        });
+        let global: Predicates = self.global_predicates.into();
+        let mut registrations = vec![(
+            type_name::<K>().to_owned(),
+            register_primary(&primary, &queue, &state, &global, self.for_predicates)?,
+        )];
+        for (name, register) in self.watches {
+            registrations.push((name, register(manager, &queue, &global)?));
+        }
+
+        let stats = Arc::new(ControllerStats::default());
+        let run = ControllerRun {
+            state,
+            queue,
+            reconciler: Arc::new(reconciler),
+            registrations,
+            stats: Arc::clone(&stats),
+            settings: Settings {
+                workers: self.max_concurrent_reconciles,
+                reconcile_timeout: self.reconcile_timeout,
+                sync_timeout: manager.cache_sync_timeout(),
+            },
+        };
+        manager.add(run)?;
+        Ok(ControllerHandle {
+            name: self.name,
+            stats,
+        })
+    }
+}
+
+/// The primary watch: enqueues the object's own key, remembers deleted objects' last state and
+/// wakes read-your-own-writes waiters.
+fn register_primary<K>(
+    informer: &informer::SharedIndexInformer<K>,
+    queue: &RateLimitingQueue<ObjectKey>,
+    state: &Arc<ControllerState<K>>,
+    global: &Predicates,
+    for_predicates: Vec<Arc<dyn Predicate>>,
+) -> Result<Registration, Error>
+where
+    K: Object + Resource<DynamicType = ()>,
+{
+    let mut local: Vec<Arc<dyn Predicate>> = global.to_vec();
+    local.extend(for_predicates);
+    let predicates: Predicates = local.into();
+    let (q_add, q_update, q_delete) = (queue.clone(), queue.clone(), queue.clone());
+    let (p_add, p_update, p_delete) = (predicates.clone(), predicates.clone(), predicates);
+    let (s_add, s_update, s_delete) = (state.clone(), state.clone(), state.clone());
+    let registration = informer.add_event_handler(
+        handler()
+            .named(type_name::<K>())
+            .on_add(move |obj: Arc<K>, _| {
+                let Ok(key) = key_of(obj.as_ref()) else {
+                    return;
+                };
+                s_add.deleted.lock().remove(&key);
+                s_add.writes.cache_changed();
+                if all_create(&p_add, obj.meta()) {
+                    q_add.add(key);
+                }
+            })
+            .on_update(move |old: Arc<K>, new: Arc<K>| {
+                s_update.writes.cache_changed();
+                if all_update(&p_update, old.meta(), new.meta())
+                    && let Ok(key) = key_of(new.as_ref())
+                {
+                    q_update.add(key);
+                }
+            })
+            .on_delete(move |deleted: DeletedObject<K>| {
+                s_delete.writes.cache_changed();
+                let (key, obj) = match &deleted {
+                    DeletedObject::Known(obj) => match key_of(obj.as_ref()) {
+                        Ok(key) => (key, Some(obj)),
+                        Err(_) => return,
+                    },
+                    DeletedObject::Unknown(tombstone) => {
+                        (tombstone.key.clone(), tombstone.obj.as_ref())
+                    }
+                };
+                s_delete.writes.forget(&key);
+                if obj.is_none_or(|obj| all_delete(&p_delete, obj.meta())) {
+                    if let Some(obj) = obj {
+                        s_delete.deleted.lock().insert(key.clone(), Arc::clone(obj));
+                    }
+                    q_delete.add(key);
+                }
+            }),
+    )?;
+    Ok(registration)
+}
+
+/// A built controller: its name and live counters.
+#[derive(Clone, Debug)]
+pub struct ControllerHandle {
+    name: String,
+    stats: Arc<ControllerStats>,
+}
+
+impl ControllerHandle {
+    /// The controller's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The controller's reconcile counters.
+    pub fn stats(&self) -> &ControllerStats {
+        &self.stats
+    }
+}

@@ -1,0 +1,134 @@
+//! The error type of this crate.
+
+use std::time::Duration;
+
+/// Everything the manager, the controller builder and the helpers report to their caller.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A controller was built without a primary type.
+    #[error("controller `{0}` has no primary type; call `for_::<K>()` exactly once before `build`")]
+    MissingFor(String),
+
+    /// `for_` was called more than once on one controller.
+    #[error("controller `{0}` already has a primary type; call `for_::<K>()` exactly once")]
+    DuplicateFor(String),
+
+    /// Two controllers of one manager share a name.
+    #[error(
+        "a controller named `{0}` is already registered with this manager; give each controller a unique name with `named`"
+    )]
+    DuplicateName(String),
+
+    /// A controller setting is out of range.
+    #[error("invalid setting for controller `{controller}`: {reason}")]
+    InvalidSetting {
+        /// The controller's name.
+        controller: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+
+    /// The manager was started twice, or a controller was added after it started.
+    #[error("the manager has already been started; add controllers and runnables before `start`")]
+    AlreadyStarted,
+
+    /// Informer caches did not sync in time (the message names them).
+    #[error("caches did not sync: {0}")]
+    CacheSync(#[source] informer::Error),
+
+    /// A controller's own event handlers did not sync in time.
+    #[error(
+        "controller `{controller}`: event handlers for {unsynced} did not sync within {timeout:?}; check that the client may list and watch these resources"
+    )]
+    HandlersNotSynced {
+        /// The controller's name.
+        controller: String,
+        /// The resources whose handlers had not synced.
+        unsynced: String,
+        /// How long the controller waited.
+        timeout: Duration,
+    },
+
+    /// An informer refused a handler or an index.
+    #[error("informer error: {0}")]
+    Informer(#[from] informer::Error),
+
+    /// A runnable added to the manager failed.
+    #[error("runnable `{name}` failed: {message}")]
+    Runnable {
+        /// The runnable's name.
+        name: String,
+        /// Its error, as text.
+        message: String,
+    },
+
+    /// Listening for SIGINT/SIGTERM failed.
+    #[error("cannot listen for shutdown signals: {0}; disable them with `handle_signals(false)`")]
+    Signal(#[source] std::io::Error),
+
+    /// In-flight work did not finish within the graceful shutdown timeout.
+    #[error("graceful shutdown timed out after {0:?}; some reconciles were cancelled")]
+    ShutdownTimeout(Duration),
+
+    /// A second shutdown request arrived before the graceful shutdown finished.
+    #[error("shutdown forced by a second signal; in-flight reconciles were cancelled")]
+    ForcedShutdown,
+
+    /// A type is not cached by the manager (no informer was requested for it before start).
+    #[error(
+        "`{0}` is not cached by this manager; watch it from a controller (`owns`/`watches`) or call `Manager::informer` before `start`"
+    )]
+    NotCached(String),
+
+    /// An object lacks a field the operation needs.
+    #[error("{kind} object is missing `{field}`; only objects read from the API server carry it")]
+    MissingField {
+        /// The object's kind.
+        kind: String,
+        /// The missing field.
+        field: &'static str,
+    },
+
+    /// The object already has a different controller.
+    #[error(
+        "object `{object}` is already controlled by {kind} `{name}`; an object can have only one controller owner reference"
+    )]
+    AlreadyOwned {
+        /// The object that was to be owned.
+        object: String,
+        /// The current controller's kind.
+        kind: String,
+        /// The current controller's name.
+        name: String,
+    },
+
+    /// The owner reference would cross a namespace boundary.
+    #[error(
+        "cannot make `{owner}` own `{object}`: {reason}; owners must be cluster-scoped or in the owned object's namespace"
+    )]
+    CrossNamespaceOwner {
+        /// The owner.
+        owner: String,
+        /// The owned object.
+        object: String,
+        /// Why the reference is invalid.
+        reason: String,
+    },
+
+    /// A request to the API server failed.
+    #[error("API request failed: {0}")]
+    Kube(#[from] kube::Error),
+
+    /// An object could not be converted to or from JSON.
+    #[error("cannot serialize object: {0}")]
+    Serialization(#[from] serde_json::Error),
+
+    /// The finalizer's cleanup function failed; the finalizer stays and deletion waits.
+    #[error("finalizer `{finalizer}` cleanup failed: {message}")]
+    FinalizerCleanup {
+        /// The finalizer's name.
+        finalizer: String,
+        /// The cleanup error, as text.
+        message: String,
+    },
+}

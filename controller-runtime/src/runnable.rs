@@ -1,0 +1,25 @@
+//! [`Runnable`]: anything the manager runs alongside its controllers once the caches synced
+//! (controllers themselves are runnables; issue-9 components such as metrics and health servers
+//! plug in here).
+
+use std::error::Error as StdError;
+
+use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
+
+/// A long-running task owned by a [`Manager`](crate::Manager).
+///
+/// `run` is called once, after every informer of the manager synced; it should return when
+/// `shutdown` is cancelled (after finishing in-flight work). Returning an error early stops the
+/// whole manager, which reports the error from `start`.
+#[async_trait]
+pub trait Runnable: Send + 'static {
+    /// The name used in logs and errors.
+    fn name(&self) -> &str;
+
+    /// Runs until `shutdown` is cancelled.
+    async fn run(
+        self: Box<Self>,
+        shutdown: CancellationToken,
+    ) -> Result<(), Box<dyn StdError + Send + Sync>>;
+}

@@ -1,0 +1,112 @@
+//! Helpers shared by the integration tests: objects on the simulator, a running manager, a
+//! recording reconciler, and polling with a deadline.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use apiserver_sim::ApiServer;
+use controller_runtime::{Manager, ManagerBuilder};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::api::ObjectMeta;
+use parking_lot::Mutex;
+use tokio::task::JoinHandle;
+
+pub const NS: &str = "default";
+
+/// A config map in the test namespace.
+pub fn cm(name: &str, value: &str) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(NS.into()),
+            ..ObjectMeta::default()
+        },
+        data: Some([("v".to_string(), value.to_string())].into()),
+        ..ConfigMap::default()
+    }
+}
+
+/// Creates or replaces a config map on the server (without HTTP); returns the stored object.
+pub fn put(server: &ApiServer, name: &str, value: &str) -> ConfigMap {
+    let obj = cm(name, value);
+    match server.replace(&obj) {
+        Ok(stored) => stored,
+        Err(_) => server.create(&obj).unwrap(),
+    }
+}
+
+/// A secret in the test namespace with the given owner references.
+pub fn secret(name: &str, owners: Vec<OwnerReference>) -> Secret {
+    Secret {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(NS.into()),
+            owner_references: Some(owners),
+            ..ObjectMeta::default()
+        },
+        ..Secret::default()
+    }
+}
+
+/// An owner reference.
+pub fn owner_ref(
+    api_version: &str,
+    kind: &str,
+    name: &str,
+    uid: &str,
+    controller: bool,
+) -> OwnerReference {
+    OwnerReference {
+        api_version: api_version.into(),
+        kind: kind.into(),
+        name: name.into(),
+        uid: uid.into(),
+        controller: Some(controller),
+        block_owner_deletion: None,
+    }
+}
+
+/// A manager builder over the simulator that ignores process signals.
+pub fn manager(server: &ApiServer) -> ManagerBuilder {
+    Manager::builder(server.client().unwrap()).handle_signals(false)
+}
+
+/// Runs `manager.start()` in the background.
+pub fn spawn(manager: &Arc<Manager>) -> JoinHandle<Result<(), controller_runtime::Error>> {
+    let manager = Arc::clone(manager);
+    tokio::spawn(async move { manager.start().await })
+}
+
+/// Polls `condition` every 10 ms (of tokio time) until it holds; panics after `limit`.
+pub async fn eventually(what: &str, limit: Duration, mut condition: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + limit;
+    while !condition() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Counts reconciles per key.
+#[derive(Clone, Debug, Default)]
+pub struct Counts(Arc<Mutex<BTreeMap<String, usize>>>);
+
+impl Counts {
+    pub fn hit(&self, key: &str) {
+        *self.0.lock().entry(key.to_owned()).or_default() += 1;
+    }
+
+    pub fn get(&self, key: &str) -> usize {
+        self.0.lock().get(key).copied().unwrap_or(0)
+    }
+
+    pub fn total(&self) -> usize {
+        self.0.lock().values().sum()
+    }
+}
