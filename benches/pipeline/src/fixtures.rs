@@ -1,0 +1,419 @@
+//! The workload: deterministic Pods of about 2–3 KB of JSON and the watch events that follow the
+//! initial list, serialized once so that the server only copies bytes.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context, Result};
+use bytes::{Bytes, BytesMut};
+use k8s_openapi::api::core::v1::{
+    Container, ContainerPort, ContainerStatus, EnvVar, Pod, PodCondition, PodSpec, PodStatus,
+    ResourceRequirements, Volume, VolumeMount,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+    FieldsV1, ManagedFieldsEntry, ObjectMeta, OwnerReference, Time,
+};
+use k8s_openapi::jiff::Timestamp;
+use serde_json::json;
+
+/// Annotation carrying the wall-clock time (ns since the epoch, 20 zero-padded digits) at which
+/// the server wrote the event; the server overwrites the placeholder in place.
+pub const SENT_ANNOTATION: &str = "bench.pipeline/sent-ns";
+/// The placeholder value of [`SENT_ANNOTATION`] in pre-serialized events.
+pub const SENT_PLACEHOLDER: &[u8; 20] = b"00000000000000000000";
+/// Namespaces the pods are spread over.
+const NAMESPACES: usize = 50;
+
+/// The serialized workload shared by the server and the decode limit.
+#[derive(Debug)]
+pub struct Fixture {
+    /// Each pod of the initial list, as JSON.
+    pub pods: Vec<Bytes>,
+    /// Each watch event, as one JSON line (newline included).
+    pub events: Vec<Bytes>,
+    /// Offset of [`SENT_PLACEHOLDER`] inside each event line.
+    pub sent_offsets: Vec<usize>,
+    /// Resource version of the initial list.
+    pub list_rv: u64,
+    /// The last pod of the list, re-serialized with [`Fixture::relist_rv`]: a relist serves it in
+    /// place of the original so that clients can tell when the relist reached their cache.
+    pub relist_sentinel: Bytes,
+    /// Resource version of a relist.
+    pub relist_rv: u64,
+}
+
+/// Where the last watch event lands: the client waits for this pod at this resource version.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Marker {
+    /// Namespace of the pod.
+    pub namespace: String,
+    /// Name of the pod.
+    pub name: String,
+    /// Resource version the pod has once the marker event is in the cache.
+    pub resource_version: String,
+}
+
+impl Fixture {
+    /// Builds `objects` pods and `events` watch events (mostly MODIFIED, one in ten an ADDED of
+    /// a new pod or a DELETED of an earlier added one; the last is always a MODIFIED).
+    pub fn build(objects: usize, events: usize) -> Result<Self> {
+        anyhow::ensure!(objects > 0, "--objects must be at least 1");
+        let list_rv = objects as u64;
+        let mut pods = Vec::with_capacity(objects);
+        for i in 0..objects {
+            let pod = pod(i, i as u64 + 1, i.is_multiple_of(2), false);
+            pods.push(Bytes::from(serde_json::to_vec(&pod)?));
+        }
+        let mut lines = Vec::with_capacity(events);
+        let mut sent_offsets = Vec::with_capacity(events);
+        for j in 0..events {
+            let rv = list_rv + 1 + j as u64;
+            let (kind, pod) = event(j, events, objects, rv);
+            let mut line = serde_json::to_vec(&json!({"type": kind, "object": pod}))?;
+            line.push(b'\n');
+            let prefix = format!("\"{SENT_ANNOTATION}\":\"");
+            let offset =
+                find(&line, prefix.as_bytes()).context("sent placeholder missing")? + prefix.len();
+            sent_offsets.push(offset);
+            lines.push(Bytes::from(line));
+        }
+        let relist_rv = list_rv + events as u64 + 1;
+        let last = objects - 1;
+        let relist_sentinel = Bytes::from(serde_json::to_vec(&pod(
+            last,
+            relist_rv,
+            last.is_multiple_of(2),
+            false,
+        ))?);
+        Ok(Self {
+            pods,
+            events: lines,
+            sent_offsets,
+            list_rv,
+            relist_sentinel,
+            relist_rv,
+        })
+    }
+
+    /// The pod and resource version the last watch event leaves in the cache (the last listed
+    /// pod at its list version when there are no events).
+    pub fn watch_marker(&self) -> Marker {
+        let events = self.events.len();
+        if events == 0 {
+            return marker(self.pods.len() - 1, self.list_rv);
+        }
+        marker(
+            modified_index(events - 1, self.pods.len()),
+            self.list_rv + events as u64,
+        )
+    }
+
+    /// The pod and resource version that show a relist has reached the cache.
+    pub fn relist_marker(&self) -> Marker {
+        marker(self.pods.len() - 1, self.relist_rv)
+    }
+
+    /// The number of pods in the cache after every event.
+    pub fn objects_after_events(&self) -> usize {
+        let events = self.events.len();
+        let added = (0..events)
+            .filter(|&j| kind_of(j, events) == Kind::Added)
+            .count();
+        let deleted = (0..events)
+            .filter(|&j| kind_of(j, events) == Kind::Deleted)
+            .count();
+        self.pods.len() + added - deleted
+    }
+
+    /// The body of a list response holding pods `start..end` (in chunks of at most `chunk`
+    /// items), with a continue token when more follow. A relist serves the relist sentinel and
+    /// version.
+    pub fn list_chunks(
+        &self,
+        start: usize,
+        end: usize,
+        chunk: usize,
+        relist: bool,
+    ) -> impl Iterator<Item = Bytes> + '_ {
+        let total = self.pods.len();
+        let rv = if relist { self.relist_rv } else { self.list_rv };
+        let continuation = if end < total {
+            format!(",\"continue\":\"{end}\"")
+        } else {
+            String::new()
+        };
+        let head = format!(
+            "{{\"apiVersion\":\"v1\",\"kind\":\"PodList\",\"metadata\":{{\"resourceVersion\":\"{rv}\"{continuation}}},\"items\":["
+        );
+        let items = (start..end).step_by(chunk.max(1)).map(move |from| {
+            let to = (from + chunk.max(1)).min(end);
+            let mut buf = BytesMut::with_capacity((to - from) * 3 * 1024);
+            for i in from..to {
+                if i > start {
+                    buf.extend_from_slice(b",");
+                }
+                let pod = if relist && i + 1 == total {
+                    &self.relist_sentinel
+                } else {
+                    &self.pods[i]
+                };
+                buf.extend_from_slice(pod);
+            }
+            buf.freeze()
+        });
+        std::iter::once(Bytes::from(head))
+            .chain(items)
+            .chain(std::iter::once(Bytes::from_static(b"]}")))
+    }
+
+    /// Total bytes of the pods' JSON.
+    pub fn pod_bytes(&self) -> usize {
+        self.pods.iter().map(Bytes::len).sum()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+/// One in twenty events adds a pod, one in twenty deletes the pod added ten events earlier.
+fn kind_of(j: usize, events: usize) -> Kind {
+    if j + 1 == events {
+        return Kind::Modified;
+    }
+    match j % 20 {
+        0 => Kind::Added,
+        10 => Kind::Deleted,
+        _ => Kind::Modified,
+    }
+}
+
+/// The list pod a MODIFIED event at `j` changes: spread over the list, deterministic.
+fn modified_index(j: usize, objects: usize) -> usize {
+    (j.wrapping_mul(7919)) % objects
+}
+
+fn event(j: usize, events: usize, objects: usize, rv: u64) -> (&'static str, Pod) {
+    match kind_of(j, events) {
+        Kind::Added => ("ADDED", pod(objects + j, rv, false, true)),
+        Kind::Deleted => ("DELETED", pod(objects + j - 10, rv, false, true)),
+        Kind::Modified => {
+            let i = modified_index(j, objects);
+            ("MODIFIED", pod(i, rv, i.is_multiple_of(2), true))
+        }
+    }
+}
+
+fn marker(i: usize, rv: u64) -> Marker {
+    Marker {
+        namespace: namespace(i),
+        name: format!("pod-{i}"),
+        resource_version: rv.to_string(),
+    }
+}
+
+fn namespace(i: usize) -> String {
+    format!("team-{:02}", i % NAMESPACES)
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn time(seconds: i64) -> Option<Time> {
+    Timestamp::from_second(1_780_000_000 + seconds)
+        .ok()
+        .map(Time)
+}
+
+/// One pod: labels, annotations, an owner, one container, four conditions; managed fields when
+/// `managed`; the sent-time placeholder when it belongs to a watch event.
+fn pod(i: usize, rv: u64, managed: bool, with_sent: bool) -> Pod {
+    let app = format!("app-{}", i % 97);
+    let labels = BTreeMap::from([
+        ("app.kubernetes.io/name".to_owned(), app.clone()),
+        (
+            "app.kubernetes.io/instance".to_owned(),
+            format!("{app}-prod"),
+        ),
+        (
+            "pod-template-hash".to_owned(),
+            format!("{:010x}", i.wrapping_mul(2_654_435_761)),
+        ),
+        (
+            "tier".to_owned(),
+            ["web", "api", "worker"][i % 3].to_owned(),
+        ),
+    ]);
+    let mut annotations = BTreeMap::from([
+        (
+            "kubectl.kubernetes.io/restartedAt".to_owned(),
+            "2026-11-20T10:00:00Z".to_owned(),
+        ),
+        ("prometheus.io/scrape".to_owned(), "true".to_owned()),
+        (
+            "checksum/config".to_owned(),
+            format!("{:064x}", (i as u128).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+        ),
+    ]);
+    if with_sent {
+        let placeholder = String::from_utf8_lossy(SENT_PLACEHOLDER).into_owned();
+        annotations.insert(SENT_ANNOTATION.to_owned(), placeholder);
+    }
+    let metadata = ObjectMeta {
+        name: Some(format!("pod-{i}")),
+        namespace: Some(namespace(i)),
+        uid: Some(format!("{:08x}-0000-4000-8000-{:012x}", i, rv)),
+        resource_version: Some(rv.to_string()),
+        creation_timestamp: time(i as i64 % 86_400),
+        generate_name: Some(format!("{app}-{:010x}-", i.wrapping_mul(2_654_435_761))),
+        labels: Some(labels),
+        annotations: Some(annotations),
+        owner_references: Some(vec![OwnerReference {
+            api_version: "apps/v1".into(),
+            kind: "ReplicaSet".into(),
+            name: format!("{app}-{:010x}", i.wrapping_mul(2_654_435_761)),
+            uid: format!("{:08x}-1111-4000-8000-000000000000", i % 97),
+            controller: Some(true),
+            block_owner_deletion: Some(true),
+        }]),
+        managed_fields: managed.then(|| managed_fields(i)),
+        ..ObjectMeta::default()
+    };
+    Pod {
+        metadata,
+        spec: Some(spec(i, &app)),
+        status: Some(status(i)),
+    }
+}
+
+fn spec(i: usize, app: &str) -> PodSpec {
+    let quantity = |s: &str| Quantity(s.to_owned());
+    PodSpec {
+        node_name: Some(format!("node-{:03}", i % 500)),
+        service_account_name: Some(app.to_owned()),
+        containers: vec![Container {
+            name: app.to_owned(),
+            image: Some(format!("registry.example.com/{app}:v1.{}.0", i % 20)),
+            ports: Some(vec![ContainerPort {
+                container_port: 8080,
+                name: Some("http".into()),
+                protocol: Some("TCP".into()),
+                ..ContainerPort::default()
+            }]),
+            env: Some(vec![
+                EnvVar {
+                    name: "LOG_LEVEL".into(),
+                    value: Some("info".into()),
+                    ..EnvVar::default()
+                },
+                EnvVar {
+                    name: "POD_INDEX".into(),
+                    value: Some(i.to_string()),
+                    ..EnvVar::default()
+                },
+            ]),
+            resources: Some(ResourceRequirements {
+                requests: Some(BTreeMap::from([
+                    ("cpu".to_owned(), quantity("100m")),
+                    ("memory".to_owned(), quantity("128Mi")),
+                ])),
+                limits: Some(BTreeMap::from([("memory".to_owned(), quantity("256Mi"))])),
+                ..ResourceRequirements::default()
+            }),
+            volume_mounts: Some(vec![VolumeMount {
+                name: "config".into(),
+                mount_path: "/etc/app".into(),
+                read_only: Some(true),
+                ..VolumeMount::default()
+            }]),
+            ..Container::default()
+        }],
+        volumes: Some(vec![Volume {
+            name: "config".into(),
+            ..Volume::default()
+        }]),
+        ..PodSpec::default()
+    }
+}
+
+fn status(i: usize) -> PodStatus {
+    let condition = |kind: &str| PodCondition {
+        type_: kind.to_owned(),
+        status: "True".into(),
+        last_transition_time: time(i as i64 % 86_400 + 5),
+        ..PodCondition::default()
+    };
+    PodStatus {
+        phase: Some("Running".into()),
+        pod_ip: Some(format!("10.{}.{}.{}", i >> 16 & 255, i >> 8 & 255, i & 255)),
+        host_ip: Some(format!("192.168.{}.{}", i / 500 % 256, i % 250)),
+        start_time: time(i as i64 % 86_400 + 1),
+        conditions: Some(
+            [
+                "PodReadyToStartContainers",
+                "Initialized",
+                "Ready",
+                "ContainersReady",
+                "PodScheduled",
+            ]
+            .map(condition)
+            .into(),
+        ),
+        container_statuses: Some(vec![ContainerStatus {
+            name: format!("app-{}", i % 97),
+            ready: true,
+            restart_count: (i % 3) as i32,
+            image: format!("registry.example.com/app-{}:v1.{}.0", i % 97, i % 20),
+            image_id: format!("registry.example.com/app@sha256:{:064x}", i),
+            container_id: Some(format!("containerd://{:064x}", (i as u128) << 7)),
+            started: Some(true),
+            ..ContainerStatus::default()
+        }]),
+        ..PodStatus::default()
+    }
+}
+
+fn managed_fields(i: usize) -> Vec<ManagedFieldsEntry> {
+    let spec = json!({"f:metadata": {"f:generateName": {}, "f:labels": {".": {}, "f:app.kubernetes.io/name": {}, "f:app.kubernetes.io/instance": {}, "f:pod-template-hash": {}, "f:tier": {}}, "f:ownerReferences": {".": {}, "k:{\"uid\":\"x\"}": {}}},
+        "f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:env": {".": {}, "k:{\"name\":\"LOG_LEVEL\"}": {".": {}, "f:name": {}, "f:value": {}}}, "f:image": {}, "f:name": {}, "f:ports": {".": {}, "k:{\"containerPort\":8080,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}, "f:name": {}, "f:protocol": {}}}, "f:resources": {".": {}, "f:limits": {".": {}, "f:memory": {}}, "f:requests": {".": {}, "f:cpu": {}, "f:memory": {}}}}}, "f:serviceAccountName": {}, "f:volumes": {".": {}, "k:{\"name\":\"config\"}": {}}}});
+    let status = json!({"f:status": {"f:conditions": {"k:{\"type\":\"ContainersReady\"}": {".": {}, "f:status": {}, "f:type": {}}, "k:{\"type\":\"Initialized\"}": {".": {}, "f:status": {}, "f:type": {}}, "k:{\"type\":\"Ready\"}": {".": {}, "f:status": {}, "f:type": {}}}, "f:containerStatuses": {}, "f:hostIP": {}, "f:phase": {}, "f:podIP": {}, "f:startTime": {}}});
+    let entry = |manager: &str, operation: &str, fields: &serde_json::Value, sub: Option<&str>| {
+        ManagedFieldsEntry {
+            manager: Some(manager.to_owned()),
+            operation: Some(operation.to_owned()),
+            api_version: Some("v1".into()),
+            fields_type: Some("FieldsV1".into()),
+            fields_v1: Some(FieldsV1(fields.clone())),
+            subresource: sub.map(str::to_owned),
+            time: time(i as i64 % 86_400),
+        }
+    };
+    vec![
+        entry("kube-controller-manager", "Update", &spec, None),
+        entry("kubelet", "Update", &status, Some("status")),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pods_are_two_to_three_kilobytes_and_events_carry_the_placeholder() -> Result<()> {
+        let fixture = Fixture::build(200, 100)?;
+        let average = fixture.pod_bytes() / fixture.pods.len();
+        assert!(
+            (1_500..3_500).contains(&average),
+            "average pod is {average} bytes"
+        );
+        for (line, &offset) in fixture.events.iter().zip(&fixture.sent_offsets) {
+            assert_eq!(&line[offset..offset + 20], SENT_PLACEHOLDER);
+        }
+        assert_eq!(fixture.objects_after_events(), 200);
+        Ok(())
+    }
+}

@@ -1,0 +1,164 @@
+//! `pipeline-bench`: the informer pipeline against kube-runtime and the decode limit (issue 11).
+//!
+//! Every subcommand prints one JSON line of figures, then one human line. Memory figures come
+//! from `/proc/self/status` of a process that measures nothing else; the server runs in a child
+//! process of its own. See `docs/benchmarks.md`.
+
+mod compare;
+mod controller;
+mod decode;
+mod fixtures;
+mod kube_runtime;
+mod measure;
+mod memory;
+mod ours;
+mod server;
+mod suite;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand, ValueEnum};
+use serde::Serialize;
+
+use crate::measure::{RunFigures, RunOptions};
+
+#[derive(Debug, Parser)]
+#[command(about = "Benchmarks of the informer pipeline against kube-runtime and the decode limit")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+/// Workload size shared by most subcommands.
+#[derive(Debug, Clone, Copy, clap::Args)]
+struct Size {
+    /// Pods in the initial list.
+    #[arg(long, default_value_t = 100_000)]
+    objects: usize,
+    /// Watch events after the sync.
+    #[arg(long, default_value_t = 100_000)]
+    events: usize,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// The physical limit: serde_json decoding of the same bytes into Pods, one thread.
+    Decode(Size),
+    /// Our SharedIndexInformer: inf_sync, inf_watch, inf_stream, inf_relist, bytes per pod.
+    Informer(Size),
+    /// kube-runtime's watcher + reflector store: the same figures.
+    KubeRuntime(Size),
+    /// e2e_latency: paced events into a controller; p50/p99 to reconcile start.
+    Controller {
+        /// Pods in the initial list.
+        #[arg(long, default_value_t = 10_000)]
+        objects: usize,
+        /// Events to send.
+        #[arg(long, default_value_t = 25_000)]
+        events: usize,
+        /// Events per second.
+        #[arg(long, default_value_t = 5_000)]
+        rate: u32,
+    },
+    /// decode, informer and kube-runtime interleaved; median ratios.
+    Compare {
+        #[command(flatten)]
+        size: Size,
+        /// Rounds of each.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
+    /// One measurement in this process (used by the others).
+    #[command(hide = true)]
+    Run {
+        /// Which cache.
+        #[arg(long, value_enum)]
+        peer: PeerName,
+        #[command(flatten)]
+        options: RunOptions,
+    },
+    /// The fixture server (used by the others).
+    #[command(hide = true)]
+    Serve {
+        #[command(flatten)]
+        size: Size,
+        /// Pace the events at this many per second, stamping their send time.
+        #[arg(long)]
+        rate: Option<u32>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum PeerName {
+    Ours,
+    KubeRuntime,
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Cmd::Decode(size) => {
+            let figures = decode::run(size.objects, size.events)?;
+            let human = format!(
+                "decode limit: list {:.0} pods/s, watch {:.0} events/s ({} B/pod of JSON)",
+                figures.list_objects_per_s, figures.watch_events_per_s, figures.average_pod_bytes
+            );
+            print(&figures, &human)
+        }
+        Cmd::Informer(size) | Cmd::KubeRuntime(size) => {
+            let peer = if matches!(cli.command, Cmd::Informer(_)) {
+                "ours"
+            } else {
+                "kube-runtime"
+            };
+            let figures = suite::run(peer, size.objects, size.events)?;
+            print(&figures, &suite::describe(&figures))
+        }
+        Cmd::Controller {
+            objects,
+            events,
+            rate,
+        } => {
+            let figures = runtime()?.block_on(controller::run(objects, events, rate))?;
+            let human = format!(
+                "e2e_latency at {} events/s: p50 {:.0} µs, p99 {:.0} µs, max {:.0} µs over {} reconciles",
+                figures.rate, figures.p50_us, figures.p99_us, figures.max_us, figures.samples
+            );
+            print(&figures, &human)
+        }
+        Cmd::Compare { size, rounds } => {
+            let comparison = compare::run(size.objects, size.events, rounds)?;
+            print(&comparison, &compare::describe(&comparison))
+        }
+        Cmd::Run { peer, options } => {
+            let figures: RunFigures = match peer {
+                PeerName::Ours => runtime()?.block_on(measure::run::<ours::Ours>(options))?,
+                PeerName::KubeRuntime => {
+                    runtime()?.block_on(measure::run::<kube_runtime::KubeRuntime>(options))?
+                }
+            };
+            let human = format!(
+                "{} {:?}: synced {} pods at {:.0}/s",
+                figures.peer, figures.options, figures.objects_synced, figures.sync_objects_per_s
+            );
+            print(&figures, &human)
+        }
+        Cmd::Serve { size, rate } => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+            .block_on(server::serve(size.objects, size.events, rate)),
+    }
+}
+
+/// The measured process's runtime: two worker threads, as the machine has two cores.
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?)
+}
+
+fn print(figures: &impl Serialize, human: &str) -> Result<()> {
+    println!("{}", serde_json::to_string(figures)?);
+    println!("{human}");
+    Ok(())
+}

@@ -1,0 +1,192 @@
+//! One measurement of a cache implementation ([`Peer`]) against a fresh server: sync, then the
+//! watch events, then a forced relist; and running such a measurement in a fresh process.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail, ensure};
+use serde::{Deserialize, Serialize};
+
+use crate::fixtures::Marker;
+use crate::memory;
+use crate::server::{EXPIRE_PATH, RELEASE_PATH, ServerProcess};
+
+/// How long any one phase may take before the run fails.
+const PHASE_TIMEOUT: Duration = Duration::from_secs(300);
+/// How often the cache is polled for a marker.
+const POLL: Duration = Duration::from_millis(1);
+
+/// What a run measures and how the cache is configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
+pub struct RunOptions {
+    /// Pods in the initial list.
+    #[arg(long, default_value_t = 100_000)]
+    pub objects: usize,
+    /// Watch events after the sync (0: no watch phase).
+    #[arg(long, default_value_t = 100_000)]
+    pub events: usize,
+    /// Initial list by a streaming watch (sendInitialEvents) instead of pages.
+    #[arg(long)]
+    pub stream: bool,
+    /// Strip managedFields before caching.
+    #[arg(long)]
+    pub strip_managed_fields: bool,
+    /// Force a 410 after the watch phase and measure the relist.
+    #[arg(long)]
+    pub relist: bool,
+}
+
+/// A cache kept in step with the server: ours (informer) or kube-runtime's reflector store.
+pub trait Peer: Sized {
+    /// Name in the figures.
+    const NAME: &'static str;
+    /// Starts listing and watching.
+    fn start(client: kube::Client, options: &RunOptions) -> Result<Self>;
+    /// Resolves once the initial list is in the cache.
+    fn synced(&self) -> impl Future<Output = ()> + Send;
+    /// The cached resource version of the marker's pod, if it is cached.
+    fn resource_version(&self, marker: &Marker) -> Result<Option<String>>;
+    /// Objects in the cache.
+    fn len(&self) -> usize;
+    /// Stops the cache.
+    fn stop(self) -> impl Future<Output = ()> + Send;
+}
+
+/// The figures of one run (one process).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunFigures {
+    /// `ours` or `kube-runtime`.
+    pub peer: String,
+    /// How the run was configured.
+    pub options: RunOptions,
+    /// Seconds from start to synced.
+    pub sync_s: f64,
+    /// Pods per second into the cache during the initial list.
+    pub sync_objects_per_s: f64,
+    /// Pods in the cache once synced.
+    pub objects_synced: usize,
+    /// RSS before the cache started.
+    pub rss_before_bytes: u64,
+    /// RSS once synced.
+    pub rss_synced_bytes: u64,
+    /// (RSS synced − RSS before) ÷ pods.
+    pub bytes_per_object: f64,
+    /// Events per second from release until the last event is in the cache.
+    pub watch_events_per_s: Option<f64>,
+    /// Pods in the cache after the events.
+    pub objects_after_watch: Option<usize>,
+    /// Peak RSS from the 410 until the relist is in the cache, ÷ RSS just before.
+    pub relist_peak_ratio: Option<f64>,
+    /// Seconds from the 410 until the relist is in the cache.
+    pub relist_s: Option<f64>,
+}
+
+/// Runs the measurement in this process, against a server process of its own.
+pub async fn run<P: Peer>(options: RunOptions) -> Result<RunFigures> {
+    let server = ServerProcess::spawn(options.objects, options.events, None)?;
+    let client = server.client()?;
+    let before = memory::read()?;
+    let started = Instant::now();
+    let peer = P::start(client.clone(), &options)?;
+    tokio::time::timeout(PHASE_TIMEOUT, peer.synced())
+        .await
+        .context("sync timed out")?;
+    let sync_s = started.elapsed().as_secs_f64();
+    let objects_synced = peer.len();
+    let synced = memory::read()?;
+
+    let mut figures = RunFigures {
+        peer: P::NAME.to_owned(),
+        options,
+        sync_s,
+        sync_objects_per_s: options.objects as f64 / sync_s,
+        objects_synced,
+        rss_before_bytes: before.rss,
+        rss_synced_bytes: synced.rss,
+        bytes_per_object: synced.rss.saturating_sub(before.rss) as f64 / options.objects as f64,
+        watch_events_per_s: None,
+        objects_after_watch: None,
+        relist_peak_ratio: None,
+        relist_s: None,
+    };
+    if options.events > 0 {
+        let started = Instant::now();
+        ServerProcess::control(&client, RELEASE_PATH).await?;
+        wait_for(&peer, &server.info.watch_marker).await?;
+        figures.watch_events_per_s = Some(options.events as f64 / started.elapsed().as_secs_f64());
+        figures.objects_after_watch = Some(peer.len());
+    }
+    if options.relist {
+        let before = memory::read()?;
+        memory::reset_peak()?;
+        let started = Instant::now();
+        ServerProcess::control(&client, EXPIRE_PATH).await?;
+        wait_for(&peer, &server.info.relist_marker).await?;
+        figures.relist_s = Some(started.elapsed().as_secs_f64());
+        figures.relist_peak_ratio = Some(memory::read()?.hwm as f64 / before.rss as f64);
+    }
+    peer.stop().await;
+    Ok(figures)
+}
+
+/// Polls the cache until the marker's pod has the marker's resource version.
+async fn wait_for<P: Peer>(peer: &P, marker: &Marker) -> Result<()> {
+    let deadline = Instant::now() + PHASE_TIMEOUT;
+    while peer.resource_version(marker)?.as_deref() != Some(marker.resource_version.as_str()) {
+        if Instant::now() > deadline {
+            bail!(
+                "{}/{} never reached resourceVersion {}",
+                marker.namespace,
+                marker.name,
+                marker.resource_version
+            );
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    Ok(())
+}
+
+/// Runs `pipeline-bench <args>` in a fresh process and parses the JSON line it prints.
+pub fn in_fresh_process<T: serde::de::DeserializeOwned>(args: &[String]) -> Result<T> {
+    let output = Command::new(std::env::current_exe()?)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .with_context(|| format!("running pipeline-bench {}", args.join(" ")))?;
+    ensure!(
+        output.status.success(),
+        "pipeline-bench {} failed: {}",
+        args.join(" "),
+        output.status
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout
+        .lines()
+        .find(|line| line.starts_with('{'))
+        .with_context(|| format!("pipeline-bench {} printed no JSON", args.join(" ")))?;
+    Ok(serde_json::from_str(line)?)
+}
+
+/// The command-line arguments of a `run` with these options.
+pub fn run_args(peer: &str, options: &RunOptions) -> Vec<String> {
+    let mut args = vec![
+        "run".to_owned(),
+        "--peer".to_owned(),
+        peer.to_owned(),
+        "--objects".to_owned(),
+        options.objects.to_string(),
+        "--events".to_owned(),
+        options.events.to_string(),
+    ];
+    for (flag, on) in [
+        ("--stream", options.stream),
+        ("--strip-managed-fields", options.strip_managed_fields),
+        ("--relist", options.relist),
+    ] {
+        if on {
+            args.push(flag.to_owned());
+        }
+    }
+    args
+}

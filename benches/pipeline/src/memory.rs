@@ -1,0 +1,36 @@
+//! Process memory from `/proc/self/status` (`VmRSS`, `VmHWM`), and resetting the peak.
+
+use anyhow::{Context, Result};
+
+/// Resident and peak resident set size of this process, in bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Memory {
+    /// `VmRSS`: resident now.
+    pub rss: u64,
+    /// `VmHWM`: the peak since start (or since [`reset_peak`]).
+    pub hwm: u64,
+}
+
+/// Reads `VmRSS` and `VmHWM`.
+pub fn read() -> Result<Memory> {
+    let status =
+        std::fs::read_to_string("/proc/self/status").context("reading /proc/self/status")?;
+    let field = |name: &str| -> Result<u64> {
+        let line = status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .with_context(|| format!("{name} missing from /proc/self/status"))?;
+        let kib: u64 = line.trim().trim_end_matches("kB").trim().parse()?;
+        Ok(kib * 1024)
+    };
+    Ok(Memory {
+        rss: field("VmRSS:")?,
+        hwm: field("VmHWM:")?,
+    })
+}
+
+/// Resets `VmHWM` to the current RSS (Linux ≥ 4.0: writing 5 to `/proc/self/clear_refs`).
+pub fn reset_peak() -> Result<()> {
+    std::fs::write("/proc/self/clear_refs", "5")
+        .context("resetting VmHWM via /proc/self/clear_refs")
+}

@@ -1,0 +1,82 @@
+//! Our stack as a [`Peer`]: a `SharedIndexInformer<Pod>` (reflector → delta fifo → indexer).
+
+use std::sync::Arc;
+
+use anyhow::Result;
+use informer::{ReflectorOptions, SharedIndexInformer, strip_managed_fields};
+use k8s_openapi::api::core::v1::Pod;
+use kube::Api;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::fixtures::Marker;
+use crate::measure::{Peer, RunOptions};
+
+/// A running informer and its task.
+#[derive(Debug)]
+pub struct Ours {
+    /// The informer.
+    pub informer: Arc<SharedIndexInformer<Pod>>,
+    shutdown: CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl Ours {
+    /// Builds the informer for these options without starting it.
+    pub fn informer(
+        client: kube::Client,
+        options: &RunOptions,
+    ) -> Result<Arc<SharedIndexInformer<Pod>>> {
+        let informer = SharedIndexInformer::for_api(Api::<Pod>::all(client))
+            .reflector_options(ReflectorOptions::default().streaming_list(options.stream))
+            .build();
+        if options.strip_managed_fields {
+            informer.set_transform(strip_managed_fields)?;
+        }
+        Ok(Arc::new(informer))
+    }
+
+    /// Starts a built informer on the runtime.
+    pub fn run(informer: Arc<SharedIndexInformer<Pod>>) -> Self {
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn({
+            let (informer, shutdown) = (Arc::clone(&informer), shutdown.clone());
+            async move { informer.run(shutdown).await }
+        });
+        Self {
+            informer,
+            shutdown,
+            task,
+        }
+    }
+}
+
+impl Peer for Ours {
+    const NAME: &'static str = "ours";
+
+    fn start(client: kube::Client, options: &RunOptions) -> Result<Self> {
+        Ok(Self::run(Self::informer(client, options)?))
+    }
+
+    async fn synced(&self) {
+        self.informer.synced().await;
+    }
+
+    fn resource_version(&self, marker: &Marker) -> Result<Option<String>> {
+        let key = informer::ObjectKey::namespaced(&marker.namespace, &marker.name)?;
+        Ok(self
+            .informer
+            .indexer()
+            .get_by_key(&key)
+            .and_then(|pod| pod.metadata.resource_version.clone()))
+    }
+
+    fn len(&self) -> usize {
+        self.informer.cache_size()
+    }
+
+    async fn stop(self) {
+        self.shutdown.cancel();
+        let _ = self.task.await;
+    }
+}

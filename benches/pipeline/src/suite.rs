@@ -1,0 +1,91 @@
+//! The figures of one peer (`informer` or `kube-runtime` subcommand): three runs, each in a
+//! fresh process: paged list + watch + relist; streaming list; paged list with managedFields
+//! stripped.
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::measure::{RunFigures, RunOptions, in_fresh_process, run_args};
+
+/// One peer's figures, named after the workloads.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PeerFigures {
+    /// `ours` or `kube-runtime`.
+    pub peer: String,
+    /// inf_sync: pods per second until synced (paged list).
+    pub inf_sync_objects_per_s: f64,
+    /// inf_watch: events per second until the last is in the cache.
+    pub inf_watch_events_per_s: f64,
+    /// inf_stream: pods per second until synced (streaming list).
+    pub inf_stream_objects_per_s: f64,
+    /// inf_relist: peak RSS during the relist ÷ RSS before it.
+    pub inf_relist_peak_ratio: f64,
+    /// RSS once synced (paged list), bytes.
+    pub rss_synced_bytes: u64,
+    /// Bytes per cached pod (paged list).
+    pub bytes_per_object: f64,
+    /// Bytes per cached pod with managedFields stripped.
+    pub bytes_per_object_stripped: f64,
+    /// Whether every pod and event arrived in every run.
+    pub complete: bool,
+}
+
+/// Runs the three measurements of `peer` (`ours` or `kube-runtime`).
+pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
+    let base = RunOptions {
+        objects,
+        events,
+        stream: false,
+        strip_managed_fields: false,
+        relist: true,
+    };
+    let main: RunFigures = in_fresh_process(&run_args(peer, &base))?;
+    let stream: RunFigures = in_fresh_process(&run_args(
+        peer,
+        &RunOptions {
+            events: 0,
+            stream: true,
+            relist: false,
+            ..base
+        },
+    ))?;
+    let stripped: RunFigures = in_fresh_process(&run_args(
+        peer,
+        &RunOptions {
+            events: 0,
+            strip_managed_fields: true,
+            relist: false,
+            ..base
+        },
+    ))?;
+    let complete = [&main, &stream, &stripped]
+        .iter()
+        .all(|run| run.objects_synced == objects)
+        && (events == 0 || main.objects_after_watch.is_some());
+    Ok(PeerFigures {
+        peer: main.peer.clone(),
+        inf_sync_objects_per_s: main.sync_objects_per_s,
+        inf_watch_events_per_s: main.watch_events_per_s.unwrap_or(0.0),
+        inf_stream_objects_per_s: stream.sync_objects_per_s,
+        inf_relist_peak_ratio: main.relist_peak_ratio.unwrap_or(0.0),
+        rss_synced_bytes: main.rss_synced_bytes,
+        bytes_per_object: main.bytes_per_object,
+        bytes_per_object_stripped: stripped.bytes_per_object,
+        complete,
+    })
+}
+
+/// One human line for a peer's figures.
+pub fn describe(figures: &PeerFigures) -> String {
+    format!(
+        "{}: sync {:.0} pods/s, watch {:.0} events/s, stream {:.0} pods/s, relist peak {:.2}× RSS, {:.0} B/pod ({:.0} B/pod stripped), RSS synced {:.1} MiB",
+        figures.peer,
+        figures.inf_sync_objects_per_s,
+        figures.inf_watch_events_per_s,
+        figures.inf_stream_objects_per_s,
+        figures.inf_relist_peak_ratio,
+        figures.bytes_per_object,
+        figures.bytes_per_object_stripped,
+        figures.rss_synced_bytes as f64 / (1024.0 * 1024.0),
+    )
+}

@@ -1,0 +1,111 @@
+//! Runs every subcommand at a tiny size and checks that the figures are complete and sane
+//! (every object and event arrived); never checks timings.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Runs `pipeline-bench <args>` and returns its JSON line.
+fn run(args: &[&str]) -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_pipeline-bench"))
+        .args(args)
+        .output()
+        .expect("pipeline-bench runs");
+    assert!(
+        output.status.success(),
+        "pipeline-bench {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().next().expect("a JSON line");
+    assert!(
+        stdout.lines().nth(1).is_some(),
+        "a human line follows the JSON"
+    );
+    serde_json::from_str(line).expect("valid JSON")
+}
+
+fn positive(value: &Value, field: &str) -> f64 {
+    let figure = value[field]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{field} missing in {value}"));
+    assert!(
+        figure > 0.0 && figure.is_finite(),
+        "{field} = {figure} in {value}"
+    );
+    figure
+}
+
+#[test]
+fn compare_runs_decode_and_both_peers_with_every_object_arriving() {
+    let comparison = run(&[
+        "compare",
+        "--objects",
+        "200",
+        "--events",
+        "200",
+        "--rounds",
+        "1",
+    ]);
+    positive(&comparison["decode"], "list_objects_per_s");
+    positive(&comparison["decode"], "watch_events_per_s");
+    for peer in ["ours", "kube_runtime"] {
+        let figures = &comparison[peer];
+        assert_eq!(figures["complete"], Value::Bool(true), "{peer}: {figures}");
+        for field in [
+            "inf_sync_objects_per_s",
+            "inf_watch_events_per_s",
+            "inf_stream_objects_per_s",
+            "inf_relist_peak_ratio",
+            "bytes_per_object",
+        ] {
+            positive(figures, field);
+        }
+    }
+    for ratio in [
+        "sync_vs_kube",
+        "watch_vs_kube",
+        "sync_vs_decode",
+        "watch_vs_decode",
+    ] {
+        positive(&comparison, ratio);
+    }
+}
+
+#[test]
+fn a_run_caches_every_object_and_event() {
+    let figures = run(&[
+        "run",
+        "--peer",
+        "ours",
+        "--objects",
+        "200",
+        "--events",
+        "200",
+        "--relist",
+    ]);
+    assert_eq!(figures["objects_synced"], 200);
+    // One in twenty events adds a pod and one in twenty deletes one: the count is unchanged.
+    assert_eq!(figures["objects_after_watch"], 200);
+    positive(&figures, "relist_peak_ratio");
+}
+
+#[test]
+fn controller_reconciles_the_paced_events() {
+    let figures = run(&[
+        "controller",
+        "--objects",
+        "200",
+        "--events",
+        "400",
+        "--rate",
+        "5000",
+    ]);
+    let samples = figures["samples"].as_u64().expect("samples");
+    // Keys that change again while queued are reconciled once, so some events share a sample.
+    assert!(
+        (1..=400).contains(&samples),
+        "{samples} stamped reconciles for 400 events"
+    );
+    positive(&figures, "p99_us");
+}
