@@ -1,27 +1,23 @@
-//! `e2e_latency`: watch events paced at a fixed rate into a controller built from our informer, a
-//! `workqueue::RateLimitingQueue` and one worker; the reconciler records when it starts, and the
-//! latency is that time minus the send time the server stamped into the event's object.
-//!
-//! (`controller-runtime` is not committed yet; this is the same pipeline it wraps.)
+//! `e2e_latency`: watch events paced at a fixed rate into a `controller-runtime` controller
+//! (manager, `Controller::for_::<Pod>()`, one worker) whose reconciler records the time it starts;
+//! the latency is that time minus the send time the server stamped into the event's object.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
-use informer::{ObjectKey, handler};
+use anyhow::{Context as _, Result};
+use controller_runtime::{Action, Context, Controller, Manager, ReconcileError, reconciler_fn};
 use k8s_openapi::api::core::v1::Pod;
 use parking_lot::Mutex;
 use serde::Serialize;
-use workqueue::{RateLimitingQueue, default_controller_rate_limiter};
+use tokio_util::sync::CancellationToken;
 
-use crate::fixtures::{Marker, SENT_ANNOTATION};
-use crate::measure::{Peer, RunOptions};
-use crate::ours::Ours;
+use crate::fixtures::SENT_ANNOTATION;
 use crate::server::{RELEASE_PATH, ServerProcess, now_ns};
 
-/// How long to wait for the queue to drain after the last event reached the cache.
-const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long any one phase may take.
+const PHASE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Figures of one latency run.
 #[derive(Debug, Serialize)]
@@ -40,94 +36,89 @@ pub struct LatencyFigures {
     pub max_us: f64,
 }
 
+/// What the reconciler records.
+#[derive(Debug, Default)]
+struct Record {
+    reconciles: AtomicUsize,
+    latencies_us: Mutex<Vec<f64>>,
+    /// Resource versions of the reconciled marker pod.
+    marker_versions: Mutex<Vec<String>>,
+}
+
 /// Runs the latency measurement over `objects` listed pods and `events` paced events.
 pub async fn run(objects: usize, events: usize, rate: u32) -> Result<LatencyFigures> {
     let server = ServerProcess::spawn(objects, events, Some(rate))?;
     let client = server.client()?;
-    let options = RunOptions {
-        objects,
-        events,
-        stream: false,
-        strip_managed_fields: false,
-        relist: false,
-    };
-    let informer = Ours::informer(client.clone(), &options)?;
-    let queue: RateLimitingQueue<ObjectKey> =
-        RateLimitingQueue::new(default_controller_rate_limiter());
-    let enqueue = |queue: &RateLimitingQueue<ObjectKey>, pod: &Pod| {
-        if let Ok(key) = indexer::key_of(pod) {
-            queue.add(key);
-        }
-    };
-    informer.add_event_handler(
-        handler()
-            .named("latency")
-            .on_add({
-                let queue = queue.clone();
-                move |pod: Arc<Pod>, _| enqueue(&queue, &pod)
-            })
-            .on_update({
-                let queue = queue.clone();
-                move |_, pod: Arc<Pod>| enqueue(&queue, &pod)
-            }),
-    )?;
-    let ours = Ours::run(Arc::clone(&informer));
-
-    let samples = Arc::new(Mutex::new(Vec::with_capacity(events)));
-    let reconciled = Arc::new(AtomicUsize::new(0));
-    let worker = tokio::spawn({
-        let (queue, informer, samples, reconciled) = (
-            queue.clone(),
-            Arc::clone(&informer),
-            Arc::clone(&samples),
-            Arc::clone(&reconciled),
-        );
-        async move {
-            while let Some(key) = queue.get().await {
-                let started = now_ns();
-                let sent = informer
-                    .indexer()
-                    .get_by_key(&key)
-                    .and_then(|pod| {
-                        pod.metadata
-                            .annotations
-                            .as_ref()?
-                            .get(SENT_ANNOTATION)?
-                            .parse::<u128>()
-                            .ok()
-                    })
-                    .filter(|&sent| sent > 0);
-                if let Some(sent) = sent {
-                    samples
-                        .lock()
-                        .push(started.saturating_sub(sent) as f64 / 1_000.0);
+    let marker = server.info.watch_marker.clone();
+    let shutdown = CancellationToken::new();
+    let manager = Arc::new(
+        Manager::builder(client.clone())
+            .handle_signals(false)
+            .shutdown_token(shutdown.clone())
+            .build(),
+    );
+    let record = Arc::new(Record::default());
+    let reconciler = reconciler_fn({
+        let (record, marker) = (Arc::clone(&record), marker.clone());
+        move |request: controller_runtime::Request, ctx: Context<Pod>| {
+            let started = now_ns();
+            let (record, marker) = (Arc::clone(&record), marker.clone());
+            async move {
+                if let Some(pod) = ctx.get() {
+                    let sent = pod
+                        .metadata
+                        .annotations
+                        .as_ref()
+                        .and_then(|a| a.get(SENT_ANNOTATION)?.parse::<u128>().ok());
+                    if let Some(sent) = sent.filter(|&sent| sent > 0) {
+                        record
+                            .latencies_us
+                            .lock()
+                            .push(started.saturating_sub(sent) as f64 / 1_000.0);
+                    }
+                    if request.name() == marker.name
+                        && request.namespace() == Some(marker.namespace.as_str())
+                    {
+                        record
+                            .marker_versions
+                            .lock()
+                            .extend(pod.metadata.resource_version.clone());
+                    }
                 }
-                reconciled.fetch_add(1, Ordering::Relaxed);
-                queue.forget(&key);
-                queue.done(&key);
+                record.reconciles.fetch_add(1, Ordering::Relaxed);
+                Ok::<_, ReconcileError>(Action::Done)
             }
         }
     });
+    Controller::new(&manager)
+        .for_::<Pod>()
+        .named("latency")
+        .build(reconciler)?;
+    let informer = manager.informer::<Pod>();
+    let running = tokio::spawn({
+        let manager = Arc::clone(&manager);
+        async move { manager.start().await }
+    });
 
-    ours.synced().await;
-    wait_until("initial reconciles", || {
-        reconciled.load(Ordering::Relaxed) >= objects && queue.is_empty()
+    tokio::time::timeout(PHASE_TIMEOUT, informer.synced())
+        .await
+        .context("sync timed out")?;
+    wait_until("the initial reconciles", || {
+        record.reconciles.load(Ordering::Relaxed) >= objects
     })
     .await?;
     ServerProcess::control(&client, RELEASE_PATH).await?;
-    let marker: Marker = server.info.watch_marker.clone();
-    wait_until("the last event", || {
-        ours.resource_version(&marker).ok().flatten().as_deref()
-            == Some(marker.resource_version.as_str())
+    wait_until("the last event's reconcile", || {
+        record
+            .marker_versions
+            .lock()
+            .contains(&marker.resource_version)
     })
     .await?;
-    wait_until("the queue to drain", || queue.is_empty()).await?;
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    queue.shut_down();
-    let _ = worker.await;
-    ours.stop().await;
+    shutdown.cancel();
+    running.await?.context("manager failed")?;
 
-    let mut samples = std::mem::take(&mut *samples.lock());
+    let mut samples = std::mem::take(&mut *record.latencies_us.lock());
     samples.sort_by(f64::total_cmp);
     Ok(LatencyFigures {
         rate,
@@ -140,7 +131,7 @@ pub async fn run(objects: usize, events: usize, rate: u32) -> Result<LatencyFigu
 }
 
 async fn wait_until(what: &str, mut done: impl FnMut() -> bool) -> Result<()> {
-    tokio::time::timeout(DRAIN_TIMEOUT, async {
+    tokio::time::timeout(PHASE_TIMEOUT, async {
         while !done() {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
