@@ -107,10 +107,11 @@ pub fn create(
         return Err(ApiError::invalid(info, &name, causes));
     }
     let key = info.key_ref();
-    if let Some(existing) = st.get(&key, &(ns.clone(), name.clone())) {
+    let okey = (ns, name);
+    if let Some(existing) = st.get(&key, &okey) {
         return Err(ApiError::already_exists(
             info,
-            &name,
+            &okey.1,
             meta::is_deleting(&existing),
         ));
     }
@@ -138,5 +139,5 @@ pub fn create(
     if opts.dry_run {
         return Ok(Arc::new(obj));
     }
-    Ok(st.put(&key, obj))
+    Ok(st.put_at(&key, okey, obj))
 }

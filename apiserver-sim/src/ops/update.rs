@@ -202,7 +202,7 @@ pub fn update(
         st.remove(&key, &okey);
         return Ok(Arc::new(new));
     }
-    Ok(st.put(&key, new))
+    Ok(st.put_at(&key, okey, new))
 }
 
 /// A deleting object whose grace period is over (0 or unset) may be removed.

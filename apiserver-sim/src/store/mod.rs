@@ -215,6 +215,21 @@ impl State {
     pub fn put<Q: Hash + Equivalent<GroupResource> + ?Sized>(
         &mut self,
         key: &Q,
+        obj: Value,
+    ) -> Arc<Value> {
+        let okey = (
+            crate::meta::namespace(&obj).to_string(),
+            crate::meta::name(&obj).to_string(),
+        );
+        self.put_at(key, okey, obj)
+    }
+
+    /// [`State::put`] for a caller that already knows the object's key (its namespace and
+    /// name, which must match the object's).
+    pub fn put_at<Q: Hash + Equivalent<GroupResource> + ?Sized>(
+        &mut self,
+        key: &Q,
+        okey: ObjKey,
         mut obj: Value,
     ) -> Arc<Value> {
         self.rv += 1;
@@ -223,10 +238,6 @@ impl State {
             self.reclaim.drain();
         }
         crate::meta::set_u64(&mut obj, "resourceVersion", rv);
-        let okey = (
-            crate::meta::namespace(&obj).to_string(),
-            crate::meta::name(&obj).to_string(),
-        );
         let obj = Arc::new(obj);
         let Some(rs) = self.resources.get_mut(key) else {
             return obj;
