@@ -1,0 +1,151 @@
+//! Where an example runs: the cluster the environment (or `--kubeconfig`) names, or an embedded
+//! `apiserver-sim` when none is configured.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use apiserver_sim::ApiServer;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Api, Client, Config};
+use tempfile::TempDir;
+
+/// How long [`install_crd`] waits for a CRD to be established.
+pub const CRD_ESTABLISHED_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a connection or the embedded server could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    /// The kubeconfig given with `--kubeconfig` could not be read or used.
+    #[error("kubeconfig {path}: {message}")]
+    Kubeconfig {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
+    /// KUBECONFIG or the in-cluster environment is set but unusable.
+    #[error("cluster configuration: {0}")]
+    Infer(#[from] kube::config::InferConfigError),
+    /// A client could not be built from the configuration.
+    #[error("client: {0}")]
+    Client(#[from] kube::Error),
+    /// The embedded server failed.
+    #[error("embedded apiserver-sim: {0}")]
+    Embedded(#[from] apiserver_sim::Error),
+    /// A temporary directory for the kubeconfig could not be made.
+    #[error("temporary directory: {0}")]
+    TempDir(#[from] std::io::Error),
+    /// A CRD was not established in time.
+    #[error("CRD {0} not established within {CRD_ESTABLISHED_TIMEOUT:?}")]
+    CrdNotEstablished(String),
+}
+
+/// The cluster configuration to use: from `kubeconfig` if given; otherwise from the environment
+/// (KUBECONFIG, `~/.kube/config`, in-cluster), `None` when nothing is configured. An explicitly
+/// configured but broken environment (KUBECONFIG or in-cluster variables set) is an error.
+pub async fn cluster_config(kubeconfig: Option<&Path>) -> Result<Option<Config>, ClusterError> {
+    if let Some(path) = kubeconfig {
+        let invalid = |message: String| ClusterError::Kubeconfig {
+            path: path.to_owned(),
+            message,
+        };
+        let file = Kubeconfig::read_from(path).map_err(|e| invalid(e.to_string()))?;
+        let config = Config::from_custom_kubeconfig(file, &KubeConfigOptions::default())
+            .await
+            .map_err(|e| invalid(e.to_string()))?;
+        return Ok(Some(config));
+    }
+    match Config::infer().await {
+        Ok(config) => Ok(Some(config)),
+        Err(error) if explicitly_configured() => Err(error.into()),
+        Err(error) => {
+            tracing::debug!(%error, "no cluster configured");
+            Ok(None)
+        }
+    }
+}
+
+/// Whether the environment asks for a particular cluster.
+fn explicitly_configured() -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|value| !value.is_empty());
+    set("KUBECONFIG") || set("KUBERNETES_SERVICE_HOST")
+}
+
+/// An `apiserver-sim` running in this process, with a kubeconfig for it on disk (removed on
+/// drop) so that `kubectl` can join in.
+#[derive(Debug)]
+pub struct Embedded {
+    server: ApiServer,
+    kubeconfig: PathBuf,
+    _dir: TempDir,
+}
+
+impl Embedded {
+    /// Starts the server on a free loopback port and writes its kubeconfig.
+    pub async fn start() -> Result<Self, ClusterError> {
+        let server = ApiServer::start().await?;
+        let dir = tempfile::Builder::new().prefix("kube-rt-").tempdir()?;
+        let kubeconfig = dir.path().join("kubeconfig");
+        server.write_kubeconfig(&kubeconfig)?;
+        Ok(Self {
+            server,
+            kubeconfig,
+            _dir: dir,
+        })
+    }
+
+    /// The server.
+    pub fn server(&self) -> &ApiServer {
+        &self.server
+    }
+
+    /// A client for the server (default namespace `default`).
+    pub fn client(&self) -> Result<Client, ClusterError> {
+        Ok(self.server.client()?)
+    }
+
+    /// Where the kubeconfig was written.
+    pub fn kubeconfig(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// Stops the server.
+    pub async fn shutdown(self) {
+        self.server.shutdown().await;
+    }
+}
+
+/// Creates `crd` (an existing one is kept) and waits until the server reports it established.
+pub async fn install_crd(
+    client: &Client,
+    crd: &CustomResourceDefinition,
+) -> Result<(), ClusterError> {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let name = crd.metadata.name.clone().unwrap_or_default();
+    match api.create(&Default::default(), crd).await {
+        Ok(_) => {}
+        Err(kube::Error::Api(status)) if status.code == 409 => {}
+        Err(error) => return Err(error.into()),
+    }
+    let established = async {
+        loop {
+            let current = api.get(&name).await?;
+            let ready = current
+                .status
+                .and_then(|status| status.conditions)
+                .is_some_and(|conditions| {
+                    conditions
+                        .iter()
+                        .any(|c| c.type_ == "Established" && c.status == "True")
+                });
+            if ready {
+                return Ok::<(), ClusterError>(());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(CRD_ESTABLISHED_TIMEOUT, established)
+        .await
+        .map_err(|_| ClusterError::CrdNotEstablished(name.clone()))?
+}

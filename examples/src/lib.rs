@@ -1,0 +1,18 @@
+//! Examples of this workspace's crates.
+//!
+//! * [`sample`]: the sample-controller, a port of kubernetes/sample-controller on
+//!   `controller-runtime` (binary `sample-controller`), with the [`foo`] custom resource.
+//! * [`pod_index`]: a reflector writing into an indexer, no informer (example `pod-index`).
+//! * [`workqueue_only`]: a rate-limited queue with workers, no Kubernetes (example
+//!   `workqueue-only`).
+//! * [`configmap_mirror`]: an informer factory and two handlers mirroring ConfigMaps across
+//!   namespaces, with a finalizer (example `configmap-mirror`).
+//!
+//! The examples run against the cluster the environment configures, or against an embedded
+//! `apiserver-sim` ([`cluster`]) when there is none.
+
+pub mod cluster;
+pub mod foo;
+pub mod logging;
+pub mod recorder;
+pub mod sample;
