@@ -1,0 +1,42 @@
+//! Helpers shared by the integration tests: a simulator with the Foo CRD, and polling with a
+//! deadline instead of fixed sleeps.
+
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::time::Duration;
+
+use apiserver_sim::ApiServer;
+use examples::cluster::install_crd;
+use examples::foo::crd;
+
+/// How long a condition may take before a test fails.
+pub const DEADLINE: Duration = Duration::from_secs(20);
+
+/// A simulator with the Foo CRD established.
+pub async fn server_with_crd() -> ApiServer {
+    let server = ApiServer::start().await.unwrap();
+    install_crd(&server.client().unwrap(), &crd())
+        .await
+        .unwrap();
+    server
+}
+
+/// Polls `check` until it returns `Some`, failing the test after [`DEADLINE`].
+pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out after {DEADLINE:?} waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
