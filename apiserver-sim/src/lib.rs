@@ -39,7 +39,8 @@
 //!
 //! - [`ApiServer`] / [`ApiServerBuilder`]: start, [`ApiServer::client`],
 //!   [`ApiServer::kubeconfig`], seed helpers ([`ApiServer::create`],
-//!   [`ApiServer::create_json`]), inspection ([`ApiServer::objects`],
+//!   [`ApiServer::create_json`], and for thousands of objects or event storms
+//!   [`ApiServer::create_many`] and [`ApiServer::replace_many`]), inspection ([`ApiServer::objects`],
 //!   [`ApiServer::resource_version`], [`ApiServer::open_watches`]), faults
 //!   ([`ApiServer::drop_watches`], [`ApiServer::compact`], [`ApiServer::fail_next`],
 //!   [`ApiServer::send_bookmarks`], [`ApiServer::set_ready`],

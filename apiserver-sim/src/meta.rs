@@ -61,6 +61,20 @@ pub fn set_finalizers(obj: &mut Value, fins: Vec<String>) {
     }
 }
 
+/// Whether the object has owner references and whether it is being deleted, with one
+/// lookup of `metadata` (both are read on every write).
+pub fn owned_and_deleting(obj: &Value) -> (bool, bool) {
+    let Some(md) = obj.get("metadata") else {
+        return (false, false);
+    };
+    let owned = md
+        .get("ownerReferences")
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty());
+    let deleting = md.get("deletionTimestamp").is_some_and(|v| !v.is_null());
+    (owned, deleting)
+}
+
 /// `metadata.ownerReferences`.
 pub fn owner_refs(obj: &Value) -> &[Value] {
     field(obj, "ownerReferences")

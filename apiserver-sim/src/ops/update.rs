@@ -32,6 +32,9 @@ fn without(v: &Value, keys: &[&str]) -> Value {
 
 /// The generation the new object should carry.
 fn next_generation(info: &ResourceInfo, old: &Value, new: &Value) -> Option<i64> {
+    if info.generation == GenerationRule::None {
+        return None;
+    }
     let current = meta::generation(old);
     let changed = match info.generation {
         GenerationRule::None => return None,

@@ -129,8 +129,8 @@ pub fn name_and_namespace(
     Ok(())
 }
 
-fn check_string_map(obj: &Value, field: &str, causes: &mut Vec<Cause>, check_values: bool) {
-    let Some(v) = meta::field(obj, field) else {
+fn check_string_map(md: Option<&Value>, field: &str, causes: &mut Vec<Cause>, check_values: bool) {
+    let Some(v) = md.and_then(|m| m.get(field)) else {
         return;
     };
     let Some(map) = v.as_object() else {
@@ -194,7 +194,10 @@ fn check_string_map(obj: &Value, field: &str, causes: &mut Vec<Cause>, check_val
 /// Validation shared by every type: name, labels, annotations, owner references.
 pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
-    let name = meta::name(obj);
+    // `metadata` once, its fields by name (this runs on every write).
+    let md = obj.get("metadata");
+    let md_field = |f: &str| md.and_then(|m| m.get(f));
+    let name = md_field("name").and_then(Value::as_str).unwrap_or("");
     if name.is_empty() {
         causes.push(required(
             "metadata.name",
@@ -214,9 +217,12 @@ pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
             ));
         }
     }
-    check_string_map(obj, "labels", &mut causes, true);
-    check_string_map(obj, "annotations", &mut causes, false);
-    let owners = meta::owner_refs(obj);
+    check_string_map(md, "labels", &mut causes, true);
+    check_string_map(md, "annotations", &mut causes, false);
+    let owners = md_field("ownerReferences")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     let controllers = owners
         .iter()
         .filter(|o| o.get("controller").and_then(Value::as_bool) == Some(true))
@@ -235,7 +241,7 @@ pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
             }
         }
     }
-    if let Some(f) = crate::meta::field(obj, "finalizers")
+    if let Some(f) = md_field("finalizers")
         && !f.is_null()
         && !f.as_array().is_some_and(|a| a.iter().all(Value::is_string))
     {

@@ -263,12 +263,9 @@ impl State {
                 (EventType::Added, None, line)
             }
         };
-        let (had_owners, was_deleting) = prev.as_deref().map_or((false, false), |p| {
-            (
-                !crate::meta::owner_refs(p).is_empty(),
-                crate::meta::is_deleting(p),
-            )
-        });
+        let (had_owners, was_deleting) = prev
+            .as_deref()
+            .map_or((false, false), crate::meta::owned_and_deleting);
         let wake = Self::wakes_controllers(&rs.info);
         rs.record(Event {
             rv,
@@ -281,8 +278,7 @@ impl State {
         if kind == EventType::Added {
             self.uids.insert(crate::meta::uid(&obj).to_string());
         }
-        let has_owners = !crate::meta::owner_refs(&obj).is_empty();
-        let deleting = crate::meta::is_deleting(&obj);
+        let (has_owners, deleting) = crate::meta::owned_and_deleting(&obj);
         self.owned = (self.owned + usize::from(has_owners)).saturating_sub(usize::from(had_owners));
         self.deleting =
             (self.deleting + usize::from(deleting)).saturating_sub(usize::from(was_deleting));
