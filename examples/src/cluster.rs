@@ -149,3 +149,88 @@ pub async fn install_crd(
         .await
         .map_err(|_| ClusterError::CrdNotEstablished(name.clone()))?
 }
+
+/// A client for the configured cluster, or for an embedded server when none is configured.
+pub struct Connection {
+    /// The client.
+    pub client: Client,
+    /// The embedded server, if one was started (stop it with [`Embedded::shutdown`]).
+    pub embedded: Option<Embedded>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("embedded", &self.embedded)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    /// Connects to the cluster the environment configures, or starts an embedded server; prints
+    /// one line saying which, prefixed with `program`.
+    pub async fn establish(program: &str) -> Result<Self, ClusterError> {
+        match cluster_config(None).await? {
+            Some(config) => {
+                println!("{program}: using the cluster at {}", config.cluster_url);
+                Ok(Self {
+                    client: Client::try_from(config)?,
+                    embedded: None,
+                })
+            }
+            None => {
+                println!("{program}: no cluster configured, using an embedded apiserver-sim");
+                let embedded = Embedded::start().await?;
+                println!(
+                    "{program}: kubeconfig written to {}",
+                    embedded.kubeconfig().display()
+                );
+                Ok(Self {
+                    client: embedded.client()?,
+                    embedded: Some(embedded),
+                })
+            }
+        }
+    }
+
+    /// Stops the embedded server, if any.
+    pub async fn close(self) {
+        if let Some(embedded) = self.embedded {
+            embedded.shutdown().await;
+        }
+    }
+}
+
+/// A token cancelled at the first Ctrl-C (SIGINT) or SIGTERM, for examples without a manager.
+pub fn shutdown_on_signal() -> tokio_util::sync::CancellationToken {
+    let token = tokio_util::sync::CancellationToken::new();
+    let cancel = token.clone();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        tracing::info!("shutdown requested");
+        cancel.cancel();
+    });
+    token
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut terminate) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+        }
+        Err(error) => {
+            tracing::warn!(%error, "cannot listen for SIGTERM; Ctrl-C only");
+            let _interrupted = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() {
+    let _interrupted = tokio::signal::ctrl_c().await;
+}

@@ -14,5 +14,7 @@
 pub mod cluster;
 pub mod foo;
 pub mod logging;
+pub mod pod_index;
 pub mod recorder;
 pub mod sample;
+pub mod workqueue_only;
