@@ -12,6 +12,7 @@
 //! `apiserver-sim` ([`cluster`]) when there is none.
 
 pub mod cluster;
+pub mod configmap_mirror;
 pub mod foo;
 pub mod logging;
 pub mod pod_index;
