@@ -38,6 +38,10 @@ pub struct Comparison {
     pub bytes_per_object_vs_kube: f64,
     /// Bytes per pod ours stripped ÷ kube-runtime unstripped.
     pub stripped_vs_kube_unstripped: f64,
+    /// As `bytes_per_object_vs_kube`, both after `malloc_trim`.
+    pub trimmed_bytes_per_object_vs_kube: f64,
+    /// As `stripped_vs_kube_unstripped`, both after `malloc_trim`.
+    pub trimmed_stripped_vs_kube_unstripped: f64,
     /// inf_sync ours ÷ list decode limit.
     pub sync_vs_decode: f64,
     /// inf_watch ours ÷ event decode limit.
@@ -74,6 +78,10 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<Comparison> {
         stream_vs_kube: ours.inf_stream_objects_per_s / kube_runtime.inf_stream_objects_per_s,
         bytes_per_object_vs_kube: ours.bytes_per_object / kube_runtime.bytes_per_object,
         stripped_vs_kube_unstripped: ours.bytes_per_object_stripped / kube_runtime.bytes_per_object,
+        trimmed_bytes_per_object_vs_kube: ours.bytes_per_object_trimmed
+            / kube_runtime.bytes_per_object_trimmed,
+        trimmed_stripped_vs_kube_unstripped: ours.bytes_per_object_stripped_trimmed
+            / kube_runtime.bytes_per_object_trimmed,
         sync_vs_decode: ours.inf_sync_objects_per_s / decode.list_objects_per_s,
         watch_vs_decode: ours.inf_watch_events_per_s / decode.watch_events_per_s,
         stream_vs_decode: ours.inf_stream_objects_per_s / decode.list_objects_per_s,
@@ -95,6 +103,8 @@ fn median_figures(runs: &[PeerFigures]) -> PeerFigures {
         rss_synced_bytes: of(|r| r.rss_synced_bytes as f64) as u64,
         bytes_per_object: of(|r| r.bytes_per_object),
         bytes_per_object_stripped: of(|r| r.bytes_per_object_stripped),
+        bytes_per_object_trimmed: of(|r| r.bytes_per_object_trimmed),
+        bytes_per_object_stripped_trimmed: of(|r| r.bytes_per_object_stripped_trimmed),
         complete: runs.iter().all(|run| run.complete),
     }
 }

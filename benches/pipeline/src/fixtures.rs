@@ -59,24 +59,21 @@ impl Fixture {
     pub fn build(objects: usize, events: usize) -> Result<Self> {
         anyhow::ensure!(objects > 0, "--objects must be at least 1");
         let list_rv = objects as u64;
-        let mut pods = Vec::with_capacity(objects);
-        for i in 0..objects {
+        let pods = build_parallel(objects, |i| {
             let pod = pod(i, i as u64 + 1, i.is_multiple_of(2), false);
-            pods.push(Bytes::from(serde_json::to_vec(&pod)?));
-        }
-        let mut lines = Vec::with_capacity(events);
-        let mut sent_offsets = Vec::with_capacity(events);
-        for j in 0..events {
+            Ok(Bytes::from(serde_json::to_vec(&pod)?))
+        })?;
+        let prefix = format!("\"{SENT_ANNOTATION}\":\"");
+        let built = build_parallel(events, |j| {
             let rv = list_rv + 1 + j as u64;
             let (kind, pod) = event(j, events, objects, rv);
             let mut line = serde_json::to_vec(&json!({"type": kind, "object": pod}))?;
             line.push(b'\n');
-            let prefix = format!("\"{SENT_ANNOTATION}\":\"");
             let offset =
                 find(&line, prefix.as_bytes()).context("sent placeholder missing")? + prefix.len();
-            sent_offsets.push(offset);
-            lines.push(Bytes::from(line));
-        }
+            Ok((Bytes::from(line), offset))
+        })?;
+        let (lines, sent_offsets) = built.into_iter().unzip();
         let relist_rv = list_rv + events as u64 + 1;
         let last = objects - 1;
         let relist_sentinel = Bytes::from(serde_json::to_vec(&pod(
@@ -205,6 +202,34 @@ fn event(j: usize, events: usize, objects: usize, rv: u64) -> (&'static str, Pod
             ("MODIFIED", pod(i, rv, i.is_multiple_of(2), true))
         }
     }
+}
+
+/// `build(0..n)` on every core (the fixture is built before anything is measured).
+fn build_parallel<T: Send>(n: usize, build: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let per_thread = n.div_ceil(threads).max(1);
+    let build = &build;
+    let parts: Vec<Result<Vec<T>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..n)
+            .step_by(per_thread)
+            .map(|from| {
+                scope.spawn(move || (from..(from + per_thread).min(n)).map(build).collect())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("fixture thread panicked")))
+            })
+            .collect()
+    });
+    let mut all = Vec::with_capacity(n);
+    for part in parts {
+        all.extend(part?);
+    }
+    Ok(all)
 }
 
 fn marker(i: usize, rv: u64) -> Marker {

@@ -71,6 +71,9 @@ pub struct RunFigures {
     pub rss_synced_bytes: u64,
     /// (RSS synced − RSS before) ÷ pods.
     pub bytes_per_object: f64,
+    /// As `bytes_per_object`, after `malloc_trim` returned the allocator's free memory: what
+    /// the cache holds, without freed list buffers.
+    pub bytes_per_object_trimmed: f64,
     /// Events per second from release until the last event is in the cache.
     pub watch_events_per_s: Option<f64>,
     /// Pods in the cache after the events.
@@ -94,6 +97,8 @@ pub async fn run<P: Peer>(options: RunOptions) -> Result<RunFigures> {
     let sync_s = started.elapsed().as_secs_f64();
     let objects_synced = peer.len();
     let synced = memory::read()?;
+    memory::trim();
+    let trimmed = memory::read()?;
 
     let mut figures = RunFigures {
         peer: P::NAME.to_owned(),
@@ -104,6 +109,8 @@ pub async fn run<P: Peer>(options: RunOptions) -> Result<RunFigures> {
         rss_before_bytes: before.rss,
         rss_synced_bytes: synced.rss,
         bytes_per_object: synced.rss.saturating_sub(before.rss) as f64 / options.objects as f64,
+        bytes_per_object_trimmed: trimmed.rss.saturating_sub(before.rss) as f64
+            / options.objects as f64,
         watch_events_per_s: None,
         objects_after_watch: None,
         relist_peak_ratio: None,

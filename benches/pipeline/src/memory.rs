@@ -34,3 +34,17 @@ pub fn reset_peak() -> Result<()> {
     std::fs::write("/proc/self/clear_refs", "5")
         .context("resetting VmHWM via /proc/self/clear_refs")
 }
+
+unsafe extern "C" {
+    /// glibc: returns free heap memory to the system (top of the heap and whole free pages).
+    fn malloc_trim(pad: usize) -> i32;
+}
+
+/// Gives the allocator's free memory back to the system, so that the RSS read next counts what
+/// is live (plus fragmentation inside partly used pages) rather than freed list buffers.
+pub fn trim() {
+    // SAFETY: malloc_trim only walks glibc's own heap under its locks; any pad value is valid.
+    unsafe {
+        malloc_trim(0);
+    }
+}

@@ -26,6 +26,10 @@ pub struct PeerFigures {
     pub bytes_per_object: f64,
     /// Bytes per cached pod with managedFields stripped.
     pub bytes_per_object_stripped: f64,
+    /// Bytes per cached pod after `malloc_trim` (live data, without freed buffers).
+    pub bytes_per_object_trimmed: f64,
+    /// Bytes per cached pod, stripped, after `malloc_trim`.
+    pub bytes_per_object_stripped_trimmed: f64,
     /// Whether every pod and event arrived in every run.
     pub complete: bool,
 }
@@ -71,6 +75,8 @@ pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
         rss_synced_bytes: main.rss_synced_bytes,
         bytes_per_object: main.bytes_per_object,
         bytes_per_object_stripped: stripped.bytes_per_object,
+        bytes_per_object_trimmed: main.bytes_per_object_trimmed,
+        bytes_per_object_stripped_trimmed: stripped.bytes_per_object_trimmed,
         complete,
     })
 }
@@ -78,7 +84,7 @@ pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
 /// One human line for a peer's figures.
 pub fn describe(figures: &PeerFigures) -> String {
     format!(
-        "{}: sync {:.0} pods/s, watch {:.0} events/s, stream {:.0} pods/s, relist peak {:.2}× RSS, {:.0} B/pod ({:.0} B/pod stripped), RSS synced {:.1} MiB",
+        "{}: sync {:.0} pods/s, watch {:.0} events/s, stream {:.0} pods/s, relist peak {:.2}× RSS, {:.0} B/pod ({:.0} stripped; after malloc_trim {:.0}, {:.0} stripped), RSS synced {:.1} MiB",
         figures.peer,
         figures.inf_sync_objects_per_s,
         figures.inf_watch_events_per_s,
@@ -86,6 +92,8 @@ pub fn describe(figures: &PeerFigures) -> String {
         figures.inf_relist_peak_ratio,
         figures.bytes_per_object,
         figures.bytes_per_object_stripped,
+        figures.bytes_per_object_trimmed,
+        figures.bytes_per_object_stripped_trimmed,
         figures.rss_synced_bytes as f64 / (1024.0 * 1024.0),
     )
 }
