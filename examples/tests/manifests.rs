@@ -1,0 +1,75 @@
+//! `examples/manifests/` stays in step with the code: the CRD is the one the code generates,
+//! the role grants what the controller does, the example Foo is valid.
+
+use examples::foo::{Foo, crd, crd_yaml};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ServiceAccount;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+fn manifest(name: &str) -> String {
+    let path = format!("{}/manifests/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn crd_manifest_is_the_generated_one() {
+    assert_eq!(
+        manifest("crd.yaml"),
+        crd_yaml().unwrap(),
+        "regenerate with `sample-controller crd`"
+    );
+    let parsed: CustomResourceDefinition = serde_yaml::from_str(&manifest("crd.yaml")).unwrap();
+    assert_eq!(parsed, crd());
+}
+
+#[test]
+fn example_foo_is_valid() {
+    let foo: Foo = serde_yaml::from_str(&manifest("example-foo.yaml")).unwrap();
+    assert_eq!(foo.metadata.name.as_deref(), Some("example-foo"));
+    assert_eq!(foo.spec.deployment_name, "example-foo");
+    assert_eq!(foo.spec.replicas, Some(1));
+}
+
+#[test]
+fn role_grants_exactly_what_the_controller_uses() {
+    let role: ClusterRole = serde_yaml::from_str(&manifest("cluster-role.yaml")).unwrap();
+    let mut grants: Vec<String> = Vec::new();
+    for rule in role.rules.unwrap() {
+        for group in rule.api_groups.unwrap() {
+            for resource in rule.resources.as_ref().unwrap() {
+                for verb in &rule.verbs {
+                    grants.push(format!("{group}/{resource}:{verb}"));
+                }
+            }
+        }
+    }
+    grants.sort();
+    let expected = [
+        "/events:create",
+        "/events:patch",
+        "apps/deployments:create",
+        "apps/deployments:list",
+        "apps/deployments:update",
+        "apps/deployments:watch",
+        "samplecontroller.k8s.io/foos/status:update",
+        "samplecontroller.k8s.io/foos:list",
+        "samplecontroller.k8s.io/foos:watch",
+    ];
+    assert_eq!(grants, expected);
+}
+
+#[test]
+fn account_binding_and_deployment_fit_together() {
+    let account: ServiceAccount = serde_yaml::from_str(&manifest("service-account.yaml")).unwrap();
+    let binding: ClusterRoleBinding =
+        serde_yaml::from_str(&manifest("cluster-role-binding.yaml")).unwrap();
+    let deployment: Deployment = serde_yaml::from_str(&manifest("deployment.yaml")).unwrap();
+    assert_eq!(binding.role_ref.name, "sample-controller");
+    let subject = &binding.subjects.unwrap()[0];
+    assert_eq!(Some(&subject.name), account.metadata.name.as_ref());
+    assert_eq!(subject.namespace, account.metadata.namespace);
+    let pod = deployment.spec.template.spec.unwrap();
+    assert_eq!(pod.service_account_name, account.metadata.name);
+    assert_eq!(deployment.metadata.namespace, account.metadata.namespace);
+}
