@@ -1,0 +1,141 @@
+//! Acceptance with the real `kubectl`: apply the CRD printed by `sample-controller crd` and the
+//! example Foo to an apiserver-sim, run `sample-controller --kubeconfig`, and read the result
+//! back with `kubectl get`. Skipped, with a notice, when kubectl is not installed.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::Command;
+
+const DEADLINE: Duration = Duration::from_secs(30);
+const BIN: &str = env!("CARGO_BIN_EXE_sample-controller");
+
+/// Runs kubectl against `kubeconfig` with its discovery cache in `cache`.
+async fn kubectl(kubeconfig: &Path, cache: &Path, args: &[&str]) -> Result<String, String> {
+    let output = Command::new("kubectl")
+        .args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .env("KUBECACHEDIR", cache)
+        .output()
+        .await
+        .map_err(|e| e.to_string())?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
+/// Retries `kubectl args` until `accept` takes its output, failing after [`DEADLINE`].
+async fn kubectl_until(
+    kubeconfig: &Path,
+    cache: &Path,
+    args: &[&str],
+    accept: impl Fn(&str) -> bool,
+) -> String {
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        let last = kubectl(kubeconfig, cache, args).await;
+        if let Ok(out) = &last
+            && accept(out)
+        {
+            return out.clone();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "kubectl {args:?} never gave the expected output; last: {last:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn kubectl_installed() -> bool {
+    std::process::Command::new("kubectl")
+        .args(["version", "--client"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_sees_deployment_status_and_events() {
+    if !kubectl_installed() {
+        eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl acceptance test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (kubeconfig, cache) = (dir.path().join("kubeconfig"), dir.path().join("kube-cache"));
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    server.write_kubeconfig(&kubeconfig).unwrap();
+
+    // The CRD exactly as `sample-controller crd` prints it.
+    let printed = Command::new(BIN).arg("crd").output().await.unwrap();
+    assert!(printed.status.success());
+    let crd_file = dir.path().join("crd.yaml");
+    std::fs::write(&crd_file, &printed.stdout).unwrap();
+    let crd_path = crd_file.to_str().unwrap();
+    kubectl(&kubeconfig, &cache, &["apply", "-f", crd_path])
+        .await
+        .unwrap();
+    let foo_path = concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/example-foo.yaml");
+    kubectl_until(&kubeconfig, &cache, &["apply", "-f", foo_path], |out| {
+        out.contains("example-foo")
+    })
+    .await;
+
+    let mut controller = Command::new(BIN)
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+
+    let deployment = kubectl_until(
+        &kubeconfig,
+        &cache,
+        &["get", "deploy", "example-foo", "-o", "json"],
+        |_| true,
+    )
+    .await;
+    let deployment: serde_json::Value = serde_json::from_str(&deployment).unwrap();
+    let owner = &deployment["metadata"]["ownerReferences"][0];
+    assert_eq!(owner["kind"], "Foo");
+    assert_eq!(owner["name"], "example-foo");
+    assert_eq!(owner["controller"], true);
+    assert_eq!(owner["blockOwnerDeletion"], true);
+
+    // Without a workload simulator nothing runs the Deployment's pods, so the status reports
+    // the simulator's availableReplicas (none) rather than spec.replicas.
+    kubectl_until(
+        &kubeconfig,
+        &cache,
+        &["get", "foo", "example-foo", "-o", "yaml"],
+        |out| out.contains("availableReplicas:"),
+    )
+    .await;
+    kubectl_until(
+        &kubeconfig,
+        &cache,
+        &["get", "events", "-o", "json"],
+        |out| out.contains("\"reason\": \"Synced\"") && out.contains("Foo synced successfully"),
+    )
+    .await;
+
+    let pid = controller.id().unwrap().to_string();
+    let sent = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .await
+        .unwrap();
+    assert!(sent.success());
+    let status = tokio::time::timeout(DEADLINE, controller.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status}");
+    server.shutdown().await;
+}
