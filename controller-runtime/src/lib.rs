@@ -2,10 +2,12 @@
 
 #![deny(missing_docs)]
 
+mod apply;
 mod cache;
 mod context;
 mod controller;
 mod error;
+mod finalizer;
 mod manager;
 mod owner;
 pub mod predicate;
@@ -17,12 +19,14 @@ mod shutdown;
 mod stats;
 mod worker;
 
+pub use apply::{OperationResult, create_or_update, server_side_apply};
 pub use cache::Cache;
 pub use context::Context;
 pub use controller::{
     Controller, ControllerBuilder, ControllerHandle, DEFAULT_MAX_CONCURRENT_RECONCILES,
 };
 pub use error::Error;
+pub use finalizer::{FinalizerEvent, finalizer};
 pub use manager::{
     DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT, Manager, ManagerBuilder,
 };

@@ -56,14 +56,16 @@ impl WriteTracker {
     }
 
     /// Waits until `cached_version()` (the cached object's resource version, `None` if the
-    /// object is not cached) or `store_version()` (the informer's last synced version) has
-    /// caught up with the last write to `key`, for at most `timeout`.
+    /// object is not cached) has caught up with the last write to `key`, or the object's
+    /// deletion was seen ([`forget`](Self::forget)), for at most `timeout`.
+    ///
+    /// (The informer's last synced resource version is not used: it is the reflector's, and runs
+    /// ahead of the cache while the fifo drains.)
     pub(crate) async fn wait(
         &self,
         key: &ObjectKey,
         timeout: Duration,
         cached_version: impl Fn() -> Option<String>,
-        store_version: impl Fn() -> String,
     ) {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
@@ -73,9 +75,7 @@ impl WriteTracker {
             let Some(written) = self.written.lock().get(key).cloned() else {
                 return;
             };
-            let done = cached_version().is_some_and(|cached| caught_up(&cached, &written))
-                || caught_up(&store_version(), &written);
-            if done {
+            if cached_version().is_some_and(|cached| caught_up(&cached, &written)) {
                 self.forget_if(key, &written);
                 return;
             }
@@ -124,9 +124,7 @@ mod tests {
         let tracker = Arc::new(WriteTracker::default());
         let key = ObjectKey::namespaced("ns", "a").unwrap();
         // Nothing written: no wait.
-        tracker
-            .wait(&key, Duration::from_secs(5), || None, String::new)
-            .await;
+        tracker.wait(&key, Duration::from_secs(5), || None).await;
 
         tracker.record(&key, Some("7"));
         tracker.record(&key, Some("5"));
@@ -136,12 +134,9 @@ mod tests {
             tokio::spawn(async move {
                 let read = cached.clone();
                 tracker
-                    .wait(
-                        &key,
-                        Duration::from_secs(5),
-                        move || Some(read.lock().clone()),
-                        || "0".into(),
-                    )
+                    .wait(&key, Duration::from_secs(5), move || {
+                        Some(read.lock().clone())
+                    })
                     .await;
                 cached.lock().clone()
             })
@@ -156,14 +151,14 @@ mod tests {
         tracker.record(&key, Some("9"));
         let start = tokio::time::Instant::now();
         tracker
-            .wait(
-                &key,
-                Duration::from_secs(5),
-                || Some("8".into()),
-                || "8".into(),
-            )
+            .wait(&key, Duration::from_secs(5), || Some("8".into()))
             .await;
         assert_eq!(start.elapsed(), Duration::from_secs(5));
         assert!(tracker.written.lock().is_empty());
+
+        // A deletion seen by the handler ends the wait.
+        tracker.record(&key, Some("10"));
+        tracker.forget(&key);
+        tracker.wait(&key, Duration::from_secs(5), || None).await;
     }
 }

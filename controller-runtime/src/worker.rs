@@ -142,18 +142,13 @@ where
             let state = &self.state;
             state
                 .writes
-                .wait(
-                    key,
-                    state.read_your_writes_timeout,
-                    || {
-                        state
-                            .primary
-                            .indexer()
-                            .get_by_key(key)
-                            .and_then(|obj| obj.meta().resource_version.clone())
-                    },
-                    || state.primary.last_sync_resource_version(),
-                )
+                .wait(key, state.read_your_writes_timeout, || {
+                    state
+                        .primary
+                        .indexer()
+                        .get_by_key(key)
+                        .and_then(|obj| obj.meta().resource_version.clone())
+                })
                 .await;
             let deleted = if state.primary.indexer().get_by_key(key).is_some() {
                 None

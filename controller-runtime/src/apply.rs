@@ -1,0 +1,69 @@
+//! Writing desired state: [`create_or_update`] (read, mutate, write only if something changed)
+//! and [`server_side_apply`] (let the API server merge a partial object under a field manager).
+
+use kube::api::{Patch, PatchParams, PostParams};
+use kube::{Api, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::Error;
+
+/// What [`create_or_update`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperationResult {
+    /// The object did not exist and was created.
+    Created,
+    /// The object existed and `mutate` changed it, so it was replaced.
+    Updated,
+    /// The object existed and `mutate` changed nothing: no write was made.
+    Unchanged,
+}
+
+/// Reads the object `name` through `api` (or starts from `K::default()` if it does not exist),
+/// applies `mutate`, and creates or replaces it — or does nothing if `mutate` changed nothing.
+/// The replace carries the read `resourceVersion`, so a concurrent change makes it fail with a
+/// conflict (retry the reconcile) rather than be overwritten. `mutate` must not change the name.
+pub async fn create_or_update<K, F>(
+    api: &Api<K>,
+    name: &str,
+    mutate: F,
+) -> Result<(K, OperationResult), Error>
+where
+    K: Resource + Clone + Default + Serialize + DeserializeOwned + std::fmt::Debug,
+    F: FnOnce(&mut K),
+{
+    match api.get_opt(name).await? {
+        None => {
+            let mut obj = K::default();
+            obj.meta_mut().name = Some(name.to_owned());
+            mutate(&mut obj);
+            obj.meta_mut().name = Some(name.to_owned());
+            let created = api.create(&PostParams::default(), &obj).await?;
+            Ok((created, OperationResult::Created))
+        }
+        Some(existing) => {
+            let mut desired = existing.clone();
+            mutate(&mut desired);
+            desired.meta_mut().name = Some(name.to_owned());
+            if serde_json::to_value(&desired)? == serde_json::to_value(&existing)? {
+                return Ok((existing, OperationResult::Unchanged));
+            }
+            let updated = api.replace(name, &PostParams::default(), &desired).await?;
+            Ok((updated, OperationResult::Updated))
+        }
+    }
+}
+
+/// Server-side applies `obj` (a partial object with `apiVersion`, `kind`, `metadata.name` and
+/// the fields this controller owns) as `field_manager`, forcing ownership of conflicting fields.
+pub async fn server_side_apply<K>(api: &Api<K>, field_manager: &str, obj: &K) -> Result<K, Error>
+where
+    K: Resource + Clone + Serialize + DeserializeOwned + std::fmt::Debug,
+{
+    let name = obj.meta().name.clone().ok_or_else(|| Error::MissingField {
+        kind: "object".to_owned(),
+        field: "metadata.name",
+    })?;
+    let params = PatchParams::apply(field_manager).force();
+    Ok(api.patch(&name, &params, &Patch::Apply(obj)).await?)
+}

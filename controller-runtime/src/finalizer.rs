@@ -1,0 +1,116 @@
+//! [`finalizer`]: run cleanup before an object is deleted. The helper adds the finalizer on the
+//! first reconcile, hands the object to the cleanup branch once it is being deleted, and removes
+//! the finalizer only after cleanup succeeded. Both patches are JSON patches guarded by a `test`
+//! operation, so a concurrent edit of the finalizer list fails the patch (and the reconcile is
+//! retried) instead of being overwritten.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use kube::{Api, Resource};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::error::Error;
+use crate::reconciler::{Action, ReconcileError};
+
+/// What the finalizer helper asks the caller to do.
+#[derive(Debug)]
+pub enum FinalizerEvent<K> {
+    /// The object is live (and carries the finalizer): reconcile it as usual.
+    Apply(Arc<K>),
+    /// The object is being deleted: clean up external state. On success the finalizer is
+    /// removed and the API server completes the deletion; on error it stays and cleanup is
+    /// retried.
+    Cleanup(Arc<K>),
+}
+
+/// Drives `obj` through the finalizer named `name` (e.g. `example.com/cleanup`) using `api`
+/// (scoped to the object's namespace):
+///
+/// - live object without the finalizer: adds it and returns `Done` (the update re-triggers);
+/// - live object with it: calls `reconcile(Apply(obj))`;
+/// - object being deleted with it: calls `reconcile(Cleanup(obj))`, then removes the finalizer;
+/// - object being deleted without it: nothing to do.
+pub async fn finalizer<K, F, Fut, E>(
+    api: &Api<K>,
+    name: &str,
+    obj: Arc<K>,
+    reconcile: F,
+) -> Result<Action, ReconcileError>
+where
+    K: Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    F: FnOnce(FinalizerEvent<K>) -> Fut,
+    Fut: Future<Output = Result<Action, E>>,
+    E: Into<ReconcileError>,
+{
+    let meta = obj.meta();
+    let object_name = meta.name.clone().ok_or_else(|| Error::MissingField {
+        kind: "object".to_owned(),
+        field: "metadata.name",
+    })?;
+    let finalizers = meta.finalizers.clone().unwrap_or_default();
+    let position = finalizers.iter().position(|existing| existing == name);
+    match (meta.deletion_timestamp.is_some(), position) {
+        (false, Some(_)) => reconcile(FinalizerEvent::Apply(obj))
+            .await
+            .map_err(Into::into),
+        (true, Some(index)) => {
+            let action = reconcile(FinalizerEvent::Cleanup(Arc::clone(&obj)))
+                .await
+                .map_err(|error| {
+                    let error: ReconcileError = error.into();
+                    tracing::warn!(finalizer = name, %error, "finalizer cleanup failed; keeping the finalizer");
+                    error
+                })?;
+            let path = format!("/metadata/finalizers/{index}");
+            json_patch(
+                api,
+                &object_name,
+                json!([
+                    {"op": "test", "path": path, "value": name},
+                    {"op": "remove", "path": path},
+                ]),
+            )
+            .await?;
+            tracing::debug!(finalizer = name, "cleanup done; finalizer removed");
+            Ok(match action {
+                Action::RequeueAfter(_) | Action::Requeue => Action::Done,
+                Action::Done => Action::Done,
+            })
+        }
+        (false, None) => {
+            let patch = if finalizers.is_empty() {
+                json!([
+                    {"op": "test", "path": "/metadata/finalizers", "value": Value::Null},
+                    {"op": "add", "path": "/metadata/finalizers", "value": [name]},
+                ])
+            } else {
+                json!([
+                    {"op": "test", "path": "/metadata/finalizers", "value": finalizers},
+                    {"op": "add", "path": "/metadata/finalizers/-", "value": name},
+                ])
+            };
+            json_patch(api, &object_name, patch).await?;
+            tracing::debug!(finalizer = name, "finalizer added");
+            Ok(Action::Done)
+        }
+        (true, None) => Ok(Action::Done),
+    }
+}
+
+/// Sends an RFC 6902 JSON patch (kube's typed JSON patch needs an extra feature).
+async fn json_patch<K>(api: &Api<K>, name: &str, patch: Value) -> Result<K, Error>
+where
+    K: Resource + Clone + DeserializeOwned + std::fmt::Debug,
+{
+    let url = format!("{}/{}", api.resource_url(), name);
+    let body = serde_json::to_vec(&patch)?;
+    let request = http::Request::patch(url)
+        .header(http::header::CONTENT_TYPE, "application/json-patch+json")
+        .body(body)
+        .map_err(|error| {
+            kube::Error::BuildRequest(kube::core::request::Error::BuildRequest(error))
+        })?;
+    Ok(api.clone().into_client().request::<K>(request).await?)
+}
