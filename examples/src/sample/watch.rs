@@ -56,3 +56,59 @@ pub fn rate_limiter() -> Result<impl RateLimiter<ObjectKey>, workqueue::Error> {
     let bucket = TokenBucket::new(50.0, 300)?;
     Ok(MaxOf::new(vec![Box::new(exponential), Box::new(bucket)]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use indexer::{Indexer, Indexers, Store};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+
+    fn owned_by(kind: &str, name: &str) -> Deployment {
+        let mut deployment = Deployment::default();
+        deployment.metadata.name = Some("web".into());
+        deployment.metadata.namespace = Some("default".into());
+        deployment.metadata.owner_references = Some(vec![OwnerReference {
+            api_version: "samplecontroller.k8s.io/v1alpha1".into(),
+            kind: kind.into(),
+            name: name.into(),
+            uid: "uid-1".into(),
+            controller: Some(true),
+            block_owner_deletion: Some(true),
+        }]);
+        deployment
+    }
+
+    #[test]
+    fn deployments_map_to_their_existing_controlling_foo() {
+        let cache: Indexer<Foo> = Indexer::new(Indexers::default());
+        let mut foo = crate::foo::new_foo("owner", "web", Some(1));
+        foo.metadata.namespace = Some("default".into());
+        cache.add(std::sync::Arc::new(foo)).unwrap();
+        let foos = Lister::new(cache);
+
+        let key = controlling_foo(&foos, &owned_by("Foo", "owner")).unwrap();
+        assert_eq!(key.to_string(), "default/owner");
+        // Orphans, other kinds, and no controller: nothing to enqueue.
+        assert!(controlling_foo(&foos, &owned_by("Foo", "gone")).is_none());
+        assert!(controlling_foo(&foos, &owned_by("ReplicaSet", "owner")).is_none());
+        let mut uncontrolled = owned_by("Foo", "owner");
+        uncontrolled.metadata.owner_references.as_mut().unwrap()[0].controller = None;
+        assert!(controlling_foo(&foos, &uncontrolled).is_none());
+    }
+
+    #[test]
+    fn limiter_backs_off_from_5ms_and_allows_a_burst_of_300() {
+        let limiter = rate_limiter().unwrap();
+        let key = ObjectKey::new(Some("default"), "a").unwrap();
+        let delays: Vec<Duration> = (0..4).map(|_| limiter.when(&key)).collect();
+        let ms = Duration::from_millis;
+        assert_eq!(delays, [ms(5), ms(10), ms(20), ms(40)]);
+        limiter.forget(&key);
+        assert_eq!(limiter.when(&key), ms(5));
+        // The bucket's burst (300) is far from spent, so only the per-item backoff counts.
+        let others: Vec<Duration> = (0..250)
+            .map(|i| limiter.when(&ObjectKey::new(Some("default"), &format!("k{i}")).unwrap()))
+            .collect();
+        assert!(others.iter().all(|delay| *delay == ms(5)));
+    }
+}
