@@ -1,4 +1,143 @@
-//! controller-runtime (placeholder tour, replaced below).
+//! The top of the stack: a [`Manager`] that owns the client and the shared informers, and
+//! [`Controller`]s that turn watch events into reconciles of a [`Reconciler`] through a
+//! rate-limited workqueue — controller-runtime's model, built on this workspace's `informer`,
+//! `workqueue` and `indexer` crates.
+//!
+//! # The pieces
+//!
+//! - [`Manager`] ([`Manager::builder`]): one `InformerFactory` shared by every controller (one
+//!   watch and one cache per type), namespace scoping, per-type [`Selectors`], `managedFields`
+//!   stripped from cached objects by default. [`Manager::start`] starts the informers, waits for
+//!   their caches (default 2 min; the error names the informer that did not sync), runs the
+//!   controllers and other [`Runnable`]s, and returns on SIGINT/SIGTERM, a cancellation token or
+//!   a [`ShutdownHandle`] request: the first request stops intake and drains in-flight
+//!   reconciles (default 30 s), a second one returns at once.
+//! - [`Controller`]: `Controller::new(&manager).for_::<K>()` (the primary type, exactly once —
+//!   the builder has no second `for_`), [`owns`](ControllerBuilder::owns) (enqueues the owner
+//!   named by a child's *controller* reference, matching kind and API group),
+//!   [`watches`](ControllerBuilder::watches) (any mapping to requests), [`predicate`]s per watch
+//!   and for all, `max_concurrent_reconciles` (default 1), a rate limiter (default: workqueue's
+//!   controller limiter), a unique name, an optional reconcile timeout.
+//! - [`Reconciler`] (or [`reconciler_fn`] for a closure) gets a [`Request`] (the object's
+//!   [`ObjectKey`]) and a [`Context`] (client, cache, the primary object or — once it is gone — its
+//!   last known state) and returns an [`Action`] or a [`ReconcileError`], which may be
+//!   [terminal](ReconcileError::terminal).
+//! - Helpers: [`set_controller_reference`], [`is_controlled_by`], [`get_controller_of`];
+//!   [`finalizer`]; [`create_or_update`] and [`server_side_apply`].
+//!
+//! # Semantics
+//!
+//! Event handlers only enqueue keys; one workqueue per controller; workers start after every
+//! informer handler the controller registered has synced; the same key is never reconciled by two
+//! workers at once. After a reconcile: `Ok(Done)` → `forget`; `Ok(RequeueAfter(d))` → `forget`
+//! then `add_after(d)`; `Ok(Requeue)` → `add_rate_limited`; an error → `add_rate_limited`, unless
+//! terminal (not retried, counted); a panic is caught, logged, counted and treated as an error;
+//! a reconcile over its timeout is cancelled and treated as an error. Counters are in
+//! [`ControllerHandle::stats`]. Every reconcile runs in a `reconcile` tracing span with the
+//! controller name, the key and a unique reconcile id.
+//!
+//! **Read-your-own-writes.** Writes to the primary object made through [`Context::replace`],
+//! [`Context::replace_status`], [`Context::patch`] or [`Context::patch_status`] record the
+//! returned `resourceVersion`; the next reconcile of that key first waits (default at most 5 s,
+//! [`ControllerBuilder::read_your_writes_timeout`]) until the cached object is at least that
+//! version or its deletion was seen. So a reconciler never acts on a cache older than its own
+//! last write to that object, unless the wait timed out (logged as a warning). Writes through a
+//! plain `kube::Api` are not tracked.
+//!
+//! **Deleted objects.** When the primary object is gone, [`Context::deleted`] holds its last
+//! known state (from the delete event, or the tombstone of a deletion missed during a watch gap)
+//! until a reconcile of that key succeeds.
+//!
+//! # Example: a small operator
+//!
+//! Every ConfigMap gets a Secret with the same data, owned by the ConfigMap (so the garbage
+//! collector deletes it with its owner, and deleting the Secret makes the operator recreate it).
+//! Run here against the in-process `apiserver-sim`; with a real cluster, build the manager from
+//! `kube::Client::try_default()`.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//!
+//! use controller_runtime::{
+//!     Action, Context, Controller, Manager, ReconcileError, Reconciler, Request, async_trait,
+//!     create_or_update, set_controller_reference,
+//! };
+//! use k8s_openapi::ByteString;
+//! use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+//! use kube::Api;
+//!
+//! struct MirrorToSecret;
+//!
+//! #[async_trait]
+//! impl Reconciler<ConfigMap> for MirrorToSecret {
+//!     type Error = ReconcileError;
+//!
+//!     async fn reconcile(&self, req: Request, ctx: Context<ConfigMap>) -> Result<Action, ReconcileError> {
+//!         // Gone: the garbage collector deletes the Secret it owned.
+//!         let Some(config) = ctx.get() else { return Ok(Action::Done) };
+//!         let data: BTreeMap<String, ByteString> = config
+//!             .data
+//!             .iter()
+//!             .flatten()
+//!             .map(|(key, value)| (key.clone(), ByteString(value.clone().into_bytes())))
+//!             .collect();
+//!         let secrets: Api<Secret> = Api::namespaced(ctx.client().clone(), req.namespace().unwrap_or("default"));
+//!         let mut owner_error = None;
+//!         create_or_update(&secrets, req.name(), |secret| {
+//!             secret.data = Some(data);
+//!             owner_error = set_controller_reference(config.as_ref(), secret).err();
+//!         })
+//!         .await?;
+//!         match owner_error {
+//!             // Another controller owns a Secret of this name: retrying cannot fix that.
+//!             Some(error) => Err(ReconcileError::terminal(error)),
+//!             None => Ok(Action::Done),
+//!         }
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let server = apiserver_sim::ApiServer::start().await?;
+//! # let client = server.client()?;
+//! let manager = Manager::builder(client).build();
+//! Controller::new(&manager)
+//!     .for_::<ConfigMap>()
+//!     .owns::<Secret>()
+//!     .build(MirrorToSecret)?;
+//!
+//! let shutdown = manager.shutdown_handle();
+//! let running = tokio::spawn(async move { manager.start().await });
+//! # let mut config = ConfigMap::default();
+//! # config.metadata.namespace = Some("default".into());
+//! # config.metadata.name = Some("settings".into());
+//! # config.data = Some([("mode".to_string(), "fast".to_string())].into());
+//! # server.create(&config)?;
+//! # let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+//! # while server.list::<Secret>().is_empty() {
+//! #     assert!(tokio::time::Instant::now() < deadline, "the operator did not create the secret");
+//! #     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+//! # }
+//! # assert_eq!(server.list::<Secret>()[0].data.as_ref().unwrap()["mode"].0, b"fast");
+//! // ... until SIGINT/SIGTERM, or:
+//! shutdown.shutdown();
+//! running.await??;
+//! # server.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A controller has exactly one primary type; a second `for_` does not compile:
+//!
+//! ```compile_fail
+//! # use controller_runtime::{Controller, Manager};
+//! # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+//! # fn f(manager: &Manager) {
+//! Controller::new(manager).for_::<ConfigMap>().for_::<Secret>();
+//! # }
+//! ```
+//!
+//! Leader election, metrics and health endpoints plug in as [`Runnable`]s (issue 9).
 
 #![deny(missing_docs)]
 
@@ -39,5 +178,7 @@ pub use scope::WatchScope;
 pub use shutdown::ShutdownHandle;
 pub use stats::ControllerStats;
 
+/// Re-exported so reconcilers can be implemented without depending on `async-trait`.
+pub use async_trait::async_trait;
 pub use indexer::{Lister, ObjectKey};
 pub use informer::{Object, Selectors};
