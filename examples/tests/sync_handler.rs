@@ -143,3 +143,24 @@ async fn not_controlled_by_us() {
     assert_eq!(warning.type_.as_deref(), Some("Warning"));
     assert_eq!(warning.message.as_deref(), Some(error.to_string().as_str()));
 }
+
+#[tokio::test]
+async fn missing_deployment_name_is_dropped_without_retry() {
+    let fixture = Fixture::new().await;
+    let mut foo = new_foo("nameless", "", Some(1));
+    foo.metadata.namespace = Some("default".into());
+    let stored = fixture.server.create(&foo).unwrap();
+    fixture.foos.add(Arc::new(stored.clone())).unwrap();
+    fixture.sync(&stored).await.unwrap();
+    assert_eq!(fixture.actions(), (0, 0, 0));
+}
+
+#[tokio::test]
+async fn missing_foo_is_dropped() {
+    let fixture = Fixture::new().await;
+    let mut gone = new_foo("gone", "gone-deployment", Some(1));
+    gone.metadata.namespace = Some("default".into());
+    fixture.sync(&gone).await.unwrap();
+    assert_eq!(fixture.actions(), (0, 0, 0));
+    assert!(fixture.event_reasons().is_empty());
+}
