@@ -15,6 +15,7 @@ use parking_lot::Mutex;
 use serde::Serialize;
 
 use crate::cache::Cache;
+use crate::recorder::Recorder;
 use crate::ryow::WriteTracker;
 use crate::scope::WatchScope;
 
@@ -28,6 +29,7 @@ pub(crate) struct ControllerState<K: Object> {
     /// Last known state of deleted primary objects, until their reconcile succeeds.
     pub(crate) deleted: Mutex<HashMap<ObjectKey, Arc<K>>>,
     pub(crate) read_your_writes_timeout: Duration,
+    pub(crate) recorder: Recorder,
 }
 
 /// The context of one reconcile. Cheap to clone.
@@ -88,6 +90,11 @@ impl<K: Object> Context<K> {
     /// The client, for reads that must bypass the cache and for writes to other objects.
     pub fn client(&self) -> &Client {
         &self.state.client
+    }
+
+    /// The controller's event recorder (events report as the controller's name).
+    pub fn recorder(&self) -> &Recorder {
+        &self.state.recorder
     }
 
     /// The manager's caches, for reading owned and watched objects.

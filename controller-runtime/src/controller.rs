@@ -19,6 +19,7 @@ use crate::manager::Manager;
 use crate::owner::controller_owner_key;
 use crate::predicate::{Predicate, Predicates, all_create, all_delete, all_update};
 use crate::reconciler::Reconciler;
+use crate::recorder::{DEFAULT_EVENT_QUEUE, Recorder};
 use crate::ryow::{DEFAULT_READ_YOUR_WRITES_TIMEOUT, WriteTracker};
 use crate::scope::WatchScope;
 use crate::stats::ControllerStats;
@@ -257,6 +258,9 @@ where
         let queue =
             RateLimitingQueue::with_config(limiter, QueueConfig::new().name(self.name.clone()));
 
+        let (recorder, recorder_task) =
+            Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
+        manager.add(recorder_task)?;
         let primary = manager.informer::<K>();
         let state = Arc::new(ControllerState {
             name: self.name.clone().into(),
@@ -266,6 +270,7 @@ where
             writes: WriteTracker::default(),
             deleted: Mutex::new(HashMap::new()),
             read_your_writes_timeout: self.read_your_writes_timeout,
+            recorder,
         });
         let global: Predicates = self.global_predicates.into();
         let mut registrations = vec![(

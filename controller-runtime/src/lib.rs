@@ -22,6 +22,9 @@
 //!   [`ObjectKey`]) and a [`Context`] (client, cache, the primary object or — once it is gone — its
 //!   last known state) and returns an [`Action`] or a [`ReconcileError`], which may be
 //!   [terminal](ReconcileError::terminal).
+//! - [`Recorder`] ([`Context::recorder`]): events on `events.k8s.io/v1`, repeats folded into a
+//!   series with a count, published through a bounded queue that drops (and counts) rather than
+//!   block a reconcile.
 //! - Helpers: [`set_controller_reference`], [`is_controlled_by`], [`get_controller_of`];
 //!   [`finalizer`]; [`create_or_update`] and [`server_side_apply`].
 //!
@@ -151,6 +154,7 @@ mod manager;
 mod owner;
 pub mod predicate;
 mod reconciler;
+mod recorder;
 mod runnable;
 mod ryow;
 mod scope;
@@ -172,6 +176,10 @@ pub use manager::{
 pub use owner::{get_controller_of, is_controlled_by, set_controller_reference};
 pub use predicate::Predicate;
 pub use reconciler::{Action, FnReconciler, ReconcileError, Reconciler, Request, reconciler_fn};
+pub use recorder::{
+    DEFAULT_EVENT_QUEUE, EventRecord, EventType, Recorder, RecorderTask, SERIES_WINDOW,
+    reference_to,
+};
 pub use runnable::Runnable;
 pub use ryow::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
 pub use scope::WatchScope;
