@@ -30,25 +30,39 @@ async fn a_second_signal_exits_at_once() {
     let s = started.clone();
     Controller::new(&manager)
         .for_::<ConfigMap>()
-        .build(reconciler_fn(move |_req: Request, _ctx: Context<ConfigMap>| {
-            let started = s.clone();
-            async move {
-                started.fetch_add(1, Ordering::SeqCst);
-                // Never finishes on its own.
-                std::future::pending::<()>().await;
-                Ok::<_, Infallible>(Action::Done)
-            }
-        }))
+        .build(reconciler_fn(
+            move |_req: Request, _ctx: Context<ConfigMap>| {
+                let started = s.clone();
+                async move {
+                    started.fetch_add(1, Ordering::SeqCst);
+                    // Never finishes on its own.
+                    std::future::pending::<()>().await;
+                    Ok::<_, Infallible>(Action::Done)
+                }
+            },
+        ))
         .unwrap();
     let running = spawn(&manager);
     server.create(&cm("a", "1")).unwrap();
-    eventually("the reconcile", Duration::from_secs(30), || started.load(Ordering::SeqCst) == 1).await;
+    eventually("the reconcile", Duration::from_secs(30), || {
+        started.load(Ordering::SeqCst) == 1
+    })
+    .await;
 
     signal_self("TERM");
-    eventually("the shutdown request", Duration::from_secs(30), || manager.shutdown_handle().is_shutting_down()).await;
-    assert!(!running.is_finished(), "the first signal waits for the drain");
+    eventually("the shutdown request", Duration::from_secs(30), || {
+        manager.shutdown_handle().is_shutting_down()
+    })
+    .await;
+    assert!(
+        !running.is_finished(),
+        "the first signal waits for the drain"
+    );
     signal_self("INT");
-    let result = tokio::time::timeout(Duration::from_secs(10), running).await.unwrap().unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(10), running)
+        .await
+        .unwrap()
+        .unwrap();
     assert!(matches!(result, Err(Error::ForcedShutdown)), "{result:?}");
     server.shutdown().await;
 }
