@@ -1,0 +1,55 @@
+//! `Manager::try_default` infers the client from the environment (here: `KUBECONFIG` pointing
+//! at the simulator's kubeconfig; its own test binary, since it sets a process-wide variable).
+
+mod common;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use controller_runtime::{Action, Context, Controller, Manager, Request, reconciler_fn};
+use k8s_openapi::api::core::v1::ConfigMap;
+
+#[tokio::test]
+async fn the_client_is_inferred_from_the_environment() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let path = std::env::temp_dir().join(format!(
+        "controller-runtime-{}.kubeconfig",
+        std::process::id()
+    ));
+    server.write_kubeconfig(&path).unwrap();
+    // SAFETY: this test binary has a single test, so no other thread reads the environment.
+    unsafe { std::env::set_var("KUBECONFIG", &path) };
+    let manager = Arc::new(
+        Manager::try_default()
+            .await
+            .unwrap()
+            .handle_signals(false)
+            .build(),
+    );
+    let counts = Counts::default();
+    let seen = counts.clone();
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .build(reconciler_fn(
+            move |req: Request, _ctx: Context<ConfigMap>| {
+                let seen = seen.clone();
+                async move {
+                    seen.hit(&req.to_string());
+                    Ok::<_, Infallible>(Action::Done)
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    server.create(&cm("a", "1")).unwrap();
+    eventually("the reconcile", Duration::from_secs(30), || {
+        counts.get("default/a") == 1
+    })
+    .await;
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    std::fs::remove_file(&path).unwrap();
+    server.shutdown().await;
+}
