@@ -25,7 +25,7 @@ use crate::scope::WatchScope;
 use crate::stats::ControllerStats;
 use crate::worker::{ControllerRun, Settings};
 
-/// The default graceful drain is the manager's; this is the default worker count.
+/// How many workers a controller runs unless told otherwise (controller-runtime's default).
 pub const DEFAULT_MAX_CONCURRENT_RECONCILES: usize = 1;
 
 /// Entry point of the controller builder: `Controller::new(&manager).for_::<K>()`.

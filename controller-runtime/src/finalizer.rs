@@ -56,7 +56,9 @@ where
             .await
             .map_err(Into::into),
         (true, Some(index)) => {
-            let action = reconcile(FinalizerEvent::Cleanup(Arc::clone(&obj)))
+            // The cleanup's requested action is moot: once the finalizer is removed the
+            // object goes away.
+            let _action = reconcile(FinalizerEvent::Cleanup(Arc::clone(&obj)))
                 .await
                 .map_err(|error| {
                     let error: ReconcileError = error.into();
@@ -74,10 +76,7 @@ where
             )
             .await?;
             tracing::debug!(finalizer = name, "cleanup done; finalizer removed");
-            Ok(match action {
-                Action::RequeueAfter(_) | Action::Requeue => Action::Done,
-                Action::Done => Action::Done,
-            })
+            Ok(Action::Done)
         }
         (false, None) => {
             let patch = if finalizers.is_empty() {
