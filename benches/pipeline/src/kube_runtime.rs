@@ -22,7 +22,7 @@ impl Peer for KubeRuntime {
     const NAME: &'static str = "kube-runtime";
 
     fn start(client: kube::Client, options: &RunOptions) -> Result<Self> {
-        let mut config = watcher::Config::default().page_size(500);
+        let mut config = watcher::Config::default().page_size(options.page_size.unwrap_or(500));
         if options.stream {
             config = config.streaming_lists();
         }

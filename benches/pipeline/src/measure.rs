@@ -34,6 +34,9 @@ pub struct RunOptions {
     /// Force a 410 after the watch phase and measure the relist.
     #[arg(long)]
     pub relist: bool,
+    /// Force this list page size on every list, relists included (default: each peer's own).
+    #[arg(long)]
+    pub page_size: Option<u32>,
 }
 
 /// A cache kept in step with the server: ours (informer) or kube-runtime's reflector store.
@@ -194,6 +197,9 @@ pub fn run_args(peer: &str, options: &RunOptions) -> Vec<String> {
         if on {
             args.push(flag.to_owned());
         }
+    }
+    if let Some(page_size) = options.page_size {
+        args.extend(["--page-size".to_owned(), page_size.to_string()]);
     }
     args
 }

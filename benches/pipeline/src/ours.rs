@@ -28,7 +28,7 @@ impl Ours {
         options: &RunOptions,
     ) -> Result<Arc<SharedIndexInformer<Pod>>> {
         let informer = SharedIndexInformer::for_api(Api::<Pod>::all(client))
-            .reflector_options(ReflectorOptions::default().streaming_list(options.stream))
+            .reflector_options(reflector_options(options))
             .build();
         if options.strip_managed_fields {
             informer.set_transform(strip_managed_fields)?;
@@ -48,6 +48,14 @@ impl Ours {
             shutdown,
             task,
         }
+    }
+}
+
+fn reflector_options(options: &RunOptions) -> ReflectorOptions {
+    let reflector = ReflectorOptions::default().streaming_list(options.stream);
+    match options.page_size {
+        Some(page_size) => reflector.page_size(page_size),
+        None => reflector,
     }
 }
 

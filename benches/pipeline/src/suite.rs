@@ -42,6 +42,7 @@ pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
         stream: false,
         strip_managed_fields: false,
         relist: true,
+        page_size: None,
     };
     let main: RunFigures = in_fresh_process(&run_args(peer, &base))?;
     let stream: RunFigures = in_fresh_process(&run_args(
