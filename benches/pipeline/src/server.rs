@@ -87,6 +87,7 @@ pub async fn serve(objects: usize, events: usize, rate: Option<u32>) -> Result<(
         expiries: watch::Sender::new(0),
     });
     println!("{}", serde_json::to_string(&info)?);
+    exit_when_stdin_closes();
     loop {
         let (stream, _) = listener.accept().await?;
         stream.set_nodelay(true)?;
@@ -102,6 +103,15 @@ pub async fn serve(objects: usize, events: usize, rate: Option<u32>) -> Result<(
                 .await;
         });
     }
+}
+
+/// Ends this process once its parent closes our stdin (or dies).
+fn exit_when_stdin_closes() {
+    std::thread::spawn(|| {
+        let mut sink = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut sink);
+        std::process::exit(0);
+    });
 }
 
 fn route(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
@@ -327,18 +337,24 @@ impl ServerProcess {
         if let Some(rate) = rate {
             command.args(["--rate", &rate.to_string()]);
         }
+        // The server exits when its stdin closes, so it never outlives this process.
         let mut child = command
             .stdout(Stdio::piped())
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .spawn()
             .context("starting the server process")?;
-        let stdout = child.stdout.take().context("server stdout")?;
         let mut line = String::new();
-        BufReader::new(stdout).read_line(&mut line)?;
-        let info = match serde_json::from_str(&line) {
+        let info = child
+            .stdout
+            .take()
+            .context("server stdout")
+            .and_then(|stdout| Ok(BufReader::new(stdout).read_line(&mut line)?))
+            .and_then(|_| Ok(serde_json::from_str::<ServerInfo>(&line)?));
+        let info = match info {
             Ok(info) => info,
             Err(error) => {
                 let _ = child.kill();
+                let _ = child.wait();
                 bail!("the server did not report its address ({error}): {line:?}");
             }
         };
