@@ -47,6 +47,10 @@
 //!   [`ApiServer::set_watch_list_mode`]), request counts ([`ApiServer::request_count`],
 //!   [`ApiServer::reset_request_counts`]) and [`ApiServer::settle`] (wait for the GC,
 //!   namespace and CRD controllers).
+//! - [`ApiServerBuilder::workload_simulator`]: optional (off by default) workload
+//!   simulator: a delay after each Deployment change, its status converges to the spec
+//!   (`observedGeneration`, `replicas`, `readyReplicas`, `availableReplicas`,
+//!   `Available`/`Progressing` conditions), as if its pods had started.
 //! - [`FailRule`]: "fail the next N requests matching verb and resource"
 //!   ([`FailRule::new`]), or each one with a probability from a seeded sequence
 //!   ([`FailRule::random`]).

@@ -17,6 +17,10 @@ struct Args {
     /// Watch history kept per resource.
     #[arg(long, default_value_t = 10_000)]
     history_limit: usize,
+    /// Simulate workloads: Deployment status converges to the spec this many
+    /// milliseconds after each change (`--workloads` alone: 1000 ms). Off by default.
+    #[arg(long, value_name = "MS", num_args = 0..=1, default_missing_value = "1000", require_equals = true)]
+    workloads: Option<u64>,
 }
 
 #[tokio::main]
@@ -28,11 +32,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .init();
     let args = Args::parse();
-    let server = apiserver_sim::ApiServer::builder()
+    let mut builder = apiserver_sim::ApiServer::builder()
         .port(args.port)
-        .history_limit(args.history_limit)
-        .start()
-        .await?;
+        .history_limit(args.history_limit);
+    if let Some(ms) = args.workloads {
+        builder = builder.workload_simulator(std::time::Duration::from_millis(ms));
+    }
+    let server = builder.start().await?;
     if let Some(path) = &args.kubeconfig {
         server.write_kubeconfig(path)?;
         tracing::info!(path = %path.display(), "kubeconfig written");

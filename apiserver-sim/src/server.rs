@@ -65,6 +65,20 @@ impl ApiServerBuilder {
         self
     }
 
+    /// Enables the workload simulator (off unless called): `delay` after a Deployment's
+    /// spec (generation) or replica count changes, its status converges to the spec
+    /// (`observedGeneration`, `replicas`, `updatedReplicas`, `readyReplicas`,
+    /// `availableReplicas` = `spec.replicas`, default 1) with `Available=True`
+    /// (`MinimumReplicasAvailable`) and `Progressing=True` (`NewReplicaSetAvailable`)
+    /// conditions. The status is written like a `/status` update, so watchers see MODIFIED
+    /// and the resourceVersion moves; a status that already matches is never rewritten,
+    /// and deleting Deployments are skipped. Timing uses Tokio time (paused-time tests
+    /// work). 1 s is a typical value (the default of the binary's `--workloads`).
+    pub fn workload_simulator(mut self, delay: Duration) -> Self {
+        self.config.workload_delay = Some(delay);
+        self
+    }
+
     /// Binds the socket, creates the default namespaces and starts serving.
     /// Must be called inside a Tokio runtime.
     pub async fn start(self) -> Result<ApiServer> {
@@ -99,11 +113,18 @@ impl ApiServerBuilder {
         }
         let serve = tokio::spawn(crate::http::serve(listener, shared.clone()));
         let controllers = tokio::spawn(crate::controllers::run(shared.clone()));
+        let mut tasks = vec![serve, controllers];
+        if let Some(delay) = shared.config.workload_delay {
+            tasks.push(tokio::spawn(crate::controllers::workloads::run(
+                shared.clone(),
+                delay,
+            )));
+        }
         tracing::info!(addr = %local, "apiserver-sim listening");
         Ok(ApiServer {
             shared,
             addr: local,
-            tasks: vec![serve, controllers],
+            tasks,
         })
     }
 }

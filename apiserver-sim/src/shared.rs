@@ -20,6 +20,8 @@ pub struct ServerConfig {
     pub default_watch_timeout: Duration,
     /// Largest accepted request body in bytes (larger → 413).
     pub body_limit: usize,
+    /// Delay of the workload simulator; `None` (the default) leaves it off.
+    pub workload_delay: Option<Duration>,
 }
 
 impl Default for ServerConfig {
@@ -29,6 +31,7 @@ impl Default for ServerConfig {
             bookmark_interval: Duration::from_secs(60),
             default_watch_timeout: Duration::from_secs(1800),
             body_limit: crate::BODY_LIMIT,
+            workload_delay: None,
         }
     }
 }

@@ -47,3 +47,14 @@ async fn binary_serves_and_writes_kubeconfig() {
     let _ = child.wait();
     assert!(names.contains(&"default".to_string()), "{names:?}");
 }
+
+#[test]
+fn help_documents_workloads_flag() {
+    let out = Command::new(env!("CARGO_BIN_EXE_apiserver-sim"))
+        .arg("--help")
+        .output()
+        .expect("binary runs");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(help.contains("--workloads"), "{help}");
+}
