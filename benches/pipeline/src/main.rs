@@ -15,7 +15,7 @@ mod ours;
 mod server;
 mod suite;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
@@ -149,10 +149,17 @@ fn main() -> Result<()> {
     }
 }
 
-/// The measured process's runtime: two worker threads, as the machine has two cores.
+/// The measured process's runtime: two worker threads, as the machine has two cores
+/// (`PIPELINE_BENCH_WORKERS` overrides the count, for experiments on thread hand-offs).
 fn runtime() -> Result<tokio::runtime::Runtime> {
+    let workers = match std::env::var("PIPELINE_BENCH_WORKERS") {
+        Ok(value) => value
+            .parse()
+            .context("PIPELINE_BENCH_WORKERS must be a number")?,
+        Err(_) => 2,
+    };
     Ok(tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(workers)
         .enable_all()
         .build()?)
 }
