@@ -1,9 +1,9 @@
 //! Background controllers that upstream runs in kube-controller-manager or the
 //! apiextensions server: CRD establishment and cleanup, namespace deletion, and the
-//! garbage collector; and, when enabled, the workload simulator (`workloads.rs`, its own
-//! task driven by deployment events and a delay). Each is a synchronous pass over the state under the store lock;
+//! garbage collector. Each is a synchronous pass over the state under the store lock;
 //! a background task runs passes whenever a relevant write happens, and
-//! [`crate::ApiServer::settle`] runs them until nothing changes.
+//! [`crate::ApiServer::settle`] runs them until nothing changes. The optional workload
+//! simulator (`workloads.rs`) is a separate task driven by deployment events and a delay.
 
 mod crds;
 mod gc;
