@@ -10,6 +10,10 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Api, Client, Config};
 use tempfile::TempDir;
 
+/// Delay of the embedded server's workload simulator: Deployments report their replicas
+/// available this long after each change, as a cluster would once the pods started.
+pub const WORKLOAD_DELAY: Duration = Duration::from_secs(1);
+
 /// How long [`install_crd`] waits for a CRD to be established.
 pub const CRD_ESTABLISHED_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -82,9 +86,13 @@ pub struct Embedded {
 }
 
 impl Embedded {
-    /// Starts the server on a free loopback port and writes its kubeconfig.
+    /// Starts the server on a free loopback port, with the workload simulator on (Deployment
+    /// status converges [`WORKLOAD_DELAY`] after each change), and writes its kubeconfig.
     pub async fn start() -> Result<Self, ClusterError> {
-        let server = ApiServer::start().await?;
+        let server = ApiServer::builder()
+            .workload_simulator(WORKLOAD_DELAY)
+            .start()
+            .await?;
         let dir = tempfile::Builder::new().prefix("kube-rt-").tempdir()?;
         let kubeconfig = dir.path().join("kubeconfig");
         server.write_kubeconfig(&kubeconfig)?;

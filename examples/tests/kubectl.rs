@@ -50,6 +50,17 @@ async fn kubectl_until(
     }
 }
 
+/// `spec.replicas` and `status.availableReplicas` of a Foo printed as YAML.
+fn replicas_of(yaml: &str) -> (Option<i64>, Option<i64>) {
+    let Ok(foo) = serde_yaml::from_str::<serde_json::Value>(yaml) else {
+        return (None, None);
+    };
+    (
+        foo["spec"]["replicas"].as_i64(),
+        foo["status"]["availableReplicas"].as_i64(),
+    )
+}
+
 fn kubectl_installed() -> bool {
     std::process::Command::new("kubectl")
         .args(["version", "--client"])
@@ -67,7 +78,11 @@ async fn kubectl_sees_deployment_status_and_events() {
     }
     let dir = tempfile::tempdir().unwrap();
     let (kubeconfig, cache) = (dir.path().join("kubeconfig"), dir.path().join("kube-cache"));
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = apiserver_sim::ApiServer::builder()
+        .workload_simulator(Duration::from_millis(200))
+        .start()
+        .await
+        .unwrap();
     server.write_kubeconfig(&kubeconfig).unwrap();
 
     // The CRD exactly as `sample-controller crd` prints it.
@@ -108,15 +123,19 @@ async fn kubectl_sees_deployment_status_and_events() {
     assert_eq!(owner["controller"], true);
     assert_eq!(owner["blockOwnerDeletion"], true);
 
-    // Without a workload simulator nothing runs the Deployment's pods, so the status reports
-    // the simulator's availableReplicas (none) rather than spec.replicas.
-    kubectl_until(
+    // The workload simulator makes the Deployment's replicas available, and the controller
+    // copies that into the Foo's status: availableReplicas reaches spec.replicas.
+    let foo = kubectl_until(
         &kubeconfig,
         &cache,
         &["get", "foo", "example-foo", "-o", "yaml"],
-        |out| out.contains("availableReplicas:"),
+        |out| {
+            let (spec, status) = replicas_of(out);
+            spec.is_some() && spec == status
+        },
     )
     .await;
+    assert_eq!(replicas_of(&foo), (Some(1), Some(1)), "{foo}");
     kubectl_until(
         &kubeconfig,
         &cache,
