@@ -210,12 +210,7 @@ where
             }
         }
         let count = items.len();
-        self.store
-            .replace(items, list_rv.clone())
-            .map_err(|source| Error::Store {
-                operation: "replace",
-                source,
-            })?;
+        self.replace_store(items, list_rv.clone())?;
         tracing::debug!(
             count,
             pages = list.pages,
@@ -226,6 +221,20 @@ where
         );
         self.set_last_sync_resource_version(list_rv);
         Ok(())
+    }
+
+    /// Replaces the store's content with a complete list at `resource_version`.
+    pub(crate) fn replace_store(
+        &self,
+        items: Vec<Arc<K>>,
+        resource_version: String,
+    ) -> Result<(), Error> {
+        self.store
+            .replace(items, resource_version)
+            .map_err(|source| Error::Store {
+                operation: "replace",
+                source,
+            })
     }
 
     pub(crate) fn set_last_sync_resource_version(&self, resource_version: String) {

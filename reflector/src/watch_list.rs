@@ -57,12 +57,7 @@ where
                     state.rv_unavailable = false;
                     let items = buffer.list();
                     let count = items.len();
-                    self.store
-                        .replace(items, end_rv.clone())
-                        .map_err(|source| Error::Store {
-                            operation: "replace",
-                            source,
-                        })?;
+                    self.replace_store(items, end_rv.clone())?;
                     tracing::debug!(
                         count,
                         resource_version = %end_rv,
