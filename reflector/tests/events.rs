@@ -179,14 +179,13 @@ async fn a_store_refusing_an_event_is_reported_and_relists() {
 
 #[tokio::test(start_paused = true)]
 async fn an_expired_list_retries_at_once_from_the_latest_state() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
-    let lw = config_maps(server.client().unwrap());
-    let store = Arc::new(cache());
-    let seen = Arc::new(Seen::default());
-    let running = spawn(lw.clone(), store.clone(), seen.options());
-    converged(&server, &*store).await;
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    let Watching {
+        server,
+        lw,
+        store,
+        seen,
+        running,
+    } = watching().await;
     let rv = running.reflector.last_sync_resource_version();
 
     // The watch fails in band (relist after one backoff step); the relist at the last RV
@@ -261,14 +260,13 @@ async fn an_expired_continue_token_falls_back_to_one_full_list() {
 
 #[tokio::test(start_paused = true)]
 async fn a_watch_closing_at_once_without_events_relists_after_a_backoff() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
-    let lw = config_maps(server.client().unwrap());
-    let store = Arc::new(cache());
-    let seen = Arc::new(Seen::default());
-    let running = spawn(lw.clone(), store.clone(), seen.options());
-    converged(&server, &*store).await;
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    let Watching {
+        server,
+        lw,
+        seen,
+        running,
+        ..
+    } = watching().await;
     server.drop_watches();
     eventually(30, "the relist", || lw.calls("list").len() == 2).await;
     assert!(seen.errors.lock()[0].text.contains("without any event"));

@@ -57,14 +57,13 @@ async fn initial_list_is_paginated_then_the_watch_keeps_the_store_equal() {
 /// Acceptance 2: a dropped watch is reopened from the last resource version, without a list.
 #[tokio::test(start_paused = true)]
 async fn a_dropped_watch_rewatches_from_the_last_resource_version_without_relisting() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
-    let lw = config_maps(server.client().unwrap());
-    let store = Arc::new(cache());
-    let seen = Arc::new(Seen::default());
-    let running = spawn(lw.clone(), store.clone(), seen.options());
-    converged(&server, &*store).await;
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    let Watching {
+        server,
+        lw,
+        store,
+        seen,
+        running,
+    } = watching().await;
 
     // A watch that delivered an event, then dropped.
     put(&server, "b", "0");
@@ -213,14 +212,13 @@ fn bump_global_resource_version(server: &ApiServer) {
 /// compaction does not 410.
 #[tokio::test(start_paused = true)]
 async fn bookmarks_advance_the_resource_version_so_a_rewatch_after_compaction_does_not_expire() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
-    let lw = config_maps(server.client().unwrap());
-    let store = Arc::new(cache());
-    let seen = Arc::new(Seen::default());
-    let running = spawn(lw.clone(), store.clone(), seen.options());
-    converged(&server, &*store).await;
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    let Watching {
+        server,
+        lw,
+        store,
+        seen,
+        running,
+    } = watching().await;
 
     bump_global_resource_version(&server);
     let target = server.resource_version().to_string();
@@ -253,14 +251,13 @@ async fn bookmarks_advance_the_resource_version_so_a_rewatch_after_compaction_do
 /// The control for acceptance 6: without the bookmark, the same rewatch expires and relists.
 #[tokio::test(start_paused = true)]
 async fn without_bookmarks_the_same_rewatch_expires_and_relists() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
-    let lw = config_maps(server.client().unwrap());
-    let store = Arc::new(cache());
-    let seen = Arc::new(Seen::default());
-    let running = spawn(lw.clone(), store.clone(), seen.options());
-    converged(&server, &*store).await;
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    let Watching {
+        server,
+        lw,
+        store,
+        seen,
+        running,
+    } = watching().await;
 
     bump_global_resource_version(&server);
     server.compact();

@@ -340,3 +340,32 @@ impl Pipeline {
         self.consumer.await.unwrap();
     }
 }
+
+/// A reflector over ConfigMaps (one object, "a") that has listed and opened its watch.
+pub struct Watching {
+    pub server: ApiServer,
+    pub lw: Arc<Recorder<ConfigMap>>,
+    pub store: Arc<Indexer<ConfigMap>>,
+    pub seen: Arc<Seen>,
+    pub running: Running<ConfigMap>,
+}
+
+/// Starts a server with one ConfigMap and a reflector into a plain cache, and waits until the
+/// cache equals the server and the watch is open.
+pub async fn watching() -> Watching {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(lw.clone(), store.clone(), seen.options());
+    converged(&server, &*store).await;
+    eventually(10, "the watch", || server.open_watches() == 1).await;
+    Watching {
+        server,
+        lw,
+        store,
+        seen,
+        running,
+    }
+}
