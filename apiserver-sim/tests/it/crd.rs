@@ -1,0 +1,323 @@
+//! CustomResourceDefinitions: establishment, CRUD on the custom resource, status
+//! subresource, generation, schema validation, discovery/OpenAPI, deletion.
+
+use crate::common;
+
+use std::time::Duration;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch,
+    PatchParams, PostParams,
+};
+use kube::runtime::{conditions, wait::await_condition};
+use kube::{Discovery, ResourceExt};
+use serde_json::json;
+
+fn code(e: kube::Error) -> (u16, String) {
+    match e {
+        kube::Error::Api(s) => (s.code, s.reason),
+        other => (0, other.to_string()),
+    }
+}
+
+pub fn foo_crd(scope: &str, plural: &str, kind: &str) -> serde_json::Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{plural}.samplecontroller.k8s.io")},
+        "spec": {"group": "samplecontroller.k8s.io", "scope": scope,
+            "names": {"plural": plural, "singular": kind.to_lowercase(), "kind": kind, "shortNames": ["fo"]},
+            "versions": [
+                {"name": "v1alpha1", "served": true, "storage": true,
+                 "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                                          "statusReplicasPath": ".status.availableReplicas"}},
+                 "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "deploymentName": {"type": "string"},
+                        "replicas": {"type": "integer", "minimum": 1, "maximum": 10}}},
+                    "status": {"type": "object", "properties": {"availableReplicas": {"type": "integer"}}}}}}},
+                {"name": "v1beta1", "served": true, "storage": false, "subresources": {"status": {}}}
+            ]}
+    })
+}
+
+async fn install(server: &apiserver_sim::ApiServer, crd: serde_json::Value) {
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client().expect("client"));
+    let crd: CustomResourceDefinition = serde_json::from_value(crd).expect("crd");
+    let name = crd.name_any();
+    crds.create(&PostParams::default(), &crd)
+        .await
+        .expect("create crd");
+    let established = tokio::time::timeout(
+        Duration::from_secs(10),
+        await_condition(crds, &name, conditions::is_crd_established()),
+    )
+    .await;
+    assert!(matches!(established, Ok(Ok(_))), "CRD established");
+}
+
+fn foo_api(server: &apiserver_sim::ApiServer, version: &str) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk("samplecontroller.k8s.io", version, "Foo");
+    let ar = ApiResource::from_gvk_with_plural(&gvk, "foos");
+    Api::namespaced_with(server.client().expect("client"), "default", &ar)
+}
+
+#[tokio::test]
+async fn custom_resource_lifecycle() {
+    let server = common::server().await;
+    // Not served before the CRD exists.
+    let foos = foo_api(&server, "v1alpha1");
+    let err = foos
+        .list(&ListParams::default())
+        .await
+        .expect_err("not served yet");
+    assert_eq!(code(err), (404, "NotFound".into()));
+    install(&server, foo_crd("Namespaced", "foos", "Foo")).await;
+
+    let obj: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "samplecontroller.k8s.io/v1alpha1", "kind": "Foo",
+        "metadata": {"name": "example"}, "spec": {"deploymentName": "d", "replicas": 1},
+        "status": {"availableReplicas": 5}}))
+    .expect("foo");
+    let created = foos
+        .create(&PostParams::default(), &obj)
+        .await
+        .expect("create cr");
+    assert_eq!(created.metadata.generation, Some(1));
+    assert!(
+        created.data.get("status").is_none(),
+        "status dropped on create"
+    );
+    // Metadata change: same generation; spec change: bump.
+    let p = foos
+        .patch(
+            "example",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"x": "y"}}})),
+        )
+        .await
+        .expect("label");
+    assert_eq!(p.metadata.generation, Some(1));
+    let p = foos
+        .patch(
+            "example",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 2}})),
+        )
+        .await
+        .expect("spec");
+    assert_eq!(p.metadata.generation, Some(2));
+    // Status subresource.
+    let s = foos
+        .patch_status(
+            "example",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"availableReplicas": 2}})),
+        )
+        .await
+        .expect("status");
+    assert_eq!(s.data["status"]["availableReplicas"], 2);
+    assert_eq!(s.metadata.generation, Some(2));
+    // Scale subresource from specReplicasPath / statusReplicasPath.
+    let scale = foos.get_scale("example").await.expect("cr scale");
+    assert_eq!(scale.spec.and_then(|s| s.replicas), Some(2));
+    assert_eq!(scale.status.map(|s| s.replicas), Some(2));
+    foos.patch_scale(
+        "example",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"replicas": 3}})),
+    )
+    .await
+    .expect("patch cr scale");
+    let scaled = foos.get("example").await.expect("get");
+    assert_eq!(scaled.data["spec"]["replicas"], 3);
+    assert_eq!(scaled.metadata.generation, Some(3));
+    foos.patch(
+        "example",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"replicas": 2}})),
+    )
+    .await
+    .expect("back to 2");
+    let s = foos.get("example").await.expect("get");
+    // Stale replace conflicts; PUT without RV is invalid for CRs.
+    let err = foos
+        .replace("example", &PostParams::default(), &created)
+        .await
+        .expect_err("stale");
+    assert_eq!(code(err), (409, "Conflict".into()));
+    let mut no_rv = s.clone();
+    no_rv.metadata.resource_version = None;
+    let err = foos
+        .replace("example", &PostParams::default(), &no_rv)
+        .await
+        .expect_err("no rv");
+    assert_eq!(code(err), (422, "Invalid".into()));
+    // Strategic merge is not served for CRs.
+    let err = foos
+        .patch(
+            "example",
+            &PatchParams::default(),
+            &Patch::Strategic(json!({"spec": {"replicas": 3}})),
+        )
+        .await
+        .expect_err("strategic");
+    assert_eq!(code(err), (415, "UnsupportedMediaType".into()));
+    // Schema bounds.
+    let err = foos
+        .patch(
+            "example",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 11}})),
+        )
+        .await
+        .expect_err("out of range");
+    assert_eq!(code(err), (422, "Invalid".into()));
+    // Unknown fields: pruned by default, rejected with fieldValidation=Strict.
+    let pruned = foos
+        .patch(
+            "example",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"bogus": 1}, "extra": true})),
+        )
+        .await
+        .expect("pruned");
+    assert!(pruned.data["spec"].get("bogus").is_none() && pruned.data.get("extra").is_none());
+    let strict = PatchParams {
+        field_validation: Some(kube::api::ValidationDirective::Strict),
+        ..Default::default()
+    };
+    let err = foos
+        .patch(
+            "example",
+            &strict,
+            &Patch::Merge(json!({"spec": {"bogus": 1}})),
+        )
+        .await
+        .expect_err("strict");
+    assert_eq!(code(err), (400, "BadRequest".into()));
+    // Server-side apply (simplified) works on CRs.
+    let applied = foos
+        .patch(
+            "example",
+            &PatchParams::apply("test").force(),
+            &Patch::Apply(
+                json!({"apiVersion": "samplecontroller.k8s.io/v1alpha1", "kind": "Foo",
+                                 "metadata": {"name": "example"}, "spec": {"replicas": 4}}),
+            ),
+        )
+        .await
+        .expect("apply");
+    assert_eq!(applied.data["spec"]["replicas"], 4);
+    assert_eq!(applied.data["spec"]["deploymentName"], "d");
+    // Every served version answers, with its own apiVersion.
+    let beta = foo_api(&server, "v1beta1")
+        .get("example")
+        .await
+        .expect("v1beta1");
+    assert_eq!(
+        beta.types.map(|t| t.api_version).as_deref(),
+        Some("samplecontroller.k8s.io/v1beta1")
+    );
+
+    // Discovery and OpenAPI list the new type.
+    let discovery = Discovery::new(server.client().expect("client"))
+        .run()
+        .await
+        .expect("discovery");
+    let found = discovery
+        .groups()
+        .flat_map(|g| g.recommended_resources())
+        .any(|(ar, _)| ar.plural == "foos");
+    assert!(found, "foos in discovery");
+    let index = common::raw(&server, "GET", "/openapi/v3", &[], b"")
+        .await
+        .json();
+    assert!(
+        index["paths"]["apis/samplecontroller.k8s.io/v1alpha1"]["serverRelativeURL"].is_string()
+    );
+
+    // A watch from before the type existed is too old for its history.
+    let foos_path = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos";
+    let (_, evs) = common::watch_events(
+        &server,
+        &format!("{foos_path}?watch=1&resourceVersion=1001"),
+        1,
+    )
+    .await;
+    assert_eq!(evs[0]["object"]["code"], 410);
+
+    // Deleting the CRD removes its objects, stops serving and ends open watches.
+    let rv = server.resource_version();
+    let path = format!("{foos_path}?watch=1&resourceVersion={rv}");
+    let open = common::watch_events(&server, &path, 100);
+    let delete = async {
+        let crds: Api<CustomResourceDefinition> = Api::all(server.client().expect("client"));
+        assert!(
+            common::eventually(|| {
+                let n = server.open_watches();
+                async move { n == 1 }
+            })
+            .await
+        );
+        crds.delete("foos.samplecontroller.k8s.io", &DeleteParams::default())
+            .await
+            .expect("delete crd");
+        server.settle().await;
+    };
+    let ((status, evs), ()) = tokio::join!(open, delete);
+    assert_eq!(status, 200);
+    assert!(
+        common::types(&evs)
+            .iter()
+            .all(|t| t == "MODIFIED" || t == "DELETED"),
+        "{evs:?}"
+    );
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client().expect("client"));
+    assert!(
+        crds.get_opt("foos.samplecontroller.k8s.io")
+            .await
+            .expect("get")
+            .is_none()
+    );
+    let err = foos.list(&ListParams::default()).await.expect_err("gone");
+    assert_eq!(code(err), (404, "NotFound".into()));
+    let r = common::raw(
+        &server,
+        "GET",
+        "/apis/samplecontroller.k8s.io/v1alpha1",
+        &[],
+        b"",
+    )
+    .await;
+    assert_eq!(r.status, 404);
+}
+
+#[tokio::test]
+async fn cluster_scoped_custom_resource() {
+    let server = common::server().await;
+    install(&server, foo_crd("Cluster", "bars", "Bar")).await;
+    let gvk = GroupVersionKind::gvk("samplecontroller.k8s.io", "v1alpha1", "Bar");
+    let ar = ApiResource::from_gvk_with_plural(&gvk, "bars");
+    let bars: Api<DynamicObject> = Api::all_with(server.client().expect("client"), &ar);
+    let obj: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "samplecontroller.k8s.io/v1alpha1", "kind": "Bar", "metadata": {"name": "b"}}))
+    .expect("bar");
+    let created = bars
+        .create(&PostParams::default(), &obj)
+        .await
+        .expect("create");
+    assert_eq!(created.metadata.namespace, None);
+    assert_eq!(
+        bars.list(&ListParams::default())
+            .await
+            .expect("list")
+            .items
+            .len(),
+        1
+    );
+    bars.delete("b", &DeleteParams::default())
+        .await
+        .expect("delete");
+    assert!(bars.get_opt("b").await.expect("get").is_none());
+}

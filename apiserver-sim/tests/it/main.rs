@@ -1,0 +1,16 @@
+//! The crate's integration tests, linked into one test binary: each module is one area.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod binary;
+mod crd;
+mod crud;
+mod faults;
+mod fuzz;
+mod hooks;
+mod kubectl;
+mod list_watch;
+mod robustness;
+mod smoke;
+mod workloads;

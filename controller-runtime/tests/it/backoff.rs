@@ -1,0 +1,172 @@
+//! Acceptance 3: errors back off exponentially per key and the backoff resets after a success;
+//! terminal errors are not retried; panics are contained, counted and retried like errors.
+
+use crate::common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
+use k8s_openapi::api::core::v1::ConfigMap;
+use parking_lot::Mutex;
+use tokio::time::Instant;
+
+/// Attempt times per key.
+#[derive(Clone, Default)]
+struct Attempts(Arc<Mutex<Vec<(String, Instant)>>>);
+
+impl Attempts {
+    fn record(&self, key: &str) -> usize {
+        let mut all = self.0.lock();
+        all.push((key.to_owned(), Instant::now()));
+        all.iter().filter(|(k, _)| k == key).count()
+    }
+
+    fn of(&self, key: &str) -> Vec<Instant> {
+        self.0
+            .lock()
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, at)| *at)
+            .collect()
+    }
+}
+
+fn gaps(times: &[Instant]) -> Vec<Duration> {
+    times.windows(2).map(|pair| pair[1] - pair[0]).collect()
+}
+
+/// The delay between attempts is the limiter's (5 ms · 2^n) up to timer granularity.
+fn assert_backoff(gaps: &[Duration], expected_ms: &[u64]) {
+    assert_eq!(gaps.len(), expected_ms.len(), "{gaps:?}");
+    for (gap, expected) in gaps.iter().zip(expected_ms) {
+        let expected = Duration::from_millis(*expected);
+        assert!(
+            *gap >= expected && *gap <= expected + Duration::from_millis(2),
+            "gap {gap:?}, expected {expected:?} (all: {gaps:?})"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn errors_back_off_terminal_errors_stop_and_panics_are_contained() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    let attempts = Attempts::default();
+    let seen = attempts.clone();
+    let controller = Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .build(reconciler_fn(
+            move |req: Request, ctx: Context<ConfigMap>| {
+                let seen = seen.clone();
+                async move {
+                    let n = seen.record(req.name());
+                    let value = ctx
+                        .get()
+                        .and_then(|cm| cm.data.clone())
+                        .and_then(|data| data.get("v").cloned())
+                        .unwrap_or_default();
+                    match (req.name(), value.as_str(), n) {
+                        // Fails four times, then succeeds.
+                        ("flaky", "1", 1..=4) => Err(ReconcileError::new("not yet")),
+                        // After an update: fails once more, then succeeds.
+                        ("flaky", "2", 6) => Err(ReconcileError::new("not yet")),
+                        ("invalid", _, _) => Err(ReconcileError::terminal("spec can never work")),
+                        ("boom", _, 1) => panic!("reconciler bug"),
+                        _ => Ok(Action::Done),
+                    }
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+
+    server.create(&cm("flaky", "1")).unwrap();
+    eventually("flaky's success", Duration::from_secs(30), || {
+        attempts.of("flaky").len() == 5
+    })
+    .await;
+    assert_backoff(&gaps(&attempts.of("flaky")), &[5, 10, 20, 40]);
+
+    // The success forgot the failures: the next failure backs off from 5 ms again.
+    put(&server, "flaky", "2");
+    eventually("flaky's second success", Duration::from_secs(30), || {
+        attempts.of("flaky").len() == 7
+    })
+    .await;
+    assert_backoff(&gaps(&attempts.of("flaky")[5..]), &[5]);
+
+    server.create(&cm("invalid", "1")).unwrap();
+    server.create(&cm("boom", "1")).unwrap();
+    eventually("boom's retry", Duration::from_secs(30), || {
+        attempts.of("boom").len() == 2
+    })
+    .await;
+    assert_backoff(&gaps(&attempts.of("boom")), &[5]);
+    // Long after: the terminal error was never retried.
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    assert_eq!(attempts.of("invalid").len(), 1);
+    assert_eq!(attempts.of("boom").len(), 2);
+
+    let stats = controller.stats();
+    assert_eq!(stats.terminal_errors(), 1);
+    assert_eq!(stats.panics(), 1);
+    assert_eq!(stats.errors(), 6, "five flaky failures and one panic");
+    assert_eq!(stats.successes(), 3);
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn requeue_actions_follow_the_queue_rules() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    let attempts = Attempts::default();
+    let seen = attempts.clone();
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .max_concurrent_reconciles(3)
+        .reconcile_timeout(Duration::from_secs(1))
+        .build(reconciler_fn(
+            move |req: Request, _ctx: Context<ConfigMap>| {
+                let seen = seen.clone();
+                async move {
+                    let n = seen.record(req.name());
+                    Ok::<_, ReconcileError>(match (req.name(), n) {
+                        ("later", 1..=2) => Action::RequeueAfter(Duration::from_secs(7)),
+                        ("again", 1..=3) => Action::Requeue,
+                        ("slow", 1) => {
+                            // Longer than the reconcile timeout: cancelled and retried.
+                            tokio::time::sleep(Duration::from_secs(3600)).await;
+                            Action::Done
+                        }
+                        _ => Action::Done,
+                    })
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    server.create(&cm("later", "1")).unwrap();
+    server.create(&cm("again", "1")).unwrap();
+    server.create(&cm("slow", "1")).unwrap();
+    eventually("all settled", Duration::from_secs(60), || {
+        attempts.of("later").len() == 3
+            && attempts.of("again").len() == 4
+            && attempts.of("slow").len() == 2
+    })
+    .await;
+    // RequeueAfter waits exactly its delay each time (the backoff history is cleared).
+    assert_backoff(&gaps(&attempts.of("later")), &[7000, 7000]);
+    // Requeue backs off like an error.
+    assert_backoff(&gaps(&attempts.of("again")), &[5, 10, 20]);
+    // The timed-out reconcile was retried after the timeout plus the first backoff step.
+    assert_backoff(&gaps(&attempts.of("slow")), &[1005]);
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}

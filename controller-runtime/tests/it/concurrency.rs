@@ -1,0 +1,96 @@
+//! Acceptance 2: with 8 workers and 500 objects updated repeatedly, no key is ever reconciled
+//! by two workers at once, and every object's final state is reconciled after its last change.
+
+use crate::common;
+
+use std::collections::{BTreeMap, HashSet};
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::*;
+use controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
+use k8s_openapi::api::core::v1::ConfigMap;
+use parking_lot::Mutex;
+
+const OBJECTS: usize = 500;
+const ROUNDS: usize = 5;
+
+#[derive(Default)]
+struct Observed {
+    in_flight: Mutex<HashSet<String>>,
+    overlaps: AtomicUsize,
+    max_parallel: AtomicUsize,
+    /// Per key: the last value a reconcile read from the cache.
+    last_seen: Mutex<BTreeMap<String, String>>,
+}
+
+#[tokio::test(start_paused = true)]
+async fn keys_never_overlap_and_final_states_are_reconciled() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    let observed = Arc::new(Observed::default());
+    let seen = observed.clone();
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .max_concurrent_reconciles(8)
+        .build(reconciler_fn(
+            move |req: Request, ctx: Context<ConfigMap>| {
+                let seen = seen.clone();
+                async move {
+                    let key = req.to_string();
+                    {
+                        let mut in_flight = seen.in_flight.lock();
+                        if !in_flight.insert(key.clone()) {
+                            seen.overlaps.fetch_add(1, Ordering::SeqCst);
+                        }
+                        seen.max_parallel
+                            .fetch_max(in_flight.len(), Ordering::SeqCst);
+                    }
+                    // Some work, so reconciles of different keys overlap.
+                    tokio::time::sleep(Duration::from_millis(3)).await;
+                    let value = ctx
+                        .get()
+                        .and_then(|cm| cm.data.clone())
+                        .and_then(|data| data.get("v").cloned());
+                    if let Some(value) = value {
+                        seen.last_seen.lock().insert(req.name().to_owned(), value);
+                    }
+                    seen.in_flight.lock().remove(&key);
+                    Ok::<_, Infallible>(Action::Done)
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+
+    for round in 0..ROUNDS {
+        for i in 0..OBJECTS {
+            put(&server, &format!("cm-{i}"), &round.to_string());
+        }
+        // Let the controller work while the next round of writes comes in.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let last = (ROUNDS - 1).to_string();
+    eventually(
+        "every final state reconciled",
+        Duration::from_secs(120),
+        || {
+            let seen = observed.last_seen.lock();
+            seen.len() == OBJECTS && seen.values().all(|value| *value == last)
+        },
+    )
+    .await;
+    assert_eq!(
+        observed.overlaps.load(Ordering::SeqCst),
+        0,
+        "a key was reconciled concurrently"
+    );
+    let parallel = observed.max_parallel.load(Ordering::SeqCst);
+    assert!(parallel > 1 && parallel <= 8, "parallelism {parallel}");
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}

@@ -1,0 +1,108 @@
+//! The context's tracked write methods: patch, patch_status and replace_status on the primary
+//! object (a Deployment, which has a status subresource).
+
+use crate::common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec, DeploymentStatus};
+use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use kube::api::{ObjectMeta, Patch, PatchParams};
+use serde_json::json;
+
+fn deployment(name: &str) -> Deployment {
+    let labels: std::collections::BTreeMap<String, String> =
+        [("app".to_owned(), name.to_owned())].into();
+    Deployment {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(NS.into()),
+            ..ObjectMeta::default()
+        },
+        spec: DeploymentSpec {
+            selector: LabelSelector {
+                match_labels: Some(labels.clone()),
+                ..LabelSelector::default()
+            },
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(PodSpec {
+                    containers: vec![Container {
+                        name: "web".into(),
+                        image: Some("nginx".into()),
+                        ..Container::default()
+                    }],
+                    ..PodSpec::default()
+                }),
+            },
+            ..DeploymentSpec::default()
+        },
+        ..Deployment::default()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn writes_through_the_context_reach_the_server() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    Controller::new(&manager)
+        .for_::<Deployment>()
+        .build(reconciler_fn(
+            |_req: Request, ctx: Context<Deployment>| async move {
+                let Some(cached) = ctx.get() else {
+                    return Ok(Action::Done);
+                };
+                if cached
+                    .metadata
+                    .annotations
+                    .as_ref()
+                    .is_some_and(|a| a.contains_key("seen"))
+                {
+                    return Ok(Action::Done);
+                }
+                ctx.patch(
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"metadata": {"annotations": {"seen": "yes"}}})),
+                )
+                .await?;
+                let patched = ctx
+                    .patch_status(
+                        &PatchParams::default(),
+                        &Patch::Merge(json!({"status": {"observedGeneration": 1}})),
+                    )
+                    .await?;
+                let mut next = patched.clone();
+                next.status
+                    .get_or_insert_with(DeploymentStatus::default)
+                    .ready_replicas = Some(0);
+                ctx.replace_status(&next).await?;
+                Ok::<_, ReconcileError>(Action::Done)
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    server.create(&deployment("web")).unwrap();
+    eventually("the writes", Duration::from_secs(30), || {
+        server.list::<Deployment>().first().is_some_and(|d| {
+            let status = d.status.clone().unwrap_or_default();
+            d.metadata
+                .annotations
+                .as_ref()
+                .is_some_and(|a| a["seen"] == "yes")
+                && status.observed_generation == Some(1)
+                && status.ready_replicas == Some(0)
+        })
+    })
+    .await;
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}

@@ -1,0 +1,85 @@
+//! Acceptance 6: the finalizer helper adds its finalizer, runs cleanup when the object is
+//! deleted (retrying a failed cleanup), and removes the finalizer only after cleanup succeeded —
+//! the object disappears only then.
+
+use crate::common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::*;
+use controller_runtime::{
+    Action, Context, Controller, FinalizerEvent, ReconcileError, Request, finalizer, reconciler_fn,
+};
+use k8s_openapi::api::core::v1::ConfigMap;
+
+const FINALIZER: &str = "example.com/cleanup";
+
+#[tokio::test(start_paused = true)]
+async fn cleanup_runs_before_the_object_disappears() {
+    let server = Arc::new(apiserver_sim::ApiServer::start().await.unwrap());
+    let manager = Arc::new(manager(&server).build());
+    let cleanups = Arc::new(AtomicUsize::new(0));
+    let present_at_success = Arc::new(AtomicUsize::new(0));
+    let (c, p, s) = (cleanups.clone(), present_at_success.clone(), server.clone());
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .build(reconciler_fn(
+            move |_req: Request, ctx: Context<ConfigMap>| {
+                let (cleanups, present, server) = (c.clone(), p.clone(), s.clone());
+                async move {
+                    let Some(obj) = ctx.get() else {
+                        return Ok(Action::Done);
+                    };
+                    finalizer(&ctx.api(), FINALIZER, obj, |event| async move {
+                        match event {
+                            FinalizerEvent::Apply(_) => Ok(Action::Done),
+                            FinalizerEvent::Cleanup(_) => {
+                                if cleanups.fetch_add(1, Ordering::SeqCst) == 0 {
+                                    return Err(ReconcileError::new("external system unavailable"));
+                                }
+                                // Cleanup succeeds while the object still exists.
+                                if !server.list::<ConfigMap>().is_empty() {
+                                    present.fetch_add(1, Ordering::SeqCst);
+                                }
+                                Ok(Action::Done)
+                            }
+                        }
+                    })
+                    .await
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+
+    server.create(&cm("a", "1")).unwrap();
+    let has_finalizer = || {
+        server
+            .list::<ConfigMap>()
+            .first()
+            .and_then(|cm| cm.metadata.finalizers.clone())
+            .is_some_and(|finalizers| finalizers == [FINALIZER])
+    };
+    eventually("the finalizer", Duration::from_secs(30), has_finalizer).await;
+
+    server.delete("", "configmaps", Some(NS), "a").unwrap();
+    eventually("the failed cleanup", Duration::from_secs(30), || {
+        cleanups.load(Ordering::SeqCst) >= 1
+    })
+    .await;
+    eventually("the object's removal", Duration::from_secs(30), || {
+        server.list::<ConfigMap>().is_empty()
+    })
+    .await;
+    assert_eq!(
+        cleanups.load(Ordering::SeqCst),
+        2,
+        "one failed and one successful cleanup"
+    );
+    assert_eq!(present_at_success.load(Ordering::SeqCst), 1);
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+}

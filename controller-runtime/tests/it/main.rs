@@ -1,0 +1,17 @@
+//! The crate's integration tests, linked into one test binary: each module is one area.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod apply;
+mod backoff;
+mod concurrency;
+mod context_writes;
+mod deleted_and_ryow;
+mod finalizer;
+mod managed_fields;
+mod owns;
+mod recorder;
+mod shutdown;
+mod sync;
+mod watches;

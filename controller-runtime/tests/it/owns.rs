@@ -1,0 +1,126 @@
+//! Acceptance 1: a ConfigMap controller that owns Secrets. Creating a ConfigMap reconciles it
+//! once; creating or deleting a Secret it controls re-triggers it; a Secret whose controller
+//! reference points elsewhere (another kind, another group, or a non-controller reference) does
+//! not.
+
+use crate::common;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+
+#[tokio::test(start_paused = true)]
+async fn owned_secrets_trigger_their_controller_only() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    let counts = Counts::default();
+    let seen = counts.clone();
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .owns::<Secret>()
+        .build(reconciler_fn(
+            move |req: Request, ctx: Context<ConfigMap>| {
+                let seen = seen.clone();
+                async move {
+                    assert!(ctx.cache_synced());
+                    seen.hit(&req.to_string());
+                    Ok::<_, Infallible>(Action::Done)
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+
+    let a = server.create(&cm("a", "1")).unwrap();
+    let a_uid = a.metadata.uid.clone().unwrap();
+    eventually("the first reconcile", Duration::from_secs(30), || {
+        counts.get("default/a") == 1
+    })
+    .await;
+    // Nothing else is coming: still exactly one reconcile a while later.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(counts.get("default/a"), 1);
+    assert_eq!(counts.total(), 1);
+
+    // A Secret controlled by `a`: its creation and its deletion each re-trigger `a`.
+    server
+        .create(&secret(
+            "owned",
+            vec![owner_ref("v1", "ConfigMap", "a", &a_uid, true)],
+        ))
+        .unwrap();
+    eventually(
+        "the owned secret's creation",
+        Duration::from_secs(30),
+        || counts.get("default/a") == 2,
+    )
+    .await;
+    server.delete("", "secrets", Some(NS), "owned").unwrap();
+    eventually(
+        "the owned secret's deletion",
+        Duration::from_secs(30),
+        || counts.get("default/a") == 3,
+    )
+    .await;
+
+    // Secrets whose controller is something else: a Deployment named `a` (with a plain,
+    // non-controller reference to the ConfigMap), and a ConfigMap-kind in another API group.
+    server
+        .create(&secret(
+            "foreign-kind",
+            vec![
+                owner_ref("v1", "ConfigMap", "a", &a_uid, false),
+                owner_ref("apps/v1", "Deployment", "a", "other-uid", true),
+            ],
+        ))
+        .unwrap();
+    server
+        .create(&secret(
+            "foreign-group",
+            vec![owner_ref("example.com/v1", "ConfigMap", "a", "x", true)],
+        ))
+        .unwrap();
+    server
+        .delete("", "secrets", Some(NS), "foreign-kind")
+        .unwrap();
+    server
+        .delete("", "secrets", Some(NS), "foreign-group")
+        .unwrap();
+    // A sentinel after them: the Secret handler sees events in order, so once `b` is reconciled
+    // because of its Secret, the foreign Secrets' events have been handled.
+    let b = server.create(&cm("b", "1")).unwrap();
+    eventually("b's own reconcile", Duration::from_secs(30), || {
+        counts.get("default/b") == 1
+    })
+    .await;
+    server
+        .create(&secret(
+            "owned-by-b",
+            vec![owner_ref(
+                "v1",
+                "ConfigMap",
+                "b",
+                b.metadata.uid.as_deref().unwrap(),
+                true,
+            )],
+        ))
+        .unwrap();
+    eventually("the sentinel", Duration::from_secs(30), || {
+        counts.get("default/b") == 2
+    })
+    .await;
+    assert_eq!(
+        counts.get("default/a"),
+        3,
+        "foreign secrets must not trigger `a`"
+    );
+    assert_eq!(counts.total(), 5);
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}

@@ -1,0 +1,86 @@
+//! The event recorder: repeats become one event with a series count; distinct events stay
+//! separate; a full queue drops and counts instead of blocking.
+
+use crate::common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use controller_runtime::{
+    Action, Context, Controller, EventRecord, EventType, ReconcileError, Recorder, Request,
+    reconciler_fn, reference_to,
+};
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::events::v1::Event;
+
+fn record(reason: &str) -> EventRecord {
+    EventRecord {
+        type_: EventType::Normal,
+        reason: reason.into(),
+        action: "Reconcile".into(),
+        note: Some(format!("{reason} happened")),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn repeats_become_a_series() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .named("mirror")
+        .build(reconciler_fn(
+            move |_req: Request, ctx: Context<ConfigMap>| async move {
+                if let Some(cm) = ctx.get() {
+                    for _ in 0..3 {
+                        ctx.recorder()
+                            .publish(reference_to(cm.as_ref()), record("Synced"));
+                    }
+                    ctx.recorder()
+                        .publish(reference_to(cm.as_ref()), record("Other"));
+                }
+                Ok::<_, ReconcileError>(Action::Done)
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    server.create(&cm("a", "1")).unwrap();
+    let series_count = |reason: &str| {
+        server
+            .list::<Event>()
+            .into_iter()
+            .find(|event| event.reason.as_deref() == Some(reason))
+            .map(|event| event.series.map_or(1, |series| series.count))
+    };
+    eventually("both events", Duration::from_secs(30), || {
+        series_count("Synced") == Some(3) && series_count("Other") == Some(1)
+    })
+    .await;
+    let events = server.list::<Event>();
+    assert_eq!(events.len(), 2);
+    let synced = events
+        .iter()
+        .find(|event| event.reason.as_deref() == Some("Synced"))
+        .unwrap();
+    assert_eq!(synced.reporting_controller.as_deref(), Some("mirror"));
+    assert_eq!(
+        synced.regarding.as_ref().unwrap().name.as_deref(),
+        Some("a")
+    );
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_full_queue_drops_and_counts() {
+    let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+    let (recorder, _task) = Recorder::new(kube::Client::try_from(config).unwrap(), "c", 2);
+    let regarding = reference_to(&cm("a", "1"));
+    for _ in 0..5 {
+        recorder.publish(regarding.clone(), record("Busy"));
+    }
+    assert_eq!(recorder.dropped(), 3);
+}

@@ -1,0 +1,120 @@
+//! Acceptance 7: a shutdown request stops intake and drains the in-flight reconcile; a second
+//! request returns at once; a drain that outlasts the graceful timeout is cut off.
+
+use crate::common;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::*;
+use controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
+use k8s_openapi::api::core::v1::ConfigMap;
+use tokio_util::sync::CancellationToken;
+
+/// A controller whose reconcile of every key takes `work` (of tokio time); returns how many
+/// reconciles started and whether one finished.
+fn slow_controller(manager: &Manager, work: Duration) -> (Arc<AtomicUsize>, Arc<AtomicBool>) {
+    let started = Arc::new(AtomicUsize::new(0));
+    let finished = Arc::new(AtomicBool::new(false));
+    let (s, f) = (started.clone(), finished.clone());
+    Controller::new(manager)
+        .for_::<ConfigMap>()
+        .build(reconciler_fn(
+            move |_req: Request, _ctx: Context<ConfigMap>| {
+                let (started, finished) = (s.clone(), f.clone());
+                async move {
+                    started.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(work).await;
+                    finished.store(true, Ordering::SeqCst);
+                    Ok::<_, Infallible>(Action::Done)
+                }
+            },
+        ))
+        .unwrap();
+    (started, finished)
+}
+
+#[tokio::test(start_paused = true)]
+async fn shutdown_drains_the_in_flight_reconcile() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let token = CancellationToken::new();
+    let manager = Arc::new(manager(&server).shutdown_token(token.clone()).build());
+    let (started, finished) = slow_controller(&manager, Duration::from_secs(10));
+    let running = spawn(&manager);
+    server.create(&cm("a", "1")).unwrap();
+    server.create(&cm("b", "1")).unwrap();
+    eventually("the first reconcile", Duration::from_secs(30), || {
+        started.load(Ordering::SeqCst) == 1
+    })
+    .await;
+
+    token.cancel();
+    running.await.unwrap().unwrap();
+    assert!(
+        finished.load(Ordering::SeqCst),
+        "the in-flight reconcile completed"
+    );
+    assert_eq!(
+        started.load(Ordering::SeqCst),
+        1,
+        "no new reconcile after the request"
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_second_request_exits_at_once() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    let (started, finished) = slow_controller(&manager, Duration::from_secs(3600));
+    let running = spawn(&manager);
+    server.create(&cm("a", "1")).unwrap();
+    eventually("the reconcile", Duration::from_secs(30), || {
+        started.load(Ordering::SeqCst) == 1
+    })
+    .await;
+
+    let handle = manager.shutdown_handle();
+    handle.shutdown();
+    tokio::task::yield_now().await;
+    assert!(
+        !running.is_finished(),
+        "the first request waits for the drain"
+    );
+    handle.shutdown();
+    let result = tokio::time::timeout(Duration::from_secs(1), running)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(matches!(result, Err(Error::ForcedShutdown)), "{result:?}");
+    assert!(!finished.load(Ordering::SeqCst));
+    server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_drain_is_bounded_by_the_graceful_timeout() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(
+        manager(&server)
+            .graceful_shutdown_timeout(Duration::from_secs(5))
+            .build(),
+    );
+    let (started, finished) = slow_controller(&manager, Duration::from_secs(3600));
+    let running = spawn(&manager);
+    server.create(&cm("a", "1")).unwrap();
+    eventually("the reconcile", Duration::from_secs(30), || {
+        started.load(Ordering::SeqCst) == 1
+    })
+    .await;
+
+    manager.shutdown_handle().shutdown();
+    let result = running.await.unwrap();
+    assert!(
+        matches!(result, Err(Error::ShutdownTimeout(_))),
+        "{result:?}"
+    );
+    assert!(!finished.load(Ordering::SeqCst));
+    server.shutdown().await;
+}

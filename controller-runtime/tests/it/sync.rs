@@ -1,0 +1,127 @@
+//! Acceptance 4: workers do not start before every informer the controller uses has synced,
+//! even when the initial lists fail a few times; and a cache that cannot sync fails `start`
+//! with an error naming the informer.
+
+use crate::common;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use apiserver_sim::FailRule;
+use common::*;
+use controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::core::Selector;
+
+#[tokio::test(start_paused = true)]
+async fn reconciles_only_see_synced_caches() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    for i in 0..50 {
+        server.create(&cm(&format!("cm-{i}"), "0")).unwrap();
+        server.create(&secret(&format!("s-{i}"), vec![])).unwrap();
+    }
+    // The first lists fail: the reflectors retry with backoff before the caches can sync.
+    server.fail_next(FailRule::new("list", "configmaps", 500, 3));
+    server.fail_next(FailRule::new("list", "secrets", 500, 4));
+
+    let manager = Arc::new(manager(&server).build());
+    let calls = Arc::new(AtomicUsize::new(0));
+    let violations = Arc::new(AtomicUsize::new(0));
+    let (c, v) = (calls.clone(), violations.clone());
+    let controller = Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .owns::<Secret>()
+        .max_concurrent_reconciles(4)
+        .build(reconciler_fn(
+            move |_req: Request, ctx: Context<ConfigMap>| {
+                let (calls, violations) = (c.clone(), v.clone());
+                async move {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    let configmaps = ctx.lister().list(&Selector::default()).len();
+                    let secrets = ctx
+                        .cache()
+                        .lister::<Secret>()
+                        .map(|lister| lister.list(&Selector::default()).len())
+                        .unwrap_or(0);
+                    if !ctx.cache_synced() || configmaps != 50 || secrets != 50 {
+                        violations.fetch_add(1, Ordering::SeqCst);
+                    }
+                    Ok::<_, Infallible>(Action::Done)
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    eventually("every initial reconcile", Duration::from_secs(60), || {
+        calls.load(Ordering::SeqCst) == 50
+    })
+    .await;
+    assert_eq!(violations.load(Ordering::SeqCst), 0);
+    assert_eq!(controller.stats().panics(), 0);
+    // Every failing list was retried (so the sync really was delayed).
+    assert!(server.request_count("list", "secrets") >= 5);
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cache_that_cannot_sync_fails_start_naming_it() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    server.fail_next(FailRule::new("list", "secrets", 403, 100_000));
+    let manager = manager(&server)
+        .cache_sync_timeout(Duration::from_secs(20))
+        .build();
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .owns::<Secret>()
+        .build(reconciler_fn(
+            |_req: Request, _ctx: Context<ConfigMap>| async { Ok::<_, Infallible>(Action::Done) },
+        ))
+        .unwrap();
+    let error = manager.start().await.unwrap_err();
+    assert!(matches!(error, Error::CacheSync(_)), "{error}");
+    let message = error.to_string();
+    assert!(message.contains("Secret"), "{message}");
+    assert!(!message.contains("ConfigMap"), "{message}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn builder_rejects_duplicate_names_and_bad_settings() {
+    // No server needed: nothing is started.
+    let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+    let manager = Manager::builder(kube::Client::try_from(config).unwrap()).build();
+    let noop = || {
+        reconciler_fn(|_req: Request, _ctx: Context<ConfigMap>| async {
+            Ok::<_, Infallible>(Action::Done)
+        })
+    };
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .build(noop())
+        .unwrap();
+    let error = Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .build(noop())
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::DuplicateName(ref name) if name == "configmap"),
+        "{error}"
+    );
+    let error = Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .named("zero")
+        .max_concurrent_reconciles(0)
+        .build(noop())
+        .unwrap_err();
+    assert!(matches!(error, Error::InvalidSetting { .. }), "{error}");
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .named("second")
+        .build(noop())
+        .unwrap();
+}

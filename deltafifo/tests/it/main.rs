@@ -1,0 +1,8 @@
+//! The crate's integration tests, linked into one test binary: each module is one area.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod model;
+mod relist_history;
+mod rules;

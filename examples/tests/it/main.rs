@@ -1,0 +1,13 @@
+//! The crate's integration tests, linked into one test binary: each module is one area.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod configmap_mirror;
+mod end_to_end;
+mod kubectl;
+mod manifests;
+mod pod_index;
+mod sample_controller_binary;
+mod sync_handler;
+mod workqueue_only;

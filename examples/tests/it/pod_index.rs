@@ -1,0 +1,61 @@
+//! `pod-index`: the per-node counts follow Pods being created, moved and deleted.
+
+use crate::common;
+
+use apiserver_sim::ApiServer;
+use examples::pod_index::{NodeCounts, format_counts, pod_on, watch_node_counts};
+use k8s_openapi::api::core::v1::Pod;
+use kube::Api;
+use kube::api::{DeleteParams, PostParams};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+fn counts(pairs: &[(&str, usize)]) -> NodeCounts {
+    pairs
+        .iter()
+        .map(|(node, n)| ((*node).to_owned(), *n))
+        .collect()
+}
+
+#[tokio::test]
+async fn counts_follow_pods() {
+    let server = ApiServer::start().await.unwrap();
+    server.create(&pod_on("a1", "node-a")).unwrap();
+    server.create(&pod_on("a2", "node-a")).unwrap();
+    server.create(&pod_on("b1", "node-b")).unwrap();
+
+    let (tx, mut reports) = mpsc::unbounded_channel();
+    let shutdown = CancellationToken::new();
+    let task = tokio::spawn(watch_node_counts(
+        server.client().unwrap(),
+        shutdown.clone(),
+        move |counts| {
+            let _ = tx.send(counts.clone());
+        },
+    ));
+    let mut next = async || {
+        tokio::time::timeout(common::DEADLINE, reports.recv())
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(next().await, counts(&[("node-a", 2), ("node-b", 1)]));
+
+    let pods: Api<Pod> = Api::namespaced(server.client().unwrap(), "default");
+    pods.create(&PostParams::default(), &pod_on("c1", "node-c"))
+        .await
+        .unwrap();
+    assert_eq!(
+        next().await,
+        counts(&[("node-a", 2), ("node-b", 1), ("node-c", 1)])
+    );
+    pods.delete("b1", &DeleteParams::default().grace_period(0))
+        .await
+        .unwrap();
+    let last = next().await;
+    assert_eq!(last, counts(&[("node-a", 2), ("node-c", 1)]));
+    assert_eq!(format_counts(&last), "node-a=2 node-c=1");
+
+    shutdown.cancel();
+    task.await.unwrap().unwrap();
+}

@@ -1,0 +1,166 @@
+//! Ports of sample-controller's controller_test.go: `sync_handler` is called directly with
+//! pre-filled listers (no informers), and the writes it makes are read from the simulator's
+//! request counts.
+
+use crate::common;
+
+use std::sync::Arc;
+
+use apiserver_sim::ApiServer;
+use examples::foo::{Foo, new_foo};
+use examples::recorder::Recorder;
+use examples::sample::{AGENT_NAME, SampleController, SyncError, new_deployment};
+use indexer::{Indexer, Indexers, Lister, ObjectKey, Store};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Event;
+
+/// The Go fixture: Foos and Deployments in the server and in the listers.
+struct Fixture {
+    server: ApiServer,
+    foos: Indexer<Foo>,
+    deployments: Indexer<Deployment>,
+}
+
+impl Fixture {
+    async fn new() -> Self {
+        Self {
+            server: common::server_with_crd().await,
+            foos: Indexer::new(Indexers::default()),
+            deployments: Indexer::new(Indexers::default()),
+        }
+    }
+
+    /// A Foo `name` in `default` whose Deployment is `<name>-deployment`, stored and cached.
+    fn foo(&self, name: &str, replicas: i32) -> Foo {
+        let mut foo = new_foo(name, &format!("{name}-deployment"), Some(replicas));
+        foo.metadata.namespace = Some("default".into());
+        let stored = self.server.create(&foo).unwrap();
+        self.foos.add(Arc::new(stored.clone())).unwrap();
+        stored
+    }
+
+    fn deployment(&self, deployment: Deployment) {
+        let stored = self.server.create(&deployment).unwrap();
+        self.deployments.add(Arc::new(stored)).unwrap();
+    }
+
+    async fn sync(&self, foo: &Foo) -> Result<(), SyncError> {
+        let client = self.server.client().unwrap();
+        let controller = SampleController::new(
+            client.clone(),
+            Recorder::new(client, AGENT_NAME),
+            Lister::new(self.foos.clone()),
+            Lister::new(self.deployments.clone()),
+        );
+        self.server.reset_request_counts();
+        let key = ObjectKey::new(Some("default"), foo.metadata.name.as_deref().unwrap()).unwrap();
+        controller.sync_handler(&key).await
+    }
+
+    /// (deployment creates, deployment updates, Foo status updates) since the sync began.
+    fn actions(&self) -> (u64, u64, u64) {
+        (
+            self.server.request_count("create", "deployments"),
+            self.server.request_count("update", "deployments"),
+            self.server.request_count("update", "foos/status"),
+        )
+    }
+
+    fn event_reasons(&self) -> Vec<String> {
+        self.server
+            .list::<Event>()
+            .into_iter()
+            .filter_map(|event| event.reason)
+            .collect()
+    }
+}
+
+#[tokio::test]
+async fn creates_deployment() {
+    let fixture = Fixture::new().await;
+    let foo = fixture.foo("test", 1);
+    fixture.sync(&foo).await.unwrap();
+    assert_eq!(fixture.actions(), (1, 0, 1));
+    let deployments = fixture.server.list::<Deployment>();
+    assert_eq!(deployments.len(), 1);
+    let created = &deployments[0];
+    assert_eq!(created.metadata.name.as_deref(), Some("test-deployment"));
+    let owner = &created.metadata.owner_references.as_ref().unwrap()[0];
+    assert_eq!(
+        (
+            owner.kind.as_str(),
+            owner.name.as_str(),
+            owner.controller,
+            owner.block_owner_deletion
+        ),
+        ("Foo", "test", Some(true), Some(true))
+    );
+    assert_eq!(fixture.event_reasons(), ["Synced"]);
+}
+
+#[tokio::test]
+async fn do_nothing() {
+    let fixture = Fixture::new().await;
+    let foo = fixture.foo("test", 1);
+    fixture.deployment(new_deployment(&foo));
+    fixture.sync(&foo).await.unwrap();
+    assert_eq!(fixture.actions(), (0, 0, 1));
+}
+
+#[tokio::test]
+async fn update_deployment() {
+    let fixture = Fixture::new().await;
+    let foo = fixture.foo("test", 2);
+    let mut outdated = new_deployment(&foo);
+    outdated.spec.replicas = Some(1);
+    fixture.deployment(outdated);
+    fixture.sync(&foo).await.unwrap();
+    assert_eq!(fixture.actions(), (0, 1, 1));
+    let deployment = &fixture.server.list::<Deployment>()[0];
+    assert_eq!(deployment.spec.replicas, Some(2));
+}
+
+#[tokio::test]
+async fn not_controlled_by_us() {
+    let fixture = Fixture::new().await;
+    let foo = fixture.foo("test", 1);
+    let mut foreign = new_deployment(&foo);
+    foreign.metadata.owner_references = None;
+    fixture.deployment(foreign);
+    let error = fixture.sync(&foo).await.unwrap_err();
+    assert!(matches!(error, SyncError::ResourceExists(_)), "{error}");
+    assert_eq!(
+        error.to_string(),
+        r#"Resource "test-deployment" already exists and is not managed by Foo"#
+    );
+    assert_eq!(fixture.actions(), (0, 0, 0));
+    let warning = fixture
+        .server
+        .list::<Event>()
+        .into_iter()
+        .find(|event| event.reason.as_deref() == Some("ErrResourceExists"))
+        .unwrap();
+    assert_eq!(warning.type_.as_deref(), Some("Warning"));
+    assert_eq!(warning.message.as_deref(), Some(error.to_string().as_str()));
+}
+
+#[tokio::test]
+async fn missing_deployment_name_is_dropped_without_retry() {
+    let fixture = Fixture::new().await;
+    let mut foo = new_foo("nameless", "", Some(1));
+    foo.metadata.namespace = Some("default".into());
+    let stored = fixture.server.create(&foo).unwrap();
+    fixture.foos.add(Arc::new(stored.clone())).unwrap();
+    fixture.sync(&stored).await.unwrap();
+    assert_eq!(fixture.actions(), (0, 0, 0));
+}
+
+#[tokio::test]
+async fn missing_foo_is_dropped() {
+    let fixture = Fixture::new().await;
+    let mut gone = new_foo("gone", "gone-deployment", Some(1));
+    gone.metadata.namespace = Some("default".into());
+    fixture.sync(&gone).await.unwrap();
+    assert_eq!(fixture.actions(), (0, 0, 0));
+    assert!(fixture.event_reasons().is_empty());
+}

@@ -1,0 +1,4 @@
+//! The crate's integration tests, linked into one test binary: each module is one area.
+
+mod concurrency;
+mod model;

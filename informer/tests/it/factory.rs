@@ -1,0 +1,198 @@
+//! Acceptance 5: a factory hands out one shared informer per type and scope, and the server sees
+//! one watch for it. Also: dynamic informers, sync timeouts that name the informer, shutdown.
+
+use crate::common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use apiserver_sim::ApiServer;
+use common::*;
+use informer::{Error, InformerFactory, Selectors};
+use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod, PodSpec};
+use kube::api::{ApiResource, ObjectMeta};
+
+fn pod(name: &str) -> Pod {
+    Pod {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(NS.into()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(PodSpec {
+            containers: vec![Container {
+                name: "main".into(),
+                image: Some("busybox".into()),
+                ..Container::default()
+            }],
+            ..PodSpec::default()
+        }),
+        ..Pod::default()
+    }
+}
+
+#[tokio::test]
+async fn two_requests_for_pods_share_one_informer_and_one_watch() {
+    let server = ApiServer::start().await.unwrap();
+    for i in 0..5 {
+        server.create(&pod(&format!("pod-{i}"))).unwrap();
+    }
+    let factory = InformerFactory::new(server.client().unwrap());
+    let first = factory.informer::<Pod>();
+    // A second controller, through a clone of the factory.
+    let second = factory.clone().informer::<Pod>();
+    assert!(Arc::ptr_eq(&first, &second));
+    assert_eq!(factory.len(), 1);
+
+    let added = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let registration = first
+        .add_event_handler(informer::handler().on_add({
+            let added = added.clone();
+            move |_: Arc<Pod>, _| {
+                added.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        }))
+        .unwrap();
+    factory.start();
+    factory
+        .wait_for_cache_sync(Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(first.cache_size(), 5);
+    assert_eq!(second.cache_size(), 5);
+    registration.synced().await;
+    assert_eq!(added.load(std::sync::atomic::Ordering::SeqCst), 5);
+    eventually("the watch is open", Duration::from_secs(30), || {
+        server.request_count("watch", "pods") >= 1
+    })
+    .await;
+    // The server saw one list and one watch for both requests.
+    assert_eq!(server.request_count("watch", "pods"), 1);
+    assert_eq!(server.request_count("list", "pods"), 1);
+    assert!(!first.last_sync_resource_version().is_empty());
+
+    factory.shutdown().await;
+    assert!(first.is_stopped());
+    // Shutting down twice is fine; starting afterwards does nothing.
+    factory.shutdown().await;
+    factory.start();
+    server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "cm-0", "0");
+    let factory = InformerFactory::builder(server.client().unwrap())
+        .default_resync(Duration::from_secs(30))
+        .resync_for::<ConfigMap>(Duration::from_secs(5))
+        .build();
+    let config_maps = factory.informer::<ConfigMap>();
+    // Another scope of the same type is another informer.
+    let namespaced = factory.namespaced_informer::<ConfigMap>(NS);
+    assert!(!Arc::ptr_eq(&config_maps, &namespaced));
+    assert_ne!(config_maps.name(), namespaced.name());
+    // A resource the server does not serve: its lists fail forever.
+    let widgets = ApiResource {
+        group: "example.com".into(),
+        version: "v1".into(),
+        api_version: "example.com/v1".into(),
+        kind: "Widget".into(),
+        plural: "widgets".into(),
+    };
+    let dynamic = factory.dynamic_informer(&widgets, Some(NS));
+    assert!(Arc::ptr_eq(
+        &dynamic,
+        &factory.dynamic_informer(&widgets, Some(NS))
+    ));
+    factory.start();
+
+    let error = factory
+        .wait_for_cache_sync(Duration::from_secs(10))
+        .await
+        .unwrap_err();
+    match &error {
+        Error::NotSynced { unsynced, .. } => {
+            assert_eq!(unsynced, &[dynamic.name().to_owned()]);
+        }
+        other => panic!("unexpected error {other:?}"),
+    }
+    assert!(error.to_string().contains("Widget"), "{error}");
+    assert!(config_maps.has_synced() && namespaced.has_synced());
+    assert_eq!(config_maps.cache_size(), 1);
+    assert_eq!(factory.len(), 3);
+
+    factory.shutdown().await;
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn dynamic_informers_cache_objects_of_a_runtime_resource() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "cm-0", "0");
+    put(&server, "cm-1", "0");
+    let factory = InformerFactory::builder(server.client().unwrap())
+        .strip_managed_fields(true)
+        .build();
+    let resource = ApiResource::erase::<ConfigMap>(&());
+    let dynamic = factory.dynamic_informer(&resource, None);
+    factory.start();
+    factory
+        .wait_for_cache_sync(Duration::from_secs(30))
+        .await
+        .unwrap();
+    let mut names: Vec<String> = dynamic
+        .indexer()
+        .list()
+        .iter()
+        .map(|obj| obj.metadata.name.clone().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["cm-0", "cm-1"]);
+    assert!(
+        dynamic
+            .indexer()
+            .list()
+            .iter()
+            .all(|obj| obj.metadata.managed_fields.is_none())
+    );
+    factory.shutdown().await;
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn selectors_are_part_of_what_makes_an_informer_shared() {
+    let server = ApiServer::start().await.unwrap();
+    for (name, app) in [("a", "web"), ("b", "web"), ("c", "db")] {
+        let mut obj = cm(name, "0");
+        obj.metadata.labels = Some([("app".to_string(), app.to_string())].into());
+        server.create(&obj).unwrap();
+    }
+    let factory = InformerFactory::new(server.client().unwrap());
+    let web =
+        factory.scoped_informer::<ConfigMap>(Some(NS), Some(Selectors::new().labels("app=web")));
+    let again =
+        factory.scoped_informer::<ConfigMap>(Some(NS), Some(Selectors::new().labels("app=web")));
+    let db =
+        factory.scoped_informer::<ConfigMap>(Some(NS), Some(Selectors::new().labels("app=db")));
+    let everything = factory.scoped_informer::<ConfigMap>(Some(NS), None);
+    assert!(Arc::ptr_eq(&web, &again));
+    assert!(!Arc::ptr_eq(&web, &db));
+    assert!(Arc::ptr_eq(
+        &everything,
+        &factory.namespaced_informer::<ConfigMap>(NS)
+    ));
+    assert_eq!(factory.len(), 3);
+    assert!(web.name().contains("labels=app=web"), "{}", web.name());
+
+    factory.start();
+    factory
+        .wait_for_cache_sync(Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(web.cache_size(), 2);
+    assert_eq!(db.cache_size(), 1);
+    assert_eq!(everything.cache_size(), 3);
+    factory.shutdown().await;
+    server.shutdown().await;
+}

@@ -1,0 +1,120 @@
+//! The informer's one-shot life: settings fixed at start, handlers added and removed around it,
+//! and accessors.
+
+use crate::common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use apiserver_sim::ApiServer;
+use common::*;
+use informer::{Error, FilteringHandler, Indexers, strip_managed_fields, wait_for_cache_sync};
+use k8s_openapi::api::core::v1::ConfigMap;
+
+#[tokio::test(start_paused = true)]
+async fn settings_handlers_and_accessors_follow_the_informer_life() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "cm-0", "0");
+    put(&server, "keep-1", "0");
+    let informer = config_map_informer(&server, Duration::ZERO);
+    informer.set_transform(strip_managed_fields).unwrap();
+    let everything = Recorder::new("everything");
+    let kept = Recorder::new("kept");
+    let all = informer.add_event_handler(everything.clone()).unwrap();
+    let filtered = informer
+        .add_event_handler(FilteringHandler::new(
+            |cm: &ConfigMap| {
+                cm.metadata
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| n.starts_with("keep"))
+            },
+            kept.clone(),
+        ))
+        .unwrap();
+    assert!(!informer.has_started() && !informer.has_synced());
+    assert_eq!(informer.last_sync_resource_version(), "");
+
+    let running = spawn(&informer);
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        wait_for_cache_sync(&[informer.as_ref(), &all, &filtered]),
+    )
+    .await
+    .unwrap();
+    assert!(informer.has_started());
+    assert!(matches!(
+        informer.set_transform(strip_managed_fields),
+        Err(Error::AlreadyStarted("set_transform"))
+    ));
+    // Objects from the server carry managed fields; the transform dropped them.
+    assert!(
+        informer
+            .indexer()
+            .list()
+            .iter()
+            .all(|cm| cm.metadata.managed_fields.is_none())
+    );
+    assert_eq!(kept.events().len(), 1);
+    assert!(!informer.last_sync_resource_version().is_empty());
+
+    // Indices can still be added to the running informer.
+    informer
+        .add_indexers(Indexers::new().with("by-value", |cm: &ConfigMap| {
+            cm.data.iter().flat_map(|d| d.values().cloned()).collect()
+        }))
+        .unwrap();
+    assert_eq!(
+        informer.indexer().by_index("by-value", "0").unwrap().len(),
+        2
+    );
+    assert_eq!(
+        informer
+            .lister()
+            .namespace(NS)
+            .get("cm-0")
+            .map(|cm| rv(&cm)),
+        Some(cache_state(&informer)["cm-0"].clone())
+    );
+
+    // Removing is idempotent and stops delivery.
+    informer.remove_event_handler(&all).unwrap();
+    informer.remove_event_handler_and_wait(&all).await.unwrap();
+    assert!(all.is_removed());
+    put(&server, "keep-2", "0");
+    eventually(
+        "the filtered handler saw the add",
+        Duration::from_secs(30),
+        || kept.len() == 2,
+    )
+    .await;
+    assert_eq!(everything.len(), 2);
+    // A rename out of the filter is a delete for the filtered handler.
+    put(&server, "keep-2", "1");
+    eventually("the filtered update", Duration::from_secs(30), || {
+        kept.len() == 3
+    })
+    .await;
+    assert!(matches!(&kept.events()[2], Event::Update(name, ..) if name == "keep-2"));
+
+    // A registration from another informer is refused.
+    let other = config_map_informer(&server, Duration::ZERO);
+    let foreign = other.add_event_handler(Recorder::new("foreign")).unwrap();
+    assert!(matches!(
+        informer.remove_event_handler(&foreign),
+        Err(Error::ForeignRegistration)
+    ));
+
+    running.stop().await;
+    assert!(informer.is_stopped());
+    assert!(matches!(
+        informer.add_event_handler(Recorder::new("late")),
+        Err(Error::Stopped)
+    ));
+    // Running again is a no-op.
+    informer
+        .run(tokio_util::sync::CancellationToken::new())
+        .await;
+    let _ = Arc::clone(&informer);
+    server.shutdown().await;
+}

@@ -1,0 +1,71 @@
+//! Acceptance 4: with a 1 s handler resync and paused time, resync updates reach only that
+//! handler, with old == new.
+
+use crate::common;
+
+use std::time::Duration;
+
+use apiserver_sim::ApiServer;
+use common::*;
+
+#[tokio::test(start_paused = true)]
+async fn resync_updates_reach_only_the_handler_that_asked() {
+    let server = ApiServer::start().await.unwrap();
+    for i in 0..3 {
+        put(&server, &format!("cm-{i}"), "0");
+    }
+    // The informer checks every 10 s by default; the handler's 1 s request lowers that before start.
+    let informer = config_map_informer(&server, Duration::from_secs(10));
+    let resyncing = Recorder::new("resyncing");
+    let quiet = Recorder::new("quiet");
+    informer
+        .add_event_handler_with_resync(resyncing.clone(), Duration::from_secs(1))
+        .unwrap();
+    informer
+        .add_event_handler_with_resync(quiet.clone(), Duration::ZERO)
+        .unwrap();
+    let running = spawn(&informer);
+    informer.synced().await;
+    let started = tokio::time::Instant::now();
+
+    eventually("three rounds of resync", Duration::from_secs(60), || {
+        resyncing.len() >= 3 + 3 * 3
+    })
+    .await;
+    // Three rounds need at least two more seconds after the first.
+    assert!(started.elapsed() >= Duration::from_secs(2));
+    let events = resyncing.events();
+    assert!(
+        events[..3]
+            .iter()
+            .all(|event| matches!(event, Event::Add(_, _, true)))
+    );
+    for event in &events[3..] {
+        // The cached object itself, re-delivered: old and new are the same `Arc`.
+        assert!(
+            matches!(event, Event::Update(_, old, new, true) if old == new),
+            "{event:?}"
+        );
+    }
+    assert_eq!(
+        quiet.len(),
+        3,
+        "the handler without resync only saw the initial list"
+    );
+    assert!(
+        quiet
+            .events()
+            .iter()
+            .all(|event| matches!(event, Event::Add(_, _, true)))
+    );
+
+    // A real change still reaches both.
+    put(&server, "cm-0", "1");
+    eventually("the change", Duration::from_secs(30), || quiet.len() == 4).await;
+    assert!(
+        matches!(&quiet.events()[3], Event::Update(name, old, new, false) if name == "cm-0" && old != new)
+    );
+
+    running.stop().await;
+    server.shutdown().await;
+}

@@ -1,0 +1,115 @@
+//! Acceptance 1: a slow handler lags while a fast one keeps up; both end with the full, ordered
+//! history.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use apiserver_sim::ApiServer;
+use common::*;
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_handler_lags_without_delaying_a_fast_one() {
+    let server = ApiServer::start().await.unwrap();
+    // The history each object goes through, in resource versions.
+    let mut history: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for i in 0..20 {
+        let name = format!("cm-{i}");
+        history
+            .entry(name.clone())
+            .or_default()
+            .push(put(&server, &name, "0"));
+    }
+    let informer = config_map_informer(&server, Duration::ZERO);
+    let fast = Recorder::new("fast");
+    // Slow: each call waits for a permit (held back until the fast handler is done), then sleeps.
+    let (slow, gate) = Recorder::new("slow")
+        .slow(Duration::from_millis(200))
+        .gated();
+    informer.add_event_handler(fast.clone()).unwrap();
+    let slow_registration = informer.add_event_handler(slow.clone()).unwrap();
+    let running = spawn(&informer);
+    informer.synced().await;
+
+    // Live changes: updates, creates and deletes.
+    let mut live = 0;
+    for round in 1..=3 {
+        for i in (0..20).step_by(round + 1) {
+            let name = format!("cm-{i}");
+            history
+                .entry(name.clone())
+                .or_default()
+                .push(put(&server, &name, &round.to_string()));
+            live += 1;
+        }
+    }
+    for i in 20..25 {
+        let name = format!("cm-{i}");
+        history
+            .entry(name.clone())
+            .or_default()
+            .push(put(&server, &name, "new"));
+        live += 1;
+    }
+    for i in [3, 7, 21] {
+        remove(&server, &format!("cm-{i}"));
+        live += 1;
+    }
+    let total = 20 + live;
+
+    eventually(
+        "the fast handler got every event",
+        Duration::from_secs(30),
+        || fast.len() == total,
+    )
+    .await;
+    // The slow handler has not finished a single call; everything else waits in its buffer.
+    assert_eq!(slow.len(), 0);
+    assert!(slow_registration.buffered() >= total - 1);
+    assert_eq!(
+        informer
+            .listener_buffers()
+            .iter()
+            .map(|b| b.len)
+            .sum::<usize>(),
+        slow_registration.buffered()
+    );
+
+    gate.add_permits(total);
+    eventually(
+        "the slow handler caught up",
+        Duration::from_secs(600),
+        || slow.len() == total,
+    )
+    .await;
+    assert_eq!(
+        slow.events(),
+        fast.events(),
+        "both saw the same history in the same order"
+    );
+
+    // That history is complete: per object, every state in order, then the deletion.
+    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut deleted = Vec::new();
+    for event in fast.events() {
+        match event {
+            Event::Add(name, rv, _) => seen.entry(name).or_default().push(rv),
+            Event::Update(name, old, new, _) => {
+                assert_eq!(seen[&name].last(), Some(&old));
+                seen.entry(name).or_default().push(new);
+            }
+            Event::Delete(name, _, tombstone) => {
+                assert!(!tombstone);
+                deleted.push(name);
+            }
+        }
+    }
+    assert_eq!(seen, history);
+    deleted.sort();
+    assert_eq!(deleted, ["cm-21", "cm-3", "cm-7"]);
+    assert_eq!(fast.state(), server_state(&server));
+
+    running.stop().await;
+    server.shutdown().await;
+}

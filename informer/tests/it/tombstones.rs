@@ -1,0 +1,84 @@
+//! Acceptance 3: objects deleted while the watch is down, with the history compacted, reach the
+//! handler after the relist as tombstones carrying the last known state.
+
+use crate::common;
+
+use std::time::Duration;
+
+use apiserver_sim::{ApiServer, FailRule};
+use common::*;
+
+#[tokio::test(start_paused = true)]
+async fn deletions_missed_while_disconnected_arrive_as_tombstones() {
+    let server = ApiServer::start().await.unwrap();
+    for i in 0..10 {
+        put(&server, &format!("cm-{i}"), "0");
+    }
+    let informer = config_map_informer(&server, Duration::ZERO);
+    let recorder = Recorder::new("recorder");
+    informer.add_event_handler(recorder.clone()).unwrap();
+    let running = spawn(&informer);
+    informer.synced().await;
+    // One object changes while connected: its last known state is this newer version.
+    let known_rv = put(&server, "cm-1", "1");
+    eventually("the update", Duration::from_secs(30), || {
+        recorder.len() == 11
+    })
+    .await;
+    let cached = cache_state(&informer);
+    assert_eq!(cached["cm-1"], known_rv);
+
+    // The watch goes down and cannot come back; meanwhile objects are deleted (one of them after
+    // a change the informer never sees), and the history is compacted.
+    server.fail_next(FailRule::new("watch", "configmaps", 500, 1_000));
+    server.fail_next(FailRule::new("list", "configmaps", 500, 1_000));
+    server.drop_watches();
+    put(&server, "cm-2", "unseen");
+    for i in [1, 2, 5, 8] {
+        remove(&server, &format!("cm-{i}"));
+    }
+    server.compact();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(
+        recorder.len(),
+        11,
+        "nothing can reach the informer while it is disconnected"
+    );
+
+    server.clear_faults();
+    eventually("the relist", Duration::from_secs(120), || {
+        cache_state(&informer) == server_state(&server)
+    })
+    .await;
+    // The relist also re-delivers the 6 unchanged objects as updates with old and new at the same
+    // version (resync is off, so every handler gets them, as in client-go).
+    eventually("the tombstones", Duration::from_secs(30), || {
+        recorder.len() == 21
+    })
+    .await;
+    let (mut tombstones, unchanged): (Vec<Event>, Vec<Event>) = recorder.events()[11..]
+        .iter()
+        .cloned()
+        .partition(|event| matches!(event, Event::Delete(..)));
+    assert_eq!(unchanged.len(), 6);
+    for event in unchanged {
+        assert!(
+            matches!(&event, Event::Update(_, old, new, false) if old == new),
+            "{event:?}"
+        );
+    }
+    tombstones.sort_by(|a, b| a.name().cmp(b.name()));
+    let expected: Vec<Event> = [1, 2, 5, 8]
+        .iter()
+        .map(|i| {
+            let name = format!("cm-{i}");
+            let last = cached[&name].clone();
+            Event::Delete(name, Some(last), true)
+        })
+        .collect();
+    assert_eq!(tombstones, expected);
+    assert_eq!(recorder.state(), server_state(&server));
+
+    running.stop().await;
+    server.shutdown().await;
+}

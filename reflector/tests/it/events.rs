@@ -1,0 +1,381 @@
+//! Event handling and the finer list rules: bad objects are skipped, store errors are
+//! reported, resync runs on its timer (and a failing resync relists), 410 on a list retries at
+//! once from the latest state, an expired continue token falls back to one full list, very
+//! short watches relist, and the dynamic and selector-scoped lister-watchers.
+
+use crate::common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use apiserver_sim::{ApiServer, FailRule};
+use common::*;
+use futures::StreamExt;
+use indexer::{Indexer, ObjectKey, Store};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Api;
+use kube::api::{ApiResource, DynamicObject};
+use reflector::{
+    ApiListerWatcher, Error, ListParams, ListerWatcher, ObjectList, WatchEvent, WatchParams,
+    WatchStream,
+};
+
+/// A lister-watcher that puts bad items in front of its first watch stream.
+struct Injector {
+    inner: Arc<dyn ListerWatcher<ConfigMap>>,
+    bad: parking_lot::Mutex<Vec<Result<WatchEvent<ConfigMap>, Error>>>,
+}
+
+#[async_trait::async_trait]
+impl ListerWatcher<ConfigMap> for Injector {
+    async fn list(&self, params: &ListParams) -> Result<ObjectList<ConfigMap>, Error> {
+        self.inner.list(params).await
+    }
+
+    async fn watch(
+        &self,
+        params: &WatchParams,
+        resource_version: &str,
+    ) -> Result<WatchStream<ConfigMap>, Error> {
+        let stream = self.inner.watch(params, resource_version).await?;
+        let bad = std::mem::take(&mut *self.bad.lock());
+        Ok(futures::stream::iter(bad).chain(stream).boxed())
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn objects_without_a_name_or_that_fail_to_decode_are_reported_and_skipped() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let decode_error = serde_json::from_str::<ConfigMap>("{\"data\": 5}").unwrap_err();
+    let injector = Arc::new(Injector {
+        inner: config_maps(server.client().unwrap()),
+        bad: parking_lot::Mutex::new(vec![
+            Ok(WatchEvent::Added(ConfigMap::default())),
+            Err(Error::Decode {
+                source: kube::Error::SerdeError(decode_error),
+            }),
+        ]),
+    });
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(injector, store.clone(), seen.options());
+    converged(&server, &*store).await;
+    eventually(10, "both reports", || seen.errors.lock().len() == 2).await;
+    put(&server, "b", "0");
+    converged(&server, &*store).await;
+
+    let texts: Vec<_> = seen.errors.lock().iter().map(|e| e.text.clone()).collect();
+    assert!(texts[0].contains("no usable store key"), "{texts:?}");
+    assert!(texts[1].contains("does not decode"), "{texts:?}");
+    assert_eq!(
+        server.request_count("list", "configmaps"),
+        1,
+        "skips do not relist"
+    );
+    running.stop().await;
+}
+
+/// An indexer that counts resyncs, can fail them, and refuses objects named "poison".
+struct FlakyStore {
+    inner: Indexer<ConfigMap>,
+    resyncs: AtomicUsize,
+    fail_resync: AtomicBool,
+}
+
+impl Store<ConfigMap> for FlakyStore {
+    fn add(&self, obj: Arc<ConfigMap>) -> Result<(), indexer::Error> {
+        if obj.metadata.name.as_deref() == Some("poison") {
+            return Err(indexer::Error::Rejected {
+                key: "default/poison".into(),
+                source: "refused by the test".into(),
+            });
+        }
+        self.inner.add(obj)
+    }
+    fn update(&self, obj: Arc<ConfigMap>) -> Result<(), indexer::Error> {
+        self.inner.update(obj)
+    }
+    fn delete(&self, obj: Arc<ConfigMap>) -> Result<(), indexer::Error> {
+        self.inner.delete(obj)
+    }
+    fn replace(&self, objs: Vec<Arc<ConfigMap>>, rv: String) -> Result<(), indexer::Error> {
+        self.inner.replace(objs, rv)
+    }
+    fn resync(&self) -> Result<(), indexer::Error> {
+        self.resyncs.fetch_add(1, Ordering::SeqCst);
+        if self.fail_resync.load(Ordering::SeqCst) {
+            return Err(indexer::Error::UnknownIndex(
+                "resync refused by the test".into(),
+            ));
+        }
+        Ok(())
+    }
+    fn get_by_key(&self, key: &ObjectKey) -> Option<Arc<ConfigMap>> {
+        self.inner.get_by_key(key)
+    }
+    fn list(&self) -> Vec<Arc<ConfigMap>> {
+        self.inner.list()
+    }
+    fn list_keys(&self) -> Vec<ObjectKey> {
+        self.inner.list_keys()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn resync_runs_on_its_period_and_a_failing_resync_relists() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(FlakyStore {
+        inner: cache(),
+        resyncs: AtomicUsize::new(0),
+        fail_resync: AtomicBool::new(false),
+    });
+    let seen = Arc::new(Seen::default());
+    let options = seen.options().resync_period(Duration::from_secs(30));
+    let running = spawn(lw.clone(), store.clone(), options);
+    converged(&server, &*store).await;
+    tokio::time::sleep(Duration::from_secs(95)).await;
+    assert_eq!(store.resyncs.load(Ordering::SeqCst), 3);
+    assert_eq!(lw.calls("list").len(), 1);
+
+    store.fail_resync.store(true, Ordering::SeqCst);
+    eventually(60, "a relist after the failed resync", || {
+        lw.calls("list").len() == 2
+    })
+    .await;
+    assert!(
+        seen.errors
+            .lock()
+            .iter()
+            .any(|e| e.text.contains("store resync failed"))
+    );
+    running.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_store_refusing_an_event_is_reported_and_relists() {
+    let server = ApiServer::start().await.unwrap();
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(FlakyStore {
+        inner: cache(),
+        resyncs: AtomicUsize::new(0),
+        fail_resync: AtomicBool::new(false),
+    });
+    let seen = Arc::new(Seen::default());
+    let running = spawn(lw.clone(), store.clone(), seen.options());
+    eventually(10, "the watch", || server.open_watches() == 1).await;
+    put(&server, "poison", "0");
+    put(&server, "fine", "0");
+    // The relist replaces the whole state, which this store accepts: it heals.
+    converged(&server, &*store).await;
+    assert!(seen.errors.lock()[0].text.contains("store add failed"));
+    assert_eq!(lw.calls("list").len(), 2);
+    assert_eq!(seen.backoffs.lock().len(), 1);
+    running.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_expired_list_retries_at_once_from_the_latest_state() {
+    let Watching {
+        server,
+        lw,
+        store,
+        seen,
+        running,
+    } = watching().await;
+    let rv = running.reflector.last_sync_resource_version();
+
+    // The watch fails in band (relist after one backoff step); the relist at the last RV
+    // answers 410; the next list, from "", follows at once.
+    server.fail_next(FailRule::new("watch", "configmaps", 500, 1).in_band());
+    server.fail_next(FailRule::new("list", "configmaps", 410, 1));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    server.drop_watches();
+    eventually(30, "two more lists", || lw.calls("list").len() == 3).await;
+    converged(&server, &*store).await;
+
+    let lists = lw.calls("list");
+    assert_eq!(lists[1].resource_version.as_deref(), Some(rv.as_str()));
+    assert_eq!(lists[2].resource_version, None, "latest state");
+    assert_eq!(lists[2].at, lists[1].at, "no backoff in between");
+    assert_eq!(seen.backoffs.lock().len(), 1);
+    assert_eq!(seen.codes(), [Some(500), Some(410)]);
+    running.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_expired_continue_token_falls_back_to_one_full_list() {
+    let server = Arc::new(ApiServer::start().await.unwrap());
+    for i in 0..10 {
+        put(&server, &format!("cm-{i}"), "0");
+    }
+    // Between the first and second page, a write and a compaction expire the token.
+    struct Compacting {
+        inner: Arc<dyn ListerWatcher<ConfigMap>>,
+        server: Arc<ApiServer>,
+        pages: AtomicUsize,
+    }
+    #[async_trait::async_trait]
+    impl ListerWatcher<ConfigMap> for Compacting {
+        async fn list(&self, params: &ListParams) -> Result<ObjectList<ConfigMap>, Error> {
+            if self.pages.fetch_add(1, Ordering::SeqCst) == 1 {
+                put(&self.server, "late", "0");
+                self.server.compact();
+            }
+            self.inner.list(params).await
+        }
+        async fn watch(
+            &self,
+            params: &WatchParams,
+            rv: &str,
+        ) -> Result<WatchStream<ConfigMap>, Error> {
+            self.inner.watch(params, rv).await
+        }
+    }
+    let recorder = config_maps(server.client().unwrap());
+    let lw = Arc::new(Compacting {
+        inner: recorder.clone(),
+        server: server.clone(),
+        pages: AtomicUsize::new(0),
+    });
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(lw, store.clone(), seen.options().page_size(3));
+    converged(&server, &*store).await;
+
+    let lists = recorder.calls("list");
+    assert_eq!(lists.len(), 3, "{lists:?}");
+    assert!(lists[1].continue_token);
+    assert_eq!((lists[2].limit, lists[2].continue_token), (None, false));
+    assert!(
+        seen.errors.lock().is_empty(),
+        "the pager recovers on its own"
+    );
+    assert!(seen.backoffs.lock().is_empty());
+    running.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_watch_closing_at_once_without_events_relists_after_a_backoff() {
+    let Watching {
+        server,
+        lw,
+        seen,
+        running,
+        ..
+    } = watching().await;
+    server.drop_watches();
+    eventually(30, "the relist", || lw.calls("list").len() == 2).await;
+    assert!(seen.errors.lock()[0].text.contains("without any event"));
+    assert_eq!(seen.backoffs.lock().len(), 1);
+    running.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn dynamic_objects_are_reflected_and_objects_of_another_kind_skipped() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let resource = ApiResource::erase::<ConfigMap>(&());
+    let api: Api<DynamicObject> = Api::namespaced_with(server.client().unwrap(), NS, &resource);
+    let store: Arc<Indexer<DynamicObject>> = Arc::new(Indexer::default());
+    let running = spawn(
+        Arc::new(ApiListerWatcher::dynamic(api.clone(), &resource)),
+        store.clone(),
+        reflector::ReflectorOptions::default(),
+    );
+    eventually(10, "the dynamic list", || store.list().len() == 1).await;
+    put(&server, "b", "0");
+    eventually(10, "the dynamic watch", || store.list().len() == 2).await;
+    running.stop().await;
+    eventually(10, "the watch to close", || server.open_watches() == 0).await;
+
+    // Built for Secrets but pointed at config maps: every object is of the wrong kind.
+    let mut secrets = ApiResource::erase::<k8s_openapi::api::core::v1::Secret>(&());
+    secrets.plural = "configmaps".into();
+    let wrong: Arc<Indexer<DynamicObject>> = Arc::new(Indexer::default());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(
+        Arc::new(ApiListerWatcher::dynamic(api, &secrets)),
+        wrong.clone(),
+        seen.options(),
+    );
+    eventually(10, "the watch", || server.open_watches() == 1).await;
+    put(&server, "c", "0");
+    eventually(10, "the skipped event", || !seen.errors.lock().is_empty()).await;
+    assert!(
+        seen.errors.lock()[0]
+            .text
+            .contains("expected an object of v1/Secret")
+    );
+    assert!(wrong.list().is_empty());
+    running.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn label_and_field_selectors_scope_the_list_and_the_watch() {
+    let server = ApiServer::start().await.unwrap();
+    let labelled = |name: &str, app: &str| {
+        let mut obj = cm(name, "0");
+        obj.metadata.labels = Some([("app".to_string(), app.to_string())].into());
+        obj
+    };
+    for (name, app) in [("web-1", "web"), ("web-2", "web"), ("db-1", "db")] {
+        server.create(&labelled(name, app)).unwrap();
+    }
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
+    let by_label = Arc::new(cache());
+    let by_field = Arc::new(cache());
+    let lw = ApiListerWatcher::new(api.clone()).labels("app=web");
+    assert!(lw_description_has(&lw, "labelSelector=app=web"));
+    let labels = spawn(Arc::new(lw), by_label.clone(), Default::default());
+    let fields = spawn(
+        Arc::new(ApiListerWatcher::new(api).fields("metadata.name=db-1")),
+        by_field.clone(),
+        Default::default(),
+    );
+    let names = |store: &Indexer<ConfigMap>| {
+        let mut names: Vec<_> = store.list_keys().iter().map(|k| k.to_string()).collect();
+        names.sort();
+        names
+    };
+    eventually(10, "the scoped lists", || {
+        names(&by_label) == ["default/web-1", "default/web-2"]
+            && names(&by_field) == ["default/db-1"]
+    })
+    .await;
+    server.create(&labelled("web-3", "web")).unwrap();
+    server.create(&labelled("db-2", "db")).unwrap();
+    server.delete("", "configmaps", Some(NS), "db-1").unwrap();
+    eventually(10, "the scoped watches", || {
+        names(&by_label).len() == 3 && names(&by_field).is_empty()
+    })
+    .await;
+    labels.stop().await;
+    fields.stop().await;
+}
+
+fn lw_description_has(lw: &ApiListerWatcher<ConfigMap>, text: &str) -> bool {
+    ListerWatcher::describe(lw).contains(text)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_change_before_the_initial_events_end_means_a_plain_watch_and_falls_back_to_a_list() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let recorder = config_maps(server.client().unwrap());
+    let injector = Arc::new(Injector {
+        inner: recorder.clone(),
+        bad: parking_lot::Mutex::new(vec![Ok(WatchEvent::Modified(cm("a", "0")))]),
+    });
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(injector, store.clone(), seen.options().streaming_list(true));
+    converged(&server, &*store).await;
+    assert_eq!(recorder.calls("list").len(), 1);
+    assert!(seen.backoffs.lock().is_empty());
+    assert!(seen.errors.lock()[0].text.contains("MODIFIED or DELETED"));
+    running.stop().await;
+}

@@ -1,0 +1,10 @@
+//! The crate's integration tests, linked into one test binary: each module is one area.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod backoff;
+mod events;
+mod list_watch;
+mod randomized;
+mod streaming_list;

@@ -1,0 +1,198 @@
+//! Acceptance 5: streaming lists reach the same state as paginated lists, start from the last
+//! synced resource version, and fall back to a paginated list on servers that reject or
+//! ignore `sendInitialEvents`.
+
+use crate::common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use apiserver_sim::{ApiServer, FailRule, WatchListMode};
+use common::*;
+
+#[tokio::test(start_paused = true)]
+async fn streaming_list_reaches_the_same_state_as_list_mode() {
+    let server = ApiServer::start().await.unwrap();
+    for i in 0..10 {
+        put(&server, &format!("cm-{i}"), "0");
+    }
+    let listing = config_maps(server.client().unwrap());
+    let streaming = config_maps(server.client().unwrap());
+    let (list_store, stream_store) = (Arc::new(cache()), Arc::new(cache()));
+    let seen = Arc::new(Seen::default());
+    let by_list = spawn(
+        listing.clone(),
+        list_store.clone(),
+        seen.options().page_size(3),
+    );
+    let by_stream = spawn(
+        streaming.clone(),
+        stream_store.clone(),
+        seen.options().streaming_list(true),
+    );
+    converged(&server, &*list_store).await;
+    converged(&server, &*stream_store).await;
+
+    put(&server, "cm-1", "1");
+    remove(&server, "cm-2");
+    put(&server, "new", "0");
+    converged(&server, &*list_store).await;
+    converged(&server, &*stream_store).await;
+    assert_eq!(store_state(&*list_store), store_state(&*stream_store));
+
+    // The streaming reflector never listed; its one watch asked for the initial events from
+    // the latest state ("": nothing synced yet) and went on as the steady-state watch.
+    assert!(streaming.calls("list").is_empty());
+    let watches = streaming.calls("watch");
+    assert_eq!(watches.len(), 1, "{watches:?}");
+    assert!(watches[0].send_initial_events);
+    assert_eq!(watches[0].resource_version.as_deref(), Some(""));
+    assert_eq!(
+        by_stream.reflector.last_sync_resource_version(),
+        server.resource_version().to_string()
+    );
+    assert!(seen.errors.lock().is_empty(), "{:?}", seen.errors.lock());
+    by_list.stop().await;
+    by_stream.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_relist_streams_from_the_last_synced_resource_version() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(
+        lw.clone(),
+        store.clone(),
+        seen.options().streaming_list(true),
+    );
+    converged(&server, &*store).await;
+
+    // A plain rewatch after a normal close, then an in-band 410 that forces a relist.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    put(&server, "b", "0");
+    converged(&server, &*store).await;
+    let rv = running.reflector.last_sync_resource_version();
+    server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
+    server.drop_watches();
+    eventually(30, "the streaming relist", || lw.calls("watch").len() == 3).await;
+    put(&server, "c", "0");
+    converged(&server, &*store).await;
+
+    let watches = lw.calls("watch");
+    assert!(
+        !watches[1].send_initial_events,
+        "a rewatch is a plain watch"
+    );
+    assert!(watches[2].send_initial_events);
+    assert_eq!(
+        watches[2].resource_version.as_deref(),
+        Some(rv.as_str()),
+        "never \"0\""
+    );
+    assert!(lw.calls("list").is_empty());
+    assert_eq!(seen.codes(), [Some(410)]);
+    running.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_server_rejecting_streaming_lists_gets_a_paginated_list_at_once() {
+    let server = ApiServer::start().await.unwrap();
+    server.set_watch_list_mode(WatchListMode::Rejected);
+    put(&server, "a", "0");
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(
+        lw.clone(),
+        store.clone(),
+        seen.options().streaming_list(true),
+    );
+    converged(&server, &*store).await;
+
+    assert_eq!(lw.calls("list").len(), 1);
+    assert!(
+        seen.backoffs.lock().is_empty(),
+        "the fallback costs no backoff"
+    );
+    assert_eq!(seen.codes(), [Some(422)]);
+    put(&server, "b", "0");
+    converged(&server, &*store).await;
+    running.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_server_ignoring_streaming_lists_falls_back_to_a_list_within_one_backoff_step() {
+    let server = ApiServer::start().await.unwrap();
+    server.set_watch_list_mode(WatchListMode::Ignored);
+    for i in 0..5 {
+        put(&server, &format!("cm-{i}"), "0");
+    }
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(
+        lw.clone(),
+        store.clone(),
+        seen.options().streaming_list(true),
+    );
+    converged(&server, &*store).await;
+
+    // The synthetic ADDED events arrive, the end bookmark never does: after the silence
+    // timeout the reflector lists, with no backoff step in between.
+    let lists = lw.calls("list");
+    assert_eq!(lists.len(), 1);
+    let first_watch = &lw.calls("watch")[0];
+    assert!(first_watch.send_initial_events);
+    let waited = lists[0].at - first_watch.at;
+    assert!(
+        waited <= Duration::from_secs(11),
+        "fell back after {waited:?}"
+    );
+    assert!(seen.backoffs.lock().is_empty());
+    assert_eq!(seen.errors.lock().len(), 1);
+    assert!(
+        seen.errors.lock()[0]
+            .text
+            .contains("streaming list incomplete")
+    );
+
+    put(&server, "cm-0", "1");
+    remove(&server, "cm-1");
+    converged(&server, &*store).await;
+    running.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stream_ending_before_the_end_bookmark_falls_back_to_a_list() {
+    let server = ApiServer::start().await.unwrap();
+    server.set_watch_list_mode(WatchListMode::Ignored);
+    put(&server, "a", "0");
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(
+        lw.clone(),
+        store.clone(),
+        seen.options().streaming_list(true),
+    );
+    eventually(5, "the streaming watch", || server.open_watches() == 1).await;
+    server.drop_watches();
+    converged(&server, &*store).await;
+
+    assert_eq!(lw.calls("list").len(), 1);
+    let waited = lw.calls("list")[0].at - lw.calls("watch")[0].at;
+    assert!(
+        waited < Duration::from_secs(5),
+        "did not wait for the silence timeout"
+    );
+    assert!(seen.backoffs.lock().is_empty());
+    assert!(
+        seen.errors.lock()[0]
+            .text
+            .contains("ended before the initial-events-end")
+    );
+    running.stop().await;
+}

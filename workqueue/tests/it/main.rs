@@ -1,0 +1,5 @@
+//! The crate's integration tests, linked into one test binary: each module is one area.
+
+mod delaying_model;
+mod model;
+mod stress;
