@@ -85,6 +85,14 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Errors
+//!
+//! Writes through [`Store`](indexer::Store) fail with [`indexer::Error`] when an object has no
+//! key or the transform rejects it, and then queue nothing: a failing `replace` leaves the queue
+//! as it was (it is atomic). The reflector reports such errors to its error handler and then relists,
+//! which hands the store the whole state again (objects without a name are skipped earlier). [`DeltaFifo::pop`] fails only with
+//! [`Error::Closed`], once the fifo was closed and drained: the consumer should stop.
 
 mod delta;
 mod delta_fifo;

@@ -66,6 +66,14 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Errors
+//!
+//! Every fallible call returns [`Error`]. None is transient, so none is worth retrying as is:
+//! [`Error::MissingName`] and [`Error::InvalidKey`] mean the input has no valid key (fix the
+//! object or the key text); [`Error::UnknownIndex`] and [`Error::IndexExists`] mean the index
+//! configuration is wrong; [`Error::Rejected`] carries a store's own reason (a failing transform,
+//! for example). A failed write leaves the store and its indices exactly as they were.
 
 mod error;
 mod index;

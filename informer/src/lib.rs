@@ -79,6 +79,16 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Errors
+//!
+//! Listing and watching never fail an informer: the reflector retries with backoff and relists
+//! as client-go does, reporting each failure to the configured error handler. What [`Error`]
+//! reports are caller mistakes and waits that ran out, none of them retried by the crate:
+//! [`Error::AlreadyStarted`] (a setting changed after `run`), [`Error::Stopped`] (handlers added
+//! to an informer that has stopped), [`Error::ForeignRegistration`] (a registration given to the
+//! wrong informer), [`Error::NotSynced`] (a factory wait timed out; it names the informers, and
+//! waiting again is allowed) and [`Error::Indexer`] (an index registration conflict).
 
 #![deny(missing_docs)]
 

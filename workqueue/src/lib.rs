@@ -94,6 +94,13 @@
 //! * [`get`](Queue::get) takes part in tokio's cooperative scheduling, and `add` never waits
 //!   for the queue's lock: an add that finds the queue busy leaves its item to the thread that
 //!   holds it.
+//!
+//! # Errors
+//!
+//! Only building a rate limiter can fail ([`Error`]: a token bucket with a rate that is not a
+//! positive finite number, or a zero burst); fix the configuration, retrying cannot help. Queue
+//! operations cannot fail: adds after shutdown are dropped by design and `get` returns `None`
+//! once the queue is shut down and empty.
 
 #![warn(missing_docs)]
 
