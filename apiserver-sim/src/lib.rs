@@ -51,6 +51,9 @@
 //!   simulator: a delay after each Deployment change, its status converges to the spec
 //!   (`observedGeneration`, `replicas`, `readyReplicas`, `availableReplicas`,
 //!   `Available`/`Progressing` conditions), as if its pods had started.
+//! - [`ApiServerBuilder::chaos`] with a [`ChaosConfig`] (seed + [`ChaosProfile`]): chaos
+//!   mode, a seeded schedule of faults over time ([`ChaosSchedule`]) plus per-request
+//!   faults, counted per [`FaultKind`] in [`ApiServer::chaos_stats`].
 //! - [`FailRule`]: "fail the next N requests matching verb and resource"
 //!   ([`FailRule::new`]), or each one with a probability from a seeded sequence
 //!   ([`FailRule::random`]).
@@ -66,11 +69,25 @@
 //! | [`ApiServer::fail_next`]`(`[`FailRule::new`]`(verb, resource, code, n))` | fail the next `n` matching requests; `.retry_after(s)`, `.in_band()` (watch: HTTP 200 + one ERROR event) |
 //! | [`ApiServer::fail_next`]`(`[`FailRule::random`]`(verb, resource, code, p, seed))` | fail each matching request with probability `p` (deterministic per seed) until [`ApiServer::clear_faults`]; composes with `.retry_after`/`.in_band` |
 //! | verb or resource `"*"` in a rule | match every verb / every resource |
+//! | [`ApiServer::restart`]`(downtime)` | cut every connection (state kept); new connections closed for `downtime` |
+//! | [`ApiServerBuilder::chaos`]`(`[`ChaosConfig`]`)` | chaos mode (below); [`ApiServer::chaos_stats`], [`ApiServer::stop_chaos`] |
 //! | [`ApiServer::send_bookmarks`] | every bookmark-enabled watch sends a BOOKMARK now |
 //! | [`ApiServer::set_ready`]`(false)` | `/readyz` 500 and API requests 429 |
 //! | [`ApiServer::set_watch_list_mode`]`(`[`WatchListMode::Rejected`]`)` (= `set_watch_list(false)`) | `sendInitialEvents` refused with 422 |
 //! | [`ApiServer::set_watch_list_mode`]`(`[`WatchListMode::Ignored`]`)` | `sendInitialEvents` ignored like an old server: no initial-events-end bookmark |
 //! | [`ApiServer::request_count`]`(verb, resource)`, [`ApiServer::reset_request_counts`] | requests received per verb and resource (fault-failed ones included) |
+//!
+//! # Chaos mode
+//!
+//! `ApiServer::builder().chaos(ChaosConfig { seed, profile })` (binary: `--chaos-seed N
+//! --chaos-profile gentle|standard|harsh`) runs, from the start, a task that follows a
+//! timeline seeded by `seed`: every open watch dropped, history compacted, the server
+//! "restarted" (every connection cut, state kept, new connections refused for a moment),
+//! bookmarks requested. Each API request also draws, from a seeded sequence: a 500/503 or a
+//! 429 with `Retry-After: 1`, an added delay, a response written a few bytes at a time; and
+//! a fraction of bookmark-enabled watches send every bookmark late. The rates are the
+//! profile's [`ChaosRates`]. `/__sim`, health, version and discovery requests are never
+//! failed.
 //!
 //! # Fault control over HTTP
 //!
@@ -89,6 +106,7 @@
 //! | `GET /__sim/requests`, `DELETE /__sim/requests` | request counts as `{"<resource>":{"<verb>":n}}` / reset them |
 //! | `POST /__sim/unready`, `POST /__sim/ready` | `/readyz` 500 and API requests 429 while unready |
 //! | `GET /__sim/resourceversion` | current global RV |
+//! | `GET /__sim/chaos`, `DELETE /__sim/chaos` | chaos seed, profile and faults injected per kind (404 without chaos) / stop chaos |
 //! | `GET /__sim/objects/<group>/<resource>` (`core` for the core group) | stored objects |
 //!
 //! # Limits and simplifications
@@ -102,6 +120,7 @@
 
 #![deny(missing_docs)]
 
+mod chaos;
 mod controllers;
 mod counts;
 mod crd;
@@ -124,6 +143,10 @@ mod status;
 mod store;
 mod watch;
 
+pub use chaos::{
+    ChaosConfig, ChaosEvent, ChaosProfile, ChaosRates, ChaosSchedule, ChaosStats, FaultKind,
+    Scheduled, UnknownChaosProfile,
+};
 pub use error::{Error, Result};
 pub use faults::FailRule;
 pub use server::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};

@@ -21,6 +21,14 @@ struct Args {
     /// milliseconds after each change (`--workloads` alone: 1000 ms). Off by default.
     #[arg(long, value_name = "MS", num_args = 0..=1, default_missing_value = "1000", require_equals = true)]
     workloads: Option<u64>,
+    /// Chaos mode: seed of its fault schedule and per-request draws. Setting it (or
+    /// --chaos-profile) turns chaos on; see /__sim/chaos for the faults injected.
+    #[arg(long, value_name = "N")]
+    chaos_seed: Option<u64>,
+    /// Chaos mode's profile: gentle, standard (or default), harsh. Turns chaos on (seed 0
+    /// unless --chaos-seed is given).
+    #[arg(long, value_name = "NAME")]
+    chaos_profile: Option<apiserver_sim::ChaosProfile>,
 }
 
 #[tokio::main]
@@ -37,6 +45,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .history_limit(args.history_limit);
     if let Some(ms) = args.workloads {
         builder = builder.workload_simulator(std::time::Duration::from_millis(ms));
+    }
+    if args.chaos_seed.is_some() || args.chaos_profile.is_some() {
+        let chaos = apiserver_sim::ChaosConfig {
+            seed: args.chaos_seed.unwrap_or(0),
+            profile: args.chaos_profile.unwrap_or_default(),
+        };
+        tracing::info!(seed = chaos.seed, profile = %chaos.profile, "chaos mode on");
+        builder = builder.chaos(chaos);
     }
     let server = builder.start().await?;
     if let Some(path) = &args.kubeconfig {

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+use crate::chaos::{ChaosConfig, ChaosStats};
 use crate::error::{Error, Result};
 use crate::faults::FailRule;
 use crate::resource::{GroupResource, ResourceInfo};
@@ -79,6 +80,19 @@ impl ApiServerBuilder {
         self
     }
 
+    /// Enables chaos mode (off unless called): from the moment the server starts, a task
+    /// it owns drops watches, compacts history and restarts the server on a timeline
+    /// seeded by `config.seed`, and a seeded fraction of API requests fail (500/503, 429
+    /// with `Retry-After`), are delayed or are answered in tiny writes, at the rates of
+    /// `config.profile` (see [`crate::ChaosRates`]). Faults injected are counted in
+    /// [`ApiServer::chaos_stats`]; [`ApiServer::stop_chaos`] ends them (to let clients
+    /// converge before checking). `/__sim/*`, health, version and discovery requests are
+    /// never failed.
+    pub fn chaos(mut self, config: ChaosConfig) -> Self {
+        self.config.chaos = Some(config);
+        self
+    }
+
     /// Binds the socket, creates the default namespaces and starts serving.
     /// Must be called inside a Tokio runtime.
     pub async fn start(self) -> Result<ApiServer> {
@@ -114,6 +128,9 @@ impl ApiServerBuilder {
         let serve = tokio::spawn(crate::http::serve(listener, shared.clone()));
         let controllers = tokio::spawn(crate::controllers::run(shared.clone()));
         let mut tasks = vec![serve, controllers];
+        if shared.chaos.is_some() {
+            tasks.push(tokio::spawn(crate::chaos::run(shared.clone())));
+        }
         if let Some(delay) = shared.config.workload_delay {
             tasks.push(tokio::spawn(crate::controllers::workloads::run(
                 shared.clone(),
@@ -153,6 +170,14 @@ impl Drop for ApiServer {
 /// Ends every open watch (clients re-watch from their last RV).
 pub(crate) fn drop_watches(shared: &Shared) {
     shared.drop_watches.send_modify(|v| *v += 1);
+}
+
+/// The "restart" fault: cuts every open connection (in-flight requests and watches end
+/// abruptly, state is kept) and closes new connections as soon as they are accepted for
+/// `downtime`.
+pub(crate) fn restart(shared: &Shared, downtime: Duration) {
+    *shared.down_until.lock() = Some(tokio::time::Instant::now() + downtime);
+    shared.restart.send_modify(|v| *v += 1);
 }
 
 /// The resource and version an object's `apiVersion` and `kind` select.
@@ -509,6 +534,35 @@ impl ApiServer {
             .lock()
             .add(rule)
             .map_err(Error::InvalidFault)
+    }
+
+    /// A restart that keeps the data: every open connection is cut at once (in-flight
+    /// requests and watch streams end abruptly, without a final chunk), and for
+    /// `downtime` new connections are closed as soon as they are accepted.
+    pub fn restart(&self, downtime: Duration) {
+        restart(&self.shared, downtime);
+    }
+
+    /// Faults chaos mode has injected so far, per kind (all zero without chaos mode).
+    pub fn chaos_stats(&self) -> ChaosStats {
+        self.shared
+            .chaos
+            .as_ref()
+            .map(|c| c.stats())
+            .unwrap_or_default()
+    }
+
+    /// The chaos settings the server was started with, if any.
+    pub fn chaos_config(&self) -> Option<ChaosConfig> {
+        self.shared.chaos.as_ref().map(|c| c.config())
+    }
+
+    /// Ends chaos mode for good: no more faults are injected (watches already marked for
+    /// slow bookmarks send the rest on time), so clients can converge. Counters are kept.
+    pub fn stop_chaos(&self) {
+        if let Some(c) = &self.shared.chaos {
+            c.stop();
+        }
     }
 
     /// Number of watch streams currently open (a client that disconnects is dropped promptly).

@@ -22,6 +22,8 @@ pub struct ServerConfig {
     pub body_limit: usize,
     /// Delay of the workload simulator; `None` (the default) leaves it off.
     pub workload_delay: Option<Duration>,
+    /// Chaos mode; `None` (the default) leaves it off.
+    pub chaos: Option<crate::chaos::ChaosConfig>,
 }
 
 impl Default for ServerConfig {
@@ -32,6 +34,7 @@ impl Default for ServerConfig {
             default_watch_timeout: Duration::from_secs(1800),
             body_limit: crate::BODY_LIMIT,
             workload_delay: None,
+            chaos: None,
         }
     }
 }
@@ -44,6 +47,12 @@ pub(crate) struct Shared {
     pub drop_watches: watch::Sender<u64>,
     /// Set to true on shutdown.
     pub shutdown: watch::Sender<bool>,
+    /// Bumped to cut every open connection (the "restart" fault).
+    pub restart: watch::Sender<u64>,
+    /// Until then, new connections are closed as soon as accepted (a restart's downtime).
+    pub down_until: Mutex<Option<tokio::time::Instant>>,
+    /// Chaos mode, when enabled.
+    pub chaos: Option<crate::chaos::Chaos>,
     /// Bumped to make every bookmark-enabled watch send a bookmark now.
     pub bookmark_now: watch::Sender<u64>,
     /// How `sendInitialEvents` is treated ([`WatchListMode`] as `u8`).
@@ -100,12 +109,16 @@ impl Shared {
             crate::resource::builtins(),
             controllers.clone(),
         );
+        let chaos = config.chaos.map(crate::chaos::Chaos::new);
         Arc::new(Self {
             state: Mutex::new(state),
             config,
             drop_watches: watch::channel(0).0,
             shutdown: watch::channel(false).0,
             bookmark_now: watch::channel(0).0,
+            restart: watch::channel(0).0,
+            down_until: Mutex::new(None),
+            chaos,
             ready: std::sync::atomic::AtomicBool::new(true),
             open_watches: std::sync::atomic::AtomicUsize::new(0),
             watch_list: std::sync::atomic::AtomicU8::new(WatchListMode::Supported as u8),

@@ -194,6 +194,11 @@ struct WatchState {
     done: bool,
     /// The last wake-up found more than one event: coalesce before writing.
     busy: bool,
+    /// The initial-events-end bookmark still to send (at this RV) once the initial events
+    /// are out.
+    initial_end: Option<u64>,
+    /// Chaos mode picked this watch to send its bookmarks late.
+    slow_bookmarks: bool,
 }
 
 /// Starts a watch. Errors before the stream starts (unknown resource) are returned as
@@ -293,9 +298,7 @@ pub(crate) fn start(
             }
         }
     }
-    if initial_end_bookmark {
-        pending.push_back(filter.bookmark(min_rv, true));
-    }
+    let slow_bookmarks = bookmarks && shared.chaos.as_ref().is_some_and(|c| c.slow_bookmarks());
     let now = Instant::now();
     let mut drop_rx = shared.drop_watches.subscribe();
     drop_rx.borrow_and_update();
@@ -320,6 +323,8 @@ pub(crate) fn start(
         reclaim,
         last_refs: Vec::new(),
         busy: false,
+        initial_end: initial_end_bookmark.then_some(min_rv),
+        slow_bookmarks,
     };
     Ok(futures::stream::unfold(state, next_chunk))
 }
@@ -379,10 +384,52 @@ async fn coalesce(st: &mut WatchState) -> bool {
     }
 }
 
+/// Chaos's slow bookmarks: on a watch picked for them, waits a drawn delay before a
+/// bookmark (events queue meanwhile). Returns false when the watch must end.
+async fn hold_bookmark(st: &mut WatchState) -> bool {
+    if !st.slow_bookmarks {
+        return true;
+    }
+    let Some(delay) = st.shared.chaos.as_ref().and_then(|c| c.bookmark_delay()) else {
+        return true;
+    };
+    tokio::select! {
+        biased;
+        _ = st.shutdown_rx.changed() => false,
+        _ = st.drop_rx.changed() => false,
+        _ = tokio::time::sleep(delay) => true,
+    }
+}
+
+/// A BOOKMARK at the current RV, preceded by every event committed up to that RV that this
+/// stream has not yet sent, so that a client resuming from the bookmark misses nothing.
+/// Without the bookmark when the backlog does not fit one batch (or the watcher lagged):
+/// the events go out and a later bookmark covers them. None when there is nothing to send.
+fn bookmark_chunk(st: &mut WatchState) -> Option<Bytes> {
+    // Events are broadcast under the state lock: every event up to `rv` is queued now.
+    let rv = st.shared.state.lock().rv;
+    let mut buf = BytesMut::new();
+    while !st.done && buf.len() < BATCH_BYTES && drain_ready(st, &mut buf) > 0 {}
+    st.reclaim.give(&mut st.last_refs);
+    if !st.done && buf.len() < BATCH_BYTES {
+        let rv = rv.max(st.last_sent_rv);
+        st.last_sent_rv = rv;
+        buf.extend_from_slice(&st.filter.bookmark(rv, false));
+    }
+    (!buf.is_empty()).then(|| buf.freeze())
+}
+
 async fn next_chunk(mut st: WatchState) -> Option<(Bytes, WatchState)> {
     loop {
         if !st.pending.is_empty() {
             let chunk = drain_pending(&mut st);
+            return Some((chunk, st));
+        }
+        if let Some(rv) = st.initial_end.take() {
+            if !hold_bookmark(&mut st).await {
+                return None;
+            }
+            let chunk = st.filter.bookmark(rv, true);
             return Some((chunk, st));
         }
         if st.done {
@@ -395,24 +442,28 @@ async fn next_chunk(mut st: WatchState) -> Option<(Bytes, WatchState)> {
             _ = st.shutdown_rx.changed() => return None,
             _ = st.drop_rx.changed() => return None,
             _ = tokio::time::sleep_until(st.deadline) => {
+                let chunk = if bookmarks { bookmark_chunk(&mut st) } else { None };
                 st.done = true;
-                if bookmarks {
-                    let rv = st.shared.state.lock().rv;
-                    return Some((st.filter.bookmark(rv, false), st));
-                }
-                return None;
+                return chunk.map(|c| (c, st));
             }
             _ = st.bookmark_rx.changed(), if bookmarks => {
-                let rv = st.shared.state.lock().rv;
-                st.last_sent_rv = st.last_sent_rv.max(rv);
-                return Some((st.filter.bookmark(rv, false), st));
+                if !hold_bookmark(&mut st).await {
+                    return None;
+                }
+                if let Some(chunk) = bookmark_chunk(&mut st) {
+                    return Some((chunk, st));
+                }
             }
             _ = tokio::time::sleep_until(st.next_bookmark), if bookmarks => {
                 st.next_bookmark = Instant::now() + st.shared.config.bookmark_interval;
                 let rv = st.shared.state.lock().rv;
                 if rv > st.last_sent_rv {
-                    st.last_sent_rv = rv;
-                    return Some((st.filter.bookmark(rv, false), st));
+                    if !hold_bookmark(&mut st).await {
+                        return None;
+                    }
+                    if let Some(chunk) = bookmark_chunk(&mut st) {
+                        return Some((chunk, st));
+                    }
                 }
             }
             res = rx.recv() => match res {

@@ -5,6 +5,7 @@ mod resource;
 mod respond;
 mod route;
 mod sim;
+mod trickle;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -39,10 +40,20 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
                 }
             },
         };
+        if refusing(&shared) {
+            // A restart's downtime: the peer sees its connection closed at once.
+            if let Some(c) = &shared.chaos {
+                c.record(crate::chaos::FaultKind::RefusedConnection);
+            }
+            drop(stream);
+            continue;
+        }
         let _ = stream.set_nodelay(true);
         let shared = shared.clone();
         tokio::spawn(async move {
             let mut shutdown = shared.shutdown.subscribe();
+            let mut restart = shared.restart.subscribe();
+            restart.borrow_and_update();
             let svc_shared = shared.clone();
             let svc = service_fn(move |req| {
                 let shared = svc_shared.clone();
@@ -62,8 +73,49 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
                     conn.as_mut().graceful_shutdown();
                     let _ = conn.await;
                 }
+                // A restart: drop the connection mid-flight, no final chunk, no goodbye.
+                _ = restart.changed() => {}
             }
         });
+    }
+}
+
+/// Whether new connections are being closed (a restart's downtime).
+fn refusing(shared: &Shared) -> bool {
+    let mut down = shared.down_until.lock();
+    match *down {
+        Some(until) if tokio::time::Instant::now() < until => true,
+        Some(_) => {
+            *down = None;
+            false
+        }
+        None => false,
+    }
+}
+
+/// Handles a resource request under chaos mode's per-request faults (if any).
+async fn resource_with_chaos(
+    shared: &Arc<Shared>,
+    method: &Method,
+    rp: &route::ResourcePath,
+    query: &Query,
+    headers: &http::HeaderMap,
+    body: Bytes,
+) -> Response<Body> {
+    let Some(chaos) = &shared.chaos else {
+        return resource::handle(shared, method, rp, query, headers, body).await;
+    };
+    let faults = chaos.on_request();
+    if let Some(d) = faults.delay {
+        tokio::time::sleep(d).await;
+    }
+    let resp = match &faults.fail {
+        Some(e) => respond::error(e),
+        None => resource::handle(shared, method, rp, query, headers, body).await,
+    };
+    match faults.tiny_writes {
+        Some(seed) => resp.map(|b| trickle::trickle(b, seed)),
+        None => resp,
     }
 }
 
@@ -186,7 +238,7 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
             respond::text(500, "[-]storage not ready\nreadyz check failed")
         }
         Route::Resource(rp) => {
-            resource::handle(shared, &method, &rp, &query, &parts.headers, body).await
+            resource_with_chaos(shared, &method, &rp, &query, &parts.headers, body).await
         }
         Route::Sim(segs) => sim::handle(shared, &method, &segs, &body),
         Route::Health => get_only(&|| respond::text(200, "ok")),

@@ -81,6 +81,24 @@ pub(crate) fn handle(
             shared.faults.lock().clear();
             respond::json(200, &json!({"cleared": true}))
         }
+        ("GET", ["chaos"]) => match &shared.chaos {
+            Some(c) => respond::json(
+                200,
+                &json!({
+                    "seed": c.config().seed,
+                    "profile": c.config().profile.to_string(),
+                    "active": c.active(),
+                    "injected": serde_json::to_value(c.stats()).unwrap_or(Value::Null),
+                }),
+            ),
+            None => respond::error(&ApiError::new(404, "NotFound", "chaos mode is off")),
+        },
+        ("DELETE", ["chaos"]) => {
+            if let Some(c) = &shared.chaos {
+                c.stop();
+            }
+            respond::json(200, &json!({"active": false}))
+        }
         ("GET", ["objects", group, resource]) => objects(shared, group, resource),
         ("GET", ["objects", resource]) => objects(shared, "core", resource),
         _ => respond::error(&ApiError::unknown_path()),

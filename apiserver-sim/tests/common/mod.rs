@@ -176,3 +176,43 @@ pub fn types(events: &[Value]) -> Vec<String> {
         .map(|e| e["type"].as_str().unwrap_or("").to_string())
         .collect()
 }
+
+/// Like [`raw`], but `None` when the connection is closed before a complete answer (for
+/// servers under chaos, whose restarts cut connections).
+pub async fn try_raw(server: &ApiServer, method: &str, path: &str) -> Option<Raw> {
+    let mut s = TcpStream::connect(server.addr()).await.ok()?;
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+    );
+    s.write_all(req.as_bytes()).await.ok()?;
+    let mut buf = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf))
+        .await
+        .ok()?
+        .ok()?;
+    let split = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&buf[..split]).to_string();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|c| c.parse().ok())?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let raw_body = &buf[split + 4..];
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(raw_body)
+    } else {
+        raw_body.to_vec()
+    };
+    Some(Raw {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    })
+}

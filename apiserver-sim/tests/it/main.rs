@@ -4,6 +4,7 @@
 mod common;
 
 mod binary;
+mod chaos;
 mod crd;
 mod crud;
 mod faults;
