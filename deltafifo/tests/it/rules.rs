@@ -298,19 +298,21 @@ async fn a_delete_waits_for_the_pop_being_processed_and_sees_its_result() {
     let cache = Indexer::new(Indexers::new());
     let fifo = with_known(&cache);
     fifo.add(cm("ns", "a", 1)).unwrap();
-    let deleting = Arc::new(AtomicBool::new(false));
+    // The deleter starts only once the pop has taken `ns/a` and runs its callback: a delete
+    // issued before the pop would simply be queued behind the add and popped with it.
+    let in_callback = Arc::new(AtomicBool::new(false));
     let deleter = std::thread::spawn({
-        let (fifo, deleting) = (fifo.clone(), Arc::clone(&deleting));
+        let (fifo, in_callback) = (fifo.clone(), Arc::clone(&in_callback));
         move || {
-            deleting.store(true, Ordering::SeqCst);
+            while !in_callback.load(Ordering::SeqCst) {
+                std::thread::yield_now();
+            }
             // Neither queued nor known until the pop below is applied: ignored if it ran then.
             fifo.delete(cm("ns", "a", 2)).unwrap();
         }
     });
     fifo.pop(|deltas, _| {
-        while !deleting.load(Ordering::SeqCst) {
-            std::thread::yield_now();
-        }
+        in_callback.store(true, Ordering::SeqCst);
         // Give the deleter every chance to run inside this callback, were it not excluded.
         for _ in 0..1_000 {
             std::thread::yield_now();
