@@ -154,6 +154,9 @@ pub use shared::WatchListMode;
 pub use status::{ApiError, Cause, Details};
 pub use watch::INITIAL_EVENTS_END;
 
+#[doc(hidden)]
+pub mod fuzzing;
+
 /// Largest accepted request body: 3 MiB, like kube-apiserver. Larger bodies get 413.
 pub const BODY_LIMIT: usize = 3 * 1024 * 1024;
 

@@ -1,5 +1,7 @@
 //! Label and field selectors for list, watch and deletecollection.
 
+use std::fmt;
+
 use serde_json::Value;
 
 use crate::meta;
@@ -137,6 +139,27 @@ impl LabelSelector {
     }
 }
 
+/// The canonical form (`k=v`, `k!=v`, `k in (a,b)`, `k notin (a)`, `k`, `!k`, joined by
+/// commas), which parses back to the same selector.
+impl fmt::Display for LabelSelector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, r) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            match r {
+                LabelReq::Eq(k, v) => write!(f, "{k}={v}")?,
+                LabelReq::NotEq(k, v) => write!(f, "{k}!={v}")?,
+                LabelReq::In(k, vs) => write!(f, "{k} in ({})", vs.join(","))?,
+                LabelReq::NotIn(k, vs) => write!(f, "{k} notin ({})", vs.join(","))?,
+                LabelReq::Exists(k) => write!(f, "{k}")?,
+                LabelReq::NotExists(k) => write!(f, "!{k}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct FieldReq {
     field: String,
@@ -238,6 +261,21 @@ impl FieldSelector {
     }
 }
 
+/// The canonical form (`f==v`, `f!=v`, joined by commas), which parses back to the same
+/// selector (`==`, not `=`, so that a value starting with `=` survives).
+impl fmt::Display for FieldSelector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, r) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            let op = if r.negate { "!=" } else { "==" };
+            write!(f, "{}{op}{}", r.field, r.value)?;
+        }
+        Ok(())
+    }
+}
+
 /// Label and field selector together.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selectors {
@@ -308,5 +346,18 @@ mod tests {
         );
         assert_eq!(p("spec.foo=1").map(|_| ()).map_err(|e| e.code), Err(400));
         assert!(p("garbage").is_err());
+    }
+
+    #[test]
+    fn canonical_forms_parse_back() {
+        for sel in ["a=b,!c,d in (x, y),e notin (),f!=g,h", ""] {
+            let parsed = LabelSelector::parse(sel).unwrap();
+            assert_eq!(LabelSelector::parse(&parsed.to_string()), Ok(parsed));
+        }
+        let p = |s: &str| FieldSelector::parse(s, "", "secrets");
+        for sel in ["metadata.name= =x", "type!=a=b,metadata.namespace==ns"] {
+            let parsed = p(sel).unwrap();
+            assert_eq!(p(&parsed.to_string()), Ok(parsed));
+        }
     }
 }

@@ -76,6 +76,8 @@
 //! for example). A failed write leaves the store and its indices exactly as they were.
 
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod index;
 mod indexer;
 mod key;

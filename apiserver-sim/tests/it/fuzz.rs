@@ -93,3 +93,71 @@ proptest! {
         })?;
     }
 }
+
+/// Text made of the selector grammar's pieces, so that many inputs parse.
+fn selector_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        "[a-z]{1,3}",
+        Just("metadata.name".to_string()),
+        Just("metadata.namespace".to_string()),
+        Just("status.phase".to_string()),
+        Just("type".to_string()),
+        Just("x.io/y".to_string()),
+        Just("=".to_string()),
+        Just("==".to_string()),
+        Just("!=".to_string()),
+        Just("!".to_string()),
+        Just(",".to_string()),
+        Just(" in (".to_string()),
+        Just(" notin (".to_string()),
+        Just(")".to_string()),
+        Just(" ".to_string()),
+        "[ -~]{0,2}",
+    ];
+    prop::collection::vec(piece, 0..10).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The `selector_parse` fuzz target's properties: no panic, canonical form round trip,
+    /// consistent matching.
+    #[test]
+    fn selectors_parse_round_trip_and_match_consistently(
+        input in prop_oneof![selector_text(), any::<String>()],
+    ) {
+        use apiserver_sim::fuzzing::{check_field_selector, check_label_selector};
+        prop_assert_eq!(check_label_selector(&input), Ok(()));
+        prop_assert_eq!(check_field_selector(&input), Ok(()));
+    }
+
+    /// The `patch_apply` fuzz target's properties on generated documents: every patch
+    /// format gives valid JSON or a 4xx error, merge patches are idempotent.
+    #[test]
+    fn patches_give_json_or_a_client_error(base in arb_json(), patch in arb_json()) {
+        prop_assert_eq!(apiserver_sim::fuzzing::check_patch(&base, &patch), Ok(()));
+    }
+
+    /// JSON patches built from real operations (the generic `arb_json` rarely forms one).
+    #[test]
+    fn json_patch_operations_give_json_or_a_client_error(
+        base in arb_json(),
+        ops in prop::collection::vec(
+            (
+                prop_oneof![Just("add"), Just("remove"), Just("replace"), Just("move"),
+                            Just("copy"), Just("test"), Just("bogus")],
+                "(/(metadata|spec|labels|0|1|-|~0|~1|[a-z]{1,3})){0,3}",
+                "(/(metadata|spec|0|-|[a-z]{1,2})){0,2}",
+                arb_json(),
+            ),
+            0..4,
+        ),
+    ) {
+        let patch = Value::Array(
+            ops.into_iter()
+                .map(|(op, path, from, value)| json!({"op": op, "path": path, "from": from, "value": value}))
+                .collect(),
+        );
+        prop_assert_eq!(apiserver_sim::fuzzing::check_patch(&base, &patch), Ok(()));
+    }
+}
