@@ -1,8 +1,9 @@
-//! Acceptance with the real `kubectl`: apply the CRD printed by `sample-controller crd` and the
-//! example Foo to an apiserver-sim, run `sample-controller --kubeconfig`, and read the result
-//! back with `kubectl get`. Skipped, with a notice, when kubectl is not installed.
+//! Acceptance with the real `kubectl`: start the standalone `apiserver-sim` binary (workload
+//! simulator on), apply the CRD printed by `sample-controller crd` and the example Foo with
+//! kubectl, run `sample-controller --kubeconfig`, and read the result back with `kubectl get`.
+//! Skipped, with a notice, when kubectl is not installed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -61,6 +62,48 @@ fn replicas_of(yaml: &str) -> (Option<i64>, Option<i64>) {
     )
 }
 
+/// The `apiserver-sim` package's binary. A binary of another package has no `CARGO_BIN_EXE_`
+/// variable, but `cargo test --workspace` builds it next to this test's `deps/` directory (the
+/// simulator's own tests need it); when only this package's tests were built, cargo builds it.
+fn standalone_apiserver_sim() -> PathBuf {
+    let test_exe = std::env::current_exe().unwrap();
+    let built = test_exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|dir| dir.join("apiserver-sim"));
+    if let Some(path) = built.filter(|path| path.is_file()) {
+        return path;
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = std::process::Command::new(cargo)
+        .args(["build", "-p", "apiserver-sim", "--bin", "apiserver-sim"])
+        .arg("--message-format=json")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stderr(Stdio::inherit())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "building apiserver-sim failed");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|msg| {
+            msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "apiserver-sim"
+        })
+        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reported the apiserver-sim executable")
+}
+
+/// Sends `signal` (e.g. `INT`) to a child process.
+async fn signal(child: &tokio::process::Child, signal: &str) {
+    let pid = child.id().unwrap().to_string();
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &pid])
+        .status()
+        .await
+        .unwrap();
+    assert!(sent.success());
+}
+
 fn kubectl_installed() -> bool {
     std::process::Command::new("kubectl")
         .args(["version", "--client"])
@@ -78,12 +121,16 @@ async fn kubectl_sees_deployment_status_and_events() {
     }
     let dir = tempfile::tempdir().unwrap();
     let (kubeconfig, cache) = (dir.path().join("kubeconfig"), dir.path().join("kube-cache"));
-    let server = apiserver_sim::ApiServer::builder()
-        .workload_simulator(Duration::from_millis(200))
-        .start()
-        .await
+    let mut server = Command::new(standalone_apiserver_sim())
+        .args(["--port", "0", "--workloads=200", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
         .unwrap();
-    server.write_kubeconfig(&kubeconfig).unwrap();
+    // The binary writes the kubeconfig once it serves; kubectl retries until it can read it.
 
     // The CRD exactly as `sample-controller crd` prints it.
     let printed = Command::new(BIN).arg("crd").output().await.unwrap();
@@ -91,9 +138,10 @@ async fn kubectl_sees_deployment_status_and_events() {
     let crd_file = dir.path().join("crd.yaml");
     std::fs::write(&crd_file, &printed.stdout).unwrap();
     let crd_path = crd_file.to_str().unwrap();
-    kubectl(&kubeconfig, &cache, &["apply", "-f", crd_path])
-        .await
-        .unwrap();
+    kubectl_until(&kubeconfig, &cache, &["apply", "-f", crd_path], |out| {
+        out.contains("foos.samplecontroller.k8s.io")
+    })
+    .await;
     let foo_path = concat!(env!("CARGO_MANIFEST_DIR"), "/manifests/example-foo.yaml");
     kubectl_until(&kubeconfig, &cache, &["apply", "-f", foo_path], |out| {
         out.contains("example-foo")
@@ -144,17 +192,16 @@ async fn kubectl_sees_deployment_status_and_events() {
     )
     .await;
 
-    let pid = controller.id().unwrap().to_string();
-    let sent = Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .await
-        .unwrap();
-    assert!(sent.success());
+    signal(&controller, "INT").await;
     let status = tokio::time::timeout(DEADLINE, controller.wait())
         .await
         .unwrap()
         .unwrap();
-    assert!(status.success(), "{status}");
-    server.shutdown().await;
+    assert!(status.success(), "controller: {status}");
+    signal(&server, "INT").await;
+    let status = tokio::time::timeout(DEADLINE, server.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "apiserver-sim: {status}");
 }
