@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use kube::core::Status;
 
+use crate::WatchDecodeError;
+
 /// Everything that can interrupt listing and watching.
 ///
 /// None of these is fatal to a [`Reflector`](crate::Reflector): it reports each one to the
@@ -39,6 +41,11 @@ pub enum Error {
         #[source]
         source: kube::Error,
     },
+
+    /// A line of a watch stream did not yield an event (see [`WatchDecodeError`] for which
+    /// ones the reflector skips, and which end the watch).
+    #[error("watch stream: {0}")]
+    WatchDecode(#[from] WatchDecodeError),
 
     /// An object of another kind than the watched one arrived; it was skipped.
     #[error(
@@ -179,37 +186,32 @@ impl Error {
         self.is_too_many_requests() || self.is_connection_refused()
     }
 
-    /// A problem with one object, which is logged and skipped without ending the watch.
+    /// A problem with one object or one line, which is logged and skipped without ending the
+    /// watch.
     pub(crate) fn is_skippable_object(&self) -> bool {
         matches!(
             self,
-            Error::Decode { .. } | Error::UnexpectedKind { .. } | Error::MissingMetadata { .. }
+            Error::Decode { .. }
+                | Error::UnexpectedKind { .. }
+                | Error::MissingMetadata { .. }
+                | Error::WatchDecode(
+                    WatchDecodeError::Malformed { .. } | WatchDecodeError::UnknownType { .. }
+                )
         )
     }
 
-    /// The watch connection broke while reading (reset, unexpected EOF): the stream simply
-    /// ended, and a rewatch from the last resource version recovers.
+    /// The watch connection broke while reading (reset, unexpected EOF, a last line cut
+    /// short): the stream simply ended, and a rewatch from the last resource version recovers.
+    /// (An oversize line is neither this nor skippable: the watch ends and the reflector
+    /// relists, which delivers the object the line carried.)
     pub(crate) fn is_stream_read_error(&self) -> bool {
         matches!(
             self,
             Error::Request {
                 source: kube::Error::ReadEvents(_),
                 ..
-            }
+            } | Error::WatchDecode(WatchDecodeError::Truncated { .. })
         )
-    }
-
-    /// Wraps an error item of a watch stream: a decode failure concerns one object (skippable),
-    /// a `Status` line is the server's report, anything else is a failed request.
-    pub(crate) fn from_watch_item(source: kube::Error) -> Self {
-        match source {
-            kube::Error::SerdeError(_) => Error::Decode { source },
-            kube::Error::Api(status) => Error::Status(status),
-            source => Error::Request {
-                verb: "watch",
-                source,
-            },
-        }
     }
 }
 

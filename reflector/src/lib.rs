@@ -18,6 +18,9 @@
 //! - [`ReflectorOptions`]: page size, resync period, streaming list, [`Backoff`], watch
 //!   timeout, error handler, and a backoff observer ([`BackoffStep`]).
 //! - [`Error`]: every failure, with the classification the retry decisions use.
+//! - [`WatchLineDecoder`]: the watch wire format (one JSON event per line) decoded from body
+//!   chunks split anywhere, with a bound on the line length; [`decode_watch_body`] turns a
+//!   response body into the reflector's event stream.
 //!
 //! Objects are decoded once and wrapped in an `Arc` once; the store shares them from there.
 //! Logs go through `tracing`: one `reflector` span per run with the resource and its scope;
@@ -86,6 +89,9 @@ mod options;
 mod pager;
 mod reflector;
 mod watch;
+mod watch_body;
+mod watch_decoder;
+mod watch_event_decode;
 mod watch_list;
 
 pub use backoff::{Backoff, BackoffStep};
@@ -95,3 +101,8 @@ pub use lister_watcher::{ApiListerWatcher, ListerWatcher, WatchStream};
 pub use options::{BackoffObserver, ErrorHandler, ReflectorOptions};
 pub use reflector::Reflector;
 pub use watch::INITIAL_EVENTS_END_ANNOTATION;
+pub use watch_body::decode_watch_body;
+pub use watch_decoder::{
+    DEFAULT_MAX_WATCH_LINE_LEN, DecodeChunk, DecodedLine, WatchDecodeError, WatchLineDecoder,
+};
+pub use watch_event_decode::decode_watch_event;

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
-use kube::Api;
 use kube::api::{ApiResource, DynamicObject, ListParams, ObjectList, WatchEvent, WatchParams};
+use kube::{Api, Client};
 use serde::de::DeserializeOwned;
 
-use crate::Error;
+use crate::{DEFAULT_MAX_WATCH_LINE_LEN, Error, decode_watch_body};
 
 /// The stream of events a watch returns.
 pub type WatchStream<K> = BoxStream<'static, Result<WatchEvent<K>, Error>>;
@@ -57,20 +57,29 @@ type KindCheck<K> = Arc<dyn Fn(&K) -> Result<(), Error> + Send + Sync>;
 /// The namespace scope is the `Api`'s (`Api::namespaced` or `Api::all`); label and field
 /// selectors are added with [`labels`](Self::labels) and [`fields`](Self::fields) and
 /// override whatever the reflector's parameters carry.
+///
+/// Lists go through `Api::list`; watch responses are decoded by this crate's
+/// [`WatchLineDecoder`](crate::WatchLineDecoder), line by line as the body arrives, with a
+/// limit on the length of one line ([`max_watch_line_len`](Self::max_watch_line_len)).
 pub struct ApiListerWatcher<K> {
     api: Api<K>,
+    /// The `Api`'s client, for the raw watch request.
+    client: Client,
     label_selector: Option<String>,
     field_selector: Option<String>,
     kind_check: Option<KindCheck<K>>,
+    max_watch_line_len: usize,
 }
 
 impl<K: Clone> Clone for ApiListerWatcher<K> {
     fn clone(&self) -> Self {
         Self {
             api: self.api.clone(),
+            client: self.client.clone(),
             label_selector: self.label_selector.clone(),
             field_selector: self.field_selector.clone(),
             kind_check: self.kind_check.clone(),
+            max_watch_line_len: self.max_watch_line_len,
         }
     }
 }
@@ -81,19 +90,31 @@ impl<K: kube::Resource> Debug for ApiListerWatcher<K> {
             .field("url", &self.api.resource_url())
             .field("label_selector", &self.label_selector)
             .field("field_selector", &self.field_selector)
+            .field("max_watch_line_len", &self.max_watch_line_len)
             .finish()
     }
 }
 
-impl<K> ApiListerWatcher<K> {
+impl<K: Clone> ApiListerWatcher<K> {
     /// Lists and watches what `api` addresses (its resource and namespace scope).
     pub fn new(api: Api<K>) -> Self {
         Self {
+            client: Client::from(api.clone()),
             api,
             label_selector: None,
             field_selector: None,
             kind_check: None,
+            max_watch_line_len: DEFAULT_MAX_WATCH_LINE_LEN,
         }
+    }
+
+    /// Rejects watch-event lines longer than `bytes` (default
+    /// [`DEFAULT_MAX_WATCH_LINE_LEN`], 64 MiB): such a line is reported as
+    /// [`Error::WatchDecode`] and the reflector relists, which fetches the object it carried
+    /// through a list instead.
+    pub fn max_watch_line_len(mut self, bytes: usize) -> Self {
+        self.max_watch_line_len = bytes;
+        self
     }
 
     /// Restricts to objects matching this label selector (e.g. `app=web,tier!=db`).
@@ -160,13 +181,7 @@ impl ApiListerWatcher<DynamicObject> {
 }
 
 /// Applies the kind check to the object of an event; bookmarks and errors pass.
-fn check_event<K>(
-    check: &Option<KindCheck<K>>,
-    event: WatchEvent<K>,
-) -> Result<WatchEvent<K>, Error> {
-    let Some(check) = check else {
-        return Ok(event);
-    };
+fn check_event<K>(check: &KindCheck<K>, event: WatchEvent<K>) -> Result<WatchEvent<K>, Error> {
     match &event {
         WatchEvent::Added(obj) | WatchEvent::Modified(obj) | WatchEvent::Deleted(obj) => {
             check(obj)?;
@@ -207,19 +222,32 @@ where
         params: &WatchParams,
         resource_version: &str,
     ) -> Result<WatchStream<K>, Error> {
-        let stream = self
-            .api
+        let failed = |source| Error::Request {
+            verb: "watch",
+            source,
+        };
+        let mut request = kube::core::Request::new(self.api.resource_url())
             .watch(&self.watch_params(params), resource_version)
-            .await
-            .map_err(|source| Error::Request {
-                verb: "watch",
-                source,
-            })?;
-        let check = self.kind_check.clone();
-        Ok(stream
-            .map_err(Error::from_watch_item)
-            .and_then(move |event| futures::future::ready(check_event(&check, event)))
-            .boxed())
+            .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
+        // One JSON line per event: a compressed body would have to be decoded before the lines
+        // (and some servers compress each event separately), so ask for none. The extension
+        // names the request for the client's tracing layer, as `Api::watch` does.
+        request.headers_mut().insert(
+            http::header::ACCEPT_ENCODING,
+            http::HeaderValue::from_static("identity"),
+        );
+        request.extensions_mut().insert("watch");
+        // HTTP error statuses come back as `kube::Error::Api` with the server's `Status` (a
+        // plain-text body, such as a 429 from priority and fairness, gets a `Status` with its
+        // code), exactly as `Api::watch` reports them.
+        let body = self.client.request_stream(request).await.map_err(failed)?;
+        let events = decode_watch_body::<K, _>(body, self.max_watch_line_len);
+        match self.kind_check.clone() {
+            None => Ok(events),
+            Some(check) => Ok(events
+                .and_then(move |event| futures::future::ready(check_event(&check, event)))
+                .boxed()),
+        }
     }
 
     fn describe(&self) -> String {

@@ -8,3 +8,4 @@ mod events;
 mod list_watch;
 mod randomized;
 mod streaming_list;
+mod watch_decoder;

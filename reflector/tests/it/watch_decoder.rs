@@ -1,0 +1,243 @@
+//! The watch-event line decoder: how a body is cut into chunks never changes what it decodes
+//! to, no input makes it panic or hold more than its line limit; and over real HTTP, a watch
+//! that fails to open keeps kube's error values, and an oversize line makes the reflector
+//! relist.
+
+use crate::common;
+
+use std::sync::Arc;
+
+use apiserver_sim::{ApiServer, FailRule};
+use common::*;
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Api;
+use proptest::prelude::*;
+use reflector::{
+    ApiListerWatcher, DecodedLine, Error, ListerWatcher, WatchDecodeError, WatchEvent,
+    WatchLineDecoder, WatchParams,
+};
+
+/// An item in a comparable form: the event with its object's name and data, or the error kind.
+fn describe(item: DecodedLine<ConfigMap>) -> String {
+    let object = |cm: ConfigMap| format!("{:?} {:?}", cm.metadata.name, cm.data);
+    match item {
+        Ok(WatchEvent::Added(cm)) => format!("ADDED {}", object(cm)),
+        Ok(WatchEvent::Modified(cm)) => format!("MODIFIED {}", object(cm)),
+        Ok(WatchEvent::Deleted(cm)) => format!("DELETED {}", object(cm)),
+        Ok(WatchEvent::Bookmark(b)) => format!("BOOKMARK {}", b.metadata.resource_version),
+        Ok(WatchEvent::Error(status)) => format!("ERROR {} {}", status.code, status.reason),
+        Err(WatchDecodeError::LineTooLong { .. }) => "too long".into(),
+        Err(WatchDecodeError::UnknownType { event_type, .. }) => format!("unknown {event_type}"),
+        Err(WatchDecodeError::Malformed { .. }) => "malformed".into(),
+        Err(WatchDecodeError::Truncated { .. }) => "truncated".into(),
+        Err(other) => format!("other {other}"),
+    }
+}
+
+/// Decodes `body` cut at `cuts` (offsets, any order, duplicates allowed), checking the
+/// buffering bound after every chunk.
+fn decode(body: &[u8], cuts: &[usize], max_line_len: usize) -> Vec<String> {
+    let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
+    cuts.push(body.len());
+    cuts.sort_unstable();
+    let mut decoder = WatchLineDecoder::<ConfigMap>::with_max_line_len(max_line_len);
+    let mut items = Vec::new();
+    let mut start = 0;
+    for cut in cuts {
+        items.extend(decoder.decode_chunk(&body[start..cut]).map(describe));
+        assert!(decoder.buffered() <= max_line_len);
+        start = cut;
+    }
+    items.extend(decoder.finish().map(describe));
+    assert_eq!(decoder.buffered(), 0);
+    items
+}
+
+/// One line of a plausible watch body (valid events, and a few bad lines among them).
+fn line() -> impl Strategy<Value = String> {
+    let name = "[a-z][a-z0-9-]{0,12}";
+    let value = "[ -~é☃]{0,40}";
+    prop_oneof![
+        4 => (prop_oneof![Just("ADDED"), Just("MODIFIED"), Just("DELETED")], name, value, any::<bool>()).prop_map(
+            |(event_type, name, value, type_first)| {
+                let object = serde_json::json!({
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": name, "namespace": "default", "resourceVersion": "3"},
+                    "data": {"v": value},
+                });
+                // The API server writes the type first; the decoder accepts either order.
+                if type_first {
+                    format!(r#"{{"type":"{event_type}","object":{object}}}"#)
+                } else {
+                    format!(r#"{{"object":{object},"type":"{event_type}"}}"#)
+                }
+            }
+        ),
+        1 => "[0-9]{1,6}".prop_map(|rv| format!(
+            r#"{{"type":"BOOKMARK","object":{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"resourceVersion":"{rv}"}}}}}}"#
+        )),
+        1 => Just(r#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old","reason":"Expired","code":410}}"#.to_string()),
+        1 => Just(String::new()),
+        1 => Just(r#"{"type":"RENAMED","object":{}}"#.to_string()),
+        1 => "[ -~]{0,30}",
+    ]
+}
+
+/// Line endings: `\n` or `\r\n`.
+fn body() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec((line(), any::<bool>()), 0..12).prop_map(|lines| {
+        let mut body = Vec::new();
+        for (line, crlf) in lines {
+            body.extend_from_slice(line.as_bytes());
+            body.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+        }
+        body
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn any_split_of_a_watch_body_yields_the_events_of_the_whole(
+        body in body(),
+        cuts in prop::collection::vec(any::<usize>(), 0..20),
+        truncate in any::<Option<usize>>(),
+    ) {
+        let whole = decode(&body, &[], usize::MAX);
+        prop_assert_eq!(&decode(&body, &cuts, usize::MAX), &whole);
+        // Every valid event line decodes: as many ADDED/MODIFIED/DELETED/BOOKMARK/ERROR items
+        // as the body has such lines.
+        let events = whole.iter().filter(|d| !d.starts_with("malformed") && !d.starts_with("unknown")).count();
+        let text = String::from_utf8_lossy(&body);
+        let expected = text.lines().filter(|l| {
+            let json = serde_json::from_str::<serde_json::Value>(l).ok();
+            let event_type = json.as_ref().and_then(|v| v.get("type")).and_then(|t| t.as_str());
+            matches!(event_type, Some("ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR"))
+        }).count();
+        prop_assert_eq!(events, expected);
+        // A body cut short anywhere decodes the same way however it is split.
+        if let Some(end) = truncate {
+            let short = &body[..end % (body.len() + 1)];
+            prop_assert_eq!(decode(short, &cuts, usize::MAX), decode(short, &[], usize::MAX));
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic_and_split_the_same_way(
+        body in prop::collection::vec(prop_oneof![any::<u8>(), Just(b'\n'), Just(b'{'), Just(b'"')], 0..600),
+        cuts in prop::collection::vec(any::<usize>(), 0..20),
+        max_line_len in 0usize..300,
+    ) {
+        let whole = decode(&body, &[], max_line_len);
+        prop_assert_eq!(decode(&body, &cuts, max_line_len), whole);
+    }
+}
+
+#[tokio::test]
+async fn http_errors_on_opening_a_watch_keep_the_status_and_its_classification() {
+    let server = ApiServer::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(client_without_retry(&server), NS);
+    let lister_watcher = ApiListerWatcher::new(api);
+    let params = WatchParams::default();
+    for (code, check) in [
+        (429, Error::is_too_many_requests as fn(&Error) -> bool),
+        (410, Error::is_expired),
+        (500, |e: &Error| {
+            e.code() == Some(500) && !e.is_retriable_watch_error()
+        }),
+    ] {
+        server.fail_next(FailRule::new("watch", "configmaps", code, 1));
+        let Err(error) = lister_watcher.watch(&params, "0").await else {
+            panic!("the watch opened despite a {code}");
+        };
+        assert!(
+            matches!(
+                &error,
+                Error::Request {
+                    verb: "watch",
+                    source: kube::Error::Api(status),
+                } if status.code == code
+            ),
+            "{code}: {error:?}"
+        );
+        assert!(check(&error), "{code}: {error}");
+    }
+}
+
+#[tokio::test]
+async fn a_watch_over_http_yields_events_and_the_in_band_error() {
+    let server = ApiServer::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
+    let lister_watcher = ApiListerWatcher::new(api);
+    let list = lister_watcher.list(&Default::default()).await.unwrap();
+    let rv = list.metadata.resource_version.unwrap();
+    let mut events = lister_watcher
+        .watch(&WatchParams::default(), &rv)
+        .await
+        .unwrap();
+    put(&server, "a", "1");
+    put(&server, "a", "2");
+    remove(&server, "a");
+    let value = |cm: ConfigMap| {
+        cm.data
+            .and_then(|d| d.get("v").cloned())
+            .unwrap_or_default()
+    };
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        match events.next().await {
+            Some(Ok(WatchEvent::Added(cm))) => seen.push(format!("ADDED {}", value(cm))),
+            Some(Ok(WatchEvent::Modified(cm))) => seen.push(format!("MODIFIED {}", value(cm))),
+            Some(Ok(WatchEvent::Deleted(cm))) => seen.push(format!("DELETED {}", value(cm))),
+            other => panic!("unexpected item {other:?}"),
+        }
+    }
+    assert_eq!(seen, ["ADDED 1", "MODIFIED 2", "DELETED 2"]);
+
+    // A watch from a compacted resource version: HTTP 200, then one ERROR event with the 410.
+    server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
+    let mut events = lister_watcher
+        .watch(&WatchParams::default(), &rv)
+        .await
+        .unwrap();
+    let Some(Ok(WatchEvent::Error(status))) = events.next().await else {
+        panic!("no ERROR event");
+    };
+    assert_eq!(status.code, 410);
+    assert!(Error::Status(status).is_expired());
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_oversize_watch_line_is_reported_and_the_reflector_relists_to_recover_it() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "small", "0");
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
+    let lister_watcher = Recorder::new(Arc::new(
+        ApiListerWatcher::new(api).max_watch_line_len(2048),
+    ));
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(lister_watcher.clone(), store.clone(), seen.options());
+    converged(&server, &*store).await;
+    eventually(10, "the watch", || {
+        !lister_watcher.calls("watch").is_empty()
+    })
+    .await;
+
+    put(&server, "big", &"x".repeat(4096));
+    converged(&server, &*store).await;
+    let texts: Vec<_> = seen.errors.lock().iter().map(|e| e.text.clone()).collect();
+    assert!(
+        texts.iter().any(|t| t.contains("exceeds 2048 bytes")),
+        "{texts:?}"
+    );
+    assert_eq!(
+        lister_watcher.calls("list").len(),
+        2,
+        "one relist brought the big object"
+    );
+    running.stop().await;
+}
