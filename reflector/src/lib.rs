@@ -84,6 +84,8 @@
 
 mod backoff;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod lister_watcher;
 mod options;
 mod pager;

@@ -13,45 +13,12 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use proptest::prelude::*;
-use reflector::{
-    ApiListerWatcher, DecodedLine, Error, ListerWatcher, WatchDecodeError, WatchEvent,
-    WatchLineDecoder, WatchParams,
-};
+use reflector::{ApiListerWatcher, Error, ListerWatcher, WatchEvent, WatchParams, fuzzing};
 
-/// An item in a comparable form: the event with its object's name and data, or the error kind.
-fn describe(item: DecodedLine<ConfigMap>) -> String {
-    let object = |cm: ConfigMap| format!("{:?} {:?}", cm.metadata.name, cm.data);
-    match item {
-        Ok(WatchEvent::Added(cm)) => format!("ADDED {}", object(cm)),
-        Ok(WatchEvent::Modified(cm)) => format!("MODIFIED {}", object(cm)),
-        Ok(WatchEvent::Deleted(cm)) => format!("DELETED {}", object(cm)),
-        Ok(WatchEvent::Bookmark(b)) => format!("BOOKMARK {}", b.metadata.resource_version),
-        Ok(WatchEvent::Error(status)) => format!("ERROR {} {}", status.code, status.reason),
-        Err(WatchDecodeError::LineTooLong { .. }) => "too long".into(),
-        Err(WatchDecodeError::UnknownType { event_type, .. }) => format!("unknown {event_type}"),
-        Err(WatchDecodeError::Malformed { .. }) => "malformed".into(),
-        Err(WatchDecodeError::Truncated { .. }) => "truncated".into(),
-        Err(other) => format!("other {other}"),
-    }
-}
-
-/// Decodes `body` cut at `cuts` (offsets, any order, duplicates allowed), checking the
-/// buffering bound after every chunk.
+/// Decodes `body` cut at `cuts` (reduced modulo its length + 1), checking the buffering bound.
 fn decode(body: &[u8], cuts: &[usize], max_line_len: usize) -> Vec<String> {
-    let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
-    cuts.push(body.len());
-    cuts.sort_unstable();
-    let mut decoder = WatchLineDecoder::<ConfigMap>::with_max_line_len(max_line_len);
-    let mut items = Vec::new();
-    let mut start = 0;
-    for cut in cuts {
-        items.extend(decoder.decode_chunk(&body[start..cut]).map(describe));
-        assert!(decoder.buffered() <= max_line_len);
-        start = cut;
-    }
-    items.extend(decoder.finish().map(describe));
-    assert_eq!(decoder.buffered(), 0);
-    items
+    let cuts: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
+    fuzzing::decode_in_chunks::<ConfigMap>(body, &cuts, max_line_len).unwrap()
 }
 
 /// One line of a plausible watch body (valid events, and a few bad lines among them).
@@ -110,7 +77,7 @@ proptest! {
         prop_assert_eq!(&decode(&body, &cuts, usize::MAX), &whole);
         // Every valid event line decodes: as many ADDED/MODIFIED/DELETED/BOOKMARK/ERROR items
         // as the body has such lines.
-        let events = whole.iter().filter(|d| !d.starts_with("malformed") && !d.starts_with("unknown")).count();
+        let events = whole.iter().filter(|d| !d.starts_with("malformed") && !d.starts_with("unknown type")).count();
         let text = String::from_utf8_lossy(&body);
         let expected = text.lines().filter(|l| {
             let json = serde_json::from_str::<serde_json::Value>(l).ok();
@@ -127,12 +94,16 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_panic_and_split_the_same_way(
+        limit in prop_oneof![0u16..300, Just(0)],
+        seed in any::<u8>(),
         body in prop::collection::vec(prop_oneof![any::<u8>(), Just(b'\n'), Just(b'{'), Just(b'"')], 0..600),
-        cuts in prop::collection::vec(any::<usize>(), 0..20),
-        max_line_len in 0usize..300,
     ) {
-        let whole = decode(&body, &[], max_line_len);
-        prop_assert_eq!(decode(&body, &cuts, max_line_len), whole);
+        let mut input = limit.to_le_bytes().to_vec();
+        input.push(seed);
+        input.extend(body);
+        if let Err(violation) = fuzzing::check_watch_line_decoder::<ConfigMap>(&input) {
+            panic!("{violation}");
+        }
     }
 }
 
