@@ -86,6 +86,14 @@ pub enum WatchListMode {
     Ignored = 2,
 }
 
+/// Resolves once the server shuts down, also when it already had before `shutdown` subscribed:
+/// a plain `changed()` misses a shutdown sent before the receiver existed and waits forever (a
+/// task first polled after `ApiServer::shutdown` began would never end).
+pub(crate) async fn shutting_down(shutdown: &mut watch::Receiver<bool>) {
+    // An error means the sender is gone, which only happens once the server is dropped.
+    let _ = shutdown.wait_for(|down| *down).await;
+}
+
 impl Shared {
     /// The current [`WatchListMode`].
     pub fn watch_list_mode(&self) -> WatchListMode {

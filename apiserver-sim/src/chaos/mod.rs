@@ -170,7 +170,7 @@ pub(crate) async fn run(shared: Arc<Shared>) {
     let mut shutdown = shared.shutdown.subscribe();
     for s in chaos.config.schedule() {
         tokio::select! {
-            _ = shutdown.changed() => return,
+            () = crate::shared::shutting_down(&mut shutdown) => return,
             _ = tokio::time::sleep_until(start + s.at) => {}
         }
         if !chaos.active() {

@@ -43,7 +43,7 @@ pub(crate) async fn run(shared: Arc<Shared>) {
     let mut shutdown = shared.shutdown.subscribe();
     loop {
         tokio::select! {
-            _ = shutdown.changed() => return,
+            () = crate::shared::shutting_down(&mut shutdown) => return,
             _ = shared.controllers.notified() => run_until_quiet(&shared),
         }
     }

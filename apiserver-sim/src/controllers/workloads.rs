@@ -243,7 +243,7 @@ pub(crate) async fn run(shared: Arc<Shared>, delay: Duration) {
     loop {
         let sleep = pending.next_due();
         tokio::select! {
-            _ = shutdown.changed() => return,
+            () = crate::shared::shutting_down(&mut shutdown) => return,
             ev = events.recv() => match ev {
                 Ok(ev) => {
                     let key = (meta::namespace(&ev.obj).to_string(), meta::name(&ev.obj).to_string());

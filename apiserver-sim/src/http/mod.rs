@@ -31,7 +31,7 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
     let mut shutdown = shared.shutdown.subscribe();
     loop {
         let (stream, peer) = tokio::select! {
-            _ = shutdown.changed() => return,
+            () = crate::shared::shutting_down(&mut shutdown) => return,
             res = listener.accept() => match res {
                 Ok(conn) => conn,
                 Err(e) => {
@@ -69,7 +69,7 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
                         tracing::debug!(%peer, error = %e, "connection ended with error");
                     }
                 }
-                _ = shutdown.changed() => {
+                () = crate::shared::shutting_down(&mut shutdown) => {
                     conn.as_mut().graceful_shutdown();
                     let _ = conn.await;
                 }

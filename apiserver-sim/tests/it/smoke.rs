@@ -32,3 +32,19 @@ async fn configmap_round_trip() {
     assert_eq!(r.status, 200, "{}", r.body);
     server.shutdown().await;
 }
+
+/// A server shut down before its tasks ever ran (no request made, nothing awaited in between)
+/// still stops: every task sees the shutdown even when it subscribes after it was sent.
+#[tokio::test]
+async fn shutdown_right_after_start_returns() {
+    for _ in 0..10 {
+        let server = apiserver_sim::ApiServer::builder()
+            .workload_simulator(std::time::Duration::from_millis(10))
+            .start()
+            .await
+            .expect("start");
+        tokio::time::timeout(std::time::Duration::from_secs(20), server.shutdown())
+            .await
+            .expect("shutdown returns");
+    }
+}
