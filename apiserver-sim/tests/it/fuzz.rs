@@ -161,3 +161,19 @@ proptest! {
         prop_assert_eq!(apiserver_sim::fuzzing::check_patch(&base, &patch), Ok(()));
     }
 }
+
+/// Found by the `patch_apply` fuzz target: an integer too large for `i64`/`u64` is a float,
+/// and it must be stored exactly as parsed so that it serializes back to the same number
+/// (correctly rounded parsing, serde_json's `float_roundtrip`).
+#[test]
+fn huge_integers_round_trip_through_patches() {
+    let input =
+        b"{\"e\\\\\":[230132222333222222222222222222222222222222222222222222222333367]}\n\n[]";
+    assert_eq!(apiserver_sim::fuzzing::check_patch_bytes(input), Ok(()));
+    assert_eq!(
+        apiserver_sim::fuzzing::check_patch_bytes(
+            b"{\"a\":1.0000000000000002e-308}\n{\"b\":9.999999999999999e22}"
+        ),
+        Ok(())
+    );
+}
