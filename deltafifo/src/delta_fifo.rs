@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 
 use std::hash::BuildHasher;
 
-use hashbrown::DefaultHashBuilder;
-use indexer::{KnownObjects, ObjectKey, ObjectKeyRef, Store};
+use hashbrown::{DefaultHashBuilder, HashSet};
+use indexer::{KnownObjects, ObjectKey, ObjectKeyRef, ReplaceInPages, Store};
 use kube::Resource;
 use tokio::sync::Notify;
 
+use crate::paged_replace::PagedReplace;
 use crate::queue_state::{QueueState, tombstone};
 use crate::{DeletedObject, Delta, DeltaFifoOptions, Deltas, Error, TransformFn};
 
@@ -89,6 +90,9 @@ struct ParkedWrite<K> {
 struct Processing {
     /// Keys of the first replace still to be popped and processed.
     initial_population_count: usize,
+    /// The first replace is arriving in pages and has not finished: its keys are counted as
+    /// they come, and running out of them does not mean the fifo has synced.
+    initial_list_open: bool,
     /// Pops so far, for sampling slow-pop timing.
     pops: u64,
 }
@@ -341,7 +345,7 @@ impl<K: Resource> DeltaFifo<K> {
         // Count the key as processed only now that its callback has returned (or panicked).
         if is_in_initial_list {
             processing.initial_population_count -= 1;
-            if processing.initial_population_count == 0 {
+            if processing.initial_population_count == 0 && !processing.initial_list_open {
                 self.shared.mark_synced();
             }
         }
@@ -386,7 +390,10 @@ impl<K: Resource> DeltaFifo<K> {
 
     /// Whether the initial state has been delivered: the first [`Store::replace`]'s keys (and its
     /// tombstones) have all been popped and processed, or an add/update/delete came before any
-    /// replace. An empty first list syncs at once. Never goes back to false.
+    /// replace. An empty first list syncs at once. A first replace in pages
+    /// ([`Store::replace_in_pages`]) counts once it has finished and all its keys have been
+    /// processed, however many were processed while pages were still arriving. Never goes back
+    /// to false.
     pub fn has_synced(&self) -> bool {
         self.shared.synced.load(Ordering::Acquire)
     }
@@ -429,6 +436,106 @@ impl<K: Resource> DeltaFifo<K> {
                 .map_or_else(|_| "<unnamed>".to_owned(), |k| k.to_string()),
             source: format!("transform failed: {source}").into(),
         })
+    }
+
+    /// The delta a relisted object is queued as.
+    fn relisted(&self) -> fn(Arc<K>) -> Delta<K> {
+        if self.shared.emit_replaced {
+            Delta::Replaced
+        } else {
+            Delta::Sync
+        }
+    }
+
+    /// Transforms the objects of a relist and checks their keys; fails on the first that
+    /// cannot be keyed or transformed.
+    fn prepare_listed(&self, objects: Vec<Arc<K>>) -> Result<Vec<Arc<K>>, indexer::Error> {
+        objects
+            .into_iter()
+            .map(|obj| {
+                let obj = self.transformed(obj)?;
+                ObjectKeyRef::of(obj.as_ref())?.validate()?;
+                Ok(obj)
+            })
+            .collect()
+    }
+
+    /// Queues a tombstone for every known key that is neither queued nor `listed`: an object
+    /// that vanished while the watch was down. Returns how many keys it queued.
+    fn tombstone_vanished_known(
+        &self,
+        state: &mut QueueState<K>,
+        listed: impl Fn(&ObjectKey) -> bool,
+    ) -> usize {
+        let Some(known) = &self.shared.known_objects else {
+            return 0;
+        };
+        let mut queued = 0;
+        for key in known.known_keys() {
+            if listed(&key) || state.is_queued(key.as_key_ref()) {
+                continue;
+            }
+            let obj = known.known_object(key.as_key_ref());
+            if obj.is_none() {
+                tracing::debug!(%key, "known object vanished during replace; tombstone carries no state");
+            }
+            state.enqueue_owned(key.clone(), tombstone(key, obj));
+            queued += 1;
+        }
+        queued
+    }
+
+    /// Queues one page of a paged replace as [`Store::replace`] queues its list, and adds the
+    /// page's keys to `seen`. Fails, queueing nothing of the page, when an object has no key
+    /// or its transform fails.
+    pub(crate) fn replace_page(
+        &self,
+        objects: Vec<Arc<K>>,
+        seen: &mut HashSet<ObjectKey>,
+    ) -> Result<(), indexer::Error> {
+        let objects = self.prepare_listed(objects)?;
+        let make = self.relisted();
+        let mut processing = self.shared.lock_processing();
+        let mut state = self.shared.lock();
+        let initial = !state.populated;
+        processing.initial_list_open |= initial;
+        let mut queued_new_keys = false;
+        for obj in objects {
+            // Every key was validated above, so none of this fails part-way.
+            let key = ObjectKeyRef::of(obj.as_ref())?;
+            if !seen.contains(&key) {
+                seen.insert(key.to_owned()?);
+            }
+            let hash = self.shared.hasher.hash_one(key);
+            let new_key = state.enqueue(obj, hash, make)?;
+            if new_key && initial {
+                processing.initial_population_count += 1;
+            }
+            queued_new_keys |= new_key;
+        }
+        drop(processing);
+        self.unlock_and_wake(state, queued_new_keys);
+        Ok(())
+    }
+
+    /// Ends a paged replace whose pages listed the keys in `seen`: a tombstone for every queued
+    /// or known key that no page listed, exactly as [`Store::replace`] does at its end.
+    pub(crate) fn finish_paged_replace(&self, seen: &HashSet<ObjectKey>) {
+        let mut processing = self.shared.lock_processing();
+        let mut state = self.shared.lock();
+        state.tombstone_queued_unless(|deltas| seen.contains(deltas.key()));
+        let tombstoned = self.tombstone_vanished_known(&mut state, |key| seen.contains(key));
+        if !state.populated {
+            state.populated = true;
+            processing.initial_list_open = false;
+            processing.initial_population_count += tombstoned;
+            if processing.initial_population_count == 0 {
+                self.shared.mark_synced();
+            }
+        }
+        let queued = state.len() > 0;
+        drop(processing);
+        self.unlock_and_wake(state, queued);
     }
 
     /// Records a producer write: marks the fifo populated and queues `make(obj)`. A deletion of an
@@ -514,19 +621,8 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         objects: Vec<Arc<K>>,
         _resource_version: String,
     ) -> Result<(), indexer::Error> {
-        let objects = objects
-            .into_iter()
-            .map(|obj| {
-                let obj = self.transformed(obj)?;
-                ObjectKeyRef::of(obj.as_ref())?.validate()?;
-                Ok(obj)
-            })
-            .collect::<Result<Vec<_>, indexer::Error>>()?;
-        let make: fn(Arc<K>) -> Delta<K> = if self.shared.emit_replaced {
-            Delta::Replaced
-        } else {
-            Delta::Sync
-        };
+        let objects = self.prepare_listed(objects)?;
+        let make = self.relisted();
 
         let mut processing = self.shared.lock_processing();
         let mut state = self.shared.lock();
@@ -536,21 +632,12 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
             state.enqueue_listed(obj, make)?;
         }
         state.tombstone_unlisted();
-        if let Some(known) = &self.shared.known_objects {
-            for key in known.known_keys() {
-                // Listed keys are queued now; a queued unlisted key was tombstoned just above.
-                if state.is_queued(key.as_key_ref()) {
-                    continue;
-                }
-                let obj = known.known_object(key.as_key_ref());
-                if obj.is_none() {
-                    tracing::debug!(%key, "known object vanished during replace; tombstone carries no state");
-                }
-                state.enqueue_owned(key.clone(), tombstone(key, obj));
-            }
-        }
+        // Listed keys are queued now; a queued unlisted key was tombstoned just above.
+        self.tombstone_vanished_known(&mut state, |_| false);
         if !state.populated {
             state.populated = true;
+            // A paged first replace that was abandoned is superseded by this one.
+            processing.initial_list_open = false;
             // Every queued key is now either listed or tombstoned: all of them form the initial list.
             processing.initial_population_count = state.len();
             if state.len() == 0 {
@@ -561,6 +648,19 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         let queued = state.len() > 0;
         self.unlock_and_wake(state, queued);
         Ok(())
+    }
+
+    /// Starts a relist in pages that queues each page as it arrives (so the old and the new
+    /// list are never held at once) and tombstones what no page listed at
+    /// [`finish`](ReplaceInPages::finish): the same deltas as one [`replace`](Store::replace),
+    /// though a consumer may process the first pages before the last arrive. An abandoned
+    /// session queues no tombstones: its pages stay queued as `Replaced` deltas of objects the
+    /// server listed, and the next complete replace tombstones whatever it does not list.
+    fn replace_in_pages(&self) -> Box<dyn ReplaceInPages<K> + '_>
+    where
+        K: Send + Sync + 'static,
+    {
+        Box::new(PagedReplace::new(self))
     }
 
     /// Queues a `Sync` delta for every known object that has no pending deltas (a pending delta is

@@ -1,7 +1,8 @@
 //! The queue between a reflector and an informer: client-go's `DeltaFIFO`.
 //!
 //! A reflector writes what it sees on the API server into a [`DeltaFifo`] through the
-//! [`indexer::Store`] trait (add, update, delete, and `replace` for a relist); an informer pops
+//! [`indexer::Store`] trait (add, update, delete, and `replace` for a relist, or
+//! `replace_in_pages` for a paginated one, queued page by page); an informer pops
 //! the accumulated changes key by key and applies them to its cache before telling handlers.
 //! Each key is queued once in order of its first change and carries its [`Deltas`], oldest first,
 //! so a consumer sees every state transition of an object in order.
@@ -90,7 +91,7 @@
 //!
 //! Writes through [`Store`](indexer::Store) fail with [`indexer::Error`] when an object has no
 //! key or the transform rejects it, and then queue nothing: a failing `replace` leaves the queue
-//! as it was (it is atomic). The reflector reports such errors to its error handler and then relists,
+//! as it was (it is atomic; in a paged replace, a failing page queues nothing of that page). The reflector reports such errors to its error handler and then relists,
 //! which hands the store the whole state again (objects without a name are skipped earlier). [`DeltaFifo::pop`] fails only with
 //! [`Error::Closed`], once the fifo was closed and drained: the consumer should stop.
 
@@ -98,6 +99,7 @@ mod delta;
 mod delta_fifo;
 mod error;
 mod options;
+mod paged_replace;
 mod queue_state;
 
 pub use delta::{

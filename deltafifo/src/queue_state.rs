@@ -120,9 +120,15 @@ impl<K> QueueState<K> {
 
     /// Adds a tombstone to every queued key that the current relist did not list; returns how many.
     pub(crate) fn tombstone_unlisted(&mut self) -> usize {
+        let relist = self.relist;
+        self.tombstone_queued_unless(|deltas| deltas.listed_in == relist)
+    }
+
+    /// Adds a tombstone to every queued key whose deltas `listed` rejects; returns how many.
+    pub(crate) fn tombstone_queued_unless(&mut self, listed: impl Fn(&Deltas<K>) -> bool) -> usize {
         let mut tombstoned = 0;
         for deltas in self.items.iter_mut() {
-            if deltas.listed_in == self.relist {
+            if listed(deltas) {
                 continue;
             }
             let obj = deltas.newest().object().cloned();

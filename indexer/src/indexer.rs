@@ -385,4 +385,28 @@ mod tests {
             .collect();
         assert_eq!(blue, ["o10", "o11", "o12", "o13", "o14"]);
     }
+
+    #[test]
+    fn a_replace_in_pages_applies_at_finish_and_an_abandoned_one_changes_nothing() {
+        let cache = Indexer::new(Indexers::new().with_namespace());
+        cache.add(cm("a", "old", &[])).unwrap();
+
+        let mut abandoned = cache.replace_in_pages();
+        abandoned.page(vec![cm("a", "x", &[])]).unwrap();
+        drop(abandoned);
+        assert_eq!(cache.list_keys(), ["a/old".parse().unwrap()]);
+
+        let mut replace = cache.replace_in_pages();
+        replace.page(vec![cm("a", "one", &[])]).unwrap();
+        replace.page(vec![cm("b", "two", &[])]).unwrap();
+        assert!(
+            cache.get_by_key(&"a/one".parse().unwrap()).is_none(),
+            "collected until finish"
+        );
+        replace.finish("5".into()).unwrap();
+        let mut keys: Vec<String> = cache.list_keys().iter().map(ToString::to_string).collect();
+        keys.sort();
+        assert_eq!(keys, ["a/one", "b/two"]);
+        assert_eq!(cache.by_index(NAMESPACE_INDEX, "a").unwrap().len(), 1);
+    }
 }

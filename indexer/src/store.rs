@@ -26,6 +26,28 @@ pub trait Store<K>: Send + Sync {
     /// Fails without changing anything when an object cannot be keyed.
     fn replace(&self, objects: Vec<Arc<K>>, resource_version: String) -> Result<(), Error>;
 
+    /// Starts a replace whose list arrives in pages: each page goes to
+    /// [`ReplaceInPages::page`], then [`ReplaceInPages::finish`] ends it with the list's
+    /// resource version, exactly as one [`replace`](Self::replace) with every page would.
+    ///
+    /// Dropping the returned session without `finish` abandons the replace (the list failed
+    /// part-way): the store deletes nothing because of it and stays usable; the next complete
+    /// replace brings it in line with the server. Pages given to the abandoned session may
+    /// already be visible (a store that applies them as they come) or not (one that collects
+    /// them, like this default, which calls `replace` once at `finish`).
+    ///
+    /// Override it when the store can apply pages as they arrive, so the old and the new list
+    /// need not be held at once (`deltafifo::DeltaFifo` does).
+    fn replace_in_pages(&self) -> Box<dyn ReplaceInPages<K> + '_>
+    where
+        K: Send + Sync + 'static,
+    {
+        Box::new(CollectPages {
+            objects: Vec::new(),
+            replace: move |objects, resource_version| self.replace(objects, resource_version),
+        })
+    }
+
     /// Asks the store to re-deliver its known objects; a no-op for plain caches.
     fn resync(&self) -> Result<(), Error>;
 
@@ -37,6 +59,44 @@ pub trait Store<K>: Send + Sync {
 
     /// Every stored key, in no particular order.
     fn list_keys(&self) -> Vec<ObjectKey>;
+}
+
+/// A replace in progress whose list arrives page by page; from [`Store::replace_in_pages`].
+///
+/// `Send`, so a reflector can hold it while it fetches the next page.
+pub trait ReplaceInPages<K>: Send {
+    /// Adds one page of the list. Fails, taking nothing of this page, when an object cannot be
+    /// keyed; earlier pages are unaffected, and the session can be finished or dropped.
+    fn page(&mut self, objects: Vec<Arc<K>>) -> Result<(), Error>;
+
+    /// Ends the replace: the store now holds exactly the objects of every page, the list at
+    /// `resource_version`; whatever it held that no page contained is deleted.
+    fn finish(self: Box<Self>, resource_version: String) -> Result<(), Error>;
+}
+
+/// The default [`ReplaceInPages`]: collects the pages and replaces once at the end.
+struct CollectPages<K, F> {
+    objects: Vec<Arc<K>>,
+    replace: F,
+}
+
+impl<K, F> ReplaceInPages<K> for CollectPages<K, F>
+where
+    K: Send + Sync,
+    F: FnOnce(Vec<Arc<K>>, String) -> Result<(), Error> + Send,
+{
+    fn page(&mut self, objects: Vec<Arc<K>>) -> Result<(), Error> {
+        if self.objects.is_empty() {
+            self.objects = objects;
+        } else {
+            self.objects.extend(objects);
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>, resource_version: String) -> Result<(), Error> {
+        (self.replace)(self.objects, resource_version)
+    }
 }
 
 /// A read-only view of the objects a consumer already knows about.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use deltafifo::{Delta, DeltaFifo, Deltas};
-use indexer::{Indexer, ObjectKey, Store};
+use indexer::{Indexer, ObjectKey, ReplaceInPages, Store};
 use kube::Resource;
 
 use crate::listener::Notification;
@@ -93,6 +93,13 @@ impl<K: Resource + Send + Sync + 'static> Store<K> for ResyncGatedFifo<K> {
         resource_version: String,
     ) -> Result<(), indexer::Error> {
         self.fifo.replace(objects, resource_version)
+    }
+
+    fn replace_in_pages(&self) -> Box<dyn ReplaceInPages<K> + '_>
+    where
+        K: Send + Sync + 'static,
+    {
+        self.fifo.replace_in_pages()
     }
 
     fn resync(&self) -> Result<(), indexer::Error> {

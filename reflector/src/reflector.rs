@@ -5,7 +5,7 @@ use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 
-use indexer::{ObjectKeyRef, Store};
+use indexer::{ObjectKeyRef, ReplaceInPages, Store};
 use kube::Resource;
 use parking_lot::RwLock;
 use serde::de::DeserializeOwned;
@@ -15,6 +15,7 @@ use tracing::Instrument;
 
 use crate::backoff::BackoffState;
 use crate::options::DEFAULT_PAGE_SIZE;
+use crate::pager::PageSink;
 use crate::{Error, ListerWatcher, ReflectorOptions, pager};
 
 /// Keeps a [`Store`] equal to the server's state of one collection: lists it, then watches
@@ -24,7 +25,9 @@ use crate::{Error, ListerWatcher, ReflectorOptions, pager};
 ///   last synced RV afterwards (never going back in time), from "" (latest) right after a
 ///   410 or "Too large resource version". Paginated by the page-size rules of
 ///   [`ReflectorOptions::page_size`]; an expired continue token falls back to one full list.
-///   The result replaces the store's content (`Store::replace`).
+///   Each page goes into the store as it arrives (`Store::replace_in_pages`), and the finished
+///   list replaces the store's content; a list that fails part-way abandons its replace, so
+///   the store deletes nothing because of it and the next list completes it.
 /// - **Watch** from the last synced RV with bookmarks: events are applied as they arrive and
 ///   advance the RV; a normal close rewatches at once; 429 or connection refused rewatch
 ///   after a backoff step; 410 and every other failure end the attempt, which costs one
@@ -190,36 +193,39 @@ where
             None if !resource_version.is_empty() && resource_version != "0" => 0,
             None => DEFAULT_PAGE_SIZE,
         };
-        let list = pager::list(&*self.lister_watcher, resource_version, page_size).await?;
+        let mut pages = StorePages {
+            reflector: self,
+            replace: self.store.replace_in_pages(),
+            count: 0,
+        };
+        let list = pager::list(
+            &*self.lister_watcher,
+            resource_version,
+            page_size,
+            &mut pages,
+        )
+        .await?;
         if resource_version == "0" && list.paginated {
             state.paginated_result = true;
         }
         state.rv_unavailable = false;
-        let list_rv = list
-            .resource_version
-            .filter(|rv| !rv.is_empty())
-            .ok_or(Error::MissingResourceVersion)?;
-        let mut items = Vec::with_capacity(list.items.len());
-        for obj in list.items {
-            match ObjectKeyRef::of(&obj).and_then(|key| key.validate()) {
-                Ok(()) => items.push(Arc::new(obj)),
-                Err(source) => self.report(&Error::MissingMetadata {
-                    event: "list",
-                    source,
-                }),
-            }
-        }
-        let count = items.len();
-        self.replace_store(items, list_rv.clone())?;
+        let count = pages.count;
+        pages
+            .replace
+            .finish(list.resource_version.clone())
+            .map_err(|source| Error::Store {
+                operation: "replace",
+                source,
+            })?;
         tracing::debug!(
             count,
             pages = list.pages,
-            resource_version = %list_rv,
+            resource_version = %list.resource_version,
             requested = resource_version,
             duration = ?started.elapsed(),
             "listed"
         );
-        self.set_last_sync_resource_version(list_rv);
+        self.set_last_sync_resource_version(list.resource_version);
         Ok(())
     }
 
@@ -267,5 +273,43 @@ where
         if let Some(handler) = &self.options.error_handler {
             handler(error);
         }
+    }
+}
+
+/// The pages of a list on their way into the store: objects without a usable key are reported
+/// and left out, the rest wrapped in their `Arc` once and handed to the store's replace as each
+/// page arrives. Dropped without `finish` (the list failed), it abandons the replace.
+struct StorePages<'a, K> {
+    reflector: &'a Reflector<K>,
+    replace: Box<dyn ReplaceInPages<K> + 'a>,
+    /// Objects handed to the store so far.
+    count: usize,
+}
+
+impl<K> PageSink<K> for StorePages<'_, K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    fn page(&mut self, items: Vec<K>) -> Result<(), Error> {
+        let mut objects = Vec::with_capacity(items.len());
+        for obj in items {
+            match ObjectKeyRef::of(&obj).and_then(|key| key.validate()) {
+                Ok(()) => objects.push(Arc::new(obj)),
+                Err(source) => self.reflector.report(&Error::MissingMetadata {
+                    event: "list",
+                    source,
+                }),
+            }
+        }
+        self.count += objects.len();
+        self.replace.page(objects).map_err(|source| Error::Store {
+            operation: "replace",
+            source,
+        })
+    }
+
+    fn restart(&mut self) {
+        self.replace = self.reflector.store.replace_in_pages();
+        self.count = 0;
     }
 }

@@ -4,5 +4,6 @@
 mod support;
 
 mod model;
+mod paged_replace;
 mod relist_history;
 mod rules;

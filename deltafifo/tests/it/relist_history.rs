@@ -2,6 +2,8 @@
 //! watch events are lost and relists repair the gap. At the end the indexer equals the
 //! producer's final state, and every object that vanished from the consumer's view was delivered
 //! as exactly one Deleted delta (a real delete or a tombstone), never one for an absent object.
+//! The same holds when relists arrive in pages that the consumer processes while later pages
+//! are still coming, and when some paged relists fail part-way and are abandoned.
 
 use crate::support;
 
@@ -57,7 +59,47 @@ fn consume(
     }
 }
 
-async fn run_history(seed: u64) {
+/// How relists reach the fifo.
+#[derive(Clone, Copy, Debug)]
+enum Relists {
+    /// One `replace` with the whole list.
+    Whole,
+    /// `replace_in_pages` with random page sizes; one in four is abandoned after some pages
+    /// (a list that failed) and then retried in full.
+    Paged,
+}
+
+/// Relists `truth` into `fifo` as `relists` says.
+async fn relist(
+    fifo: &DeltaFifo<ConfigMap>,
+    truth: &BTreeMap<String, Arc<ConfigMap>>,
+    rv: u64,
+    rng: &mut Rng,
+    relists: Relists,
+) {
+    let objects: Vec<Arc<ConfigMap>> = truth.values().cloned().collect();
+    if let Relists::Whole = relists {
+        fifo.replace(objects, rv.to_string()).unwrap();
+        return;
+    }
+    if rng.below(4) == 0 {
+        let mut abandoned = fifo.replace_in_pages();
+        let pages = 1 + rng.below(3) as usize;
+        for page in objects.chunks(1 + rng.below(8) as usize).take(pages) {
+            abandoned.page(page.to_vec()).unwrap();
+            tokio::task::yield_now().await;
+        }
+        drop(abandoned);
+    }
+    let mut replace = fifo.replace_in_pages();
+    for page in objects.chunks(1 + rng.below(20) as usize) {
+        replace.page(page.to_vec()).unwrap();
+        tokio::task::yield_now().await;
+    }
+    replace.finish(rv.to_string()).unwrap();
+}
+
+async fn run_history(seed: u64, relists: Relists) {
     let cache: Indexer<ConfigMap> = Indexer::new(Indexers::new().with_namespace());
     let fifo = DeltaFifo::new(DeltaFifoOptions::new().known_objects(Arc::new(cache.clone())));
 
@@ -117,8 +159,7 @@ async fn run_history(seed: u64) {
             watch_up = false;
         }
         if !watch_up && rng.below(10) == 0 {
-            fifo.replace(truth.values().cloned().collect(), rv.to_string())
-                .unwrap();
+            relist(&fifo, &truth, rv, &mut rng, relists).await;
             watch_up = true;
         }
         if step % 5 == 0 && rng.below(20) == 0 {
@@ -129,8 +170,7 @@ async fn run_history(seed: u64) {
         }
     }
     // A final relist, then everything drains.
-    fifo.replace(truth.values().cloned().collect(), rv.to_string())
-        .unwrap();
+    relist(&fifo, &truth, rv, &mut rng, relists).await;
     fifo.close();
     let log = consumer.await.expect("consumer");
 
@@ -143,16 +183,16 @@ async fn run_history(seed: u64) {
         truth.iter().map(|(k, o)| (k.clone(), rv_of(o))).collect();
     assert_eq!(
         cached, expected,
-        "seed {seed}: cache differs from the server"
+        "seed {seed} ({relists:?}): cache differs from the server"
     );
     assert!(
         log.deletes_of_absent.is_empty(),
-        "seed {seed}: duplicate deletes for {:?}",
+        "seed {seed} ({relists:?}): duplicate deletes for {:?}",
         log.deletes_of_absent
     );
     assert!(
         log.tombstones > 0,
-        "seed {seed}: the history never exercised a tombstone"
+        "seed {seed} ({relists:?}): the history never exercised a tombstone"
     );
     assert!(fifo.has_synced());
 }
@@ -160,6 +200,13 @@ async fn run_history(seed: u64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn consumer_converges_on_producer_state_through_relists() {
     for seed in 1..=20 {
-        run_history(seed).await;
+        run_history(seed, Relists::Whole).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consumer_converges_through_paged_and_abandoned_relists() {
+    for seed in 1..=20 {
+        run_history(seed, Relists::Paged).await;
     }
 }

@@ -6,6 +6,7 @@ mod common;
 mod backoff;
 mod events;
 mod list_watch;
+mod paged_list;
 mod randomized;
 mod streaming_list;
 mod watch_decoder;

@@ -1,0 +1,225 @@
+//! Paginated lists reach the store page by page (`Store::replace_in_pages`): a `DeltaFifo`
+//! holds the first page before the second is requested; a continue token that expires makes
+//! the reflector start the replace over with the full list, so objects deleted meanwhile do not
+//! linger; a list that fails part-way deletes nothing, and the retry completes it.
+
+use crate::common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use apiserver_sim::{ApiServer, FailRule};
+use common::*;
+use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions};
+use indexer::{Indexer, Indexers, ObjectKey};
+use k8s_openapi::api::core::v1::ConfigMap;
+use parking_lot::Mutex;
+use reflector::{
+    Error, ListParams, ListerWatcher, ObjectList, ReflectorOptions, WatchParams, WatchStream,
+};
+use tokio::task::JoinHandle;
+
+/// A fifo, the consumer's cache it pops into, and every key the consumer deleted.
+struct Consumer {
+    fifo: DeltaFifo<ConfigMap>,
+    cache: Indexer<ConfigMap>,
+    deleted: Arc<Mutex<Vec<ObjectKey>>>,
+    task: JoinHandle<()>,
+}
+
+impl Consumer {
+    fn start() -> Self {
+        let cache: Indexer<ConfigMap> = Indexer::new(Indexers::new().with_namespace());
+        let fifo = DeltaFifo::new(
+            DeltaFifoOptions::new()
+                .known_objects(Arc::new(cache.clone()))
+                .emit_replaced(true),
+        );
+        let deleted = Arc::new(Mutex::new(Vec::new()));
+        let task = tokio::spawn({
+            let (fifo, cache, deleted) = (fifo.clone(), cache.clone(), deleted.clone());
+            async move {
+                let apply = |deltas: deltafifo::Deltas<ConfigMap>| {
+                    let (key, deltas) = deltas.into_parts();
+                    for delta in deltas {
+                        match delta.object() {
+                            _ if matches!(delta, Delta::Deleted(_)) => {
+                                cache.delete_key(&key);
+                                deleted.lock().push(key.clone());
+                            }
+                            Some(obj) => {
+                                cache.put(&key, Arc::clone(obj)).unwrap();
+                            }
+                            None => {}
+                        }
+                    }
+                };
+                while fifo.pop(|deltas, _| apply(deltas)).await.is_ok() {}
+            }
+        });
+        Self {
+            fifo,
+            cache,
+            deleted,
+            task,
+        }
+    }
+
+    async fn stop(self) {
+        self.fifo.close();
+        self.task.await.unwrap();
+    }
+}
+
+/// Runs `before_page(n)` before the n-th list request (0-based), then lists through `inner`.
+struct BeforePage<F> {
+    inner: Arc<dyn ListerWatcher<ConfigMap>>,
+    requests: AtomicUsize,
+    before_page: F,
+}
+
+#[async_trait::async_trait]
+impl<F> ListerWatcher<ConfigMap> for BeforePage<F>
+where
+    F: Fn(usize) -> Result<(), Error> + Send + Sync,
+{
+    async fn list(&self, params: &ListParams) -> Result<ObjectList<ConfigMap>, Error> {
+        (self.before_page)(self.requests.fetch_add(1, Ordering::SeqCst))?;
+        self.inner.list(params).await
+    }
+
+    async fn watch(
+        &self,
+        params: &WatchParams,
+        resource_version: &str,
+    ) -> Result<WatchStream<ConfigMap>, Error> {
+        self.inner.watch(params, resource_version).await
+    }
+}
+
+async fn server_with(names: &[&str]) -> Arc<ApiServer> {
+    let server = Arc::new(ApiServer::start().await.unwrap());
+    for name in names {
+        put(&server, name, "0");
+    }
+    server
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_first_page_is_in_the_store_before_the_second_is_requested() {
+    let server = server_with(&["a", "b", "c", "d"]).await;
+    let consumer = Consumer::start();
+    let queued_at_second_page = Arc::new(Mutex::new(None));
+    let lw = Arc::new(BeforePage {
+        inner: config_maps(server.client().unwrap()),
+        requests: AtomicUsize::new(0),
+        before_page: {
+            let (fifo, cache, seen) = (
+                consumer.fifo.clone(),
+                consumer.cache.clone(),
+                queued_at_second_page.clone(),
+            );
+            move |request| {
+                if request == 1 {
+                    *seen.lock() = Some(fifo.len() + cache.len());
+                }
+                Ok(())
+            }
+        },
+    });
+    let running = spawn(
+        lw,
+        Arc::new(consumer.fifo.clone()),
+        ReflectorOptions::default().page_size(2),
+    );
+    converged(&server, &consumer.cache).await;
+    assert_eq!(
+        *queued_at_second_page.lock(),
+        Some(2),
+        "page one, queued or processed"
+    );
+    running.stop().await;
+    consumer.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_expired_continue_token_restarts_the_replace_so_deleted_objects_do_not_linger() {
+    let server = server_with(&["a", "b", "c", "d", "e"]).await;
+    let consumer = Consumer::start();
+    // Page one (a, b) is in; then b is deleted and the history compacted: the continue token
+    // expires, and the full list no longer has b.
+    let lw = Arc::new(BeforePage {
+        inner: config_maps(server.client().unwrap()),
+        requests: AtomicUsize::new(0),
+        before_page: {
+            let server = server.clone();
+            move |request| {
+                if request == 1 {
+                    remove(&server, "b");
+                    server.compact();
+                }
+                Ok(())
+            }
+        },
+    });
+    let running = spawn(
+        lw,
+        Arc::new(consumer.fifo.clone()),
+        ReflectorOptions::default().page_size(2),
+    );
+    converged(&server, &consumer.cache).await;
+    eventually(10, "the fifo to sync", || consumer.fifo.has_synced()).await;
+    assert!(
+        consumer
+            .cache
+            .get_by_key(&"default/b".parse().unwrap())
+            .is_none()
+    );
+    assert_eq!(
+        *consumer.deleted.lock(),
+        ["default/b".parse::<ObjectKey>().unwrap()],
+        "b, listed on the abandoned first page, is tombstoned by the full list"
+    );
+    running.stop().await;
+    consumer.stop().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_list_that_fails_part_way_deletes_nothing_and_the_retry_completes_it() {
+    let server = server_with(&["a", "b", "c", "d", "e"]).await;
+    let consumer = Consumer::start();
+    // The second page fails once with a 500: the attempt ends, and a later list succeeds.
+    let lw = Arc::new(BeforePage {
+        inner: config_maps(server.client().unwrap()),
+        requests: AtomicUsize::new(0),
+        before_page: {
+            let server = server.clone();
+            move |request| {
+                if request == 1 {
+                    server.fail_next(FailRule::new("list", "configmaps", 500, 1));
+                }
+                Ok(())
+            }
+        },
+    });
+    let seen = Arc::new(Seen::default());
+    let running = spawn(
+        lw.clone(),
+        Arc::new(consumer.fifo.clone()),
+        seen.options().page_size(2),
+    );
+    converged(&server, &consumer.cache).await;
+    eventually(10, "the fifo to sync", || consumer.fifo.has_synced()).await;
+    assert_eq!(seen.codes(), [Some(500)]);
+    assert!(
+        lw.requests.load(Ordering::SeqCst) >= 5,
+        "2 pages, then 3 more"
+    );
+    assert!(
+        consumer.deleted.lock().is_empty(),
+        "nothing was deleted on the server, so nothing is deleted in the cache: {:?}",
+        consumer.deleted.lock()
+    );
+    running.stop().await;
+    consumer.stop().await;
+}
