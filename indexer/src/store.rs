@@ -65,8 +65,10 @@ pub trait Store<K>: Send + Sync {
 ///
 /// `Send`, so a reflector can hold it while it fetches the next page.
 pub trait ReplaceInPages<K>: Send {
-    /// Adds one page of the list. Fails, taking nothing of this page, when an object cannot be
-    /// keyed; earlier pages are unaffected, and the session can be finished or dropped.
+    /// Adds one page of the list. A store that applies pages as they come fails here when an
+    /// object cannot be keyed, taking nothing of this page (earlier pages are unaffected, and
+    /// the session can still be finished or dropped); one that collects them reports it at
+    /// [`finish`](Self::finish).
     fn page(&mut self, objects: Vec<Arc<K>>) -> Result<(), Error>;
 
     /// Ends the replace: the store now holds exactly the objects of every page, the list at
