@@ -164,6 +164,8 @@ struct Query {
     limit: usize,
     start: usize,
     send_initial_events: bool,
+    /// The watch's `resourceVersion`, when numeric.
+    resource_version: Option<u64>,
 }
 
 impl Query {
@@ -176,6 +178,7 @@ impl Query {
                 "limit" => parsed.limit = value.parse().unwrap_or(0),
                 "continue" => parsed.start = value.parse().unwrap_or(0),
                 "sendInitialEvents" => parsed.send_initial_events = value == "true",
+                "resourceVersion" => parsed.resource_version = value.parse().ok(),
                 _ => {}
             }
         }
@@ -215,7 +218,16 @@ fn watch_body(state: &Arc<State>, query: &Query) -> mpsc::Receiver<Bytes> {
     let (tx, rx) = mpsc::channel(4);
     let state = Arc::clone(state);
     let initial = query.send_initial_events;
+    // After an expiry, a watch from a version older than the relist's is too old, as on a real
+    // server: it gets its 410 at once (a client may open its watch after the expiry).
+    let too_old = expired(&state)
+        && query
+            .resource_version
+            .is_some_and(|rv| rv < state.fixture.relist_rv);
     tokio::spawn(async move {
+        if too_old {
+            return expire(&tx).await;
+        }
         let mut expiries = state.expiries.subscribe();
         let seen = *expiries.borrow_and_update();
         if initial && send_initial_events(&state, &tx).await.is_err() {
