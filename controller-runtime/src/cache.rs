@@ -10,6 +10,7 @@ use kube::{Client, Resource};
 use parking_lot::Mutex;
 
 use crate::error::Error;
+use crate::metrics::InformerSet;
 use crate::scope::WatchScope;
 
 /// What the manager shares with its controllers and caches: the client, the informer factory
@@ -21,6 +22,8 @@ pub(crate) struct Shared {
     pub(crate) selectors: HashMap<TypeId, Selectors>,
     /// Types with an informer requested through the manager.
     pub(crate) cached: Mutex<HashSet<TypeId>>,
+    /// Every informer handed out, for the informer metrics.
+    pub(crate) informers: InformerSet,
 }
 
 impl Shared {
@@ -33,7 +36,13 @@ impl Shared {
     {
         self.cached.lock().insert(TypeId::of::<K>());
         let selectors = self.selectors.get(&TypeId::of::<K>()).cloned();
-        <K::Scope as WatchScope>::informer::<K>(&self.factory, self.namespace.as_deref(), selectors)
+        let informer = <K::Scope as WatchScope>::informer::<K>(
+            &self.factory,
+            self.namespace.as_deref(),
+            selectors,
+        );
+        self.informers.insert(informer.clone());
+        informer
     }
 }
 

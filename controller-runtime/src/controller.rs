@@ -57,6 +57,7 @@ impl<'m> Controller<'m> {
             rate_limiter: None,
             reconcile_timeout: None,
             read_your_writes_timeout: DEFAULT_READ_YOUR_WRITES_TIMEOUT,
+            need_leader_election: true,
             _primary: PhantomData,
         }
     }
@@ -79,6 +80,7 @@ pub struct ControllerBuilder<'m, K> {
     rate_limiter: Option<Box<dyn RateLimiter<ObjectKey>>>,
     reconcile_timeout: Option<Duration>,
     read_your_writes_timeout: Duration,
+    need_leader_election: bool,
     _primary: PhantomData<fn() -> K>,
 }
 
@@ -234,6 +236,13 @@ where
         self
     }
 
+    /// Whether the controller runs only while its manager leads, when the manager elects a
+    /// leader (default: yes, as controller-runtime's `NeedLeaderElection`).
+    pub fn need_leader_election(mut self, need: bool) -> Self {
+        self.need_leader_election = need;
+        self
+    }
+
     /// Registers the watches and adds the controller to the manager; it runs from
     /// [`Manager::start`]. Fails if the name is taken, a setting is invalid, or the manager has
     /// started.
@@ -255,8 +264,11 @@ where
         let limiter: Box<dyn RateLimiter<ObjectKey>> = self
             .rate_limiter
             .unwrap_or_else(|| Box::new(default_controller_rate_limiter()));
-        let queue =
-            RateLimitingQueue::with_config(limiter, QueueConfig::new().name(self.name.clone()));
+        let mut queue_config = QueueConfig::new().name(self.name.clone());
+        if let Some(provider) = manager.metrics().queue_provider() {
+            queue_config = queue_config.metrics(provider);
+        }
+        let queue = RateLimitingQueue::with_config(limiter, queue_config);
 
         let (recorder, recorder_task) =
             Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
@@ -292,7 +304,16 @@ where
                 workers: self.max_concurrent_reconciles,
                 reconcile_timeout: self.reconcile_timeout,
                 sync_timeout: manager.cache_sync_timeout(),
+                leadership: if self.need_leader_election {
+                    manager.elector().cloned()
+                } else {
+                    None
+                },
+                need_leader_election: self.need_leader_election,
             },
+            metrics: manager
+                .metrics()
+                .controller(&self.name, self.max_concurrent_reconciles),
         };
         manager.add(run)?;
         Ok(ControllerHandle {

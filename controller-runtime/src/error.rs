@@ -74,6 +74,32 @@ pub enum Error {
     #[error("shutdown forced by a second signal; in-flight reconciles were cancelled")]
     ForcedShutdown,
 
+    /// This manager lost its leader lease (it failed to renew it before the renew deadline);
+    /// its leader-only runnables were stopped at once. Like controller-runtime, which exits
+    /// the process here, the caller should exit (or build a new manager to campaign again).
+    #[error("leader election lost: the lease was not renewed before the renew deadline")]
+    LeadershipLost,
+
+    /// The leader election settings are invalid.
+    #[error("invalid leader election settings: {0}")]
+    LeaderElection(String),
+
+    /// The metrics or health probe server could not bind its address.
+    #[error("cannot listen on {address} for {what}: {source}")]
+    Bind {
+        /// What the listener was for.
+        what: &'static str,
+        /// The address.
+        address: std::net::SocketAddr,
+        /// Why binding failed.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A health or readiness check of that name already exists.
+    #[error("{0}; give each check a unique name")]
+    DuplicateCheck(String),
+
     /// A type is not cached by the manager (no informer was requested for it before start).
     #[error(
         "`{0}` is not cached by this manager; watch it from a controller (`owns`/`watches`) or call `Manager::informer` before `start`"

@@ -140,7 +140,21 @@
 //! # }
 //! ```
 //!
-//! Leader election, metrics and health endpoints plug in as [`Runnable`]s (issue 9).
+//! # Operations
+//!
+//! - **Leader election** ([`ManagerBuilder::leader_election`], [`LeaderElectionConfig`]):
+//!   client-go's protocol on a `coordination.k8s.io/v1` Lease (15 s / 10 s / 2 s by default).
+//!   Controllers run only while the manager leads; a leader that cannot renew by its renew
+//!   deadline aborts them at once and [`Manager::start`] returns [`Error::LeadershipLost`]; a
+//!   graceful shutdown releases the lease. [`Manager::elector`] exposes the state.
+//! - **Metrics** ([`Manager::metrics`], feature `metrics`, on by default): controller-runtime's
+//!   `controller_runtime_*`, `workqueue_*` and `leader_election_master_status` series with the
+//!   same names and labels, plus informer statistics; one registry per manager.
+//! - **Probes** ([`ManagerBuilder::metrics_bind_address`],
+//!   [`ManagerBuilder::health_probe_bind_address`]): `/metrics`, `/healthz`, `/readyz` with
+//!   [`Manager::add_healthz_check`] and [`Manager::add_readyz_check`].
+//!
+//! The repository's `docs/operations.md` lists every metric and explains the tuning.
 
 #![deny(missing_docs)]
 
@@ -150,7 +164,10 @@ mod context;
 mod controller;
 mod error;
 mod finalizer;
+mod health;
+pub mod leader_election;
 mod manager;
+pub mod metrics;
 mod owner;
 pub mod predicate;
 mod reconciler;
@@ -170,9 +187,12 @@ pub use controller::{
 };
 pub use error::Error;
 pub use finalizer::{FinalizerEvent, finalizer};
+pub use health::{Check, ping};
+pub use leader_election::{LeaderElectionConfig, LeaderElector, LeaderState};
 pub use manager::{
     DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT, Manager, ManagerBuilder,
 };
+pub use metrics::Metrics;
 pub use owner::{get_controller_of, is_controlled_by, set_controller_reference};
 pub use predicate::Predicate;
 pub use reconciler::{Action, FnReconciler, ReconcileError, Reconciler, Request, reconciler_fn};

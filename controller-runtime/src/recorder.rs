@@ -271,6 +271,11 @@ impl Runnable for RecorderTask {
         "event-recorder"
     }
 
+    /// Publishes only what reconciles recorded, so it may run without leadership.
+    fn need_leader_election(&self) -> bool {
+        false
+    }
+
     async fn run(
         self: Box<Self>,
         shutdown: CancellationToken,

@@ -17,6 +17,14 @@ pub trait Runnable: Send + 'static {
     /// The name used in logs and errors.
     fn name(&self) -> &str;
 
+    /// Whether this runnable may run only while the manager leads (controller-runtime's
+    /// `NeedLeaderElection`; default: yes). Matters only when the manager elects a leader:
+    /// such runnables start once leadership is acquired and are aborted at once when it is
+    /// lost. Others start once the caches synced, leader or not.
+    fn need_leader_election(&self) -> bool {
+        true
+    }
+
     /// Runs until `shutdown` is cancelled.
     async fn run(
         self: Box<Self>,

@@ -19,6 +19,8 @@ use workqueue::RateLimitingQueue;
 
 use crate::context::{Context, ControllerState};
 use crate::error::Error;
+use crate::leader_election::LeaderElector;
+use crate::metrics::ControllerMetrics;
 use crate::reconciler::{Action, ReconcileError, Reconciler, Request};
 use crate::runnable::Runnable;
 use crate::stats::ControllerStats;
@@ -28,6 +30,9 @@ pub(crate) struct Settings {
     pub(crate) workers: usize,
     pub(crate) reconcile_timeout: Option<Duration>,
     pub(crate) sync_timeout: Duration,
+    /// When the manager elects: the elector, checked before every reconcile.
+    pub(crate) leadership: Option<LeaderElector>,
+    pub(crate) need_leader_election: bool,
 }
 
 /// A built controller, run by the manager.
@@ -38,6 +43,7 @@ pub(crate) struct ControllerRun<K: Object, R> {
     pub(crate) registrations: Vec<(String, Registration)>,
     pub(crate) stats: Arc<ControllerStats>,
     pub(crate) settings: Settings,
+    pub(crate) metrics: ControllerMetrics,
 }
 
 /// How one reconcile ended.
@@ -55,6 +61,10 @@ where
 {
     fn name(&self) -> &str {
         &self.state.name
+    }
+
+    fn need_leader_election(&self) -> bool {
+        self.settings.need_leader_election
     }
 
     async fn run(
@@ -124,6 +134,15 @@ where
                 key = self.queue.get() => key,
             };
             let Some(key) = key else { return };
+            if let Some(elector) = &self.settings.leadership
+                && !elector.is_leader()
+            {
+                // Past the renew deadline: never reconcile without the lease. The manager
+                // aborts this controller as soon as the elector reports the loss.
+                tracing::warn!(controller = %self.state.name, "not leading; worker stops");
+                self.queue.done(&key);
+                return;
+            }
             self.process(&key).await;
             self.queue.done(&key);
         }
@@ -157,7 +176,11 @@ where
             };
             let ctx = Context::new(Arc::clone(state), key.clone(), reconcile_id, deleted);
             self.stats.active_workers.fetch_add(1, Ordering::Relaxed);
+            self.metrics.worker_started();
+            let started = tokio::time::Instant::now();
             let outcome = self.reconcile(key.clone(), ctx).await;
+            self.metrics.reconciled(started.elapsed());
+            self.metrics.worker_finished();
             self.stats.active_workers.fetch_sub(1, Ordering::Relaxed);
             self.act(key, outcome);
         }
@@ -195,33 +218,40 @@ where
         match outcome {
             Outcome::Finished(Ok(Action::Done)) => {
                 ControllerStats::count(&stats.success);
+                self.metrics.success();
                 queue.forget(key);
                 self.settle_deleted(key);
                 tracing::debug!("reconciled");
             }
             Outcome::Finished(Ok(Action::Requeue)) => {
                 ControllerStats::count(&stats.requeue);
+                self.metrics.requeue();
                 queue.add_rate_limited(key.clone());
             }
             Outcome::Finished(Ok(Action::RequeueAfter(delay))) => {
                 ControllerStats::count(&stats.requeue_after);
+                self.metrics.requeue_after();
                 queue.forget(key);
                 queue.add_after(key.clone(), delay);
             }
             Outcome::Finished(Err(error)) if error.is_terminal() => {
                 ControllerStats::count(&stats.terminal_errors);
+                self.metrics.terminal();
                 queue.forget(key);
                 self.settle_deleted(key);
                 tracing::error!(%error, "reconcile failed with a terminal error; not retrying");
             }
             Outcome::Finished(Err(error)) => {
                 ControllerStats::count(&stats.errors);
+                self.metrics.error();
                 tracing::warn!(%error, retries = queue.num_requeues(key), "reconcile failed; retrying with backoff");
                 queue.add_rate_limited(key.clone());
             }
             Outcome::Panicked(payload) => {
                 ControllerStats::count(&stats.panics);
                 ControllerStats::count(&stats.errors);
+                self.metrics.panic();
+                self.metrics.error();
                 tracing::error!(
                     panic = panic_message(payload.as_ref()),
                     "reconciler panicked; retrying with backoff"
@@ -231,6 +261,8 @@ where
             Outcome::TimedOut(limit) => {
                 ControllerStats::count(&stats.timeouts);
                 ControllerStats::count(&stats.errors);
+                self.metrics.timeout();
+                self.metrics.error();
                 tracing::warn!(timeout = ?limit, "reconcile timed out; retrying with backoff");
                 queue.add_rate_limited(key.clone());
             }

@@ -15,8 +15,9 @@
 //!   gets the cache as initial adds, with no gap and no duplicate), per-handler resync,
 //!   `set_transform` (e.g. [`strip_managed_fields`]), `indexer()`, `lister()`, `has_synced()`.
 //! - [`Registration`]: a handler's own `has_synced()` / `synced()`, and its buffer length.
-//!   For metrics: [`SharedIndexInformer::cache_size`] and
-//!   [`SharedIndexInformer::listener_buffers`].
+//!   For metrics: [`SharedIndexInformer::cache_size`],
+//!   [`SharedIndexInformer::listener_buffers`], [`SharedIndexInformer::list_count`] and
+//!   [`SharedIndexInformer::watch_count`].
 //! - [`InformerFactory`]: one shared informer per type (typed or dynamic), namespace and
 //!   [`Selectors`]; default and per-type resync; `start`, `wait_for_cache_sync` (naming the
 //!   informers that did not sync), `shutdown`.

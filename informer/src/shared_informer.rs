@@ -46,6 +46,44 @@ pub struct SharedIndexInformer<K: Clone + 'static> {
     transform: Mutex<Option<TransformFn<K>>>,
     synced: watch::Sender<bool>,
     reflector: OnceLock<Arc<Reflector<K>>>,
+    requests: Arc<RequestCounts>,
+}
+
+/// How many list and watch requests an informer's reflector made (for metrics).
+#[derive(Debug, Default)]
+struct RequestCounts {
+    lists: AtomicU64,
+    watches: AtomicU64,
+}
+
+/// Counts the requests of the lister-watcher it wraps.
+struct Counting<K: Clone> {
+    inner: Arc<dyn ListerWatcher<K>>,
+    counts: Arc<RequestCounts>,
+}
+
+#[async_trait::async_trait]
+impl<K: Object> ListerWatcher<K> for Counting<K> {
+    async fn list(
+        &self,
+        params: &reflector::ListParams,
+    ) -> Result<reflector::ObjectList<K>, reflector::Error> {
+        self.counts.lists.fetch_add(1, Ordering::Relaxed);
+        self.inner.list(params).await
+    }
+
+    async fn watch(
+        &self,
+        params: &reflector::WatchParams,
+        resource_version: &str,
+    ) -> Result<reflector::WatchStream<K>, reflector::Error> {
+        self.counts.watches.fetch_add(1, Ordering::Relaxed);
+        self.inner.watch(params, resource_version).await
+    }
+
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
 }
 
 /// Builds a [`SharedIndexInformer`]; from [`SharedIndexInformer::builder`].
@@ -86,6 +124,11 @@ impl<K: Object> InformerBuilder<K> {
 
     /// The informer, not yet running.
     pub fn build(self) -> SharedIndexInformer<K> {
+        let requests = Arc::new(RequestCounts::default());
+        let lister_watcher: Arc<dyn ListerWatcher<K>> = Arc::new(Counting {
+            inner: self.lister_watcher,
+            counts: Arc::clone(&requests),
+        });
         SharedIndexInformer {
             id: NEXT_INFORMER_ID.fetch_add(1, Ordering::Relaxed),
             name: self
@@ -93,11 +136,12 @@ impl<K: Object> InformerBuilder<K> {
                 .unwrap_or_else(|| std::any::type_name::<K>().to_owned()),
             cache: Indexer::new(self.indexers),
             processor: Arc::new(Processor::new(self.resync_period)),
-            lister_watcher: self.lister_watcher,
+            lister_watcher,
             reflector_options: Mutex::new(Some(self.reflector_options)),
             transform: Mutex::new(None),
             synced: watch::Sender::new(false),
             reflector: OnceLock::new(),
+            requests,
         }
     }
 }
@@ -250,6 +294,17 @@ impl<K: Object> SharedIndexInformer<K> {
     /// How many objects the cache holds (for metrics).
     pub fn cache_size(&self) -> usize {
         self.cache.len()
+    }
+
+    /// How many list requests (pages included; a streaming list counts as a watch) the
+    /// informer's reflector has made (for metrics).
+    pub fn list_count(&self) -> u64 {
+        self.requests.lists.load(Ordering::Relaxed)
+    }
+
+    /// How many watch requests the informer's reflector has made (for metrics).
+    pub fn watch_count(&self) -> u64 {
+        self.requests.watches.load(Ordering::Relaxed)
     }
 
     /// How many notifications each handler has waiting (for metrics).

@@ -3,12 +3,17 @@
 //! Runs against the cluster that `--kubeconfig`, KUBECONFIG, `~/.kube/config` or the in-cluster
 //! environment names; with none (or with `--embedded`) it starts an embedded `apiserver-sim`,
 //! installs the Foo CRD, creates `example-foo` and writes a kubeconfig for `kubectl`.
+//!
+//! `--metrics-addr ADDR` serves `/metrics`, `/healthz` and `/readyz` on ADDR (port 0 picks a free
+//! port; the bound address is printed). `--leader-elect` elects a leader among replicas on the
+//! Lease `sample-controller` in the controller's namespace.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use controller_runtime::Manager;
+use controller_runtime::{LeaderElectionConfig, Manager};
 use examples::cluster::{ClusterError, Embedded, cluster_config, install_crd};
 use examples::foo::{Foo, crd, crd_yaml, new_foo};
 use examples::sample::{self, RESYNC_PERIOD, SetupError};
@@ -28,6 +33,14 @@ struct Cli {
     /// Watch Foos and Deployments in this namespace only (default: all namespaces).
     #[arg(long, value_name = "NAMESPACE")]
     namespace: Option<String>,
+    /// Serve /metrics, /healthz and /readyz on this address (e.g. 0.0.0.0:8080; port 0 picks a
+    /// free port). Default: off.
+    #[arg(long, value_name = "ADDR")]
+    metrics_addr: Option<SocketAddr>,
+    /// Elect a leader among replicas on the Lease `sample-controller` in the controller's
+    /// namespace (`--namespace`, else the client's default namespace).
+    #[arg(long)]
+    leader_elect: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -83,12 +96,12 @@ async fn run(cli: Cli) -> Result<(), RunError> {
                 config.cluster_url
             );
             let client = Client::try_from(config).map_err(ClusterError::from)?;
-            run_controller(client, cli.namespace).await
+            run_controller(client, &cli).await
         }
         None => {
             println!("sample-controller: no cluster configured, using an embedded apiserver-sim");
             let embedded = Embedded::start().await?;
-            let result = run_embedded(&embedded, cli.namespace).await;
+            let result = run_embedded(&embedded, &cli).await;
             embedded.shutdown().await;
             result
         }
@@ -96,7 +109,7 @@ async fn run(cli: Cli) -> Result<(), RunError> {
 }
 
 /// Installs the CRD and `example-foo` in the embedded server, then runs the controller.
-async fn run_embedded(embedded: &Embedded, namespace: Option<String>) -> Result<(), RunError> {
+async fn run_embedded(embedded: &Embedded, cli: &Cli) -> Result<(), RunError> {
     let client = embedded.client()?;
     install_crd(&client, &crd()).await?;
     let foos: Api<Foo> = Api::namespaced(client.clone(), "default");
@@ -109,17 +122,49 @@ async fn run_embedded(embedded: &Embedded, namespace: Option<String>) -> Result<
     let path = embedded.kubeconfig().display();
     println!("sample-controller: kubeconfig written to {path}");
     println!("sample-controller: try `KUBECONFIG={path} kubectl get foos,deployments`");
-    run_controller(client, namespace).await
+    run_controller(client, cli).await
 }
 
+/// The Lease the replicas elect a leader on.
+const LEASE_NAME: &str = "sample-controller";
+
 /// Runs the controller until Ctrl-C (or SIGTERM); a second one exits at once.
-async fn run_controller(client: Client, namespace: Option<String>) -> Result<(), RunError> {
+async fn run_controller(client: Client, cli: &Cli) -> Result<(), RunError> {
+    let lease_namespace = cli
+        .namespace
+        .clone()
+        .unwrap_or_else(|| client.default_namespace().to_owned());
     let mut builder = Manager::builder(client).resync_period(RESYNC_PERIOD);
-    if let Some(namespace) = namespace {
+    if let Some(namespace) = &cli.namespace {
         builder = builder.namespace(namespace);
+    }
+    if let Some(address) = cli.metrics_addr {
+        builder = builder
+            .metrics_bind_address(address)
+            .health_probe_bind_address(address);
+    }
+    if cli.leader_elect {
+        println!("sample-controller: leader election on lease {lease_namespace}/{LEASE_NAME}");
+        builder = builder.leader_election(LeaderElectionConfig::new(lease_namespace, LEASE_NAME));
     }
     let manager = builder.build();
     sample::register(&manager)?;
-    manager.start().await?;
+    let start = manager.start();
+    tokio::pin!(start);
+    if cli.metrics_addr.is_some() {
+        // Print the bound address (port 0 picks one) once `start` has bound it.
+        loop {
+            tokio::select! {
+                result = &mut start => return Ok(result?),
+                () = tokio::time::sleep(std::time::Duration::from_millis(10)) => {
+                    if let Some(address) = manager.metrics_addr() {
+                        println!("sample-controller: serving /metrics, /healthz and /readyz on http://{address}");
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    start.await?;
     Ok(())
 }

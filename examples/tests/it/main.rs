@@ -7,6 +7,7 @@ mod configmap_mirror;
 mod end_to_end;
 mod kubectl;
 mod manifests;
+mod operations_flags;
 mod pod_index;
 mod sample_controller_binary;
 mod sync_handler;

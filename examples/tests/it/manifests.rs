@@ -52,6 +52,9 @@ fn role_grants_exactly_what_the_controller_uses() {
         "apps/deployments:list",
         "apps/deployments:update",
         "apps/deployments:watch",
+        "coordination.k8s.io/leases:create",
+        "coordination.k8s.io/leases:get",
+        "coordination.k8s.io/leases:update",
         "samplecontroller.k8s.io/foos/status:update",
         "samplecontroller.k8s.io/foos:list",
         "samplecontroller.k8s.io/foos:watch",
@@ -72,4 +75,16 @@ fn account_binding_and_deployment_fit_together() {
     let pod = deployment.spec.template.spec.unwrap();
     assert_eq!(pod.service_account_name, account.metadata.name);
     assert_eq!(deployment.metadata.namespace, account.metadata.namespace);
+    let container = &pod.containers[0];
+    let args = container.args.clone().unwrap();
+    assert!(args.iter().any(|arg| arg == "--leader-elect"), "{args:?}");
+    assert!(args.iter().any(|arg| arg == "--metrics-addr"), "{args:?}");
+    let path = |probe: &Option<k8s_openapi::api::core::v1::Probe>| {
+        probe
+            .as_ref()
+            .and_then(|probe| probe.http_get.as_ref())
+            .and_then(|get| get.path.clone())
+    };
+    assert_eq!(path(&container.liveness_probe).as_deref(), Some("/healthz"));
+    assert_eq!(path(&container.readiness_probe).as_deref(), Some("/readyz"));
 }
