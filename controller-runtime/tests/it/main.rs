@@ -16,5 +16,6 @@ mod metrics;
 mod owns;
 mod recorder;
 mod shutdown;
+mod soak;
 mod sync;
 mod watches;

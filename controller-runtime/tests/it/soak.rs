@@ -1,0 +1,686 @@
+//! Soak: the whole stack against apiserver-sim in chaos mode.
+//!
+//! Two manager "slots" elect a leader on one Lease; each runs an informer factory and two
+//! controllers: `mirror` (ConfigMap → a Secret of the same name with the same data, owned by
+//! the ConfigMap: `owns::<Secret>()`) and `stamp` (Secret → an annotation listing its data
+//! keys). A driver makes random creates, updates and deletes of ConfigMaps over HTTP while the
+//! server injects faults; halfway through, the leading manager is shut down and replaced (a
+//! guaranteed handover), and a manager that loses its lease is replaced too. Then the driver
+//! and chaos stop, and the soak waits (with a deadline) for convergence and checks:
+//!
+//! - every running manager's caches equal the server (names and resourceVersions);
+//! - every object on the server was last reconciled at its final resourceVersion (so after
+//!   its last change), and every ConfigMap has its mirrored Secret;
+//! - no key was reconciled by two workers at once (across both managers);
+//! - every reconcile ran while its manager held the Lease on the server (start and end);
+//! - no reconcile panicked, and no manager failed other than by losing its lease.
+//!
+//! `SOAK_SEED` (default [`DEFAULT_SEED`]), `SOAK_SECS` (chaos phase, default
+//! [`DEFAULT_SECS`]) and `SOAK_PROFILE` (default `standard`) choose the run; every failure
+//! message starts with them, so a failing run can be replayed.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile};
+use controller_runtime::{
+    Action, Context, Controller, ControllerHandle, Error, LeaderElectionConfig, Manager,
+    ReconcileError, Reconciler, Request, async_trait, create_or_update, set_controller_reference,
+};
+use k8s_openapi::ByteString;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::{Resource, ResourceExt};
+use parking_lot::Mutex;
+use serde_json::json;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// Seed of the default (CI) run.
+const DEFAULT_SEED: u64 = 20_261_121;
+/// Length of the chaos phase of the default run, in seconds.
+const DEFAULT_SECS: u64 = 15;
+/// How long convergence may take once chaos stopped.
+const QUIESCE_LIMIT: Duration = Duration::from_secs(40);
+const NS: &str = "default";
+const LEASE: &str = "soak-leader";
+/// ConfigMap names the driver picks from.
+const NAMES: usize = 10;
+
+/// The run's parameters, from the environment.
+#[derive(Debug, Clone, Copy)]
+struct Settings {
+    seed: u64,
+    secs: u64,
+    profile: ChaosProfile,
+}
+
+impl Settings {
+    fn from_env() -> Self {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let seed = var("SOAK_SEED").map_or(DEFAULT_SEED, |v| {
+            v.trim()
+                .parse()
+                .expect("SOAK_SEED must be an unsigned integer")
+        });
+        let secs = var("SOAK_SECS").map_or(DEFAULT_SECS, |v| {
+            v.trim()
+                .parse()
+                .expect("SOAK_SECS must be a whole number of seconds")
+        });
+        let profile = var("SOAK_PROFILE").map_or(ChaosProfile::Standard, |v| {
+            v.parse().expect("SOAK_PROFILE must name a chaos profile")
+        });
+        Self {
+            seed,
+            secs,
+            profile,
+        }
+    }
+}
+
+impl std::fmt::Display for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "SOAK_SEED={} SOAK_SECS={} SOAK_PROFILE={}",
+            self.seed, self.secs, self.profile
+        )
+    }
+}
+
+/// How a reconcile ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Ok,
+    Failed,
+    /// Dropped before it returned (its manager stopped or lost the lease).
+    Aborted,
+}
+
+/// One reconcile as the soak saw it.
+#[derive(Debug, Clone)]
+struct Record {
+    controller: &'static str,
+    key: String,
+    /// Identity of the manager that ran it.
+    member: String,
+    /// The Lease holder on the server when it started and when it returned.
+    holder_at_start: Option<String>,
+    holder_at_end: Option<String>,
+    start: Instant,
+    end: Instant,
+    /// The resourceVersion of the primary object in the cache (None: absent).
+    seen_rv: Option<String>,
+    outcome: Outcome,
+    /// The error of a failed reconcile.
+    error: Option<String>,
+}
+
+/// Every reconcile of the run.
+#[derive(Clone, Default)]
+struct Journal(Arc<Mutex<Vec<Record>>>);
+
+/// What a reconciler needs to journal its reconciles.
+#[derive(Clone)]
+struct Witness {
+    journal: Journal,
+    member: String,
+    server: Arc<ApiServer>,
+}
+
+impl Witness {
+    fn holder(&self) -> Option<String> {
+        self.server
+            .list::<Lease>()
+            .into_iter()
+            .find(|l| l.name_any() == LEASE)
+            .and_then(|l| l.spec?.holder_identity)
+            .filter(|h| !h.is_empty())
+    }
+
+    fn begin(&self, controller: &'static str, req: &Request, seen_rv: Option<String>) -> InFlight {
+        InFlight {
+            witness: self.clone(),
+            record: Some(Record {
+                controller,
+                key: req.key.to_string(),
+                member: self.member.clone(),
+                holder_at_start: self.holder(),
+                holder_at_end: None,
+                start: Instant::now(),
+                end: Instant::now(),
+                seen_rv,
+                outcome: Outcome::Aborted,
+                error: None,
+            }),
+        }
+    }
+}
+
+/// A reconcile in progress; journaled when dropped, so an aborted reconcile is journaled too.
+struct InFlight {
+    witness: Witness,
+    record: Option<Record>,
+}
+
+impl InFlight {
+    fn finish<T, E: std::fmt::Display>(mut self, result: Result<T, E>) -> Result<T, E> {
+        if let Some(r) = self.record.as_mut() {
+            r.outcome = if result.is_ok() {
+                Outcome::Ok
+            } else {
+                Outcome::Failed
+            };
+            r.error = result.as_ref().err().map(ToString::to_string);
+            r.holder_at_end = self.witness.holder();
+        }
+        result
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(mut r) = self.record.take() {
+            r.end = Instant::now();
+            self.witness.journal.0.lock().push(r);
+        }
+    }
+}
+
+/// ConfigMap → a Secret of the same name holding the same data, controlled by the ConfigMap.
+struct Mirror(Witness);
+
+#[async_trait]
+impl Reconciler<ConfigMap> for Mirror {
+    type Error = ReconcileError;
+
+    async fn reconcile(
+        &self,
+        req: Request,
+        ctx: Context<ConfigMap>,
+    ) -> Result<Action, ReconcileError> {
+        let config = ctx.get();
+        let guard = self.0.begin(
+            "mirror",
+            &req,
+            config.as_ref().and_then(|c| c.resource_version()),
+        );
+        let result = async {
+            let Some(config) = config else {
+                return Ok(Action::Done);
+            };
+            let data: BTreeMap<String, ByteString> = config
+                .data
+                .iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), ByteString(v.clone().into_bytes())))
+                .collect();
+            let secrets: Api<Secret> = Api::namespaced(ctx.client().clone(), NS);
+            let mut owner_error = None;
+            create_or_update(&secrets, req.name(), |secret| {
+                // A new Secret starts as `Secret::default()`: without its namespace,
+                // `set_controller_reference` takes it for a cluster-scoped object.
+                secret.metadata.namespace = Some(NS.into());
+                secret.data = Some(data);
+                owner_error = set_controller_reference(config.as_ref(), secret).err();
+            })
+            .await?;
+            match owner_error {
+                Some(e) => Err(ReconcileError::terminal(e)),
+                None => Ok(Action::Done),
+            }
+        }
+        .await;
+        guard.finish(result)
+    }
+}
+
+/// The annotation `stamp` keeps on every Secret: its data keys, sorted, comma-separated.
+const KEYS_ANNOTATION: &str = "soak.example.com/keys";
+
+fn data_keys(secret: &Secret) -> String {
+    let keys: Vec<&str> = secret
+        .data
+        .iter()
+        .flatten()
+        .map(|(k, _)| k.as_str())
+        .collect();
+    keys.join(",")
+}
+
+/// Secret → the [`KEYS_ANNOTATION`] annotation.
+struct Stamp(Witness);
+
+#[async_trait]
+impl Reconciler<Secret> for Stamp {
+    type Error = ReconcileError;
+
+    async fn reconcile(
+        &self,
+        req: Request,
+        ctx: Context<Secret>,
+    ) -> Result<Action, ReconcileError> {
+        let secret = ctx.get();
+        let guard = self.0.begin(
+            "stamp",
+            &req,
+            secret.as_ref().and_then(|s| s.resource_version()),
+        );
+        let result = async {
+            let Some(secret) = secret else {
+                return Ok(Action::Done);
+            };
+            let keys = data_keys(&secret);
+            if secret.annotations().get(KEYS_ANNOTATION) == Some(&keys) {
+                return Ok(Action::Done);
+            }
+            let patch = json!({"metadata": {"annotations": {KEYS_ANNOTATION: keys}}});
+            ctx.patch(&PatchParams::default(), &Patch::Merge(patch))
+                .await?;
+            Ok(Action::Done)
+        }
+        .await;
+        guard.finish(result)
+    }
+}
+
+/// One running incarnation of a slot's manager.
+struct Incarnation {
+    manager: Arc<Manager>,
+    stop: CancellationToken,
+}
+
+/// A manager slot: replaced by a new incarnation whenever its manager stops, until the end.
+#[derive(Clone)]
+struct Slot {
+    name: &'static str,
+    current: Arc<Mutex<Option<Incarnation>>>,
+    /// Every controller ever built, for their panic counters.
+    controllers: Arc<Mutex<Vec<ControllerHandle>>>,
+    /// Incarnations that lost their lease, and ones that failed otherwise.
+    lost: Arc<Mutex<u32>>,
+    failures: Arc<Mutex<Vec<String>>>,
+}
+
+impl Slot {
+    fn new(name: &'static str) -> Self {
+        Self {
+            name,
+            current: Arc::default(),
+            controllers: Arc::default(),
+            lost: Arc::default(),
+            failures: Arc::default(),
+        }
+    }
+
+    fn build(&self, generation: u32, server: &Arc<ApiServer>, journal: &Journal) -> Incarnation {
+        let identity = format!("{}-{generation}", self.name);
+        let election = LeaderElectionConfig::new(NS, LEASE)
+            .identity(identity.clone())
+            .lease_duration(Duration::from_secs(4))
+            .renew_deadline(Duration::from_secs(3))
+            .retry_period(Duration::from_millis(500));
+        let stop = CancellationToken::new();
+        let manager = Manager::builder(server.client().expect("client"))
+            .handle_signals(false)
+            .shutdown_token(stop.clone())
+            .leader_election(election)
+            .warm_up_before_leadership(true)
+            .cache_sync_timeout(Duration::from_secs(60))
+            .graceful_shutdown_timeout(Duration::from_secs(10))
+            .build();
+        let witness = Witness {
+            journal: journal.clone(),
+            member: identity,
+            server: Arc::clone(server),
+        };
+        let mirror = Controller::new(&manager)
+            .for_::<ConfigMap>()
+            .owns::<Secret>()
+            .named("mirror")
+            .max_concurrent_reconciles(2)
+            .build(Mirror(witness.clone()))
+            .expect("mirror controller");
+        let stamp = Controller::new(&manager)
+            .for_::<Secret>()
+            .named("stamp")
+            .max_concurrent_reconciles(2)
+            .build(Stamp(witness))
+            .expect("stamp controller");
+        self.controllers.lock().extend([mirror, stamp]);
+        Incarnation {
+            manager: Arc::new(manager),
+            stop,
+        }
+    }
+
+    /// Runs incarnation after incarnation until `end`.
+    async fn run(self, server: Arc<ApiServer>, journal: Journal, end: CancellationToken) {
+        let mut generation = 0;
+        while !end.is_cancelled() {
+            generation += 1;
+            let inc = self.build(generation, &server, &journal);
+            let manager = Arc::clone(&inc.manager);
+            let stop = inc.stop.clone();
+            *self.current.lock() = Some(inc);
+            let start = manager.start();
+            tokio::pin!(start);
+            let outcome = tokio::select! {
+                outcome = &mut start => outcome,
+                () = end.cancelled() => {
+                    // A graceful stop: the manager drains and releases the lease.
+                    stop.cancel();
+                    let _ = start.await;
+                    return;
+                }
+            };
+            match outcome {
+                Ok(()) => {}
+                Err(Error::LeadershipLost) => *self.lost.lock() += 1,
+                Err(e) => self
+                    .failures
+                    .lock()
+                    .push(format!("{}-{generation}: {e}", self.name)),
+            }
+        }
+    }
+
+    fn manager(&self) -> Option<Arc<Manager>> {
+        self.current.lock().as_ref().map(|i| Arc::clone(&i.manager))
+    }
+
+    /// Shuts the current incarnation down (the slot then starts a new one).
+    fn replace(&self) {
+        if let Some(i) = self.current.lock().as_ref() {
+            i.stop.cancel();
+        }
+    }
+}
+
+/// What the driver did.
+#[derive(Debug, Default)]
+struct DriverStats {
+    attempted: u64,
+    succeeded: u64,
+}
+
+/// Random creates, updates and deletes of ConfigMaps over HTTP until `until`.
+async fn drive(client: kube::Client, seed: u64, until: Instant) -> DriverStats {
+    let cms: Api<ConfigMap> = Api::namespaced(client, NS);
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut stats = DriverStats::default();
+    while Instant::now() < until {
+        let name = format!("cm-{}", rng.usize(..NAMES));
+        let value = rng.u32(..1000).to_string();
+        let key = format!("k{}", rng.u8(..3));
+        let op = async {
+            match rng.u8(..10) {
+                0..=3 => {
+                    let mut cm = ConfigMap::default();
+                    cm.metadata.name = Some(name.clone());
+                    cm.data = Some([(key, value)].into());
+                    cms.create(&PostParams::default(), &cm).await.map(drop)
+                }
+                4..=7 => {
+                    let patch = json!({"data": {key: value}});
+                    cms.patch(&name, &PatchParams::default(), &Patch::Merge(patch))
+                        .await
+                        .map(drop)
+                }
+                _ => cms.delete(&name, &DeleteParams::default()).await.map(drop),
+            }
+        };
+        stats.attempted += 1;
+        if let Ok(Ok(())) = tokio::time::timeout(Duration::from_secs(5), op).await {
+            stats.succeeded += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(rng.u64(10..60))).await;
+    }
+    stats
+}
+
+/// name → resourceVersion.
+fn versions<K: Resource>(objs: impl IntoIterator<Item = Arc<K>>) -> BTreeMap<String, String> {
+    objs.into_iter()
+        .map(|o| (o.name_any(), o.resource_version().unwrap_or_default()))
+        .collect()
+}
+
+/// The properties that hold only once the system has converged; empty when they all do.
+fn convergence_gaps(server: &ApiServer, slots: &[Slot], journal: &Journal) -> Vec<String> {
+    let mut gaps = Vec::new();
+    let cms: Vec<ConfigMap> = server.list();
+    let secrets: Vec<Secret> = server.list();
+    let want_cms = versions(cms.iter().cloned().map(Arc::new));
+    let want_secrets = versions(secrets.iter().cloned().map(Arc::new));
+    for slot in slots {
+        let Some(m) = slot.manager() else {
+            gaps.push(format!("slot {} has no manager", slot.name));
+            continue;
+        };
+        let have_cms = versions(m.informer::<ConfigMap>().indexer().list());
+        let have_secrets = versions(m.informer::<Secret>().indexer().list());
+        if have_cms != want_cms {
+            gaps.push(format!(
+                "{} ConfigMap cache {have_cms:?} != server {want_cms:?}",
+                slot.name
+            ));
+        }
+        if have_secrets != want_secrets {
+            gaps.push(format!(
+                "{} Secret cache {have_secrets:?} != server {want_secrets:?}",
+                slot.name
+            ));
+        }
+    }
+    let records = journal.0.lock().clone();
+    let last_ok = |controller: &str, name: &str| {
+        let key = format!("{NS}/{name}");
+        records
+            .iter()
+            .filter(|r| r.controller == controller && r.key == key && r.outcome == Outcome::Ok)
+            .max_by_key(|r| r.start)
+            .map(|r| r.seen_rv.clone())
+    };
+    for (controller, objects) in [("mirror", &want_cms), ("stamp", &want_secrets)] {
+        for (name, rv) in objects {
+            let seen = last_ok(controller, name);
+            if seen != Some(Some(rv.clone())) {
+                let key = format!("{NS}/{name}");
+                let history: Vec<String> = records
+                    .iter()
+                    .filter(|r| r.controller == controller && r.key == key)
+                    .map(|r| {
+                        format!(
+                            "{} saw {:?} ({:?} {})",
+                            r.member,
+                            r.seen_rv,
+                            r.outcome,
+                            r.error.as_deref().unwrap_or("")
+                        )
+                    })
+                    .collect();
+                gaps.push(format!(
+                    "{controller}: {name} is at {rv}, last reconciled at {seen:?}; reconciles: {history:?}"
+                ));
+            }
+        }
+    }
+    for cm in &cms {
+        let name = cm.name_any();
+        let mirrored = secrets.iter().find(|s| s.name_any() == name);
+        let want: BTreeMap<String, ByteString> = cm
+            .data
+            .iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), ByteString(v.clone().into_bytes())))
+            .collect();
+        match mirrored {
+            Some(s) if s.data.clone().unwrap_or_default() == want => {
+                if s.annotations().get(KEYS_ANNOTATION) != Some(&data_keys(s)) {
+                    gaps.push(format!("secret {name} is not stamped"));
+                }
+            }
+            other => gaps.push(format!(
+                "{name} is not mirrored: {:?}",
+                other.map(|s| &s.data)
+            )),
+        }
+    }
+    gaps
+}
+
+/// The safety properties, over the whole journal: no overlapping reconciles of one key, and
+/// every reconcile run by the Lease holder.
+fn safety_violations(journal: &Journal) -> Vec<String> {
+    let mut records = journal.0.lock().clone();
+    records.sort_by_key(|r| (r.controller, r.key.clone(), r.start));
+    let mut out = Vec::new();
+    for pair in records.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        if a.controller == b.controller && a.key == b.key && b.start < a.end {
+            out.push(format!(
+                "{} {} reconciled concurrently by {} and {}",
+                a.controller, a.key, a.member, b.member
+            ));
+        }
+    }
+    for r in &records {
+        if r.holder_at_start.as_deref() != Some(r.member.as_str()) {
+            out.push(format!(
+                "{} {} started by {} while the lease holder was {:?}",
+                r.controller, r.key, r.member, r.holder_at_start
+            ));
+        }
+        if r.outcome != Outcome::Aborted && r.holder_at_end.as_deref() != Some(r.member.as_str()) {
+            out.push(format!(
+                "{} {} finished by {} while the lease holder was {:?}",
+                r.controller, r.key, r.member, r.holder_at_end
+            ));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn soak_under_chaos() {
+    let settings = Settings::from_env();
+    let server = Arc::new(
+        ApiServer::builder()
+            .bookmark_interval(Duration::from_secs(1))
+            .chaos(ChaosConfig {
+                seed: settings.seed,
+                profile: settings.profile,
+            })
+            .start()
+            .await
+            .unwrap_or_else(|e| panic!("{settings}: server: {e}")),
+    );
+    let journal = Journal::default();
+    let end = CancellationToken::new();
+    let slots = [Slot::new("a"), Slot::new("b")];
+    let runs: Vec<_> = slots
+        .iter()
+        .map(|s| {
+            tokio::spawn(
+                s.clone()
+                    .run(Arc::clone(&server), journal.clone(), end.clone()),
+            )
+        })
+        .collect();
+
+    // Chaos phase: the driver runs throughout; halfway, the leader is replaced.
+    let started = Instant::now();
+    let chaos_end = started + Duration::from_secs(settings.secs);
+    let driver = tokio::spawn(drive(
+        server.client().expect("client"),
+        settings.seed,
+        chaos_end,
+    ));
+    tokio::time::sleep_until(started + Duration::from_secs(settings.secs) / 2).await;
+    let leader = slots
+        .iter()
+        .find(|s| s.manager().is_some_and(|m| m.is_leader()));
+    let handover = leader.map(|s| s.name);
+    if let Some(slot) = leader {
+        slot.replace();
+    }
+    let driven = driver
+        .await
+        .unwrap_or_else(|e| panic!("{settings}: driver: {e}"));
+
+    // Quiesce: no more faults; wait for convergence.
+    server.stop_chaos();
+    let faults = server.chaos_stats();
+    let deadline = Instant::now() + QUIESCE_LIMIT;
+    let mut gaps = convergence_gaps(&server, &slots, &journal);
+    while !gaps.is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        gaps = convergence_gaps(&server, &slots, &journal);
+    }
+    let converged_after = Instant::now() - chaos_end;
+    let lease = server
+        .list::<Lease>()
+        .into_iter()
+        .find(|l| l.name_any() == LEASE)
+        .and_then(|l| l.spec);
+    let members: Vec<String> = slots
+        .iter()
+        .filter_map(|s| s.manager())
+        .map(|m| {
+            let e = m.elector();
+            format!(
+                "{:?} leader={:?}",
+                e.map(|e| e.identity().to_owned()),
+                e.map(|e| e.is_leader())
+            )
+        })
+        .collect();
+    end.cancel();
+    for run in runs {
+        run.await
+            .unwrap_or_else(|e| panic!("{settings}: a manager slot panicked: {e}"));
+    }
+
+    let records = journal.0.lock().clone();
+    let leaders: std::collections::BTreeSet<&str> =
+        records.iter().map(|r| r.member.as_str()).collect();
+    let lost: u32 = slots.iter().map(|s| *s.lost.lock()).sum();
+    println!(
+        "soak {settings}: driver ops {}/{} ok, {} reconciles by {leaders:?}, handover of {handover:?}, \
+         {lost} leases lost, converged {converged_after:?} after chaos; faults injected: {faults}",
+        driven.succeeded,
+        driven.attempted,
+        records.len(),
+    );
+    assert!(
+        gaps.is_empty(),
+        "{settings}: not converged: {gaps:#?}; managers {members:?}, lease {lease:?}"
+    );
+    let violations = safety_violations(&journal);
+    assert!(violations.is_empty(), "{settings}: {violations:#?}");
+    for slot in &slots {
+        let failures = slot.failures.lock().clone();
+        assert!(
+            failures.is_empty(),
+            "{settings}: manager failures {failures:?}"
+        );
+        for c in slot.controllers.lock().iter() {
+            assert_eq!(
+                c.stats().panics(),
+                0,
+                "{settings}: controller {} panicked",
+                c.name()
+            );
+        }
+    }
+    assert!(handover.is_some(), "{settings}: nobody led halfway through");
+    assert!(
+        leaders.len() >= 2,
+        "{settings}: the handover moved no reconciles to another manager: {leaders:?}"
+    );
+    assert!(faults.total() > 0, "{settings}: no fault injected");
+}
