@@ -255,8 +255,12 @@ impl Record {
     }
 }
 
+/// Now, at the microsecond precision a Lease stores (so a record read back equals the one
+/// written).
 fn now_micro() -> MicroTime {
-    MicroTime(k8s_openapi::jiff::Timestamp::now())
+    use k8s_openapi::jiff::Timestamp;
+    let now = Timestamp::now();
+    MicroTime(Timestamp::from_microsecond(now.as_microsecond()).unwrap_or(now))
 }
 
 /// Mutable state shared by the elector task and its handles.
