@@ -33,7 +33,8 @@ where
     async fn list(&self, params: &ListParams) -> Result<ObjectList<K>, Error>;
 
     /// Opens a watch from `resource_version` ("" for the latest state). Errors in the stream
-    /// are items of the stream; objects that fail to decode should be [`Error::Decode`] items so
+    /// are items of the stream; objects that fail to decode should be [`Error::Decode`] (or,
+    /// from [`decode_watch_body`](crate::decode_watch_body), [`Error::WatchDecode`]) items so
     /// the reflector can skip them.
     async fn watch(
         &self,
