@@ -19,8 +19,8 @@ pub enum OperationResult {
     Unchanged,
 }
 
-/// Reads the object `name` through `api` (or starts from `K::default()` if it does not exist),
-/// applies `mutate`, and creates or replaces it — or does nothing if `mutate` changed nothing.
+/// Reads the object `name` through `api` (or starts from `K::default()` with that name and the
+/// `Api`'s namespace if it does not exist), applies `mutate`, and creates or replaces it — or does nothing if `mutate` changed nothing.
 /// The replace carries the read `resourceVersion`, so a concurrent change makes it fail with a
 /// conflict (retry the reconcile) rather than be overwritten. `mutate` must not change the name.
 pub async fn create_or_update<K, F>(
@@ -36,6 +36,9 @@ where
         None => {
             let mut obj = K::default();
             obj.meta_mut().name = Some(name.to_owned());
+            // The namespace is known before `mutate` runs, so it can set owner references
+            // (which refuse a namespaced owner on an object without a namespace).
+            obj.meta_mut().namespace = api.namespace().map(str::to_owned);
             mutate(&mut obj);
             obj.meta_mut().name = Some(name.to_owned());
             let created = api.create(&PostParams::default(), &obj).await?;

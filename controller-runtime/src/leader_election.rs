@@ -41,6 +41,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::Error;
 use crate::metrics::{LeaderMetrics, Metrics};
 
 /// Default lease duration (controller-runtime's): how long standbys wait, from the last change
@@ -167,28 +168,35 @@ impl LeaderElectionConfig {
     }
 
     /// Checks the timings as client-go does: renew deadline > 1.2 × retry period, lease
-    /// duration > renew deadline, all positive; and a non-empty lease name.
-    pub fn validate(&self) -> Result<(), String> {
+    /// duration > renew deadline, all positive; and a non-empty lease name. Fails with
+    /// [`Error::LeaderElection`] naming the first rule broken.
+    pub fn validate(&self) -> Result<(), Error> {
         if self.name.is_empty() || self.namespace.is_empty() {
-            return Err("the lease namespace and name must not be empty".to_owned());
+            return Err(Error::LeaderElection(
+                "the lease namespace and name must not be empty".to_owned(),
+            ));
         }
         if self.retry_period.is_zero() {
-            return Err("retry period must be positive".to_owned());
+            return Err(Error::LeaderElection(
+                "retry period must be positive".to_owned(),
+            ));
         }
         if self.lease_duration <= self.renew_deadline {
-            return Err(format!(
+            return Err(Error::LeaderElection(format!(
                 "lease duration ({:?}) must be greater than renew deadline ({:?})",
                 self.lease_duration, self.renew_deadline
-            ));
+            )));
         }
         if self.renew_deadline.as_secs_f64() <= JITTER_FACTOR * self.retry_period.as_secs_f64() {
-            return Err(format!(
+            return Err(Error::LeaderElection(format!(
                 "renew deadline ({:?}) must be greater than {JITTER_FACTOR} × retry period ({:?})",
                 self.renew_deadline, self.retry_period
-            ));
+            )));
         }
         if self.identity.as_deref() == Some("") {
-            return Err("identity must not be empty".to_owned());
+            return Err(Error::LeaderElection(
+                "identity must not be empty".to_owned(),
+            ));
         }
         Ok(())
     }
@@ -316,7 +324,12 @@ impl LeaderElector {
         config: LeaderElectionConfig,
         metrics: &Metrics,
     ) -> Result<Self, String> {
-        config.validate()?;
+        // The reason alone: `Manager::start` reports it as `Error::LeaderElection`.
+        match config.validate() {
+            Ok(()) => {}
+            Err(Error::LeaderElection(reason)) => return Err(reason),
+            Err(other) => return Err(other.to_string()),
+        }
         let identity = config.identity.clone().unwrap_or_else(default_identity);
         let leases = Api::namespaced(client, &config.namespace);
         let metrics = metrics.leader(&config.name);
@@ -656,7 +669,7 @@ mod tests {
         let config = LeaderElectionConfig::new("ns", "lease")
             .renew_deadline(Duration::from_secs(2))
             .retry_period(Duration::from_secs(2));
-        assert!(config.validate().unwrap_err().contains("1.2"));
+        assert!(config.validate().unwrap_err().to_string().contains("1.2"));
     }
 
     #[test]
@@ -664,7 +677,13 @@ mod tests {
         let config = LeaderElectionConfig::new("ns", "lease")
             .lease_duration(Duration::from_secs(10))
             .renew_deadline(Duration::from_secs(10));
-        assert!(config.validate().unwrap_err().contains("lease duration"));
+        assert!(
+            config
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("lease duration")
+        );
     }
 
     #[test]

@@ -40,3 +40,26 @@ async fn create_or_update_writes_only_changes() {
     assert_eq!(applied.data.as_ref().unwrap()["v"], "3");
     server.shutdown().await;
 }
+
+/// A new object starts in the `Api`'s namespace, so `mutate` can make it owned by a namespaced
+/// object (an owner reference on an object without a namespace is refused).
+#[tokio::test]
+async fn a_created_object_starts_in_the_apis_namespace() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let client = server.client().unwrap();
+    let owner = server.create(&cm("owner", "1")).unwrap();
+    let api: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client, NS);
+    let mut owned = Ok(());
+    let (created, result) = create_or_update(&api, "child", |secret| {
+        owned = controller_runtime::set_controller_reference(&owner, secret);
+    })
+    .await
+    .unwrap();
+    owned.unwrap();
+    assert_eq!(result, OperationResult::Created);
+    assert_eq!(created.metadata.namespace.as_deref(), Some(NS));
+    let reference = &created.metadata.owner_references.unwrap()[0];
+    assert_eq!(reference.name, "owner");
+    assert_eq!(reference.controller, Some(true));
+    server.shutdown().await;
+}
