@@ -109,6 +109,18 @@
 //! | `GET /__sim/chaos`, `DELETE /__sim/chaos` | chaos seed, profile and faults injected per kind (404 without chaos) / stop chaos |
 //! | `GET /__sim/objects/<group>/<resource>` (`core` for the core group) | stored objects |
 //!
+//! # Errors
+//!
+//! Over HTTP the simulator answers like kube-apiserver: a `Status` object with the code and
+//! reason a real server gives (400 `BadRequest` for malformed bodies, selectors and patches,
+//! 404, 409 `Conflict`/`AlreadyExists`, 410 `Expired`, 413, 415, 422 `Invalid`), never a
+//! panic or a dropped connection (unless chaos mode drops it on purpose). The library API
+//! returns [`Error`]: [`Error::Bind`] and [`Error::WriteKubeconfig`] (I/O, fix the port or
+//! path), [`Error::UnknownResource`] (a type the server does not serve, e.g. a CRD not yet
+//! created), [`Error::InvalidFault`] (a fault rule out of range), [`Error::Api`] (a seed write
+//! refused with the `Status` the HTTP API would send), [`Error::Json`] and [`Error::Client`].
+//! None of them is retried by the simulator: each names what to change.
+//!
 //! # Limits and simplifications
 //!
 //! Request bodies over [`BODY_LIMIT`] (3 MiB, as upstream) get 413. Server-side apply merges

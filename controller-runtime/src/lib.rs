@@ -140,6 +140,18 @@
 //! # }
 //! ```
 //!
+//! # Errors
+//!
+//! [`Error`] from [`Manager::start`] and the builders is a configuration or start-up problem
+//! (duplicate controller names, invalid settings, leader-election timings, a bind address in
+//! use, caches that did not sync in time — named) or the end of the manager's run
+//! ([`Error::LeadershipLost`], a failed runnable, a forced shutdown); none is retried, so an
+//! operator's `main` should exit with it and let its Deployment restart the process, as
+//! controller-runtime does. A reconcile's own error is never an [`Error`] of the manager: it is
+//! logged, counted, and retried through the rate-limited queue, unless it is
+//! [terminal](ReconcileError::terminal) (counted, not retried). Watch and list failures
+//! never surface here; the informers' reflectors retry them.
+//!
 //! # Operations
 //!
 //! - **Leader election** ([`ManagerBuilder::leader_election`], [`LeaderElectionConfig`]):

@@ -26,6 +26,17 @@
 //! Logs go through `tracing`: one `reflector` span per run with the resource and its scope;
 //! lists and watches at debug, failures at warn.
 //!
+//! # Errors
+//!
+//! Nothing stops a reflector but its shutdown token: every [`Error`] goes to the configured
+//! error handler and is retried as client-go retries it. Expired or too-large resource
+//! versions relist at once; 429 and refused connections back off, then rewatch; other request
+//! failures back off, then relist; a watch that closes normally or breaks mid-stream rewatches
+//! from the last resource version. Objects that do not decode, have no name, or are of another
+//! kind ([`Error::Decode`], [`Error::WatchDecode`], [`Error::MissingMetadata`],
+//! [`Error::UnexpectedKind`]) are skipped and reported; the watch goes on. A store that refuses
+//! a write ([`Error::Store`]) ends the watch, and the relist hands it the whole state again.
+//!
 //! # Example
 //!
 //! A namespace-keyed cache of config maps, kept up to date by a reflector writing into an
