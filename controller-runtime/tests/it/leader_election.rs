@@ -292,12 +292,7 @@ async fn graceful_stop_hands_over_within_a_retry_period_and_a_killed_leader_afte
     // The killed manager's acts stopped with it; its leadership interval ends at the kill.
     log.push(Event::StoppedLeading(second.id.clone(), killed));
     log.check_no_two_leaders();
-    for candidate in &candidates {
-        candidate.manager.shutdown_handle().shutdown();
-    }
-    for candidate in candidates {
-        candidate.running.await.unwrap().unwrap();
-    }
+    stop_all(candidates).await;
     server.shutdown().await;
 }
 
@@ -349,12 +344,7 @@ async fn a_leader_whose_lease_writes_fail_steps_down_by_its_renew_deadline() {
     .await;
     assert!(log.started_leading(&second).unwrap() >= stepped_down);
     log.check_no_two_leaders();
-    for candidate in &candidates {
-        candidate.manager.shutdown_handle().shutdown();
-    }
-    for candidate in candidates {
-        candidate.running.await.unwrap().unwrap();
-    }
+    stop_all(candidates).await;
     server.shutdown().await;
 }
 
@@ -443,4 +433,14 @@ async fn invalid_timings_fail_start() {
     assert!(error.to_string().contains("1.2"), "{error}");
     // Dropped, not shut down: nothing connected to it.
     drop(server);
+}
+
+/// Shuts every remaining candidate down gracefully; each `start` must return `Ok`.
+async fn stop_all(candidates: Vec<Candidate>) {
+    for candidate in &candidates {
+        candidate.manager.shutdown_handle().shutdown();
+    }
+    for candidate in candidates {
+        candidate.running.await.unwrap().unwrap();
+    }
 }

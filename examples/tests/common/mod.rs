@@ -40,3 +40,28 @@ where
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// Sends `signal` (`INT`, `TERM`, ...) to a child process.
+pub async fn signal(child: &tokio::process::Child, signal: &str) {
+    let pid = child.id().expect("the child is running").to_string();
+    let sent = tokio::process::Command::new("kill")
+        .args([&format!("-{signal}"), &pid])
+        .status()
+        .await
+        .expect("kill runs");
+    assert!(sent.success(), "kill -{signal} {pid} failed");
+}
+
+/// Interrupts a child process as Ctrl-C would and checks that it exits successfully within
+/// `deadline`.
+pub async fn interrupt_and_expect_clean_exit(
+    child: &mut tokio::process::Child,
+    deadline: Duration,
+) {
+    signal(child, "INT").await;
+    let status = tokio::time::timeout(deadline, child.wait())
+        .await
+        .expect("the child exits within the deadline")
+        .expect("waiting for the child");
+    assert!(status.success(), "{status}");
+}

@@ -3,6 +3,8 @@
 //! kubectl, run `sample-controller --kubeconfig`, and read the result back with `kubectl get`.
 //! Skipped, with a notice, when kubectl is not installed.
 
+use crate::common;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -93,17 +95,6 @@ fn standalone_apiserver_sim() -> PathBuf {
         .expect("cargo reported the apiserver-sim executable")
 }
 
-/// Sends `signal` (e.g. `INT`) to a child process.
-async fn signal(child: &tokio::process::Child, signal: &str) {
-    let pid = child.id().unwrap().to_string();
-    let sent = Command::new("kill")
-        .args([&format!("-{signal}"), &pid])
-        .status()
-        .await
-        .unwrap();
-    assert!(sent.success());
-}
-
 fn kubectl_installed() -> bool {
     std::process::Command::new("kubectl")
         .args(["version", "--client"])
@@ -192,16 +183,6 @@ async fn kubectl_sees_deployment_status_and_events() {
     )
     .await;
 
-    signal(&controller, "INT").await;
-    let status = tokio::time::timeout(DEADLINE, controller.wait())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(status.success(), "controller: {status}");
-    signal(&server, "INT").await;
-    let status = tokio::time::timeout(DEADLINE, server.wait())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(status.success(), "apiserver-sim: {status}");
+    common::interrupt_and_expect_clean_exit(&mut controller, DEADLINE).await;
+    common::interrupt_and_expect_clean_exit(&mut server, DEADLINE).await;
 }

@@ -2,6 +2,8 @@
 //! leads on the `sample-controller` Lease, serves /metrics (controller-runtime's names),
 //! /healthz and /readyz, and releases the lease on Ctrl-C.
 
+use crate::common;
+
 use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::Duration;
@@ -95,16 +97,5 @@ async fn metrics_addr_and_leader_elect_flags() {
     ));
     assert_eq!(get(address, "/readyz").await, (200, "ok".to_owned()));
 
-    let pid = child.id().unwrap().to_string();
-    let sent = Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .await
-        .unwrap();
-    assert!(sent.success());
-    let status = tokio::time::timeout(DEADLINE, child.wait())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(status.success(), "{status}");
+    common::interrupt_and_expect_clean_exit(&mut child, DEADLINE).await;
 }

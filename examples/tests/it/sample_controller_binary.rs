@@ -1,6 +1,8 @@
 //! The README's first command: `sample-controller` with no cluster configured starts the
 //! embedded server, syncs `example-foo`, and stops cleanly on Ctrl-C.
 
+use crate::common;
+
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -43,16 +45,5 @@ async fn embedded_mode_syncs_example_foo_and_shuts_down_on_sigint() {
         .await
         .expect("example-foo synced within the deadline");
 
-    let pid = child.id().unwrap().to_string();
-    let sent = Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .await
-        .unwrap();
-    assert!(sent.success());
-    let status = tokio::time::timeout(DEADLINE, child.wait())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(status.success(), "{status}");
+    common::interrupt_and_expect_clean_exit(&mut child, DEADLINE).await;
 }
