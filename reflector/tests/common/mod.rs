@@ -66,6 +66,10 @@ pub struct Call {
     pub limit: Option<u32>,
     pub continue_token: bool,
     pub send_initial_events: bool,
+    /// Watches: `allowWatchBookmarks`.
+    pub bookmarks: bool,
+    /// Watches: `timeoutSeconds`.
+    pub timeout: Option<u32>,
     pub at: Instant,
 }
 
@@ -102,6 +106,8 @@ impl<K: Clone + Send + Sync + 'static> ListerWatcher<K> for Recorder<K> {
             limit: params.limit,
             continue_token: params.continue_token.is_some(),
             send_initial_events: false,
+            bookmarks: false,
+            timeout: None,
             at: Instant::now(),
         });
         self.inner.list(params).await
@@ -118,6 +124,8 @@ impl<K: Clone + Send + Sync + 'static> ListerWatcher<K> for Recorder<K> {
             limit: None,
             continue_token: false,
             send_initial_events: params.send_initial_events,
+            bookmarks: params.bookmarks,
+            timeout: params.timeout,
             at: Instant::now(),
         });
         self.inner.watch(params, resource_version).await

@@ -200,6 +200,10 @@ async fn an_expired_list_retries_at_once_from_the_latest_state() {
     let lists = lw.calls("list");
     assert_eq!(lists[1].resource_version.as_deref(), Some(rv.as_str()));
     assert_eq!(lists[2].resource_version, None, "latest state");
+    // client-go's page sizes without an override: 500 from "0" and from "", none from a
+    // known resource version (served by the watch cache).
+    let limits: Vec<_> = lists.iter().map(|c| c.limit).collect();
+    assert_eq!(limits, [Some(500), None, Some(500)]);
     assert_eq!(lists[2].at, lists[1].at, "no backoff in between");
     assert_eq!(seen.backoffs.lock().len(), 1);
     assert_eq!(seen.codes(), [Some(500), Some(410)]);
@@ -315,7 +319,7 @@ async fn dynamic_objects_are_reflected_and_objects_of_another_kind_skipped() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn label_and_field_selectors_scope_the_list_and_the_watch() {
+async fn namespace_label_and_field_selectors_scope_the_list_and_the_watch() {
     let server = ApiServer::start().await.unwrap();
     let labelled = |name: &str, app: &str| {
         let mut obj = cm(name, "0");
@@ -325,6 +329,13 @@ async fn label_and_field_selectors_scope_the_list_and_the_watch() {
     for (name, app) in [("web-1", "web"), ("web-2", "web"), ("db-1", "db")] {
         server.create(&labelled(name, app)).unwrap();
     }
+    // Outside the Api's namespace: neither reflector sees it.
+    let mut other = k8s_openapi::api::core::v1::Namespace::default();
+    other.metadata.name = Some("other".into());
+    server.create(&other).unwrap();
+    let mut elsewhere = labelled("db-1", "web");
+    elsewhere.metadata.namespace = Some("other".into());
+    server.create(&elsewhere).unwrap();
     let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
     let by_label = Arc::new(cache());
     let by_field = Arc::new(cache());
@@ -346,6 +357,10 @@ async fn label_and_field_selectors_scope_the_list_and_the_watch() {
             && names(&by_field) == ["default/db-1"]
     })
     .await;
+    // Watch events arrive in order: had web-4 (elsewhere) leaked, it would precede web-3.
+    let mut elsewhere = labelled("web-4", "web");
+    elsewhere.metadata.namespace = Some("other".into());
+    server.create(&elsewhere).unwrap();
     server.create(&labelled("web-3", "web")).unwrap();
     server.create(&labelled("db-2", "db")).unwrap();
     server.delete("", "configmaps", Some(NS), "db-1").unwrap();
@@ -353,6 +368,10 @@ async fn label_and_field_selectors_scope_the_list_and_the_watch() {
         names(&by_label).len() == 3 && names(&by_field).is_empty()
     })
     .await;
+    assert_eq!(
+        names(&by_label),
+        ["default/web-1", "default/web-2", "default/web-3"]
+    );
     labels.stop().await;
     fields.stop().await;
 }
@@ -377,5 +396,91 @@ async fn a_change_before_the_initial_events_end_means_a_plain_watch_and_falls_ba
     assert_eq!(recorder.calls("list").len(), 1);
     assert!(seen.backoffs.lock().is_empty());
     assert!(seen.errors.lock()[0].text.contains("MODIFIED or DELETED"));
+    running.stop().await;
+}
+
+/// Watches ask for bookmarks and a random server timeout of 5–10 minutes; when the server ends
+/// a watch at its timeout the reflector rewatches without listing; by default nothing resyncs.
+#[tokio::test(start_paused = true)]
+async fn watches_time_out_after_five_to_ten_minutes_and_rewatch_without_relisting_or_resyncing() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(FlakyStore {
+        inner: cache(),
+        resyncs: AtomicUsize::new(0),
+        fail_resync: AtomicBool::new(false),
+    });
+    let seen = Arc::new(Seen::default());
+    let running = spawn(lw.clone(), store.clone(), seen.options());
+    converged(&server, &*store).await;
+
+    // One virtual hour: the server closes each watch at its timeoutSeconds.
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    put(&server, "b", "0");
+    converged(&server, &*store).await;
+
+    let watches = lw.calls("watch");
+    assert!(watches.len() >= 6, "{} watches in an hour", watches.len());
+    for watch in &watches {
+        assert!(watch.bookmarks, "{watch:?}");
+        let timeout = watch.timeout.unwrap_or_default();
+        assert!((300..600).contains(&timeout), "{watch:?}");
+    }
+    let mut timeouts: Vec<_> = watches.iter().map(|w| w.timeout).collect();
+    timeouts.dedup();
+    assert!(timeouts.len() > 1, "the timeouts are random: {timeouts:?}");
+    assert_eq!(server.request_count("list", "configmaps"), 1, "no relist");
+    assert!(seen.backoffs.lock().is_empty());
+    assert!(seen.errors.lock().is_empty(), "{:?}", seen.errors.lock());
+    assert_eq!(store.resyncs.load(Ordering::SeqCst), 0, "no resync period");
+    running.stop().await;
+}
+
+/// A resource version the server has not reached yet ("Too large resource version", as from
+/// a watch cache that lags behind): the relist at it fails, and the list from the latest state
+/// follows at once.
+#[tokio::test(start_paused = true)]
+async fn a_too_large_resource_version_lists_the_latest_state_at_once() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let recorder = config_maps(client_without_retry(&server));
+    let ahead = kube::core::watch::Bookmark {
+        types: Default::default(),
+        metadata: kube::core::watch::BookmarkMeta {
+            resource_version: "999999".into(),
+            annotations: Default::default(),
+        },
+    };
+    let injector = Arc::new(Injector {
+        inner: recorder.clone(),
+        bad: parking_lot::Mutex::new(vec![Ok(WatchEvent::Bookmark(ahead))]),
+    });
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(injector, store.clone(), seen.options());
+    eventually(10, "the bookmark from the future", || {
+        running.reflector.last_sync_resource_version() == "999999"
+    })
+    .await;
+
+    // The rewatch fails in band and costs a relist; the relist at 999999 fails; the list
+    // from "" follows at once.
+    server.fail_next(FailRule::new("watch", "configmaps", 500, 1).in_band());
+    server.drop_watches();
+    eventually(30, "two more lists", || recorder.calls("list").len() == 3).await;
+    put(&server, "b", "0");
+    converged(&server, &*store).await;
+
+    let lists = recorder.calls("list");
+    let versions: Vec<_> = lists.iter().map(|c| c.resource_version.clone()).collect();
+    assert_eq!(versions, [Some("0".into()), Some("999999".into()), None]);
+    assert_eq!(lists[2].at, lists[1].at, "no backoff in between");
+    assert_eq!(seen.backoffs.lock().len(), 1, "one, after the failed watch");
+    assert_eq!(seen.codes(), [Some(500), Some(504)]);
+    assert_eq!(
+        running.reflector.last_sync_resource_version(),
+        server.resource_version().to_string()
+    );
     running.stop().await;
 }

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule, WatchListMode};
 use common::*;
+use deltafifo::DeltaType;
+use reflector::ReflectorOptions;
 
 #[tokio::test(start_paused = true)]
 async fn streaming_list_reaches_the_same_state_as_list_mode() {
@@ -195,4 +197,37 @@ async fn a_stream_ending_before_the_end_bookmark_falls_back_to_a_list() {
             .contains("ended before the initial-events-end")
     );
     running.stop().await;
+}
+
+/// The initial events are collected and applied with one `replace`: through a `DeltaFifo`
+/// (which reports a replace's objects as `Replaced`) they arrive as `Replaced`, never `Added`;
+/// only later changes are `Added`.
+#[tokio::test(start_paused = true)]
+async fn initial_events_reach_the_store_as_one_replace() {
+    let server = ApiServer::start().await.unwrap();
+    for i in 0..5 {
+        put(&server, &format!("cm-{i}"), "0");
+    }
+    let pipeline = Pipeline::start();
+    let lw = config_maps(server.client().unwrap());
+    let running = spawn(
+        lw.clone(),
+        Arc::new(pipeline.fifo.clone()),
+        ReflectorOptions::default().streaming_list(true),
+    );
+    converged(&server, &pipeline.cache).await;
+    eventually(10, "the fifo to sync", || pipeline.fifo.has_synced()).await;
+    let types: Vec<_> = pipeline.log.lock().iter().map(|(t, _, _)| *t).collect();
+    assert_eq!(types, [DeltaType::Replaced; 5]);
+
+    put(&server, "new", "0");
+    converged(&server, &pipeline.cache).await;
+    let last = pipeline.log.lock().last().cloned();
+    assert_eq!(
+        last,
+        Some((DeltaType::Added, "default/new".to_string(), false))
+    );
+    assert!(lw.calls("list").is_empty());
+    running.stop().await;
+    pipeline.stop().await;
 }
