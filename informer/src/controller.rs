@@ -150,6 +150,7 @@ pub(crate) async fn process_loop<K>(
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
+    use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Duration;
 
     use indexer::Store;
@@ -302,38 +303,47 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_late_handler_sees_the_cache_then_live_events_without_gap_or_duplicate() {
+        const WRITES: u64 = 40_000;
+        const LATE_HANDLERS: u64 = 20;
         let mut h = Harness::new(Duration::ZERO);
         h.start();
         h.store.replace(Vec::new(), "0".into()).unwrap();
-        let store = std::sync::Arc::new(h.store.fifo.clone());
-        let producer = tokio::spawn({
-            let store = store.clone();
-            async move {
+        // The producer is an OS thread, so it writes while the pop loop is mid-batch and while
+        // handlers join; it reports how far it got.
+        let written = std::sync::Arc::new(AtomicU64::new(0));
+        let producer = std::thread::spawn({
+            let fifo = h.store.fifo.clone();
+            let written = std::sync::Arc::clone(&written);
+            move || {
                 let mut rng = 7u64;
-                for rv in 1..=20_000u64 {
+                for rv in 1..=WRITES {
                     rng = rng
                         .wrapping_mul(6364136223846793005)
                         .wrapping_add(1442695040888963407);
                     let name = format!("o{}", (rng >> 33) % 300);
                     let obj = cm(&name, &rv.to_string());
                     match (rng >> 20) % 3 {
-                        0 => store.delete(obj).unwrap(),
-                        _ => store.update(obj).unwrap(),
+                        0 => fifo.delete(obj).unwrap(),
+                        _ => fifo.update(obj).unwrap(),
                     }
-                    if rv % 64 == 0 {
-                        tokio::task::yield_now().await;
-                    }
+                    written.store(rv, Ordering::Release);
                 }
             }
         });
+        // Handlers join at points spread over the producer's run, while the cache is busy.
         let mut late = Vec::new();
-        for i in 0..5 {
-            tokio::task::yield_now().await;
+        for i in 1..=LATE_HANDLERS {
+            let join_at = i * WRITES / (LATE_HANDLERS + 1);
+            while written.load(Ordering::Acquire) < join_at {
+                tokio::task::yield_now().await;
+            }
             let recorder = Recorder::named(&format!("late-{i}"));
             h.add(recorder.clone(), Duration::ZERO);
             late.push(recorder);
         }
-        producer.await.unwrap();
+        tokio::task::spawn_blocking(move || producer.join().unwrap())
+            .await
+            .unwrap();
         eventually("fifo drained", || h.fifo.is_empty()).await;
         eventually("handlers idle", || {
             h.processor.buffer_lengths().iter().all(|b| b.len == 0)
