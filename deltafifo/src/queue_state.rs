@@ -1,32 +1,32 @@
 //! The data behind a [`DeltaFifo`](crate::DeltaFifo): queued keys in order and their deltas.
 //!
-//! Deltas live in a hash table keyed by their own [`ObjectKey`]; the queue holds each key with
-//! its hash, so popping finds the entry without hashing again (and, for a long key whose text the
-//! queue shares, without reading the text).
+//! The deltas themselves sit in a ring, in queue order, each at a sequence number (the number of
+//! keys queued before it, wrapping). A small hash table maps each key to its sequence number, so a
+//! lookup probes 4-byte entries (a table that stays in cache for hundreds of thousands of keys)
+//! and then reads one ring slot. Keys are only ever removed at the front (by a pop), so the ring
+//! never has holes, and a key's slot is found from its sequence number without searching.
 
 use std::collections::VecDeque;
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
-use hashbrown::hash_table::Entry;
 use hashbrown::{DefaultHashBuilder, Equivalent, HashTable};
 use indexer::{Error, ObjectKey, ObjectKeyRef};
 use kube::Resource;
 
 use crate::{Delta, Deltas};
 
-/// A queued key and its hash in [`QueueState::items`].
-struct QueuedKey {
-    hash: u64,
-    key: ObjectKey,
-}
-
 /// Keys in order of first enqueue, each with its pending deltas, plus the sync bookkeeping.
-/// Invariant: a key is in `queue` exactly when it is in `items`, and only once.
+/// Invariant: every entry of `ring` has exactly one sequence number in `positions`, and every
+/// sequence number there names an entry of `ring`.
 pub(crate) struct QueueState<K> {
-    items: HashTable<Deltas<K>>,
+    /// The sequence number of each queued key, hashed by the key.
+    positions: HashTable<u32>,
     hasher: DefaultHashBuilder,
-    queue: VecDeque<QueuedKey>,
+    /// The queued keys' deltas, oldest first: `ring[i]` has sequence number `head + i`.
+    ring: VecDeque<Deltas<K>>,
+    /// The sequence number of the oldest queued key (`ring[0]`).
+    head: u32,
     /// Number of the current relist; entries listed by it carry this number.
     relist: u64,
     /// Whether the first replace, or any add/update/delete, has happened.
@@ -39,9 +39,10 @@ impl<K> QueueState<K> {
     /// before taking the lock).
     pub(crate) fn new(hasher: DefaultHashBuilder) -> Self {
         Self {
-            items: HashTable::new(),
+            positions: HashTable::new(),
             hasher,
-            queue: VecDeque::new(),
+            ring: VecDeque::new(),
+            head: 0,
             relist: 0,
             populated: false,
             closed: false,
@@ -50,7 +51,7 @@ impl<K> QueueState<K> {
 
     /// How many keys are queued.
     pub(crate) fn len(&self) -> usize {
-        self.queue.len()
+        self.ring.len()
     }
 
     pub(crate) fn is_queued(&self, key: ObjectKeyRef<'_>) -> bool {
@@ -60,56 +61,78 @@ impl<K> QueueState<K> {
     /// The pending deltas of `key`.
     pub(crate) fn get(&self, key: ObjectKeyRef<'_>) -> Option<&Deltas<K>> {
         let hash = self.hasher.hash_one(key);
-        self.items.find(hash, |deltas| key.equivalent(deltas.key()))
+        let seq = *self.positions.find(hash, |&seq| {
+            slot(&self.ring, self.head, seq).is_some_and(|d| key.equivalent(d.key()))
+        })?;
+        slot(&self.ring, self.head, seq)
     }
 
     /// The queued keys' deltas, in queue order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Deltas<K>> {
-        self.queue
-            .iter()
-            .filter_map(|queued| self.items.find(queued.hash, |d| d.key() == &queued.key))
+        self.ring.iter()
     }
 
     /// The queued keys, in queue order.
     pub(crate) fn keys(&self) -> impl Iterator<Item = &ObjectKey> {
-        self.queue.iter().map(|queued| &queued.key)
+        self.ring.iter().map(Deltas::key)
     }
 
     /// Appends `delta` to the deltas of `key` (whose text is already owned), queueing the key if
     /// new; returns whether it was.
     pub(crate) fn enqueue_owned(&mut self, key: ObjectKey, delta: Delta<K>) -> bool {
         let hash = self.hasher.hash_one(&key);
-        let hasher = &self.hasher;
-        match self
-            .items
-            .entry(hash, |d| d.key() == &key, |d| hasher.hash_one(d.key()))
-        {
-            Entry::Occupied(mut occupied) => {
-                occupied.get_mut().push(delta);
+        match self.find_mut(hash, |d| d.key() == &key) {
+            Some(deltas) => {
+                deltas.push(delta);
                 false
             }
-            Entry::Vacant(vacant) => {
-                self.queue.push_back(QueuedKey {
-                    hash,
-                    key: key.clone(),
-                });
-                vacant.insert(Deltas::new(key, delta));
+            None => {
+                self.push_new(hash, Deltas::new(key, delta));
                 true
             }
         }
     }
 
+    /// The queued deltas with key hash `hash` that `matches` accepts.
+    fn find_mut(
+        &mut self,
+        hash: u64,
+        matches: impl Fn(&Deltas<K>) -> bool,
+    ) -> Option<&mut Deltas<K>> {
+        let (ring, head) = (&self.ring, self.head);
+        let seq = *self
+            .positions
+            .find(hash, |&seq| slot(ring, head, seq).is_some_and(&matches))?;
+        self.ring.get_mut(seq.wrapping_sub(head) as usize)
+    }
+
+    /// Queues a key that is not queued yet, with its first deltas; `hash` is its key's hash.
+    fn push_new(&mut self, hash: u64, deltas: Deltas<K>) {
+        // At most 2^32 - 1 keys are queued at once (far beyond memory), so the sequence numbers
+        // of queued keys never collide.
+        let seq = self.head.wrapping_add(self.ring.len() as u32);
+        self.ring.push_back(deltas);
+        let (ring, head, hasher) = (&self.ring, self.head, &self.hasher);
+        self.positions.insert_unique(hash, seq, |&seq| {
+            slot(ring, head, seq).map_or(0, |d| hasher.hash_one(d.key()))
+        });
+    }
+
     /// Takes the oldest queued key and its deltas.
     pub(crate) fn pop_front(&mut self) -> Option<Deltas<K>> {
-        while let Some(QueuedKey { hash, key }) = self.queue.pop_front() {
-            match self.items.find_entry(hash, |d| d.key() == &key) {
-                Ok(entry) => return Some(entry.remove().0),
-                Err(_) => {
-                    tracing::error!(%key, "delta fifo queued a key without deltas; skipping it")
-                }
+        let deltas = self.ring.pop_front()?;
+        let seq = self.head;
+        self.head = self.head.wrapping_add(1);
+        let hash = self.hasher.hash_one(deltas.key());
+        match self.positions.find_entry(hash, |&queued| queued == seq) {
+            Ok(position) => {
+                position.remove();
+            }
+            Err(_) => {
+                tracing::error!(key = %deltas.key(), "delta fifo popped a key it had not indexed")
             }
         }
-        None
+        Some(deltas)
     }
 
     /// Starts a relist: entries enqueued by [`enqueue_listed`](Self::enqueue_listed) from now on
@@ -127,7 +150,7 @@ impl<K> QueueState<K> {
     /// Adds a tombstone to every queued key whose deltas `listed` rejects; returns how many.
     pub(crate) fn tombstone_queued_unless(&mut self, listed: impl Fn(&Deltas<K>) -> bool) -> usize {
         let mut tombstoned = 0;
-        for deltas in self.items.iter_mut() {
+        for deltas in self.ring.iter_mut() {
             if listed(deltas) {
                 continue;
             }
@@ -171,35 +194,25 @@ impl<K: Resource> QueueState<K> {
         relist: Option<u64>,
     ) -> Result<bool, Error> {
         let key = ObjectKeyRef::of(obj.as_ref())?;
-        let hasher = &self.hasher;
-        match self.items.entry(
-            hash,
-            |d| key.equivalent(d.key()),
-            |d| hasher.hash_one(d.key()),
-        ) {
-            Entry::Occupied(mut occupied) => {
-                let deltas = occupied.get_mut();
-                deltas.push(make(obj));
-                if let Some(relist) = relist {
-                    deltas.listed_in = relist;
-                }
-                Ok(false)
+        if let Some(deltas) = self.find_mut(hash, |d| key.equivalent(d.key())) {
+            deltas.push(make(obj));
+            if let Some(relist) = relist {
+                deltas.listed_in = relist;
             }
-            Entry::Vacant(vacant) => {
-                let key = key.to_owned()?;
-                self.queue.push_back(QueuedKey {
-                    hash,
-                    key: key.clone(),
-                });
-                let mut deltas = Deltas::new(key, make(obj));
-                if let Some(relist) = relist {
-                    deltas.listed_in = relist;
-                }
-                vacant.insert(deltas);
-                Ok(true)
-            }
+            return Ok(false);
         }
+        let mut deltas = Deltas::new(key.to_owned()?, make(obj));
+        if let Some(relist) = relist {
+            deltas.listed_in = relist;
+        }
+        self.push_new(hash, deltas);
+        Ok(true)
     }
+}
+
+/// The deltas at sequence number `seq` of a ring whose oldest entry has sequence number `head`.
+fn slot<K>(ring: &VecDeque<Deltas<K>>, head: u32, seq: u32) -> Option<&Deltas<K>> {
+    ring.get(seq.wrapping_sub(head) as usize)
 }
 
 /// A deletion of `key` whose final state is unknown; `obj` is the last state seen, if any.
@@ -207,4 +220,55 @@ pub(crate) fn tombstone<K>(key: ObjectKey, obj: Option<Arc<K>>) -> Delta<K> {
     Delta::Deleted(crate::DeletedObject::Unknown(Box::new(
         crate::DeletedFinalStateUnknown { key, obj },
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(i: usize) -> ObjectKey {
+        ObjectKey::namespaced("ns", &format!("obj-{i}")).unwrap()
+    }
+
+    fn added(i: usize) -> Delta<usize> {
+        Delta::Added(Arc::new(i))
+    }
+
+    /// Sequence numbers wrap around `u32::MAX`; keys queued across the wrap are still found,
+    /// appended to and popped in order.
+    #[test]
+    fn sequence_numbers_wrap_without_losing_keys() {
+        let mut state = QueueState::new(DefaultHashBuilder::default());
+        state.head = u32::MAX - 2;
+        for i in 0..6 {
+            assert!(state.enqueue_owned(key(i), added(i)));
+        }
+        for i in 0..6 {
+            assert!(!state.enqueue_owned(key(i), added(100 + i)));
+            assert_eq!(state.get(key(i).as_key_ref()).map(Deltas::len), Some(2));
+        }
+        for i in 0..6 {
+            let deltas = state.pop_front().unwrap();
+            assert_eq!(deltas.key(), &key(i));
+            assert!(!state.is_queued(key(i).as_key_ref()));
+            for later in i + 1..6 {
+                assert!(state.is_queued(key(later).as_key_ref()));
+            }
+        }
+        assert!(state.pop_front().is_none());
+        assert_eq!(state.positions.len(), 0);
+    }
+
+    /// A key popped and queued again goes to the back, behind keys queued meanwhile.
+    #[test]
+    fn a_requeued_key_goes_to_the_back() {
+        let mut state = QueueState::new(DefaultHashBuilder::default());
+        state.enqueue_owned(key(1), added(1));
+        state.enqueue_owned(key(2), added(2));
+        assert_eq!(state.pop_front().unwrap().key(), &key(1));
+        assert!(state.enqueue_owned(key(1), added(3)));
+        let order: Vec<_> = state.keys().cloned().collect();
+        assert_eq!(order, vec![key(2), key(1)]);
+        assert_eq!(state.len(), 2);
+    }
 }
