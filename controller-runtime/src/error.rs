@@ -5,14 +5,6 @@ use std::time::Duration;
 /// Everything the manager, the controller builder and the helpers report to their caller.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A controller was built without a primary type.
-    #[error("controller `{0}` has no primary type; call `for_::<K>()` exactly once before `build`")]
-    MissingFor(String),
-
-    /// `for_` was called more than once on one controller.
-    #[error("controller `{0}` already has a primary type; call `for_::<K>()` exactly once")]
-    DuplicateFor(String),
-
     /// Two controllers of one manager share a name.
     #[error(
         "a controller named `{0}` is already registered with this manager; give each controller a unique name with `named`"
@@ -148,13 +140,4 @@ pub enum Error {
     /// An object could not be converted to or from JSON.
     #[error("cannot serialize object: {0}")]
     Serialization(#[from] serde_json::Error),
-
-    /// The finalizer's cleanup function failed; the finalizer stays and deletion waits.
-    #[error("finalizer `{finalizer}` cleanup failed: {message}")]
-    FinalizerCleanup {
-        /// The finalizer's name.
-        finalizer: String,
-        /// The cleanup error, as text.
-        message: String,
-    },
 }

@@ -170,3 +170,96 @@ async fn requeue_actions_follow_the_queue_rules() {
     running.await.unwrap().unwrap();
     server.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn requeue_after_clears_the_backoff_history() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    let attempts = Attempts::default();
+    let seen = attempts.clone();
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .build(reconciler_fn(
+            move |req: Request, _ctx: Context<ConfigMap>| {
+                let seen = seen.clone();
+                async move {
+                    match seen.record(req.name()) {
+                        1..=3 | 5 => Err(ReconcileError::new("not yet")),
+                        4 => Ok(Action::RequeueAfter(Duration::from_secs(1))),
+                        _ => Ok(Action::Done),
+                    }
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    server.create(&cm("a", "1")).unwrap();
+    eventually("the success", Duration::from_secs(30), || {
+        attempts.of("a").len() == 6
+    })
+    .await;
+    // Three failures back off 5, 10, 20 ms; RequeueAfter waits its second and forgets them,
+    // so the next failure backs off from 5 ms again (not 40 ms).
+    assert_backoff(&gaps(&attempts.of("a")), &[5, 10, 20, 1000, 5]);
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}
+
+/// The default limiter is the max of the per-item exponential backoff and a 10 qps / burst 100
+/// token bucket: when 150 keys fail at once, the first 100 retry after 5 ms, the other 50 are
+/// spread at 10 per second.
+#[tokio::test(start_paused = true)]
+async fn the_default_limiter_caps_retries_at_ten_per_second_after_a_burst_of_100() {
+    const KEYS: usize = 150;
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    for i in 0..KEYS {
+        put(&server, &format!("cm-{i}"), "0");
+    }
+    let manager = Arc::new(manager(&server).build());
+    let attempts = Attempts::default();
+    let seen = attempts.clone();
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .build(reconciler_fn(
+            move |req: Request, _ctx: Context<ConfigMap>| {
+                let seen = seen.clone();
+                async move {
+                    match seen.record(req.name()) {
+                        1 => Err(ReconcileError::new("fails once")),
+                        _ => Ok(Action::Done),
+                    }
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    eventually("every retry", Duration::from_secs(60), || {
+        attempts.0.lock().len() == 2 * KEYS
+    })
+    .await;
+    let all = attempts.0.lock().clone();
+    let first_failure = all[0].1;
+    let mut retries: Vec<Duration> = (0..KEYS)
+        .map(|i| attempts.of(&format!("cm-{i}"))[1] - first_failure)
+        .collect();
+    retries.sort();
+    // The burst: 100 retries right after their 5 ms backoff.
+    assert!(retries[99] < Duration::from_millis(50), "{:?}", retries[99]);
+    // Then one token per 100 ms: the last of the 50 others comes about 5 s later.
+    assert!(
+        retries[100] >= Duration::from_millis(90),
+        "{:?}",
+        retries[100]
+    );
+    let last = retries[KEYS - 1];
+    assert!(
+        last >= Duration::from_millis(4900) && last <= Duration::from_millis(5100),
+        "{last:?}"
+    );
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}

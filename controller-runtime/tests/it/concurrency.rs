@@ -94,3 +94,46 @@ async fn keys_never_overlap_and_final_states_are_reconciled() {
     running.await.unwrap().unwrap();
     server.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn one_worker_by_default() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    for i in 0..20 {
+        put(&server, &format!("cm-{i}"), "0");
+    }
+    let manager = Arc::new(manager(&server).build());
+    let observed = Arc::new(Observed::default());
+    let seen = observed.clone();
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .build(reconciler_fn(
+            move |req: Request, _ctx: Context<ConfigMap>| {
+                let seen = seen.clone();
+                async move {
+                    let in_flight = {
+                        let mut in_flight = seen.in_flight.lock();
+                        in_flight.insert(req.to_string());
+                        in_flight.len()
+                    };
+                    seen.max_parallel.fetch_max(in_flight, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    seen.in_flight.lock().remove(&req.to_string());
+                    seen.last_seen
+                        .lock()
+                        .insert(req.name().to_owned(), String::new());
+                    Ok::<_, Infallible>(Action::Done)
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    eventually("every object reconciled", Duration::from_secs(30), || {
+        observed.last_seen.lock().len() == 20
+    })
+    .await;
+    assert_eq!(observed.max_parallel.load(Ordering::SeqCst), 1);
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}

@@ -131,3 +131,126 @@ async fn a_reconciler_never_reads_older_than_its_own_write() {
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_deletion_missed_during_a_watch_gap_reaches_the_reconciler_from_its_tombstone() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    // Tells whether the primary informer saw the deletion as a tombstone (the path under test).
+    let tombstones = Arc::new(AtomicUsize::new(0));
+    let t = tombstones.clone();
+    let _probe = manager
+        .informer::<ConfigMap>()
+        .add_event_handler(informer::handler().on_delete(
+            move |deleted: informer::DeletedObject<ConfigMap>| {
+                if deleted.is_tombstone() {
+                    t.fetch_add(1, Ordering::SeqCst);
+                }
+            },
+        ))
+        .unwrap();
+    let last_states = Arc::new(Mutex::new(Vec::new()));
+    let seen = last_states.clone();
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .build(reconciler_fn(
+            move |_req: Request, ctx: Context<ConfigMap>| {
+                let seen = seen.clone();
+                async move {
+                    if ctx.get().is_none() {
+                        seen.lock().push(ctx.deleted().and_then(|cm| value(cm)));
+                    }
+                    Ok::<_, ReconcileError>(Action::Done)
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    server.create(&cm("gone", "first")).unwrap();
+    put(&server, "gone", "last");
+    eventually("the update", Duration::from_secs(30), || {
+        manager
+            .cache()
+            .get::<ConfigMap>(&"default/gone".parse().unwrap())
+            .unwrap()
+            .is_some_and(|cm| value(&cm).as_deref() == Some("last"))
+    })
+    .await;
+    // With no await in between, the informer cannot re-watch before the deletion; the history
+    // is compacted, so its re-watch gets 410 and it relists: the deletion is only inferred.
+    server.drop_watches();
+    server.delete("", "configmaps", Some(NS), "gone").unwrap();
+    server.compact();
+    eventually("the deleted reconcile", Duration::from_secs(60), || {
+        !last_states.lock().is_empty()
+    })
+    .await;
+    assert_eq!(tombstones.load(Ordering::SeqCst), 1, "a tombstone was seen");
+    assert_eq!(*last_states.lock(), [Some("last".to_owned())]);
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_wait_for_an_own_write_is_bounded_by_five_seconds_by_default() {
+    let server = Arc::new(apiserver_sim::ApiServer::start().await.unwrap());
+    server.create(&cm("counter", "0")).unwrap();
+    let manager = Arc::new(manager(&server).build());
+    // (cached value, when the reconcile started or its write returned)
+    let starts = Arc::new(Mutex::new(Vec::new()));
+    let written_at = Arc::new(Mutex::new(None));
+    let (st, w, s) = (starts.clone(), written_at.clone(), server.clone());
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .build(reconciler_fn(
+            move |_req: Request, ctx: Context<ConfigMap>| {
+                let (starts, written_at, server) = (st.clone(), w.clone(), s.clone());
+                async move {
+                    let Some(cached) = ctx.get() else {
+                        return Ok(Action::Done);
+                    };
+                    let count = value(&cached).unwrap_or_default();
+                    starts
+                        .lock()
+                        .push((count.clone(), tokio::time::Instant::now()));
+                    if count != "0" || written_at.lock().is_some() {
+                        return Ok(Action::Done);
+                    }
+                    // The informer never catches up: every watch and list fails from now on.
+                    server.fail_next(FailRule::new("watch", "configmaps", 500, 100_000));
+                    server.fail_next(FailRule::new("list", "configmaps", 500, 100_000));
+                    server.drop_watches();
+                    let mut next = (*cached).clone();
+                    next.data = Some([("v".to_owned(), "1".to_owned())].into());
+                    ctx.replace(&next).await?;
+                    *written_at.lock() = Some(tokio::time::Instant::now());
+                    Ok::<_, ReconcileError>(Action::RequeueAfter(Duration::from_millis(1)))
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    eventually(
+        "the reconcile after the write",
+        Duration::from_secs(60),
+        || starts.lock().len() == 2,
+    )
+    .await;
+    let written_at = written_at.lock().unwrap();
+    let (cached, started) = starts.lock()[1].clone();
+    let waited = started - written_at;
+    assert!(
+        waited >= Duration::from_secs(5) && waited < Duration::from_millis(5100),
+        "waited {waited:?}"
+    );
+    assert_eq!(
+        cached, "0",
+        "the cache never caught up: the reconcile ran anyway"
+    );
+
+    server.clear_faults();
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+}

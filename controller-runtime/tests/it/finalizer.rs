@@ -83,3 +83,67 @@ async fn cleanup_runs_before_the_object_disappears() {
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
 }
+
+/// The finalizer patches carry a `test` of the list they were computed from: an object read
+/// before someone else changed its finalizers makes the patch fail, and the other writer's
+/// finalizers survive.
+#[tokio::test]
+async fn finalizer_patches_fail_on_a_concurrent_edit() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let api: kube::Api<ConfigMap> = kube::Api::namespaced(server.client().unwrap(), NS);
+    let finalizers_on_server = || {
+        server.list::<ConfigMap>()[0]
+            .metadata
+            .finalizers
+            .clone()
+            .unwrap_or_default()
+    };
+    let calls = AtomicUsize::new(0);
+    let count_call = |_event: FinalizerEvent<ConfigMap>| {
+        calls.fetch_add(1, Ordering::SeqCst);
+        async { Ok::<_, ReconcileError>(Action::Done) }
+    };
+
+    // Adding: the object was read without finalizers, then another controller added one.
+    let stale = Arc::new(server.create(&cm("a", "1")).unwrap());
+    let mut edited = (*stale).clone();
+    edited.metadata.finalizers = Some(vec!["other.io/x".into()]);
+    server.replace(&edited).unwrap();
+    let error = finalizer(&api, FINALIZER, Arc::clone(&stale), count_call)
+        .await
+        .unwrap_err();
+    assert!(!error.is_terminal(), "retried: {error}");
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        0,
+        "no reconcile before the finalizer is in"
+    );
+    assert_eq!(finalizers_on_server(), ["other.io/x"]);
+
+    // Removing: the object was read as [other, ours, late] while being deleted; since then
+    // `other` removed itself, so index 1 now holds `late`, which must survive.
+    let mut three = server.list::<ConfigMap>()[0].clone();
+    three.metadata.finalizers = Some(vec![
+        "other.io/x".into(),
+        FINALIZER.into(),
+        "late.io/y".into(),
+    ]);
+    server.replace(&three).unwrap();
+    server.delete("", "configmaps", Some(NS), "a").unwrap();
+    let deleting = Arc::new(server.list::<ConfigMap>()[0].clone());
+    assert!(deleting.metadata.deletion_timestamp.is_some());
+    let mut reshuffled = (*deleting).clone();
+    reshuffled.metadata.finalizers = Some(vec![FINALIZER.into(), "late.io/y".into()]);
+    server.replace(&reshuffled).unwrap();
+    let error = finalizer(&api, FINALIZER, deleting, count_call)
+        .await
+        .unwrap_err();
+    assert!(!error.is_terminal(), "retried: {error}");
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "the cleanup ran");
+    assert_eq!(
+        finalizers_on_server(),
+        [FINALIZER, "late.io/y"],
+        "nothing removed"
+    );
+    server.shutdown().await;
+}

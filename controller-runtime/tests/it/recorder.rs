@@ -84,3 +84,44 @@ async fn a_full_queue_drops_and_counts() {
     }
     assert_eq!(recorder.dropped(), 3);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_repeat_after_the_series_window_starts_a_new_event() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let (recorder, task) = Recorder::new(server.client().unwrap(), "c", 16);
+    let stop = tokio_util::sync::CancellationToken::new();
+    let writer = tokio::spawn(task.run_until(stop.clone()));
+    let regarding = reference_to(&server.create(&cm("a", "1")).unwrap());
+    let counts = || {
+        let mut counts: Vec<i32> = server
+            .list::<Event>()
+            .into_iter()
+            .map(|event| event.series.map_or(1, |series| series.count))
+            .collect();
+        counts.sort();
+        counts
+    };
+
+    recorder.publish(regarding.clone(), record("Synced"));
+    recorder.publish(regarding.clone(), record("Synced"));
+    eventually("the series", Duration::from_secs(30), || counts() == [2]).await;
+    // Within the window: still the same event.
+    tokio::time::sleep(controller_runtime::SERIES_WINDOW - Duration::from_secs(60)).await;
+    recorder.publish(regarding.clone(), record("Synced"));
+    eventually("the third repeat", Duration::from_secs(30), || {
+        counts() == [3]
+    })
+    .await;
+    // The window is measured from the last repeat: past it, a new event starts.
+    tokio::time::sleep(controller_runtime::SERIES_WINDOW + Duration::from_secs(1)).await;
+    recorder.publish(regarding, record("Synced"));
+    eventually("a new event", Duration::from_secs(30), || {
+        counts() == [1, 3]
+    })
+    .await;
+    assert_eq!(recorder.dropped(), 0);
+
+    stop.cancel();
+    writer.await.unwrap();
+    server.shutdown().await;
+}

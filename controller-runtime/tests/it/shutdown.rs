@@ -118,3 +118,31 @@ async fn the_drain_is_bounded_by_the_graceful_timeout() {
     assert!(!finished.load(Ordering::SeqCst));
     server.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_drain_deadline_is_30_seconds_by_default() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    let (started, finished) = slow_controller(&manager, Duration::from_secs(3600));
+    let running = spawn(&manager);
+    server.create(&cm("a", "1")).unwrap();
+    eventually("the reconcile", Duration::from_secs(30), || {
+        started.load(Ordering::SeqCst) == 1
+    })
+    .await;
+
+    let requested = tokio::time::Instant::now();
+    manager.shutdown_handle().shutdown();
+    let result = running.await.unwrap();
+    let drained_for = requested.elapsed();
+    assert!(
+        matches!(result, Err(Error::ShutdownTimeout(limit)) if limit == Duration::from_secs(30)),
+        "{result:?}"
+    );
+    assert!(
+        drained_for >= Duration::from_secs(30) && drained_for < Duration::from_secs(31),
+        "drained for {drained_for:?}"
+    );
+    assert!(!finished.load(Ordering::SeqCst));
+    server.shutdown().await;
+}

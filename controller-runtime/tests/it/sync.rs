@@ -68,13 +68,16 @@ async fn reconciles_only_see_synced_caches() {
     server.shutdown().await;
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_cache_that_cannot_sync_fails_start_naming_it() {
+/// Starts a manager whose Secret informer can never list; returns its error and how long
+/// `start` took (of tokio time).
+async fn start_without_secrets(cache_sync_timeout: Option<Duration>) -> (Error, Duration) {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     server.fail_next(FailRule::new("list", "secrets", 403, 100_000));
-    let manager = manager(&server)
-        .cache_sync_timeout(Duration::from_secs(20))
-        .build();
+    let mut builder = manager(&server);
+    if let Some(timeout) = cache_sync_timeout {
+        builder = builder.cache_sync_timeout(timeout);
+    }
+    let manager = builder.build();
     Controller::new(&manager)
         .for_::<ConfigMap>()
         .owns::<Secret>()
@@ -82,12 +85,35 @@ async fn a_cache_that_cannot_sync_fails_start_naming_it() {
             |_req: Request, _ctx: Context<ConfigMap>| async { Ok::<_, Infallible>(Action::Done) },
         ))
         .unwrap();
+    let started = tokio::time::Instant::now();
     let error = manager.start().await.unwrap_err();
+    let took = started.elapsed();
+    server.shutdown().await;
+    (error, took)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cache_that_cannot_sync_fails_start_naming_it() {
+    let (error, took) = start_without_secrets(Some(Duration::from_secs(20))).await;
     assert!(matches!(error, Error::CacheSync(_)), "{error}");
     let message = error.to_string();
     assert!(message.contains("Secret"), "{message}");
     assert!(!message.contains("ConfigMap"), "{message}");
-    server.shutdown().await;
+    assert!(
+        took >= Duration::from_secs(20) && took < Duration::from_secs(21),
+        "{took:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_cache_sync_timeout_is_two_minutes_by_default() {
+    let (error, took) = start_without_secrets(None).await;
+    assert!(matches!(error, Error::CacheSync(_)), "{error}");
+    assert!(error.to_string().contains("Secret"), "{error}");
+    assert!(
+        took >= Duration::from_secs(120) && took < Duration::from_secs(121),
+        "{took:?}"
+    );
 }
 
 #[tokio::test]
