@@ -212,11 +212,12 @@ async fn fanout_bench(watchers: usize, events: usize, mode: Writes) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     // Each update is a fresh object, as a test would send it (cloned from a template,
-    // the cheapest way to build one).
+    // the cheapest way to build one; the names are formatted once).
     let template = cm("template");
+    let names: Vec<serde_json::Value> = (0..OBJECTS).map(|i| json!(format!("e-{i:04}"))).collect();
     let update = |i: usize| {
         let mut obj = template.clone();
-        obj["metadata"]["name"] = json!(format!("e-{:04}", i % OBJECTS));
+        obj["metadata"]["name"] = names[i % OBJECTS].clone();
         obj["data"]["k"] = json!(i.to_string());
         obj
     };

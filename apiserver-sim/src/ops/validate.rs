@@ -15,13 +15,13 @@ pub fn type_meta(info: &ResourceInfo, version: &str, obj: &mut Value) -> ApiResu
             info.kind
         )));
     };
-    let want_av = info.api_version(version);
     match map.get("apiVersion").and_then(Value::as_str) {
         None | Some("") => {}
-        Some(av) if av == want_av || same_group_served(info, av) => {}
+        Some(av) if is_api_version(info, av, version) || same_group_served(info, av) => {}
         Some(av) => {
             return Err(ApiError::bad_request(format!(
-                "the API version in the data ({av}) does not match the expected API version ({want_av})"
+                "the API version in the data ({av}) does not match the expected API version ({})",
+                info.api_version(version)
             )));
         }
     }
@@ -36,17 +36,10 @@ pub fn type_meta(info: &ResourceInfo, version: &str, obj: &mut Value) -> ApiResu
         }
     }
     let storage = info.storage_version();
-    let is_storage_av = |av: &str| {
-        if info.group.is_empty() {
-            av == storage
-        } else {
-            av.split_once('/') == Some((info.group.as_str(), storage))
-        }
-    };
     if !map
         .get("apiVersion")
         .and_then(Value::as_str)
-        .is_some_and(is_storage_av)
+        .is_some_and(|av| is_api_version(info, av, storage))
     {
         map.insert(
             "apiVersion".into(),
@@ -63,6 +56,16 @@ pub fn type_meta(info: &ResourceInfo, version: &str, obj: &mut Value) -> ApiResu
         return Err(ApiError::bad_request("metadata must be an object"));
     }
     Ok(())
+}
+
+/// Whether `av` is `info`'s group at `version` (what [`ResourceInfo::api_version`] builds,
+/// compared without building it: this runs on every write).
+fn is_api_version(info: &ResourceInfo, av: &str, version: &str) -> bool {
+    if info.group.is_empty() {
+        av == version
+    } else {
+        av.split_once('/') == Some((info.group.as_str(), version))
+    }
 }
 
 fn same_group_served(info: &ResourceInfo, av: &str) -> bool {
@@ -104,7 +107,7 @@ pub fn name_and_namespace(
     obj: &mut Value,
 ) -> ApiResult<()> {
     if let Some(url_name) = url_name {
-        let body_name = meta::name(obj).to_string();
+        let body_name = meta::name(obj);
         if body_name.is_empty() {
             meta::set_str(obj, "name", url_name);
         } else if body_name != url_name {
@@ -115,7 +118,7 @@ pub fn name_and_namespace(
     }
     if info.namespaced {
         let url_ns = url_ns.unwrap_or("");
-        let body_ns = meta::namespace(obj).to_string();
+        let body_ns = meta::namespace(obj);
         if body_ns.is_empty() {
             meta::set_str(obj, "namespace", url_ns);
         } else if body_ns != url_ns {
@@ -349,14 +352,10 @@ pub fn namespace_writable(
     if !info.namespaced {
         return Ok(());
     }
-    let key = crate::resource::GroupResourceRef {
-        group: "",
-        resource: "namespaces",
-    };
-    let Some(nsobj) = st.get(&key, &(String::new(), ns.to_string())) else {
+    let Some(terminating) = st.namespace_terminating(ns) else {
         return Err(ApiError::namespace_not_found(ns));
     };
-    if creating && meta::is_deleting(&nsobj) {
+    if creating && terminating {
         let mut e = ApiError::forbidden(
             info,
             "",

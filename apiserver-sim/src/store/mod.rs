@@ -105,6 +105,9 @@ pub struct State {
     owned: usize,
     /// Stored objects that carry a deletionTimestamp.
     deleting: usize,
+    /// Every stored namespace and whether it is terminating: every namespaced write checks
+    /// its namespace, and this answers without building a key or searching the objects.
+    namespaces: HashMap<String, bool>,
 }
 
 impl State {
@@ -124,6 +127,7 @@ impl State {
             uids: hashbrown::HashSet::new(),
             owned: 0,
             deleting: 0,
+            namespaces: HashMap::new(),
         };
         for info in infos {
             s.register(info);
@@ -155,10 +159,18 @@ impl State {
     pub fn unregister(&mut self, key: &GroupResource) {
         self.registry_version += 1;
         if let Some(rs) = self.resources.remove(key) {
+            if is_namespaces(&rs.info) {
+                self.namespaces.clear();
+            }
             for s in rs.objects.values() {
                 self.forget(&s.obj);
             }
         }
+    }
+
+    /// Whether namespace `ns` exists (Some) and is terminating (Some(true)).
+    pub fn namespace_terminating(&self, ns: &str) -> Option<bool> {
+        self.namespaces.get(ns).copied()
     }
 
     /// Bookkeeping for an object leaving the store.
@@ -267,6 +279,7 @@ impl State {
             .as_deref()
             .map_or((false, false), crate::meta::owned_and_deleting);
         let wake = Self::wakes_controllers(&rs.info);
+        let namespace = is_namespaces(&rs.info);
         rs.record(Event {
             rv,
             kind,
@@ -279,6 +292,15 @@ impl State {
             self.uids.insert(crate::meta::uid(&obj).to_string());
         }
         let (has_owners, deleting) = crate::meta::owned_and_deleting(&obj);
+        if namespace {
+            let name = crate::meta::name(&obj);
+            match self.namespaces.get_mut(name) {
+                Some(terminating) => *terminating = deleting,
+                None => {
+                    self.namespaces.insert(name.to_string(), deleting);
+                }
+            }
+        }
         self.owned = (self.owned + usize::from(has_owners)).saturating_sub(usize::from(had_owners));
         self.deleting =
             (self.deleting + usize::from(deleting)).saturating_sub(usize::from(was_deleting));
@@ -303,6 +325,9 @@ impl State {
         crate::meta::set_str(&mut last, "resourceVersion", &rv.to_string());
         let last = Arc::new(last);
         let wake = Self::wakes_controllers(&rs.info);
+        if is_namespaces(&rs.info) {
+            self.namespaces.remove(okey.1.as_str());
+        }
         rs.record(Event::new(
             rv,
             EventType::Deleted,
@@ -361,6 +386,11 @@ impl ResourceStore {
     pub fn oldest_ok(&self) -> u64 {
         self.history.oldest_ok()
     }
+}
+
+/// Whether `info` is core/v1 namespaces.
+fn is_namespaces(info: &ResourceInfo) -> bool {
+    info.group.is_empty() && info.plural == "namespaces"
 }
 
 /// Serializes a JSON value as one compact line (no trailing newline).
