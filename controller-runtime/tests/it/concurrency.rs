@@ -6,7 +6,7 @@ use crate::common;
 use std::collections::{BTreeMap, HashSet};
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
@@ -16,6 +16,8 @@ use parking_lot::Mutex;
 
 const OBJECTS: usize = 500;
 const ROUNDS: usize = 5;
+const HOT_KEYS: usize = 4;
+const HOT_ROUNDS: usize = 40;
 
 #[derive(Default)]
 struct Observed {
@@ -24,6 +26,8 @@ struct Observed {
     max_parallel: AtomicUsize,
     /// Per key: the last value a reconcile read from the cache.
     last_seen: Mutex<BTreeMap<String, String>>,
+    /// Reconciles take 20 ms instead of 3 ms.
+    slow: AtomicBool,
 }
 
 #[tokio::test(start_paused = true)]
@@ -49,7 +53,12 @@ async fn keys_never_overlap_and_final_states_are_reconciled() {
                             .fetch_max(in_flight.len(), Ordering::SeqCst);
                     }
                     // Some work, so reconciles of different keys overlap.
-                    tokio::time::sleep(Duration::from_millis(3)).await;
+                    let work = if seen.slow.load(Ordering::SeqCst) {
+                        20
+                    } else {
+                        3
+                    };
+                    tokio::time::sleep(Duration::from_millis(work)).await;
                     let value = ctx
                         .get()
                         .and_then(|cm| cm.data.clone())
@@ -82,13 +91,33 @@ async fn keys_never_overlap_and_final_states_are_reconciled() {
         },
     )
     .await;
+    let parallel = observed.max_parallel.load(Ordering::SeqCst);
+    assert!(parallel > 1 && parallel <= 8, "parallelism {parallel}");
+
+    // Hot keys: a few objects change every 5 ms while their 20 ms reconciles run and most
+    // workers are idle, so each is queued again while in flight.
+    observed.slow.store(true, Ordering::SeqCst);
+    for round in 0..HOT_ROUNDS {
+        for i in 0..HOT_KEYS {
+            put(&server, &format!("cm-{i}"), &format!("hot-{round}"));
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let last_hot = format!("hot-{}", HOT_ROUNDS - 1);
+    eventually(
+        "every hot key's final state reconciled",
+        Duration::from_secs(60),
+        || {
+            let seen = observed.last_seen.lock();
+            (0..HOT_KEYS).all(|i| seen.get(&format!("cm-{i}")) == Some(&last_hot))
+        },
+    )
+    .await;
     assert_eq!(
         observed.overlaps.load(Ordering::SeqCst),
         0,
         "a key was reconciled concurrently"
     );
-    let parallel = observed.max_parallel.load(Ordering::SeqCst);
-    assert!(parallel > 1 && parallel <= 8, "parallelism {parallel}");
 
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
