@@ -90,12 +90,6 @@ struct State<T> {
 /// Capacity kept by the inbox buffers between bursts.
 const INBOX_CAPACITY: usize = 4096;
 
-enum Take<T> {
-    Item(T, Option<Duration>),
-    Closed,
-    Empty,
-}
-
 impl<T: Eq + Hash + Clone> State<T> {
     #[inline]
     fn add(&mut self, item: T) -> Added {
@@ -103,15 +97,6 @@ impl<T: Eq + Hash + Clone> State<T> {
             return Added::Ignored;
         }
         self.store.add(item)
-    }
-
-    #[inline]
-    fn take(&mut self) -> Take<T> {
-        match self.store.take() {
-            Some((item, queued_for)) => Take::Item(item, queued_for),
-            None if self.shutting_down => Take::Closed,
-            None => Take::Empty,
-        }
     }
 }
 
@@ -306,19 +291,23 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
         let shared = &*self.shared;
         let mut state = shared.state.lock();
         let adds = shared.move_inbox(&mut state);
-        let taken = state.take();
+        // The item goes straight from the store to the caller, not re-wrapped on the way:
+        // every move of a fresh value between differently shaped enums costs a stall.
+        let mut queued_for = None;
+        let item = state.store.take(&mut queued_for);
+        let closed = state.shutting_down;
         // Pass the baton: more work and a sleeping worker means wake it.
         let wake = shared.should_wake(&state);
         drop(state);
         shared.report(Effects { adds, wake });
-        match taken {
-            Take::Item(item, queued_for) => {
-                self.report_get(queued_for);
-                Some(item)
-            }
-            Take::Closed => None,
-            Take::Empty => self.get_slow().await,
+        if item.is_some() {
+            self.report_get(queued_for);
+            return item;
         }
+        if closed {
+            return None;
+        }
+        self.get_slow().await
     }
 
     #[inline]
@@ -340,7 +329,8 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
             // await can be missed.
             notified.as_mut().enable();
             let mut effects = Effects::default();
-            let taken = {
+            let mut queued_for = None;
+            let (item, closed) = {
                 let mut state = shared.state.lock();
                 if registration.registered {
                     shared.sleeping.fetch_sub(1, Ordering::SeqCst);
@@ -348,33 +338,33 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
                 }
                 loop {
                     effects.adds += shared.move_inbox(&mut state);
-                    match state.take() {
-                        Take::Empty => {
-                            shared.sleeping.fetch_add(1, Ordering::SeqCst);
-                            if shared.inbox_pending.load(Ordering::SeqCst) {
-                                // An add left an item meanwhile: take it instead of sleeping.
-                                shared.sleeping.fetch_sub(1, Ordering::SeqCst);
-                                continue;
-                            }
-                            registration.registered = true;
-                            break Take::Empty;
-                        }
-                        taken => {
-                            effects.wake = shared.should_wake(&state);
-                            break taken;
-                        }
+                    let item = state.store.take(&mut queued_for);
+                    if item.is_some() {
+                        effects.wake = shared.should_wake(&state);
+                        break (item, false);
                     }
+                    if state.shutting_down {
+                        break (None, true);
+                    }
+                    shared.sleeping.fetch_add(1, Ordering::SeqCst);
+                    if shared.inbox_pending.load(Ordering::SeqCst) {
+                        // An add left an item meanwhile: take it instead of sleeping.
+                        shared.sleeping.fetch_sub(1, Ordering::SeqCst);
+                        continue;
+                    }
+                    registration.registered = true;
+                    break (None, false);
                 }
             };
             shared.report(effects);
-            match taken {
-                Take::Item(item, queued_for) => {
-                    self.report_get(queued_for);
-                    return Some(item);
-                }
-                Take::Closed => return None,
-                Take::Empty => notified.as_mut().await,
+            if item.is_some() {
+                self.report_get(queued_for);
+                return item;
             }
+            if closed {
+                return None;
+            }
+            notified.as_mut().await;
         }
     }
 

@@ -4,7 +4,10 @@
 //! Items live in a slab of nodes; a `HashTable` of node indices (each with 32 bits of the
 //! item's hash, so growing the table never re-hashes items nor reads the slab) finds an
 //! item's node, and the FIFO order is a deque of node indices. A full `add` → `get` → `done`
-//! cycle hashes the item twice (add, done) and clones it once (the copy handed to the worker).
+//! cycle clones the item once (the copy handed to the worker) and hashes it once (in `add`)
+//! when `done` comes for the item handed out last, as it does when one worker is busy; other
+//! `done`s hash it a second time. Each node keeps its item's short hash, so that releasing it
+//! never hashes the item.
 
 use std::collections::VecDeque;
 use std::hash::{BuildHasher as _, Hash};
@@ -34,6 +37,8 @@ struct Node<T> {
     /// `None` once the node is free.
     item: Option<T>,
     slot: Slot,
+    /// 32 bits of the item's hash, to find the node's table entry without hashing again.
+    hash: u32,
 }
 
 /// Timestamps kept only for queues with metrics.
@@ -76,7 +81,13 @@ pub(crate) struct Store<T> {
     hasher: BuildHasher,
     /// Timestamps, only when the queue has metrics.
     timing: Option<Timing>,
+    /// The node handed out last ([`NO_NODE`] if none): `done` usually comes for it, and then
+    /// finds it with one comparison instead of hashing the item.
+    last_taken: u32,
 }
+
+/// No node index.
+const NO_NODE: u32 = u32::MAX;
 
 fn holds<T: Eq>(nodes: &[Node<T>], index: u32, item: &T) -> bool {
     nodes
@@ -98,6 +109,7 @@ impl<T: Eq + Hash + Clone> Store<T> {
                 added: Vec::new(),
                 started: std::collections::HashMap::with_hasher(BuildHasher::default()),
             }),
+            last_taken: NO_NODE,
         }
     }
 
@@ -123,14 +135,13 @@ impl<T: Eq + Hash + Clone> Store<T> {
                 (index, Added::Dirty)
             }
             Entry::Vacant(entry) => {
-                let node = Node {
-                    item: Some(item),
-                    slot: Slot::Queued,
-                };
+                // Each arm writes the item straight into its node (no temporary to copy).
                 let index = match self.free.pop() {
                     Some(index) => {
                         if let Some(free) = nodes.get_mut(index as usize) {
-                            *free = node;
+                            free.item = Some(item);
+                            free.slot = Slot::Queued;
+                            free.hash = short;
                         }
                         index
                     }
@@ -140,7 +151,11 @@ impl<T: Eq + Hash + Clone> Store<T> {
                             tracing::error!("work queue is full; dropping an add");
                             return Added::Ignored;
                         };
-                        nodes.push(node);
+                        nodes.push(Node {
+                            item: Some(item),
+                            slot: Slot::Queued,
+                            hash: short,
+                        });
                         if let Some(timing) = &mut self.timing {
                             timing.added.push(None);
                         }
@@ -162,45 +177,45 @@ impl<T: Eq + Hash + Clone> Store<T> {
         added
     }
 
-    /// Hands out the first queued item, with how long it waited when timed.
-    pub(crate) fn take(&mut self) -> Option<(T, Option<Duration>)> {
+    /// Hands out the first queued item; when timed, sets `queued_for` to how long it waited.
+    pub(crate) fn take(&mut self, queued_for: &mut Option<Duration>) -> Option<T> {
         while let Some(index) = self.fifo.pop_front() {
             let Some(node) = self.nodes.get_mut(index as usize) else {
                 continue;
             };
-            let Some(item) = node.item.clone() else {
+            if node.item.is_none() {
                 continue;
-            };
+            }
             node.slot = Slot::Processing;
-            let queued_for = self.timing.as_mut().map(|timing| {
+            self.last_taken = index;
+            if let Some(timing) = &mut self.timing {
                 let now = Instant::now();
                 timing.started.insert(index, now);
                 let added = timing.added.get_mut(index as usize).and_then(Option::take);
-                now.saturating_duration_since(added.unwrap_or(now))
-            });
-            return Some((item, queued_for));
+                *queued_for = Some(now.saturating_duration_since(added.unwrap_or(now)));
+            }
+            return node.item.clone();
         }
         None
     }
 
     /// Releases `item` from its worker, with how long it was held when timed.
     pub(crate) fn done(&mut self, item: &T) -> (Done, Option<Duration>) {
-        let hash = table_hash(short_hash(self.hasher.hash_one(item)));
-        let nodes = &mut self.nodes;
-        let Ok(entry) = self
-            .table
-            .find_entry(hash, |slot| holds(nodes, slot.index, item))
-        else {
+        let Some(index) = self.find(item) else {
             return (Done::Stray, None);
         };
-        let index = entry.get().index;
-        let Some(node) = nodes.get_mut(index as usize) else {
+        let Some(node) = self.nodes.get_mut(index as usize) else {
             return (Done::Stray, None);
         };
         let done = match node.slot {
             Slot::Queued => return (Done::Stray, None),
             Slot::Processing => {
-                entry.remove();
+                if let Ok(entry) = self
+                    .table
+                    .find_entry(table_hash(node.hash), |slot| slot.index == index)
+                {
+                    entry.remove();
+                }
                 node.item = None;
                 self.free.push(index);
                 Done::Released
@@ -222,11 +237,24 @@ impl<T: Eq + Hash + Clone> Store<T> {
         (done, worked_for)
     }
 
+    /// The node holding `item`, if any: the last node handed out when it holds `item` (items
+    /// are unique among nodes, so that is the node a lookup would find), else a lookup.
+    fn find(&self, item: &T) -> Option<u32> {
+        if holds(&self.nodes, self.last_taken, item) {
+            return Some(self.last_taken);
+        }
+        let hash = table_hash(short_hash(self.hasher.hash_one(item)));
+        self.table
+            .find(hash, |slot| holds(&self.nodes, slot.index, item))
+            .map(|slot| slot.index)
+    }
+
     /// Frees the slab once nothing is stored after a burst, so that the burst does not pin
     /// its memory (small slabs are simply reused through the free list).
     fn reset(&mut self) {
         self.nodes.clear();
         self.free.clear();
+        self.last_taken = NO_NODE;
         if let Some(timing) = &mut self.timing {
             timing.added.clear();
             timing.started.clear();
