@@ -216,3 +216,32 @@ pub async fn try_raw(server: &ApiServer, method: &str, path: &str) -> Option<Raw
         body: String::from_utf8_lossy(&body).into_owned(),
     })
 }
+
+/// Opens a watch with a raw request and reads until the server ends the stream. Returns
+/// the HTTP status and every event, or `None` when the stream was still open after 10 s or
+/// ended without the final zero-length chunk (so a test can assert a clean end).
+pub async fn watch_until_closed(server: &ApiServer, path: &str) -> Option<(u16, Vec<Value>)> {
+    let mut s = TcpStream::connect(server.addr()).await.expect("connect");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.expect("write");
+    let mut buf = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf)).await;
+    if !matches!(read, Ok(Ok(_))) {
+        return None;
+    }
+    let split = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&buf[..split]).to_string();
+    let status = head.split_whitespace().nth(1)?.parse().ok()?;
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    if chunked && !buf.ends_with(b"0\r\n\r\n") {
+        return None;
+    }
+    let body = dechunk(&buf[split + 4..]);
+    let events = String::from_utf8_lossy(&body)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("watch line is JSON"))
+        .collect();
+    Some((status, events))
+}

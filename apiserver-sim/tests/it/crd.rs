@@ -250,7 +250,7 @@ async fn custom_resource_lifecycle() {
     // Deleting the CRD removes its objects, stops serving and ends open watches.
     let rv = server.resource_version();
     let path = format!("{foos_path}?watch=1&resourceVersion={rv}");
-    let open = common::watch_events(&server, &path, 100);
+    let open = common::watch_until_closed(&server, &path);
     let delete = async {
         let crds: Api<CustomResourceDefinition> = Api::all(server.client().expect("client"));
         assert!(
@@ -265,13 +265,24 @@ async fn custom_resource_lifecycle() {
             .expect("delete crd");
         server.settle().await;
     };
-    let ((status, evs), ()) = tokio::join!(open, delete);
+    let (closed, ()) = tokio::join!(open, delete);
+    let (status, evs) = closed.expect("deleting the CRD ends open watches of its resource");
     assert_eq!(status, 200);
     assert!(
         common::types(&evs)
             .iter()
             .all(|t| t == "MODIFIED" || t == "DELETED"),
         "{evs:?}"
+    );
+    let last = evs
+        .last()
+        .expect("the custom resource's deletion is watched");
+    assert_eq!(
+        (
+            last["type"].as_str(),
+            last["object"]["metadata"]["name"].as_str()
+        ),
+        (Some("DELETED"), Some("example"))
     );
     let crds: Api<CustomResourceDefinition> = Api::all(server.client().expect("client"));
     assert!(
@@ -291,6 +302,91 @@ async fn custom_resource_lifecycle() {
     )
     .await;
     assert_eq!(r.status, 404);
+    let index = common::raw(&server, "GET", "/openapi/v3", &[], b"")
+        .await
+        .json();
+    assert!(index["paths"]["apis/samplecontroller.k8s.io/v1alpha1"].is_null());
+    // Its objects are gone for good: a re-created CRD starts empty.
+    install(&server, foo_crd("Namespaced", "foos", "Foo")).await;
+    assert!(
+        foos.list(&ListParams::default())
+            .await
+            .expect("served again")
+            .items
+            .is_empty()
+    );
+}
+
+/// A version without a declared status subresource: `/status` is not served and `status`
+/// is ordinary content (written by the main endpoint, bumping generation).
+#[tokio::test]
+async fn custom_resource_without_status_subresource() {
+    let server = common::server().await;
+    let mut crd = foo_crd("Namespaced", "foos", "Foo");
+    for v in crd["spec"]["versions"].as_array_mut().into_iter().flatten() {
+        if let Some(v) = v.as_object_mut() {
+            v.remove("subresources");
+        }
+    }
+    install(&server, crd).await;
+    let foos = foo_api(&server, "v1alpha1");
+    let obj: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "samplecontroller.k8s.io/v1alpha1", "kind": "Foo",
+        "metadata": {"name": "plain"}, "spec": {"replicas": 1},
+        "status": {"availableReplicas": 1}}))
+    .expect("foo");
+    let created = foos
+        .create(&PostParams::default(), &obj)
+        .await
+        .expect("create");
+    assert_eq!(
+        created.data["status"]["availableReplicas"], 1,
+        "status kept"
+    );
+    let err = foos
+        .patch_status(
+            "plain",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"availableReplicas": 2}})),
+        )
+        .await
+        .expect_err("no status subresource");
+    assert_eq!(code(err), (404, "NotFound".into()));
+    let err = foos
+        .get_scale("plain")
+        .await
+        .expect_err("no scale subresource");
+    assert_eq!(code(err), (404, "NotFound".into()));
+    let p = foos
+        .patch(
+            "plain",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"availableReplicas": 2}})),
+        )
+        .await
+        .expect("status through the main endpoint");
+    assert_eq!(p.data["status"]["availableReplicas"], 2);
+    assert_eq!(
+        p.metadata.generation,
+        Some(2),
+        "a status change bumps generation"
+    );
+    let discovery = common::raw(
+        &server,
+        "GET",
+        "/apis/samplecontroller.k8s.io/v1alpha1",
+        &[],
+        b"",
+    )
+    .await
+    .json();
+    let names: Vec<&str> = discovery["resources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(names, vec!["foos"]);
 }
 
 #[tokio::test]

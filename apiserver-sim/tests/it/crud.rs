@@ -168,6 +168,47 @@ async fn errors_carry_kubernetes_status_reasons() {
         .await
         .expect_err("invalid");
     assert_eq!(status_of(err), (422, "Invalid".into()));
+    // 422 Invalid names each bad field in `details.causes`.
+    let json = [("Content-Type", "application/json")];
+    let cms_path = "/api/v1/namespaces/default/configmaps";
+    let first_cause = |r: common::Raw| {
+        let s = r.json();
+        assert_eq!(
+            (r.status, s["reason"].as_str()),
+            (422, Some("Invalid")),
+            "{}",
+            r.body
+        );
+        let c = &s["details"]["causes"][0];
+        (
+            c["reason"].as_str().unwrap_or("").to_string(),
+            c["field"].as_str().unwrap_or("").to_string(),
+        )
+    };
+    let bad_name = br#"{"metadata":{"name":"Bad_Name"}}"#;
+    let r = common::raw(&server, "POST", cms_path, &json, bad_name).await;
+    assert_eq!(
+        first_cause(r),
+        ("FieldValueInvalid".into(), "metadata.name".into())
+    );
+    let r = common::raw(&server, "POST", cms_path, &json, br#"{"metadata":{}}"#).await;
+    assert_eq!(
+        first_cause(r),
+        ("FieldValueRequired".into(), "metadata.name".into())
+    );
+    let no_containers = br#"{"metadata":{"name":"p"},"spec":{}}"#;
+    let r = common::raw(
+        &server,
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        &json,
+        no_containers,
+    )
+    .await;
+    assert_eq!(
+        first_cause(r),
+        ("FieldValueRequired".into(), "spec.containers".into())
+    );
     // Writes into a missing namespace.
     let other: Api<ConfigMap> = Api::namespaced(server.client().expect("client"), "missing");
     cm.metadata.name = Some("y".into());
@@ -370,6 +411,27 @@ async fn owner_gc_namespace_deletion_and_deletecollection() {
         .create(&PostParams::default(), &dependent)
         .await
         .expect("dependent");
+    // Owners are matched by uid: a reference naming a live object with another uid dangles.
+    let mut live = ConfigMap::default();
+    live.metadata.name = Some("live".into());
+    let live = cms
+        .create(&PostParams::default(), &live)
+        .await
+        .expect("live owner");
+    let owned_by = |name: &str, owner: &str, uid: &str| -> Secret {
+        serde_json::from_value(json!({"metadata": {"name": name, "ownerReferences": [
+            {"apiVersion": "v1", "kind": "ConfigMap", "name": owner, "uid": uid}]}}))
+        .expect("secret")
+    };
+    for s in [
+        owned_by("kept", "live", &live.uid().expect("uid")),
+        owned_by("stale-uid", "live", "00000000-0000-4000-8000-000000000000"),
+    ] {
+        secrets
+            .create(&PostParams::default(), &s)
+            .await
+            .expect("dependent");
+    }
     cms.delete("owner", &DeleteParams::default())
         .await
         .expect("delete owner");
@@ -379,6 +441,15 @@ async fn owner_gc_namespace_deletion_and_deletecollection() {
     })
     .await;
     assert!(gone, "dependent collected");
+    server.settle().await;
+    assert!(
+        secrets.get_opt("stale-uid").await.expect("get").is_none(),
+        "a reference whose uid no longer exists dangles"
+    );
+    assert!(
+        secrets.get_opt("kept").await.expect("get").is_some(),
+        "dependents of a live owner stay"
+    );
 
     // Namespace deletion removes its content, then the namespace.
     let nss: Api<Namespace> = Api::all(client.clone());
@@ -468,7 +539,7 @@ async fn owner_gc_namespace_deletion_and_deletecollection() {
         .iter()
         .map(|c| c.name_any())
         .collect();
-    assert_eq!(left, vec!["c".to_string()]);
+    assert_eq!(left, vec!["c".to_string(), "live".to_string()]);
 }
 
 #[tokio::test]

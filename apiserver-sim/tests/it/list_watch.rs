@@ -197,6 +197,38 @@ async fn selectors_and_resource_version_semantics() {
         items[2].get("data").is_none(),
         "c without data at the old RV"
     );
+    // RV with a limit and no resourceVersionMatch: the legacy exact read, page by page.
+    let path = format!("{CMS}?resourceVersion={rv_before}&limit=2");
+    let page = common::raw(&server, "GET", &path, &[], b"").await.json();
+    assert_eq!(page["metadata"]["resourceVersion"], rv_before.as_str());
+    let names_of = |doc: &serde_json::Value| -> Vec<String> {
+        doc["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(
+        names_of(&page),
+        vec!["a", "b"],
+        "a still present at the old RV"
+    );
+    let token = page["metadata"]["continue"].as_str().expect("more pages");
+    let rest = common::raw(
+        &server,
+        "GET",
+        &format!("{CMS}?limit=2&continue={token}"),
+        &[],
+        b"",
+    )
+    .await
+    .json();
+    assert_eq!(names_of(&rest), vec!["c"]);
+    assert!(
+        rest["items"][0].get("data").is_none(),
+        "c as it was at the old RV"
+    );
     // NotOlderThan gives the latest state.
     let path = format!(
         "/api/v1/namespaces/default/configmaps?resourceVersion={rv_before}&resourceVersionMatch=NotOlderThan"
@@ -251,10 +283,16 @@ async fn watch_rules() {
     assert_eq!(common::types(&evs), vec!["ADDED"]);
     assert_eq!(evs[0]["object"]["metadata"]["name"], "b");
 
-    // RV 0: synthetic ADDED for everything.
-    let (_, evs) =
-        common::watch_events(&server, &format!("{CMS}?watch=true&resourceVersion=0"), 2).await;
-    assert_eq!(common::types(&evs), vec!["ADDED", "ADDED"]);
+    // RV 0 and RV unset: synthetic ADDED for everything, first.
+    for query in ["watch=true&resourceVersion=0", "watch=true"] {
+        let (_, evs) = common::watch_events(&server, &format!("{CMS}?{query}"), 2).await;
+        assert_eq!(common::types(&evs), vec!["ADDED", "ADDED"], "{query}");
+        let names: Vec<&str> = evs
+            .iter()
+            .filter_map(|e| e["object"]["metadata"]["name"].as_str())
+            .collect();
+        assert_eq!(names, vec!["a", "b"], "{query}");
+    }
 
     // Streaming list: initial ADDED then the annotated bookmark.
     let (_, evs) = common::watch_events(
@@ -274,30 +312,22 @@ async fn watch_rules() {
     // Too old: HTTP 200, one ERROR (410 Expired), end of stream.
     server.compact();
     let (status, evs) =
-        common::watch_events(&server, &format!("{CMS}?watch=1&resourceVersion={rv_a}"), 5).await;
+        common::watch_until_closed(&server, &format!("{CMS}?watch=1&resourceVersion={rv_a}"))
+            .await
+            .expect("the server ends the stream after the ERROR");
     assert_eq!(status, 200);
     assert_eq!(common::types(&evs), vec!["ERROR"]);
     assert_eq!(evs[0]["object"]["code"], 410);
     assert_eq!(evs[0]["object"]["reason"], "Expired");
 
-    // Bookmark before closing on timeoutSeconds.
-    let rv = server.resource_version();
-    let (_, evs) = common::watch_events(
-        &server,
-        &format!("{CMS}?watch=1&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=1"),
-        5,
-    )
-    .await;
-    assert_eq!(common::types(&evs), vec!["BOOKMARK"]);
-
     // A streaming list from a future RV: in-band 504 (ResourceVersionTooLarge).
     let future = server.resource_version() + 10;
-    let (status, evs) = common::watch_events(
+    let (status, evs) = common::watch_until_closed(
         &server,
         &format!("{CMS}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion={future}"),
-        5,
     )
-    .await;
+    .await
+    .expect("the server ends the stream after the ERROR");
     assert_eq!(
         (status, common::types(&evs)),
         (200, vec!["ERROR".to_string()])
@@ -314,6 +344,49 @@ async fn watch_rules() {
     )
     .await;
     assert_eq!(r.status, 422);
+}
+
+/// kube-rs asks for `timeoutSeconds=290`: the server sends a bookmark, then ends the stream
+/// cleanly at the deadline (paused time: the 290 s pass at once).
+#[tokio::test(start_paused = true)]
+async fn bookmark_then_clean_end_on_timeout_seconds() {
+    let server = ApiServer::start().await.expect("server");
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
+    let a = make_cm(&cms, "a", &[]).await;
+    let rv = a.resource_version().expect("rv");
+    let path =
+        format!("{CMS}?watch=1&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=290");
+    let mut s = tokio::net::TcpStream::connect(server.addr())
+        .await
+        .expect("connect");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    tokio::io::AsyncWriteExt::write_all(&mut s, req.as_bytes())
+        .await
+        .expect("write");
+    let started = tokio::time::Instant::now();
+    let mut buf = Vec::new();
+    tokio::io::AsyncReadExt::read_to_end(&mut s, &mut buf)
+        .await
+        .expect("read");
+    assert!(
+        started.elapsed() >= Duration::from_secs(290),
+        "the stream stays open until timeoutSeconds"
+    );
+    let text = String::from_utf8_lossy(&buf);
+    assert!(
+        text.ends_with("0\r\n\r\n"),
+        "clean end with the final chunk: {text}"
+    );
+    let bookmark = text
+        .lines()
+        .find(|l| l.contains("\"BOOKMARK\""))
+        .expect("a bookmark before the end");
+    let ev: serde_json::Value = serde_json::from_str(bookmark).expect("JSON");
+    assert_eq!(
+        ev["object"]["metadata"]["resourceVersion"],
+        server.resource_version().to_string()
+    );
+    assert_eq!(ev["object"]["kind"], "ConfigMap");
 }
 
 #[tokio::test]
@@ -375,6 +448,57 @@ async fn watch_selector_transitions_and_periodic_bookmarks() {
     assert_ne!(del["metadata"]["resourceVersion"], rv.as_str());
 }
 
+#[tokio::test]
+async fn noop_writes_change_nothing_and_emit_no_event() {
+    let server = common::server().await;
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
+    let a = make_cm(&cms, "a", &[("app", "web")]).await;
+    let rv = a.resource_version().expect("rv");
+    let global = server.resource_version();
+    // A PUT of the stored object, a merge patch and a JSON patch that change nothing.
+    let same = cms
+        .replace("a", &PostParams::default(), &a)
+        .await
+        .expect("noop replace");
+    let merged = cms
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"app": "web"}}})),
+        )
+        .await
+        .expect("noop merge");
+    let ops = json!([{"op": "replace", "path": "/metadata/labels/app", "value": "web"}]);
+    let jsonp = cms
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::<()>::Json(serde_json::from_value(ops).expect("json patch")),
+        )
+        .await
+        .expect("noop json patch");
+    for o in [&same, &merged, &jsonp] {
+        assert_eq!(o.resource_version().as_deref(), Some(rv.as_str()));
+    }
+    assert_eq!(server.resource_version(), global, "no write happened");
+    // A real change afterwards is the first event a watch from `rv` sees.
+    let changed = cms
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"data": {"k": "v"}})),
+        )
+        .await
+        .expect("real change");
+    let (_, evs) =
+        common::watch_events(&server, &format!("{CMS}?watch=1&resourceVersion={rv}"), 1).await;
+    assert_eq!(common::types(&evs), vec!["MODIFIED"]);
+    assert_eq!(
+        evs[0]["object"]["metadata"]["resourceVersion"],
+        changed.resource_version().expect("rv").as_str()
+    );
+}
+
 async fn watcher_converges_after_compaction(server: &ApiServer, cfg: watcher::Config) {
     let client = server.client().expect("client");
     let cms: Api<ConfigMap> = Api::default_namespaced(client.clone());
@@ -383,10 +507,17 @@ async fn watcher_converges_after_compaction(server: &ApiServer, cfg: watcher::Co
         make_cm(&cms, n, &[]).await;
     }
     let (reader, writer) = reflector::store::<ConfigMap>();
-    let stream = reflector::reflector(writer, watcher(cms.clone(), cfg)).applied_objects();
+    let stream = reflector::reflector(writer, watcher(cms.clone(), cfg));
+    // Each `Init` starts a full (re)list: one at start, one more after the 410.
+    let inits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = inits.clone();
     let task = tokio::spawn(async move {
         futures::pin_mut!(stream);
-        while stream.next().await.is_some() {}
+        while let Some(ev) = stream.next().await {
+            if matches!(ev, Ok(watcher::Event::Init)) {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
     });
     let server_state = || -> BTreeMap<String, String> {
         server
@@ -448,6 +579,11 @@ async fn watcher_converges_after_compaction(server: &ApiServer, cfg: watcher::Co
         cache_state(&reader),
         server_state()
     );
+    assert_eq!(
+        inits.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "the expired resume RV made the watcher relist once"
+    );
     task.abort();
 }
 
@@ -463,6 +599,11 @@ async fn kube_watcher_streaming_list_mode_recovers_from_compaction() {
     watcher_converges_after_compaction(&server, watcher::Config::default().streaming_lists()).await;
 }
 
+/// True once nothing accepts connections on `addr` any more.
+async fn stops_serving(addr: std::net::SocketAddr) -> bool {
+    common::eventually(|| async move { tokio::net::TcpStream::connect(addr).await.is_err() }).await
+}
+
 #[tokio::test]
 async fn many_servers_in_one_process() {
     let a = ApiServer::start().await.expect("a");
@@ -472,7 +613,12 @@ async fn many_servers_in_one_process() {
     make_cm(&cms, "only-in-a", &[]).await;
     assert_eq!(a.objects("", "configmaps").len(), 1);
     assert!(b.objects("", "configmaps").is_empty());
+    let a_addr = a.addr();
     drop(a);
+    assert!(
+        stops_serving(a_addr).await,
+        "a dropped server stops serving"
+    );
     let still: Api<ConfigMap> = Api::default_namespaced(b.client().expect("client"));
     assert!(
         still
@@ -482,7 +628,40 @@ async fn many_servers_in_one_process() {
             .items
             .is_empty()
     );
-    let _ = Duration::from_secs(0);
+    let b_addr = b.addr();
+    b.shutdown().await;
+    assert!(
+        stops_serving(b_addr).await,
+        "a shut down server stops serving"
+    );
+}
+
+#[tokio::test]
+async fn binds_a_given_port() {
+    // Ask the OS for a free port, release it, and start there (retry if another process
+    // took it in between).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let (server, port) = loop {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
+        let port = probe.local_addr().expect("addr").port();
+        drop(probe);
+        match ApiServer::builder().port(port).start().await {
+            Ok(s) => break (s, port),
+            Err(e) => assert!(tokio::time::Instant::now() < deadline, "{e}"),
+        }
+    };
+    assert_eq!(server.addr().port(), port);
+    assert!(server.addr().ip().is_loopback());
+    assert_eq!(server.url(), format!("http://127.0.0.1:{port}"));
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
+    make_cm(&cms, "x", &[]).await;
+    // The port is taken while the server runs.
+    let err = ApiServer::builder()
+        .port(port)
+        .start()
+        .await
+        .expect_err("port in use");
+    assert!(matches!(err, apiserver_sim::Error::Bind { .. }), "{err}");
 }
 
 #[tokio::test]

@@ -12,6 +12,7 @@ mod fuzz;
 mod hooks;
 mod kubectl;
 mod list_watch;
+mod logging;
 mod robustness;
 mod smoke;
 mod workloads;
