@@ -30,6 +30,42 @@ fn without(v: &Value, keys: &[&str]) -> Value {
     v
 }
 
+/// Metadata fields only the server sets: a write keeps the stored values.
+const SERVER_FIELDS: [&str; 6] = [
+    "uid",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "resourceVersion",
+    "generation",
+];
+
+/// Gives `new` the server-owned metadata fields of `old` (and removes those `old` lacks),
+/// reading `old`'s metadata in one pass: it is the coldest memory a write touches.
+fn keep_server_fields(old: &Value, new: &mut Value) {
+    let old_md = old.get("metadata").and_then(Value::as_object);
+    let md = meta::metadata_mut(new);
+    let mut kept = [false; SERVER_FIELDS.len()];
+    for (k, v) in old_md.into_iter().flatten() {
+        let Some(slot) = SERVER_FIELDS
+            .iter()
+            .zip(kept.iter_mut())
+            .find_map(|(f, slot)| (f == k).then_some(slot))
+        else {
+            continue;
+        };
+        *slot = true;
+        if md.get(k) != Some(v) {
+            md.insert(k.clone(), v.clone());
+        }
+    }
+    for (f, kept) in SERVER_FIELDS.iter().zip(kept) {
+        if !kept {
+            md.remove(*f);
+        }
+    }
+}
+
 /// The generation the new object should carry.
 fn next_generation(info: &ResourceInfo, old: &Value, new: &Value) -> Option<i64> {
     if info.generation == GenerationRule::None {
@@ -77,7 +113,6 @@ pub fn update(
         return Err(ApiError::not_found(info, name));
     };
     let body_rv = meta::resource_version(&body);
-    let stored_rv = meta::resource_version(&old);
     if body_rv.is_empty() {
         if !info.builtin && !opts.unconditional {
             return Err(ApiError::invalid(
@@ -90,7 +125,7 @@ pub fn update(
                 )],
             ));
         }
-    } else if body_rv != stored_rv {
+    } else if body_rv != meta::resource_version(&old) {
         return Err(ApiError::conflict(info, name));
     }
     let body_uid = meta::uid(&body);
@@ -143,27 +178,7 @@ pub fn update(
     };
     crate::schema::apply_defaults(info, version, &mut new);
     super::create::merge_string_data(info, &mut new);
-    let old_md = old.get("metadata").and_then(Value::as_object);
-    let old_field = |f: &str| old_md.and_then(|m| m.get(f));
-    let md = meta::metadata_mut(&mut new);
-    for f in [
-        "uid",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "resourceVersion",
-        "generation",
-    ] {
-        match old_field(f) {
-            Some(v) if md.get(f) != Some(v) => {
-                md.insert(f.into(), v.clone());
-            }
-            Some(_) => {}
-            None => {
-                md.remove(f);
-            }
-        }
-    }
+    keep_server_fields(&old, &mut new);
     if part == Part::Main {
         if let Some(g) = next_generation(info, &old, &new) {
             meta::metadata_mut(&mut new).insert("generation".into(), json!(g));

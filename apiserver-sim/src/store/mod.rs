@@ -445,3 +445,33 @@ pub fn line_object(line: &Bytes, kind: &str) -> Bytes {
         Bytes::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resource::{GroupResource, builtins};
+    use serde_json::json;
+
+    #[test]
+    fn namespace_map_follows_namespace_writes() {
+        let mut st = State::new(StoreConfig::default(), builtins(), Arc::default());
+        let namespaces = GroupResource::new("", "namespaces");
+        assert_eq!(st.namespace_terminating("team-a"), None);
+        st.put(&namespaces, json!({"metadata": {"name": "team-a"}}));
+        assert_eq!(st.namespace_terminating("team-a"), Some(false));
+        st.put(
+            &namespaces,
+            json!({"metadata": {"name": "team-a", "deletionTimestamp": "2025-01-01T00:00:00Z"}}),
+        );
+        assert_eq!(st.namespace_terminating("team-a"), Some(true));
+        // Another resource's object of the same name is not a namespace.
+        let configmaps = GroupResource::new("", "configmaps");
+        st.put(
+            &configmaps,
+            json!({"metadata": {"name": "team-b", "namespace": "team-a"}}),
+        );
+        assert_eq!(st.namespace_terminating("team-b"), None);
+        st.remove(&namespaces, &(String::new(), "team-a".to_string()));
+        assert_eq!(st.namespace_terminating("team-a"), None);
+    }
+}
