@@ -197,3 +197,25 @@ async fn connection_refused_on_a_watch_backs_off_and_rewatches_without_relisting
     assert_eq!(seen.errors.lock().len(), 2);
     running.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn shutdown_ends_run_in_the_middle_of_a_backoff_wait() {
+    let server = ApiServer::start().await.unwrap();
+    let lw = config_maps(client_without_retry(&server));
+    let seen = Arc::new(Seen::default());
+    server.fail_next(FailRule::new("list", "configmaps", 500, 100));
+    let running = spawn(lw.clone(), Arc::new(cache()), seen.options());
+    // Deep in the ladder: the fourth wait, at least 6.4 s, has begun.
+    eventually(60, "four failed lists", || seen.backoffs.lock().len() == 4).await;
+    let waiting = seen.backoffs.lock()[3];
+    assert!(waiting.wait >= secs(6.4), "{waiting:?}");
+
+    running.shutdown.cancel();
+    // Paused time only moves to the earliest timer: had `run` waited out its backoff, this
+    // timeout would fire first.
+    tokio::time::timeout(Duration::from_millis(100), running.task)
+        .await
+        .expect("run returns at once")
+        .unwrap();
+    assert_eq!(lw.calls("list").len(), 4, "no list after the shutdown");
+}
