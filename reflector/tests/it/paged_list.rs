@@ -1,7 +1,8 @@
 //! Paginated lists reach the store page by page (`Store::replace_in_pages`): a `DeltaFifo`
 //! holds the first page before the second is requested; a continue token that expires makes
 //! the reflector start the replace over with the full list, so objects deleted meanwhile do not
-//! linger; a list that fails part-way deletes nothing, and the retry completes it.
+//! linger; a list that fails part-way deletes nothing, and the retry completes it; a first
+//! list that came back paginated makes later relists paginate too.
 
 use crate::common;
 
@@ -222,4 +223,50 @@ async fn a_list_that_fails_part_way_deletes_nothing_and_the_retry_completes_it()
     );
     running.stop().await;
     consumer.stop().await;
+}
+
+/// client-go's sticky rule: a first list (RV "0") that came back in pages means the server
+/// has no watch cache for the resource, so later relists page too (500 at a time) instead of
+/// asking for everything at once.
+#[tokio::test(start_paused = true)]
+async fn a_paginated_first_list_makes_later_relists_paginate_too() {
+    let server = ApiServer::start().await.unwrap();
+    let objects = (0..501).map(|i| {
+        serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": format!("cm-{i}"), "namespace": NS},
+        })
+    });
+    server.create_many(objects).unwrap();
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(lw.clone(), store.clone(), seen.options());
+    eventually(10, "the watch", || server.open_watches() == 1).await;
+    assert_eq!(store.len(), 501);
+
+    // An in-band 500 ends the watch: the reflector relists from its last resource version.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let rv = running.reflector.last_sync_resource_version();
+    server.fail_next(FailRule::new("watch", "configmaps", 500, 1).in_band());
+    server.drop_watches();
+    eventually(30, "the relist", || lw.calls("list").len() == 4).await;
+    converged(&server, &*store).await;
+
+    let lists = lw.calls("list");
+    let requests: Vec<_> = lists
+        .iter()
+        .map(|c| (c.resource_version.clone(), c.limit, c.continue_token))
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            (Some("0".to_string()), Some(500), false),
+            (None, Some(500), true),
+            (Some(rv), Some(500), false),
+            (None, Some(500), true),
+        ]
+    );
+    running.stop().await;
 }
