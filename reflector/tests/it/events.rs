@@ -1,7 +1,9 @@
-//! Event handling and the finer list rules: bad objects are skipped, store errors are
-//! reported, resync runs on its timer (and a failing resync relists), 410 on a list retries at
-//! once from the latest state, an expired continue token falls back to one full list, very
-//! short watches relist, and the dynamic and selector-scoped lister-watchers.
+//! Event handling and the finer list and watch rules: bad objects are skipped, store errors
+//! are reported, resync runs on its timer (and a failing resync relists; none by default), 410
+//! or a too-large resource version on a list retries at once from the latest state with the
+//! default page sizes, an expired continue token falls back to one full list, very short
+//! watches relist, watches time out after 5–10 minutes and rewatch, and the dynamic and
+//! namespace- and selector-scoped lister-watchers.
 
 use crate::common;
 
