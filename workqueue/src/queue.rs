@@ -628,6 +628,36 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn done_finds_any_in_flight_item_not_only_the_last_handed_out() {
+        let queue = Queue::new();
+        for item in ["a", "b", "c"] {
+            queue.add(item);
+        }
+        assert_eq!(queue.get().await, Some("a"));
+        assert_eq!(queue.get().await, Some("b"));
+        queue.add("a");
+        // "b" was handed out last; "a" is found by lookup and queued again.
+        queue.done(&"a");
+        assert_eq!(queue.len(), 2);
+        queue.done(&"b");
+        queue.done(&"b");
+        assert_eq!(queue.get().await, Some("c"));
+        assert_eq!(queue.get().await, Some("a"));
+        queue.done(&"a");
+        // The node "a" used is free and then reused by "d", which is queued, not in flight:
+        // neither a done for "d" nor one for "a" may release it.
+        queue.add("d");
+        queue.done(&"d");
+        queue.done(&"a");
+        assert_eq!(queue.len(), 1);
+        assert_eq!(queue.get().await, Some("d"));
+        queue.done(&"d");
+        queue.done(&"c");
+        assert!(queue.is_empty());
+        assert!(still_pending(queue.get()).await);
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn sleeping_worker_is_woken_by_add() {
         let queue = Queue::new();
         let worker = tokio::spawn({
