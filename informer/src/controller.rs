@@ -303,8 +303,8 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_late_handler_sees_the_cache_then_live_events_without_gap_or_duplicate() {
-        const WRITES: u64 = 40_000;
-        const LATE_HANDLERS: u64 = 20;
+        const WRITES: u64 = 20_000;
+        const LATE_HANDLERS: u64 = 10;
         let mut h = Harness::new(Duration::ZERO);
         h.start();
         h.store.replace(Vec::new(), "0".into()).unwrap();
@@ -335,7 +335,7 @@ mod tests {
         for i in 1..=LATE_HANDLERS {
             let join_at = i * WRITES / (LATE_HANDLERS + 1);
             while written.load(Ordering::Acquire) < join_at {
-                tokio::task::yield_now().await;
+                tokio::time::sleep(Duration::from_millis(1)).await;
             }
             let recorder = Recorder::named(&format!("late-{i}"));
             h.add(recorder.clone(), Duration::ZERO);

@@ -228,7 +228,7 @@ mod tests {
 
     use indexer::Store;
 
-    use crate::testing::{Event, Harness, Recorder, cm, eventually};
+    use crate::testing::{Event, Harness, LogCapture, Recorder, cm, eventually};
 
     fn adds(names: impl IntoIterator<Item = usize>) -> Vec<Event> {
         names
@@ -269,6 +269,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_panicking_handler_keeps_receiving_and_others_are_unaffected() {
+        let logs = LogCapture::default();
+        let _logging = tracing::subscriber::set_default(logs.clone());
         let mut h = Harness::new(Duration::ZERO);
         let fragile = Recorder {
             panic_on: Some("o1".into()),
@@ -287,6 +289,20 @@ mod tests {
         .await;
         assert_eq!(fragile.events(), adds([0, 2]));
         assert_eq!(other.events(), adds(0..3));
+        // The panic is logged as an error naming the handler, with the panic's message.
+        let panics: Vec<String> = logs
+            .lines()
+            .into_iter()
+            .filter(|line| line.contains("panicked"))
+            .collect();
+        assert_eq!(panics.len(), 1, "{panics:?}");
+        assert!(panics[0].starts_with("ERROR"), "{}", panics[0]);
+        assert!(panics[0].contains("handler=fragile"), "{}", panics[0]);
+        assert!(
+            panics[0].contains("recorder fragile refuses o1"),
+            "{}",
+            panics[0]
+        );
         h.stop().await;
     }
 

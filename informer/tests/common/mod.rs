@@ -237,13 +237,22 @@ impl ResourceEventHandler<ConfigMap> for Recorder {
     }
 }
 
-/// Polls `condition` every 10 ms until it holds; panics after `limit` (of tokio time, so paused
-/// tests run it instantly).
+/// How long [`eventually`] waits in wall-clock time at least, whatever its limit in tokio time.
+///
+/// In a paused-time test, tokio's clock jumps ahead whenever the runtime waits for nothing but
+/// I/O, so on a loaded machine a slow loopback round trip to the simulator can use up a limit of
+/// minutes of tokio time within milliseconds. The floor keeps such a test from failing early.
+const WALL_CLOCK_FLOOR: Duration = Duration::from_secs(20);
+
+/// Polls `condition` every 10 ms until it holds; panics once `limit` of tokio time (instant in
+/// paused tests) and [`WALL_CLOCK_FLOOR`] of real time have both passed.
 pub async fn eventually(what: &str, limit: Duration, mut condition: impl FnMut() -> bool) {
     let deadline = tokio::time::Instant::now() + limit;
+    let wall_clock_deadline = std::time::Instant::now() + WALL_CLOCK_FLOOR;
     while !condition() {
         assert!(
-            tokio::time::Instant::now() < deadline,
+            tokio::time::Instant::now() < deadline
+                || std::time::Instant::now() < wall_clock_deadline,
             "timed out waiting for {what}"
         );
         tokio::time::sleep(Duration::from_millis(10)).await;

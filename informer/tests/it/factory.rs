@@ -196,3 +196,55 @@ async fn selectors_are_part_of_what_makes_an_informer_shared() {
     factory.shutdown().await;
     server.shutdown().await;
 }
+
+/// Counts a handler's resync notifications (an update whose old and new are the same object).
+fn count_resyncs<K: Send + Sync + 'static>(
+    counter: &Arc<std::sync::atomic::AtomicUsize>,
+) -> informer::HandlerFuncs<K> {
+    let counter = Arc::clone(counter);
+    informer::handler().on_update(move |old: Arc<K>, new: Arc<K>| {
+        if Arc::ptr_eq(&old, &new) {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    })
+}
+
+#[tokio::test(start_paused = true)]
+async fn informers_resync_at_the_default_period_unless_their_type_overrides_it() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "cm-0", "0");
+    server.create(&pod("pod-0")).unwrap();
+    let factory = InformerFactory::builder(server.client().unwrap())
+        .default_resync(Duration::from_secs(1))
+        .resync_for::<Pod>(Duration::ZERO)
+        .build();
+    let config_map_resyncs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let pod_resyncs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    factory
+        .informer::<ConfigMap>()
+        .add_event_handler(count_resyncs(&config_map_resyncs))
+        .unwrap();
+    factory
+        .informer::<Pod>()
+        .add_event_handler(count_resyncs(&pod_resyncs))
+        .unwrap();
+    factory.start();
+    factory
+        .wait_for_cache_sync(Duration::from_secs(30))
+        .await
+        .unwrap();
+
+    // Config maps take the factory's 1 s default: several resyncs within 10 s.
+    eventually("config map resyncs", Duration::from_secs(10), || {
+        config_map_resyncs.load(std::sync::atomic::Ordering::SeqCst) >= 3
+    })
+    .await;
+    // Pods are overridden to never resync, while config maps go on resyncing.
+    let before = config_map_resyncs.load(std::sync::atomic::Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    assert_eq!(pod_resyncs.load(std::sync::atomic::Ordering::SeqCst), 0);
+    assert!(config_map_resyncs.load(std::sync::atomic::Ordering::SeqCst) > before);
+
+    factory.shutdown().await;
+    server.shutdown().await;
+}
