@@ -97,7 +97,15 @@ async fn pods_bench(objects: usize) {
     teardown(server).await;
 }
 
-async fn list_bench(objects: usize, rounds: usize) {
+/// The headline figure of one scenario run, for the median over repeated runs.
+struct Figure {
+    /// Objects, events or writes per second.
+    rate: f64,
+    /// Process CPU time per event (or object), when known.
+    cpu_us: Option<f64>,
+}
+
+async fn list_bench(objects: usize, rounds: usize) -> Figure {
     let server = ApiServer::builder().start().await.expect("server");
     for i in 0..objects {
         server.create_json(cm(&format!("cm-{i:06}"))).expect("seed");
@@ -115,13 +123,15 @@ async fn list_bench(objects: usize, rounds: usize) {
         bytes = body.len();
     }
     let per = total / rounds as u32;
+    let rate = objects as f64 / per.as_secs_f64();
     println!(
         "list: {objects} objects ({} KiB) in {:.1} ms per list = {:.0} objects/s",
         bytes / 1024,
         per.as_secs_f64() * 1e3,
-        objects as f64 / per.as_secs_f64()
+        rate
     );
     teardown(server).await;
+    Figure { rate, cpu_us: None }
 }
 
 /// Stops a scenario's server and lets its state be freed before the next scenario starts:
@@ -167,14 +177,20 @@ fn cpu_time() -> Option<Duration> {
     Some(Duration::from_millis(ticks * 10))
 }
 
-fn cpu_per(events: usize, since: Option<Duration>) -> String {
+/// CPU microseconds per event since `since`.
+fn cpu_us_per(events: usize, since: Option<Duration>) -> Option<f64> {
     match (since, cpu_time()) {
-        (Some(a), Some(b)) if events > 0 => format!(
-            ", CPU {:.2} us/event",
-            (b - a).as_secs_f64() * 1e6 / events as f64
-        ),
-        _ => String::new(),
+        (Some(a), Some(b)) if events > 0 => {
+            Some(b.saturating_sub(a).as_secs_f64() * 1e6 / events as f64)
+        }
+        _ => None,
     }
+}
+
+fn cpu_text(cpu_us: Option<f64>) -> String {
+    cpu_us
+        .map(|c| format!(", CPU {c:.2} us/event"))
+        .unwrap_or_default()
 }
 
 /// How the fan-out bench writes.
@@ -186,7 +202,7 @@ enum Writes {
     Batch,
 }
 
-async fn fanout_bench(watchers: usize, events: usize, mode: Writes) {
+async fn fanout_bench(watchers: usize, events: usize, mode: Writes) -> Figure {
     const OBJECTS: usize = 1000;
     let server = ApiServer::builder()
         .watch_buffer(events + 16)
@@ -247,6 +263,7 @@ async fn fanout_bench(watchers: usize, events: usize, mode: Writes) {
         Writes::Single => "replace_json",
         Writes::Batch => "replace_many",
     };
+    let cpu_us = cpu_us_per(events, cpu);
     println!(
         "live watch fan-out ({how}): {watchers} watcher(s), {events} updates of {OBJECTS} small objects written during the watch: \
          {received} delivered in {:.0} ms = {:.0} events/s in total, {:.0} events/s per watcher \
@@ -256,13 +273,20 @@ async fn fanout_bench(watchers: usize, events: usize, mode: Writes) {
         events as f64 / elapsed.as_secs_f64(),
         produced.as_secs_f64() * 1e3,
         events as f64 / produced.as_secs_f64(),
-        cpu_per(events, cpu),
+        cpu_text(cpu_us),
     );
     teardown(server).await;
+    // With watchers the delivered events count; without, the writes.
+    let rate = if watchers == 0 {
+        events as f64 / produced.as_secs_f64()
+    } else {
+        received as f64 / elapsed.as_secs_f64()
+    };
+    Figure { rate, cpu_us }
 }
 
 /// Delivery alone: the events are already in the history when the watchers connect.
-async fn replay_bench(watchers: usize, events: usize) {
+async fn replay_bench(watchers: usize, events: usize) -> Figure {
     let server = ApiServer::builder()
         .history_limit(events)
         .start()
@@ -282,15 +306,46 @@ async fn replay_bench(watchers: usize, events: usize) {
         received += h.await.expect("join");
     }
     let elapsed = start.elapsed();
+    let cpu_us = cpu_us_per(received, cpu);
     println!(
         "watch delivery: {watchers} watcher(s) x {events} small objects from history: {received} \
          delivered in {:.0} ms = {:.0} events/s in total, {:.0} events/s per watcher{}",
         elapsed.as_secs_f64() * 1e3,
         received as f64 / elapsed.as_secs_f64(),
         events as f64 / elapsed.as_secs_f64(),
-        cpu_per(received, cpu),
+        cpu_text(cpu_us),
     );
     teardown(server).await;
+    Figure {
+        rate: received as f64 / elapsed.as_secs_f64(),
+        cpu_us,
+    }
+}
+
+/// The median of some numbers (None when there are none).
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    match v.len() {
+        0 => None,
+        n if n % 2 == 1 => v.get(mid).copied(),
+        _ => Some((v.get(mid - 1)? + v.get(mid)?) / 2.0),
+    }
+}
+
+/// Prints the median (and range) of a scenario's repeated runs.
+fn summarize(name: &str, unit: &str, figures: &[Figure]) {
+    let rates: Vec<f64> = figures.iter().map(|f| f.rate).collect();
+    let cpus: Vec<f64> = figures.iter().filter_map(|f| f.cpu_us).collect();
+    let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = rates.iter().copied().fold(0.0, f64::max);
+    if let Some(m) = median(rates) {
+        println!(
+            "{name}: median of {} runs {m:.0} {unit} (range {lo:.0}..{hi:.0}){}",
+            figures.len(),
+            cpu_text(median(cpus)),
+        );
+    }
 }
 
 fn main() {
@@ -304,40 +359,68 @@ fn main() {
         .build()
         .expect("runtime");
     // Some scenarios only, for profiling and repeated measurements:
-    // SIM_BENCH_ONLY=<name>[,<name>...].
+    // SIM_BENCH_ONLY=<name>[,<name>...]; SIM_BENCH_RUNS=<n> runs each n times and ends with
+    // the medians (the shared machines these run on swing by a third between minutes).
     let only = std::env::var("SIM_BENCH_ONLY").unwrap_or_default();
+    let runs: usize = std::env::var("SIM_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1);
     rt.block_on(async {
         let all = only.is_empty();
         let run = |name: &str| all || only.split(',').any(|o| o == name);
-        if run("list") {
-            list_bench(10_000, 5).await;
+        let mut results: Vec<(&str, &str, Vec<Figure>)> = Vec::new();
+        let mut record = |name: &'static str, unit: &'static str, figure: Figure| match results
+            .iter_mut()
+            .find(|(n, _, _)| *n == name)
+        {
+            Some((_, _, figures)) => figures.push(figure),
+            None => results.push((name, unit, vec![figure])),
+        };
+        for _ in 0..runs {
+            if run("list") {
+                record("list", "objects/s", list_bench(10_000, 5).await);
+            }
+            if run("pods") {
+                pods_bench(100_000).await;
+            }
+            if run("replay1") {
+                record("replay1", "events/s", replay_bench(1, 200_000).await);
+            }
+            if run("replay10") {
+                let f = replay_bench(10, 100_000).await;
+                record("replay10", "events/s in total", f);
+            }
+            if run("writes") {
+                let f = fanout_bench(0, 200_000, Writes::Single).await;
+                record("writes", "writes/s", f);
+            }
+            if run("live1") {
+                let f = fanout_bench(1, 200_000, Writes::Single).await;
+                record("live1", "events/s", f);
+            }
+            if run("live10") {
+                let f = fanout_bench(10, 100_000, Writes::Single).await;
+                record("live10", "events/s in total", f);
+            }
+            if run("batch0") {
+                let f = fanout_bench(0, 200_000, Writes::Batch).await;
+                record("batch0", "writes/s", f);
+            }
+            if run("batch1") {
+                let f = fanout_bench(1, 200_000, Writes::Batch).await;
+                record("batch1", "events/s", f);
+            }
+            if run("batch10") {
+                let f = fanout_bench(10, 100_000, Writes::Batch).await;
+                record("batch10", "events/s in total", f);
+            }
         }
-        if run("pods") {
-            pods_bench(100_000).await;
-        }
-        if run("replay1") {
-            replay_bench(1, 200_000).await;
-        }
-        if run("replay10") {
-            replay_bench(10, 100_000).await;
-        }
-        if run("writes") {
-            fanout_bench(0, 200_000, Writes::Single).await;
-        }
-        if run("live1") {
-            fanout_bench(1, 200_000, Writes::Single).await;
-        }
-        if run("live10") {
-            fanout_bench(10, 100_000, Writes::Single).await;
-        }
-        if run("batch0") {
-            fanout_bench(0, 200_000, Writes::Batch).await;
-        }
-        if run("batch1") {
-            fanout_bench(1, 200_000, Writes::Batch).await;
-        }
-        if run("batch10") {
-            fanout_bench(10, 100_000, Writes::Batch).await;
+        if runs > 1 {
+            for (name, unit, figures) in &results {
+                summarize(name, unit, figures);
+            }
         }
     });
 }
