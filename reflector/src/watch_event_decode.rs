@@ -331,6 +331,15 @@ mod tests {
     }
 
     #[test]
+    fn an_object_of_another_kind_does_not_decode_as_a_typed_resource() {
+        let line = r#"{"type":"ADDED","object":{"apiVersion":"v1","kind":"Secret","metadata":{"name":"a"}}}"#;
+        let err = decode_watch_event::<k8s_openapi::api::core::v1::ConfigMap>(line.as_bytes())
+            .unwrap_err();
+        assert!(matches!(err, WatchDecodeError::Malformed { .. }), "{err:?}");
+        assert!(crate::Error::from(err).is_skippable_object());
+    }
+
+    #[test]
     fn reports_invalid_utf8_as_malformed() {
         let line = b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"\xff\"}}}";
         let err = decode_watch_event::<DynamicObject>(line).unwrap_err();
