@@ -118,3 +118,50 @@ async fn settings_handlers_and_accessors_follow_the_informer_life() {
     let _ = Arc::clone(&informer);
     server.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "x");
+    put(&server, "b", "y");
+    put(&server, "c", "x");
+    let api: kube::Api<ConfigMap> = kube::Api::namespaced(server.client().unwrap(), NS);
+    let lister_watcher = Arc::new(informer::ApiListerWatcher::new(api));
+    let informer = Arc::new(
+        informer::SharedIndexInformer::builder(lister_watcher)
+            .indexers(Indexers::new().with("by-value", |cm: &ConfigMap| {
+                cm.data.iter().flat_map(|d| d.values().cloned()).collect()
+            }))
+            .reflector_options(informer::ReflectorOptions::default().page_size(2))
+            .name("config maps by value")
+            .build(),
+    );
+    assert_eq!(informer.name(), "config maps by value");
+    let running = spawn(&informer);
+    informer.synced().await;
+
+    let mut by_x: Vec<String> = informer
+        .indexer()
+        .by_index("by-value", "x")
+        .unwrap()
+        .iter()
+        .map(|cm| name(cm))
+        .collect();
+    by_x.sort();
+    assert_eq!(by_x, ["a", "c"]);
+    assert_eq!(cache_state(&informer), server_state(&server));
+    // Three objects in pages of two: two list requests.
+    assert_eq!(informer.list_count(), 2);
+    // The index follows live changes.
+    put(&server, "b", "x");
+    eventually("the index follows", Duration::from_secs(30), || {
+        informer
+            .indexer()
+            .by_index("by-value", "x")
+            .is_ok_and(|objects| objects.len() == 3)
+    })
+    .await;
+
+    running.stop().await;
+    server.shutdown().await;
+}
