@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use http::{Method, Request, Response, header};
-use http_body_util::{BodyExt, Limited};
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -156,19 +156,39 @@ fn accepts_json(req: &Request<Incoming>) -> bool {
         })
 }
 
-async fn read_body(shared: &Shared, body: Incoming) -> Result<Bytes, ApiError> {
+/// How many times the body limit an over-limit body may reach and still be read to its end
+/// (and discarded) before the 413 goes out. Closing a connection with unread request bytes
+/// makes the kernel send a reset that can swallow the answer (kube-apiserver's Go server
+/// drains and lingers for the same reason); larger bodies are answered at once.
+const DRAIN_FACTOR: usize = 4;
+
+/// Reads the whole request body, or 413 once it exceeds the limit.
+async fn read_body(shared: &Shared, mut body: Incoming) -> Result<Bytes, ApiError> {
     let limit = shared.config.body_limit;
-    match Limited::new(body, limit).collect().await {
-        Ok(c) => Ok(c.to_bytes()),
-        Err(e)
-            if e.downcast_ref::<http_body_util::LengthLimitError>()
-                .is_some() =>
-        {
-            Err(ApiError::too_large(limit))
+    let mut buf = bytes::BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame
+            .map_err(|e| ApiError::bad_request(format!("failed to read request body: {e}")))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        if buf.len() + data.len() > limit {
+            drain(body, limit.saturating_mul(DRAIN_FACTOR)).await;
+            return Err(ApiError::too_large(limit));
         }
-        Err(e) => Err(ApiError::bad_request(format!(
-            "failed to read request body: {e}"
-        ))),
+        buf.extend_from_slice(&data);
+    }
+    Ok(buf.freeze())
+}
+
+/// Reads and discards the rest of a body, up to `cap` bytes.
+async fn drain(mut body: Incoming, cap: usize) {
+    let mut read = 0usize;
+    while read <= cap {
+        match body.frame().await {
+            Some(Ok(frame)) => read = read.saturating_add(frame.data_ref().map_or(0, Bytes::len)),
+            Some(Err(_)) | None => return,
+        }
     }
 }
 
@@ -185,7 +205,7 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok())
-        && len > shared.config.body_limit
+        && len > shared.config.body_limit.saturating_mul(DRAIN_FACTOR)
     {
         return respond::error(&ApiError::too_large(shared.config.body_limit));
     }

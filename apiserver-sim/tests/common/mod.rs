@@ -78,11 +78,11 @@ pub async fn raw(
     // The server may answer (413) before reading a huge body; ignore write errors then.
     let _ = s.write_all(body).await;
     let mut buf = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf)).await;
+    let read = tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf)).await;
     let split = buf
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
-        .expect("headers end");
+        .unwrap_or_else(|| panic!("no answer to {method} {path}: {read:?}"));
     let head = String::from_utf8_lossy(&buf[..split]).to_string();
     let mut lines = head.lines();
     let status = lines

@@ -425,3 +425,68 @@ async fn discovery_version_health_and_openapi() {
         .expect("discovery");
     assert!(d.has_group("apps"));
 }
+
+/// A body over the limit sent in chunks (no `Content-Length` to check up front) is cut off
+/// while it is read: 413, and the server keeps serving.
+#[tokio::test]
+async fn huge_chunked_body_gets_413() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = ApiServer::start().await.expect("server");
+    let mut s = tokio::net::TcpStream::connect(server.addr())
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST {CMS} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    );
+    s.write_all(head.as_bytes()).await.expect("head");
+    // 64 KiB chunks until past the limit; the server may answer and close before the end.
+    let chunk = vec![b' '; 64 * 1024];
+    let mut framed = format!("{:x}\r\n", chunk.len()).into_bytes();
+    framed.extend_from_slice(&chunk);
+    framed.extend_from_slice(b"\r\n");
+    for _ in 0..=BODY_LIMIT / chunk.len() {
+        if s.write_all(&framed).await.is_err() {
+            break;
+        }
+    }
+    let _ = s.write_all(b"0\r\n\r\n").await;
+    let mut buf = Vec::new();
+    let read =
+        tokio::time::timeout(std::time::Duration::from_secs(20), s.read_to_end(&mut buf)).await;
+    let text = String::from_utf8_lossy(&buf);
+    assert!(text.starts_with("HTTP/1.1 413"), "{read:?}: {text}");
+    assert!(
+        text.contains(r#""reason":"RequestEntityTooLarge""#),
+        "{text}"
+    );
+    let h = common::raw(&server, "GET", "/healthz", &[], b"").await;
+    assert_eq!((h.status, h.body.as_str()), (200, "ok"));
+    assert!(server.objects("", "configmaps").is_empty());
+}
+
+/// A `Content-Length` far over the limit is refused before any of the body is read.
+#[tokio::test]
+async fn oversized_content_length_is_refused_up_front() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = ApiServer::start().await.expect("server");
+    let mut s = tokio::net::TcpStream::connect(server.addr())
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST {CMS} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n"
+    );
+    s.write_all(head.as_bytes()).await.expect("head");
+    let mut buf = Vec::new();
+    let read =
+        tokio::time::timeout(std::time::Duration::from_secs(20), s.read_to_end(&mut buf)).await;
+    let text = String::from_utf8_lossy(&buf);
+    assert!(text.starts_with("HTTP/1.1 413"), "{read:?}: {text}");
+    assert!(
+        text.contains(r#""reason":"RequestEntityTooLarge""#),
+        "{text}"
+    );
+    let h = common::raw(&server, "GET", "/healthz", &[], b"").await;
+    assert_eq!((h.status, h.body.as_str()), (200, "ok"));
+}
