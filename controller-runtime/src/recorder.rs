@@ -225,9 +225,9 @@ impl RecorderTask {
             .clone()
             .unwrap_or_else(|| "default".to_owned());
         let name = format!(
-            "{}.{}",
+            "{}.{:016x}",
             regarding.name.as_deref().unwrap_or("object"),
-            &uuid::Uuid::new_v4().simple().to_string()[..16]
+            fastrand::u64(..)
         );
         let record = &queued.record;
         let event = KubeEvent {
