@@ -81,12 +81,21 @@ pub fn spawn(manager: &Arc<Manager>) -> JoinHandle<Result<(), controller_runtime
     tokio::spawn(async move { manager.start().await })
 }
 
-/// Polls `condition` every 10 ms (of tokio time) until it holds; panics after `limit`.
+/// The least real time [`eventually`] waits before failing, whatever its limit in tokio time:
+/// in a paused-time test tokio's clock jumps to the next timer whenever the runtime waits only
+/// for I/O, so on a loaded machine slow loopback round trips to the simulator can use up a limit
+/// of many seconds of tokio time within milliseconds.
+const WALL_CLOCK_FLOOR: Duration = Duration::from_secs(20);
+
+/// Polls `condition` every 10 ms (of tokio time) until it holds; panics once both `limit` of
+/// tokio time and [`WALL_CLOCK_FLOOR`] of real time have passed.
 pub async fn eventually(what: &str, limit: Duration, mut condition: impl FnMut() -> bool) {
     let deadline = tokio::time::Instant::now() + limit;
+    let wall_clock_deadline = std::time::Instant::now() + WALL_CLOCK_FLOOR;
     while !condition() {
         assert!(
-            tokio::time::Instant::now() < deadline,
+            tokio::time::Instant::now() < deadline
+                || std::time::Instant::now() < wall_clock_deadline,
             "timed out waiting for {what}"
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
