@@ -18,13 +18,22 @@ fn value(cm: &ConfigMap) -> Option<String> {
     cm.data.as_ref()?.get("v").cloned()
 }
 
-#[tokio::test(start_paused = true)]
-async fn the_deleted_objects_last_state_reaches_the_reconciler() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    let manager = Arc::new(manager(&server).build());
-    let last_states = Arc::new(Mutex::new(Vec::new()));
+/// The last states the reconciler found for deleted objects (from its context), in order.
+type LastStates = Arc<Mutex<Vec<Option<String>>>>;
+
+/// Starts `manager` with a ConfigMap controller whose reconciler records, whenever its object is
+/// gone, the last state the context offers; then writes ConfigMap `gone` twice ("first", then
+/// "last") and waits until the cache holds "last". Returns the recorded states and the run.
+async fn run_until_gone_is_cached_at_last(
+    server: &apiserver_sim::ApiServer,
+    manager: &Arc<controller_runtime::Manager>,
+) -> (
+    LastStates,
+    tokio::task::JoinHandle<Result<(), controller_runtime::Error>>,
+) {
+    let last_states = LastStates::default();
     let seen = last_states.clone();
-    Controller::new(&manager)
+    Controller::new(manager)
         .for_::<ConfigMap>()
         .build(reconciler_fn(
             move |_req: Request, ctx: Context<ConfigMap>| {
@@ -38,9 +47,9 @@ async fn the_deleted_objects_last_state_reaches_the_reconciler() {
             },
         ))
         .unwrap();
-    let running = spawn(&manager);
+    let running = spawn(manager);
     server.create(&cm("gone", "first")).unwrap();
-    put(&server, "gone", "last");
+    put(server, "gone", "last");
     eventually("the update", Duration::from_secs(30), || {
         manager
             .cache()
@@ -49,6 +58,14 @@ async fn the_deleted_objects_last_state_reaches_the_reconciler() {
             .is_some_and(|cm| value(&cm).as_deref() == Some("last"))
     })
     .await;
+    (last_states, running)
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_deleted_objects_last_state_reaches_the_reconciler() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    let (last_states, running) = run_until_gone_is_cached_at_last(&server, &manager).await;
     server.delete("", "configmaps", Some(NS), "gone").unwrap();
     eventually("the deleted reconcile", Duration::from_secs(30), || {
         !last_states.lock().is_empty()
@@ -149,33 +166,7 @@ async fn a_deletion_missed_during_a_watch_gap_reaches_the_reconciler_from_its_to
             },
         ))
         .unwrap();
-    let last_states = Arc::new(Mutex::new(Vec::new()));
-    let seen = last_states.clone();
-    Controller::new(&manager)
-        .for_::<ConfigMap>()
-        .build(reconciler_fn(
-            move |_req: Request, ctx: Context<ConfigMap>| {
-                let seen = seen.clone();
-                async move {
-                    if ctx.get().is_none() {
-                        seen.lock().push(ctx.deleted().and_then(|cm| value(cm)));
-                    }
-                    Ok::<_, ReconcileError>(Action::Done)
-                }
-            },
-        ))
-        .unwrap();
-    let running = spawn(&manager);
-    server.create(&cm("gone", "first")).unwrap();
-    put(&server, "gone", "last");
-    eventually("the update", Duration::from_secs(30), || {
-        manager
-            .cache()
-            .get::<ConfigMap>(&"default/gone".parse().unwrap())
-            .unwrap()
-            .is_some_and(|cm| value(&cm).as_deref() == Some("last"))
-    })
-    .await;
+    let (last_states, running) = run_until_gone_is_cached_at_last(&server, &manager).await;
     // With no await in between, the informer cannot re-watch before the deletion; the history
     // is compacted, so its re-watch gets 410 and it relists: the deletion is only inferred.
     server.drop_watches();
