@@ -1,13 +1,18 @@
 //! Garbage collector: deletes dependents whose owners (by uid) are all gone, drops
 //! dangling owner references from dependents that still have a live owner, and carries
 //! out foreground and orphan deletion of owners.
+//!
+//! Foreground deletion is recursive, as upstream: the dependents of an owner being deleted in
+//! the foreground are themselves deleted in the foreground, and an owner keeps its
+//! `foregroundDeletion` finalizer only while a dependent that references it with
+//! `blockOwnerDeletion: true` exists.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use crate::meta;
-use crate::ops::{FOREGROUND, ORPHAN};
+use crate::ops::{FOREGROUND, ORPHAN, Propagation};
 use crate::resource::GroupResource;
 use crate::store::{ObjKey, State};
 
@@ -18,13 +23,26 @@ struct Owner {
     orphan: bool,
 }
 
+/// One owner reference of a dependent.
+struct OwnedBy {
+    uid: String,
+    /// `blockOwnerDeletion: true`: a foreground deletion of the owner waits for this dependent.
+    blocks: bool,
+}
+
 fn ref_uid(r: &Value) -> &str {
     r.get("uid").and_then(Value::as_str).unwrap_or("")
 }
 
+fn blocks_owner_deletion(r: &Value) -> bool {
+    r.get("blockOwnerDeletion")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
 pub(super) fn reconcile(st: &mut State) -> bool {
     let mut owners: HashMap<String, Owner> = HashMap::new();
-    let mut dependents: Vec<(GroupResource, ObjKey, Vec<String>)> = Vec::new();
+    let mut dependents: Vec<(GroupResource, ObjKey, Vec<OwnedBy>)> = Vec::new();
     for (gr, rs) in &st.resources {
         for (k, stored) in &rs.objects {
             let obj = &stored.obj;
@@ -41,22 +59,32 @@ pub(super) fn reconcile(st: &mut State) -> bool {
             );
             let refs = meta::owner_refs(obj);
             if !refs.is_empty() {
-                let uids = refs.iter().map(|r| ref_uid(r).to_string()).collect();
-                dependents.push((gr.clone(), k.clone(), uids));
+                let owned_by = refs
+                    .iter()
+                    .map(|r| OwnedBy {
+                        uid: ref_uid(r).to_string(),
+                        blocks: blocks_owner_deletion(r),
+                    })
+                    .collect();
+                dependents.push((gr.clone(), k.clone(), owned_by));
             }
         }
     }
     let mut changed = false;
-    let mut has_dependents: HashMap<String, bool> = HashMap::new();
-    for (gr, okey, uids) in &dependents {
-        let live: Vec<&String> = uids.iter().filter(|u| owners.contains_key(*u)).collect();
+    // Foreground-deleting owners that still have a blocking dependent.
+    let mut blocked: HashSet<&str> = HashSet::new();
+    for (gr, okey, owned_by) in &dependents {
+        let live: Vec<&OwnedBy> = owned_by
+            .iter()
+            .filter(|o| owners.contains_key(&o.uid))
+            .collect();
         // Orphaning owners: strip their references.
         let orphaned: Vec<&String> = live
             .iter()
-            .copied()
+            .map(|o| &o.uid)
             .filter(|u| owners.get(*u).is_some_and(|o| o.orphan))
             .collect();
-        let dangling = uids.len() - live.len();
+        let dangling = owned_by.len() - live.len();
         if live.is_empty() {
             changed |= super::delete_background(st, gr, okey);
             continue;
@@ -67,10 +95,12 @@ pub(super) fn reconcile(st: &mut State) -> bool {
             });
             continue;
         }
-        for u in &live {
-            if owners.get(*u).is_some_and(|o| o.foreground) {
-                has_dependents.insert((*u).clone(), true);
-                changed |= super::delete_background(st, gr, okey);
+        for owned_by in &live {
+            if owners.get(&owned_by.uid).is_some_and(|o| o.foreground) {
+                if owned_by.blocks {
+                    blocked.insert(&owned_by.uid);
+                }
+                changed |= super::delete_with(st, gr, okey, Propagation::Foreground);
             }
         }
     }
@@ -79,7 +109,7 @@ pub(super) fn reconcile(st: &mut State) -> bool {
         if o.orphan {
             super::drop_finalizer(st, &o.key, &o.okey, ORPHAN);
             changed = true;
-        } else if o.foreground && !has_dependents.contains_key(uid) {
+        } else if o.foreground && !blocked.contains(uid.as_str()) {
             super::drop_finalizer(st, &o.key, &o.okey, FOREGROUND);
             changed = true;
         }

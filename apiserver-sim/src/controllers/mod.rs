@@ -69,6 +69,17 @@ pub(crate) fn drop_finalizer(st: &mut State, key: &GroupResource, okey: &ObjKey,
 
 /// Deletes an object in the background (honouring its finalizers); true if it changed.
 pub(crate) fn delete_background(st: &mut State, key: &GroupResource, okey: &ObjKey) -> bool {
+    delete_with(st, key, okey, crate::ops::Propagation::Background)
+}
+
+/// Deletes an object with the given propagation (honouring its finalizers) unless it is
+/// already being deleted; true if it changed.
+pub(crate) fn delete_with(
+    st: &mut State,
+    key: &GroupResource,
+    okey: &ObjKey,
+    propagation: crate::ops::Propagation,
+) -> bool {
     let Some(info) = st.resource(key).map(|r| r.info.clone()) else {
         return false;
     };
@@ -79,7 +90,7 @@ pub(crate) fn delete_background(st: &mut State, key: &GroupResource, okey: &ObjK
         return false;
     }
     let opts = crate::ops::DeleteOptions {
-        propagation: Some(crate::ops::Propagation::Background),
+        propagation: Some(propagation),
         grace: Some(0),
         ..Default::default()
     };

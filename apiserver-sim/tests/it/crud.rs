@@ -574,3 +574,97 @@ async fn foreground_and_orphan_propagation() {
     let d2 = secrets.get("d2").await.expect("orphan survives");
     assert!(d2.metadata.owner_references.unwrap_or_default().is_empty());
 }
+
+/// Foreground deletion is recursive, and an owner waits only for the dependents that reference
+/// it with `blockOwnerDeletion: true`. Chain: ConfigMap `top` ← Secret `mid` ← ConfigMap `leaf`
+/// (both blocking, `leaf` held by a finalizer), plus a non-blocking Secret `loose` (held too).
+#[tokio::test]
+async fn foreground_deletion_is_recursive_and_waits_only_for_blocking_dependents() {
+    const HOLD: &str = "example.com/hold";
+    let server = common::server().await;
+    let client = server.client().expect("client");
+    let cms: Api<ConfigMap> = Api::default_namespaced(client.clone());
+    let secrets: Api<Secret> = Api::default_namespaced(client);
+    let owner_ref = |kind: &str, name: &str, uid: String, block: bool| {
+        json!({"apiVersion": "v1", "kind": kind, "name": name, "uid": uid,
+               "blockOwnerDeletion": block})
+    };
+    let top = cms
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": "top"}})).unwrap(),
+        )
+        .await
+        .expect("top");
+    let mid: Secret = serde_json::from_value(json!({"metadata": {"name": "mid",
+        "ownerReferences": [owner_ref("ConfigMap", "top", top.uid().unwrap(), true)]}}))
+    .unwrap();
+    let mid = secrets
+        .create(&PostParams::default(), &mid)
+        .await
+        .expect("mid");
+    let leaf: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "leaf",
+        "finalizers": [HOLD],
+        "ownerReferences": [owner_ref("Secret", "mid", mid.uid().unwrap(), true)]}}))
+    .unwrap();
+    cms.create(&PostParams::default(), &leaf)
+        .await
+        .expect("leaf");
+    let loose: Secret = serde_json::from_value(json!({"metadata": {"name": "loose",
+        "finalizers": [HOLD],
+        "ownerReferences": [owner_ref("ConfigMap", "top", top.uid().unwrap(), false)]}}))
+    .unwrap();
+    secrets
+        .create(&PostParams::default(), &loose)
+        .await
+        .expect("loose");
+
+    cms.delete("top", &DeleteParams::foreground())
+        .await
+        .expect("delete top");
+    server.settle().await;
+    // Every level is being deleted; `top` and `mid` wait for their blocking dependent.
+    let deleting_with = |meta: &kube::core::ObjectMeta| {
+        assert!(
+            meta.deletion_timestamp.is_some(),
+            "{:?} is deleting",
+            meta.name
+        );
+        meta.finalizers.clone().unwrap_or_default()
+    };
+    let top = cms.get("top").await.expect("top waits");
+    assert_eq!(deleting_with(&top.metadata), ["foregroundDeletion"]);
+    let mid = secrets.get("mid").await.expect("mid waits");
+    assert_eq!(deleting_with(&mid.metadata), ["foregroundDeletion"]);
+    let leaf = cms.get("leaf").await.expect("leaf is held");
+    assert_eq!(deleting_with(&leaf.metadata), [HOLD]);
+    let loose = secrets.get("loose").await.expect("loose is held");
+    assert_eq!(deleting_with(&loose.metadata), [HOLD]);
+
+    // Releasing the leaf lets the chain go; the non-blocking dependent does not hold `top`.
+    let release = Patch::Merge(json!({"metadata": {"finalizers": null}}));
+    cms.patch("leaf", &PatchParams::default(), &release)
+        .await
+        .expect("release leaf");
+    server.settle().await;
+    for name in ["leaf", "top"] {
+        assert!(
+            cms.get_opt(name).await.expect("get").is_none(),
+            "{name} is gone"
+        );
+    }
+    assert!(
+        secrets.get_opt("mid").await.expect("get").is_none(),
+        "mid is gone"
+    );
+    assert!(
+        secrets.get_opt("loose").await.expect("get").is_some(),
+        "loose is still held"
+    );
+    secrets
+        .patch("loose", &PatchParams::default(), &release)
+        .await
+        .expect("release loose");
+    server.settle().await;
+    assert!(secrets.get_opt("loose").await.expect("get").is_none());
+}
