@@ -430,7 +430,7 @@ async fn discovery_version_health_and_openapi() {
 /// while it is read: 413, and the server keeps serving.
 #[tokio::test]
 async fn huge_chunked_body_gets_413() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
     let server = ApiServer::start().await.expect("server");
     let mut s = tokio::net::TcpStream::connect(server.addr())
         .await
@@ -451,24 +451,14 @@ async fn huge_chunked_body_gets_413() {
         }
     }
     let _ = s.write_all(b"0\r\n\r\n").await;
-    let mut buf = Vec::new();
-    let read =
-        tokio::time::timeout(std::time::Duration::from_secs(20), s.read_to_end(&mut buf)).await;
-    let text = String::from_utf8_lossy(&buf);
-    assert!(text.starts_with("HTTP/1.1 413"), "{read:?}: {text}");
-    assert!(
-        text.contains(r#""reason":"RequestEntityTooLarge""#),
-        "{text}"
-    );
-    let h = common::raw(&server, "GET", "/healthz", &[], b"").await;
-    assert_eq!((h.status, h.body.as_str()), (200, "ok"));
+    expect_too_large_then_healthy(&server, &mut s).await;
     assert!(server.objects("", "configmaps").is_empty());
 }
 
 /// A `Content-Length` far over the limit is refused before any of the body is read.
 #[tokio::test]
 async fn oversized_content_length_is_refused_up_front() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
     let server = ApiServer::start().await.expect("server");
     let mut s = tokio::net::TcpStream::connect(server.addr())
         .await
@@ -478,6 +468,13 @@ async fn oversized_content_length_is_refused_up_front() {
          Content-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n"
     );
     s.write_all(head.as_bytes()).await.expect("head");
+    expect_too_large_then_healthy(&server, &mut s).await;
+}
+
+/// Reads the answer on `s` to its end: a 413 `RequestEntityTooLarge`; then the server still
+/// answers `/healthz`.
+async fn expect_too_large_then_healthy(server: &ApiServer, s: &mut tokio::net::TcpStream) {
+    use tokio::io::AsyncReadExt;
     let mut buf = Vec::new();
     let read =
         tokio::time::timeout(std::time::Duration::from_secs(20), s.read_to_end(&mut buf)).await;
@@ -487,6 +484,6 @@ async fn oversized_content_length_is_refused_up_front() {
         text.contains(r#""reason":"RequestEntityTooLarge""#),
         "{text}"
     );
-    let h = common::raw(&server, "GET", "/healthz", &[], b"").await;
+    let h = common::raw(server, "GET", "/healthz", &[], b"").await;
     assert_eq!((h.status, h.body.as_str()), (200, "ok"));
 }

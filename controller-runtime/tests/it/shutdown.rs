@@ -36,6 +36,23 @@ fn slow_controller(manager: &Manager, work: Duration) -> (Arc<AtomicUsize>, Arc<
     (started, finished)
 }
 
+/// Starts `manager` with a [`slow_controller`] whose reconciles take an hour, creates ConfigMap
+/// `a`, and waits until its reconcile has started. Returns whether a reconcile finished, and
+/// the run.
+async fn start_an_hour_long_reconcile(
+    server: &apiserver_sim::ApiServer,
+    manager: &Arc<Manager>,
+) -> (Arc<AtomicBool>, tokio::task::JoinHandle<Result<(), Error>>) {
+    let (started, finished) = slow_controller(manager, Duration::from_secs(3600));
+    let running = spawn(manager);
+    server.create(&cm("a", "1")).unwrap();
+    eventually("the reconcile", Duration::from_secs(30), || {
+        started.load(Ordering::SeqCst) == 1
+    })
+    .await;
+    (finished, running)
+}
+
 #[tokio::test(start_paused = true)]
 async fn shutdown_drains_the_in_flight_reconcile() {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
@@ -68,13 +85,7 @@ async fn shutdown_drains_the_in_flight_reconcile() {
 async fn a_second_request_exits_at_once() {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
-    let (started, finished) = slow_controller(&manager, Duration::from_secs(3600));
-    let running = spawn(&manager);
-    server.create(&cm("a", "1")).unwrap();
-    eventually("the reconcile", Duration::from_secs(30), || {
-        started.load(Ordering::SeqCst) == 1
-    })
-    .await;
+    let (finished, running) = start_an_hour_long_reconcile(&server, &manager).await;
 
     let handle = manager.shutdown_handle();
     handle.shutdown();
@@ -101,13 +112,7 @@ async fn the_drain_is_bounded_by_the_graceful_timeout() {
             .graceful_shutdown_timeout(Duration::from_secs(5))
             .build(),
     );
-    let (started, finished) = slow_controller(&manager, Duration::from_secs(3600));
-    let running = spawn(&manager);
-    server.create(&cm("a", "1")).unwrap();
-    eventually("the reconcile", Duration::from_secs(30), || {
-        started.load(Ordering::SeqCst) == 1
-    })
-    .await;
+    let (finished, running) = start_an_hour_long_reconcile(&server, &manager).await;
 
     manager.shutdown_handle().shutdown();
     let result = running.await.unwrap();
@@ -123,13 +128,7 @@ async fn the_drain_is_bounded_by_the_graceful_timeout() {
 async fn the_drain_deadline_is_30_seconds_by_default() {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
-    let (started, finished) = slow_controller(&manager, Duration::from_secs(3600));
-    let running = spawn(&manager);
-    server.create(&cm("a", "1")).unwrap();
-    eventually("the reconcile", Duration::from_secs(30), || {
-        started.load(Ordering::SeqCst) == 1
-    })
-    .await;
+    let (finished, running) = start_an_hour_long_reconcile(&server, &manager).await;
 
     let requested = tokio::time::Instant::now();
     manager.shutdown_handle().shutdown();
