@@ -93,11 +93,11 @@
 
 #![deny(missing_docs)]
 
-mod controller;
 mod error;
 mod factory;
 mod handler;
 mod listener;
+mod process;
 mod processor;
 mod registration;
 mod resync;
@@ -123,23 +123,4 @@ pub use wait::{CacheSynced, wait_for_cache_sync};
 
 /// The layers below, re-exported for building informers and reading their caches.
 pub use indexer::{Indexer, Indexers, Lister, ObjectKey};
-pub use reflector::{ApiListerWatcher, ListerWatcher, ReflectorOptions};
-
-/// What an informer can hold: a Kubernetes object that can be keyed, decoded and shared across
-/// tasks. Implemented for every type that qualifies (`k8s-openapi` types, `kube::CustomResource`
-/// types and `DynamicObject`).
-pub trait Object:
-    kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + Sync + 'static
-{
-}
-
-impl<K> Object for K where
-    K: kube::Resource
-        + Clone
-        + serde::de::DeserializeOwned
-        + std::fmt::Debug
-        + Send
-        + Sync
-        + 'static
-{
-}
+pub use reflector::{ApiListerWatcher, ListerWatcher, Object, ReflectorOptions};

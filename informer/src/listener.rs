@@ -246,7 +246,7 @@ mod tests {
         let slow_registration = h.add(slow.clone(), Duration::ZERO);
         h.start();
         for i in 0..100 {
-            h.store.add(cm(&format!("o{i}"), "1")).unwrap();
+            h.fifo.add(cm(&format!("o{i}"), "1")).unwrap();
         }
         eventually("fast handler has everything", || fast.events().len() == 100).await;
         eventually("fifo drained", || h.fifo.is_empty()).await;
@@ -281,7 +281,7 @@ mod tests {
         h.add(other.clone(), Duration::ZERO);
         h.start();
         for i in 0..3 {
-            h.store.add(cm(&format!("o{i}"), "1")).unwrap();
+            h.fifo.add(cm(&format!("o{i}"), "1")).unwrap();
         }
         eventually("every event", || {
             other.events().len() == 3 && fragile.events().len() == 2
@@ -313,7 +313,7 @@ mod tests {
         let registration = h.add(slow.clone(), Duration::ZERO);
         h.start();
         for i in 0..3 {
-            h.store.add(cm(&format!("o{i}"), "1")).unwrap();
+            h.fifo.add(cm(&format!("o{i}"), "1")).unwrap();
         }
         eventually("first call in flight", || registration.buffered() == 2).await;
 
@@ -334,7 +334,7 @@ mod tests {
         assert_eq!(slow.events(), adds([0]));
         // Removing again is a no-op.
         assert!(!h.processor.remove(registration.listener_id));
-        h.store.add(cm("later", "1")).unwrap();
+        h.fifo.add(cm("later", "1")).unwrap();
         eventually("fifo drained", || h.fifo.is_empty()).await;
         assert_eq!(slow.events(), adds([0]));
         h.stop().await;
@@ -344,7 +344,7 @@ mod tests {
     async fn registration_syncs_after_its_initial_adds_returned() {
         let mut h = Harness::new(Duration::ZERO);
         h.start();
-        h.store
+        h.fifo
             .replace(
                 (0..5).map(|i| cm(&format!("o{i}"), "1")).collect(),
                 "1".into(),

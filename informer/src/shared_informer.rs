@@ -15,8 +15,8 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::controller::{ResyncGatedFifo, process_loop};
 use crate::handler::ResourceEventHandler;
+use crate::process::process_loop;
 use crate::processor::{ListenerBuffer, Phase, Processor};
 use crate::registration::Registration;
 use crate::transform::TransformFn;
@@ -331,14 +331,16 @@ impl<K: Object> SharedIndexInformer<K> {
             .lock()
             .take()
             .unwrap_or_default()
-            .resync_period(check_period);
-        let store = Arc::new(ResyncGatedFifo {
-            fifo: fifo.clone(),
-            processor: Arc::clone(&self.processor),
-        });
+            .resync_period(check_period)
+            .should_resync({
+                // A resync happens only when some handler is due, and then only those handlers
+                // receive its sync notifications (client-go's `ShouldResync`).
+                let processor = Arc::clone(&self.processor);
+                move || processor.should_resync()
+            });
         let reflector = Arc::new(Reflector::new(
             Arc::clone(&self.lister_watcher),
-            store,
+            Arc::new(fifo.clone()),
             options,
         ));
         let _ = self.reflector.set(Arc::clone(&reflector));

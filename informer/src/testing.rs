@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use deltafifo::{DeltaFifo, DeltaFifoOptions};
-use indexer::{Indexer, Indexers};
+use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;
 use parking_lot::Mutex;
@@ -13,8 +13,8 @@ use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::controller::{ResyncGatedFifo, process_loop};
 use crate::handler::{DeletedObject, ResourceEventHandler};
+use crate::process::process_loop;
 use crate::processor::Processor;
 use crate::registration::Registration;
 
@@ -122,13 +122,13 @@ impl ResourceEventHandler<ConfigMap> for Recorder {
     }
 }
 
-/// The informer's processing path without a reflector: the test writes to `store` (the gated
-/// fifo, as a reflector would) and the harness pops into `cache` and the processor's listeners.
+/// The informer's processing path without a reflector: the test writes to `fifo` (as a reflector
+/// would, with [`resync`](Harness::resync) for a tick of its resync timer) and the harness pops
+/// into `cache` and the processor's listeners.
 pub(crate) struct Harness {
     pub(crate) cache: Indexer<ConfigMap>,
     pub(crate) processor: Arc<Processor<ConfigMap>>,
     pub(crate) fifo: DeltaFifo<ConfigMap>,
-    pub(crate) store: ResyncGatedFifo<ConfigMap>,
     synced: watch::Sender<bool>,
     shutdown: CancellationToken,
     tasks: Vec<JoinHandle<()>>,
@@ -139,18 +139,21 @@ impl Harness {
         let cache = Indexer::new(Indexers::new().with_namespace());
         let processor = Arc::new(Processor::new(default_resync));
         let fifo = DeltaFifo::new(DeltaFifoOptions::new().known_objects(Arc::new(cache.clone())));
-        let store = ResyncGatedFifo {
-            fifo: fifo.clone(),
-            processor: Arc::clone(&processor),
-        };
         Self {
             cache,
             processor,
             fifo,
-            store,
             synced: watch::Sender::new(false),
             shutdown: CancellationToken::new(),
             tasks: Vec::new(),
+        }
+    }
+
+    /// A tick of the reflector's resync timer, gated by the handlers' schedules as the informer
+    /// gates it.
+    pub(crate) fn resync(&self) {
+        if self.processor.should_resync() {
+            self.fifo.resync().unwrap();
         }
     }
 

@@ -94,28 +94,27 @@
 #![deny(missing_docs)]
 
 mod backoff;
+mod decode;
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod lister_watcher;
+mod object;
 mod options;
 mod pager;
 mod reflector;
 mod watch;
-mod watch_body;
-mod watch_decoder;
-mod watch_event_decode;
 mod watch_list;
 
 pub use backoff::{Backoff, BackoffStep};
+pub use decode::{
+    DEFAULT_MAX_WATCH_LINE_LEN, DecodeChunk, DecodedLine, WatchDecodeError, WatchLineDecoder,
+    decode_watch_body, decode_watch_event,
+};
 pub use error::Error;
 pub use kube::api::{ListParams, ObjectList, WatchEvent, WatchParams};
 pub use lister_watcher::{ApiListerWatcher, ListerWatcher, WatchStream};
-pub use options::{BackoffObserver, ErrorHandler, ReflectorOptions};
+pub use object::Object;
+pub use options::{BackoffObserver, ErrorHandler, ReflectorOptions, ResyncGate};
 pub use reflector::Reflector;
 pub use watch::INITIAL_EVENTS_END_ANNOTATION;
-pub use watch_body::decode_watch_body;
-pub use watch_decoder::{
-    DEFAULT_MAX_WATCH_LINE_LEN, DecodeChunk, DecodedLine, WatchDecodeError, WatchLineDecoder,
-};
-pub use watch_event_decode::decode_watch_event;

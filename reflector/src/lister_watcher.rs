@@ -10,9 +10,8 @@ use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{ApiResource, DynamicObject, ListParams, ObjectList, WatchEvent, WatchParams};
 use kube::{Api, Client};
-use serde::de::DeserializeOwned;
 
-use crate::{DEFAULT_MAX_WATCH_LINE_LEN, Error, decode_watch_body};
+use crate::{DEFAULT_MAX_WATCH_LINE_LEN, Error, Object, decode_watch_body};
 
 /// The stream of events a watch returns.
 pub type WatchStream<K> = BoxStream<'static, Result<WatchEvent<K>, Error>>;
@@ -195,7 +194,7 @@ fn check_event<K>(check: &KindCheck<K>, event: WatchEvent<K>) -> Result<WatchEve
 #[async_trait::async_trait]
 impl<K> ListerWatcher<K> for ApiListerWatcher<K>
 where
-    K: kube::Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Object,
 {
     async fn list(&self, params: &ListParams) -> Result<ObjectList<K>, Error> {
         let mut list = self

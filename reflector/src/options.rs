@@ -1,5 +1,5 @@
-//! `ReflectorOptions`: page size, resync period, streaming list, backoff, watch timeout and the
-//! error and backoff hooks.
+//! `ReflectorOptions`: page size, resync period and gate, streaming list, backoff, watch timeout
+//! and the error and backoff hooks.
 
 use std::fmt;
 use std::sync::Arc;
@@ -12,6 +12,10 @@ pub type ErrorHandler = Arc<dyn Fn(&Error) + Send + Sync>;
 
 /// A callback told about every backoff wait (see [`ReflectorOptions::on_backoff`]).
 pub type BackoffObserver = Arc<dyn Fn(&BackoffStep) + Send + Sync>;
+
+/// Asked at every tick of the resync timer whether a resync is due (see
+/// [`ReflectorOptions::should_resync`]).
+pub type ResyncGate = Arc<dyn Fn() -> bool + Send + Sync>;
 
 /// Default page size of paginated lists, as client-go's pager.
 pub(crate) const DEFAULT_PAGE_SIZE: u32 = 500;
@@ -34,6 +38,7 @@ pub(crate) const DEFAULT_PAGE_SIZE: u32 = 500;
 pub struct ReflectorOptions {
     pub(crate) page_size: Option<u32>,
     pub(crate) resync_period: Option<Duration>,
+    pub(crate) should_resync: Option<ResyncGate>,
     pub(crate) streaming_list: bool,
     pub(crate) backoff: Backoff,
     pub(crate) watch_timeout: Duration,
@@ -48,6 +53,7 @@ impl Default for ReflectorOptions {
         Self {
             page_size: None,
             resync_period: None,
+            should_resync: None,
             streaming_list: false,
             backoff: Backoff::default(),
             watch_timeout: Duration::from_secs(300),
@@ -64,6 +70,7 @@ impl fmt::Debug for ReflectorOptions {
         f.debug_struct("ReflectorOptions")
             .field("page_size", &self.page_size)
             .field("resync_period", &self.resync_period)
+            .field("should_resync", &self.should_resync.is_some())
             .field("streaming_list", &self.streaming_list)
             .field("backoff", &self.backoff)
             .field("watch_timeout", &self.watch_timeout)
@@ -91,6 +98,15 @@ impl ReflectorOptions {
     /// never). A resync replays the local cache to handlers; it never talks to the server.
     pub fn resync_period(mut self, period: Duration) -> Self {
         self.resync_period = Some(period).filter(|p| !p.is_zero());
+        self
+    }
+
+    /// Asked at every tick of the [resync timer](Self::resync_period) whether to resync now
+    /// (client-go's `ShouldResync`); without it every tick resyncs. A shared informer passes
+    /// its handlers' schedule here: the timer ticks at the shortest handler period, and the
+    /// gate says whether any handler is due. Keep it cheap: it runs on the reflector's task.
+    pub fn should_resync(mut self, gate: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        self.should_resync = Some(Arc::new(gate));
         self
     }
 

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use indexer::{ObjectKeyRef, ReplaceInPages, Store};
-use kube::Resource;
 use parking_lot::RwLock;
-use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -16,7 +14,7 @@ use tracing::Instrument;
 use crate::backoff::BackoffState;
 use crate::options::DEFAULT_PAGE_SIZE;
 use crate::pager::PageSink;
-use crate::{Error, ListerWatcher, ReflectorOptions, pager};
+use crate::{Error, ListerWatcher, Object, ReflectorOptions, pager};
 
 /// Keeps a [`Store`] equal to the server's state of one collection: lists it, then watches
 /// it, and recovers from every failure by rewatching or relisting as client-go does.
@@ -80,7 +78,7 @@ impl RunState {
 
 impl<K> Reflector<K>
 where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Object,
 {
     /// A reflector that lists and watches through `lister_watcher` into `store`.
     pub fn new(
@@ -288,7 +286,7 @@ struct StorePages<'a, K> {
 
 impl<K> PageSink<K> for StorePages<'_, K>
 where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Object,
 {
     fn page(&mut self, items: Vec<K>) -> Result<(), Error> {
         let mut objects = Vec::with_capacity(items.len());

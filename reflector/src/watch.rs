@@ -2,19 +2,16 @@
 //! RV, apply events to the store, rewatch on a normal close, decide relist or rewatch on
 //! failure, and run the resync timer.
 
-use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use indexer::{ObjectKeyRef, Store};
-use kube::Resource;
 use kube::api::{WatchEvent, WatchParams};
-use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 
 use crate::reflector::RunState;
-use crate::{Error, Reflector, WatchStream};
+use crate::{Error, Object, Reflector, WatchStream};
 
 /// The annotation of the bookmark that ends a streaming list's initial events.
 pub const INITIAL_EVENTS_END_ANNOTATION: &str = "k8s.io/initial-events-end";
@@ -106,7 +103,7 @@ impl ResyncTimer {
 
 impl<K> Reflector<K>
 where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Object,
 {
     /// Watches until a relist is needed and returns why. `stream` is a streaming list's
     /// stream to continue, if any.
@@ -152,6 +149,14 @@ where
         }
     }
 
+    /// Whether a tick of the resync timer resyncs: always, unless the options carry a gate.
+    fn resync_is_due(&self) -> bool {
+        self.options
+            .should_resync
+            .as_ref()
+            .is_none_or(|gate| gate())
+    }
+
     /// Applies the events of one watch to the store until it ends.
     async fn handle_watch(
         &self,
@@ -169,6 +174,9 @@ where
             let item = tokio::select! {
                 item = tokio::time::timeout(stall_after, stream.next()) => item,
                 () = resync.due() => {
+                    if !self.resync_is_due() {
+                        continue;
+                    }
                     if let Err(source) = self.store.resync() {
                         // Logged and reported by the run loop, which relists.
                         return WatchEnd::Failed(Error::Store { operation: "resync", source });

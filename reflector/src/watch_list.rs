@@ -10,22 +10,18 @@
 //! or delivers what only a plain watch sends: a bookmark without the annotation, or a
 //! MODIFIED or DELETED event.
 
-use std::fmt::Debug;
-
 use futures::StreamExt;
 use indexer::{Indexer, Indexers, Store};
-use kube::Resource;
 use kube::api::{WatchEvent, WatchParams};
-use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 
 use crate::reflector::RunState;
 use crate::watch::Step;
-use crate::{Error, Reflector, WatchStream};
+use crate::{Error, Object, Reflector, WatchStream};
 
 impl<K> Reflector<K>
 where
-    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Object,
 {
     /// Stream-lists into the store; returns the stream to continue as the watch. An error
     /// means "fall back to a paginated list".

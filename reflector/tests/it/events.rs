@@ -157,6 +157,38 @@ async fn resync_runs_on_its_period_and_a_failing_resync_relists() {
     running.stop().await;
 }
 
+/// client-go's `ShouldResync`: at each tick of the resync timer the reflector asks the gate, and
+/// resyncs the store only on the ticks the gate allows.
+#[tokio::test(start_paused = true)]
+async fn the_resync_gate_decides_which_timer_ticks_resync() {
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(FlakyStore {
+        inner: cache(),
+        resyncs: AtomicUsize::new(0),
+        fail_resync: AtomicBool::new(false),
+    });
+    let asked = Arc::new(AtomicUsize::new(0));
+    let gate_asked = Arc::clone(&asked);
+    // Every other tick is due: ticks 2, 4, 6, ... resync.
+    let options = Arc::new(Seen::default())
+        .options()
+        .resync_period(Duration::from_secs(10))
+        .should_resync(move || gate_asked.fetch_add(1, Ordering::SeqCst) % 2 == 1);
+    let running = spawn(lw.clone(), store.clone(), options);
+    converged(&server, &*store).await;
+    tokio::time::sleep(Duration::from_secs(65)).await;
+    assert_eq!(asked.load(Ordering::SeqCst), 6, "one question per tick");
+    assert_eq!(
+        store.resyncs.load(Ordering::SeqCst),
+        3,
+        "only the allowed ticks resync"
+    );
+    assert_eq!(lw.calls("list").len(), 1);
+    running.stop().await;
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_store_refusing_an_event_is_reported_and_relists() {
     let server = ApiServer::start().await.unwrap();

@@ -9,7 +9,8 @@ use futures::{Stream, StreamExt};
 use kube::api::WatchEvent;
 use serde::de::DeserializeOwned;
 
-use crate::{Error, WatchLineDecoder, WatchStream};
+use super::line::WatchLineDecoder;
+use crate::{Error, WatchStream};
 
 /// Decodes a watch response body into the reflector's stream of events.
 ///

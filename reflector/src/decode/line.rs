@@ -11,67 +11,17 @@ use std::marker::PhantomData;
 use kube::api::WatchEvent;
 use serde::de::DeserializeOwned;
 
-use crate::watch_event_decode::decode_watch_event;
+use super::error::{WatchDecodeError, excerpt};
+use super::event::decode_watch_event;
 
 /// The default limit on the length of one watch-event line: 64 MiB, far above the largest
 /// object etcd stores (1.5 MiB by default), yet a bound on what a broken server that never
 /// sends a newline can make the client buffer.
 pub const DEFAULT_MAX_WATCH_LINE_LEN: usize = 64 * 1024 * 1024;
 
-/// How many bytes of a bad line its error quotes.
-const EXCERPT_BYTES: usize = 120;
-
 /// A carry-over buffer larger than this is freed after use rather than kept for the next line,
 /// so one huge event does not pin its memory for the rest of the watch.
 const KEEP_CARRY_CAPACITY: usize = 1024 * 1024;
-
-/// A line of a watch stream that did not yield an event. The stream goes on with the next line.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum WatchDecodeError {
-    /// A line grew past the decoder's limit before its newline arrived; what was buffered is
-    /// dropped, and so is the rest of the line as it arrives.
-    #[error(
-        "a watch event line exceeds {limit} bytes; it is discarded (raise the limit if objects this large are expected); it starts with: {excerpt}"
-    )]
-    LineTooLong {
-        /// The limit, in bytes before the newline.
-        limit: usize,
-        /// The start of the line.
-        excerpt: String,
-    },
-
-    /// The line is JSON with a `type` other than ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.
-    #[error(
-        "a watch event has the unknown type {event_type:?} (expected ADDED, MODIFIED, DELETED, BOOKMARK or ERROR); line: {excerpt}"
-    )]
-    UnknownType {
-        /// The type the line carries.
-        event_type: String,
-        /// The start of the line.
-        excerpt: String,
-    },
-
-    /// The line is not a watch event: invalid JSON, a missing `type` or `object`, an object
-    /// that is not of the watched type, or trailing data.
-    #[error("a watch event line does not decode ({source}); line: {excerpt}")]
-    Malformed {
-        /// What serde_json reported, with the column.
-        #[source]
-        source: serde_json::Error,
-        /// The start of the line.
-        excerpt: String,
-    },
-
-    /// The stream ended in the middle of a line (the connection closed mid-event).
-    #[error("the watch stream ended inside a line of {len} bytes; line: {excerpt}")]
-    Truncated {
-        /// Bytes of the unfinished line.
-        len: usize,
-        /// The start of the line.
-        excerpt: String,
-    },
-}
 
 /// What one call to [`WatchLineDecoder::decode_next`] or [`WatchLineDecoder::finish`] yields.
 pub type DecodedLine<K> = Result<WatchEvent<K>, WatchDecodeError>;
@@ -285,25 +235,6 @@ fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
-/// The start of a line for an error message: at most [`EXCERPT_BYTES`] bytes, invalid UTF-8
-/// replaced, control characters escaped, and the full length if it was cut.
-pub(crate) fn excerpt(line: &[u8]) -> String {
-    let cut = line.len().min(EXCERPT_BYTES);
-    let head = String::from_utf8_lossy(line.get(..cut).unwrap_or(line));
-    let mut text: String = head
-        .chars()
-        .flat_map(|c| {
-            let escaped = c.is_control().then(|| c.escape_default());
-            let plain = (!c.is_control()).then_some(c);
-            escaped.into_iter().flatten().chain(plain)
-        })
-        .collect();
-    if cut < line.len() {
-        text.push_str(&format!("… ({} bytes)", line.len()));
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use k8s_openapi::api::core::v1::ConfigMap;
@@ -491,13 +422,5 @@ mod tests {
         let (second, item) = decoder.decode_next(&body[first..]);
         assert_eq!(item.as_ref().map(describe).as_deref(), Some("ADDED b"));
         assert_eq!(first + second, body.len());
-    }
-
-    #[test]
-    fn excerpts_are_short_and_escape_control_characters() {
-        let text = excerpt(format!("a\tb\u{1}{}", "x".repeat(500)).as_bytes());
-        assert!(text.starts_with("a\\tb\\u{1}x"), "{text}");
-        assert!(text.ends_with("… (504 bytes)"), "{text}");
-        assert_eq!(excerpt(b"\xff{}"), "\u{fffd}{}");
     }
 }

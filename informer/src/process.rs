@@ -1,10 +1,10 @@
-//! The informer's processing of popped deltas (client-go's `processDeltas`), and the fifo as the
-//! reflector sees it, with resyncs gated by the handlers' schedules.
+//! The informer's processing of popped deltas (client-go's `processDeltas`): the loop that pops
+//! the fifo, applies each key's deltas to the cache and hands the notifications to the listeners.
 
 use std::sync::Arc;
 
 use deltafifo::{Delta, DeltaFifo, Deltas};
-use indexer::{Indexer, ObjectKey, ReplaceInPages, Store};
+use indexer::{Indexer, ObjectKey};
 use kube::Resource;
 
 use crate::listener::Notification;
@@ -66,63 +66,6 @@ fn same_resource_version<K: Resource>(old: &K, new: &K) -> bool {
     old.meta().resource_version == new.meta().resource_version
 }
 
-/// The informer's fifo as its reflector writes to it: every write goes to the fifo, except that a
-/// resync happens only when some handler is due (client-go's `ShouldResync`), and then only
-/// those handlers receive the resulting sync notifications.
-pub(crate) struct ResyncGatedFifo<K> {
-    pub(crate) fifo: DeltaFifo<K>,
-    pub(crate) processor: Arc<Processor<K>>,
-}
-
-impl<K: Resource + Send + Sync + 'static> Store<K> for ResyncGatedFifo<K> {
-    fn add(&self, obj: Arc<K>) -> Result<(), indexer::Error> {
-        self.fifo.add(obj)
-    }
-
-    fn update(&self, obj: Arc<K>) -> Result<(), indexer::Error> {
-        self.fifo.update(obj)
-    }
-
-    fn delete(&self, obj: Arc<K>) -> Result<(), indexer::Error> {
-        self.fifo.delete(obj)
-    }
-
-    fn replace(
-        &self,
-        objects: Vec<Arc<K>>,
-        resource_version: String,
-    ) -> Result<(), indexer::Error> {
-        self.fifo.replace(objects, resource_version)
-    }
-
-    fn replace_in_pages(&self) -> Box<dyn ReplaceInPages<K> + '_>
-    where
-        K: Send + Sync + 'static,
-    {
-        self.fifo.replace_in_pages()
-    }
-
-    fn resync(&self) -> Result<(), indexer::Error> {
-        if self.processor.should_resync() {
-            self.fifo.resync()
-        } else {
-            Ok(())
-        }
-    }
-
-    fn get_by_key(&self, key: &ObjectKey) -> Option<Arc<K>> {
-        self.fifo.get_by_key(key)
-    }
-
-    fn list(&self) -> Vec<Arc<K>> {
-        self.fifo.list()
-    }
-
-    fn list_keys(&self) -> Vec<ObjectKey> {
-        self.fifo.list_keys()
-    }
-}
-
 /// Pops and processes deltas until the fifo is closed and drained, or `shutdown` fires.
 pub(crate) async fn process_loop<K>(
     fifo: &DeltaFifo<K>,
@@ -172,22 +115,22 @@ mod tests {
         h.add(recorder.clone(), Duration::ZERO);
         h.start();
 
-        h.store
+        h.fifo
             .replace(vec![cm("a", "1"), cm("b", "1")], "1".into())
             .unwrap();
         eventually("initial list", || recorder.events().len() == 2).await;
-        h.store.update(cm("a", "2")).unwrap();
+        h.fifo.update(cm("a", "2")).unwrap();
         eventually("update", || recorder.events().len() == 3).await;
         // A modification of an object the cache does not hold is an add.
-        h.store.update(cm("c", "3")).unwrap();
+        h.fifo.update(cm("c", "3")).unwrap();
         eventually("add", || recorder.events().len() == 4).await;
         // An add of a cached object is an update.
-        h.store.add(cm("a", "4")).unwrap();
+        h.fifo.add(cm("a", "4")).unwrap();
         eventually("update", || recorder.events().len() == 5).await;
-        h.store.delete(cm("b", "5")).unwrap();
+        h.fifo.delete(cm("b", "5")).unwrap();
         eventually("delete", || recorder.events().len() == 6).await;
         // A relist: `a` unchanged (a sync update), `c` gone (a tombstone with its last state).
-        h.store.replace(vec![cm("a", "4")], "6".into()).unwrap();
+        h.fifo.replace(vec![cm("a", "4")], "6".into()).unwrap();
         eventually("relist", || recorder.events().len() == 8).await;
 
         assert_eq!(
@@ -230,9 +173,9 @@ mod tests {
         };
         h.processor.add(handler, Duration::ZERO, Vec::new).unwrap();
         h.start();
-        h.store.add(cm("a", "1")).unwrap();
+        h.fifo.add(cm("a", "1")).unwrap();
         eventually("the add", || seen.lock().len() == 1).await;
-        h.store.delete(cm("a", "2")).unwrap();
+        h.fifo.delete(cm("a", "2")).unwrap();
         eventually("the delete", || seen.lock().len() == 2).await;
         assert_eq!(*seen.lock(), vec![true, true]);
         h.stop().await;
@@ -246,26 +189,26 @@ mod tests {
         h.add(due.clone(), Duration::from_secs(1));
         h.add(never.clone(), Duration::ZERO);
         h.start();
-        h.store.replace(vec![cm("a", "1")], "1".into()).unwrap();
+        h.fifo.replace(vec![cm("a", "1")], "1".into()).unwrap();
         eventually("initial adds", || {
             due.events().len() == 1 && never.events().len() == 1
         })
         .await;
 
         // Not due yet: the check resyncs nothing.
-        h.store.resync().unwrap();
+        h.resync();
         assert!(h.fifo.is_empty());
         tokio::time::advance(Duration::from_secs(1)).await;
-        h.store.resync().unwrap();
+        h.resync();
         eventually("resync", || due.events().len() == 2).await;
         assert_eq!(due.events()[1], update("a", "1", "1", true));
 
         // An unchanged object in a relist is a sync notification too: only for the handler due.
-        h.store.replace(vec![cm("a", "1")], "2".into()).unwrap();
+        h.fifo.replace(vec![cm("a", "1")], "2".into()).unwrap();
         eventually("relist", || due.events().len() == 3).await;
         assert_eq!(due.events()[2], update("a", "1", "1", false));
         // A real change reaches everybody.
-        h.store.update(cm("a", "3")).unwrap();
+        h.fifo.update(cm("a", "3")).unwrap();
         eventually("change", || {
             due.events().len() == 4 && never.events().len() == 2
         })
@@ -307,12 +250,12 @@ mod tests {
         const LATE_HANDLERS: u64 = 10;
         let mut h = Harness::new(Duration::ZERO);
         h.start();
-        h.store.replace(Vec::new(), "0".into()).unwrap();
+        h.fifo.replace(Vec::new(), "0".into()).unwrap();
         // The producer is an OS thread, so it writes while the pop loop is mid-batch and while
         // handlers join; it reports how far it got.
         let written = std::sync::Arc::new(AtomicU64::new(0));
         let producer = std::thread::spawn({
-            let fifo = h.store.fifo.clone();
+            let fifo = h.fifo.clone();
             let written = std::sync::Arc::clone(&written);
             move || {
                 let mut rng = 7u64;
