@@ -211,7 +211,7 @@ mod tests {
 
     #[tokio::test]
     async fn filtering_maps_updates_by_which_side_passes() {
-        let inner = Recorder::named("inner");
+        let inner = Recorder::new("inner");
         let filtered = FilteringHandler::new(kept, inner.clone());
         filtered.on_add(cm("keep-a", "1"), true).await;
         filtered.on_add(cm("drop-a", "1"), true).await;

@@ -105,6 +105,9 @@ mod shared_informer;
 mod transform;
 mod wait;
 
+// Lets the unit tests compile a helper file written against this crate's public paths.
+#[cfg(test)]
+extern crate self as informer;
 #[cfg(test)]
 mod testing;
 

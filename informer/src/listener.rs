@@ -240,8 +240,8 @@ mod tests {
     #[tokio::test]
     async fn a_stuck_handler_delays_neither_the_fifo_nor_other_handlers() {
         let mut h = Harness::new(Duration::ZERO);
-        let fast = Recorder::named("fast");
-        let (slow, gate) = Recorder::gated("slow");
+        let fast = Recorder::new("fast");
+        let (slow, gate) = Recorder::new("slow").gated();
         h.add(fast.clone(), Duration::ZERO);
         let slow_registration = h.add(slow.clone(), Duration::ZERO);
         h.start();
@@ -272,11 +272,8 @@ mod tests {
         let logs = LogCapture::default();
         let _logging = tracing::subscriber::set_default(logs.clone());
         let mut h = Harness::new(Duration::ZERO);
-        let fragile = Recorder {
-            panic_on: Some("o1".into()),
-            ..Recorder::named("fragile")
-        };
-        let other = Recorder::named("other");
+        let fragile = Recorder::new("fragile").panic_on_add("o1");
+        let other = Recorder::new("other");
         h.add(fragile.clone(), Duration::ZERO);
         h.add(other.clone(), Duration::ZERO);
         h.start();
@@ -299,7 +296,7 @@ mod tests {
         assert!(panics[0].starts_with("ERROR"), "{}", panics[0]);
         assert!(panics[0].contains("handler=fragile"), "{}", panics[0]);
         assert!(
-            panics[0].contains("recorder fragile refuses o1"),
+            panics[0].contains("fragile refuses to add o1"),
             "{}",
             panics[0]
         );
@@ -309,7 +306,7 @@ mod tests {
     #[tokio::test]
     async fn removal_drops_the_buffer_and_the_async_variant_waits_for_the_call_in_flight() {
         let mut h = Harness::new(Duration::ZERO);
-        let (slow, gate) = Recorder::gated("slow");
+        let (slow, gate) = Recorder::new("slow").gated();
         let registration = h.add(slow.clone(), Duration::ZERO);
         h.start();
         for i in 0..3 {
@@ -352,7 +349,7 @@ mod tests {
             .unwrap();
         eventually("fifo synced", || h.fifo.has_synced()).await;
 
-        let (late, gate) = Recorder::gated("late");
+        let (late, gate) = Recorder::new("late").gated();
         let registration = h.add(late.clone(), Duration::ZERO);
         let waiter = tokio::spawn({
             let registration = registration.clone();

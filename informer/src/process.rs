@@ -111,7 +111,7 @@ mod tests {
     #[tokio::test]
     async fn deltas_become_cache_transitions() {
         let mut h = Harness::new(Duration::ZERO);
-        let recorder = Recorder::named("table");
+        let recorder = Recorder::new("table");
         h.add(recorder.clone(), Duration::ZERO);
         h.start();
 
@@ -184,8 +184,8 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn resync_reaches_only_the_handlers_due() {
         let mut h = Harness::new(Duration::from_secs(1));
-        let due = Recorder::named("due");
-        let never = Recorder::named("never");
+        let due = Recorder::new("due");
+        let never = Recorder::new("never");
         h.add(due.clone(), Duration::from_secs(1));
         h.add(never.clone(), Duration::ZERO);
         h.start();
@@ -280,7 +280,7 @@ mod tests {
             while written.load(Ordering::Acquire) < join_at {
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
-            let recorder = Recorder::named(&format!("late-{i}"));
+            let recorder = Recorder::new(&format!("late-{i}"));
             h.add(recorder.clone(), Duration::ZERO);
             late.push(recorder);
         }

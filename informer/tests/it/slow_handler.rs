@@ -19,7 +19,7 @@ async fn a_slow_handler_lags_without_delaying_a_fast_one() {
         history
             .entry(name.clone())
             .or_default()
-            .push(put(&server, &name, "0"));
+            .push(rv(&put(&server, &name, "0")));
     }
     let informer = config_map_informer(&server, Duration::ZERO);
     let fast = Recorder::new("fast");
@@ -37,10 +37,11 @@ async fn a_slow_handler_lags_without_delaying_a_fast_one() {
     for round in 1..=3 {
         for i in (0..20).step_by(round + 1) {
             let name = format!("cm-{i}");
-            history
-                .entry(name.clone())
-                .or_default()
-                .push(put(&server, &name, &round.to_string()));
+            history.entry(name.clone()).or_default().push(rv(&put(
+                &server,
+                &name,
+                &round.to_string(),
+            )));
             live += 1;
         }
     }
@@ -49,7 +50,7 @@ async fn a_slow_handler_lags_without_delaying_a_fast_one() {
         history
             .entry(name.clone())
             .or_default()
-            .push(put(&server, &name, "new"));
+            .push(rv(&put(&server, &name, "new")));
         live += 1;
     }
     for i in [3, 7, 21] {

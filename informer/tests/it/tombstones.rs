@@ -20,7 +20,7 @@ async fn deletions_missed_while_disconnected_arrive_as_tombstones() {
     let running = spawn(&informer);
     informer.synced().await;
     // One object changes while connected: its last known state is this newer version.
-    let known_rv = put(&server, "cm-1", "1");
+    let known_rv = rv(&put(&server, "cm-1", "1"));
     eventually("the update", Duration::from_secs(30), || {
         recorder.len() == 11
     })

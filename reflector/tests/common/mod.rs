@@ -3,7 +3,6 @@
 
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,7 +11,6 @@ use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube::api::ObjectMeta;
 use parking_lot::Mutex;
 use reflector::{
     ApiListerWatcher, BackoffStep, Error, ListParams, ListerWatcher, ObjectList, Reflector,
@@ -22,33 +20,8 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-pub const NS: &str = "default";
-
-/// A config map in the test namespace.
-pub fn cm(name: &str, value: &str) -> ConfigMap {
-    ConfigMap {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some(NS.into()),
-            ..ObjectMeta::default()
-        },
-        data: Some([("v".to_string(), value.to_string())].into()),
-        ..ConfigMap::default()
-    }
-}
-
-/// Creates or replaces a config map on the server (without HTTP).
-pub fn put(server: &ApiServer, name: &str, value: &str) {
-    let obj = cm(name, value);
-    if server.replace(&obj).is_err() {
-        server.create(&obj).unwrap();
-    }
-}
-
-/// Deletes a config map on the server (without HTTP).
-pub fn remove(server: &ApiServer, name: &str) {
-    server.delete("", "configmaps", Some(NS), name).unwrap();
-}
+pub use testkit::config_maps::{NS, State, cm, put, remove, server_state, state_of};
+pub use testkit::eventually;
 
 /// A client without kube's transparent retry of 429/503/504, so the reflector sees them.
 pub fn client_without_retry(server: &ApiServer) -> kube::Client {
@@ -226,49 +199,9 @@ pub fn cache() -> Indexer<ConfigMap> {
     Indexer::new(Indexers::new().with_namespace())
 }
 
-/// Polls `condition` every 10 ms (of tokio time) until it holds; panics after `secs`.
-pub async fn eventually(secs: u64, what: &str, mut condition: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while !condition() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
-/// name → (resourceVersion, data) of a set of config maps.
-pub fn state<'a>(
-    objs: impl IntoIterator<Item = &'a ConfigMap>,
-) -> BTreeMap<String, (String, String)> {
-    objs.into_iter()
-        .map(|c| {
-            (
-                c.metadata.name.clone().unwrap_or_default(),
-                (
-                    c.metadata.resource_version.clone().unwrap_or_default(),
-                    c.data
-                        .as_ref()
-                        .and_then(|d| d.get("v").cloned())
-                        .unwrap_or_default(),
-                ),
-            )
-        })
-        .collect()
-}
-
-/// The server's config maps in the test namespace.
-pub fn server_state(server: &ApiServer) -> BTreeMap<String, (String, String)> {
-    let objs: Vec<ConfigMap> = server
-        .list::<ConfigMap>()
-        .into_iter()
-        .filter(|c| c.metadata.namespace.as_deref() == Some(NS))
-        .collect();
-    state(&objs)
-}
-
 /// The store's config maps.
-pub fn store_state(store: &dyn Store<ConfigMap>) -> BTreeMap<String, (String, String)> {
-    let objs = store.list();
-    state(objs.iter().map(|o| &**o))
+pub fn store_state(store: &dyn Store<ConfigMap>) -> State {
+    state_of(store.list().iter().map(|o| &**o))
 }
 
 /// Waits until the store equals the server (up to 5 minutes of tokio time: a reflector deep
@@ -368,7 +301,10 @@ pub async fn watching() -> Watching {
     let seen = Arc::new(Seen::default());
     let running = spawn(lw.clone(), store.clone(), seen.options());
     converged(&server, &*store).await;
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    eventually("the watch", Duration::from_secs(10), || {
+        server.open_watches() == 1
+    })
+    .await;
     Watching {
         server,
         lw,

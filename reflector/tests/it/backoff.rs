@@ -71,14 +71,19 @@ async fn list_and_watch_failures_back_off_along_the_ladder_and_reset_after_quiet
 
     // Two healthy minutes (and a bit) reset the ladder. 429 on the watch: back off and
     // rewatch, without a list — 0.8, 1.6, 3.2 s.
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    eventually("the watch", Duration::from_secs(10), || {
+        server.open_watches() == 1
+    })
+    .await;
     tokio::time::sleep(Duration::from_secs(130)).await;
     let watches_before = lw.calls("watch").len();
     server.fail_next(FailRule::new("watch", "configmaps", 429, 3));
     server.drop_watches();
-    eventually(30, "three throttled watches and a good one", || {
-        lw.calls("watch").len() == watches_before + 4 && server.open_watches() == 1
-    })
+    eventually(
+        "three throttled watches and a good one",
+        Duration::from_secs(30),
+        || lw.calls("watch").len() == watches_before + 4 && server.open_watches() == 1,
+    )
     .await;
     assert_eq!(bases(&seen, 4), [0.8, 1.6, 3.2].map(secs));
     let steps: Vec<_> = seen.backoffs.lock()[4..].to_vec();
@@ -99,7 +104,10 @@ async fn list_and_watch_failures_back_off_along_the_ladder_and_reset_after_quiet
     tokio::time::sleep(Duration::from_secs(2)).await;
     server.fail_next(FailRule::new("watch", "configmaps", 500, 1));
     server.drop_watches();
-    eventually(30, "the relist", || lw.calls("list").len() == 6).await;
+    eventually("the relist", Duration::from_secs(30), || {
+        lw.calls("list").len() == 6
+    })
+    .await;
     assert_eq!(bases(&seen, 7), [secs(6.4)]);
     assert_eq!(seen.codes()[7..], [Some(500)]);
     put(&server, "b", "0");
@@ -126,11 +134,17 @@ async fn throttled_lists_and_in_band_watch_errors_back_off_and_relist() {
 
     // An in-band 500 (ERROR event) surfaces its code and reason, ends the watch and relists
     // after the next step of the ladder.
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    eventually("the watch", Duration::from_secs(10), || {
+        server.open_watches() == 1
+    })
+    .await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     server.fail_next(FailRule::new("watch", "configmaps", 500, 1).in_band());
     server.drop_watches();
-    eventually(30, "the relist", || lw.calls("list").len() == 5).await;
+    eventually("the relist", Duration::from_secs(30), || {
+        lw.calls("list").len() == 5
+    })
+    .await;
     let last = seen.errors.lock().last().cloned().unwrap();
     assert_eq!(last.code, Some(500));
     assert!(last.reason.is_some_and(|r| !r.is_empty()));
@@ -183,7 +197,10 @@ async fn connection_refused_on_a_watch_backs_off_and_rewatches_without_relisting
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
     let running = spawn(lw, store.clone(), seen.options());
-    eventually(30, "the watch", || server.open_watches() == 1).await;
+    eventually("the watch", Duration::from_secs(30), || {
+        server.open_watches() == 1
+    })
+    .await;
     put(&server, "b", "0");
     converged(&server, &*store).await;
 
@@ -206,7 +223,10 @@ async fn shutdown_ends_run_in_the_middle_of_a_backoff_wait() {
     server.fail_next(FailRule::new("list", "configmaps", 500, 100));
     let running = spawn(lw.clone(), Arc::new(cache()), seen.options());
     // Deep in the ladder: the fourth wait, at least 6.4 s, has begun.
-    eventually(60, "four failed lists", || seen.backoffs.lock().len() == 4).await;
+    eventually("four failed lists", Duration::from_secs(60), || {
+        seen.backoffs.lock().len() == 4
+    })
+    .await;
     let waiting = seen.backoffs.lock()[3];
     assert!(waiting.wait >= secs(6.4), "{waiting:?}");
 

@@ -64,7 +64,10 @@ async fn objects_without_a_name_or_that_fail_to_decode_are_reported_and_skipped(
     let seen = Arc::new(Seen::default());
     let running = spawn(injector, store.clone(), seen.options());
     converged(&server, &*store).await;
-    eventually(10, "both reports", || seen.errors.lock().len() == 2).await;
+    eventually("both reports", Duration::from_secs(10), || {
+        seen.errors.lock().len() == 2
+    })
+    .await;
     put(&server, "b", "0");
     converged(&server, &*store).await;
 
@@ -144,9 +147,11 @@ async fn resync_runs_on_its_period_and_a_failing_resync_relists() {
     assert_eq!(lw.calls("list").len(), 1);
 
     store.fail_resync.store(true, Ordering::SeqCst);
-    eventually(60, "a relist after the failed resync", || {
-        lw.calls("list").len() == 2
-    })
+    eventually(
+        "a relist after the failed resync",
+        Duration::from_secs(60),
+        || lw.calls("list").len() == 2,
+    )
     .await;
     assert!(
         seen.errors
@@ -200,7 +205,10 @@ async fn a_store_refusing_an_event_is_reported_and_relists() {
     });
     let seen = Arc::new(Seen::default());
     let running = spawn(lw.clone(), store.clone(), seen.options());
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    eventually("the watch", Duration::from_secs(10), || {
+        server.open_watches() == 1
+    })
+    .await;
     put(&server, "poison", "0");
     put(&server, "fine", "0");
     // The relist replaces the whole state, which this store accepts: it heals.
@@ -228,7 +236,10 @@ async fn an_expired_list_retries_at_once_from_the_latest_state() {
     server.fail_next(FailRule::new("list", "configmaps", 410, 1));
     tokio::time::sleep(Duration::from_secs(2)).await;
     server.drop_watches();
-    eventually(30, "two more lists", || lw.calls("list").len() == 3).await;
+    eventually("two more lists", Duration::from_secs(30), || {
+        lw.calls("list").len() == 3
+    })
+    .await;
     converged(&server, &*store).await;
 
     let lists = lw.calls("list");
@@ -306,7 +317,10 @@ async fn a_watch_closing_at_once_without_events_relists_after_a_backoff() {
         ..
     } = watching().await;
     server.drop_watches();
-    eventually(30, "the relist", || lw.calls("list").len() == 2).await;
+    eventually("the relist", Duration::from_secs(30), || {
+        lw.calls("list").len() == 2
+    })
+    .await;
     assert!(seen.errors.lock()[0].text.contains("without any event"));
     assert_eq!(seen.backoffs.lock().len(), 1);
     running.stop().await;
@@ -324,11 +338,20 @@ async fn dynamic_objects_are_reflected_and_objects_of_another_kind_skipped() {
         store.clone(),
         reflector::ReflectorOptions::default(),
     );
-    eventually(10, "the dynamic list", || store.list().len() == 1).await;
+    eventually("the dynamic list", Duration::from_secs(10), || {
+        store.list().len() == 1
+    })
+    .await;
     put(&server, "b", "0");
-    eventually(10, "the dynamic watch", || store.list().len() == 2).await;
+    eventually("the dynamic watch", Duration::from_secs(10), || {
+        store.list().len() == 2
+    })
+    .await;
     running.stop().await;
-    eventually(10, "the watch to close", || server.open_watches() == 0).await;
+    eventually("the watch to close", Duration::from_secs(10), || {
+        server.open_watches() == 0
+    })
+    .await;
 
     // Built for Secrets but pointed at config maps: every object is of the wrong kind.
     let mut secrets = ApiResource::erase::<k8s_openapi::api::core::v1::Secret>(&());
@@ -340,9 +363,15 @@ async fn dynamic_objects_are_reflected_and_objects_of_another_kind_skipped() {
         wrong.clone(),
         seen.options(),
     );
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    eventually("the watch", Duration::from_secs(10), || {
+        server.open_watches() == 1
+    })
+    .await;
     put(&server, "c", "0");
-    eventually(10, "the skipped event", || !seen.errors.lock().is_empty()).await;
+    eventually("the skipped event", Duration::from_secs(10), || {
+        !seen.errors.lock().is_empty()
+    })
+    .await;
     assert!(
         seen.errors.lock()[0]
             .text
@@ -386,7 +415,7 @@ async fn namespace_label_and_field_selectors_scope_the_list_and_the_watch() {
         names.sort();
         names
     };
-    eventually(10, "the scoped lists", || {
+    eventually("the scoped lists", Duration::from_secs(10), || {
         names(&by_label) == ["default/web-1", "default/web-2"]
             && names(&by_field) == ["default/db-1"]
     })
@@ -398,7 +427,7 @@ async fn namespace_label_and_field_selectors_scope_the_list_and_the_watch() {
     server.create(&labelled("web-3", "web")).unwrap();
     server.create(&labelled("db-2", "db")).unwrap();
     server.delete("", "configmaps", Some(NS), "db-1").unwrap();
-    eventually(10, "the scoped watches", || {
+    eventually("the scoped watches", Duration::from_secs(10), || {
         names(&by_label).len() == 3 && names(&by_field).is_empty()
     })
     .await;
@@ -493,16 +522,21 @@ async fn a_too_large_resource_version_lists_the_latest_state_at_once() {
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
     let running = spawn(injector, store.clone(), seen.options());
-    eventually(10, "the bookmark from the future", || {
-        running.reflector.last_sync_resource_version() == "999999"
-    })
+    eventually(
+        "the bookmark from the future",
+        Duration::from_secs(10),
+        || running.reflector.last_sync_resource_version() == "999999",
+    )
     .await;
 
     // The rewatch fails in band and costs a relist; the relist at 999999 fails; the list
     // from "" follows at once.
     server.fail_next(FailRule::new("watch", "configmaps", 500, 1).in_band());
     server.drop_watches();
-    eventually(30, "two more lists", || recorder.calls("list").len() == 3).await;
+    eventually("two more lists", Duration::from_secs(30), || {
+        recorder.calls("list").len() == 3
+    })
+    .await;
     put(&server, "b", "0");
     converged(&server, &*store).await;
 

@@ -35,7 +35,10 @@ async fn initial_list_is_paginated_then_the_watch_keeps_the_store_equal() {
     assert!(lists[1..].iter().all(|c| c.resource_version.is_none()));
     assert_eq!(server.request_count("list", "configmaps"), 4);
 
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    eventually("the watch", Duration::from_secs(10), || {
+        server.open_watches() == 1
+    })
+    .await;
     let watches = lw.calls("watch");
     assert_eq!(
         watches[0].resource_version.as_deref(),
@@ -70,17 +73,26 @@ async fn a_dropped_watch_rewatches_from_the_last_resource_version_without_relist
     converged(&server, &*store).await;
     let rv = running.reflector.last_sync_resource_version();
     server.drop_watches();
-    eventually(10, "a second watch", || lw.calls("watch").len() == 2).await;
+    eventually("a second watch", Duration::from_secs(10), || {
+        lw.calls("watch").len() == 2
+    })
+    .await;
     assert_eq!(
         lw.calls("watch")[1].resource_version.as_deref(),
         Some(rv.as_str())
     );
 
     // A quiet watch, open for longer than a second, then dropped.
-    eventually(10, "the rewatch", || server.open_watches() == 1).await;
+    eventually("the rewatch", Duration::from_secs(10), || {
+        server.open_watches() == 1
+    })
+    .await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     server.drop_watches();
-    eventually(10, "a third watch", || lw.calls("watch").len() == 3).await;
+    eventually("a third watch", Duration::from_secs(10), || {
+        lw.calls("watch").len() == 3
+    })
+    .await;
     assert_eq!(
         lw.calls("watch")[2].resource_version.as_deref(),
         Some(rv.as_str())
@@ -123,7 +135,10 @@ async fn compaction_while_disconnected_relists_and_removes_objects_deleted_in_th
     let seen = Arc::new(Seen::default());
     let running = spawn(lw.clone(), store.clone(), seen.options());
     converged(&server, &*store).await;
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    eventually("the watch", Duration::from_secs(10), || {
+        server.open_watches() == 1
+    })
+    .await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rv = running.reflector.last_sync_resource_version();
 
@@ -167,12 +182,18 @@ async fn compaction_while_disconnected_delivers_tombstones_through_a_delta_fifo(
     let seen = Arc::new(Seen::default());
     let running = spawn(lw.clone(), Arc::new(fifo.clone()), seen.options());
     converged(&server, &cache).await;
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    eventually("the watch", Duration::from_secs(10), || {
+        server.open_watches() == 1
+    })
+    .await;
     tokio::time::sleep(Duration::from_secs(2)).await;
 
     change_while_disconnected(&server);
     converged(&server, &cache).await;
-    eventually(10, "the fifo to drain", || fifo.is_empty()).await;
+    eventually("the fifo to drain", Duration::from_secs(10), || {
+        fifo.is_empty()
+    })
+    .await;
 
     let deletes: Vec<_> = log
         .lock()
@@ -224,7 +245,7 @@ async fn bookmarks_advance_the_resource_version_so_a_rewatch_after_compaction_do
     let target = server.resource_version().to_string();
     assert_ne!(running.reflector.last_sync_resource_version(), target);
     server.send_bookmarks();
-    eventually(10, "the bookmark", || {
+    eventually("the bookmark", Duration::from_secs(10), || {
         running.reflector.last_sync_resource_version() == target
     })
     .await;
@@ -232,7 +253,10 @@ async fn bookmarks_advance_the_resource_version_so_a_rewatch_after_compaction_do
     server.compact();
     tokio::time::sleep(Duration::from_secs(2)).await;
     server.drop_watches();
-    eventually(10, "the rewatch", || lw.calls("watch").len() == 2).await;
+    eventually("the rewatch", Duration::from_secs(10), || {
+        lw.calls("watch").len() == 2
+    })
+    .await;
     assert_eq!(
         lw.calls("watch")[1].resource_version.as_deref(),
         Some(target.as_str())
@@ -263,7 +287,10 @@ async fn without_bookmarks_the_same_rewatch_expires_and_relists() {
     server.compact();
     tokio::time::sleep(Duration::from_secs(2)).await;
     server.drop_watches();
-    eventually(10, "the relist", || lw.calls("list").len() == 2).await;
+    eventually("the relist", Duration::from_secs(10), || {
+        lw.calls("list").len() == 2
+    })
+    .await;
     converged(&server, &*store).await;
     assert_eq!(seen.codes(), [Some(410)]);
     running.stop().await;

@@ -8,6 +8,7 @@ use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
@@ -169,7 +170,10 @@ async fn an_expired_continue_token_restarts_the_replace_so_deleted_objects_do_no
         ReflectorOptions::default().page_size(2),
     );
     converged(&server, &consumer.cache).await;
-    eventually(10, "the fifo to sync", || consumer.fifo.has_synced()).await;
+    eventually("the fifo to sync", Duration::from_secs(10), || {
+        consumer.fifo.has_synced()
+    })
+    .await;
     assert!(
         consumer
             .cache
@@ -210,7 +214,10 @@ async fn a_list_that_fails_part_way_deletes_nothing_and_the_retry_completes_it()
         seen.options().page_size(2),
     );
     converged(&server, &consumer.cache).await;
-    eventually(10, "the fifo to sync", || consumer.fifo.has_synced()).await;
+    eventually("the fifo to sync", Duration::from_secs(10), || {
+        consumer.fifo.has_synced()
+    })
+    .await;
     assert_eq!(seen.codes(), [Some(500)]);
     assert!(
         lw.requests.load(Ordering::SeqCst) >= 5,
@@ -243,7 +250,10 @@ async fn a_paginated_first_list_makes_later_relists_paginate_too() {
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
     let running = spawn(lw.clone(), store.clone(), seen.options());
-    eventually(10, "the watch", || server.open_watches() == 1).await;
+    eventually("the watch", Duration::from_secs(10), || {
+        server.open_watches() == 1
+    })
+    .await;
     assert_eq!(store.len(), 501);
 
     // An in-band 500 ends the watch: the reflector relists from its last resource version.
@@ -251,7 +261,10 @@ async fn a_paginated_first_list_makes_later_relists_paginate_too() {
     let rv = running.reflector.last_sync_resource_version();
     server.fail_next(FailRule::new("watch", "configmaps", 500, 1).in_band());
     server.drop_watches();
-    eventually(30, "the relist", || lw.calls("list").len() == 4).await;
+    eventually("the relist", Duration::from_secs(30), || {
+        lw.calls("list").len() == 4
+    })
+    .await;
     converged(&server, &*store).await;
 
     let lists = lw.calls("list");

@@ -44,7 +44,9 @@ async fn run_seed(seed: u64) -> (usize, usize) {
     for step in 0..150 {
         let name = format!("cm-{}", rng.usize(0..NAMES));
         match rng.u32(0..100) {
-            0..45 => put(&server, &name, &step.to_string()),
+            0..45 => {
+                put(&server, &name, &step.to_string());
+            }
             45..65 => {
                 if server_state(&server).contains_key(&name) {
                     remove(&server, &name);

@@ -79,7 +79,10 @@ async fn a_relist_streams_from_the_last_synced_resource_version() {
     let rv = running.reflector.last_sync_resource_version();
     server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
     server.drop_watches();
-    eventually(30, "the streaming relist", || lw.calls("watch").len() == 3).await;
+    eventually("the streaming relist", Duration::from_secs(30), || {
+        lw.calls("watch").len() == 3
+    })
+    .await;
     put(&server, "c", "0");
     converged(&server, &*store).await;
 
@@ -180,7 +183,10 @@ async fn a_stream_ending_before_the_end_bookmark_falls_back_to_a_list() {
         store.clone(),
         seen.options().streaming_list(true),
     );
-    eventually(5, "the streaming watch", || server.open_watches() == 1).await;
+    eventually("the streaming watch", Duration::from_secs(5), || {
+        server.open_watches() == 1
+    })
+    .await;
     server.drop_watches();
     converged(&server, &*store).await;
 
@@ -216,7 +222,10 @@ async fn initial_events_reach_the_store_as_one_replace() {
         ReflectorOptions::default().streaming_list(true),
     );
     converged(&server, &pipeline.cache).await;
-    eventually(10, "the fifo to sync", || pipeline.fifo.has_synced()).await;
+    eventually("the fifo to sync", Duration::from_secs(10), || {
+        pipeline.fifo.has_synced()
+    })
+    .await;
     let types: Vec<_> = pipeline.log.lock().iter().map(|(t, _, _)| *t).collect();
     assert_eq!(types, [DeltaType::Replaced; 5]);
 

@@ -6,6 +6,7 @@
 use crate::common;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
@@ -193,7 +194,7 @@ async fn an_oversize_watch_line_is_reported_and_the_reflector_relists_to_recover
     let seen = Arc::new(Seen::default());
     let running = spawn(lister_watcher.clone(), store.clone(), seen.options());
     converged(&server, &*store).await;
-    eventually(10, "the watch", || {
+    eventually("the watch", Duration::from_secs(10), || {
         !lister_watcher.calls("watch").is_empty()
     })
     .await;

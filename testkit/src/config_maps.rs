@@ -1,0 +1,80 @@
+//! ConfigMaps in the test namespace: the objects most tests create, written straight into an
+//! [`ApiServer`] (no HTTP), and their state as name → resourceVersion, for comparing a cache
+//! or a handler's view with the server.
+
+use std::collections::BTreeMap;
+
+use apiserver_sim::ApiServer;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::ObjectMeta;
+
+/// The namespace every helper here works in.
+pub const NS: &str = "default";
+
+/// The key of a ConfigMap's one data entry.
+const VALUE_KEY: &str = "v";
+
+/// What a set of ConfigMaps holds: name → resourceVersion. Every write changes the resource
+/// version, so two states are equal exactly when both sides saw the same writes.
+pub type State = BTreeMap<String, String>;
+
+/// A ConfigMap named `name` in [`NS`] whose one data entry `v` is `value`.
+pub fn cm(name: &str, value: &str) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(NS.into()),
+            ..ObjectMeta::default()
+        },
+        data: Some([(VALUE_KEY.to_owned(), value.to_owned())].into()),
+        ..ConfigMap::default()
+    }
+}
+
+/// Creates or replaces [`cm`]`(name, value)` on the server; returns the stored object.
+pub fn put(server: &ApiServer, name: &str, value: &str) -> ConfigMap {
+    let obj = cm(name, value);
+    match server.replace(&obj) {
+        Ok(stored) => stored,
+        Err(_) => server.create(&obj).expect("create the ConfigMap"),
+    }
+}
+
+/// Deletes the ConfigMap `name` of [`NS`] on the server.
+pub fn remove(server: &ApiServer, name: &str) {
+    server
+        .delete("", "configmaps", Some(NS), name)
+        .expect("delete the ConfigMap");
+}
+
+/// An object's name, or "" without one.
+pub fn name(obj: &ConfigMap) -> String {
+    obj.metadata.name.clone().unwrap_or_default()
+}
+
+/// An object's resourceVersion, or "" without one.
+pub fn rv(obj: &ConfigMap) -> String {
+    obj.metadata.resource_version.clone().unwrap_or_default()
+}
+
+/// An object's value (its data entry `v`), or "" without one.
+pub fn value(obj: &ConfigMap) -> String {
+    obj.data
+        .as_ref()
+        .and_then(|data| data.get(VALUE_KEY).cloned())
+        .unwrap_or_default()
+}
+
+/// The [`State`] of a set of ConfigMaps.
+pub fn state_of<'a>(objs: impl IntoIterator<Item = &'a ConfigMap>) -> State {
+    objs.into_iter().map(|obj| (name(obj), rv(obj))).collect()
+}
+
+/// The [`State`] of the server's ConfigMaps in [`NS`].
+pub fn server_state(server: &ApiServer) -> State {
+    let objs = server.list::<ConfigMap>();
+    state_of(
+        objs.iter()
+            .filter(|obj| obj.metadata.namespace.as_deref() == Some(NS)),
+    )
+}

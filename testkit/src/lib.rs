@@ -1,0 +1,35 @@
+//! Helpers shared by the tests of every crate in this workspace; a dev-dependency only, never
+//! published.
+//!
+//! - [`eventually`] and [`eventually_some`]: poll a condition with a deadline instead of
+//!   sleeping, safe in paused-time tests;
+//! - [`config_maps`]: ConfigMaps in the test namespace on an [`ApiServer`](apiserver_sim::ApiServer),
+//!   and the name → (resourceVersion, value) state used to compare a cache with the server;
+//! - [`Recorder`]: an informer event handler that records every notification;
+//! - [`LogCapture`]: a tracing subscriber that keeps each event as a line, for tests of logs.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use std::time::Duration;
+//! use testkit::config_maps::{put, server_state};
+//!
+//! let server = apiserver_sim::ApiServer::start().await.unwrap();
+//! put(&server, "a", "1");
+//! testkit::eventually("a's ConfigMap", Duration::from_secs(5), || {
+//!     server_state(&server).contains_key("a")
+//! })
+//! .await;
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod config_maps;
+mod eventually;
+mod log_capture;
+mod recorder;
+
+pub use eventually::{WALL_CLOCK_FLOOR, eventually, eventually_some};
+pub use log_capture::LogCapture;
+pub use recorder::{Event, Recorder};
