@@ -291,11 +291,18 @@ pub struct Watching {
     pub running: Running<ConfigMap>,
 }
 
-/// Starts a server with one ConfigMap and a reflector into a plain cache, and waits until the
-/// cache equals the server and the watch is open.
+/// Starts a server with one ConfigMap ("a") and a reflector into a plain cache, and waits
+/// until the cache equals the server and the watch is open.
 pub async fn watching() -> Watching {
+    watching_objects(&["a"]).await
+}
+
+/// [`watching`] with a ConfigMap of value "0" for each of `names`.
+pub async fn watching_objects(names: &[&str]) -> Watching {
     let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
+    for name in names {
+        put(&server, name, "0");
+    }
     let lw = config_maps(server.client().unwrap());
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());

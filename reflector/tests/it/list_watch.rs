@@ -126,19 +126,13 @@ fn change_while_disconnected(server: &ApiServer) {
 /// synced resource version; the object deleted in the gap leaves the store.
 #[tokio::test(start_paused = true)]
 async fn compaction_while_disconnected_relists_and_removes_objects_deleted_in_the_gap() {
-    let server = ApiServer::start().await.unwrap();
-    for name in ["a", "b", "c"] {
-        put(&server, name, "0");
-    }
-    let lw = config_maps(server.client().unwrap());
-    let store = Arc::new(cache());
-    let seen = Arc::new(Seen::default());
-    let running = spawn(lw.clone(), store.clone(), seen.options());
-    converged(&server, &*store).await;
-    eventually("the watch", Duration::from_secs(10), || {
-        server.open_watches() == 1
-    })
-    .await;
+    let Watching {
+        server,
+        lw,
+        store,
+        seen,
+        running,
+    } = watching_objects(&["a", "b", "c"]).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rv = running.reflector.last_sync_resource_version();
 
