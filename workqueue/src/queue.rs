@@ -105,9 +105,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
         if added != Added::Ignored {
             adds += 1;
         }
-        let wake = shared.should_wake(&state);
-        drop(state);
-        shared.report(Effects { adds, wake });
+        shared.unlock_and_report(state, adds);
     }
 
     /// Adds every item under one lock (used by the delaying queue's timer).
@@ -120,9 +118,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
                 adds += 1;
             }
         }
-        let wake = shared.should_wake(&state);
-        drop(state);
-        shared.report(Effects { adds, wake });
+        shared.unlock_and_report(state, adds);
     }
 
     /// Waits for an item and hands it to the caller, who must call [`done`](Queue::done)
@@ -145,9 +141,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
         let item = state.store.take(&mut queued_for);
         let closed = state.shutting_down;
         // Pass the baton: more work and a sleeping worker means wake it.
-        let wake = shared.should_wake(&state);
-        drop(state);
-        shared.report(Effects { adds, wake });
+        shared.unlock_and_report(state, adds);
         if item.is_some() {
             shared.report_get(queued_for);
             return item;
@@ -167,10 +161,8 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
         let mut state = shared.state.lock();
         let adds = shared.move_inbox(&mut state);
         let (done, worked_for) = state.store.done(item);
-        let wake = shared.should_wake(&state);
         let drained = done != Done::Stray && state.draining && state.store.is_empty();
-        drop(state);
-        shared.report(Effects { adds, wake });
+        shared.unlock_and_report(state, adds);
         if done == Done::Stray {
             tracing::debug!(
                 queue = shared.name.as_deref(),

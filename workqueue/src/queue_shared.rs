@@ -17,7 +17,7 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::inbox::Inbox;
-use crate::lock::Mutex;
+use crate::lock::{Mutex, MutexGuard};
 use crate::metrics::{QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
 use crate::store::{Added, Store};
 use crate::task::LazyTask;
@@ -125,6 +125,14 @@ impl<T: Eq + Hash + Clone> Shared<T> {
     #[inline]
     pub(crate) fn should_wake(&self, state: &State<T>) -> bool {
         state.store.queued() > 0 && self.sleeping.load(Ordering::SeqCst) > 0
+    }
+
+    /// Releases the lock, then reports `adds` and wakes a sleeping worker if work is queued.
+    #[inline]
+    pub(crate) fn unlock_and_report(&self, state: MutexGuard<'_, State<T>>, adds: usize) {
+        let wake = self.should_wake(&state);
+        drop(state);
+        self.report(Effects { adds, wake });
     }
 
     /// Reports `effects` once the lock is released.

@@ -2,9 +2,38 @@
 //! exclusive processing with a requeue on `done`, stray `done`s ignored, sleeping workers
 //! woken, shutdown and drain.
 
+use std::hash::Hash;
+
+use tokio::task::JoinHandle;
 use workqueue::Queue;
 
 use crate::support::still_pending;
+
+/// A worker task that has run up to its wait in `get`.
+async fn waiting_worker<T>(queue: &Queue<T>) -> JoinHandle<Option<T>>
+where
+    T: Eq + Hash + Clone + Send + Sync + 'static,
+{
+    let worker = tokio::spawn({
+        let queue = queue.clone();
+        async move { queue.get().await }
+    });
+    tokio::task::yield_now().await;
+    worker
+}
+
+/// A task that has shut `queue` down with drain and waits for the drain.
+async fn draining<T>(queue: &Queue<T>) -> JoinHandle<()>
+where
+    T: Eq + Hash + Clone + Send + Sync + 'static,
+{
+    let drain = tokio::spawn({
+        let queue = queue.clone();
+        async move { queue.shut_down_with_drain().await }
+    });
+    tokio::task::yield_now().await;
+    drain
+}
 
 #[tokio::test(start_paused = true)]
 async fn hands_out_items_in_fifo_order() {
@@ -120,11 +149,7 @@ async fn done_finds_any_in_flight_item_not_only_the_last_handed_out() {
 #[tokio::test(start_paused = true)]
 async fn sleeping_worker_is_woken_by_add() {
     let queue = Queue::new();
-    let worker = tokio::spawn({
-        let queue = queue.clone();
-        async move { queue.get().await }
-    });
-    tokio::task::yield_now().await;
+    let worker = waiting_worker(&queue).await;
     queue.add(7);
     assert_eq!(worker.await.ok(), Some(Some(7)));
 }
@@ -135,11 +160,7 @@ async fn sleeping_worker_is_woken_by_requeue_on_done() {
     queue.add(7);
     assert_eq!(queue.get().await, Some(7));
     queue.add(7);
-    let worker = tokio::spawn({
-        let queue = queue.clone();
-        async move { queue.get().await }
-    });
-    tokio::task::yield_now().await;
+    let worker = waiting_worker(&queue).await;
     queue.done(&7);
     assert_eq!(worker.await.ok(), Some(Some(7)));
 }
@@ -194,11 +215,7 @@ async fn add_while_processing_after_shut_down_is_dropped() {
 #[tokio::test(start_paused = true)]
 async fn shut_down_wakes_sleeping_workers() {
     let queue: Queue<u32> = Queue::new();
-    let worker = tokio::spawn({
-        let queue = queue.clone();
-        async move { queue.get().await }
-    });
-    tokio::task::yield_now().await;
+    let worker = waiting_worker(&queue).await;
     queue.shut_down();
     assert_eq!(worker.await.ok(), Some(None));
 }
@@ -209,11 +226,7 @@ async fn drain_waits_for_queued_and_in_flight_items() {
     queue.add("a");
     queue.add("b");
     assert_eq!(queue.get().await, Some("a"));
-    let drain = tokio::spawn({
-        let queue = queue.clone();
-        async move { queue.shut_down_with_drain().await }
-    });
-    tokio::task::yield_now().await;
+    let drain = draining(&queue).await;
     assert!(queue.is_shutting_down());
     queue.add("c");
     queue.done(&"a");
@@ -234,11 +247,7 @@ async fn drain_waits_for_item_requeued_on_done() {
     queue.add("a");
     assert_eq!(queue.get().await, Some("a"));
     queue.add("a");
-    let drain = tokio::spawn({
-        let queue = queue.clone();
-        async move { queue.shut_down_with_drain().await }
-    });
-    tokio::task::yield_now().await;
+    let drain = draining(&queue).await;
     queue.done(&"a");
     tokio::task::yield_now().await;
     assert!(!drain.is_finished());
@@ -260,11 +269,7 @@ async fn shut_down_cuts_drain_short() {
     let queue = Queue::new();
     queue.add("a");
     assert_eq!(queue.get().await, Some("a"));
-    let drain = tokio::spawn({
-        let queue = queue.clone();
-        async move { queue.shut_down_with_drain().await }
-    });
-    tokio::task::yield_now().await;
+    let drain = draining(&queue).await;
     assert!(!drain.is_finished());
     queue.shut_down();
     assert!(drain.await.is_ok());
