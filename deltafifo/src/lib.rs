@@ -100,6 +100,7 @@ mod delta_fifo;
 mod error;
 mod options;
 mod paged_replace;
+mod queue_lock;
 mod queue_state;
 
 pub use delta::{

@@ -1,10 +1,15 @@
-//! [`DeltaFifoOptions`]: how a [`DeltaFifo`](crate::DeltaFifo) is built.
+//! [`DeltaFifoOptions`]: how a [`DeltaFifo`](crate::DeltaFifo) is built, and what the
+//! options do to the objects a producer hands it (the transform, the delta a relisted object is
+//! queued as).
 
 use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
-use indexer::KnownObjects;
+use indexer::{KnownObjects, ObjectKeyRef};
+use kube::Resource;
+
+use crate::delta::Delta;
 
 /// A transform applied to every object a producer adds, updates, deletes or relists, before it
 /// is queued (for example, to drop `managedFields`). It must keep the object's name and namespace.
@@ -75,6 +80,53 @@ impl<K> DeltaFifoOptions<K> {
     ) -> Self {
         self.transform = Some(Arc::new(transform));
         self
+    }
+}
+
+impl<K> DeltaFifoOptions<K> {
+    /// The consumer's known objects, if any.
+    pub(crate) fn known(&self) -> Option<&dyn KnownObjects<K>> {
+        self.known_objects.as_deref()
+    }
+
+    /// The delta a relisted object is queued as.
+    pub(crate) fn relisted(&self) -> fn(Arc<K>) -> Delta<K> {
+        if self.emit_replaced {
+            Delta::Replaced
+        } else {
+            Delta::Sync
+        }
+    }
+}
+
+impl<K: Resource> DeltaFifoOptions<K> {
+    /// Applies the transform (outside the fifo's locks); a failure names the object's key.
+    pub(crate) fn transformed(&self, obj: Arc<K>) -> Result<Arc<K>, indexer::Error> {
+        let Some(transform) = &self.transform else {
+            return Ok(obj);
+        };
+        let original = Arc::clone(&obj);
+        transform(obj).map_err(|source| indexer::Error::Rejected {
+            key: indexer::key_of(original.as_ref())
+                .map_or_else(|_| "<unnamed>".to_owned(), |k| k.to_string()),
+            source: format!("transform failed: {source}").into(),
+        })
+    }
+
+    /// Transforms the objects of a relist and checks their keys; fails on the first that
+    /// cannot be keyed or transformed.
+    pub(crate) fn prepare_listed(
+        &self,
+        objects: Vec<Arc<K>>,
+    ) -> Result<Vec<Arc<K>>, indexer::Error> {
+        objects
+            .into_iter()
+            .map(|obj| {
+                let obj = self.transformed(obj)?;
+                ObjectKeyRef::of(obj.as_ref())?.validate()?;
+                Ok(obj)
+            })
+            .collect()
     }
 }
 

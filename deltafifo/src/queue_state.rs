@@ -11,10 +11,10 @@ use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use hashbrown::{DefaultHashBuilder, Equivalent, HashTable};
-use indexer::{Error, ObjectKey, ObjectKeyRef};
+use indexer::{Error, KnownObjects, ObjectKey, ObjectKeyRef};
 use kube::Resource;
 
-use crate::{Delta, Deltas};
+use crate::delta::{DeletedFinalStateUnknown, DeletedObject, Delta, Deltas};
 
 /// Keys in order of first enqueue, each with its pending deltas, plus the sync bookkeeping.
 /// Invariant: every entry of `ring` has exactly one sequence number in `positions`, and every
@@ -160,6 +160,32 @@ impl<K> QueueState<K> {
         }
         tombstoned
     }
+
+    /// Queues a tombstone for every key of `known` that is neither queued nor `listed`: an
+    /// object that vanished while the watch was down. Returns how many keys it queued (none
+    /// without known objects).
+    pub(crate) fn tombstone_vanished_known(
+        &mut self,
+        known: Option<&dyn KnownObjects<K>>,
+        listed: impl Fn(&ObjectKey) -> bool,
+    ) -> usize {
+        let Some(known) = known else {
+            return 0;
+        };
+        let mut queued = 0;
+        for key in known.known_keys() {
+            if listed(&key) || self.is_queued(key.as_key_ref()) {
+                continue;
+            }
+            let obj = known.known_object(key.as_key_ref());
+            if obj.is_none() {
+                tracing::debug!(%key, "known object vanished during replace; tombstone carries no state");
+            }
+            self.enqueue_owned(key.clone(), tombstone(key, obj));
+            queued += 1;
+        }
+        queued
+    }
 }
 
 impl<K: Resource> QueueState<K> {
@@ -217,9 +243,10 @@ fn slot<K>(ring: &VecDeque<Deltas<K>>, head: u32, seq: u32) -> Option<&Deltas<K>
 
 /// A deletion of `key` whose final state is unknown; `obj` is the last state seen, if any.
 pub(crate) fn tombstone<K>(key: ObjectKey, obj: Option<Arc<K>>) -> Delta<K> {
-    Delta::Deleted(crate::DeletedObject::Unknown(Box::new(
-        crate::DeletedFinalStateUnknown { key, obj },
-    )))
+    Delta::Deleted(DeletedObject::Unknown(Box::new(DeletedFinalStateUnknown {
+        key,
+        obj,
+    })))
 }
 
 #[cfg(test)]

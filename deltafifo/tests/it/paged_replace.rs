@@ -9,7 +9,7 @@ use std::sync::Arc;
 use deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use support::{apply, cm, describe_all};
+use support::{apply, cm, describe_all, with_known};
 
 type Described = Vec<(String, Vec<(DeltaType, Option<u64>, bool)>)>;
 
@@ -19,6 +19,16 @@ fn queued(fifo: &DeltaFifo<ConfigMap>) -> Described {
         .iter()
         .map(|deltas| (deltas.key().to_string(), describe_all(deltas)))
         .collect()
+}
+
+/// Pops one key into `cache` as an informer does; returns whether it was in the initial list.
+async fn pop_into(fifo: &DeltaFifo<ConfigMap>, cache: &Indexer<ConfigMap>) -> bool {
+    fifo.pop(|deltas, initial| {
+        apply(cache, deltas);
+        initial
+    })
+    .await
+    .unwrap()
 }
 
 /// A fifo whose consumer's cache already holds `known`, with `pending` queued on top.
@@ -92,21 +102,17 @@ fn each_page_is_queued_before_the_next_arrives() {
 #[tokio::test]
 async fn the_first_paged_replace_syncs_once_finished_and_processed() {
     let cache: Indexer<ConfigMap> = Indexer::new(Indexers::new());
-    let fifo = DeltaFifo::new(DeltaFifoOptions::new().known_objects(Arc::new(cache.clone())));
+    let fifo = with_known(&cache);
     let mut replace = fifo.replace_in_pages();
 
     replace
         .page(vec![cm("ns", "a", 1), cm("ns", "b", 1)])
         .unwrap();
     for _ in 0..2 {
-        let initial = fifo
-            .pop(|deltas, initial| {
-                apply(&cache, deltas);
-                initial
-            })
-            .await
-            .unwrap();
-        assert!(initial, "keys of the first list are in the initial list");
+        assert!(
+            pop_into(&fifo, &cache).await,
+            "keys of the first list are in the initial list"
+        );
     }
     assert!(
         !fifo.has_synced(),
@@ -116,14 +122,7 @@ async fn the_first_paged_replace_syncs_once_finished_and_processed() {
     replace.page(vec![cm("ns", "c", 1)]).unwrap();
     replace.finish("1".into()).unwrap();
     assert!(!fifo.has_synced(), "c is still to be processed");
-    let initial = fifo
-        .pop(|deltas, initial| {
-            apply(&cache, deltas);
-            initial
-        })
-        .await
-        .unwrap();
-    assert!(initial);
+    assert!(pop_into(&fifo, &cache).await);
     assert!(fifo.has_synced());
     assert_eq!(cache.len(), 3);
 }
@@ -153,7 +152,7 @@ async fn an_abandoned_paged_replace_deletes_nothing_and_the_next_one_completes_i
             vec![(DeltaType::Replaced, Some(2), false)]
         )]
     );
-    fifo.pop(|deltas, _| apply(&cache, deltas)).await.unwrap();
+    pop_into(&fifo, &cache).await;
 
     // The retry lists a and y only: b and x, which it does not list, get tombstones.
     let mut replace = fifo.replace_in_pages();

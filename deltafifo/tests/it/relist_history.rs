@@ -10,10 +10,10 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, Error};
+use deltafifo::{Delta, DeltaFifo, Error};
 use indexer::{Indexer, Indexers, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use support::{cm, rv_of};
+use support::{cm, rv_of, with_known};
 
 /// A small deterministic generator, so a failing seed reproduces.
 struct Rng(u64);
@@ -101,7 +101,7 @@ async fn relist(
 
 async fn run_history(seed: u64, relists: Relists) {
     let cache: Indexer<ConfigMap> = Indexer::new(Indexers::new().with_namespace());
-    let fifo = DeltaFifo::new(DeltaFifoOptions::new().known_objects(Arc::new(cache.clone())));
+    let fifo = with_known(&cache);
 
     let consumer = tokio::spawn({
         let (fifo, cache) = (fifo.clone(), cache.clone());

@@ -9,11 +9,7 @@ use DeltaType::*;
 use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Error};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use support::{apply, cm, describe_all, key};
-
-fn with_known(cache: &Indexer<ConfigMap>) -> DeltaFifo<ConfigMap> {
-    DeltaFifo::new(DeltaFifoOptions::new().known_objects(Arc::new(cache.clone())))
-}
+use support::{apply, cm, describe_all, key, with_known};
 
 async fn pop(fifo: &DeltaFifo<ConfigMap>) -> (Deltas<ConfigMap>, bool) {
     fifo.pop(|deltas, initial| (deltas, initial))

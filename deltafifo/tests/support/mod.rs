@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use deltafifo::{Delta, DeltaType, Deltas};
+use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas};
 use indexer::{Indexer, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;
@@ -19,6 +19,11 @@ pub fn cm(ns: &str, name: &str, rv: u64) -> Arc<ConfigMap> {
         },
         ..ConfigMap::default()
     })
+}
+
+/// A fifo whose known objects are `cache`, as an informer's is.
+pub fn with_known(cache: &Indexer<ConfigMap>) -> DeltaFifo<ConfigMap> {
+    DeltaFifo::new(DeltaFifoOptions::new().known_objects(Arc::new(cache.clone())))
 }
 
 pub fn key(text: &str) -> ObjectKey {

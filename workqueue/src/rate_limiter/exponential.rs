@@ -3,10 +3,8 @@
 use std::hash::Hash;
 use std::time::Duration;
 
-use parking_lot::Mutex;
-
 use super::RateLimiter;
-use crate::item_map::ItemMap;
+use super::item_failures::ItemFailures;
 
 /// Per-item exponential backoff: after `n` earlier failures the delay is `base · 2^n`,
 /// capped at `max` (an overflow also yields `max`).
@@ -16,7 +14,7 @@ use crate::item_map::ItemMap;
 pub struct ItemExponentialFailure<T> {
     base: Duration,
     max: Duration,
-    failures: Mutex<ItemMap<T, usize>>,
+    failures: ItemFailures<T>,
 }
 
 impl<T: Eq + Hash + Clone> ItemExponentialFailure<T> {
@@ -30,7 +28,7 @@ impl<T: Eq + Hash + Clone> ItemExponentialFailure<T> {
         Self {
             base,
             max,
-            failures: Mutex::new(ItemMap::new()),
+            failures: ItemFailures::new(),
         }
     }
 }
@@ -67,22 +65,16 @@ pub(crate) fn backoff(base: Duration, max: Duration, n: usize) -> Duration {
 
 impl<T: Eq + Hash + Clone + Send + Sync> RateLimiter<T> for ItemExponentialFailure<T> {
     fn when(&self, item: &T) -> Duration {
-        let n = {
-            let mut failures = self.failures.lock();
-            let count = failures.get_or_insert_with(item, || 0);
-            let n = *count;
-            *count = n.saturating_add(1);
-            n
-        };
+        let n = self.failures.record(item);
         backoff(self.base, self.max, n)
     }
 
     fn forget(&self, item: &T) {
-        self.failures.lock().remove(item);
+        self.failures.forget(item);
     }
 
     fn num_requeues(&self, item: &T) -> usize {
-        self.failures.lock().get(item).copied().unwrap_or(0)
+        self.failures.count(item)
     }
 }
 
@@ -91,7 +83,7 @@ impl<T> std::fmt::Debug for ItemExponentialFailure<T> {
         f.debug_struct("ItemExponentialFailure")
             .field("base", &self.base)
             .field("max", &self.max)
-            .field("items", &self.failures.lock().len())
+            .field("items", &self.failures.len())
             .finish()
     }
 }

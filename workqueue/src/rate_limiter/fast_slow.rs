@@ -3,10 +3,8 @@
 use std::hash::Hash;
 use std::time::Duration;
 
-use parking_lot::Mutex;
-
 use super::RateLimiter;
-use crate::item_map::ItemMap;
+use super::item_failures::ItemFailures;
 
 /// Per-item two-speed retries: the first `max_fast_attempts` attempts wait `fast`, later ones
 /// wait `slow`. The attempt is counted before the choice, so attempt `max_fast_attempts` is
@@ -15,7 +13,7 @@ pub struct ItemFastSlow<T> {
     fast: Duration,
     slow: Duration,
     max_fast_attempts: usize,
-    attempts: Mutex<ItemMap<T, usize>>,
+    attempts: ItemFailures<T>,
 }
 
 impl<T: Eq + Hash + Clone> ItemFastSlow<T> {
@@ -25,19 +23,15 @@ impl<T: Eq + Hash + Clone> ItemFastSlow<T> {
             fast,
             slow,
             max_fast_attempts,
-            attempts: Mutex::new(ItemMap::new()),
+            attempts: ItemFailures::new(),
         }
     }
 }
 
 impl<T: Eq + Hash + Clone + Send + Sync> RateLimiter<T> for ItemFastSlow<T> {
     fn when(&self, item: &T) -> Duration {
-        let attempts = {
-            let mut attempts = self.attempts.lock();
-            let count = attempts.get_or_insert_with(item, || 0);
-            *count = count.saturating_add(1);
-            *count
-        };
+        // This attempt included.
+        let attempts = self.attempts.record(item).saturating_add(1);
         if attempts <= self.max_fast_attempts {
             self.fast
         } else {
@@ -46,11 +40,11 @@ impl<T: Eq + Hash + Clone + Send + Sync> RateLimiter<T> for ItemFastSlow<T> {
     }
 
     fn forget(&self, item: &T) {
-        self.attempts.lock().remove(item);
+        self.attempts.forget(item);
     }
 
     fn num_requeues(&self, item: &T) -> usize {
-        self.attempts.lock().get(item).copied().unwrap_or(0)
+        self.attempts.count(item)
     }
 }
 

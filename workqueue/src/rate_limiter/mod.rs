@@ -21,6 +21,7 @@
 mod bucket;
 mod exponential;
 mod fast_slow;
+mod item_failures;
 mod max_of;
 mod max_wait;
 
@@ -51,33 +52,26 @@ pub trait RateLimiter<T>: Send + Sync {
     fn num_requeues(&self, item: &T) -> usize;
 }
 
-impl<T, R: RateLimiter<T> + ?Sized> RateLimiter<T> for Box<R> {
-    fn when(&self, item: &T) -> Duration {
-        (**self).when(item)
-    }
+/// A boxed or shared limiter is a limiter: each call goes to the limiter it points to.
+macro_rules! forward_to_pointee {
+    ($($pointer:ident),+) => {$(
+        impl<T, R: RateLimiter<T> + ?Sized> RateLimiter<T> for $pointer<R> {
+            fn when(&self, item: &T) -> Duration {
+                (**self).when(item)
+            }
 
-    fn forget(&self, item: &T) {
-        (**self).forget(item);
-    }
+            fn forget(&self, item: &T) {
+                (**self).forget(item);
+            }
 
-    fn num_requeues(&self, item: &T) -> usize {
-        (**self).num_requeues(item)
-    }
+            fn num_requeues(&self, item: &T) -> usize {
+                (**self).num_requeues(item)
+            }
+        }
+    )+};
 }
 
-impl<T, R: RateLimiter<T> + ?Sized> RateLimiter<T> for Arc<R> {
-    fn when(&self, item: &T) -> Duration {
-        (**self).when(item)
-    }
-
-    fn forget(&self, item: &T) {
-        (**self).forget(item);
-    }
-
-    fn num_requeues(&self, item: &T) -> usize {
-        (**self).num_requeues(item)
-    }
-}
+forward_to_pointee!(Box, Arc);
 
 /// client-go's `DefaultControllerRateLimiter`: the maximum of a per-item exponential backoff
 /// from 5 ms to 1000 s and a token bucket of 10 retries per second with a burst of 100.

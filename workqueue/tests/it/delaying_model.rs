@@ -1,14 +1,14 @@
 //! Model-based test of the delaying queue with paused time: random adds, delayed adds, gets,
 //! dones and clock advances against a reference model.
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
+use std::collections::HashMap;
 use std::time::Duration;
 
 use proptest::prelude::*;
 use workqueue::DelayingQueue;
+
+use crate::model::QueueModel;
+use crate::support::poll_once;
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -31,34 +31,24 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// The delaying queue's semantics: the basic queue's model, plus the items waiting for their
+/// ready time, which join it (through its `add`) when the clock reaches that time.
 #[derive(Default)]
 struct Model {
+    queue: QueueModel,
     now: u64,
     seq: u64,
     /// item → (ready time in ms, sequence number of its latest move)
     waiting: HashMap<u8, (u64, u64)>,
-    queue: VecDeque<u8>,
-    dirty: HashSet<u8>,
-    processing: HashSet<u8>,
-    shutting_down: bool,
 }
 
 impl Model {
-    fn add(&mut self, item: u8) {
-        if self.shutting_down || !self.dirty.insert(item) {
-            return;
-        }
-        if !self.processing.contains(&item) {
-            self.queue.push_back(item);
-        }
-    }
-
     fn add_after(&mut self, item: u8, ms: u64) {
-        if self.shutting_down {
+        if self.queue.is_shutting_down() {
             return;
         }
         if ms == 0 {
-            self.add(item);
+            self.queue.add(item);
             return;
         }
         let at = self.now + ms;
@@ -83,34 +73,14 @@ impl Model {
         due.sort_unstable();
         for (_, _, item) in due {
             self.waiting.remove(&item);
-            self.add(item);
+            self.queue.add(item);
         }
     }
 
-    fn get(&mut self) -> Option<Option<u8>> {
-        match self.queue.pop_front() {
-            Some(item) => {
-                self.dirty.remove(&item);
-                self.processing.insert(item);
-                Some(Some(item))
-            }
-            None if self.shutting_down => Some(None),
-            None => None,
-        }
-    }
-
-    fn done(&mut self, item: u8) {
-        if self.processing.remove(&item) && self.dirty.contains(&item) {
-            self.queue.push_back(item);
-        }
-    }
-}
-
-fn poll_get(queue: &DelayingQueue<u8>) -> Option<Option<u8>> {
-    let mut get = pin!(queue.get());
-    match get.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(item) => Some(item),
-        Poll::Pending => None,
+    /// Shuts the queue down and discards what waits.
+    fn shut_down(&mut self) {
+        self.queue.shut_down();
+        self.waiting.clear();
     }
 }
 
@@ -128,16 +98,16 @@ async fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
         match op {
             Op::Add(item) => {
                 queue.add(item);
-                model.add(item);
+                model.queue.add(item);
             }
             Op::AddAfter(item, ms) => {
                 queue.add_after(item, Duration::from_millis(ms));
                 model.add_after(item, ms);
             }
-            Op::Get => prop_assert_eq!(poll_get(&queue), model.get()),
+            Op::Get => prop_assert_eq!(poll_once(queue.get()), model.queue.get()),
             Op::Done(item) => {
                 queue.done(&item);
-                model.done(item);
+                model.queue.done(item);
             }
             Op::Advance(ms) => {
                 tokio::time::advance(Duration::from_millis(ms)).await;
@@ -146,8 +116,7 @@ async fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             }
             Op::ShutDown => {
                 queue.shut_down();
-                model.shutting_down = true;
-                model.waiting.clear();
+                model.shut_down();
             }
         }
         prop_assert_eq!(queue.len(), model.queue.len());

@@ -1,5 +1,8 @@
 //! The crate's integration tests, linked into one test binary: each module is one area.
 
+mod delaying;
 mod delaying_model;
 mod model;
+mod queue;
 mod stress;
+mod support;

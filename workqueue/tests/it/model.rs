@@ -2,12 +2,11 @@
 //! documented semantics (client-go's, with a stray `done` ignored).
 
 use std::collections::{HashSet, VecDeque};
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 
 use proptest::prelude::*;
 use workqueue::Queue;
+
+use crate::support::poll_once;
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -28,16 +27,18 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// The basic queue's documented semantics: the FIFO of queued items and client-go's `dirty`
+/// and `processing` sets. The delaying queue's model builds on it.
 #[derive(Default)]
-struct Model {
+pub struct QueueModel {
     queue: VecDeque<u8>,
     dirty: HashSet<u8>,
     processing: HashSet<u8>,
     shutting_down: bool,
 }
 
-impl Model {
-    fn add(&mut self, item: u8) {
+impl QueueModel {
+    pub fn add(&mut self, item: u8) {
         if self.shutting_down || !self.dirty.insert(item) {
             return;
         }
@@ -47,7 +48,7 @@ impl Model {
     }
 
     /// `None`: `get` would wait; `Some(None)`: shut down and empty.
-    fn get(&mut self) -> Option<Option<u8>> {
+    pub fn get(&mut self) -> Option<Option<u8>> {
         match self.queue.pop_front() {
             Some(item) => {
                 self.dirty.remove(&item);
@@ -59,20 +60,23 @@ impl Model {
         }
     }
 
-    fn done(&mut self, item: u8) {
+    pub fn done(&mut self, item: u8) {
         if self.processing.remove(&item) && self.dirty.contains(&item) {
             self.queue.push_back(item);
         }
     }
-}
 
-/// Polls `get` once: `None` if it would wait (the future is then dropped, which must lose
-/// nothing).
-fn poll_get(queue: &Queue<u8>) -> Option<Option<u8>> {
-    let mut get = pin!(queue.get());
-    match get.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(item) => Some(item),
-        Poll::Pending => None,
+    pub fn shut_down(&mut self) {
+        self.shutting_down = true;
+    }
+
+    pub fn is_shutting_down(&self) -> bool {
+        self.shutting_down
+    }
+
+    /// How many items wait for a worker.
+    pub fn len(&self) -> usize {
+        self.queue.len()
     }
 }
 
@@ -82,26 +86,27 @@ proptest! {
     #[test]
     fn queue_matches_the_model(ops in proptest::collection::vec(op(), 1..200)) {
         let queue = Queue::new();
-        let mut model = Model::default();
+        let mut model = QueueModel::default();
         for op in ops {
             match op {
                 Op::Add(item) => {
                     queue.add(item);
                     model.add(item);
                 }
-                Op::Get => prop_assert_eq!(poll_get(&queue), model.get()),
+                // Polled once: a `get` that would wait is dropped, which must lose nothing.
+                Op::Get => prop_assert_eq!(poll_once(queue.get()), model.get()),
                 Op::Done(item) => {
                     queue.done(&item);
                     model.done(item);
                 }
-                Op::Len => prop_assert_eq!(queue.len(), model.queue.len()),
+                Op::Len => prop_assert_eq!(queue.len(), model.len()),
                 Op::ShutDown => {
                     queue.shut_down();
-                    model.shutting_down = true;
+                    model.shut_down();
                 }
             }
-            prop_assert_eq!(queue.len(), model.queue.len());
-            prop_assert_eq!(queue.is_shutting_down(), model.shutting_down);
+            prop_assert_eq!(queue.len(), model.len());
+            prop_assert_eq!(queue.is_shutting_down(), model.is_shutting_down());
         }
     }
 }

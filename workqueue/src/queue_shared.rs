@@ -1,0 +1,275 @@
+//! What the handles of one [`Queue`](crate::Queue) share, and the hand-off between adders and
+//! workers around its lock.
+//!
+//! [`Shared`] holds the queue's state behind one lock (the [`Store`] and the shutdown flags),
+//! the [`Inbox`] where an add that finds the lock taken leaves its item, the count of workers
+//! sleeping in `get` and their wake-ups, and the metrics hook. Every operation takes the lock
+//! once, moves the inbox into the store first, and reports its [`Effects`] (a worker to wake,
+//! adds to count) only after releasing the lock.
+
+use std::hash::Hash;
+use std::pin::pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use crate::inbox::Inbox;
+use crate::lock::{Mutex, MutexGuard};
+use crate::metrics::{QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
+use crate::store::{Added, Store};
+use crate::task::LazyTask;
+
+/// Capacity kept by the inbox buffers between bursts.
+const INBOX_CAPACITY: usize = 4096;
+
+/// The queue behind the handles of one [`Queue`](crate::Queue).
+pub(crate) struct Shared<T> {
+    pub(crate) state: Mutex<State<T>>,
+    /// Adds that found `state` locked by another thread; whoever holds `state` next moves
+    /// their items into the store.
+    pub(crate) inbox: Inbox<T>,
+    /// Workers registered as sleeping in `get`; changed only under the `state` lock.
+    pub(crate) sleeping: AtomicUsize,
+    /// Wakes workers blocked in `get`.
+    pub(crate) getters: Notify,
+    /// Wakes callers of `shut_down_with_drain`.
+    pub(crate) drained: Notify,
+    pub(crate) name: Option<Box<str>>,
+    pub(crate) metrics: Option<MetricsHook>,
+}
+
+/// Where a queue with metrics reports, and its task that refreshes the unfinished-work gauges.
+pub(crate) struct MetricsHook {
+    pub(crate) sink: Arc<dyn QueueMetrics>,
+    pub(crate) refresh: LazyTask,
+}
+
+/// The state under the queue's lock.
+pub(crate) struct State<T> {
+    pub(crate) store: Store<T>,
+    pub(crate) shutting_down: bool,
+    /// A `shut_down_with_drain` is waiting (cleared by `shut_down`).
+    pub(crate) draining: bool,
+    /// An empty buffer swapped with the inbox's when moving its items.
+    spare: Vec<T>,
+}
+
+impl<T: Eq + Hash + Clone> State<T> {
+    /// Adds `item` to the store, unless the queue is shutting down.
+    #[inline]
+    pub(crate) fn add(&mut self, item: T) -> Added {
+        if self.shutting_down {
+            return Added::Ignored;
+        }
+        self.store.add(item)
+    }
+}
+
+/// What happened under the lock that must be reported after it: adds to report to metrics,
+/// and whether a sleeping worker should be woken.
+#[derive(Default)]
+pub(crate) struct Effects {
+    pub(crate) adds: usize,
+    pub(crate) wake: bool,
+}
+
+impl<T: Eq + Hash + Clone> Shared<T> {
+    /// An open, empty queue called `name`, reporting to `metrics` if given.
+    pub(crate) fn new(name: Option<Box<str>>, metrics: Option<MetricsHook>) -> Self {
+        Self {
+            state: Mutex::new(State {
+                store: Store::new(metrics.is_some()),
+                shutting_down: false,
+                draining: false,
+                spare: Vec::new(),
+            }),
+            inbox: Inbox::new(),
+            sleeping: AtomicUsize::new(0),
+            getters: Notify::new(),
+            drained: Notify::new(),
+            name,
+            metrics,
+        }
+    }
+
+    /// Moves the inbox's items into the store (they were accepted before any shutdown).
+    /// Returns how many were genuinely new.
+    #[inline]
+    pub(crate) fn move_inbox(&self, state: &mut State<T>) -> usize {
+        if !self.inbox.is_pending() {
+            return 0;
+        }
+        self.move_inbox_slow(state)
+    }
+
+    #[cold]
+    fn move_inbox_slow(&self, state: &mut State<T>) -> usize {
+        self.inbox.take_into(&mut state.spare);
+        let State { store, spare, .. } = state;
+        let mut adds = 0;
+        for item in spare.drain(..) {
+            if store.add(item) != Added::Ignored {
+                adds += 1;
+            }
+        }
+        if spare.capacity() > INBOX_CAPACITY {
+            spare.shrink_to(INBOX_CAPACITY);
+        }
+        adds
+    }
+
+    /// Whether a sleeping worker should be woken: work is queued and someone sleeps.
+    #[inline]
+    pub(crate) fn should_wake(&self, state: &State<T>) -> bool {
+        state.store.queued() > 0 && self.sleeping.load(Ordering::SeqCst) > 0
+    }
+
+    /// Releases the lock, then reports `adds` and wakes a sleeping worker if work is queued.
+    #[inline]
+    pub(crate) fn unlock_and_report(&self, state: MutexGuard<'_, State<T>>, adds: usize) {
+        let wake = self.should_wake(&state);
+        drop(state);
+        self.report(Effects { adds, wake });
+    }
+
+    /// Reports `effects` once the lock is released.
+    #[inline]
+    pub(crate) fn report(&self, effects: Effects) {
+        if effects.wake {
+            self.getters.notify_one();
+        }
+        if let Some(metrics) = &self.metrics {
+            for _ in 0..effects.adds {
+                metrics.sink.add();
+            }
+        }
+    }
+
+    /// Reports a get of an item that waited `queued_for` (known only with metrics).
+    #[inline]
+    pub(crate) fn report_get(&self, queued_for: Option<Duration>) {
+        if let (Some(metrics), Some(queued_for)) = (&self.metrics, queued_for) {
+            metrics.sink.get(queued_for);
+        }
+    }
+
+    /// Leaves `item` in the inbox for the thread that holds the state, waking a sleeping
+    /// worker if this add is the one that must.
+    pub(crate) fn add_busy(&self, item: T) {
+        if self.inbox.leave(item) && self.sleeping.load(Ordering::SeqCst) > 0 {
+            self.getters.notify_one();
+        }
+    }
+
+    /// Waits, sleeping until woken, for an item to hand out; `None` once the queue is shutting
+    /// down and empty. Cancel-safe: a dropped wait deregisters its worker.
+    pub(crate) async fn wait_for_item(&self) -> Option<T> {
+        let mut registration = Sleeping {
+            shared: self,
+            registered: false,
+        };
+        loop {
+            let mut notified = pin!(self.getters.notified());
+            // Register before looking at the state so that no add between the look and the
+            // await can be missed.
+            notified.as_mut().enable();
+            let mut effects = Effects::default();
+            let mut queued_for = None;
+            let (item, closed) = {
+                let mut state = self.state.lock();
+                if registration.registered {
+                    self.sleeping.fetch_sub(1, Ordering::SeqCst);
+                    registration.registered = false;
+                }
+                loop {
+                    effects.adds += self.move_inbox(&mut state);
+                    let item = state.store.take(&mut queued_for);
+                    if item.is_some() {
+                        effects.wake = self.should_wake(&state);
+                        break (item, false);
+                    }
+                    if state.shutting_down {
+                        break (None, true);
+                    }
+                    self.sleeping.fetch_add(1, Ordering::SeqCst);
+                    if self.inbox.is_pending() {
+                        // An add left an item meanwhile: take it instead of sleeping.
+                        self.sleeping.fetch_sub(1, Ordering::SeqCst);
+                        continue;
+                    }
+                    registration.registered = true;
+                    break (None, false);
+                }
+            };
+            self.report(effects);
+            if item.is_some() {
+                self.report_get(queued_for);
+                return item;
+            }
+            if closed {
+                return None;
+            }
+            notified.as_mut().await;
+        }
+    }
+
+    /// Marks the queue as shutting down (and draining, if `drain`); returns the effects to
+    /// report.
+    pub(crate) fn close(&self, drain: bool) -> Effects {
+        let mut state = self.state.lock();
+        state.shutting_down = true;
+        state.draining = drain;
+        // Close the inbox, then take what it holds: those adds came before the shutdown.
+        self.inbox.close();
+        let adds = self.move_inbox(&mut state);
+        Effects { adds, wake: false }
+    }
+}
+
+/// Deregisters a sleeping `get` that is dropped before it was woken.
+struct Sleeping<'a, T> {
+    shared: &'a Shared<T>,
+    registered: bool,
+}
+
+impl<T> Drop for Sleeping<'_, T> {
+    fn drop(&mut self) {
+        if self.registered {
+            // Under the lock, like every change of `sleeping`.
+            let _state = self.shared.state.lock();
+            self.shared.sleeping.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Periodically reports the unfinished-work gauges of a queue with metrics; ends when the
+/// queue is dropped, or once it is shut down with nothing in flight.
+pub(crate) async fn refresh_unfinished<T>(weak: Weak<Shared<T>>) {
+    let mut ticks = tokio::time::interval(UNFINISHED_WORK_UPDATE_PERIOD);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(shared) = weak.upgrade() else {
+            return;
+        };
+        let Some(metrics) = &shared.metrics else {
+            return;
+        };
+        let (unfinished, longest, finished) = {
+            let state = shared.state.lock();
+            let (unfinished, longest) = state.store.unfinished(Instant::now());
+            (
+                unfinished,
+                longest,
+                state.shutting_down && state.store.is_empty(),
+            )
+        };
+        metrics.sink.update_unfinished(unfinished, longest);
+        if finished {
+            return;
+        }
+    }
+}
