@@ -91,8 +91,6 @@
 //! wrong informer), [`Error::NotSynced`] (a factory wait timed out; it names the informers, and
 //! waiting again is allowed) and [`Error::Indexer`] (an index registration conflict).
 
-#![deny(missing_docs)]
-
 mod error;
 mod factory;
 mod handler;

@@ -91,8 +91,6 @@
 //! # }
 //! ```
 
-#![deny(missing_docs)]
-
 mod backoff;
 mod decode;
 mod error;

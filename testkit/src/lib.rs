@@ -23,8 +23,6 @@
 //! # }
 //! ```
 
-#![deny(missing_docs)]
-
 pub mod config_maps;
 mod eventually;
 mod log_capture;

@@ -102,8 +102,6 @@
 //! operations cannot fail: adds after shutdown are dropped by design and `get` returns `None`
 //! once the queue is shut down and empty.
 
-#![warn(missing_docs)]
-
 mod config;
 mod delaying;
 mod error;
