@@ -1,4 +1,4 @@
-//! The DeltaFIFO workloads of bench-workloads.md: `df_1`, `df_2a`, `df_2b`.
+//! The DeltaFIFO benchmark workloads `df_1`, `df_2a`, `df_2b`, sized as client-go's.
 //!
 //! Object i: namespace `ns-{i % 100}`, name `obj-{i}`, a resourceVersion, no data. The consumer
 //! applies each delta to an `Indexer` with the namespace index (update-or-add, or delete). The

@@ -1,4 +1,4 @@
-//! Workqueue benchmarks `wq_a` … `wq_d` of `shared/reference/bench-workloads.md`.
+//! Workqueue benchmarks `wq_a` … `wq_d`: the workloads client-go's work queue is measured on, with the same sizes.
 //!
 //! Items are the keys `ns-{i % 100}/obj-{i}` as `Arc<str>` (a shared immutable string, like a
 //! Go string), all built before timing; each timed run moves its own pre-built copies into the

@@ -1,4 +1,4 @@
-//! `wq_e` of `shared/reference/bench-workloads.md`: delaying-queue throughput and lateness.
+//! `wq_e`: delaying-queue throughput and lateness.
 //!
 //! One consumer does `get` + `done` exactly 100k times while a producer calls
 //! `add_after(key(i), ((i * 7919) % 10001) µs)` for i in 0..100k, on a 2-thread tokio runtime.

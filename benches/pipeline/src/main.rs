@@ -1,4 +1,4 @@
-//! `pipeline-bench`: the informer pipeline against kube-runtime and the decode limit (issue 11).
+//! `pipeline-bench`: the informer pipeline against kube-runtime and the decode limit.
 //!
 //! Every subcommand prints one JSON line of figures, then one human line. Memory figures come
 //! from `/proc/self/status` of a process that measures nothing else; the server runs in a child

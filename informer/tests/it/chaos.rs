@@ -1,4 +1,4 @@
-//! Acceptance 6: 20 seeds of random creates, updates and deletes over 2 000 objects while the
+//! 20 seeds of random creates, updates and deletes over 2 000 objects while the
 //! server drops watches, compacts its history and fails 10 % of lists; after quiescence the
 //! indexer and a handler's own map both equal the server's state.
 

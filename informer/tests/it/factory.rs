@@ -1,4 +1,4 @@
-//! Acceptance 5: a factory hands out one shared informer per type and scope, and the server sees
+//! A factory hands out one shared informer per type and scope, and the server sees
 //! one watch for it. Also: dynamic informers, sync timeouts that name the informer, shutdown.
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! Acceptance 2: a handler added after 1 000 objects synced gets exactly 1 000 initial adds, then
+//! A handler added after 1 000 objects synced gets exactly 1 000 initial adds, then
 //! live events; its registration syncs only once those adds have returned.
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! Acceptance 7: a handler that panics on one object stops neither other handlers nor later
+//! A handler that panics on one object stops neither other handlers nor later
 //! events for itself.
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! Acceptance 4: with a 1 s handler resync and paused time, resync updates reach only that
+//! With a 1 s handler resync and paused time, resync updates reach only that
 //! handler, with old == new.
 
 use crate::common;

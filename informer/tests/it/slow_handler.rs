@@ -1,4 +1,4 @@
-//! Acceptance 1: a slow handler lags while a fast one keeps up; both end with the full, ordered
+//! A slow handler lags while a fast one keeps up; both end with the full, ordered
 //! history.
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! Acceptance 3: objects deleted while the watch is down, with the history compacted, reach the
+//! Objects deleted while the watch is down, with the history compacted, reach the
 //! handler after the relist as tombstones carrying the last known state.
 
 use crate::common;

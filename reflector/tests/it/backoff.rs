@@ -1,4 +1,4 @@
-//! Acceptance 4: 500 and 429 on list and watch — the backoff ladder grows, is full-jittered,
+//! 500 and 429 on list and watch — the backoff ladder grows, is full-jittered,
 //! resets after two quiet minutes, and 429 on a watch rewatches while 500 relists.
 
 use crate::common;

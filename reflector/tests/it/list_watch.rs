@@ -12,7 +12,7 @@ use deltafifo::DeltaType;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::ObjectMeta;
 
-/// Acceptance 1: page size 3 over 10 objects takes 4 list requests, then a watch; the store
+/// Page size 3 over 10 objects takes 4 list requests, then a watch; the store
 /// equals the server before and after changes.
 #[tokio::test(start_paused = true)]
 async fn initial_list_is_paginated_then_the_watch_keeps_the_store_equal() {
@@ -57,7 +57,7 @@ async fn initial_list_is_paginated_then_the_watch_keeps_the_store_equal() {
     running.stop().await;
 }
 
-/// Acceptance 2: a dropped watch is reopened from the last resource version, without a list.
+/// A dropped watch is reopened from the last resource version, without a list.
 #[tokio::test(start_paused = true)]
 async fn a_dropped_watch_rewatches_from_the_last_resource_version_without_relisting() {
     let Watching {
@@ -122,7 +122,7 @@ fn change_while_disconnected(server: &ApiServer) {
     server.compact();
 }
 
-/// Acceptance 3, plain store: compaction while disconnected → 410 → relist from the last
+/// Plain store: compaction while disconnected → 410 → relist from the last
 /// synced resource version; the object deleted in the gap leaves the store.
 #[tokio::test(start_paused = true)]
 async fn compaction_while_disconnected_relists_and_removes_objects_deleted_in_the_gap() {
@@ -158,7 +158,7 @@ async fn compaction_while_disconnected_relists_and_removes_objects_deleted_in_th
     running.stop().await;
 }
 
-/// Acceptance 3, DeltaFifo fed by an indexer: the object deleted in the gap arrives as a
+/// DeltaFifo fed by an indexer: the object deleted in the gap arrives as a
 /// Deleted delta carrying a tombstone.
 #[tokio::test(start_paused = true)]
 async fn compaction_while_disconnected_delivers_tombstones_through_a_delta_fifo() {
@@ -223,7 +223,7 @@ fn bump_global_resource_version(server: &ApiServer) {
     }
 }
 
-/// Acceptance 6: bookmarks alone advance the last synced resource version, so a rewatch after
+/// Bookmarks alone advance the last synced resource version, so a rewatch after
 /// compaction does not 410.
 #[tokio::test(start_paused = true)]
 async fn bookmarks_advance_the_resource_version_so_a_rewatch_after_compaction_does_not_expire() {
@@ -266,7 +266,7 @@ async fn bookmarks_advance_the_resource_version_so_a_rewatch_after_compaction_do
     running.stop().await;
 }
 
-/// The control for acceptance 6: without the bookmark, the same rewatch expires and relists.
+/// The control for the bookmark test above: without the bookmark, the same rewatch expires and relists.
 #[tokio::test(start_paused = true)]
 async fn without_bookmarks_the_same_rewatch_expires_and_relists() {
     let Watching {

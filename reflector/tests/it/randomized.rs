@@ -1,4 +1,4 @@
-//! Acceptance 7: 20 seeds of random creates, updates and deletes interleaved with random
+//! 20 seeds of random creates, updates and deletes interleaved with random
 //! watch drops, compactions, in-band 410s and failing requests; after quiescence the store
 //! equals the server in every seed.
 

@@ -1,4 +1,4 @@
-//! Acceptance 5: streaming lists reach the same state as paginated lists, start from the last
+//! Streaming lists reach the same state as paginated lists, start from the last
 //! synced resource version, and fall back to a paginated list on servers that reject or
 //! ignore `sendInitialEvents`.
 
