@@ -162,15 +162,12 @@ pub use chaos::{
 pub use error::{Error, Result};
 pub use faults::FailRule;
 pub use server::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
-pub use shared::WatchListMode;
+pub use shared::{BODY_LIMIT, WatchListMode};
 pub use status::{ApiError, Cause, Details};
 pub use watch::INITIAL_EVENTS_END;
 
 #[doc(hidden)]
 pub mod fuzzing;
-
-/// Largest accepted request body: 3 MiB, like kube-apiserver. Larger bodies get 413.
-pub const BODY_LIMIT: usize = 3 * 1024 * 1024;
 
 /// Path prefix of the simulator's own control endpoints.
 pub const SIM_PREFIX: &str = "/__sim";

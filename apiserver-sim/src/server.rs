@@ -167,19 +167,6 @@ impl Drop for ApiServer {
     }
 }
 
-/// Ends every open watch (clients re-watch from their last RV).
-pub(crate) fn drop_watches(shared: &Shared) {
-    shared.drop_watches.send_modify(|v| *v += 1);
-}
-
-/// The "restart" fault: cuts every open connection (in-flight requests and watches end
-/// abruptly, state is kept) and closes new connections as soon as they are accepted for
-/// `downtime`.
-pub(crate) fn restart(shared: &Shared, downtime: Duration) {
-    *shared.down_until.lock() = Some(tokio::time::Instant::now() + downtime);
-    shared.restart.send_modify(|v| *v += 1);
-}
-
 /// The resource and version an object's `apiVersion` and `kind` select.
 fn resolve(st: &crate::store::State, obj: &Value) -> Result<(Arc<ResourceInfo>, String)> {
     let av = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
@@ -245,13 +232,6 @@ fn replace_locked(
         crate::ops::Part::Main,
         &opts,
     )?)
-}
-
-/// Compacts every resource's history up to the current RV; returns that RV.
-pub(crate) fn compact(shared: &Shared) -> u64 {
-    let mut st = shared.state.lock();
-    st.compact();
-    st.rv
 }
 
 impl ApiServer {
@@ -508,13 +488,13 @@ impl ApiServer {
 
     /// Ends every open watch now (cleanly, without an ERROR event).
     pub fn drop_watches(&self) {
-        drop_watches(&self.shared);
+        self.shared.drop_watches();
     }
 
     /// Discards all watch history up to the current RV (older watch, Exact-list and
     /// continue RVs then get 410 Expired). Returns the compaction RV.
     pub fn compact(&self) -> u64 {
-        compact(&self.shared)
+        self.shared.compact()
     }
 
     /// Installs a failure rule: [`FailRule::new`] fails the next `count` matching requests,
@@ -540,7 +520,7 @@ impl ApiServer {
     /// requests and watch streams end abruptly, without a final chunk), and for
     /// `downtime` new connections are closed as soon as they are accepted.
     pub fn restart(&self, downtime: Duration) {
-        restart(&self.shared, downtime);
+        self.shared.restart(downtime);
     }
 
     /// Faults chaos mode has injected so far, per kind (all zero without chaos mode).
@@ -574,7 +554,7 @@ impl ApiServer {
 
     /// Makes every open watch that allows bookmarks send a BOOKMARK with the current RV now.
     pub fn send_bookmarks(&self) {
-        self.shared.bookmark_now.send_modify(|v| *v += 1);
+        self.shared.send_bookmarks();
     }
 
     /// The "unready" fault: while false, `/readyz` answers 500 and every API request 429

@@ -9,6 +9,9 @@ use tokio::sync::{Notify, watch};
 use crate::faults::Faults;
 use crate::store::{State, StoreConfig};
 
+/// Largest accepted request body: 3 MiB, like kube-apiserver. Larger bodies get 413.
+pub const BODY_LIMIT: usize = 3 * 1024 * 1024;
+
 /// Server tunables.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -32,7 +35,7 @@ impl Default for ServerConfig {
             store: StoreConfig::default(),
             bookmark_interval: Duration::from_secs(60),
             default_watch_timeout: Duration::from_secs(1800),
-            body_limit: crate::BODY_LIMIT,
+            body_limit: BODY_LIMIT,
             workload_delay: None,
             chaos: None,
         }
@@ -43,17 +46,18 @@ impl Default for ServerConfig {
 pub(crate) struct Shared {
     pub state: Mutex<State>,
     pub config: ServerConfig,
-    /// Bumped to end every open watch.
-    pub drop_watches: watch::Sender<u64>,
+    /// Bumped to end every open watch (see [`Shared::drop_watches`]).
+    pub end_watches: watch::Sender<u64>,
     /// Set to true on shutdown.
     pub shutdown: watch::Sender<bool>,
-    /// Bumped to cut every open connection (the "restart" fault).
-    pub restart: watch::Sender<u64>,
+    /// Bumped to cut every open connection (the "restart" fault, see [`Shared::restart`]).
+    pub cut_connections: watch::Sender<u64>,
     /// Until then, new connections are closed as soon as accepted (a restart's downtime).
     pub down_until: Mutex<Option<tokio::time::Instant>>,
     /// Chaos mode, when enabled.
     pub chaos: Option<crate::chaos::Chaos>,
-    /// Bumped to make every bookmark-enabled watch send a bookmark now.
+    /// Bumped to make every bookmark-enabled watch send a bookmark now (see
+    /// [`Shared::send_bookmarks`]).
     pub bookmark_now: watch::Sender<u64>,
     /// How `sendInitialEvents` is treated ([`WatchListMode`] as `u8`).
     watch_list: std::sync::atomic::AtomicU8,
@@ -110,6 +114,32 @@ impl Shared {
             .store(mode as u8, std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// Ends every open watch (clients re-watch from their last RV).
+    pub fn drop_watches(&self) {
+        self.end_watches.send_modify(|v| *v += 1);
+    }
+
+    /// Compacts every resource's history up to the current RV; returns that RV.
+    pub fn compact(&self) -> u64 {
+        let mut st = self.state.lock();
+        st.compact();
+        st.rv
+    }
+
+    /// The "restart" fault: cuts every open connection (in-flight requests and watches end
+    /// abruptly, state is kept) and closes new connections as soon as they are accepted for
+    /// `downtime`.
+    pub fn restart(&self, downtime: Duration) {
+        *self.down_until.lock() = Some(tokio::time::Instant::now() + downtime);
+        self.cut_connections.send_modify(|v| *v += 1);
+    }
+
+    /// Makes every open watch that allows bookmarks send a BOOKMARK with the current RV now.
+    pub fn send_bookmarks(&self) {
+        self.bookmark_now.send_modify(|v| *v += 1);
+    }
+
+    /// The server's state and channels, as configured (nothing is running yet).
     pub fn new(config: ServerConfig) -> Arc<Self> {
         let controllers = Arc::new(Notify::new());
         let state = State::new(
@@ -121,10 +151,10 @@ impl Shared {
         Arc::new(Self {
             state: Mutex::new(state),
             config,
-            drop_watches: watch::channel(0).0,
+            end_watches: watch::channel(0).0,
             shutdown: watch::channel(false).0,
             bookmark_now: watch::channel(0).0,
-            restart: watch::channel(0).0,
+            cut_connections: watch::channel(0).0,
             down_until: Mutex::new(None),
             chaos,
             ready: std::sync::atomic::AtomicBool::new(true),

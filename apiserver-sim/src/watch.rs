@@ -219,7 +219,7 @@ pub(crate) fn start(
     // With WatchList on, an RV-less watch is defaulted to a streaming list and so also gets
     // the initial-events-end bookmark; with it off, only the synthetic ADDED events.
     let end_bookmark = opts.send_initial_events == Some(true)
-        || shared.watch_list_mode() == crate::WatchListMode::Supported;
+        || shared.watch_list_mode() == crate::shared::WatchListMode::Supported;
     let bookmarks = opts.bookmarks;
     // As upstream, a zero timeout means "use the server's default".
     let timeout = opts
@@ -300,7 +300,7 @@ pub(crate) fn start(
     }
     let slow_bookmarks = bookmarks && shared.chaos.as_ref().is_some_and(|c| c.slow_bookmarks());
     let now = Instant::now();
-    let mut drop_rx = shared.drop_watches.subscribe();
+    let mut drop_rx = shared.end_watches.subscribe();
     drop_rx.borrow_and_update();
     let mut shutdown_rx = shared.shutdown.subscribe();
     shutdown_rx.borrow_and_update();

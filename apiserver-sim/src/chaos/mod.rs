@@ -180,18 +180,18 @@ pub(crate) async fn run(shared: Arc<Shared>) {
         match s.event {
             ChaosEvent::DropWatches => {
                 chaos.record(FaultKind::WatchDrop);
-                crate::server::drop_watches(&shared);
+                shared.drop_watches();
             }
             ChaosEvent::Compact => {
                 chaos.record(FaultKind::Compaction);
-                crate::server::compact(&shared);
+                shared.compact();
             }
             ChaosEvent::Restart { downtime } => {
                 chaos.record(FaultKind::Restart);
-                crate::server::restart(&shared, downtime);
+                shared.restart(downtime);
             }
             ChaosEvent::SendBookmarks => {
-                shared.bookmark_now.send_modify(|v| *v += 1);
+                shared.send_bookmarks();
             }
         }
     }

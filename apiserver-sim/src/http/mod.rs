@@ -52,7 +52,7 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
         let shared = shared.clone();
         tokio::spawn(async move {
             let mut shutdown = shared.shutdown.subscribe();
-            let mut restart = shared.restart.subscribe();
+            let mut restart = shared.cut_connections.subscribe();
             restart.borrow_and_update();
             let svc_shared = shared.clone();
             let svc = service_fn(move |req| {
