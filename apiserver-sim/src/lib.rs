@@ -132,7 +132,6 @@
 
 #![deny(missing_docs)]
 
-mod chaos;
 mod controllers;
 mod counts;
 mod crd;
@@ -155,12 +154,12 @@ mod status;
 mod store;
 mod watch;
 
-pub use chaos::{
-    ChaosConfig, ChaosEvent, ChaosProfile, ChaosRates, ChaosSchedule, ChaosStats, FaultKind,
-    Scheduled, UnknownChaosProfile,
-};
 pub use error::{Error, Result};
-pub use faults::FailRule;
+pub use faults::chaos::config::ChaosConfig;
+pub use faults::chaos::profile::{ChaosProfile, ChaosRates, UnknownChaosProfile};
+pub use faults::chaos::schedule::{ChaosEvent, ChaosSchedule, Scheduled};
+pub use faults::chaos::stats::{ChaosStats, FaultKind};
+pub use faults::fail_rules::FailRule;
 pub use server::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
 pub use shared::{BODY_LIMIT, WatchListMode};
 pub use status::{ApiError, Cause, Details};

@@ -12,9 +12,11 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-use crate::chaos::{ChaosConfig, ChaosStats};
 use crate::error::{Error, Result};
-use crate::faults::FailRule;
+use crate::faults::chaos::config::ChaosConfig;
+use crate::faults::chaos::stats::ChaosStats;
+use crate::faults::fail_rules::FailRule;
+use crate::faults::server_faults::ServerFaults;
 use crate::resource::{GroupResource, ResourceInfo};
 use crate::shared::{ServerConfig, Shared, WatchListMode};
 
@@ -129,7 +131,7 @@ impl ApiServerBuilder {
         let controllers = tokio::spawn(crate::controllers::run(shared.clone()));
         let mut tasks = vec![serve, controllers];
         if shared.chaos.is_some() {
-            tasks.push(tokio::spawn(crate::chaos::run(shared.clone())));
+            tasks.push(tokio::spawn(run_chaos(shared.clone())));
         }
         if let Some(delay) = shared.config.workload_delay {
             tasks.push(tokio::spawn(crate::controllers::workloads::run(
@@ -144,6 +146,17 @@ impl ApiServerBuilder {
             tasks,
         })
     }
+}
+
+/// The chaos timeline task (see [`ApiServerBuilder::chaos`]), until chaos stops or the
+/// server shuts down.
+async fn run_chaos(shared: Arc<Shared>) {
+    let Some(chaos) = &shared.chaos else {
+        return;
+    };
+    let mut shutdown = shared.shutdown.subscribe();
+    let shutdown = crate::shared::shutting_down(&mut shutdown);
+    crate::faults::chaos::runner::run(chaos, &*shared, shutdown).await;
 }
 
 /// An API server simulator serving on loopback until dropped or [`ApiServer::shutdown`].

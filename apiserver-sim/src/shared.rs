@@ -6,7 +6,10 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use tokio::sync::{Notify, watch};
 
-use crate::faults::Faults;
+use crate::faults::chaos::config::ChaosConfig;
+use crate::faults::chaos::state::Chaos;
+use crate::faults::fail_rules::Faults;
+use crate::faults::server_faults::ServerFaults;
 use crate::store::{State, StoreConfig};
 
 /// Largest accepted request body: 3 MiB, like kube-apiserver. Larger bodies get 413.
@@ -26,7 +29,7 @@ pub struct ServerConfig {
     /// Delay of the workload simulator; `None` (the default) leaves it off.
     pub workload_delay: Option<Duration>,
     /// Chaos mode; `None` (the default) leaves it off.
-    pub chaos: Option<crate::chaos::ChaosConfig>,
+    pub chaos: Option<ChaosConfig>,
 }
 
 impl Default for ServerConfig {
@@ -46,18 +49,18 @@ impl Default for ServerConfig {
 pub(crate) struct Shared {
     pub state: Mutex<State>,
     pub config: ServerConfig,
-    /// Bumped to end every open watch (see [`Shared::drop_watches`]).
+    /// Bumped to end every open watch (see [`ServerFaults::drop_watches`]).
     pub end_watches: watch::Sender<u64>,
     /// Set to true on shutdown.
     pub shutdown: watch::Sender<bool>,
-    /// Bumped to cut every open connection (the "restart" fault, see [`Shared::restart`]).
+    /// Bumped to cut every open connection (the "restart" fault, see [`ServerFaults::restart`]).
     pub cut_connections: watch::Sender<u64>,
     /// Until then, new connections are closed as soon as accepted (a restart's downtime).
     pub down_until: Mutex<Option<tokio::time::Instant>>,
     /// Chaos mode, when enabled.
-    pub chaos: Option<crate::chaos::Chaos>,
+    pub chaos: Option<Chaos>,
     /// Bumped to make every bookmark-enabled watch send a bookmark now (see
-    /// [`Shared::send_bookmarks`]).
+    /// [`ServerFaults::send_bookmarks`]).
     pub bookmark_now: watch::Sender<u64>,
     /// How `sendInitialEvents` is treated ([`WatchListMode`] as `u8`).
     watch_list: std::sync::atomic::AtomicU8,
@@ -114,31 +117,6 @@ impl Shared {
             .store(mode as u8, std::sync::atomic::Ordering::SeqCst);
     }
 
-    /// Ends every open watch (clients re-watch from their last RV).
-    pub fn drop_watches(&self) {
-        self.end_watches.send_modify(|v| *v += 1);
-    }
-
-    /// Compacts every resource's history up to the current RV; returns that RV.
-    pub fn compact(&self) -> u64 {
-        let mut st = self.state.lock();
-        st.compact();
-        st.rv
-    }
-
-    /// The "restart" fault: cuts every open connection (in-flight requests and watches end
-    /// abruptly, state is kept) and closes new connections as soon as they are accepted for
-    /// `downtime`.
-    pub fn restart(&self, downtime: Duration) {
-        *self.down_until.lock() = Some(tokio::time::Instant::now() + downtime);
-        self.cut_connections.send_modify(|v| *v += 1);
-    }
-
-    /// Makes every open watch that allows bookmarks send a BOOKMARK with the current RV now.
-    pub fn send_bookmarks(&self) {
-        self.bookmark_now.send_modify(|v| *v += 1);
-    }
-
     /// The server's state and channels, as configured (nothing is running yet).
     pub fn new(config: ServerConfig) -> Arc<Self> {
         let controllers = Arc::new(Notify::new());
@@ -147,7 +125,7 @@ impl Shared {
             crate::resource::builtins(),
             controllers.clone(),
         );
-        let chaos = config.chaos.map(crate::chaos::Chaos::new);
+        let chaos = config.chaos.map(Chaos::new);
         Arc::new(Self {
             state: Mutex::new(state),
             config,
@@ -165,5 +143,28 @@ impl Shared {
             controllers,
             addr: std::sync::OnceLock::new(),
         })
+    }
+}
+
+/// The server-wide faults act on the channels every watch and connection follows, and on
+/// the store's history.
+impl ServerFaults for Shared {
+    fn drop_watches(&self) {
+        self.end_watches.send_modify(|v| *v += 1);
+    }
+
+    fn compact(&self) -> u64 {
+        let mut st = self.state.lock();
+        st.compact();
+        st.rv
+    }
+
+    fn restart(&self, downtime: Duration) {
+        *self.down_until.lock() = Some(tokio::time::Instant::now() + downtime);
+        self.cut_connections.send_modify(|v| *v += 1);
+    }
+
+    fn send_bookmarks(&self) {
+        self.bookmark_now.send_modify(|v| *v += 1);
     }
 }

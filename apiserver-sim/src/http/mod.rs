@@ -43,7 +43,7 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
         if refusing(&shared) {
             // A restart's downtime: the peer sees its connection closed at once.
             if let Some(c) = &shared.chaos {
-                c.record(crate::chaos::FaultKind::RefusedConnection);
+                c.record(crate::faults::chaos::stats::FaultKind::RefusedConnection);
             }
             drop(stream);
             continue;

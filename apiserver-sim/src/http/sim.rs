@@ -7,7 +7,8 @@ use http::{Method, Response};
 use serde_json::{Value, json};
 
 use super::respond::{self, Body};
-use crate::faults::FailRule;
+use crate::faults::fail_rules::FailRule;
+use crate::faults::server_faults::ServerFaults;
 use crate::resource::GroupResource;
 use crate::shared::{Shared, WatchListMode};
 use crate::status::ApiError;
