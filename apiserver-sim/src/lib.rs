@@ -132,6 +132,7 @@
 
 #![deny(missing_docs)]
 
+mod api;
 mod controllers;
 mod counts;
 mod crd;
@@ -139,21 +140,15 @@ mod discovery;
 mod error;
 mod faults;
 mod http;
-mod meta;
 mod ops;
-mod patch;
-mod protobuf;
-mod query;
-mod repr;
 mod resource;
 mod schema;
-mod selector;
 mod server;
 mod shared;
-mod status;
 mod store;
 mod watch;
 
+pub use api::status::{ApiError, Cause, Details};
 pub use error::{Error, Result};
 pub use faults::chaos::config::ChaosConfig;
 pub use faults::chaos::profile::{ChaosProfile, ChaosRates, UnknownChaosProfile};
@@ -162,7 +157,6 @@ pub use faults::chaos::stats::{ChaosStats, FaultKind};
 pub use faults::fail_rules::FailRule;
 pub use server::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
 pub use shared::{BODY_LIMIT, WatchListMode};
-pub use status::{ApiError, Cause, Details};
 pub use watch::INITIAL_EVENTS_END;
 
 #[doc(hidden)]

@@ -199,7 +199,7 @@ fn create_locked(
     version: &str,
     obj: Value,
 ) -> Result<Arc<Value>> {
-    let ns = crate::meta::field(&obj, "namespace")
+    let ns = crate::api::meta::field(&obj, "namespace")
         .and_then(Value::as_str)
         .map(str::to_string);
     let ns = match (info.namespaced, ns) {
@@ -225,13 +225,13 @@ fn replace_locked(
     obj: Value,
 ) -> Result<Arc<Value>> {
     let ns = if info.namespaced {
-        Some(crate::meta::namespace(&obj).to_string()).filter(|n| !n.is_empty())
+        Some(crate::api::meta::namespace(&obj).to_string()).filter(|n| !n.is_empty())
     } else {
         None
     };
     let ns = ns.or_else(|| info.namespaced.then(|| "default".to_string()));
-    let name = crate::meta::name(&obj).to_string();
-    let opts = crate::query::WriteOptions {
+    let name = crate::api::meta::name(&obj).to_string();
+    let opts = crate::api::query::WriteOptions {
         unconditional: true,
         ..Default::default()
     };

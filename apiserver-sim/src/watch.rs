@@ -12,12 +12,13 @@ use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::query::ListOptions;
-use crate::repr::Repr;
+use crate::api::query::ListOptions;
+use crate::api::repr::Repr;
+use crate::api::repr::to_bytes;
+use crate::api::status::ApiError;
 use crate::resource::ResourceInfo;
 use crate::shared::Shared;
-use crate::status::ApiError;
-use crate::store::{Event, EventType, Reclaim, Stored, to_bytes};
+use crate::store::{Event, EventType, Reclaim, Stored};
 
 /// Annotation on the bookmark that ends the initial events of a streaming list.
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
@@ -52,7 +53,7 @@ impl Filter {
     fn matches(&self, obj: &Value) -> bool {
         self.ns
             .as_deref()
-            .is_none_or(|n| crate::meta::namespace(obj) == n)
+            .is_none_or(|n| crate::api::meta::namespace(obj) == n)
             && self.opts.selectors.matches(obj)
     }
 
@@ -70,11 +71,11 @@ impl Filter {
     }
 
     fn render(&self, obj: &Value) -> Bytes {
-        crate::repr::render(&self.info, &self.version, obj, self.repr)
+        crate::api::repr::render(&self.info, &self.version, obj, self.repr)
     }
 
     fn render_stored(&self, s: &Stored) -> Bytes {
-        crate::repr::render_stored(&self.info, &self.version, s, self.repr)
+        crate::api::repr::render_cached(&self.info, &self.version, &s.obj, &s.json, self.repr)
     }
 
     /// Whether objects go out exactly as stored (the event's cached encoding can be used).
@@ -112,7 +113,7 @@ impl Filter {
                 (false, true) => "ADDED",
                 (true, false) => {
                     let mut old = ev.prev.as_deref().cloned().unwrap_or(Value::Null);
-                    crate::meta::set_str(&mut old, "resourceVersion", &ev.rv.to_string());
+                    crate::api::meta::set_str(&mut old, "resourceVersion", &ev.rv.to_string());
                     push_line(buf, "DELETED", &self.render(&old));
                     return true;
                 }
@@ -130,7 +131,7 @@ impl Filter {
             md["annotations"] = json!({INITIAL_EVENTS_END: "true"});
         }
         let (api_version, kind) =
-            crate::repr::type_meta(&self.info, &self.version, self.repr, false);
+            crate::api::repr::type_meta(&self.info, &self.version, self.repr, false);
         let obj = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
         line("BOOKMARK", &to_bytes(&obj))
     }

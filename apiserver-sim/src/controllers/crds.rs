@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
+use crate::api::meta;
 use crate::crd;
-use crate::meta;
 use crate::ops::CRD_CLEANUP;
 use crate::resource::GroupResource;
 use crate::store::State;

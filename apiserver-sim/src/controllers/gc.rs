@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::meta;
+use crate::api::meta;
 use crate::ops::{FOREGROUND, ORPHAN, Propagation};
 use crate::resource::GroupResource;
 use crate::store::{ObjKey, State};

@@ -53,14 +53,14 @@ pub(crate) async fn run(shared: Arc<Shared>) {
 /// finalizers is removed.
 pub(crate) fn drop_finalizer(st: &mut State, key: &GroupResource, okey: &ObjKey, fin: &str) {
     let Some(obj) = st.get(key, okey) else { return };
-    let mut fins = crate::meta::finalizers(&obj);
+    let mut fins = crate::api::meta::finalizers(&obj);
     if !fins.iter().any(|f| f == fin) {
         return;
     }
     fins.retain(|f| f != fin);
     let mut new = (*obj).clone();
-    crate::meta::set_finalizers(&mut new, fins.clone());
-    if fins.is_empty() && crate::meta::is_deleting(&new) && crate::ops::graceless(&new) {
+    crate::api::meta::set_finalizers(&mut new, fins.clone());
+    if fins.is_empty() && crate::api::meta::is_deleting(&new) && crate::ops::graceless(&new) {
         st.remove(key, okey);
     } else {
         st.put(key, new);
@@ -86,7 +86,7 @@ pub(crate) fn delete_with(
     let Some(obj) = st.get(key, okey) else {
         return false;
     };
-    if crate::meta::is_deleting(&obj) {
+    if crate::api::meta::is_deleting(&obj) {
         return false;
     }
     let opts = crate::ops::DeleteOptions {

@@ -1,7 +1,7 @@
 //! Namespace controller: empties a terminating namespace (honouring finalizers), then
 //! removes it.
 
-use crate::meta;
+use crate::api::meta;
 use crate::resource::GroupResource;
 use crate::store::State;
 

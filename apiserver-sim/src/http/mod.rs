@@ -22,9 +22,9 @@ use tokio::net::TcpListener;
 pub use respond::Body;
 use route::Route;
 
-use crate::query::Query;
+use crate::api::query::Query;
+use crate::api::status::ApiError;
 use crate::shared::Shared;
-use crate::status::ApiError;
 
 /// Accepts connections until shutdown.
 pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {

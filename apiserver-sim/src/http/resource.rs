@@ -9,14 +9,14 @@ use serde_json::{Value, json};
 
 use super::respond::{self, Body};
 use super::route::ResourcePath;
-use crate::meta;
+use crate::api::meta;
+use crate::api::patch::PatchKind;
+use crate::api::query::{ListOptions, Query, WriteOptions, parse_rv};
+use crate::api::repr::{self, Repr};
+use crate::api::status::{ApiError, ApiResult};
 use crate::ops::{self, DeleteOptions, Deleted, Part};
-use crate::patch::PatchKind;
-use crate::query::{ListOptions, Query, WriteOptions, parse_rv};
-use crate::repr::{self, Repr};
 use crate::resource::{ResourceInfo, ScalePaths};
 use crate::shared::{Shared, WatchListMode};
-use crate::status::{ApiError, ApiResult};
 use crate::store::Stored;
 
 /// What a resource request asks for.
@@ -137,7 +137,13 @@ fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
         if i > 0 {
             buf.put_u8(b',');
         }
-        buf.extend_from_slice(&repr::render_stored(&req.info, req.version, it, req.repr));
+        buf.extend_from_slice(&repr::render_cached(
+            &req.info,
+            req.version,
+            &it.obj,
+            &it.json,
+            req.repr,
+        ));
     }
     buf.extend_from_slice(b"]}");
     let mut r = respond::raw_json(200, &buf);
@@ -155,9 +161,9 @@ fn parse_body(info: &ResourceInfo, headers: &HeaderMap, body: &[u8]) -> ApiResul
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
-    let base = crate::repr::media_type(ct);
-    if base == crate::protobuf::PROTOBUF {
-        return crate::protobuf::decode(info, body);
+    let base = crate::api::repr::media_type(ct);
+    if base == crate::api::protobuf::PROTOBUF {
+        return crate::api::protobuf::decode(info, body);
     }
     if !(base.is_empty() || base == "application/json" || base == "*/*") {
         return Err(ApiError::unsupported_media_type(ct, &["application/json"]));
@@ -313,7 +319,7 @@ fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
         // `/.../name?watch=1` is a watch with a metadata.name field selector.
         let sel = format!("metadata.name={name}");
         opts.selectors.fields =
-            crate::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
+            crate::api::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
     }
     let s = crate::watch::start(
         shared.clone(),
@@ -406,7 +412,8 @@ fn patch(
             st.get(&req.info.key(), &okey(req))
         }
         .ok_or_else(|| ApiError::not_found(&req.info, name))?;
-        let scale = crate::patch::apply(kind, &scale_of(&req.info, &current), &patch_doc, true)?;
+        let scale =
+            crate::api::patch::apply(kind, &scale_of(&req.info, &current), &patch_doc, true)?;
         return write_scale(shared, req, scale, &wo);
     }
     let part = req.sub.part();
@@ -577,7 +584,7 @@ fn write_scale(
             ApiError::invalid(
                 &req.info,
                 name,
-                vec![crate::status::required("spec.replicas", "")],
+                vec![crate::api::status::required("spec.replicas", "")],
             )
         })?;
     let paths = req.info.scale.clone().ok_or_else(ApiError::unknown_path)?;
@@ -598,7 +605,7 @@ fn write_scale(
         for part in ptr.trim_start_matches('/').rsplit('/') {
             doc = json!({ part: doc });
         }
-        crate::patch::merge_patch(&mut new, &doc);
+        crate::api::patch::merge_patch(&mut new, &doc);
     }
     let stored = ops::update(
         &mut st,

@@ -7,11 +7,11 @@ use http::{Method, Response};
 use serde_json::{Value, json};
 
 use super::respond::{self, Body};
+use crate::api::status::ApiError;
 use crate::faults::fail_rules::FailRule;
 use crate::faults::server_faults::ServerFaults;
 use crate::resource::GroupResource;
 use crate::shared::{Shared, WatchListMode};
-use crate::status::ApiError;
 
 /// Handles `/__sim/<segs...>`.
 pub(crate) fn handle(

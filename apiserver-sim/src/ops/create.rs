@@ -7,10 +7,10 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
 use super::validate;
-use crate::meta;
-use crate::query::WriteOptions;
+use crate::api::meta;
+use crate::api::query::WriteOptions;
+use crate::api::status::{ApiError, ApiResult};
 use crate::resource::{GenerationRule, ResourceInfo};
-use crate::status::{ApiError, ApiResult};
 use crate::store::State;
 
 /// Type-specific defaults applied on create.
@@ -81,7 +81,7 @@ pub fn create(
     let ns = meta::namespace(&obj).to_string();
     validate::namespace_writable(st, info, &ns, true)?;
     if meta::name(&obj).is_empty() {
-        let prefix = crate::meta::field(&obj, "generateName")
+        let prefix = crate::api::meta::field(&obj, "generateName")
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::validate;
-use crate::meta;
-use crate::query::WriteOptions;
+use crate::api::meta;
+use crate::api::query::WriteOptions;
+use crate::api::status::{ApiError, ApiResult, invalid_value};
 use crate::resource::{GenerationRule, ResourceInfo};
-use crate::status::{ApiError, ApiResult, invalid_value};
 use crate::store::State;
 
 /// Which part of the object a write may change.
@@ -160,8 +160,8 @@ pub fn update(
                     None => m.remove("status"),
                 };
             }
-            if crate::meta::field(&old, "deletionTimestamp").is_none()
-                && crate::meta::field(&n, "deletionTimestamp").is_some()
+            if crate::api::meta::field(&old, "deletionTimestamp").is_none()
+                && crate::api::meta::field(&n, "deletionTimestamp").is_some()
             {
                 return Err(ApiError::invalid(
                     info,
@@ -225,7 +225,7 @@ pub fn update(
 
 /// A deleting object whose grace period is over (0 or unset) may be removed.
 pub(crate) fn graceless(obj: &Value) -> bool {
-    crate::meta::field(obj, "deletionGracePeriodSeconds")
+    crate::api::meta::field(obj, "deletionGracePeriodSeconds")
         .and_then(Value::as_i64)
         .is_none_or(|g| g == 0)
 }

@@ -175,18 +175,18 @@ impl State {
 
     /// Bookkeeping for an object leaving the store.
     fn forget(&mut self, obj: &Value) {
-        self.uids.remove(crate::meta::uid(obj));
-        if !crate::meta::owner_refs(obj).is_empty() {
+        self.uids.remove(crate::api::meta::uid(obj));
+        if !crate::api::meta::owner_refs(obj).is_empty() {
             self.owned = self.owned.saturating_sub(1);
         }
-        if crate::meta::is_deleting(obj) {
+        if crate::api::meta::is_deleting(obj) {
             self.deleting = self.deleting.saturating_sub(1);
         }
     }
 
     /// Whether an object references an owner uid that is not stored.
     fn has_dangling_owner(&self, obj: &Value) -> bool {
-        crate::meta::owner_refs(obj).iter().any(|r| {
+        crate::api::meta::owner_refs(obj).iter().any(|r| {
             r.get("uid")
                 .and_then(Value::as_str)
                 .is_none_or(|u| !self.uids.contains(u))
@@ -230,8 +230,8 @@ impl State {
         obj: Value,
     ) -> Arc<Value> {
         let okey = (
-            crate::meta::namespace(&obj).to_string(),
-            crate::meta::name(&obj).to_string(),
+            crate::api::meta::namespace(&obj).to_string(),
+            crate::api::meta::name(&obj).to_string(),
         );
         self.put_at(key, okey, obj)
     }
@@ -249,7 +249,7 @@ impl State {
         if rv.is_multiple_of(reclaim::DRAIN_EVERY) {
             self.reclaim.drain();
         }
-        crate::meta::set_u64(&mut obj, "resourceVersion", rv);
+        crate::api::meta::set_u64(&mut obj, "resourceVersion", rv);
         let obj = Arc::new(obj);
         let Some(rs) = self.resources.get_mut(key) else {
             return obj;
@@ -277,7 +277,7 @@ impl State {
         };
         let (had_owners, was_deleting) = prev
             .as_deref()
-            .map_or((false, false), crate::meta::owned_and_deleting);
+            .map_or((false, false), crate::api::meta::owned_and_deleting);
         let wake = Self::wakes_controllers(&rs.info);
         let namespace = is_namespaces(&rs.info);
         rs.record(Event {
@@ -289,11 +289,11 @@ impl State {
             ns,
         });
         if kind == EventType::Added {
-            self.uids.insert(crate::meta::uid(&obj).to_string());
+            self.uids.insert(crate::api::meta::uid(&obj).to_string());
         }
-        let (has_owners, deleting) = crate::meta::owned_and_deleting(&obj);
+        let (has_owners, deleting) = crate::api::meta::owned_and_deleting(&obj);
         if namespace {
-            let name = crate::meta::name(&obj);
+            let name = crate::api::meta::name(&obj);
             match self.namespaces.get_mut(name) {
                 Some(terminating) => *terminating = deleting,
                 None => {
@@ -322,7 +322,7 @@ impl State {
         self.rv += 1;
         let rv = self.rv;
         let mut last = (*prev).clone();
-        crate::meta::set_str(&mut last, "resourceVersion", &rv.to_string());
+        crate::api::meta::set_str(&mut last, "resourceVersion", &rv.to_string());
         let last = Arc::new(last);
         let wake = Self::wakes_controllers(&rs.info);
         if is_namespaces(&rs.info) {
@@ -391,11 +391,6 @@ impl ResourceStore {
 /// Whether `info` is core/v1 namespaces.
 fn is_namespaces(info: &ResourceInfo) -> bool {
     info.group.is_empty() && info.plural == "namespaces"
-}
-
-/// Serializes a JSON value as one compact line (no trailing newline).
-pub fn to_bytes(v: &Value) -> Bytes {
-    Bytes::from(serde_json::to_vec(v).unwrap_or_default())
 }
 
 const LINE_HEAD: &[u8] = b"{\"type\":\"";

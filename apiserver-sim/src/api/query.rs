@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
+use crate::api::selector::{FieldSelector, LabelSelector, Selectors};
+use crate::api::status::{ApiError, ApiResult};
 use crate::resource::ResourceInfo;
-use crate::selector::{FieldSelector, LabelSelector, Selectors};
-use crate::status::{ApiError, ApiResult};
 
 /// Decoded query parameters (last value wins).
 #[derive(Debug, Clone, Default)]

@@ -9,8 +9,8 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
+use crate::api::status::{ApiError, ApiResult};
 use crate::resource::ResourceInfo;
-use crate::status::{ApiError, ApiResult};
 
 /// The protobuf media type.
 pub const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
