@@ -135,14 +135,11 @@
 mod api;
 mod controllers;
 mod counts;
-mod crd;
-mod discovery;
 mod error;
 mod faults;
 mod http;
+mod kinds;
 mod ops;
-mod resource;
-mod schema;
 mod server;
 mod shared;
 mod store;

@@ -17,7 +17,7 @@ use crate::faults::chaos::config::ChaosConfig;
 use crate::faults::chaos::stats::ChaosStats;
 use crate::faults::fail_rules::FailRule;
 use crate::faults::server_faults::ServerFaults;
-use crate::resource::{GroupResource, ResourceInfo};
+use crate::kinds::resource_info::{GroupResource, ResourceInfo};
 use crate::shared::{ServerConfig, Shared, WatchListMode};
 
 /// Namespaces that exist from startup.

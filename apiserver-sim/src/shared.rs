@@ -122,7 +122,7 @@ impl Shared {
         let controllers = Arc::new(Notify::new());
         let state = State::new(
             config.store.clone(),
-            crate::resource::builtins(),
+            crate::kinds::builtins::builtins(),
             controllers.clone(),
         );
         let chaos = config.chaos.map(Chaos::new);

@@ -16,7 +16,7 @@ use crate::api::query::ListOptions;
 use crate::api::repr::Repr;
 use crate::api::repr::to_bytes;
 use crate::api::status::ApiError;
-use crate::resource::ResourceInfo;
+use crate::kinds::resource_info::ResourceInfo;
 use crate::shared::Shared;
 use crate::store::{Event, EventType, Reclaim, Stored};
 

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use crate::api::meta;
-use crate::crd;
+use crate::kinds::crd;
+use crate::kinds::resource_info::GroupResource;
 use crate::ops::CRD_CLEANUP;
-use crate::resource::GroupResource;
 use crate::store::State;
 
 fn crd_key() -> GroupResource {

@@ -12,7 +12,7 @@ pub(crate) mod workloads;
 
 use std::sync::Arc;
 
-use crate::resource::GroupResource;
+use crate::kinds::resource_info::GroupResource;
 use crate::shared::Shared;
 use crate::store::{ObjKey, State};
 

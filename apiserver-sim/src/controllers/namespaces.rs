@@ -2,7 +2,7 @@
 //! removes it.
 
 use crate::api::meta;
-use crate::resource::GroupResource;
+use crate::kinds::resource_info::GroupResource;
 use crate::store::State;
 
 pub(super) fn reconcile(st: &mut State) -> bool {

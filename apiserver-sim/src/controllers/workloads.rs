@@ -19,8 +19,8 @@ use tokio::time::Instant;
 
 use crate::api::meta;
 use crate::api::query::WriteOptions;
+use crate::kinds::resource_info::GroupResource;
 use crate::ops::{Part, update};
-use crate::resource::GroupResource;
 use crate::shared::Shared;
 use crate::store::{EventType, ObjKey, State};
 

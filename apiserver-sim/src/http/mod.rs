@@ -1,6 +1,7 @@
 //! The HTTP/1.1 front end: accept loop, per-request logging, body limit, content
 //! negotiation and routing.
 
+mod discovery;
 mod resource;
 mod respond;
 mod route;
@@ -210,15 +211,15 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         return respond::error(&ApiError::too_large(shared.config.body_limit));
     }
     let route = route::parse(req.uri().path());
-    let aggregated = crate::discovery::wants_aggregated(
+    let aggregated = discovery::wants_aggregated(
         req.headers()
             .get(header::ACCEPT)
             .and_then(|v| v.to_str().ok()),
     );
     let aggregated_doc = |core: bool| {
-        let doc = crate::discovery::aggregated(&shared.state.lock(), core);
+        let doc = discovery::aggregated(&shared.state.lock(), core);
         let mut r = respond::json(200, &doc);
-        if let Ok(ct) = http::HeaderValue::from_str(crate::discovery::AGGREGATED_CT) {
+        if let Ok(ct) = http::HeaderValue::from_str(discovery::AGGREGATED_CT) {
             r.headers_mut().insert(header::CONTENT_TYPE, ct);
         }
         r
@@ -262,36 +263,34 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         }
         Route::Sim(segs) => sim::handle(shared, &method, &segs, &body),
         Route::Health => get_only(&|| respond::text(200, "ok")),
-        Route::Version => get_only(&|| respond::json(200, &crate::discovery::version())),
+        Route::Version => get_only(&|| respond::json(200, &discovery::version())),
         Route::CoreVersions if aggregated => get_only(&|| aggregated_doc(true)),
         Route::Groups if aggregated => get_only(&|| aggregated_doc(false)),
         Route::CoreVersions => get_only(&|| {
             let addr = shared.addr.get().map(|a| a.to_string()).unwrap_or_default();
-            respond::json(200, &crate::discovery::core_versions(&addr))
+            respond::json(200, &discovery::core_versions(&addr))
         }),
         Route::Groups => {
-            get_only(&|| respond::json(200, &crate::discovery::group_list(&shared.state.lock())))
+            get_only(&|| respond::json(200, &discovery::group_list(&shared.state.lock())))
         }
-        Route::Group(g) => get_only(
-            &|| match crate::discovery::group(&shared.state.lock(), &g) {
-                Some(doc) => respond::json(200, &doc),
-                None => not_found(),
-            },
-        ),
+        Route::Group(g) => get_only(&|| match discovery::group(&shared.state.lock(), &g) {
+            Some(doc) => respond::json(200, &doc),
+            None => not_found(),
+        }),
         Route::GroupVersion(g, v) => {
             get_only(
-                &|| match crate::discovery::resource_list(&shared.state.lock(), &g, &v) {
+                &|| match discovery::resource_list(&shared.state.lock(), &g, &v) {
                     Some(doc) => respond::json(200, &doc),
                     None => not_found(),
                 },
             )
         }
         Route::OpenApiIndex => {
-            get_only(&|| respond::json(200, &crate::discovery::openapi_index(&shared.state.lock())))
+            get_only(&|| respond::json(200, &discovery::openapi_index(&shared.state.lock())))
         }
         Route::OpenApiDoc(g, v) => {
             get_only(
-                &|| match crate::discovery::openapi_doc(&shared.state.lock(), &g, &v) {
+                &|| match discovery::openapi_doc(&shared.state.lock(), &g, &v) {
                     Some(doc) => respond::json(200, &doc),
                     None => not_found(),
                 },

@@ -14,8 +14,8 @@ use crate::api::patch::PatchKind;
 use crate::api::query::{ListOptions, Query, WriteOptions, parse_rv};
 use crate::api::repr::{self, Repr};
 use crate::api::status::{ApiError, ApiResult};
+use crate::kinds::resource_info::{ResourceInfo, ScalePaths};
 use crate::ops::{self, DeleteOptions, Deleted, Part};
-use crate::resource::{ResourceInfo, ScalePaths};
 use crate::shared::{Shared, WatchListMode};
 use crate::store::Stored;
 

@@ -10,7 +10,7 @@ use super::respond::{self, Body};
 use crate::api::status::ApiError;
 use crate::faults::fail_rules::FailRule;
 use crate::faults::server_faults::ServerFaults;
-use crate::resource::GroupResource;
+use crate::kinds::resource_info::GroupResource;
 use crate::shared::{Shared, WatchListMode};
 
 /// Handles `/__sim/<segs...>`.

@@ -10,7 +10,7 @@ use super::validate;
 use crate::api::meta;
 use crate::api::query::WriteOptions;
 use crate::api::status::{ApiError, ApiResult};
-use crate::resource::{GenerationRule, ResourceInfo};
+use crate::kinds::resource_info::{GenerationRule, ResourceInfo};
 use crate::store::State;
 
 /// Type-specific defaults applied on create.
@@ -41,7 +41,7 @@ fn defaults_on_create(info: &ResourceInfo, obj: &mut Value) {
         }
     }
     if info.group == "apiextensions.k8s.io" {
-        crate::crd::default_spec(obj);
+        crate::kinds::crd::default_spec(obj);
     }
 }
 
@@ -100,7 +100,7 @@ pub fn create(
             "resourceVersion should not be set on objects to be created",
         ));
     }
-    crate::schema::apply_defaults(info, version, &mut obj);
+    crate::kinds::schema::apply_defaults(info, version, &mut obj);
     let causes = validate::object(info, &obj);
     let name = meta::name(&obj).to_string();
     if !causes.is_empty() {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::api::meta;
 use crate::api::query::Query;
 use crate::api::status::{ApiError, ApiResult};
-use crate::resource::ResourceInfo;
+use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;
 
 /// Finalizer the garbage collector uses for orphaning dependents.

@@ -19,7 +19,7 @@ use crate::api::meta;
 use crate::api::patch::PatchKind;
 use crate::api::query::WriteOptions;
 use crate::api::status::{ApiError, ApiResult};
-use crate::resource::ResourceInfo;
+use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;
 
 /// Result of a PATCH: the object, and whether it was created (server-side apply only).

@@ -8,7 +8,7 @@ use super::validate;
 use crate::api::meta;
 use crate::api::query::WriteOptions;
 use crate::api::status::{ApiError, ApiResult, invalid_value};
-use crate::resource::{GenerationRule, ResourceInfo};
+use crate::kinds::resource_info::{GenerationRule, ResourceInfo};
 use crate::store::State;
 
 /// Which part of the object a write may change.
@@ -176,7 +176,7 @@ pub fn update(
             n
         }
     };
-    crate::schema::apply_defaults(info, version, &mut new);
+    crate::kinds::schema::apply_defaults(info, version, &mut new);
     super::create::merge_string_data(info, &mut new);
     keep_server_fields(&old, &mut new);
     if part == Part::Main {
@@ -188,7 +188,7 @@ pub fn update(
             return Err(ApiError::invalid(info, name, causes));
         }
     } else if !info.builtin {
-        let causes = crate::schema::validate(info, &new);
+        let causes = crate::kinds::schema::validate(info, &new);
         if !causes.is_empty() {
             return Err(ApiError::invalid(info, name, causes));
         }

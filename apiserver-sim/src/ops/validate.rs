@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use crate::api::meta;
 use crate::api::status::{ApiError, ApiResult, Cause, invalid_value, required};
-use crate::resource::ResourceInfo;
+use crate::kinds::resource_info::ResourceInfo;
 
 /// The body must be a JSON object whose `apiVersion`/`kind`, when present, match the endpoint.
 /// Fills missing ones with the storage version's values.
@@ -83,7 +83,7 @@ pub fn prune(
     if info.builtin {
         return Ok(());
     }
-    let unknown = crate::schema::prune(info, version, obj);
+    let unknown = crate::kinds::schema::prune(info, version, obj);
     if mode == crate::api::query::FieldValidation::Strict && !unknown.is_empty() {
         let fields: Vec<String> = unknown
             .iter()
@@ -255,11 +255,11 @@ pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
         ));
     }
     if info.group == "apiextensions.k8s.io" {
-        causes.extend(crate::crd::validate(obj));
+        causes.extend(crate::kinds::crd::validate(obj));
     } else if info.builtin {
         causes.extend(builtin_fields(info, obj));
     } else {
-        causes.extend(crate::schema::validate(info, obj));
+        causes.extend(crate::kinds::schema::validate(info, obj));
     }
     causes
 }

@@ -22,7 +22,7 @@ use std::hash::Hash;
 
 use hashbrown::Equivalent;
 
-use crate::resource::{GroupResource, ResourceInfo};
+use crate::kinds::resource_info::{GroupResource, ResourceInfo};
 
 pub use history::{Event, EventType};
 pub use reclaim::Reclaim;
@@ -444,7 +444,8 @@ pub fn line_object(line: &Bytes, kind: &str) -> Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resource::{GroupResource, builtins};
+    use crate::kinds::builtins::builtins;
+    use crate::kinds::resource_info::GroupResource;
     use serde_json::json;
 
     #[test]

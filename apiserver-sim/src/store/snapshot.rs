@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::{ObjKey, State, Stored};
 use crate::api::query::{ListOptions, RvMatch};
 use crate::api::status::{ApiError, ApiResult, Cause};
-use crate::resource::GroupResource;
+use crate::kinds::resource_info::GroupResource;
 
 /// One page of a list.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::api::status::Cause;
-use crate::resource::ResourceInfo;
+use crate::kinds::resource_info::ResourceInfo;
 
 fn cause(path: &str, value: &Value, msg: &str) -> Cause {
     Cause {

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::api::meta;
 use crate::api::status::{Cause, invalid_value, required};
-use crate::resource::{GenerationRule, ResourceInfo, ScalePaths};
+use crate::kinds::resource_info::{GenerationRule, ResourceInfo, ScalePaths};
 
 fn s<'a>(obj: &'a Value, ptr: &str) -> &'a str {
     obj.pointer(ptr).and_then(Value::as_str).unwrap_or("")
