@@ -2,11 +2,13 @@
 //! negotiation and routing.
 
 mod discovery;
-mod resource;
+mod request;
 mod respond;
 mod route;
+mod scale;
 mod sim;
 mod trickle;
+mod verbs;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -104,7 +106,7 @@ async fn resource_with_chaos(
     body: Bytes,
 ) -> Response<Body> {
     let Some(chaos) = &shared.chaos else {
-        return resource::handle(shared, method, rp, query, headers, body).await;
+        return verbs::handle(shared, method, rp, query, headers, body).await;
     };
     let faults = chaos.on_request();
     if let Some(d) = faults.delay {
@@ -112,7 +114,7 @@ async fn resource_with_chaos(
     }
     let resp = match &faults.fail {
         Some(e) => respond::error(e),
-        None => resource::handle(shared, method, rp, query, headers, body).await,
+        None => verbs::handle(shared, method, rp, query, headers, body).await,
     };
     match faults.tiny_writes {
         Some(seed) => resp.map(|b| trickle::trickle(b, seed)),
@@ -240,7 +242,7 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
     };
     let not_found = || respond::error(&ApiError::unknown_path());
     if let Route::Resource(rp) = &route {
-        resource::count(shared, &method, rp, &query);
+        request::count(shared, &method, rp, &query);
     }
     let ready = shared.ready.load(std::sync::atomic::Ordering::SeqCst);
     match route {
