@@ -154,7 +154,7 @@ pub use faults::chaos::stats::{ChaosStats, FaultKind};
 pub use faults::fail_rules::FailRule;
 pub use server::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
 pub use shared::{BODY_LIMIT, WatchListMode};
-pub use watch::INITIAL_EVENTS_END;
+pub use watch::line::INITIAL_EVENTS_END;
 
 #[doc(hidden)]
 pub mod fuzzing;

@@ -138,7 +138,7 @@ fn dispatch(
     if let Some(f) = injected {
         let err = ApiError::injected(f.code, f.retry_after);
         if f.in_band && verb == Verb::Watch {
-            let line = crate::watch::error_line(&err);
+            let line = crate::watch::line::error_line(&err);
             return Ok(respond::stream(futures::stream::iter([line])));
         }
         return Err(err);
@@ -221,7 +221,7 @@ fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
         opts.selectors.fields =
             crate::api::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
     }
-    let s = crate::watch::start(
+    let s = crate::watch::stream::start(
         shared.clone(),
         req.info.clone(),
         req.version,
