@@ -152,7 +152,7 @@ pub use faults::chaos::profile::{ChaosProfile, ChaosRates, UnknownChaosProfile};
 pub use faults::chaos::schedule::{ChaosEvent, ChaosSchedule, Scheduled};
 pub use faults::chaos::stats::{ChaosStats, FaultKind};
 pub use faults::fail_rules::FailRule;
-pub use server::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
+pub use server::handle::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
 pub use shared::{BODY_LIMIT, WatchListMode};
 pub use watch::line::INITIAL_EVENTS_END;
 
