@@ -3,7 +3,7 @@
 //!
 //! - [`stream`]: one watch stream, from its start to its end;
 //! - [`filter`]: what one watcher sees and how its events are encoded;
-//! - [`line`]: the watch wire format (event lines, ERROR lines, the initial-events-end
+//! - [`line`](mod@line): the watch wire format (event lines, ERROR lines, the initial-events-end
 //!   annotation).
 
 pub(crate) mod filter;
