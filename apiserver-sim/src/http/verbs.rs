@@ -172,7 +172,7 @@ fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
         if let Some(rv) = rv
             && rv > st.rv
         {
-            return Err(crate::store::too_large(rv, st.rv));
+            return Err(crate::store::snapshot::too_large(rv, st.rv));
         }
         st.get(&req.info.key(), &okey(req))
     }

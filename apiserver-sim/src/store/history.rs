@@ -50,7 +50,7 @@ pub struct Event {
 impl Event {
     /// Builds an event, serializing the object once.
     pub fn new(rv: u64, kind: EventType, obj: Arc<Value>, prev: Option<Arc<Value>>) -> Self {
-        let line = super::encode_line(kind.as_str(), &obj);
+        let line = super::line::encode_line(kind.as_str(), &obj);
         let ns = InlineNs::new(crate::api::meta::namespace(&obj));
         Self {
             rv,
@@ -72,7 +72,7 @@ impl Event {
 
     /// `obj` as compact JSON (a slice of [`Event::line`], no copy).
     pub fn json(&self) -> Bytes {
-        super::line_object(&self.line, self.kind.as_str())
+        super::line::line_object(&self.line, self.kind.as_str())
     }
 }
 

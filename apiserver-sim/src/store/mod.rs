@@ -6,8 +6,9 @@
 //! RV R and watches from R sees every later change exactly once.
 
 mod history;
+mod line;
 mod reclaim;
-mod snapshot;
+pub(crate) mod snapshot;
 
 use std::collections::{BTreeMap, btree_map};
 
@@ -25,8 +26,8 @@ use hashbrown::Equivalent;
 use crate::kinds::resource_info::{GroupResource, ResourceInfo};
 
 pub use history::{Event, EventType};
+use line::{encode_line, line_object};
 pub use reclaim::Reclaim;
-pub(crate) use snapshot::too_large;
 
 /// Key of an object inside its resource: (namespace, name); namespace "" when cluster-scoped.
 pub type ObjKey = (String, String);
@@ -391,54 +392,6 @@ impl ResourceStore {
 /// Whether `info` is core/v1 namespaces.
 fn is_namespaces(info: &ResourceInfo) -> bool {
     info.group.is_empty() && info.plural == "namespaces"
-}
-
-const LINE_HEAD: &[u8] = b"{\"type\":\"";
-const LINE_MID: &[u8] = b"\",\"object\":";
-const LINE_TAIL: &[u8] = b"}\n";
-
-/// The watch line `{"type":KIND,"object":OBJ}\n`. `obj` is serialized into a per-thread
-/// scratch buffer and copied once into an exactly sized allocation.
-pub fn encode_line(kind: &str, obj: &Value) -> Bytes {
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    SCRATCH.with(|scratch| {
-        let Ok(mut buf) = scratch.try_borrow_mut() else {
-            // Re-entered (cannot happen: serializing a `Value` calls back into nothing).
-            return Bytes::from(encode_line_into(Vec::new(), kind, obj));
-        };
-        let out = std::mem::take(&mut *buf);
-        let out = encode_line_into(out, kind, obj);
-        let bytes = Bytes::copy_from_slice(&out);
-        *buf = out;
-        bytes
-    })
-}
-
-fn encode_line_into(mut buf: Vec<u8>, kind: &str, obj: &Value) -> Vec<u8> {
-    buf.clear();
-    buf.extend_from_slice(LINE_HEAD);
-    buf.extend_from_slice(kind.as_bytes());
-    buf.extend_from_slice(LINE_MID);
-    if serde_json::to_writer(&mut buf, obj).is_err() {
-        // A `Value` always serializes; keep the line well-formed regardless.
-        buf.truncate(LINE_HEAD.len() + kind.len() + LINE_MID.len());
-        buf.extend_from_slice(b"null");
-    }
-    buf.extend_from_slice(LINE_TAIL);
-    buf
-}
-
-/// The object part of a line built by [`encode_line`] for `kind` (no copy).
-pub fn line_object(line: &Bytes, kind: &str) -> Bytes {
-    let start = LINE_HEAD.len() + kind.len() + LINE_MID.len();
-    let end = line.len().saturating_sub(LINE_TAIL.len());
-    if start <= end {
-        line.slice(start..end)
-    } else {
-        Bytes::new()
-    }
 }
 
 #[cfg(test)]

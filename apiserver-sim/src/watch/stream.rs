@@ -119,7 +119,7 @@ pub(crate) fn start(
             rx = None;
             min_rv = current;
             let n = filter.opts.rv.unwrap_or_default();
-            pending.push_back(error_line(&crate::store::too_large(n, current)));
+            pending.push_back(error_line(&crate::store::snapshot::too_large(n, current)));
         } else if send_initial {
             let objs: Vec<Stored> = rs
                 .objects
