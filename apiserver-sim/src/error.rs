@@ -1,6 +1,6 @@
 //! The crate's error type.
 
-use crate::status::ApiError;
+use crate::api::status::ApiError;
 
 /// Errors of the simulator's library API.
 #[derive(Debug, thiserror::Error)]

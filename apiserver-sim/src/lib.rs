@@ -129,48 +129,67 @@
 //! Protobuf request bodies are decoded for ConfigMap, Secret, Namespace and ServiceAccount
 //! (what `kubectl create configmap|secret|namespace|serviceaccount` sends); other types
 //! answer 415 to protobuf bodies.
+//! Built-in validation is a subset (names, labels, annotations, owner references, pod
+//! containers, deployment and replicaset selector and template, service ports): unknown
+//! fields of built-ins are not detected and `fieldValidation=Warn` sends no `Warning`
+//! header. OpenAPI v3 documents carry no component schemas (`kubectl explain` shows only
+//! the kind). A list or watch from a resourceVersion newer than the server's answers 504 at
+//! once (upstream waits about 3 s for its cache). There is no kubelet: a running pod bound
+//! to a node stays (terminating) until deleted with a grace period of 0. The garbage
+//! collector matches owners by uid only.
+//!
+//! # Layout
+//!
+//! Roughly bottom-up: each folder or file uses only those in rows above it, except that
+//! `api/` and `kinds/` use each other's files (the wire formats name the resource type of
+//! `kinds/resource_info.rs`; `kinds/crd.rs` and `kinds/schema.rs` report `api/status.rs`
+//! causes), still without a loop between files. `lib.rs` declares the modules, re-exports
+//! the public types and defines [`SIM_PREFIX`].
+//!
+//! | path | what it holds |
+//! |---|---|
+//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), full or metadata-only responses (`repr`), protobuf request bodies (`protobuf`), JSON, merge and strategic merge patch and apply (`patch`) |
+//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the types served from startup (`builtins`), CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`) |
+//! | `faults/` | fault injection: fail-next and seeded random failure rules (`fail_rules`), the server-wide faults (`server_faults`: drop watches, compact, restart, send bookmarks), chaos mode (`chaos/`: `config`, `profile`, `schedule`, live `state`, `stats`, and the timeline `runner`) |
+//! | `counts.rs`, `error.rs` | requests received per verb and resource; the crate's [`Error`] |
+//! | `store/` | `mod.rs` global RV, objects (`Stored` = object + cached JSON), put/remove; `line.rs` the watch line of each write, encoded once; `history.rs` bounded event log; `reclaim.rs` events a lagging watcher would free go back to the writer; `snapshot.rs` lists, past snapshots, continue tokens |
+//! | `shared.rs` | state shared by the handle, HTTP handlers, watches and controllers: the store, `ServerConfig`, [`WatchListMode`], fault state; implements the server-wide faults |
+//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `delete` (finalizers, propagation), `validate` |
+//! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
+//! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads`) |
+//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs`, `scale`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `trickle`) |
+//! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`) |
+//! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
+//! | `benches/throughput.rs` | bench binary: `cargo bench -p apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |
 
 #![deny(missing_docs)]
 
-mod chaos;
+mod api;
 mod controllers;
 mod counts;
-mod crd;
-mod discovery;
 mod error;
 mod faults;
 mod http;
-mod meta;
+mod kinds;
 mod ops;
-mod patch;
-mod protobuf;
-mod query;
-mod repr;
-mod resource;
-mod schema;
-mod selector;
 mod server;
 mod shared;
-mod status;
 mod store;
 mod watch;
 
-pub use chaos::{
-    ChaosConfig, ChaosEvent, ChaosProfile, ChaosRates, ChaosSchedule, ChaosStats, FaultKind,
-    Scheduled, UnknownChaosProfile,
-};
+pub use api::status::{ApiError, Cause, Details};
 pub use error::{Error, Result};
-pub use faults::FailRule;
-pub use server::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
-pub use shared::WatchListMode;
-pub use status::{ApiError, Cause, Details};
-pub use watch::INITIAL_EVENTS_END;
+pub use faults::chaos::config::ChaosConfig;
+pub use faults::chaos::profile::{ChaosProfile, ChaosRates, UnknownChaosProfile};
+pub use faults::chaos::schedule::{ChaosEvent, ChaosSchedule, Scheduled};
+pub use faults::chaos::stats::{ChaosStats, FaultKind};
+pub use faults::fail_rules::FailRule;
+pub use server::handle::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
+pub use shared::{BODY_LIMIT, WatchListMode};
+pub use watch::line::INITIAL_EVENTS_END;
 
 #[doc(hidden)]
 pub mod fuzzing;
-
-/// Largest accepted request body: 3 MiB, like kube-apiserver. Larger bodies get 413.
-pub const BODY_LIMIT: usize = 3 * 1024 * 1024;
 
 /// Path prefix of the simulator's own control endpoints.
 pub const SIM_PREFIX: &str = "/__sim";

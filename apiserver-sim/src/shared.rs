@@ -6,8 +6,14 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use tokio::sync::{Notify, watch};
 
-use crate::faults::Faults;
+use crate::faults::chaos::config::ChaosConfig;
+use crate::faults::chaos::state::Chaos;
+use crate::faults::fail_rules::Faults;
+use crate::faults::server_faults::ServerFaults;
 use crate::store::{State, StoreConfig};
+
+/// Largest accepted request body: 3 MiB, like kube-apiserver. Larger bodies get 413.
+pub const BODY_LIMIT: usize = 3 * 1024 * 1024;
 
 /// Server tunables.
 #[derive(Debug, Clone)]
@@ -23,7 +29,7 @@ pub struct ServerConfig {
     /// Delay of the workload simulator; `None` (the default) leaves it off.
     pub workload_delay: Option<Duration>,
     /// Chaos mode; `None` (the default) leaves it off.
-    pub chaos: Option<crate::chaos::ChaosConfig>,
+    pub chaos: Option<ChaosConfig>,
 }
 
 impl Default for ServerConfig {
@@ -32,7 +38,7 @@ impl Default for ServerConfig {
             store: StoreConfig::default(),
             bookmark_interval: Duration::from_secs(60),
             default_watch_timeout: Duration::from_secs(1800),
-            body_limit: crate::BODY_LIMIT,
+            body_limit: BODY_LIMIT,
             workload_delay: None,
             chaos: None,
         }
@@ -43,17 +49,18 @@ impl Default for ServerConfig {
 pub(crate) struct Shared {
     pub state: Mutex<State>,
     pub config: ServerConfig,
-    /// Bumped to end every open watch.
-    pub drop_watches: watch::Sender<u64>,
+    /// Bumped to end every open watch (see [`ServerFaults::drop_watches`]).
+    pub end_watches: watch::Sender<u64>,
     /// Set to true on shutdown.
     pub shutdown: watch::Sender<bool>,
-    /// Bumped to cut every open connection (the "restart" fault).
-    pub restart: watch::Sender<u64>,
+    /// Bumped to cut every open connection (the "restart" fault, see [`ServerFaults::restart`]).
+    pub cut_connections: watch::Sender<u64>,
     /// Until then, new connections are closed as soon as accepted (a restart's downtime).
     pub down_until: Mutex<Option<tokio::time::Instant>>,
     /// Chaos mode, when enabled.
-    pub chaos: Option<crate::chaos::Chaos>,
-    /// Bumped to make every bookmark-enabled watch send a bookmark now.
+    pub chaos: Option<Chaos>,
+    /// Bumped to make every bookmark-enabled watch send a bookmark now (see
+    /// [`ServerFaults::send_bookmarks`]).
     pub bookmark_now: watch::Sender<u64>,
     /// How `sendInitialEvents` is treated ([`WatchListMode`] as `u8`).
     watch_list: std::sync::atomic::AtomicU8,
@@ -110,21 +117,22 @@ impl Shared {
             .store(mode as u8, std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// The server's state and channels, as configured (nothing is running yet).
     pub fn new(config: ServerConfig) -> Arc<Self> {
         let controllers = Arc::new(Notify::new());
         let state = State::new(
             config.store.clone(),
-            crate::resource::builtins(),
+            crate::kinds::builtins::builtins(),
             controllers.clone(),
         );
-        let chaos = config.chaos.map(crate::chaos::Chaos::new);
+        let chaos = config.chaos.map(Chaos::new);
         Arc::new(Self {
             state: Mutex::new(state),
             config,
-            drop_watches: watch::channel(0).0,
+            end_watches: watch::channel(0).0,
             shutdown: watch::channel(false).0,
             bookmark_now: watch::channel(0).0,
-            restart: watch::channel(0).0,
+            cut_connections: watch::channel(0).0,
             down_until: Mutex::new(None),
             chaos,
             ready: std::sync::atomic::AtomicBool::new(true),
@@ -135,5 +143,28 @@ impl Shared {
             controllers,
             addr: std::sync::OnceLock::new(),
         })
+    }
+}
+
+/// The server-wide faults act on the channels every watch and connection follows, and on
+/// the store's history.
+impl ServerFaults for Shared {
+    fn drop_watches(&self) {
+        self.end_watches.send_modify(|v| *v += 1);
+    }
+
+    fn compact(&self) -> u64 {
+        let mut st = self.state.lock();
+        st.compact();
+        st.rv
+    }
+
+    fn restart(&self, downtime: Duration) {
+        *self.down_until.lock() = Some(tokio::time::Instant::now() + downtime);
+        self.cut_connections.send_modify(|v| *v += 1);
+    }
+
+    fn send_bookmarks(&self) {
+        self.bookmark_now.send_modify(|v| *v += 1);
     }
 }

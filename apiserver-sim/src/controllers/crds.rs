@@ -4,10 +4,11 @@
 
 use std::sync::Arc;
 
-use crate::crd;
-use crate::meta;
+use super::writes;
+use crate::api::meta;
+use crate::kinds::crd;
+use crate::kinds::resource_info::GroupResource;
 use crate::ops::CRD_CLEANUP;
-use crate::resource::GroupResource;
 use crate::store::State;
 
 fn crd_key() -> GroupResource {
@@ -68,12 +69,12 @@ fn cleanup(st: &mut State, gr: &GroupResource, crd_okey: &crate::store::ObjKey) 
         .unwrap_or_default();
     if keys.is_empty() {
         st.unregister(gr);
-        super::drop_finalizer(st, &crd_key(), crd_okey, CRD_CLEANUP);
+        writes::drop_finalizer(st, &crd_key(), crd_okey, CRD_CLEANUP);
         return true;
     }
     let mut changed = false;
     for k in keys {
-        changed |= super::delete_background(st, gr, &k);
+        changed |= writes::delete_background(st, gr, &k);
     }
     changed
 }

@@ -11,9 +11,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::meta;
+use super::writes;
+use crate::api::meta;
+use crate::kinds::resource_info::GroupResource;
 use crate::ops::{FOREGROUND, ORPHAN, Propagation};
-use crate::resource::GroupResource;
 use crate::store::{ObjKey, State};
 
 struct Owner {
@@ -86,7 +87,7 @@ pub(super) fn reconcile(st: &mut State) -> bool {
             .collect();
         let dangling = owned_by.len() - live.len();
         if live.is_empty() {
-            changed |= super::delete_background(st, gr, okey);
+            changed |= writes::delete_background(st, gr, okey);
             continue;
         }
         if dangling > 0 || !orphaned.is_empty() {
@@ -100,17 +101,17 @@ pub(super) fn reconcile(st: &mut State) -> bool {
                 if owned_by.blocks {
                     blocked.insert(&owned_by.uid);
                 }
-                changed |= super::delete_with(st, gr, okey, Propagation::Foreground);
+                changed |= writes::delete_with(st, gr, okey, Propagation::Foreground);
             }
         }
     }
     // Owners whose foreground/orphan work is done lose the finalizer.
     for (uid, o) in &owners {
         if o.orphan {
-            super::drop_finalizer(st, &o.key, &o.okey, ORPHAN);
+            writes::drop_finalizer(st, &o.key, &o.okey, ORPHAN);
             changed = true;
         } else if o.foreground && !blocked.contains(uid.as_str()) {
-            super::drop_finalizer(st, &o.key, &o.okey, FOREGROUND);
+            writes::drop_finalizer(st, &o.key, &o.okey, FOREGROUND);
             changed = true;
         }
     }

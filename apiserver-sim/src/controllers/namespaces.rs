@@ -1,8 +1,9 @@
 //! Namespace controller: empties a terminating namespace (honouring finalizers), then
 //! removes it.
 
-use crate::meta;
-use crate::resource::GroupResource;
+use super::writes;
+use crate::api::meta;
+use crate::kinds::resource_info::GroupResource;
 use crate::store::State;
 
 pub(super) fn reconcile(st: &mut State) -> bool {
@@ -36,7 +37,7 @@ pub(super) fn reconcile(st: &mut State) -> bool {
             continue;
         }
         for (gr, k) in content {
-            changed |= super::delete_background(st, &gr, &k);
+            changed |= writes::delete_background(st, &gr, &k);
         }
     }
     changed

@@ -17,10 +17,10 @@ use serde_json::{Map, Value, json};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 
-use crate::meta;
+use crate::api::meta;
+use crate::api::query::WriteOptions;
+use crate::kinds::resource_info::GroupResource;
 use crate::ops::{Part, update};
-use crate::query::WriteOptions;
-use crate::resource::GroupResource;
 use crate::shared::Shared;
 use crate::store::{EventType, ObjKey, State};
 

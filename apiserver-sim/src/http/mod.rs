@@ -1,11 +1,14 @@
 //! The HTTP/1.1 front end: accept loop, per-request logging, body limit, content
 //! negotiation and routing.
 
-mod resource;
+mod discovery;
+mod request;
 mod respond;
 mod route;
+mod scale;
 mod sim;
 mod trickle;
+mod verbs;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -22,9 +25,9 @@ use tokio::net::TcpListener;
 pub use respond::Body;
 use route::Route;
 
-use crate::query::Query;
+use crate::api::query::Query;
+use crate::api::status::ApiError;
 use crate::shared::Shared;
-use crate::status::ApiError;
 
 /// Accepts connections until shutdown.
 pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
@@ -43,7 +46,7 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
         if refusing(&shared) {
             // A restart's downtime: the peer sees its connection closed at once.
             if let Some(c) = &shared.chaos {
-                c.record(crate::chaos::FaultKind::RefusedConnection);
+                c.record(crate::faults::chaos::stats::FaultKind::RefusedConnection);
             }
             drop(stream);
             continue;
@@ -52,7 +55,7 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) {
         let shared = shared.clone();
         tokio::spawn(async move {
             let mut shutdown = shared.shutdown.subscribe();
-            let mut restart = shared.restart.subscribe();
+            let mut restart = shared.cut_connections.subscribe();
             restart.borrow_and_update();
             let svc_shared = shared.clone();
             let svc = service_fn(move |req| {
@@ -103,7 +106,7 @@ async fn resource_with_chaos(
     body: Bytes,
 ) -> Response<Body> {
     let Some(chaos) = &shared.chaos else {
-        return resource::handle(shared, method, rp, query, headers, body).await;
+        return verbs::handle(shared, method, rp, query, headers, body).await;
     };
     let faults = chaos.on_request();
     if let Some(d) = faults.delay {
@@ -111,7 +114,7 @@ async fn resource_with_chaos(
     }
     let resp = match &faults.fail {
         Some(e) => respond::error(e),
-        None => resource::handle(shared, method, rp, query, headers, body).await,
+        None => verbs::handle(shared, method, rp, query, headers, body).await,
     };
     match faults.tiny_writes {
         Some(seed) => resp.map(|b| trickle::trickle(b, seed)),
@@ -210,15 +213,15 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         return respond::error(&ApiError::too_large(shared.config.body_limit));
     }
     let route = route::parse(req.uri().path());
-    let aggregated = crate::discovery::wants_aggregated(
+    let aggregated = discovery::wants_aggregated(
         req.headers()
             .get(header::ACCEPT)
             .and_then(|v| v.to_str().ok()),
     );
     let aggregated_doc = |core: bool| {
-        let doc = crate::discovery::aggregated(&shared.state.lock(), core);
+        let doc = discovery::aggregated(&shared.state.lock(), core);
         let mut r = respond::json(200, &doc);
-        if let Ok(ct) = http::HeaderValue::from_str(crate::discovery::AGGREGATED_CT) {
+        if let Ok(ct) = http::HeaderValue::from_str(discovery::AGGREGATED_CT) {
             r.headers_mut().insert(header::CONTENT_TYPE, ct);
         }
         r
@@ -239,7 +242,7 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
     };
     let not_found = || respond::error(&ApiError::unknown_path());
     if let Route::Resource(rp) = &route {
-        resource::count(shared, &method, rp, &query);
+        request::count(shared, &method, rp, &query);
     }
     let ready = shared.ready.load(std::sync::atomic::Ordering::SeqCst);
     match route {
@@ -262,36 +265,34 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         }
         Route::Sim(segs) => sim::handle(shared, &method, &segs, &body),
         Route::Health => get_only(&|| respond::text(200, "ok")),
-        Route::Version => get_only(&|| respond::json(200, &crate::discovery::version())),
+        Route::Version => get_only(&|| respond::json(200, &discovery::version())),
         Route::CoreVersions if aggregated => get_only(&|| aggregated_doc(true)),
         Route::Groups if aggregated => get_only(&|| aggregated_doc(false)),
         Route::CoreVersions => get_only(&|| {
             let addr = shared.addr.get().map(|a| a.to_string()).unwrap_or_default();
-            respond::json(200, &crate::discovery::core_versions(&addr))
+            respond::json(200, &discovery::core_versions(&addr))
         }),
         Route::Groups => {
-            get_only(&|| respond::json(200, &crate::discovery::group_list(&shared.state.lock())))
+            get_only(&|| respond::json(200, &discovery::group_list(&shared.state.lock())))
         }
-        Route::Group(g) => get_only(
-            &|| match crate::discovery::group(&shared.state.lock(), &g) {
-                Some(doc) => respond::json(200, &doc),
-                None => not_found(),
-            },
-        ),
+        Route::Group(g) => get_only(&|| match discovery::group(&shared.state.lock(), &g) {
+            Some(doc) => respond::json(200, &doc),
+            None => not_found(),
+        }),
         Route::GroupVersion(g, v) => {
             get_only(
-                &|| match crate::discovery::resource_list(&shared.state.lock(), &g, &v) {
+                &|| match discovery::resource_list(&shared.state.lock(), &g, &v) {
                     Some(doc) => respond::json(200, &doc),
                     None => not_found(),
                 },
             )
         }
         Route::OpenApiIndex => {
-            get_only(&|| respond::json(200, &crate::discovery::openapi_index(&shared.state.lock())))
+            get_only(&|| respond::json(200, &discovery::openapi_index(&shared.state.lock())))
         }
         Route::OpenApiDoc(g, v) => {
             get_only(
-                &|| match crate::discovery::openapi_doc(&shared.state.lock(), &g, &v) {
+                &|| match discovery::openapi_doc(&shared.state.lock(), &g, &v) {
                     Some(doc) => respond::json(200, &doc),
                     None => not_found(),
                 },

@@ -9,7 +9,7 @@ use http_body_util::{BodyExt, Full, StreamBody, combinators::UnsyncBoxBody};
 use hyper::body::Frame;
 use serde_json::Value;
 
-use crate::status::ApiError;
+use crate::api::status::ApiError;
 
 /// The body type of every response.
 pub type Body = UnsyncBoxBody<Bytes, Infallible>;

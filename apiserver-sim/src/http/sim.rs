@@ -7,10 +7,11 @@ use http::{Method, Response};
 use serde_json::{Value, json};
 
 use super::respond::{self, Body};
-use crate::faults::FailRule;
-use crate::resource::GroupResource;
+use crate::api::status::ApiError;
+use crate::faults::fail_rules::FailRule;
+use crate::faults::server_faults::ServerFaults;
+use crate::kinds::resource_info::GroupResource;
 use crate::shared::{Shared, WatchListMode};
-use crate::status::ApiError;
 
 /// Handles `/__sim/<segs...>`.
 pub(crate) fn handle(
@@ -22,15 +23,15 @@ pub(crate) fn handle(
     let s: Vec<&str> = segs.iter().map(String::as_str).collect();
     match (method.as_str(), s.as_slice()) {
         ("POST", ["watches", "drop"]) => {
-            crate::server::drop_watches(shared);
+            shared.drop_watches();
             respond::json(200, &json!({"dropped": true}))
         }
         ("POST", ["compact"]) => {
-            let rv = crate::server::compact(shared);
+            let rv = shared.compact();
             respond::json(200, &json!({"compactedTo": rv.to_string()}))
         }
         ("POST", ["bookmarks"]) => {
-            shared.bookmark_now.send_modify(|v| *v += 1);
+            shared.send_bookmarks();
             respond::json(200, &json!({"sent": true}))
         }
         ("POST", [state @ ("ready" | "unready")]) => {

@@ -7,10 +7,10 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
 use super::validate;
-use crate::meta;
-use crate::query::WriteOptions;
-use crate::resource::{GenerationRule, ResourceInfo};
-use crate::status::{ApiError, ApiResult};
+use crate::api::meta;
+use crate::api::query::WriteOptions;
+use crate::api::status::{ApiError, ApiResult};
+use crate::kinds::resource_info::{GenerationRule, ResourceInfo};
 use crate::store::State;
 
 /// Type-specific defaults applied on create.
@@ -41,7 +41,7 @@ fn defaults_on_create(info: &ResourceInfo, obj: &mut Value) {
         }
     }
     if info.group == "apiextensions.k8s.io" {
-        crate::crd::default_spec(obj);
+        crate::kinds::crd::default_spec(obj);
     }
 }
 
@@ -81,7 +81,7 @@ pub fn create(
     let ns = meta::namespace(&obj).to_string();
     validate::namespace_writable(st, info, &ns, true)?;
     if meta::name(&obj).is_empty() {
-        let prefix = crate::meta::field(&obj, "generateName")
+        let prefix = crate::api::meta::field(&obj, "generateName")
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
@@ -100,7 +100,7 @@ pub fn create(
             "resourceVersion should not be set on objects to be created",
         ));
     }
-    crate::schema::apply_defaults(info, version, &mut obj);
+    crate::kinds::schema::apply_defaults(info, version, &mut obj);
     let causes = validate::object(info, &obj);
     let name = meta::name(&obj).to_string();
     if !causes.is_empty() {

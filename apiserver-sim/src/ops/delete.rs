@@ -4,10 +4,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::meta;
-use crate::query::Query;
-use crate::resource::ResourceInfo;
-use crate::status::{ApiError, ApiResult};
+use crate::api::meta;
+use crate::api::query::Query;
+use crate::api::status::{ApiError, ApiResult};
+use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;
 
 /// Finalizer the garbage collector uses for orphaning dependents.

@@ -15,11 +15,11 @@ pub use delete::{CRD_CLEANUP, DeleteOptions, Deleted, FOREGROUND, ORPHAN, Propag
 pub(crate) use update::graceless;
 pub use update::{Part, update};
 
-use crate::meta;
-use crate::patch::PatchKind;
-use crate::query::WriteOptions;
-use crate::resource::ResourceInfo;
-use crate::status::{ApiError, ApiResult};
+use crate::api::meta;
+use crate::api::patch::PatchKind;
+use crate::api::query::WriteOptions;
+use crate::api::status::{ApiError, ApiResult};
+use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;
 
 /// Result of a PATCH: the object, and whether it was created (server-side apply only).
@@ -68,7 +68,7 @@ pub fn patch(
             Value::String(info.api_version(version)),
         );
     }
-    let mut merged = crate::patch::apply(kind, &base, patch, info.builtin)?;
+    let mut merged = crate::api::patch::apply(kind, &base, patch, info.builtin)?;
     if meta::resource_version(&merged).is_empty() {
         meta::set_str(&mut merged, "resourceVersion", meta::resource_version(&old));
     }

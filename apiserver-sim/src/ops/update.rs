@@ -5,10 +5,10 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::validate;
-use crate::meta;
-use crate::query::WriteOptions;
-use crate::resource::{GenerationRule, ResourceInfo};
-use crate::status::{ApiError, ApiResult, invalid_value};
+use crate::api::meta;
+use crate::api::query::WriteOptions;
+use crate::api::status::{ApiError, ApiResult, invalid_value};
+use crate::kinds::resource_info::{GenerationRule, ResourceInfo};
 use crate::store::State;
 
 /// Which part of the object a write may change.
@@ -160,8 +160,8 @@ pub fn update(
                     None => m.remove("status"),
                 };
             }
-            if crate::meta::field(&old, "deletionTimestamp").is_none()
-                && crate::meta::field(&n, "deletionTimestamp").is_some()
+            if crate::api::meta::field(&old, "deletionTimestamp").is_none()
+                && crate::api::meta::field(&n, "deletionTimestamp").is_some()
             {
                 return Err(ApiError::invalid(
                     info,
@@ -176,7 +176,7 @@ pub fn update(
             n
         }
     };
-    crate::schema::apply_defaults(info, version, &mut new);
+    crate::kinds::schema::apply_defaults(info, version, &mut new);
     super::create::merge_string_data(info, &mut new);
     keep_server_fields(&old, &mut new);
     if part == Part::Main {
@@ -188,7 +188,7 @@ pub fn update(
             return Err(ApiError::invalid(info, name, causes));
         }
     } else if !info.builtin {
-        let causes = crate::schema::validate(info, &new);
+        let causes = crate::kinds::schema::validate(info, &new);
         if !causes.is_empty() {
             return Err(ApiError::invalid(info, name, causes));
         }
@@ -225,7 +225,7 @@ pub fn update(
 
 /// A deleting object whose grace period is over (0 or unset) may be removed.
 pub(crate) fn graceless(obj: &Value) -> bool {
-    crate::meta::field(obj, "deletionGracePeriodSeconds")
+    crate::api::meta::field(obj, "deletionGracePeriodSeconds")
         .and_then(Value::as_i64)
         .is_none_or(|g| g == 0)
 }

@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use crate::meta;
-use crate::resource::ResourceInfo;
-use crate::status::{ApiError, ApiResult, Cause, invalid_value, required};
+use crate::api::meta;
+use crate::api::status::{ApiError, ApiResult, Cause, invalid_value, required};
+use crate::kinds::resource_info::ResourceInfo;
 
 /// The body must be a JSON object whose `apiVersion`/`kind`, when present, match the endpoint.
 /// Fills missing ones with the storage version's values.
@@ -78,13 +78,13 @@ pub fn prune(
     info: &ResourceInfo,
     version: &str,
     obj: &mut Value,
-    mode: crate::query::FieldValidation,
+    mode: crate::api::query::FieldValidation,
 ) -> ApiResult<()> {
     if info.builtin {
         return Ok(());
     }
-    let unknown = crate::schema::prune(info, version, obj);
-    if mode == crate::query::FieldValidation::Strict && !unknown.is_empty() {
+    let unknown = crate::kinds::schema::prune(info, version, obj);
+    if mode == crate::api::query::FieldValidation::Strict && !unknown.is_empty() {
         let fields: Vec<String> = unknown
             .iter()
             .map(|f| format!("unknown field \"{f}\""))
@@ -255,11 +255,11 @@ pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
         ));
     }
     if info.group == "apiextensions.k8s.io" {
-        causes.extend(crate::crd::validate(obj));
+        causes.extend(crate::kinds::crd::validate(obj));
     } else if info.builtin {
         causes.extend(builtin_fields(info, obj));
     } else {
-        causes.extend(crate::schema::validate(info, obj));
+        causes.extend(crate::kinds::schema::validate(info, obj));
     }
     causes
 }

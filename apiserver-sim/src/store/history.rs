@@ -50,8 +50,8 @@ pub struct Event {
 impl Event {
     /// Builds an event, serializing the object once.
     pub fn new(rv: u64, kind: EventType, obj: Arc<Value>, prev: Option<Arc<Value>>) -> Self {
-        let line = super::encode_line(kind.as_str(), &obj);
-        let ns = InlineNs::new(crate::meta::namespace(&obj));
+        let line = super::line::encode_line(kind.as_str(), &obj);
+        let ns = InlineNs::new(crate::api::meta::namespace(&obj));
         Self {
             rv,
             kind,
@@ -66,13 +66,13 @@ impl Event {
     pub fn in_namespace(&self, ns: &str) -> bool {
         match self.ns.as_str() {
             Some(n) => n == ns,
-            None => crate::meta::namespace(&self.obj) == ns,
+            None => crate::api::meta::namespace(&self.obj) == ns,
         }
     }
 
     /// `obj` as compact JSON (a slice of [`Event::line`], no copy).
     pub fn json(&self) -> Bytes {
-        super::line_object(&self.line, self.kind.as_str())
+        super::line::line_object(&self.line, self.kind.as_str())
     }
 }
 

@@ -6,8 +6,9 @@
 //! RV R and watches from R sees every later change exactly once.
 
 mod history;
+mod line;
 mod reclaim;
-mod snapshot;
+pub(crate) mod snapshot;
 
 use std::collections::{BTreeMap, btree_map};
 
@@ -22,11 +23,11 @@ use std::hash::Hash;
 
 use hashbrown::Equivalent;
 
-use crate::resource::{GroupResource, ResourceInfo};
+use crate::kinds::resource_info::{GroupResource, ResourceInfo};
 
 pub use history::{Event, EventType};
+use line::{encode_line, line_object};
 pub use reclaim::Reclaim;
-pub(crate) use snapshot::too_large;
 
 /// Key of an object inside its resource: (namespace, name); namespace "" when cluster-scoped.
 pub type ObjKey = (String, String);
@@ -175,18 +176,18 @@ impl State {
 
     /// Bookkeeping for an object leaving the store.
     fn forget(&mut self, obj: &Value) {
-        self.uids.remove(crate::meta::uid(obj));
-        if !crate::meta::owner_refs(obj).is_empty() {
+        self.uids.remove(crate::api::meta::uid(obj));
+        if !crate::api::meta::owner_refs(obj).is_empty() {
             self.owned = self.owned.saturating_sub(1);
         }
-        if crate::meta::is_deleting(obj) {
+        if crate::api::meta::is_deleting(obj) {
             self.deleting = self.deleting.saturating_sub(1);
         }
     }
 
     /// Whether an object references an owner uid that is not stored.
     fn has_dangling_owner(&self, obj: &Value) -> bool {
-        crate::meta::owner_refs(obj).iter().any(|r| {
+        crate::api::meta::owner_refs(obj).iter().any(|r| {
             r.get("uid")
                 .and_then(Value::as_str)
                 .is_none_or(|u| !self.uids.contains(u))
@@ -230,8 +231,8 @@ impl State {
         obj: Value,
     ) -> Arc<Value> {
         let okey = (
-            crate::meta::namespace(&obj).to_string(),
-            crate::meta::name(&obj).to_string(),
+            crate::api::meta::namespace(&obj).to_string(),
+            crate::api::meta::name(&obj).to_string(),
         );
         self.put_at(key, okey, obj)
     }
@@ -249,7 +250,7 @@ impl State {
         if rv.is_multiple_of(reclaim::DRAIN_EVERY) {
             self.reclaim.drain();
         }
-        crate::meta::set_u64(&mut obj, "resourceVersion", rv);
+        crate::api::meta::set_u64(&mut obj, "resourceVersion", rv);
         let obj = Arc::new(obj);
         let Some(rs) = self.resources.get_mut(key) else {
             return obj;
@@ -277,7 +278,7 @@ impl State {
         };
         let (had_owners, was_deleting) = prev
             .as_deref()
-            .map_or((false, false), crate::meta::owned_and_deleting);
+            .map_or((false, false), crate::api::meta::owned_and_deleting);
         let wake = Self::wakes_controllers(&rs.info);
         let namespace = is_namespaces(&rs.info);
         rs.record(Event {
@@ -289,11 +290,11 @@ impl State {
             ns,
         });
         if kind == EventType::Added {
-            self.uids.insert(crate::meta::uid(&obj).to_string());
+            self.uids.insert(crate::api::meta::uid(&obj).to_string());
         }
-        let (has_owners, deleting) = crate::meta::owned_and_deleting(&obj);
+        let (has_owners, deleting) = crate::api::meta::owned_and_deleting(&obj);
         if namespace {
-            let name = crate::meta::name(&obj);
+            let name = crate::api::meta::name(&obj);
             match self.namespaces.get_mut(name) {
                 Some(terminating) => *terminating = deleting,
                 None => {
@@ -322,7 +323,7 @@ impl State {
         self.rv += 1;
         let rv = self.rv;
         let mut last = (*prev).clone();
-        crate::meta::set_str(&mut last, "resourceVersion", &rv.to_string());
+        crate::api::meta::set_str(&mut last, "resourceVersion", &rv.to_string());
         let last = Arc::new(last);
         let wake = Self::wakes_controllers(&rs.info);
         if is_namespaces(&rs.info) {
@@ -393,63 +394,11 @@ fn is_namespaces(info: &ResourceInfo) -> bool {
     info.group.is_empty() && info.plural == "namespaces"
 }
 
-/// Serializes a JSON value as one compact line (no trailing newline).
-pub fn to_bytes(v: &Value) -> Bytes {
-    Bytes::from(serde_json::to_vec(v).unwrap_or_default())
-}
-
-const LINE_HEAD: &[u8] = b"{\"type\":\"";
-const LINE_MID: &[u8] = b"\",\"object\":";
-const LINE_TAIL: &[u8] = b"}\n";
-
-/// The watch line `{"type":KIND,"object":OBJ}\n`. `obj` is serialized into a per-thread
-/// scratch buffer and copied once into an exactly sized allocation.
-pub fn encode_line(kind: &str, obj: &Value) -> Bytes {
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    SCRATCH.with(|scratch| {
-        let Ok(mut buf) = scratch.try_borrow_mut() else {
-            // Re-entered (cannot happen: serializing a `Value` calls back into nothing).
-            return Bytes::from(encode_line_into(Vec::new(), kind, obj));
-        };
-        let out = std::mem::take(&mut *buf);
-        let out = encode_line_into(out, kind, obj);
-        let bytes = Bytes::copy_from_slice(&out);
-        *buf = out;
-        bytes
-    })
-}
-
-fn encode_line_into(mut buf: Vec<u8>, kind: &str, obj: &Value) -> Vec<u8> {
-    buf.clear();
-    buf.extend_from_slice(LINE_HEAD);
-    buf.extend_from_slice(kind.as_bytes());
-    buf.extend_from_slice(LINE_MID);
-    if serde_json::to_writer(&mut buf, obj).is_err() {
-        // A `Value` always serializes; keep the line well-formed regardless.
-        buf.truncate(LINE_HEAD.len() + kind.len() + LINE_MID.len());
-        buf.extend_from_slice(b"null");
-    }
-    buf.extend_from_slice(LINE_TAIL);
-    buf
-}
-
-/// The object part of a line built by [`encode_line`] for `kind` (no copy).
-pub fn line_object(line: &Bytes, kind: &str) -> Bytes {
-    let start = LINE_HEAD.len() + kind.len() + LINE_MID.len();
-    let end = line.len().saturating_sub(LINE_TAIL.len());
-    if start <= end {
-        line.slice(start..end)
-    } else {
-        Bytes::new()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resource::{GroupResource, builtins};
+    use crate::kinds::builtins::builtins;
+    use crate::kinds::resource_info::GroupResource;
     use serde_json::json;
 
     #[test]

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::Event;
+use super::history::Event;
 
 /// Most events kept waiting for the writer; beyond that a watcher frees them itself (so an
 /// idle writer never holds much memory).

@@ -10,9 +10,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
 use super::{ObjKey, State, Stored};
-use crate::query::{ListOptions, RvMatch};
-use crate::resource::GroupResource;
-use crate::status::{ApiError, ApiResult, Cause};
+use crate::api::query::{ListOptions, RvMatch};
+use crate::api::status::{ApiError, ApiResult, Cause};
+use crate::kinds::resource_info::GroupResource;
 
 /// One page of a list.
 #[derive(Debug, Clone)]
@@ -108,8 +108,8 @@ impl State {
         if let Ok(events) = rs.history.since(rv) {
             for ev in events.iter().rev() {
                 let k = (
-                    crate::meta::namespace(&ev.obj).to_string(),
-                    crate::meta::name(&ev.obj).to_string(),
+                    crate::api::meta::namespace(&ev.obj).to_string(),
+                    crate::api::meta::name(&ev.obj).to_string(),
                 );
                 overlay.insert(k, ev.prev.clone());
             }

@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
-use crate::resource::ResourceInfo;
-use crate::selector::{FieldSelector, LabelSelector, Selectors};
-use crate::status::{ApiError, ApiResult};
+use crate::api::selector::{FieldSelector, LabelSelector, Selectors};
+use crate::api::status::{ApiError, ApiResult};
+use crate::kinds::resource_info::ResourceInfo;
 
 /// Decoded query parameters (last value wins).
 #[derive(Debug, Clone, Default)]
@@ -253,7 +253,7 @@ impl WriteOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resource::builtins;
+    use crate::kinds::builtins::builtins;
 
     fn info() -> std::sync::Arc<ResourceInfo> {
         builtins()

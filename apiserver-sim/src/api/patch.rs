@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::status::{ApiError, ApiResult};
+use crate::api::status::{ApiError, ApiResult};
 
 /// The patch formats, by `Content-Type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub const PATCH_TYPES: &[&str] = &[
 impl PatchKind {
     /// Parses a `Content-Type` (parameters stripped); 415 when unknown or not served.
     pub fn from_content_type(ct: &str, builtin: bool) -> ApiResult<Self> {
-        let base = crate::repr::media_type(ct);
+        let base = crate::api::repr::media_type(ct);
         let accepted: &[&str] = if builtin {
             PATCH_TYPES
         } else {

@@ -1,51 +1,15 @@
-//! Chaos mode: a seeded schedule of faults over time.
-//!
-//! Two sources of faults, both drawn from generators seeded by [`ChaosConfig::seed`]:
-//!
-//! - a timeline ([`ChaosSchedule`]) run by a task the server owns: watch drops,
-//!   compactions, restarts that keep the data but cut every connection, and bookmark
-//!   requests;
-//! - per-request draws: a fraction of API requests fail with 500/503 or 429 (with
-//!   `Retry-After`), are delayed, or have their response written a few bytes at a time; a
-//!   fraction of bookmark-enabled watches send every bookmark late.
-//!
-//! The timeline is fully deterministic for a seed and profile; the per-request draws are a
-//! deterministic sequence consumed in the order requests arrive. Every injected fault is
-//! counted ([`ChaosStats`]).
+//! [`Chaos`]: chaos mode's live state (per-request draws, slow bookmarks, counters, on/off),
+//! shared by the HTTP front end, watches and the timeline task.
 
-mod profile;
-mod schedule;
-mod stats;
-
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use parking_lot::Mutex;
 
-pub use profile::{ChaosProfile, ChaosRates, UnknownChaosProfile};
-pub use schedule::{ChaosEvent, ChaosSchedule, Scheduled};
-pub use stats::{ChaosStats, FaultKind};
-
-use crate::shared::Shared;
-use crate::status::ApiError;
-use stats::Counters;
-
-/// Chaos mode settings: which [`ChaosProfile`], and the seed of every random draw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ChaosConfig {
-    /// Seed of the timeline and of the per-request draws.
-    pub seed: u64,
-    /// How often each fault happens.
-    pub profile: ChaosProfile,
-}
-
-impl ChaosConfig {
-    /// The timeline of timed events for this seed and profile.
-    pub fn schedule(&self) -> ChaosSchedule {
-        ChaosSchedule::new(self)
-    }
-}
+use super::config::ChaosConfig;
+use super::profile::ChaosRates;
+use super::stats::{ChaosStats, Counters, FaultKind};
+use crate::api::status::ApiError;
 
 /// What chaos does to one API request.
 #[derive(Debug, Default)]
@@ -160,46 +124,10 @@ fn uniform_delay(rng: &mut fastrand::Rng, max: Duration) -> Duration {
     Duration::from_millis(rng.u64(1..=max_ms))
 }
 
-/// The timeline task: applies each scheduled event at its time until chaos stops or the
-/// server shuts down.
-pub(crate) async fn run(shared: Arc<Shared>) {
-    let Some(chaos) = shared.chaos.as_ref() else {
-        return;
-    };
-    let start = tokio::time::Instant::now();
-    let mut shutdown = shared.shutdown.subscribe();
-    for s in chaos.config.schedule() {
-        tokio::select! {
-            () = crate::shared::shutting_down(&mut shutdown) => return,
-            _ = tokio::time::sleep_until(start + s.at) => {}
-        }
-        if !chaos.active() {
-            return;
-        }
-        tracing::debug!(event = ?s.event, at = ?s.at, "chaos");
-        match s.event {
-            ChaosEvent::DropWatches => {
-                chaos.record(FaultKind::WatchDrop);
-                crate::server::drop_watches(&shared);
-            }
-            ChaosEvent::Compact => {
-                chaos.record(FaultKind::Compaction);
-                crate::server::compact(&shared);
-            }
-            ChaosEvent::Restart { downtime } => {
-                chaos.record(FaultKind::Restart);
-                crate::server::restart(&shared, downtime);
-            }
-            ChaosEvent::SendBookmarks => {
-                shared.bookmark_now.send_modify(|v| *v += 1);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::faults::chaos::profile::ChaosProfile;
 
     fn draws(seed: u64, n: usize) -> Vec<(Option<u16>, Option<Duration>, Option<u64>)> {
         let c = Chaos::new(ChaosConfig {

@@ -1,5 +1,5 @@
-//! Handlers for resource endpoints: get, list, watch, create, update, patch, delete,
-//! deletecollection, and the status and scale subresources.
+//! The verbs on resource endpoints: get, list, watch, create, update, patch, delete and
+//! deletecollection, on objects and on their status and scale subresources.
 
 use std::sync::Arc;
 
@@ -7,112 +7,19 @@ use bytes::{BufMut, Bytes, BytesMut};
 use http::{HeaderMap, HeaderValue, Method, Response, header};
 use serde_json::{Value, json};
 
+use super::request::{Req, Sub, Verb, okey, verb_for};
 use super::respond::{self, Body};
 use super::route::ResourcePath;
-use crate::meta;
-use crate::ops::{self, DeleteOptions, Deleted, Part};
-use crate::patch::PatchKind;
-use crate::query::{ListOptions, Query, WriteOptions, parse_rv};
-use crate::repr::{self, Repr};
-use crate::resource::{ResourceInfo, ScalePaths};
+use super::scale::{scale_of, write_scale};
+use crate::api::meta;
+use crate::api::patch::PatchKind;
+use crate::api::query::{ListOptions, Query, WriteOptions, parse_rv};
+use crate::api::repr::{self, Repr};
+use crate::api::status::{ApiError, ApiResult};
+use crate::kinds::resource_info::ResourceInfo;
+use crate::ops::{self, DeleteOptions, Deleted};
 use crate::shared::{Shared, WatchListMode};
-use crate::status::{ApiError, ApiResult};
 use crate::store::Stored;
-
-/// What a resource request asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verb {
-    Get,
-    List,
-    Watch,
-    Create,
-    Update,
-    Patch,
-    Delete,
-    DeleteCollection,
-}
-
-impl Verb {
-    fn as_str(self) -> &'static str {
-        match self {
-            Verb::Get => "get",
-            Verb::List => "list",
-            Verb::Watch => "watch",
-            Verb::Create => "create",
-            Verb::Update => "update",
-            Verb::Patch => "patch",
-            Verb::Delete => "delete",
-            Verb::DeleteCollection => "deletecollection",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sub {
-    None,
-    Status,
-    Scale,
-}
-
-impl Sub {
-    /// The part of the object a write to this subresource may change (scale writes are handled
-    /// on their own, through the main object's replicas).
-    fn part(self) -> Part {
-        if self == Sub::Status {
-            Part::Status
-        } else {
-            Part::Main
-        }
-    }
-}
-
-/// A resolved request.
-struct Req<'a> {
-    info: Arc<ResourceInfo>,
-    version: &'a str,
-    ns: Option<&'a str>,
-    name: Option<&'a str>,
-    sub: Sub,
-    query: &'a Query,
-    repr: Repr,
-}
-
-/// Counts a request in [`Shared::requests`] under its verb and plural (`<plural>/<sub>` for a
-/// subresource), before anything can fail it.
-pub(crate) fn count(shared: &Shared, method: &Method, rp: &ResourcePath, q: &Query) {
-    let Ok(verb) = verb_of(method, rp, q) else {
-        return;
-    };
-    match &rp.subresource {
-        None => shared.requests.record(verb.as_str(), &rp.plural),
-        Some(sub) => shared
-            .requests
-            .record(verb.as_str(), &format!("{}/{sub}", rp.plural)),
-    }
-}
-
-fn verb_of(method: &Method, rp: &ResourcePath, q: &Query) -> ApiResult<Verb> {
-    Ok(match (rp.name.is_some(), method.as_str()) {
-        (false, "GET") if rp.legacy_watch || q.flag("watch") => Verb::Watch,
-        (false, "GET") => Verb::List,
-        (false, "POST") => Verb::Create,
-        (false, "DELETE") => Verb::DeleteCollection,
-        (true, "GET") if rp.legacy_watch || q.flag("watch") => Verb::Watch,
-        (true, "GET") => Verb::Get,
-        (true, "PUT") => Verb::Update,
-        (true, "PATCH") => Verb::Patch,
-        (true, "DELETE") => Verb::Delete,
-        _ => return Err(ApiError::method_not_allowed()),
-    })
-}
-
-fn verb_for(method: &Method, rp: &ResourcePath, q: &Query, all_ns: bool) -> ApiResult<Verb> {
-    let v = verb_of(method, rp, q)?;
-    if all_ns && !matches!(v, Verb::List | Verb::Watch) {
-        return Err(ApiError::method_not_allowed());
-    }
-    Ok(v)
-}
 
 fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
     let mut r = respond::raw_json(code, &repr::render(&req.info, req.version, obj, req.repr));
@@ -137,7 +44,13 @@ fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
         if i > 0 {
             buf.put_u8(b',');
         }
-        buf.extend_from_slice(&repr::render_stored(&req.info, req.version, it, req.repr));
+        buf.extend_from_slice(&repr::render_cached(
+            &req.info,
+            req.version,
+            &it.obj,
+            &it.json,
+            req.repr,
+        ));
     }
     buf.extend_from_slice(b"]}");
     let mut r = respond::raw_json(200, &buf);
@@ -155,9 +68,9 @@ fn parse_body(info: &ResourceInfo, headers: &HeaderMap, body: &[u8]) -> ApiResul
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
-    let base = crate::repr::media_type(ct);
-    if base == crate::protobuf::PROTOBUF {
-        return crate::protobuf::decode(info, body);
+    let base = crate::api::repr::media_type(ct);
+    if base == crate::api::protobuf::PROTOBUF {
+        return crate::api::protobuf::decode(info, body);
     }
     if !(base.is_empty() || base == "application/json" || base == "*/*") {
         return Err(ApiError::unsupported_media_type(ct, &["application/json"]));
@@ -225,7 +138,7 @@ fn dispatch(
     if let Some(f) = injected {
         let err = ApiError::injected(f.code, f.retry_after);
         if f.in_band && verb == Verb::Watch {
-            let line = crate::watch::error_line(&err);
+            let line = crate::watch::line::error_line(&err);
             return Ok(respond::stream(futures::stream::iter([line])));
         }
         return Err(err);
@@ -251,13 +164,6 @@ fn dispatch(
     }
 }
 
-fn okey(req: &Req) -> (String, String) {
-    (
-        req.ns.unwrap_or("").to_string(),
-        req.name.unwrap_or("").to_string(),
-    )
-}
-
 fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     let rv = parse_rv(req.query.get("resourceVersion"))?;
     let name = req.name.unwrap_or("");
@@ -266,7 +172,7 @@ fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
         if let Some(rv) = rv
             && rv > st.rv
         {
-            return Err(crate::store::too_large(rv, st.rv));
+            return Err(crate::store::snapshot::too_large(rv, st.rv));
         }
         st.get(&req.info.key(), &okey(req))
     }
@@ -313,9 +219,9 @@ fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
         // `/.../name?watch=1` is a watch with a metadata.name field selector.
         let sel = format!("metadata.name={name}");
         opts.selectors.fields =
-            crate::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
+            crate::api::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
     }
-    let s = crate::watch::start(
+    let s = crate::watch::stream::start(
         shared.clone(),
         req.info.clone(),
         req.version,
@@ -406,7 +312,8 @@ fn patch(
             st.get(&req.info.key(), &okey(req))
         }
         .ok_or_else(|| ApiError::not_found(&req.info, name))?;
-        let scale = crate::patch::apply(kind, &scale_of(&req.info, &current), &patch_doc, true)?;
+        let scale =
+            crate::api::patch::apply(kind, &scale_of(&req.info, &current), &patch_doc, true)?;
         return write_scale(shared, req, scale, &wo);
     }
     let part = req.sub.part();
@@ -480,136 +387,4 @@ fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Respo
         &affected,
         json!({"resourceVersion": rv.to_string()}),
     ))
-}
-
-// ---------------------------------------------------------------------------------------
-// Scale subresource
-
-fn pointer(path: &str) -> String {
-    path.replace('.', "/")
-}
-
-fn selector_string(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Object(sel)) => {
-            let mut parts: Vec<String> = sel
-                .get("matchLabels")
-                .and_then(Value::as_object)
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
-                        .collect()
-                })
-                .unwrap_or_default();
-            for e in sel
-                .get("matchExpressions")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let key = e.get("key").and_then(Value::as_str).unwrap_or("");
-                let vals: Vec<&str> = e
-                    .get("values")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                match e.get("operator").and_then(Value::as_str) {
-                    Some("In") => parts.push(format!("{key} in ({})", vals.join(","))),
-                    Some("NotIn") => parts.push(format!("{key} notin ({})", vals.join(","))),
-                    Some("Exists") => parts.push(key.to_string()),
-                    Some("DoesNotExist") => parts.push(format!("!{key}")),
-                    _ => {}
-                }
-            }
-            parts.join(",")
-        }
-        _ => String::new(),
-    }
-}
-
-fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
-    let paths = info.scale.clone().unwrap_or(ScalePaths {
-        spec_replicas: ".spec.replicas".into(),
-        status_replicas: ".status.replicas".into(),
-        label_selector: None,
-    });
-    let spec = obj
-        .pointer(&pointer(&paths.spec_replicas))
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
-    let status = obj
-        .pointer(&pointer(&paths.status_replicas))
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
-    let selector = selector_string(
-        paths
-            .label_selector
-            .as_deref()
-            .and_then(|p| obj.pointer(&pointer(p))),
-    );
-    let mut md = json!({"name": meta::name(obj), "uid": meta::uid(obj),
-        "resourceVersion": meta::resource_version(obj)});
-    for f in ["namespace", "creationTimestamp"] {
-        if let Some(v) = obj.pointer(&format!("/metadata/{f}")) {
-            md[f] = v.clone();
-        }
-    }
-    let mut status_doc = json!({"replicas": status});
-    if !selector.is_empty() {
-        status_doc["selector"] = json!(selector);
-    }
-    json!({"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": md,
-           "spec": {"replicas": spec}, "status": status_doc})
-}
-
-fn write_scale(
-    shared: &Shared,
-    req: &Req,
-    scale: Value,
-    wo: &WriteOptions,
-) -> ApiResult<Response<Body>> {
-    let name = req.name.unwrap_or("");
-    let replicas = scale
-        .pointer("/spec/replicas")
-        .and_then(Value::as_i64)
-        .ok_or_else(|| {
-            ApiError::invalid(
-                &req.info,
-                name,
-                vec![crate::status::required("spec.replicas", "")],
-            )
-        })?;
-    let paths = req.info.scale.clone().ok_or_else(ApiError::unknown_path)?;
-    let mut st = shared.state.lock();
-    let current = st
-        .get(&req.info.key(), &okey(req))
-        .ok_or_else(|| ApiError::not_found(&req.info, name))?;
-    let scale_rv = meta::resource_version(&scale);
-    if !scale_rv.is_empty() && scale_rv != meta::resource_version(&current) {
-        return Err(ApiError::conflict(&req.info, name));
-    }
-    let mut new = (*current).clone();
-    let ptr = pointer(&paths.spec_replicas);
-    if let Some(slot) = new.pointer_mut(&ptr) {
-        *slot = json!(replicas);
-    } else {
-        let mut doc = json!(replicas);
-        for part in ptr.trim_start_matches('/').rsplit('/') {
-            doc = json!({ part: doc });
-        }
-        crate::patch::merge_patch(&mut new, &doc);
-    }
-    let stored = ops::update(
-        &mut st,
-        &req.info,
-        req.info.storage_version(),
-        req.ns,
-        name,
-        new,
-        Part::Main,
-        wo,
-    )?;
-    drop(st);
-    Ok(respond::json(200, &scale_of(&req.info, &stored)))
 }

@@ -4,8 +4,7 @@
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use crate::resource::ResourceInfo;
-use crate::store::{Stored, to_bytes};
+use crate::kinds::resource_info::ResourceInfo;
 
 /// How objects are rendered in a response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +50,11 @@ impl Repr {
     }
 }
 
+/// Serializes a JSON value as one compact line (no trailing newline).
+pub fn to_bytes(v: &Value) -> Bytes {
+    Bytes::from(serde_json::to_vec(v).unwrap_or_default())
+}
+
 /// Renders one object.
 pub fn render(info: &ResourceInfo, version: &str, obj: &Value, repr: Repr) -> Bytes {
     match repr {
@@ -73,12 +77,19 @@ pub fn render(info: &ResourceInfo, version: &str, obj: &Value, repr: Repr) -> By
     }
 }
 
-/// Renders a stored object, reusing its cached encoding when it goes out as stored.
-pub fn render_stored(info: &ResourceInfo, version: &str, s: &Stored, repr: Repr) -> Bytes {
-    if repr == Repr::Full && version == info.storage_version() && !s.json.is_empty() {
-        return s.json.clone();
+/// Renders an object whose stored encoding is `cached` (empty when unknown), reusing that
+/// encoding when the object goes out as stored.
+pub fn render_cached(
+    info: &ResourceInfo,
+    version: &str,
+    obj: &Value,
+    cached: &Bytes,
+    repr: Repr,
+) -> Bytes {
+    if repr == Repr::Full && version == info.storage_version() && !cached.is_empty() {
+        return cached.clone();
     }
-    render(info, version, &s.obj, repr)
+    render(info, version, obj, repr)
 }
 
 /// `apiVersion` and `kind` of a list (or of bookmark objects, with `list = false`).

@@ -1,8 +1,9 @@
 //! Fault injection: "fail the next N requests matching verb and resource", and random
 //! failures with a given probability from a seeded sequence (chaos tests).
 //!
-//! The other faults (drop every watch, compact history) act directly on the shared
-//! state; see [`crate::ApiServer::drop_watches`] and [`crate::ApiServer::compact`].
+//! The server-wide faults (drop every watch, compact history, restart) are
+//! [`super::server_faults::ServerFaults`], which the shared state implements; see
+//! [`crate::ApiServer::drop_watches`] and [`crate::ApiServer::compact`].
 
 use serde::{Deserialize, Serialize};
 

@@ -9,8 +9,8 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
-use crate::resource::ResourceInfo;
-use crate::status::{ApiError, ApiResult};
+use crate::api::status::{ApiError, ApiResult};
+use crate::kinds::resource_info::ResourceInfo;
 
 /// The protobuf media type.
 pub const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
@@ -289,7 +289,7 @@ mod tests {
         let obj = [len_field(1, &meta), len_field(2, &entry)].concat();
         let unknown = [len_field(1, b""), len_field(2, &obj)].concat();
         let body = [MAGIC, &unknown].concat();
-        let info = crate::resource::builtins()
+        let info = crate::kinds::builtins::builtins()
             .into_iter()
             .find(|r| r.plural == "configmaps")
             .expect("configmaps");
@@ -302,7 +302,7 @@ mod tests {
             decode(&info, b"k8s\x00\xff").map_err(|e| e.code).err(),
             Some(400)
         );
-        let pods = crate::resource::builtins()
+        let pods = crate::kinds::builtins::builtins()
             .into_iter()
             .find(|r| r.plural == "pods")
             .expect("pods");

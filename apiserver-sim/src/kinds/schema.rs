@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use crate::resource::ResourceInfo;
-use crate::status::Cause;
+use crate::api::status::Cause;
+use crate::kinds::resource_info::ResourceInfo;
 
 fn cause(path: &str, value: &Value, msg: &str) -> Cause {
     Cause {

@@ -1,5 +1,5 @@
-//! Watch streams: initial events, resume from history, selector transitions, bookmarks,
-//! timeouts, and the in-band ERROR event for a too-old resourceVersion.
+//! A watch stream: initial events or resume from history, live events in batches,
+//! bookmarks (periodic, requested, held back by chaos), timeouts, drops and shutdown.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -7,20 +7,18 @@ use std::sync::atomic::Ordering;
 
 use bytes::{Bytes, BytesMut};
 use futures::Stream;
-use serde_json::{Value, json};
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::query::ListOptions;
-use crate::repr::Repr;
-use crate::resource::ResourceInfo;
+use super::filter::Filter;
+use super::line::{error_line, line};
+use crate::api::query::ListOptions;
+use crate::api::repr::Repr;
+use crate::api::status::ApiError;
+use crate::kinds::resource_info::ResourceInfo;
 use crate::shared::Shared;
-use crate::status::ApiError;
-use crate::store::{Event, EventType, Reclaim, Stored, to_bytes};
-
-/// Annotation on the bookmark that ends the initial events of a streaming list.
-pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+use crate::store::{Event, Reclaim, Stored};
 
 /// Biggest chunk a watch writes at once when events are queued.
 const BATCH_BYTES: usize = 64 * 1024;
@@ -29,134 +27,6 @@ const BATCH_BYTES: usize = 64 * 1024;
 /// its 1 ms tick). Only streams receiving events back to back wait; a lone event goes out
 /// at once.
 const COALESCE_DELAY: std::time::Duration = std::time::Duration::from_micros(500);
-
-/// How a watcher sees objects: namespace, selectors and the served version.
-struct Filter {
-    ns: Option<String>,
-    opts: ListOptions,
-    /// Representation of objects on this stream.
-    repr: Repr,
-    info: Arc<ResourceInfo>,
-    version: String,
-}
-
-impl Filter {
-    /// True when every stored event goes out exactly as stored.
-    fn trivial(&self) -> bool {
-        self.ns.is_none()
-            && self.opts.selectors.is_empty()
-            && self.repr == Repr::Full
-            && self.version == self.info.storage_version()
-    }
-
-    fn matches(&self, obj: &Value) -> bool {
-        self.ns
-            .as_deref()
-            .is_none_or(|n| crate::meta::namespace(obj) == n)
-            && self.opts.selectors.matches(obj)
-    }
-
-    /// Whether the event's new state (or, with `prev`, its previous one) matches. The
-    /// namespace never changes between the two, and is read from the event itself.
-    fn event_matches(&self, ev: &Event, prev: bool) -> bool {
-        let obj = if prev {
-            ev.prev.as_deref()
-        } else {
-            Some(&*ev.obj)
-        };
-        let Some(obj) = obj else { return false };
-        self.ns.as_deref().is_none_or(|n| ev.in_namespace(n))
-            && (self.opts.selectors.is_empty() || self.opts.selectors.matches(obj))
-    }
-
-    fn render(&self, obj: &Value) -> Bytes {
-        crate::repr::render(&self.info, &self.version, obj, self.repr)
-    }
-
-    fn render_stored(&self, s: &Stored) -> Bytes {
-        crate::repr::render_stored(&self.info, &self.version, s, self.repr)
-    }
-
-    /// Whether objects go out exactly as stored (the event's cached encoding can be used).
-    fn as_stored(&self) -> bool {
-        self.repr == Repr::Full && self.version == self.info.storage_version()
-    }
-
-    /// Appends `{"type":KIND,"object":OBJ}\n` for `obj` to `buf`.
-    fn push_line(&self, buf: &mut BytesMut, kind: &str, ev: &Event, obj: &Value) {
-        if self.as_stored() && std::ptr::eq(obj, ev.obj.as_ref()) {
-            if kind == ev.kind.as_str() {
-                buf.extend_from_slice(&ev.line);
-            } else {
-                push_line(buf, kind, &ev.json());
-            }
-        } else {
-            push_line(buf, kind, &self.render(obj));
-        }
-    }
-
-    /// Appends the line to send for a stored event, if this watcher should see it; returns
-    /// whether it did.
-    fn write_event(&self, ev: &Event, buf: &mut BytesMut) -> bool {
-        if self.trivial() {
-            buf.extend_from_slice(&ev.line);
-            return true;
-        }
-        let new_m = self.event_matches(ev, false);
-        let old_m = self.event_matches(ev, true);
-        let kind = match ev.kind {
-            EventType::Added if new_m => "ADDED",
-            EventType::Deleted if old_m => "DELETED",
-            EventType::Modified => match (old_m, new_m) {
-                (true, true) => "MODIFIED",
-                (false, true) => "ADDED",
-                (true, false) => {
-                    let mut old = ev.prev.as_deref().cloned().unwrap_or(Value::Null);
-                    crate::meta::set_str(&mut old, "resourceVersion", &ev.rv.to_string());
-                    push_line(buf, "DELETED", &self.render(&old));
-                    return true;
-                }
-                (false, false) => return false,
-            },
-            _ => return false,
-        };
-        self.push_line(buf, kind, ev, &ev.obj);
-        true
-    }
-
-    fn bookmark(&self, rv: u64, initial_end: bool) -> Bytes {
-        let mut md = json!({"resourceVersion": rv.to_string()});
-        if initial_end {
-            md["annotations"] = json!({INITIAL_EVENTS_END: "true"});
-        }
-        let (api_version, kind) =
-            crate::repr::type_meta(&self.info, &self.version, self.repr, false);
-        let obj = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
-        line("BOOKMARK", &to_bytes(&obj))
-    }
-}
-
-/// `{"type":T,"object":O}\n`.
-pub fn line(kind: &str, obj: &[u8]) -> Bytes {
-    let mut b = BytesMut::with_capacity(obj.len() + 32);
-    push_line(&mut b, kind, obj);
-    b.freeze()
-}
-
-/// Appends `{"type":T,"object":O}\n` to `b`.
-fn push_line(b: &mut BytesMut, kind: &str, obj: &[u8]) {
-    b.reserve(obj.len() + 32);
-    b.extend_from_slice(b"{\"type\":\"");
-    b.extend_from_slice(kind.as_bytes());
-    b.extend_from_slice(b"\",\"object\":");
-    b.extend_from_slice(obj);
-    b.extend_from_slice(b"}\n");
-}
-
-/// A single-event stream carrying an ERROR (used for a too-old resourceVersion).
-pub fn error_line(err: &ApiError) -> Bytes {
-    line("ERROR", &to_bytes(&err.to_status()))
-}
 
 /// Counts a stream in [`Shared::open_watches`] for as long as it lives.
 struct OpenWatch(Arc<Shared>);
@@ -219,7 +89,7 @@ pub(crate) fn start(
     // With WatchList on, an RV-less watch is defaulted to a streaming list and so also gets
     // the initial-events-end bookmark; with it off, only the synthetic ADDED events.
     let end_bookmark = opts.send_initial_events == Some(true)
-        || shared.watch_list_mode() == crate::WatchListMode::Supported;
+        || shared.watch_list_mode() == crate::shared::WatchListMode::Supported;
     let bookmarks = opts.bookmarks;
     // As upstream, a zero timeout means "use the server's default".
     let timeout = opts
@@ -249,7 +119,7 @@ pub(crate) fn start(
             rx = None;
             min_rv = current;
             let n = filter.opts.rv.unwrap_or_default();
-            pending.push_back(error_line(&crate::store::too_large(n, current)));
+            pending.push_back(error_line(&crate::store::snapshot::too_large(n, current)));
         } else if send_initial {
             let objs: Vec<Stored> = rs
                 .objects
@@ -300,7 +170,7 @@ pub(crate) fn start(
     }
     let slow_bookmarks = bookmarks && shared.chaos.as_ref().is_some_and(|c| c.slow_bookmarks());
     let now = Instant::now();
-    let mut drop_rx = shared.drop_watches.subscribe();
+    let mut drop_rx = shared.end_watches.subscribe();
     drop_rx.borrow_and_update();
     let mut shutdown_rx = shared.shutdown.subscribe();
     shutdown_rx.borrow_and_update();

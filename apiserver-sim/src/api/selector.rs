@@ -4,8 +4,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::meta;
-use crate::status::{ApiError, ApiResult};
+use crate::api::meta;
+use crate::api::status::{ApiError, ApiResult};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum LabelReq {
@@ -126,7 +126,7 @@ impl LabelSelector {
 
     /// Whether an object's labels satisfy the selector.
     pub fn matches(&self, obj: &Value) -> bool {
-        let labels = crate::meta::field(obj, "labels");
+        let labels = crate::api::meta::field(obj, "labels");
         let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
         self.0.iter().all(|r| match r {
             LabelReq::Eq(k, v) => get(k) == Some(v.as_str()),

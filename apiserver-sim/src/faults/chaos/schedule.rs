@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::ChaosConfig;
+use super::config::ChaosConfig;
 
 /// Something the chaos task does to the whole server at a scheduled time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +72,13 @@ pub struct ChaosSchedule {
     clocks: Vec<Clock>,
 }
 
+impl ChaosConfig {
+    /// The timeline of timed events for this seed and profile.
+    pub fn schedule(&self) -> ChaosSchedule {
+        ChaosSchedule::new(self)
+    }
+}
+
 impl ChaosSchedule {
     /// The schedule of `config`.
     pub fn new(config: &ChaosConfig) -> Self {
@@ -112,7 +119,7 @@ impl Iterator for ChaosSchedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chaos::ChaosProfile;
+    use crate::faults::chaos::profile::ChaosProfile;
 
     fn first(seed: u64, profile: ChaosProfile, n: usize) -> Vec<Scheduled> {
         ChaosSchedule::new(&ChaosConfig { seed, profile })

@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
-use crate::meta;
-use crate::resource::{GenerationRule, ResourceInfo, ScalePaths};
-use crate::status::{Cause, invalid_value, required};
+use crate::api::meta;
+use crate::api::status::{Cause, invalid_value, required};
+use crate::kinds::resource_info::{GenerationRule, ResourceInfo, ScalePaths};
 
 fn s<'a>(obj: &'a Value, ptr: &str) -> &'a str {
     obj.pointer(ptr).and_then(Value::as_str).unwrap_or("")

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::resource::ResourceInfo;
+use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;
 
 /// Verbs every served resource supports.

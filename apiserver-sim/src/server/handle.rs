@@ -1,0 +1,246 @@
+//! [`ApiServerBuilder`] and [`ApiServer`]: options, start (the tasks the server runs),
+//! address, client, kubeconfig, shutdown.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::config::Kubeconfig;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+use crate::error::{Error, Result};
+use crate::faults::chaos::config::ChaosConfig;
+use crate::shared::{ServerConfig, Shared};
+
+/// Namespaces that exist from startup.
+pub const DEFAULT_NAMESPACES: &[&str] =
+    &["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// Builder of an [`ApiServer`].
+#[derive(Debug, Clone, Default)]
+pub struct ApiServerBuilder {
+    port: u16,
+    config: ServerConfig,
+}
+
+impl ApiServerBuilder {
+    /// Listen on this port of 127.0.0.1 (default 0: any free port).
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = port;
+        self
+    }
+
+    /// Events retained per resource for watch resumption (default 10 000).
+    pub fn history_limit(mut self, n: usize) -> Self {
+        self.config.store.history_limit = n;
+        self
+    }
+
+    /// Per-resource watch fan-out buffer; a watcher lagging further behind is closed (default 65 536).
+    pub fn watch_buffer(mut self, n: usize) -> Self {
+        self.config.store.broadcast_capacity = n;
+        self
+    }
+
+    /// Interval of periodic watch bookmarks (default 60 s; sent only when the RV moved).
+    pub fn bookmark_interval(mut self, d: Duration) -> Self {
+        self.config.bookmark_interval = d;
+        self
+    }
+
+    /// Watch duration when a client sends no `timeoutSeconds` (default 30 min).
+    pub fn default_watch_timeout(mut self, d: Duration) -> Self {
+        self.config.default_watch_timeout = d;
+        self
+    }
+
+    /// Largest request body accepted, in bytes (default [`crate::BODY_LIMIT`]).
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.config.body_limit = bytes;
+        self
+    }
+
+    /// Enables the workload simulator (off unless called): `delay` after a Deployment's
+    /// spec (generation) or replica count changes, its status converges to the spec
+    /// (`observedGeneration`, `replicas`, `updatedReplicas`, `readyReplicas`,
+    /// `availableReplicas` = `spec.replicas`, default 1) with `Available=True`
+    /// (`MinimumReplicasAvailable`) and `Progressing=True` (`NewReplicaSetAvailable`)
+    /// conditions. The status is written like a `/status` update, so watchers see MODIFIED
+    /// and the resourceVersion moves; a status that already matches is never rewritten,
+    /// and deleting Deployments are skipped. Timing uses Tokio time (paused-time tests
+    /// work). 1 s is a typical value (the default of the binary's `--workloads`).
+    pub fn workload_simulator(mut self, delay: Duration) -> Self {
+        self.config.workload_delay = Some(delay);
+        self
+    }
+
+    /// Enables chaos mode (off unless called): from the moment the server starts, a task
+    /// it owns drops watches, compacts history and restarts the server on a timeline
+    /// seeded by `config.seed`, and a seeded fraction of API requests fail (500/503, 429
+    /// with `Retry-After`), are delayed or are answered in tiny writes, at the rates of
+    /// `config.profile` (see [`crate::ChaosRates`]). Faults injected are counted in
+    /// [`ApiServer::chaos_stats`]; [`ApiServer::stop_chaos`] ends them (to let clients
+    /// converge before checking). `/__sim/*`, health, version and discovery requests are
+    /// never failed.
+    pub fn chaos(mut self, config: ChaosConfig) -> Self {
+        self.config.chaos = Some(config);
+        self
+    }
+
+    /// Binds the socket, creates the default namespaces and starts serving.
+    /// Must be called inside a Tokio runtime.
+    pub async fn start(self) -> Result<ApiServer> {
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| Error::Bind {
+                addr: addr.to_string(),
+                source,
+            })?;
+        let local = listener.local_addr().map_err(|source| Error::Bind {
+            addr: addr.to_string(),
+            source,
+        })?;
+        let shared = Shared::new(self.config);
+        let _ = shared.addr.set(local);
+        {
+            let mut st = shared.state.lock();
+            let info = st
+                .lookup("", "v1", "namespaces")
+                .ok_or_else(|| Error::UnknownResource("namespaces".into()))?;
+            for ns in DEFAULT_NAMESPACES {
+                crate::ops::create(
+                    &mut st,
+                    &info,
+                    "v1",
+                    None,
+                    json!({"metadata": {"name": ns}}),
+                    &Default::default(),
+                )?;
+            }
+        }
+        let serve = tokio::spawn(crate::http::serve(listener, shared.clone()));
+        let controllers = tokio::spawn(crate::controllers::run(shared.clone()));
+        let mut tasks = vec![serve, controllers];
+        if shared.chaos.is_some() {
+            tasks.push(tokio::spawn(run_chaos(shared.clone())));
+        }
+        if let Some(delay) = shared.config.workload_delay {
+            tasks.push(tokio::spawn(crate::controllers::workloads::run(
+                shared.clone(),
+                delay,
+            )));
+        }
+        tracing::info!(addr = %local, "apiserver-sim listening");
+        Ok(ApiServer {
+            shared,
+            addr: local,
+            tasks,
+        })
+    }
+}
+
+/// The chaos timeline task (see [`ApiServerBuilder::chaos`]), until chaos stops or the
+/// server shuts down.
+async fn run_chaos(shared: Arc<Shared>) {
+    let Some(chaos) = &shared.chaos else {
+        return;
+    };
+    let mut shutdown = shared.shutdown.subscribe();
+    let shutdown = crate::shared::shutting_down(&mut shutdown);
+    crate::faults::chaos::runner::run(chaos, &*shared, shutdown).await;
+}
+
+/// An API server simulator serving on loopback until dropped or [`ApiServer::shutdown`].
+pub struct ApiServer {
+    /// State shared with the server's tasks (the seed, inspect and hook methods use it).
+    pub(super) shared: Arc<Shared>,
+    addr: SocketAddr,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for ApiServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiServer")
+            .field("addr", &self.addr)
+            .finish()
+    }
+}
+
+impl Drop for ApiServer {
+    fn drop(&mut self) {
+        self.shared.shutdown.send_replace(true);
+    }
+}
+
+impl ApiServer {
+    /// A builder with defaults (any free port).
+    pub fn builder() -> ApiServerBuilder {
+        ApiServerBuilder::default()
+    }
+
+    /// Starts a server with defaults.
+    pub async fn start() -> Result<Self> {
+        Self::builder().start().await
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The base URL, e.g. `http://127.0.0.1:41234`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A `kube::Client` for this server (default namespace `default`).
+    pub fn client(&self) -> Result<kube::Client> {
+        let uri: http::Uri = self
+            .url()
+            .parse()
+            .map_err(|e: http::uri::InvalidUri| Error::Client(e.to_string()))?;
+        let mut config = kube::Config::new(uri);
+        config.default_namespace = "default".into();
+        kube::Client::try_from(config).map_err(|e| Error::Client(e.to_string()))
+    }
+
+    fn kubeconfig_json(&self) -> Value {
+        json!({
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "apiserver-sim", "cluster": {"server": self.url()}}],
+            "users": [{"name": "apiserver-sim", "user": {}}],
+            "contexts": [{"name": "apiserver-sim",
+                          "context": {"cluster": "apiserver-sim", "user": "apiserver-sim", "namespace": "default"}}],
+            "current-context": "apiserver-sim",
+        })
+    }
+
+    /// A kubeconfig pointing at this server (no credentials), as `kube::Config` reads it.
+    pub fn kubeconfig(&self) -> Result<Kubeconfig> {
+        Ok(serde_json::from_value(self.kubeconfig_json())?)
+    }
+
+    /// Writes the kubeconfig (JSON, which kubectl reads as YAML) to `path`.
+    pub fn write_kubeconfig(&self, path: impl AsRef<Path>) -> Result<()> {
+        let path = path.as_ref();
+        let mut text = serde_json::to_string_pretty(&self.kubeconfig_json())?;
+        text.push('\n');
+        std::fs::write(path, text).map_err(|source| Error::WriteKubeconfig {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    /// Stops serving: ends watches and connections, waits for the accept loop.
+    pub async fn shutdown(mut self) {
+        self.shared.shutdown.send_replace(true);
+        for t in self.tasks.drain(..) {
+            let _ = t.await;
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! [`Filter`]: what one watcher sees (namespace, selectors, selector transitions) and how
+//! its events are encoded (representation, served version, cached lines).
+
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use serde_json::{Value, json};
+
+use super::line::{INITIAL_EVENTS_END, line, push_line};
+use crate::api::query::ListOptions;
+use crate::api::repr::{self, Repr, to_bytes};
+use crate::kinds::resource_info::ResourceInfo;
+use crate::store::{Event, EventType, Stored};
+
+/// How a watcher sees objects: namespace, selectors and the served version.
+pub(super) struct Filter {
+    /// The namespace a namespaced watch is limited to.
+    pub ns: Option<String>,
+    /// The watch's options: selectors, resourceVersion, bookmarks, timeout.
+    pub opts: ListOptions,
+    /// Representation of objects on this stream.
+    pub repr: Repr,
+    /// The watched resource.
+    pub info: Arc<ResourceInfo>,
+    /// The version objects are served in.
+    pub version: String,
+}
+
+impl Filter {
+    /// True when every stored event goes out exactly as stored.
+    fn trivial(&self) -> bool {
+        self.ns.is_none()
+            && self.opts.selectors.is_empty()
+            && self.repr == Repr::Full
+            && self.version == self.info.storage_version()
+    }
+
+    pub(super) fn matches(&self, obj: &Value) -> bool {
+        self.ns
+            .as_deref()
+            .is_none_or(|n| crate::api::meta::namespace(obj) == n)
+            && self.opts.selectors.matches(obj)
+    }
+
+    /// Whether the event's new state (or, with `prev`, its previous one) matches. The
+    /// namespace never changes between the two, and is read from the event itself.
+    fn event_matches(&self, ev: &Event, prev: bool) -> bool {
+        let obj = if prev {
+            ev.prev.as_deref()
+        } else {
+            Some(&*ev.obj)
+        };
+        let Some(obj) = obj else { return false };
+        self.ns.as_deref().is_none_or(|n| ev.in_namespace(n))
+            && (self.opts.selectors.is_empty() || self.opts.selectors.matches(obj))
+    }
+
+    fn render(&self, obj: &Value) -> Bytes {
+        repr::render(&self.info, &self.version, obj, self.repr)
+    }
+
+    pub(super) fn render_stored(&self, s: &Stored) -> Bytes {
+        repr::render_cached(&self.info, &self.version, &s.obj, &s.json, self.repr)
+    }
+
+    /// Whether objects go out exactly as stored (the event's cached encoding can be used).
+    fn as_stored(&self) -> bool {
+        self.repr == Repr::Full && self.version == self.info.storage_version()
+    }
+
+    /// Appends `{"type":KIND,"object":OBJ}\n` for `obj` to `buf`.
+    fn push_line(&self, buf: &mut BytesMut, kind: &str, ev: &Event, obj: &Value) {
+        if self.as_stored() && std::ptr::eq(obj, ev.obj.as_ref()) {
+            if kind == ev.kind.as_str() {
+                buf.extend_from_slice(&ev.line);
+            } else {
+                push_line(buf, kind, &ev.json());
+            }
+        } else {
+            push_line(buf, kind, &self.render(obj));
+        }
+    }
+
+    /// Appends the line to send for a stored event, if this watcher should see it; returns
+    /// whether it did.
+    pub(super) fn write_event(&self, ev: &Event, buf: &mut BytesMut) -> bool {
+        if self.trivial() {
+            buf.extend_from_slice(&ev.line);
+            return true;
+        }
+        let new_m = self.event_matches(ev, false);
+        let old_m = self.event_matches(ev, true);
+        let kind = match ev.kind {
+            EventType::Added if new_m => "ADDED",
+            EventType::Deleted if old_m => "DELETED",
+            EventType::Modified => match (old_m, new_m) {
+                (true, true) => "MODIFIED",
+                (false, true) => "ADDED",
+                (true, false) => {
+                    let mut old = ev.prev.as_deref().cloned().unwrap_or(Value::Null);
+                    crate::api::meta::set_str(&mut old, "resourceVersion", &ev.rv.to_string());
+                    push_line(buf, "DELETED", &self.render(&old));
+                    return true;
+                }
+                (false, false) => return false,
+            },
+            _ => return false,
+        };
+        self.push_line(buf, kind, ev, &ev.obj);
+        true
+    }
+
+    pub(super) fn bookmark(&self, rv: u64, initial_end: bool) -> Bytes {
+        let mut md = json!({"resourceVersion": rv.to_string()});
+        if initial_end {
+            md["annotations"] = json!({INITIAL_EVENTS_END: "true"});
+        }
+        let (api_version, kind) = repr::type_meta(&self.info, &self.version, self.repr, false);
+        let obj = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
+        line("BOOKMARK", &to_bytes(&obj))
+    }
+}
