@@ -162,8 +162,6 @@
 //! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
 //! | `benches/throughput.rs` | bench binary: `cargo bench -p apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |
 
-#![deny(missing_docs)]
-
 mod api;
 mod controllers;
 mod counts;
