@@ -6,8 +6,10 @@
 //! - [`status`]: `Status` error bodies ([`status::ApiError`]);
 //! - [`repr`]: response representations (the full object, or `PartialObjectMetadata`);
 //! - [`protobuf`]: protobuf request bodies of a few core types;
-//! - [`patch`]: JSON patch, merge patch, strategic merge patch and the simplified apply.
+//! - [`patch`]: JSON patch, merge patch and strategic merge patch;
+//! - [`apply`]: server-side apply and field ownership (`managedFields`).
 
+pub(crate) mod apply;
 pub(crate) mod meta;
 pub(crate) mod patch;
 pub(crate) mod protobuf;

@@ -13,7 +13,7 @@ use super::route::ResourcePath;
 use super::scale::{scale_of, write_scale};
 use crate::api::meta;
 use crate::api::patch::PatchKind;
-use crate::api::query::{ListOptions, Query, WriteOptions, parse_rv};
+use crate::api::query::{ListOptions, Ownership, Query, WriteOptions, parse_rv};
 use crate::api::repr::{self, Repr};
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::ResourceInfo;
@@ -87,6 +87,26 @@ fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> {
             info.kind
         ))
     })
+}
+
+/// Options of a write made through the API: its field manager (the `fieldManager`
+/// parameter, or the `User-Agent` up to its first `/`) records what it owns.
+fn write_options(req: &Req, headers: &HeaderMap) -> ApiResult<WriteOptions> {
+    let mut wo = WriteOptions::parse(req.query)?;
+    if wo.field_manager.is_empty() {
+        let ua = headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        wo.field_manager = crate::api::apply::manager_from_user_agent(ua);
+    }
+    wo.ownership = Ownership::Record;
+    wo.subresource = match req.sub {
+        Sub::None => "",
+        Sub::Status => "status",
+        Sub::Scale => "scale",
+    };
+    Ok(wo)
 }
 
 /// Entry point for resource paths.
@@ -238,7 +258,7 @@ fn create(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
+    let wo = write_options(req, headers)?;
     let obj = parse_body(&req.info, headers, body)?;
     let stored = ops::create(
         &mut shared.state.lock(),
@@ -257,7 +277,7 @@ fn update(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
+    let wo = write_options(req, headers)?;
     let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
         let scale = parse_body(&req.info, headers, body)?;
@@ -284,7 +304,7 @@ fn patch(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
+    let wo = write_options(req, headers)?;
     let ct = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -304,7 +324,11 @@ fn patch(
             "Forbidden: may not be specified for non-apply patch",
         ));
     }
-    let patch_doc = decode_json(&req.info, body)?;
+    let patch_doc = if kind == PatchKind::Apply {
+        crate::api::apply::decode_config(body)?
+    } else {
+        decode_json(&req.info, body)?
+    };
     let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
         let current = {
