@@ -51,14 +51,7 @@ pub fn apply(
         manager: &opts.field_manager,
         subresource: opts.subresource,
     };
-    let merged = apply::apply(
-        info,
-        version,
-        writer,
-        opts.force,
-        live.as_deref(),
-        config,
-    )?;
+    let merged = apply::apply(info, version, writer, opts.force, live.as_deref(), config)?;
     check_name(&merged, name)?;
     // Ownership is settled: the write stores the entries computed here.
     let settled = WriteOptions {

@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod apply;
 mod binary;
 mod chaos;
 mod crd;
@@ -13,6 +14,7 @@ mod hooks;
 mod kubectl;
 mod list_watch;
 mod logging;
+mod managed_fields;
 mod robustness;
 mod smoke;
 mod workloads;

@@ -4,9 +4,10 @@
 //! some of their items' fields, which are sets, which structs are atomic. Everything not in
 //! this table is a struct whose lists are atomic, the OpenAPI default.
 //!
-//! The table also says which struct fields a Go object always has (a non-pointer struct such
-//! as a Deployment's `spec.template`): a real server compares against the zero value of the
-//! Go type, so such a field is never "added", and its `managedFields` entry has no `.`.
+//! The table also says which fields a Go object always has (a non-pointer struct such as a
+//! Deployment's `spec.template`, a list without `omitempty` such as a pod's `containers`): a
+//! real server compares against the zero value of the Go type, so such a field is never
+//! "added", and its `managedFields` entry has no `.`.
 
 /// A built-in type, as far as merging and ownership care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +138,8 @@ pub(crate) fn root(group: &str, kind: &str) -> B {
 pub(crate) struct BuiltinField {
     /// The field's type; `None` for `metadata.managedFields` (never compared nor owned).
     pub ty: Option<B>,
-    /// Whether a Go object of the parent type always has this field (non-pointer struct).
+    /// Whether a Go object of the parent type always has this field (a non-pointer struct, a
+    /// list without `omitempty`).
     pub present: bool,
 }
 
@@ -191,9 +193,9 @@ pub(crate) fn field(parent: B, name: &str) -> BuiltinField {
         (B::PodTemplateSpec | B::JobTemplate, "metadata") => always(B::ObjectMeta),
         (B::PodTemplateSpec, "spec") => always(B::PodSpec),
         (B::JobTemplate, "spec") => always(B::WorkloadSpec),
-        (B::PodSpec, "containers" | "initContainers" | "ephemeralContainers") => {
-            list(&CONTAINERS)
-        }
+        // The only list a Go PodSpec always has (`containers` has no `omitempty`).
+        (B::PodSpec, "containers") => always(B::List(&CONTAINERS)),
+        (B::PodSpec, "initContainers" | "ephemeralContainers") => list(&CONTAINERS),
         (B::PodSpec, "volumes" | "resourceClaims" | "schedulingGates") => list(&BY_NAME),
         (B::PodSpec, "imagePullSecrets") => list(&BY_NAME_ATOMIC),
         (B::PodSpec, "hostAliases") => list(&BY_IP),
@@ -206,10 +208,9 @@ pub(crate) fn field(parent: B, name: &str) -> BuiltinField {
         (B::Container, "resources") => always(B::Resources),
         (B::Resources, "claims") => list(&BY_NAME),
         (B::EnvVar, "valueFrom") => plain(B::EnvVarSource),
-        (
-            B::EnvVarSource,
-            "configMapKeyRef" | "secretKeyRef" | "fieldRef" | "resourceFieldRef",
-        ) => plain(B::Atomic),
+        (B::EnvVarSource, "configMapKeyRef" | "secretKeyRef" | "fieldRef" | "resourceFieldRef") => {
+            plain(B::Atomic)
+        }
         (B::Affinity, "nodeAffinity") => plain(B::NodeAffinity),
         (B::NodeAffinity, "requiredDuringSchedulingIgnoredDuringExecution") => plain(B::Atomic),
         (B::TopologySpread, "labelSelector") => plain(B::Atomic),

@@ -32,10 +32,7 @@ pub(crate) fn conflict_error(conflicts: &Conflicts) -> ApiError {
             "Apply failed with 1 conflict: {}: {}",
             one.message, one.field
         ),
-        _ => format!(
-            "Apply failed with {total} conflicts: {}",
-            lines.join("\n")
-        ),
+        _ => format!("Apply failed with {total} conflicts: {}", lines.join("\n")),
     };
     let mut e = ApiError::new(409, "Conflict", message);
     e.details.causes = causes;

@@ -79,9 +79,7 @@ pub(crate) fn record_update(
     new: &mut Value,
 ) {
     let sent = meta::metadata_mut(new).remove("managedFields");
-    let from_live = || {
-        managed_fields::decode(live.and_then(managed_fields_of)).unwrap_or_default()
-    };
+    let from_live = || managed_fields::decode(live.and_then(managed_fields_of)).unwrap_or_default();
     let managers = if !writer.subresource.is_empty() {
         from_live()
     } else if managed_fields::is_reset(sent.as_ref()) {
@@ -190,8 +188,7 @@ pub(crate) fn apply(
     };
     let empty = Value::Object(Map::new());
     // Entries no server would have written (a seeded object's) count as none.
-    let mut managers =
-        managed_fields::decode(live.and_then(managed_fields_of)).unwrap_or_default();
+    let mut managers = managed_fields::decode(live.and_then(managed_fields_of)).unwrap_or_default();
     if managers.is_empty()
         && let Some(live) = live
     {

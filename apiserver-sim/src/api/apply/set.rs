@@ -29,11 +29,7 @@ impl FieldSet {
             [last] => {
                 self.members.insert(last.clone());
             }
-            [first, rest @ ..] => self
-                .children
-                .entry(first.clone())
-                .or_default()
-                .insert(rest),
+            [first, rest @ ..] => self.children.entry(first.clone()).or_default().insert(rest),
         }
     }
 
@@ -108,11 +104,7 @@ impl FieldSet {
 
     /// Paths in both sets.
     pub(crate) fn intersection(&self, other: &FieldSet) -> FieldSet {
-        let members = self
-            .members
-            .intersection(&other.members)
-            .cloned()
-            .collect();
+        let members = self.members.intersection(&other.members).cloned().collect();
         let mut children = BTreeMap::new();
         for (pe, child) in &self.children {
             if let Some(theirs) = other.children.get(pe) {

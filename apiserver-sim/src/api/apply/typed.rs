@@ -131,15 +131,12 @@ fn walk_compare(
         (None, None) => return,
         (None, Some(n @ Value::Object(_))) if present => (Some(&*EMPTY), Some(n)),
         (Some(o @ Value::Object(_)), None) if present => (Some(o), Some(&*EMPTY)),
+        (None, Some(n @ Value::Array(_))) if present => (Some(&Value::Null), Some(n)),
+        (Some(o @ Value::Array(_)), None) if present => (Some(o), Some(&Value::Null)),
         other => other,
     };
     let is = |f: fn(&Value) -> bool| old.is_some_and(f) || new.is_some_and(f);
-    let mixed = |f: fn(&Value) -> bool| {
-        [old, new]
-            .iter()
-            .flatten()
-            .any(|v| !(f(v) || v.is_null()))
-    };
+    let mixed = |f: fn(&Value) -> bool| [old, new].iter().flatten().any(|v| !(f(v) || v.is_null()));
     if is(Value::is_object) && !mixed(Value::is_object) {
         if ty.atomic_map() || (empty_map(old) && empty_map(new)) {
             return leaf(old, new, path, out);
@@ -215,9 +212,14 @@ fn compare_items<'v>(
         let r = nb.get(&pe).unwrap_or(&empty);
         path.push(pe);
         match (l.len(), r.len()) {
-            (0..=1, 0..=1) => {
-                walk_compare(l.first().copied(), r.first().copied(), item_ty, false, path, out)
-            }
+            (0..=1, 0..=1) => walk_compare(
+                l.first().copied(),
+                r.first().copied(),
+                item_ty,
+                false,
+                path,
+                out,
+            ),
             (2.., 2..) => {
                 if l != r {
                     out.modified.insert(path);

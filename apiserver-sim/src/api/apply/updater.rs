@@ -125,7 +125,12 @@ fn take_changes(
 }
 
 /// Ownership after a non-apply write from `live` (absent on create) to `new`.
-pub(crate) fn update(w: &Write<'_>, live: Option<&Value>, new: &Value, mut managers: Managers) -> Managers {
+pub(crate) fn update(
+    w: &Write<'_>,
+    live: Option<&Value>,
+    new: &Value,
+    mut managers: Managers,
+) -> Managers {
     let cmp = w.scope.filter_comparison(compare(live, Some(new), w.ty));
     // Nothing to refuse: an update takes what it changes.
     let _ = take_changes(&mut managers, &cmp, None, true);
@@ -165,7 +170,11 @@ fn cap_updaters(managers: &mut Managers) {
             .and_then(|t| t.parse::<jiff::Timestamp>().ok())
             .map_or(0, |t| t.as_second())
     };
-    updaters.sort_by(|a, b| secs(a, managers).cmp(&secs(b, managers)).then_with(|| a.cmp(b)));
+    updaters.sort_by(|a, b| {
+        secs(a, managers)
+            .cmp(&secs(b, managers))
+            .then_with(|| a.cmp(b))
+    });
     let mut first_of_version: std::collections::HashMap<String, ManagerId> = Default::default();
     let mut count = updaters.len();
     for id in updaters {
@@ -175,12 +184,7 @@ fn cap_updaters(managers: &mut Managers) {
         let Some(owned) = managers.get(&id).cloned() else {
             continue;
         };
-        let bucket = ManagerId::new(
-            "ancient-changes",
-            Operation::Update,
-            &owned.api_version,
-            "",
-        );
+        let bucket = ManagerId::new("ancient-changes", Operation::Update, &owned.api_version, "");
         match first_of_version.get(&owned.api_version) {
             Some(first) => {
                 if !managers.contains_key(&bucket)
@@ -226,7 +230,9 @@ pub(crate) fn apply(
         Some(last) if !last.is_empty() => prune(&merged, &managers, &last, w.ty),
         _ => merged,
     };
-    let cmp = w.scope.filter_comparison(compare(Some(live), Some(&pruned), w.ty));
+    let cmp = w
+        .scope
+        .filter_comparison(compare(Some(live), Some(&pruned), w.ty));
     take_changes(&mut managers, &cmp, Some(&w.id), force)?;
     let changed = pruned != *live;
     if let Some(mine) = managers.get_mut(&w.id) {
