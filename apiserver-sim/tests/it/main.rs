@@ -4,6 +4,7 @@
 mod common;
 
 mod apply;
+mod apply_lists;
 mod binary;
 mod chaos;
 mod crd;
@@ -12,6 +13,7 @@ mod faults;
 mod fuzz;
 mod hooks;
 mod kubectl;
+mod kubectl_apply;
 mod list_watch;
 mod logging;
 mod managed_fields;
