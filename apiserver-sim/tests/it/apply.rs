@@ -508,3 +508,59 @@ async fn bad_applies_are_refused_and_store_nothing() {
     assert_eq!(list["items"], json!([]), "nothing stored");
     server.shutdown().await;
 }
+
+/// apimachinery `lastappliedmanager.go` / `lastappliedupdater.go` (docs, "Server-Side
+/// Apply": "Upgrading from client-side apply to server-side apply"): for the `kubectl`
+/// manager only, fields the last-applied annotation holds (with the live value) do not
+/// conflict, and the annotation is rewritten to the applied configuration.
+#[tokio::test]
+async fn kubectl_takes_over_what_its_last_applied_annotation_holds() {
+    let server = common::server().await;
+    let mut obj = cm("c", json!({"key": "v1"}));
+    let last = format!("{}\n", obj);
+    obj["metadata"]["annotations"] =
+        json!({"kubectl.kubernetes.io/last-applied-configuration": last});
+    let r = common::raw(
+        &server,
+        "POST",
+        &format!("{CMS}?fieldManager=kubectl-client-side-apply"),
+        &[("Content-Type", "application/json")],
+        obj.to_string().as_bytes(),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    // Someone else changes a field the annotation does not hold.
+    let patch = json!({"data": {"extra": "x"}}).to_string();
+    common::raw(
+        &server,
+        "PATCH",
+        &format!("{CMS}/c?fieldManager=editor"),
+        &[("Content-Type", "application/merge-patch+json")],
+        patch.as_bytes(),
+    )
+    .await;
+    let path = format!("{CMS}/c");
+    let changed = cm("c", json!({"key": "v2"})).to_string();
+    let r = apply_raw(&server, &path, "fieldManager=other", &changed).await;
+    assert_eq!(r.status, 409, "another manager conflicts: {}", r.body);
+    let with_extra = cm("c", json!({"key": "v2", "extra": "y"})).to_string();
+    let r = apply_raw(&server, &path, "fieldManager=kubectl", &with_extra).await;
+    assert_eq!(
+        r.json()["message"],
+        "Apply failed with 1 conflict: conflict with \"editor\" using v1: .data.extra",
+        "only the field the annotation does not hold conflicts"
+    );
+    let r = apply_raw(&server, &path, "fieldManager=kubectl", &changed).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let obj = r.json();
+    assert_eq!(obj["data"]["key"], "v2");
+    assert_eq!(
+        owned(&obj, "kubectl", "Apply"),
+        json!({"f:data": {"f:key": {}}})
+    );
+    let text = obj["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(text, format!("{changed}\n"));
+    server.shutdown().await;
+}

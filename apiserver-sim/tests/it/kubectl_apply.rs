@@ -104,3 +104,60 @@ async fn kubectl_server_side_apply_conflicts_and_force() {
     );
     server.shutdown().await;
 }
+
+/// Docs, "Server-Side Apply": "Upgrading from client-side apply to server-side apply"
+/// (`kubectl apply --server-side` takes over what `kubectl apply` managed without conflicts,
+/// and keeps the `last-applied-configuration` annotation up to date).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_moves_from_client_side_to_server_side_apply() {
+    if !kubectl_available() {
+        eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl apply test");
+        return;
+    }
+    let server = common::server().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kc = dir.path().join("kubeconfig");
+    let cache = dir.path().join("cache");
+    server.write_kubeconfig(&kc).expect("kubeconfig");
+    let file = dir.path().join("cm.yaml");
+    let manifest = |value: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: moved\ndata:\n  key: \"{value}\"\n"
+        )
+    };
+    let run = |args: &[&str]| {
+        let (kc, cache) = (kc.clone(), cache.clone());
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        tokio::task::spawn_blocking(move || kubectl(&kc, &cache, &args))
+    };
+    let path = file.to_string_lossy().to_string();
+    std::fs::write(&file, manifest("v1")).expect("write");
+    let (ok, out, err) = run(&["apply", "-f", &path]).await.expect("join");
+    assert!(ok, "client-side apply: {out}{err}");
+    std::fs::write(&file, manifest("v2")).expect("write");
+    let (ok, out, err) = run(&["apply", "--server-side", "-f", &path])
+        .await
+        .expect("join");
+    assert!(
+        ok,
+        "server-side apply takes over without conflict: {out}{err}"
+    );
+
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
+    let cm = serde_json::to_value(api.get("moved").await.expect("get")).expect("json");
+    assert_eq!(cm["data"]["key"], "v2");
+    assert_eq!(
+        owned(&cm, "kubectl", "Apply"),
+        json!({"f:data": {"f:key": {}}})
+    );
+    let last = cm["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let last: serde_json::Value = serde_json::from_str(&last).expect("annotation is JSON");
+    assert_eq!(
+        last["data"]["key"], "v2",
+        "annotation follows the applied configuration"
+    );
+    server.shutdown().await;
+}

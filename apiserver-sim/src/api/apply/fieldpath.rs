@@ -218,7 +218,7 @@ mod tests {
                 ("protocol".into(), json!("TCP")),
             ])
         };
-        let mut elems = vec![
+        let mut elems = [
             PathElement::Index(0),
             PathElement::Value(json!("b")),
             key(10),

@@ -13,12 +13,14 @@
 //! - [`typed`]: field sets of values, comparisons, checks of an applied configuration;
 //! - [`merge`]: merging and removing paths;
 //! - [`managed_fields`]: `managedFields` entries on the wire;
+//! - [`last_applied`]: kubectl's client-side apply annotation under server-side apply;
 //! - [`updater`]: ownership changes of an update and of an apply;
 //! - [`conflicts`]: the 409 of a refused apply.
 
 mod builtin_types;
 mod conflicts;
 mod fieldpath;
+mod last_applied;
 mod managed_fields;
 mod merge;
 mod schema;
@@ -197,8 +199,30 @@ pub(crate) fn apply(
         managers = updater::update(&before, Some(&empty), live, managers);
     }
     let w = write(writer.manager, Operation::Apply);
-    let (mut obj, managers) = updater::apply(&w, live.unwrap_or(&empty), config, managers, force)
-        .map_err(|c| conflicts::conflict_error(&c))?;
+    let base = live.unwrap_or(&empty);
+    let (mut obj, managers) = match updater::apply(&w, base, config, managers.clone(), force) {
+        Ok(done) => done,
+        Err(found) if writer.manager == last_applied::KUBECTL => {
+            // kubectl moving from client-side apply: fields its annotation holds are its own.
+            let Some(allowed) = last_applied::allowed_conflicts(base, &api_version, ty) else {
+                return Err(conflicts::conflict_error(&found));
+            };
+            let rest: updater::Conflicts = found
+                .into_iter()
+                .map(|(id, set)| (id, set.difference(&allowed)))
+                .filter(|(_, set)| !set.is_empty())
+                .collect();
+            if !rest.is_empty() {
+                return Err(conflicts::conflict_error(&rest));
+            }
+            updater::apply(&w, base, config, managers, true)
+                .map_err(|c| conflicts::conflict_error(&c))?
+        }
+        Err(found) => return Err(conflicts::conflict_error(&found)),
+    };
+    if writer.manager == last_applied::KUBECTL {
+        last_applied::refresh(&mut obj, config);
+    }
     set_managed_fields(&mut obj, &managers);
     Ok(obj)
 }
