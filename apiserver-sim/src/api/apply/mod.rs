@@ -226,3 +226,6 @@ pub(crate) fn apply(
     set_managed_fields(&mut obj, &managers);
     Ok(obj)
 }
+
+#[cfg(test)]
+mod tests;
