@@ -282,7 +282,7 @@ fn walk_validate(v: &Value, ty: Ty<'_>, path: &mut Path, errs: &mut Vec<String>)
         }
         Value::Array(items) => {
             let (kind, item_ty) = ty.list();
-            let mut seen = Vec::new();
+            let mut seen = std::collections::BTreeSet::new();
             for (i, item) in items.iter().enumerate() {
                 let pe = match item_element(kind, item_ty, item, i) {
                     Ok(pe) => pe,
@@ -291,10 +291,9 @@ fn walk_validate(v: &Value, ty: Ty<'_>, path: &mut Path, errs: &mut Vec<String>)
                         return;
                     }
                 };
-                if seen.contains(&pe) {
+                if !seen.insert(pe.clone()) {
                     errs.push(here(path, format!("duplicate entries for key {pe}")));
                 }
-                seen.push(pe.clone());
                 path.push(pe);
                 walk_validate(item, item_ty, path, errs);
                 path.pop();
