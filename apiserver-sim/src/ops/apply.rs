@@ -4,16 +4,26 @@
 //! goes through [`super::create`] (the object did not exist) or [`super::update`] like any
 //! other write, so validation, status handling and dry runs are the same.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
-use super::update::Part;
-use super::{Patched, create, update};
+use super::create::create;
+use super::update::{Part, update};
 use crate::api::apply::{self, Writer};
 use crate::api::meta;
 use crate::api::query::{Ownership, WriteOptions};
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;
+
+/// Result of a PATCH: the object, and whether it was created (server-side apply only).
+pub struct Patched {
+    /// The stored (or dry-run) object.
+    pub obj: Arc<Value>,
+    /// True when an apply patch created the object (reply 201).
+    pub created: bool,
+}
 
 /// The merged object must keep the name on the URL.
 fn check_name(obj: &Value, url_name: &str) -> ApiResult<()> {

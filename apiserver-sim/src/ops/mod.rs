@@ -7,11 +7,9 @@ mod delete;
 mod update;
 pub(crate) mod validate;
 
-use std::sync::Arc;
-
 use serde_json::Value;
 
-pub use apply::apply;
+pub use apply::{Patched, apply};
 pub use create::create;
 pub use delete::{CRD_CLEANUP, DeleteOptions, Deleted, FOREGROUND, ORPHAN, Propagation, delete};
 pub(crate) use update::graceless;
@@ -23,14 +21,6 @@ use crate::api::query::WriteOptions;
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;
-
-/// Result of a PATCH: the object, and whether it was created (server-side apply only).
-pub struct Patched {
-    /// The stored (or dry-run) object.
-    pub obj: Arc<Value>,
-    /// True when an apply patch created the object (reply 201).
-    pub created: bool,
-}
 
 /// Applies a patch to the stored object and writes the result through [`update`]; a
 /// server-side apply goes to [`apply`].
