@@ -287,6 +287,10 @@ async fn custom_resources_merge_by_their_schema_markers() {
     let bogus = widget(json!({"bogus": 1}));
     let r = apply_raw(&server, path, "fieldManager=third", &bogus.to_string()).await;
     assert_eq!(r.status, 500, "{}", r.body);
+    assert!(
+        r.json().get("reason").is_none(),
+        "a plain error has no reason"
+    );
     assert_eq!(
         r.json()["message"],
         "failed to create typed patch object (/w; example.com/v1, Kind=Widget): .spec.bogus: field not declared in schema"
