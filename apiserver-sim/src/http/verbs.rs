@@ -310,19 +310,26 @@ fn patch(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     let kind = PatchKind::from_content_type(ct, req.info.builtin)?;
+    let refuse = |field: &str, reason: &str, message: &str| {
+        let mut e = ApiError::invalid_options("PatchOptions", field, message);
+        if let Some(cause) = e.details.causes.first_mut() {
+            cause.reason = reason.into();
+        }
+        Err(e)
+    };
     if kind == PatchKind::Apply && req.query.get("fieldManager").is_none_or(str::is_empty) {
-        return Err(ApiError::invalid_options(
-            "PatchOptions",
+        return refuse(
             "fieldManager",
+            "FieldValueRequired",
             "Required value: is required for apply patch",
-        ));
+        );
     }
     if kind != PatchKind::Apply && req.query.get("force").is_some() {
-        return Err(ApiError::invalid_options(
-            "PatchOptions",
+        return refuse(
             "force",
+            "FieldValueForbidden",
             "Forbidden: may not be specified for non-apply patch",
-        ));
+        );
     }
     let patch_doc = if kind == PatchKind::Apply {
         crate::api::apply::decode_config(body)?

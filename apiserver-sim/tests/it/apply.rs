@@ -442,6 +442,10 @@ async fn bad_applies_are_refused_and_store_nothing() {
         r.json()["message"],
         "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
     );
+    assert_eq!(
+        r.json()["details"]["causes"][0]["reason"],
+        "FieldValueRequired"
+    );
     let r = common::raw(
         &server,
         "PATCH",
