@@ -162,3 +162,28 @@ fn updates_take_changed_fields_and_applies_conflict_on_them() {
         Some(json!({"f:data": {}}))
     );
 }
+
+#[test]
+fn the_oldest_of_more_than_ten_updaters_merge_into_ancient_changes() {
+    let mut managers = Managers::new();
+    let mut live = json!({"data": {}});
+    for i in 0..11 {
+        let mut new = live.clone();
+        new["data"][format!("k{i:02}")] = json!("v");
+        let now = format!("2024-01-01T00:00:{i:02}Z");
+        let w = Write {
+            now: &now,
+            ..write(&format!("m{i:02}"), Operation::Update)
+        };
+        managers = update(&w, Some(&live), &new, managers);
+        live = new;
+    }
+    assert_eq!(managers.len(), 10);
+    let bucket = ManagerId::new("ancient-changes", Operation::Update, "v1", "");
+    assert_eq!(
+        managers.get(&bucket).map(|o| o.set.to_fields_v1()),
+        Some(json!({"f:data": {"f:k00": {}, "f:k01": {}}}))
+    );
+    assert!(!managers.contains_key(&ManagerId::new("m00", Operation::Update, "v1", "")));
+    assert!(managers.contains_key(&ManagerId::new("m02", Operation::Update, "v1", "")));
+}
