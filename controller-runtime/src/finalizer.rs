@@ -11,8 +11,8 @@ use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::controller::reconciler::{Action, ReconcileError};
 use crate::error::Error;
-use crate::reconciler::{Action, ReconcileError};
 
 /// What the finalizer helper asks the caller to do.
 #[derive(Debug)]

@@ -28,6 +28,21 @@
 //! - Helpers: [`set_controller_reference`], [`is_controlled_by`], [`get_controller_of`];
 //!   [`finalizer`]; [`create_or_update`] and [`server_side_apply`].
 //!
+//! # Layout
+//!
+//! - `controller/`: the controller — its builder ([`Controller`]), the event handlers that
+//!   enqueue keys, the workers, what a reconcile sees ([`Reconciler`], [`Request`], [`Context`],
+//!   read-your-own-writes), [`predicate`]s and [`ControllerStats`].
+//! - `manager/`: [`ManagerBuilder`] (the configuration) and the built [`Manager`] (its start,
+//!   the supervision of [`Runnable`]s, the built-in readiness checks), [`Cache`] over the shared
+//!   informers, [`WatchScope`], [`ShutdownHandle`].
+//! - `ops/`: [`leader_election`] (settings, the Lease record, the elector), [`metrics`]
+//!   (Prometheus, or no-op without the `metrics` feature), the health checks and the HTTP
+//!   server of `/metrics`, `/healthz` and `/readyz`.
+//! - At the top: the helpers a reconciler calls, whatever controller runs it —
+//!   [`create_or_update`] and [`server_side_apply`] (`apply.rs`), [`finalizer`], owner
+//!   references (`owner.rs`), the event [`Recorder`] — and the crate's [`Error`].
+//!
 //! # Semantics
 //!
 //! Event handlers only enqueue keys; one workqueue per controller; workers start after every
@@ -171,52 +186,36 @@
 #![deny(missing_docs)]
 
 mod apply;
-mod cache;
-mod context;
 mod controller;
 mod error;
 mod finalizer;
-mod health;
-pub mod leader_election;
 mod manager;
-pub mod metrics;
+mod ops;
 mod owner;
-pub mod predicate;
-mod reconciler;
 mod recorder;
-mod runnable;
-mod ryow;
-mod scope;
-mod shutdown;
-mod stats;
-mod worker;
 
 pub use apply::{OperationResult, create_or_update, server_side_apply};
-pub use cache::Cache;
-pub use context::Context;
 pub use controller::{
-    Controller, ControllerBuilder, ControllerHandle, DEFAULT_MAX_CONCURRENT_RECONCILES,
+    Action, Context, Controller, ControllerBuilder, ControllerHandle, ControllerStats,
+    DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_READ_YOUR_WRITES_TIMEOUT, FnReconciler,
+    ReconcileError, Reconciler, Request, predicate, reconciler_fn,
 };
 pub use error::Error;
 pub use finalizer::{FinalizerEvent, finalizer};
-pub use health::{Check, ping};
-pub use leader_election::{LeaderElectionConfig, LeaderElector, LeaderState};
 pub use manager::{
-    DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT, Manager, ManagerBuilder,
+    Cache, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT, Manager, ManagerBuilder,
+    Runnable, ShutdownHandle, WatchScope,
 };
-pub use metrics::Metrics;
+pub use ops::health::{Check, ping};
+pub use ops::leader_election::{LeaderElectionConfig, LeaderElector, LeaderState};
+pub use ops::metrics::Metrics;
+pub use ops::{leader_election, metrics};
 pub use owner::{get_controller_of, is_controlled_by, set_controller_reference};
 pub use predicate::Predicate;
-pub use reconciler::{Action, FnReconciler, ReconcileError, Reconciler, Request, reconciler_fn};
 pub use recorder::{
     DEFAULT_EVENT_QUEUE, EventRecord, EventType, Recorder, RecorderTask, SERIES_WINDOW,
     reference_to,
 };
-pub use runnable::Runnable;
-pub use ryow::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
-pub use scope::WatchScope;
-pub use shutdown::ShutdownHandle;
-pub use stats::ControllerStats;
 
 /// Re-exported so reconcilers can be implemented without depending on `async-trait`.
 pub use async_trait::async_trait;

@@ -7,7 +7,7 @@ use kube::Resource;
 use kube::core::ObjectMeta;
 
 use crate::error::Error;
-use crate::scope::WatchScope;
+use crate::manager::scope::WatchScope;
 
 /// The owner reference marked `controller: true`, if any (there is at most one).
 pub fn get_controller_of(meta: &ObjectMeta) -> Option<&OwnerReference> {

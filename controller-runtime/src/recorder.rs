@@ -25,7 +25,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::runnable::Runnable;
+use crate::manager::runnable::Runnable;
 
 /// How long repeats of an event are folded into its series (client-go: 6 minutes).
 pub const SERIES_WINDOW: Duration = Duration::from_secs(6 * 60);

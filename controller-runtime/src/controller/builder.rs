@@ -7,23 +7,24 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
-use indexer::{ObjectKey, key_of};
-use informer::{DeletedObject, Object, Registration, handler};
+use indexer::ObjectKey;
+use informer::{Object, Registration};
 use kube::Resource;
 use parking_lot::Mutex;
 use workqueue::{QueueConfig, RateLimiter, RateLimitingQueue, default_controller_rate_limiter};
 
-use crate::context::ControllerState;
+use crate::controller::handlers::{register_primary, register_secondary};
+use crate::controller::predicate::{Predicate, Predicates};
+use crate::controller::reconciler::Reconciler;
+use crate::controller::ryow::{DEFAULT_READ_YOUR_WRITES_TIMEOUT, WriteTracker};
+use crate::controller::state::ControllerState;
+use crate::controller::stats::ControllerStats;
+use crate::controller::worker::{ControllerRun, Settings};
 use crate::error::Error;
-use crate::manager::Manager;
+use crate::manager::running::Manager;
+use crate::manager::scope::WatchScope;
 use crate::owner::controller_owner_key;
-use crate::predicate::{Predicate, Predicates, all_create, all_delete, all_update};
-use crate::reconciler::Reconciler;
 use crate::recorder::{DEFAULT_EVENT_QUEUE, Recorder};
-use crate::ryow::{DEFAULT_READ_YOUR_WRITES_TIMEOUT, WriteTracker};
-use crate::scope::WatchScope;
-use crate::stats::ControllerStats;
-use crate::worker::{ControllerRun, Settings};
 
 /// How many workers a controller runs unless told otherwise (controller-runtime's default).
 pub const DEFAULT_MAX_CONCURRENT_RECONCILES: usize = 1;
@@ -169,41 +170,7 @@ where
         F: Fn(&W) -> I + Send + Sync + 'static,
     {
         let register: WatchFn = Box::new(move |manager, queue, global| {
-            let mut local: Vec<Arc<dyn Predicate>> = global.to_vec();
-            local.extend(predicates);
-            let predicates: Predicates = local.into();
-            let mapper = Arc::new(mapper);
-            let (on_add, on_update, on_delete) = (queue.clone(), queue.clone(), queue.clone());
-            let (p_add, p_update, p_delete) = (predicates.clone(), predicates.clone(), predicates);
-            let (m_add, m_update, m_delete) = (mapper.clone(), mapper.clone(), mapper);
-            let informer = manager.informer::<W>();
-            let registration = informer.add_event_handler(
-                handler()
-                    .named(type_name::<W>())
-                    .on_add(move |obj: Arc<W>, _| {
-                        if all_create(&p_add, obj.meta()) {
-                            m_add(&obj).into_iter().for_each(|key| on_add.add(key));
-                        }
-                    })
-                    .on_update(move |old: Arc<W>, new: Arc<W>| {
-                        if all_update(&p_update, old.meta(), new.meta()) {
-                            m_update(&old)
-                                .into_iter()
-                                .for_each(|key| on_update.add(key));
-                            m_update(&new)
-                                .into_iter()
-                                .for_each(|key| on_update.add(key));
-                        }
-                    })
-                    .on_delete(move |deleted: DeletedObject<W>| {
-                        if let Some(obj) = deleted.object()
-                            && all_delete(&p_delete, obj.meta())
-                        {
-                            m_delete(obj).into_iter().for_each(|key| on_delete.add(key));
-                        }
-                    }),
-            )?;
-            Ok(registration)
+            register_secondary(&manager.informer::<W>(), queue, global, predicates, mapper)
         });
         self.watches.push((type_name::<W>().to_owned(), register));
         self
@@ -321,68 +288,6 @@ where
             stats,
         })
     }
-}
-
-/// The primary watch: enqueues the object's own key, remembers deleted objects' last state and
-/// wakes read-your-own-writes waiters.
-fn register_primary<K>(
-    informer: &informer::SharedIndexInformer<K>,
-    queue: &RateLimitingQueue<ObjectKey>,
-    state: &Arc<ControllerState<K>>,
-    global: &Predicates,
-    for_predicates: Vec<Arc<dyn Predicate>>,
-) -> Result<Registration, Error>
-where
-    K: Object + Resource<DynamicType = ()>,
-{
-    let mut local: Vec<Arc<dyn Predicate>> = global.to_vec();
-    local.extend(for_predicates);
-    let predicates: Predicates = local.into();
-    let (q_add, q_update, q_delete) = (queue.clone(), queue.clone(), queue.clone());
-    let (p_add, p_update, p_delete) = (predicates.clone(), predicates.clone(), predicates);
-    let (s_add, s_update, s_delete) = (state.clone(), state.clone(), state.clone());
-    let registration = informer.add_event_handler(
-        handler()
-            .named(type_name::<K>())
-            .on_add(move |obj: Arc<K>, _| {
-                let Ok(key) = key_of(obj.as_ref()) else {
-                    return;
-                };
-                s_add.deleted.lock().remove(&key);
-                s_add.writes.cache_changed();
-                if all_create(&p_add, obj.meta()) {
-                    q_add.add(key);
-                }
-            })
-            .on_update(move |old: Arc<K>, new: Arc<K>| {
-                s_update.writes.cache_changed();
-                if all_update(&p_update, old.meta(), new.meta())
-                    && let Ok(key) = key_of(new.as_ref())
-                {
-                    q_update.add(key);
-                }
-            })
-            .on_delete(move |deleted: DeletedObject<K>| {
-                s_delete.writes.cache_changed();
-                let (key, obj) = match &deleted {
-                    DeletedObject::Known(obj) => match key_of(obj.as_ref()) {
-                        Ok(key) => (key, Some(obj)),
-                        Err(_) => return,
-                    },
-                    DeletedObject::Unknown(tombstone) => {
-                        (tombstone.key.clone(), tombstone.obj.as_ref())
-                    }
-                };
-                s_delete.writes.forget(&key);
-                if obj.is_none_or(|obj| all_delete(&p_delete, obj.meta())) {
-                    if let Some(obj) = obj {
-                        s_delete.deleted.lock().insert(key.clone(), Arc::clone(obj));
-                    }
-                    q_delete.add(key);
-                }
-            }),
-    )?;
-    Ok(registration)
 }
 
 /// A built controller: its name and live counters.

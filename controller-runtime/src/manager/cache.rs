@@ -10,8 +10,8 @@ use kube::{Client, Resource};
 use parking_lot::Mutex;
 
 use crate::error::Error;
-use crate::metrics::InformerSet;
-use crate::scope::WatchScope;
+use crate::manager::scope::WatchScope;
+use crate::ops::metrics::InformerSet;
 
 /// What the manager shares with its controllers and caches: the client, the informer factory
 /// and the scoping rules.

@@ -2,35 +2,19 @@
 //! caches, the primary object (or its last known state once deleted) and write methods that
 //! keep the controller reading its own writes.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use indexer::{Lister, ObjectKey};
-use informer::{Object, SharedIndexInformer};
+use informer::Object;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client, Resource};
-use parking_lot::Mutex;
 use serde::Serialize;
 
-use crate::cache::Cache;
+use crate::controller::state::ControllerState;
+use crate::manager::cache::Cache;
+use crate::manager::scope::WatchScope;
 use crate::recorder::Recorder;
-use crate::ryow::WriteTracker;
-use crate::scope::WatchScope;
-
-/// State one controller shares between its event handlers and its workers.
-pub(crate) struct ControllerState<K: Object> {
-    pub(crate) name: Arc<str>,
-    pub(crate) client: Client,
-    pub(crate) cache: Cache,
-    pub(crate) primary: Arc<SharedIndexInformer<K>>,
-    pub(crate) writes: WriteTracker,
-    /// Last known state of deleted primary objects, until their reconcile succeeds.
-    pub(crate) deleted: Mutex<HashMap<ObjectKey, Arc<K>>>,
-    pub(crate) read_your_writes_timeout: Duration,
-    pub(crate) recorder: Recorder,
-}
 
 /// The context of one reconcile. Cheap to clone.
 pub struct Context<K: Object> {

@@ -1,6 +1,5 @@
 //! [`Runnable`]: anything the manager runs alongside its controllers once the caches synced
-//! (controllers themselves are runnables; issue-9 components such as metrics and health servers
-//! plug in here).
+//! (controllers themselves are runnables, and so is each controller's event recorder).
 
 use std::error::Error as StdError;
 

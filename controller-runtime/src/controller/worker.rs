@@ -17,13 +17,14 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use workqueue::RateLimitingQueue;
 
-use crate::context::{Context, ControllerState};
+use crate::controller::context::Context;
+use crate::controller::reconciler::{Action, ReconcileError, Reconciler, Request};
+use crate::controller::state::ControllerState;
+use crate::controller::stats::ControllerStats;
 use crate::error::Error;
-use crate::leader_election::LeaderElector;
-use crate::metrics::ControllerMetrics;
-use crate::reconciler::{Action, ReconcileError, Reconciler, Request};
-use crate::runnable::Runnable;
-use crate::stats::ControllerStats;
+use crate::manager::runnable::Runnable;
+use crate::ops::leader_election::LeaderElector;
+use crate::ops::metrics::ControllerMetrics;
 
 /// Worker settings fixed at build time.
 pub(crate) struct Settings {

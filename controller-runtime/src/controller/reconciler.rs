@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use indexer::ObjectKey;
 use informer::Object;
 
-use crate::context::Context;
+use crate::controller::context::Context;
 
 /// What to reconcile: the key of the primary object. Reconcilers are level-based: they read the
 /// object's current state (from the cache, through the [`Context`]) rather than the event that
