@@ -5,7 +5,8 @@
 //!
 //! # The pieces
 //!
-//! - [`Manager`] ([`Manager::builder`]): one `InformerFactory` shared by every controller (one
+//! - [`Manager`] ([`Manager::builder`], or [`Manager::try_default`] for the defaults and a
+//!   client inferred from the environment): one `InformerFactory` shared by every controller (one
 //!   watch and one cache per type), namespace scoping, per-type [`Selectors`], `managedFields`
 //!   stripped from cached objects by default. [`Manager::start`] starts the informers, waits for
 //!   their caches (default 2 min; the error names the informer that did not sync), runs the
@@ -16,9 +17,13 @@
 //!   the builder has no second `for_`), [`owns`](ControllerBuilder::owns) (enqueues the owner
 //!   named by a child's *controller* reference, matching kind and API group),
 //!   [`watches`](ControllerBuilder::watches) (any mapping to requests), [`predicate`]s per watch
-//!   and for all, `max_concurrent_reconciles` (default 1), a rate limiter (default: workqueue's
+//!   on the whole object ([`for_with`](Controller::for_with),
+//!   [`owns_with`](ControllerBuilder::owns_with), [`watches_with`](ControllerBuilder::watches_with))
+//!   and for all watches on metadata ([`with_event_filter`](ControllerBuilder::with_event_filter)),
+//!   `max_concurrent_reconciles` (default 1), a rate limiter (default: workqueue's
 //!   controller limiter), a unique name, an optional reconcile timeout.
-//! - [`Reconciler`] (or [`reconciler_fn`] for a closure) gets a [`Request`] (the object's
+//! - [`Reconciler`] (a native async trait: implement it with an `async fn`; or
+//!   [`reconciler_fn`] for a closure) gets a [`Request`] (the object's
 //!   [`ObjectKey`]) and a [`Context`] (client, cache, the primary object or — once it is gone — its
 //!   last known state) and returns an [`Action`] or a [`ReconcileError`], which may be
 //!   [terminal](ReconcileError::terminal).
@@ -27,6 +32,8 @@
 //!   block a reconcile.
 //! - Helpers: [`set_controller_reference`], [`is_controlled_by`], [`get_controller_of`];
 //!   [`finalizer`]; [`create_or_update`] and [`server_side_apply`].
+//! - [`Kind`]: the one bound on the object types all of these take — any `k8s-openapi` type or
+//!   `#[derive(CustomResource)]` type.
 //!
 //! # Layout
 //!
@@ -35,13 +42,14 @@
 //!   read-your-own-writes), [`predicate`]s and [`ControllerStats`].
 //! - `manager/`: [`ManagerBuilder`] (the configuration) and the built [`Manager`] (its start,
 //!   the supervision of [`Runnable`]s, the built-in readiness checks), [`Cache`] over the shared
-//!   informers, [`WatchScope`], [`ShutdownHandle`].
+//!   informers, [`ShutdownHandle`].
 //! - `ops/`: [`leader_election`] (settings, the Lease record, the elector), [`metrics`]
 //!   (Prometheus, or no-op without the `metrics` feature), the health checks and the HTTP
 //!   server of `/metrics`, `/healthz` and `/readyz`.
 //! - At the top: the helpers a reconciler calls, whatever controller runs it —
 //!   [`create_or_update`] and [`server_side_apply`] (`apply.rs`), [`finalizer`], owner
-//!   references (`owner.rs`), the event [`Recorder`] — and the crate's [`Error`].
+//!   references (`owner.rs`), the event [`Recorder`] — the [`Kind`] bound and [`WatchScope`]
+//!   (`kind.rs`), and the crate's [`Error`].
 //!
 //! # Semantics
 //!
@@ -70,15 +78,15 @@
 //!
 //! Every ConfigMap gets a Secret with the same data, owned by the ConfigMap (so the garbage
 //! collector deletes it with its owner, and deleting the Secret makes the operator recreate it).
-//! Run here against the in-process `apiserver-sim`; with a real cluster, build the manager from
-//! `kube::Client::try_default()`.
+//! Run here against the in-process `apiserver-sim`; with a real cluster, use
+//! [`Manager::try_default`] (or `Manager::builder(kube::Client::try_default().await?)`).
 //!
 //! ```
 //! use std::collections::BTreeMap;
 //!
 //! use controller_runtime::{
-//!     Action, Context, Controller, Manager, ReconcileError, Reconciler, Request, async_trait,
-//!     create_or_update, set_controller_reference,
+//!     Action, Context, Controller, Manager, ReconcileError, Reconciler, Request, create_or_update,
+//!     set_controller_reference,
 //! };
 //! use k8s_openapi::ByteString;
 //! use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -86,7 +94,6 @@
 //!
 //! struct MirrorToSecret;
 //!
-//! #[async_trait]
 //! impl Reconciler<ConfigMap> for MirrorToSecret {
 //!     type Error = ReconcileError;
 //!
@@ -189,6 +196,7 @@ mod apply;
 mod controller;
 mod error;
 mod finalizer;
+mod kind;
 mod manager;
 mod ops;
 mod owner;
@@ -202,9 +210,10 @@ pub use controller::{
 };
 pub use error::Error;
 pub use finalizer::{FinalizerEvent, finalizer};
+pub use kind::{Kind, WatchScope};
 pub use manager::{
     Cache, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT, Manager, ManagerBuilder,
-    Runnable, ShutdownHandle, WatchScope,
+    Runnable, ShutdownHandle,
 };
 pub use ops::health::{Check, ping};
 pub use ops::leader_election::{LeaderElectionConfig, LeaderElector, LeaderState};
@@ -217,7 +226,9 @@ pub use recorder::{
     reference_to,
 };
 
-/// Re-exported so reconcilers can be implemented without depending on `async-trait`.
+/// Re-exported so [`Runnable`]s can be implemented without depending on `async-trait` (the
+/// manager keeps them as trait objects, so their futures are boxed; [`Reconciler`] is a native
+/// async trait).
 pub use async_trait::async_trait;
 pub use indexer::{Lister, ObjectKey};
 pub use informer::{Object, Selectors};

@@ -8,24 +8,16 @@ use indexer::{ObjectKey, key_of};
 use informer::{DeletedObject, Object, Registration, SharedIndexInformer, handler};
 use workqueue::RateLimitingQueue;
 
-use crate::controller::predicate::{Predicate, Predicates, all_create, all_delete, all_update};
+use crate::controller::predicate::WatchFilter;
 use crate::controller::state::ControllerState;
 use crate::error::Error;
-
-/// The global predicates followed by those of one watch.
-fn combined(global: &Predicates, local: Vec<Arc<dyn Predicate>>) -> Predicates {
-    let mut all: Vec<Arc<dyn Predicate>> = global.to_vec();
-    all.extend(local);
-    all.into()
-}
 
 /// A secondary watch (`owns`, `watches`): enqueues the keys `mapper` returns for each event that
 /// passes the predicates (for an update, those of the old and of the new object).
 pub(crate) fn register_secondary<W, I, F>(
     informer: &SharedIndexInformer<W>,
     queue: &RateLimitingQueue<ObjectKey>,
-    global: &Predicates,
-    predicates: Vec<Arc<dyn Predicate>>,
+    filter: WatchFilter<W>,
     mapper: F,
 ) -> Result<Registration, Error>
 where
@@ -33,21 +25,21 @@ where
     I: IntoIterator<Item = ObjectKey>,
     F: Fn(&W) -> I + Send + Sync + 'static,
 {
-    let predicates = combined(global, predicates);
+    let filter = Arc::new(filter);
     let mapper = Arc::new(mapper);
     let (on_add, on_update, on_delete) = (queue.clone(), queue.clone(), queue.clone());
-    let (p_add, p_update, p_delete) = (predicates.clone(), predicates.clone(), predicates);
+    let (p_add, p_update, p_delete) = (filter.clone(), filter.clone(), filter);
     let (m_add, m_update, m_delete) = (mapper.clone(), mapper.clone(), mapper);
     let registration = informer.add_event_handler(
         handler()
             .named(type_name::<W>())
             .on_add(move |obj: Arc<W>, _| {
-                if all_create(&p_add, obj.meta()) {
+                if p_add.create(&obj) {
                     m_add(&obj).into_iter().for_each(|key| on_add.add(key));
                 }
             })
             .on_update(move |old: Arc<W>, new: Arc<W>| {
-                if all_update(&p_update, old.meta(), new.meta()) {
+                if p_update.update(&old, &new) {
                     m_update(&old)
                         .into_iter()
                         .for_each(|key| on_update.add(key));
@@ -58,7 +50,7 @@ where
             })
             .on_delete(move |deleted: DeletedObject<W>| {
                 if let Some(obj) = deleted.object()
-                    && all_delete(&p_delete, obj.meta())
+                    && p_delete.delete(obj)
                 {
                     m_delete(obj).into_iter().for_each(|key| on_delete.add(key));
                 }
@@ -73,15 +65,14 @@ pub(crate) fn register_primary<K>(
     informer: &SharedIndexInformer<K>,
     queue: &RateLimitingQueue<ObjectKey>,
     state: &Arc<ControllerState<K>>,
-    global: &Predicates,
-    for_predicates: Vec<Arc<dyn Predicate>>,
+    filter: WatchFilter<K>,
 ) -> Result<Registration, Error>
 where
     K: Object,
 {
-    let predicates = combined(global, for_predicates);
+    let filter = Arc::new(filter);
     let (q_add, q_update, q_delete) = (queue.clone(), queue.clone(), queue.clone());
-    let (p_add, p_update, p_delete) = (predicates.clone(), predicates.clone(), predicates);
+    let (p_add, p_update, p_delete) = (filter.clone(), filter.clone(), filter);
     let (s_add, s_update, s_delete) = (state.clone(), state.clone(), state.clone());
     let registration = informer.add_event_handler(
         handler()
@@ -92,13 +83,13 @@ where
                 };
                 s_add.deleted.lock().remove(&key);
                 s_add.writes.cache_changed();
-                if all_create(&p_add, obj.meta()) {
+                if p_add.create(&obj) {
                     q_add.add(key);
                 }
             })
             .on_update(move |old: Arc<K>, new: Arc<K>| {
                 s_update.writes.cache_changed();
-                if all_update(&p_update, old.meta(), new.meta())
+                if p_update.update(&old, &new)
                     && let Ok(key) = key_of(new.as_ref())
                 {
                     q_update.add(key);
@@ -116,7 +107,7 @@ where
                     }
                 };
                 s_delete.writes.forget(&key);
-                if obj.is_none_or(|obj| all_delete(&p_delete, obj.meta())) {
+                if obj.is_none_or(|obj| p_delete.delete(obj)) {
                     if let Some(obj) = obj {
                         s_delete.deleted.lock().insert(key.clone(), Arc::clone(obj));
                     }

@@ -10,12 +10,13 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use informer::{InformerFactory, Selectors};
+use kube::Client;
 use kube::core::NamespaceScope;
-use kube::{Client, Resource};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::Error;
+use crate::kind::Kind;
 use crate::manager::cache::Shared;
 use crate::manager::readiness::Readiness;
 use crate::manager::running::{Manager, State};
@@ -80,7 +81,7 @@ impl ManagerBuilder {
     /// The selectors of the namespaced type `K`: only matching objects are cached and reconciled.
     pub fn selectors_for<K>(mut self, selectors: Selectors) -> Self
     where
-        K: Resource<DynamicType = ()> + 'static,
+        K: Kind,
         K::Scope: NamespaceScope,
     {
         self.selectors.insert(TypeId::of::<K>(), selectors);
@@ -229,8 +230,10 @@ impl Manager {
         }
     }
 
-    /// A manager over a client inferred from the environment (kubeconfig or in-cluster).
-    pub async fn try_default() -> Result<ManagerBuilder, Error> {
-        Ok(Self::builder(Client::try_default().await?))
+    /// A manager with the default settings over a client inferred from the environment
+    /// (kubeconfig or in-cluster), as `kube::Client::try_default` infers it. To configure one,
+    /// start from `Manager::builder(Client::try_default().await?)`.
+    pub async fn try_default() -> Result<Manager, Error> {
+        Ok(Self::builder(Client::try_default().await?).build())
     }
 }

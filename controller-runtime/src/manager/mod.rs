@@ -5,7 +5,7 @@
 //!   health and readiness checks.
 //! - `running.rs`: [`Manager`] and [`start`](Manager::start); `supervisor.rs`: running the
 //!   [`Runnable`]s (`runnable.rs`) and draining them.
-//! - `cache.rs`: [`Cache`] and the manager's shared informers; `scope.rs`: [`WatchScope`].
+//! - `cache.rs`: [`Cache`] and the manager's shared informers.
 //! - `shutdown.rs`: [`ShutdownHandle`] and the signal listener.
 
 pub(crate) mod builder;
@@ -13,7 +13,6 @@ pub(crate) mod cache;
 mod readiness;
 pub(crate) mod runnable;
 pub(crate) mod running;
-pub(crate) mod scope;
 pub(crate) mod shutdown;
 mod supervisor;
 
@@ -21,5 +20,4 @@ pub use builder::{DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
 pub use cache::Cache;
 pub use runnable::Runnable;
 pub use running::Manager;
-pub use scope::WatchScope;
 pub use shutdown::ShutdownHandle;

@@ -8,15 +8,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use informer::{Object, SharedIndexInformer};
-use kube::{Client, Resource};
+use informer::SharedIndexInformer;
+use kube::Client;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::Error;
+use crate::kind::Kind;
 use crate::manager::cache::{Cache, Shared};
 use crate::manager::runnable::Runnable;
-use crate::manager::scope::WatchScope;
 use crate::manager::shutdown::{ShutdownHandle, listen_for_signals};
 use crate::ops::health::{Check, Probe, Probes};
 use crate::ops::leader_election::elector::LeaderElector;
@@ -145,11 +145,7 @@ impl Manager {
     /// The manager's shared informer for `K` (scoped by the manager's namespace and selectors),
     /// for adding indexes or handlers, or to cache a type no controller watches. Request it
     /// before `start`.
-    pub fn informer<K>(&self) -> Arc<SharedIndexInformer<K>>
-    where
-        K: Object + Resource<DynamicType = ()>,
-        K::Scope: WatchScope,
-    {
+    pub fn informer<K: Kind>(&self) -> Arc<SharedIndexInformer<K>> {
         self.shared.informer::<K>()
     }
 
