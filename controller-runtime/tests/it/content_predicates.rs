@@ -8,7 +8,6 @@
 
 use crate::common;
 
-use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,50 +17,22 @@ use controller_runtime::predicate::{from_fn, update_fn};
 use controller_runtime::{
     Action, Context, Controller, Kind, ObjectKey, Reconciler, Request, reconciler_fn,
 };
-use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
-use k8s_openapi::api::core::v1::{ConfigMap, Container, PodSpec, PodTemplateSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
-use kube::api::ObjectMeta;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 
-fn deployment(
+/// A Deployment of `replicas`, `paused` or not, controlled by `owner`.
+fn deployment_of(
     name: &str,
     replicas: i32,
     paused: bool,
     owner: Option<OwnerReference>,
 ) -> Deployment {
-    let labels = BTreeMap::from([("app".to_owned(), name.to_owned())]);
-    Deployment {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some(NS.into()),
-            owner_references: owner.map(|owner| vec![owner]),
-            ..ObjectMeta::default()
-        },
-        spec: DeploymentSpec {
-            replicas: Some(replicas),
-            paused: Some(paused),
-            selector: LabelSelector {
-                match_labels: Some(labels.clone()),
-                match_expressions: None,
-            },
-            template: PodTemplateSpec {
-                metadata: Some(ObjectMeta {
-                    labels: Some(labels),
-                    ..ObjectMeta::default()
-                }),
-                spec: Some(PodSpec {
-                    containers: vec![Container {
-                        name: "app".to_owned(),
-                        image: Some("nginx:latest".to_owned()),
-                        ..Container::default()
-                    }],
-                    ..PodSpec::default()
-                }),
-            },
-            ..DeploymentSpec::default()
-        },
-        status: None,
-    }
+    let mut deployment = deployment(name);
+    deployment.spec.replicas = Some(replicas);
+    deployment.spec.paused = Some(paused);
+    deployment.metadata.owner_references = owner.map(|owner| vec![owner]);
+    deployment
 }
 
 fn replicas(deployment: &Deployment) -> i32 {
@@ -96,8 +67,12 @@ async fn a_spec_predicate_filters_the_primary_watch() {
         .unwrap();
     let running = spawn(&manager);
 
-    let small = server.create(&deployment("small", 1, false, None)).unwrap();
-    server.create(&deployment("big", 3, false, None)).unwrap();
+    let small = server
+        .create(&deployment_of("small", 1, false, None))
+        .unwrap();
+    server
+        .create(&deployment_of("big", 3, false, None))
+        .unwrap();
     eventually("the big deployment", Duration::from_secs(30), || {
         counts.get("default/big") == 1
     })
@@ -151,10 +126,10 @@ async fn a_spec_predicate_filters_an_owned_watch() {
         ))
     };
     server
-        .create(&deployment("running", 1, false, owned_by(&b)))
+        .create(&deployment_of("running", 1, false, owned_by(&b)))
         .unwrap();
     server
-        .create(&deployment("paused", 1, true, owned_by(&a)))
+        .create(&deployment_of("paused", 1, true, owned_by(&a)))
         .unwrap();
     eventually(
         "the paused deployment's owner",
@@ -195,8 +170,12 @@ async fn a_spec_predicate_filters_a_mapped_watch() {
         counts.get("default/quiet") == 1 && counts.get("default/web") == 1
     })
     .await;
-    let quiet = server.create(&deployment("quiet", 1, false, None)).unwrap();
-    let web = server.create(&deployment("web", 1, false, None)).unwrap();
+    let quiet = server
+        .create(&deployment_of("quiet", 1, false, None))
+        .unwrap();
+    let web = server
+        .create(&deployment_of("web", 1, false, None))
+        .unwrap();
     eventually("the deployments", Duration::from_secs(30), || {
         counts.get("default/quiet") == 2 && counts.get("default/web") == 2
     })
