@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use controller_runtime::{Manager, ManagerBuilder};
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use k8s_openapi::api::core::v1::{ConfigMap, Container, PodSpec, PodTemplateSpec, Secret};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
 use kube::api::ObjectMeta;
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
@@ -27,6 +28,40 @@ pub fn cm(name: &str, value: &str) -> ConfigMap {
         },
         data: Some([("v".to_string(), value.to_string())].into()),
         ..ConfigMap::default()
+    }
+}
+
+/// A valid Deployment in the test namespace: one container, a selector matching its pods.
+pub fn deployment(name: &str) -> Deployment {
+    let labels: BTreeMap<String, String> = [("app".to_owned(), name.to_owned())].into();
+    Deployment {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(NS.into()),
+            ..ObjectMeta::default()
+        },
+        spec: DeploymentSpec {
+            selector: LabelSelector {
+                match_labels: Some(labels.clone()),
+                ..LabelSelector::default()
+            },
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(PodSpec {
+                    containers: vec![Container {
+                        name: "web".into(),
+                        image: Some("nginx".into()),
+                        ..Container::default()
+                    }],
+                    ..PodSpec::default()
+                }),
+            },
+            ..DeploymentSpec::default()
+        },
+        ..Deployment::default()
     }
 }
 

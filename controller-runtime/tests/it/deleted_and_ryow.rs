@@ -40,7 +40,7 @@ async fn run_until_gone_is_cached_at_last(
                 let seen = seen.clone();
                 async move {
                     if ctx.get().is_none() {
-                        seen.lock().push(ctx.deleted().and_then(|cm| value(cm)));
+                        seen.lock().push(ctx.deleted().and_then(|cm| value(&cm)));
                     }
                     Ok::<_, ReconcileError>(Action::Done)
                 }

@@ -56,12 +56,11 @@ pub fn register(manager: &Manager) -> Result<ControllerHandle, SetupError> {
         deployments,
     );
     let handle = controller_runtime::Controller::new(manager)
-        .for_::<Foo>()
+        .for_with::<Foo>(FooAddOrUpdate)
         .named(AGENT_NAME)
-        .for_predicate(FooAddOrUpdate)
         .watches_with::<Deployment, _, _>(
             move |deployment: &Deployment| controlling_foo(&foos, deployment),
-            vec![std::sync::Arc::new(watch::deployment_predicate())],
+            watch::deployment_predicate(),
         )
         .max_concurrent_reconciles(WORKERS)
         .rate_limiter(rate_limiter()?)

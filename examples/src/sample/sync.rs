@@ -1,7 +1,6 @@
 //! The sample-controller's reconcile (`syncHandler`): make the Foo's Deployment exist with the
 //! Foo's replicas, report its available replicas in the Foo's status, and say so in events.
 
-use async_trait::async_trait;
 use controller_runtime::{
     Action, Context, Lister, ObjectKey, Reconciler, Request, is_controlled_by,
 };
@@ -179,7 +178,6 @@ fn api_error(action: &'static str, name: &str, source: kube::Error) -> SyncError
     }
 }
 
-#[async_trait]
 impl Reconciler<Foo> for SampleController {
     type Error = SyncError;
 
