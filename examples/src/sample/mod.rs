@@ -47,18 +47,12 @@ pub enum SetupError {
 /// [`RESYNC_PERIOD`] as its resync period to match the Go controller).
 pub fn register(manager: &Manager) -> Result<ControllerHandle, SetupError> {
     let foos = manager.informer::<Foo>().lister();
-    let deployments = manager.informer::<Deployment>().lister();
     let recorder = Recorder::new(manager.client().clone(), AGENT_NAME);
-    let reconciler = SampleController::new(
-        manager.client().clone(),
-        recorder,
-        foos.clone(),
-        deployments,
-    );
+    let reconciler = SampleController::new(manager.client().clone(), recorder);
     let handle = controller_runtime::Controller::new(manager)
         .for_with::<Foo>(FooAddOrUpdate)
         .named(AGENT_NAME)
-        .watches_with::<Deployment, _, _>(
+        .watches_with(
             move |deployment: &Deployment| controlling_foo(&foos, deployment),
             watch::deployment_predicate(),
         )
