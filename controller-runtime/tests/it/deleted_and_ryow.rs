@@ -1,4 +1,4 @@
-//! Acceptance 5: the last state of a deleted object reaches the reconciler; and
+//! The last state of a deleted object reaches the reconciler; and
 //! read-your-own-writes holds while the watch is delayed — a reconciler that increments a
 //! counter in the object it reconciles never reads a value older than its own last write.
 
