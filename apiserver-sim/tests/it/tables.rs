@@ -541,3 +541,63 @@ async fn every_served_builtin_lists_as_a_table() {
     }
     assert!(checked >= 10, "checked {checked} resources");
 }
+
+/// printers.go `printNode`: STATUS from the Ready condition (plus SchedulingDisabled), ROLES
+/// from the node-role labels, VERSION, and wide addresses and node info. Skipped while the
+/// server does not serve nodes.
+#[tokio::test]
+async fn node_columns() {
+    let server = common::server().await;
+    let created = server.create_json(json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "node-1", "labels": {"node-role.kubernetes.io/control-plane": ""}},
+        "spec": {"unschedulable": true}}));
+    if created.is_err() {
+        eprintln!("NOTICE: nodes are not served; skipping the node table test");
+        return;
+    }
+    let r = common::raw(&server, "PUT", "/api/v1/nodes/node-1/status", &[("Content-Type", "application/json")],
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}],
+                "addresses": [{"type": "InternalIP", "address": "192.168.0.10"}],
+                "nodeInfo": {"kubeletVersion": "v1.32.4", "osImage": "Debian", "kernelVersion": "6.1", "containerRuntimeVersion": "containerd://1.7"}}})
+        .to_string()
+        .as_bytes())
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let t = table(&server, "/api/v1/nodes").await;
+    assert_eq!(
+        columns(&t),
+        [
+            "Name",
+            "Status",
+            "Roles",
+            "Age",
+            "Version",
+            "Internal-IP",
+            "External-IP",
+            "OS-Image",
+            "Kernel-Version",
+            "Container-Runtime"
+        ]
+    );
+    let c = cells(&t, "node-1");
+    assert_eq!(
+        &c[..3],
+        &[
+            json!("node-1"),
+            json!("Ready,SchedulingDisabled"),
+            json!("control-plane")
+        ]
+    );
+    assert_eq!(
+        &c[4..],
+        &[
+            json!("v1.32.4"),
+            json!("192.168.0.10"),
+            json!("<none>"),
+            json!("Debian"),
+            json!("6.1"),
+            json!("containerd://1.7")
+        ]
+    );
+}

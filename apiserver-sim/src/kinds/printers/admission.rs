@@ -5,9 +5,9 @@
 
 use serde_json::{Value, json};
 
+use super::column::{AGE, Column, KindPrinter, NAME, Row, col};
 use super::format::{arr, int, len, list_with_more, s, selector};
 use super::time::age;
-use super::{AGE, Column, KindPrinter, NAME, Row, col};
 
 const ADMISSION: &str = "admissionregistration.k8s.io";
 const FLOW: &str = "flowcontrol.apiserver.k8s.io";
@@ -290,7 +290,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
         group: "storagemigration.k8s.io",
         kind: "StorageVersionMigration",
         columns: &[
-            col("Name", "string", super::NAME_DESC),
+            col("Name", "string", super::column::NAME_DESC),
             col("Resource", "string", "Fully qualified resource to migrate"),
         ],
         row: |o, _| {

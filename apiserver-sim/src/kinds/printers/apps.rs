@@ -4,10 +4,9 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use super::core::replicas;
-use super::format::{arr, containers, int, label_selector, labels, s, selector};
+use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, col, wide};
+use super::format::{arr, containers, int, label_selector, labels, replicas, s, selector};
 use super::time::age;
-use super::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, col, wide};
 
 /// Printers of apps kinds.
 pub(super) const KINDS: &[KindPrinter] = &[

@@ -5,11 +5,11 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::column::{AGE, KindPrinter, NAME, Row, col};
 use super::format::{arr, int, s};
 use super::time::age;
-use super::{AGE, KindPrinter, NAME, Row, col};
 
-const COLUMNS: &[super::Column] = &[
+const COLUMNS: &[super::column::Column] = &[
     NAME,
     col(
         "Reference",

@@ -3,9 +3,9 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, col, wide};
 use super::format::{arr, bool_ptr, containers, has, int, label_selector, len, s};
 use super::time::{self, age, since};
-use super::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, col, wide};
 
 /// Printers of batch kinds.
 pub(super) const KINDS: &[KindPrinter] = &[

@@ -5,9 +5,9 @@
 
 use serde_json::{Value, json};
 
+use super::column::{AGE, Column, KindPrinter, NAME, Row, col, wide};
 use super::format::{arr, has, int, int_or_string, s};
 use super::time::{self, age};
-use super::{AGE, Column, KindPrinter, NAME, Row, col, wide};
 
 fn name(o: &Value) -> Value {
     json!(s(o, "/metadata/name"))

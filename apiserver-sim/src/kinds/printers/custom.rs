@@ -8,9 +8,10 @@ use std::borrow::Cow;
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::column::{AGE_DESC, Column, NAME, Row};
 use super::format::s;
 use super::jsonpath::JsonPath;
-use super::{AGE_DESC, Column, NAME, Row, time};
+use super::time;
 use crate::api::status::{Cause, invalid_value, required};
 use crate::kinds::resource_info::ResourceInfo;
 

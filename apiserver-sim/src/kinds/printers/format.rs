@@ -139,6 +139,30 @@ pub fn bool_ptr(v: Option<&Value>) -> String {
     }
 }
 
+/// `spec.replicas`, 1 when unset (the value the API server defaults it to).
+pub fn replicas(o: &Value) -> i64 {
+    o.pointer("/spec/replicas")
+        .and_then(Value::as_i64)
+        .unwrap_or(1)
+}
+
+/// IPs (or hostnames) of load-balancer ingress points, sorted and unique, comma-joined.
+pub fn load_balancer(status: Option<&Value>) -> String {
+    let mut all: Vec<&str> = status
+        .and_then(|s| s.get("ingress"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|i| s_or(i, "/ip", s(i, "/hostname")))
+                .filter(|v| !v.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    all.sort_unstable();
+    all.dedup();
+    all.join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

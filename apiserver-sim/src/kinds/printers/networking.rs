@@ -4,10 +4,9 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use super::core::load_balancer;
-use super::format::{arr, label_selector, list_with_more, s};
+use super::column::{AGE, KindPrinter, NAME, Row, col};
+use super::format::{arr, label_selector, list_with_more, load_balancer, s};
 use super::time::age;
-use super::{AGE, KindPrinter, NAME, Row, col};
 
 fn name(o: &Value) -> Value {
     json!(s(o, "/metadata/name"))

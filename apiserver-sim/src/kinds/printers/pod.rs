@@ -8,11 +8,11 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::column::{AGE, KindPrinter, NAME, Row, col, wide};
 use super::format::{arr, has, int, s, s_or};
 use super::time::{self, age};
-use super::{AGE, KindPrinter, NAME, Row, col, wide};
 
-const COLUMNS: &[super::Column] = &[
+const COLUMNS: &[super::column::Column] = &[
     NAME,
     col(
         "Ready",

@@ -5,9 +5,9 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::column::{AGE, KindPrinter, NAME, Row, col, named, wide};
 use super::format::{arr, has, len, s};
 use super::time::age;
-use super::{AGE, KindPrinter, NAME, Row, col, named, wide};
 
 fn name(o: &Value) -> Value {
     json!(s(o, "/metadata/name"))
@@ -57,7 +57,7 @@ fn quantity(o: &Value, ptr: &str) -> String {
     }
 }
 
-const VOLUME_MODE: super::Column = wide(
+const VOLUME_MODE: super::column::Column = wide(
     "VolumeMode",
     "string",
     "Whether the volume is a filesystem or a raw block device.",
