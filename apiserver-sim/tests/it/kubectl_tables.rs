@@ -183,6 +183,19 @@ async fn kubectl_get_prints_server_tables() {
         "{out}"
     );
 
+    // With every namespace, kubectl adds the NAMESPACE column from each row's metadata.
+    let out = k.run(&["get", "pods", "-A"]).await;
+    assert_eq!(
+        words(&out, "NAMESPACE"),
+        ["NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+        "{out}"
+    );
+    assert_eq!(
+        &words(&out, "default")[..3],
+        ["default", "web-0", "1/1"],
+        "{out}"
+    );
+
     let out = k.run(&["get", "deployments"]).await;
     assert_eq!(
         words(&out, "NAME"),
