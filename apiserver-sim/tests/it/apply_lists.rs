@@ -232,19 +232,17 @@ async fn custom_resources_merge_by_their_schema_markers() {
     crds.create(&PostParams::default(), &crd)
         .await
         .expect("crd");
-    assert!(
-        common::eventually(|| async {
-            let got = crds.get(&crd.name_any()).await.ok();
-            got.and_then(|c| c.status)
-                .and_then(|s| s.conditions)
-                .is_some_and(|c| {
-                    c.iter()
-                        .any(|c| c.type_ == "Established" && c.status == "True")
-                })
-        })
-        .await,
-        "established"
-    );
+    let name = crd.name_any();
+    common::eventually_async("the CRD established", common::LIMIT, || async {
+        let got = crds.get(&name).await.ok();
+        got.and_then(|c| c.status)
+            .and_then(|s| s.conditions)
+            .is_some_and(|c| {
+                c.iter()
+                    .any(|c| c.type_ == "Established" && c.status == "True")
+            })
+    })
+    .await;
     let path = "/apis/example.com/v1/namespaces/default/widgets/w";
     let first = widget(
         json!({"items": [{"name": "a", "size": 1}], "tags": ["x"], "plain": ["1"],
