@@ -199,6 +199,8 @@ mod manager;
 mod ops;
 mod owner;
 mod recorder;
+#[cfg(feature = "webhook")]
+pub mod webhook;
 
 pub use apply::{OperationResult, create_or_update, server_side_apply};
 pub use controller::{
@@ -222,6 +224,10 @@ pub use predicate::Predicate;
 pub use recorder::{
     DEFAULT_EVENT_QUEUE, EventRecord, EventType, Recorder, RecorderTask, SERIES_WINDOW,
     reference_to,
+};
+#[cfg(feature = "webhook")]
+pub use webhook::{
+    Conversion, Convertible, Defaulter, Validator, Webhook, WebhookServer, WebhookServerConfig,
 };
 
 /// Re-exported so [`Runnable`]s can be implemented without depending on `async-trait` (the
