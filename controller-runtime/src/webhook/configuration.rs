@@ -31,6 +31,13 @@ pub enum ClientConfig {
     Url(String),
 }
 
+/// A Service reference, before it becomes one of the two API types of it.
+struct ServiceParts {
+    namespace: String,
+    name: String,
+    port: Option<i32>,
+}
+
 impl ClientConfig {
     /// The Service `namespace/name`, on its default port 443.
     pub fn service(namespace: impl Into<String>, name: impl Into<String>) -> Self {
@@ -46,14 +53,21 @@ impl ClientConfig {
         Self::Url(url.into())
     }
 
-    /// `(service, url)` for `path`.
-    fn parts(&self, path: &str) -> (Option<(String, String, Option<i32>)>, Option<String>) {
+    /// The Service reference (namespace, name, port) or the URL of `path`.
+    fn parts(&self, path: &str) -> (Option<ServiceParts>, Option<String>) {
         match self {
             Self::Service {
                 namespace,
                 name,
                 port,
-            } => (Some((namespace.clone(), name.clone(), *port)), None),
+            } => (
+                Some(ServiceParts {
+                    namespace: namespace.clone(),
+                    name: name.clone(),
+                    port: *port,
+                }),
+                None,
+            ),
             Self::Url(base) => (None, Some(format!("{}{path}", base.trim_end_matches('/')))),
         }
     }
@@ -62,11 +76,11 @@ impl ClientConfig {
         let (service, url) = self.parts(path);
         WebhookClientConfig {
             ca_bundle: Some(ByteString(ca_bundle.to_vec())),
-            service: service.map(|(namespace, name, port)| ServiceReference {
-                namespace,
-                name,
+            service: service.map(|service| ServiceReference {
+                namespace: service.namespace,
+                name: service.name,
                 path: Some(path.to_owned()),
-                port,
+                port: service.port,
             }),
             url,
         }
@@ -156,11 +170,11 @@ pub fn crd_conversion(
         webhook: Some(apiextensions::WebhookConversion {
             client_config: Some(apiextensions::WebhookClientConfig {
                 ca_bundle: Some(ByteString(ca_bundle.to_vec())),
-                service: service.map(|(namespace, name, port)| apiextensions::ServiceReference {
-                    namespace,
-                    name,
+                service: service.map(|service| apiextensions::ServiceReference {
+                    namespace: service.namespace,
+                    name: service.name,
                     path: Some(CONVERT_PATH.to_owned()),
-                    port,
+                    port: service.port,
                 }),
                 url,
             }),

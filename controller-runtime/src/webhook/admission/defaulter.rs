@@ -10,11 +10,13 @@ use kube::core::admission::{AdmissionResponse, Operation};
 use serde::Serialize;
 
 use crate::kind::Kind;
+use crate::webhook::admission::hook::AdmissionHook;
 use crate::webhook::admission::patch::defaulting_patch;
+use crate::webhook::admission::response;
 use crate::webhook::admission::response::{Denial, Warnings};
+use crate::webhook::admission::review::AdmissionRequest;
 use crate::webhook::admission::review::DecodedReview;
 use crate::webhook::admission::validator::{check_kind, typed};
-use crate::webhook::admission::{AdmissionHook, AdmissionRequest, response};
 
 /// Sets defaults on objects of kind `K` (controller-runtime's `CustomDefaulter`): mutate the
 /// object in place; the server computes the JSON patch (`patchType: JSONPatch`) from the object
@@ -71,8 +73,8 @@ impl<K, D> DefaulterHook<K, D> {
 impl<K: Kind + Serialize, D: Defaulter<K>> AdmissionHook for DefaulterHook<K, D> {
     fn review(&self, review: DecodedReview) -> BoxFuture<'_, AdmissionResponse> {
         async move {
-            if let Err(response) = check_kind::<K>(&review.request) {
-                return response;
+            if let Err(message) = check_kind::<K>(&review.request) {
+                return response::errored(400, message);
             }
             if matches!(
                 review.request.operation,
@@ -85,7 +87,7 @@ impl<K: Kind + Serialize, D: Defaulter<K>> AdmissionHook for DefaulterHook<K, D>
             };
             let mut object = match typed::<K>(Some(raw), "object") {
                 Ok(object) => object,
-                Err(response) => return response,
+                Err(message) => return response::errored(400, message),
             };
             let before = serde_json::to_value(&object);
             if let Err(denial) = self.defaulter.default(&mut object, &review.request).await {

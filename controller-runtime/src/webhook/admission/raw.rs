@@ -9,8 +9,9 @@ use futures::FutureExt as _;
 use futures::future::BoxFuture;
 use kube::core::admission::AdmissionResponse;
 
+use crate::webhook::admission::hook::AdmissionHook;
+use crate::webhook::admission::review::AdmissionRequest;
 use crate::webhook::admission::review::DecodedReview;
-use crate::webhook::admission::{AdmissionHook, AdmissionRequest};
 
 /// Answers admission requests on kube's types (controller-runtime's `admission.Handler`):
 /// build the response from the request (`AdmissionResponse::from(&request)` allows; `.deny(..)`

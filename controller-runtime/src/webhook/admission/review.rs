@@ -1,14 +1,20 @@
-//! The `AdmissionReview` wire format: decoding a request body (kept raw beside kube's typed
+//! The `AdmissionReview` wire format: [`AdmissionRequest`], decoding a request body (kept raw beside kube's typed
 //! request, since a defaulter's patch is computed against the object exactly as it was sent)
 //! and encoding a response (`patch` base64-encoded, as the API server decodes `[]byte`).
 
 use base64::Engine as _;
-use kube::core::TypeMeta;
 use kube::core::admission::{AdmissionResponse, META_API_VERSION_V1, META_KIND};
+use kube::core::{DynamicObject, TypeMeta};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::webhook::admission::AdmissionRequest;
+/// One admission request as the API server sends it (kube's type, with the objects untyped):
+/// who asks ([`user_info`](kube::core::admission::AdmissionRequest::user_info)), for what
+/// [`operation`](kube::core::admission::AdmissionRequest::operation), on which namespace and
+/// name, whether it is a [`dry_run`](kube::core::admission::AdmissionRequest::dry_run) (a
+/// webhook with side effects must not make them then). Typed handlers get it beside the typed
+/// objects.
+pub type AdmissionRequest = kube::core::admission::AdmissionRequest<DynamicObject>;
 
 /// A decoded review: kube's request and the raw objects it carried.
 pub(crate) struct DecodedReview {

@@ -10,9 +10,11 @@ use kube::core::admission::{AdmissionResponse, Operation};
 use serde_json::Value;
 
 use crate::kind::Kind;
+use crate::webhook::admission::hook::AdmissionHook;
+use crate::webhook::admission::response;
 use crate::webhook::admission::response::{Validation, Warnings};
+use crate::webhook::admission::review::AdmissionRequest;
 use crate::webhook::admission::review::DecodedReview;
-use crate::webhook::admission::{AdmissionHook, AdmissionRequest, response};
 
 /// Validates objects of kind `K` (controller-runtime's `CustomValidator`): allow, allow with
 /// warnings, or deny with a reason and a status code. Registered with
@@ -97,15 +99,15 @@ impl<K, V> ValidatorHook<K, V> {
 impl<K: Kind, V: Validator<K>> AdmissionHook for ValidatorHook<K, V> {
     fn review(&self, review: DecodedReview) -> BoxFuture<'_, AdmissionResponse> {
         async move {
-            if let Err(response) = check_kind::<K>(&review.request) {
-                return response;
+            if let Err(message) = check_kind::<K>(&review.request) {
+                return response::errored(400, message);
             }
             let request = &review.request;
             let validation = match request.operation {
                 Operation::Connect => return response::allowed(Warnings::new()),
                 Operation::Create => match typed::<K>(review.object.as_ref(), "object") {
                     Ok(object) => self.validator.validate_create(&object, request).await,
-                    Err(response) => return response,
+                    Err(message) => return response::errored(400, message),
                 },
                 Operation::Update => {
                     let new = typed::<K>(review.object.as_ref(), "object");
@@ -114,12 +116,14 @@ impl<K: Kind, V: Validator<K>> AdmissionHook for ValidatorHook<K, V> {
                         (Ok(old), Ok(new)) => {
                             self.validator.validate_update(&old, &new, request).await
                         }
-                        (Err(response), _) | (_, Err(response)) => return response,
+                        (Err(message), _) | (_, Err(message)) => {
+                            return response::errored(400, message);
+                        }
                     }
                 }
                 Operation::Delete => match typed::<K>(review.old_object.as_ref(), "oldObject") {
                     Ok(object) => self.validator.validate_delete(&object, request).await,
-                    Err(response) => return response,
+                    Err(message) => return response::errored(400, message),
                 },
             };
             match validation {
@@ -133,18 +137,15 @@ impl<K: Kind, V: Validator<K>> AdmissionHook for ValidatorHook<K, V> {
 
 /// Refuses (400) a review of another kind than `K`: the configuration routes the wrong kind
 /// here.
-pub(crate) fn check_kind<K: Kind>(request: &AdmissionRequest) -> Result<(), AdmissionResponse> {
+pub(crate) fn check_kind<K: Kind>(request: &AdmissionRequest) -> Result<(), String> {
     let kind = &request.kind;
     if kind.group == K::group(&()) && kind.version == K::version(&()) && kind.kind == K::kind(&()) {
         return Ok(());
     }
-    Err(response::errored(
-        400,
-        format!(
-            "this webhook serves {}, not {}; check the webhook configuration's rules",
-            gvk_text(&K::group(&()), &K::version(&()), &K::kind(&())),
-            gvk_text(&kind.group, &kind.version, &kind.kind),
-        ),
+    Err(format!(
+        "this webhook serves {}, not {}; check the webhook configuration's rules",
+        gvk_text(&K::group(&()), &K::version(&()), &K::kind(&())),
+        gvk_text(&kind.group, &kind.version, &kind.kind),
     ))
 }
 
@@ -156,21 +157,15 @@ fn gvk_text(group: &str, version: &str, kind: &str) -> String {
     }
 }
 
-/// `field` of the request decoded as a `K`, or the 400 response saying why not.
-pub(crate) fn typed<K: Kind>(value: Option<&Value>, field: &str) -> Result<K, AdmissionResponse> {
+/// `field` of the request decoded as a `K`, or why not (answered with 400).
+pub(crate) fn typed<K: Kind>(value: Option<&Value>, field: &str) -> Result<K, String> {
     let Some(value) = value else {
-        return Err(response::errored(
-            400,
-            format!("the admission request has no `{field}`"),
-        ));
+        return Err(format!("the admission request has no `{field}`"));
     };
     K::deserialize(value).map_err(|error| {
-        response::errored(
-            400,
-            format!(
-                "cannot decode the request's `{field}` as {}: {error}",
-                K::kind(&())
-            ),
+        format!(
+            "cannot decode the request's `{field}` as {}: {error}",
+            K::kind(&())
         )
     })
 }

@@ -15,16 +15,7 @@ use crate::webhook::admission::AdmissionHook;
 use crate::webhook::admission::review::{self as admission_review, DecodedReview};
 use crate::webhook::contain::{Failure, contain, contain_blocking};
 use crate::webhook::conversion::review as conversion_review;
-use crate::webhook::server::Shared;
-
-/// What a path serves.
-#[derive(Clone)]
-pub(crate) enum Route {
-    /// An admission webhook.
-    Admission(Arc<dyn AdmissionHook>),
-    /// The conversion webhook of every registered kind.
-    Conversion,
-}
+use crate::webhook::server::shared::{Route, Shared};
 
 /// Answers `request`, counting it under its path when a webhook is registered there.
 pub(crate) async fn respond(

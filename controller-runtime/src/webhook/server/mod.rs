@@ -2,13 +2,14 @@
 //! registered on which path, its start, and whether it serves.
 //!
 //! - `serve.rs`: the accept loop (TLS handshakes, HTTP/1.1 connections);
-//!   `http.rs`: answering one request.
+//!   `http.rs`: answering one request; `shared.rs`: what the server and its connections share.
 //! - `tls.rs`: the serving certificate and its reload.
 //! - `metrics.rs`: the `controller_runtime_webhook_*` series.
 
 mod http;
 mod metrics;
 mod serve;
+mod shared;
 mod tls;
 
 use std::collections::HashMap;
@@ -33,18 +34,8 @@ use crate::webhook::conversion::{KindConversion, Registry};
 use crate::webhook::error::WebhookError;
 use crate::webhook::paths::{CONVERT_PATH, check_path};
 use crate::webhook::registration::Webhook;
-use http::Route;
 use metrics::WebhookMetrics;
-
-/// What the server and its connections share.
-pub(crate) struct Shared {
-    pub(crate) config: WebhookServerConfig,
-    pub(crate) routes: RwLock<HashMap<String, Route>>,
-    pub(crate) conversions: RwLock<Registry>,
-    pub(crate) metrics: WebhookMetrics,
-    /// Set while the accept loop runs.
-    pub(crate) serving: AtomicBool,
-}
+use shared::{Route, Shared};
 
 /// The admission and conversion webhook server (controller-runtime's `webhook.Server`).
 ///

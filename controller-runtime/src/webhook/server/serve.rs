@@ -16,8 +16,8 @@ use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
 use tokio_util::sync::CancellationToken;
 
-use crate::webhook::server::Shared;
 use crate::webhook::server::http::respond;
+use crate::webhook::server::shared::Shared;
 
 /// How long a client may take to complete its TLS handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
