@@ -152,7 +152,8 @@ impl Webhook {
     }
 
     /// The operations the configuration's rules send to this webhook (default `CREATE` and
-    /// `UPDATE`); add `DELETE` for [`Validator::validate_delete`].
+    /// `UPDATE`); add `DELETE` for [`Validator::validate_delete`]. Explicit
+    /// [`rules`](Self::rules) carry their own operations instead.
     pub fn operations(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
         self.operations = operations.into_iter().collect();
         self

@@ -149,10 +149,12 @@ async fn the_manager_serves_webhooks_before_its_caches_sync_and_reports_them() {
     assert_eq!(get(probes, "/readyz").await.0, 200);
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
-    assert!(
-        !manager.webhook_server().unwrap().is_serving(),
-        "stopped with the manager"
-    );
+    eventually(
+        "the webhook server stops with the manager",
+        Duration::from_secs(5),
+        || !manager.webhook_server().unwrap().is_serving(),
+    )
+    .await;
 }
 
 #[tokio::test]
