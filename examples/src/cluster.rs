@@ -136,9 +136,16 @@ pub async fn install_crd(
         Err(kube::Error::Api(status)) if status.code == 409 => {}
         Err(error) => return Err(error.into()),
     }
+    wait_established(client, &name).await
+}
+
+/// Waits until the server reports the CRD `name` established, at most
+/// [`CRD_ESTABLISHED_TIMEOUT`].
+pub async fn wait_established(client: &Client, name: &str) -> Result<(), ClusterError> {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     let established = async {
         loop {
-            let current = api.get(&name).await?;
+            let current = api.get(name).await?;
             let ready = current
                 .status
                 .and_then(|status| status.conditions)
@@ -155,7 +162,7 @@ pub async fn install_crd(
     };
     tokio::time::timeout(CRD_ESTABLISHED_TIMEOUT, established)
         .await
-        .map_err(|_| ClusterError::CrdNotEstablished(name.clone()))?
+        .map_err(|_| ClusterError::CrdNotEstablished(name.to_owned()))?
 }
 
 /// A client for the configured cluster, or for an embedded server when none is configured.

@@ -7,6 +7,8 @@
 //!   `workqueue-only`).
 //! * [`configmap_mirror`]: an informer factory and two handlers mirroring ConfigMaps across
 //!   namespaces, with a finalizer (example `configmap-mirror`).
+//! * [`foo_webhooks`]: an operator with validating, defaulting and conversion webhooks for a
+//!   two-version Foo, its certificates made at start (binary `foo-webhooks`).
 //!
 //! The examples run against the cluster the environment configures, or against an embedded
 //! `apiserver-sim` ([`cluster`]) when there is none.
@@ -14,6 +16,7 @@
 pub mod cluster;
 pub mod configmap_mirror;
 pub mod foo;
+pub mod foo_webhooks;
 pub mod logging;
 pub mod pod_index;
 pub mod recorder;
