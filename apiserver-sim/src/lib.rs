@@ -162,6 +162,7 @@
 //! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
 //! | `benches/throughput.rs` | bench binary: `cargo bench -p apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |
 
+mod admission;
 mod api;
 mod controllers;
 mod counts;
@@ -175,6 +176,7 @@ mod shared;
 mod store;
 mod watch;
 
+pub use admission::endpoints::{ServiceEndpoint, parse_service_endpoint};
 pub use api::status::{ApiError, Cause, Details};
 pub use error::{Error, Result};
 pub use faults::chaos::config::ChaosConfig;

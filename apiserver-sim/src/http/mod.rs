@@ -1,6 +1,9 @@
 //! The HTTP/1.1 front end: accept loop, per-request logging, body limit, content
 //! negotiation and routing.
 
+mod admitted;
+mod admitted_delete;
+mod converted;
 mod discovery;
 mod request;
 mod respond;

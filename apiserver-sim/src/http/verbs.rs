@@ -21,7 +21,7 @@ use crate::ops::{self, DeleteOptions, Deleted};
 use crate::shared::{Shared, WatchListMode};
 use crate::store::Stored;
 
-fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
+pub(super) fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
     let mut r = respond::raw_json(code, &repr::render(&req.info, req.version, obj, req.repr));
     if req.repr == Repr::Metadata {
         r.headers_mut().insert(
@@ -32,7 +32,7 @@ fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
     r
 }
 
-fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
+pub(super) fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
     let mut buf = BytesMut::with_capacity(64 + items.len() * 256);
     let (api_version, kind) = repr::type_meta(&req.info, req.version, req.repr, true);
     let head = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
@@ -63,7 +63,11 @@ fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
     r
 }
 
-fn parse_body(info: &ResourceInfo, headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
+pub(super) fn parse_body(
+    info: &ResourceInfo,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<Value> {
     let ct = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -98,13 +102,13 @@ pub(crate) async fn handle(
     headers: &HeaderMap,
     body: Bytes,
 ) -> Response<Body> {
-    match dispatch(shared, method, rp, query, headers, body) {
+    match dispatch(shared, method, rp, query, headers, body).await {
         Ok(r) => r,
         Err(e) => respond::error(&e),
     }
 }
 
-fn dispatch(
+async fn dispatch(
     shared: &Arc<Shared>,
     method: &Method,
     rp: &ResourcePath,
@@ -152,6 +156,10 @@ fn dispatch(
         query,
         repr: Repr::from_accept(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())),
     };
+    // Admission webhooks and conversion webhooks, when configured for this request.
+    if let Some(r) = super::admitted::serve(shared, &req, verb, headers, &body).await {
+        return Ok(r);
+    }
     match verb {
         Verb::Get => get(shared, &req),
         Verb::List => list(shared, &req),
@@ -165,6 +173,15 @@ fn dispatch(
 }
 
 fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
+    let obj = fetch(shared, req)?;
+    if req.sub == Sub::Scale {
+        return Ok(respond::json(200, &scale_of(&req.info, &obj)));
+    }
+    Ok(object_response(200, req, &obj))
+}
+
+/// The object a get reads, as stored.
+pub(super) fn fetch(shared: &Shared, req: &Req) -> ApiResult<Arc<Value>> {
     let rv = parse_rv(req.query.get("resourceVersion"))?;
     let name = req.name.unwrap_or("");
     let obj = {
@@ -177,13 +194,16 @@ fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
         st.get(&req.info.key(), &okey(req))
     }
     .ok_or_else(|| ApiError::not_found(&req.info, name))?;
-    if req.sub == Sub::Scale {
-        return Ok(respond::json(200, &scale_of(&req.info, &obj)));
-    }
-    Ok(object_response(200, req, &obj))
+    Ok(obj)
 }
 
 fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
+    let (items, md) = list_page(shared, req)?;
+    Ok(list_response(req, &items, md))
+}
+
+/// The objects (as stored) and list metadata a list answers with.
+pub(super) fn list_page(shared: &Shared, req: &Req) -> ApiResult<(Vec<Stored>, Value)> {
     let opts = ListOptions::parse(req.query, &req.info)?;
     let page = shared.state.lock().list(&req.info.key(), req.ns, &opts)?;
     let mut md = json!({"resourceVersion": page.rv.to_string()});
@@ -193,10 +213,19 @@ fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     if let Some(r) = page.remaining {
         md["remainingItemCount"] = json!(r);
     }
-    Ok(list_response(req, &page.items, md))
+    Ok((page.items, md))
 }
 
 fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
+    Ok(respond::stream(watch_stream(shared, req, req.version)?))
+}
+
+/// The watch a request asks for, its objects in `version`.
+pub(super) fn watch_stream(
+    shared: &Arc<Shared>,
+    req: &Req,
+    version: &str,
+) -> ApiResult<impl futures::Stream<Item = Bytes> + Send + 'static> {
     let mut opts = ListOptions::parse(req.query, &req.info)?;
     if opts.send_initial_events.is_some() {
         match shared.watch_list_mode() {
@@ -221,15 +250,14 @@ fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
         opts.selectors.fields =
             crate::api::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
     }
-    let s = crate::watch::stream::start(
+    crate::watch::stream::start(
         shared.clone(),
         req.info.clone(),
-        req.version,
+        version,
         req.ns.map(str::to_string),
         opts,
         req.repr,
-    )?;
-    Ok(respond::stream(s))
+    )
 }
 
 fn create(
@@ -284,27 +312,7 @@ fn patch(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let kind = PatchKind::from_content_type(ct, req.info.builtin)?;
-    if kind == PatchKind::Apply && req.query.get("fieldManager").is_none_or(str::is_empty) {
-        return Err(ApiError::invalid_options(
-            "PatchOptions",
-            "fieldManager",
-            "Required value: is required for apply patch",
-        ));
-    }
-    if kind != PatchKind::Apply && req.query.get("force").is_some() {
-        return Err(ApiError::invalid_options(
-            "PatchOptions",
-            "force",
-            "Forbidden: may not be specified for non-apply patch",
-        ));
-    }
-    let patch_doc = decode_json(&req.info, body)?;
+    let (wo, kind, patch_doc) = patch_input(req, headers, body)?;
     let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
         let current = {
@@ -332,6 +340,36 @@ fn patch(
     Ok(object_response(code, req, &out.obj))
 }
 
+/// A PATCH's options, patch type and patch document, checked.
+pub(super) fn patch_input(
+    req: &Req,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<(WriteOptions, PatchKind, Value)> {
+    let wo = WriteOptions::parse(req.query)?;
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let kind = PatchKind::from_content_type(ct, req.info.builtin)?;
+    if kind == PatchKind::Apply && req.query.get("fieldManager").is_none_or(str::is_empty) {
+        return Err(ApiError::invalid_options(
+            "PatchOptions",
+            "fieldManager",
+            "Required value: is required for apply patch",
+        ));
+    }
+    if kind != PatchKind::Apply && req.query.get("force").is_some() {
+        return Err(ApiError::invalid_options(
+            "PatchOptions",
+            "force",
+            "Forbidden: may not be specified for non-apply patch",
+        ));
+    }
+    let patch_doc = decode_json(&req.info, body)?;
+    Ok((wo, kind, patch_doc))
+}
+
 fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
     let opts = DeleteOptions::parse(body, req.query)?;
     let name = req.name.unwrap_or("");
@@ -342,7 +380,14 @@ fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> 
         name,
         &opts,
     )?;
-    Ok(match out {
+    Ok(deleted_response(req, &opts, out))
+}
+
+/// What a DELETE answers: the object (marked, or removed for types that return it) or a
+/// Success `Status`.
+pub(super) fn deleted_response(req: &Req, opts: &DeleteOptions, out: Deleted) -> Response<Body> {
+    let name = req.name.unwrap_or("");
+    match out {
         Deleted::Marked(obj) => {
             object_response(if opts.explicit_no_orphan { 202 } else { 200 }, req, &obj)
         }
@@ -358,7 +403,7 @@ fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> 
                 &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}),
             )
         }
-    })
+    }
 }
 
 fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {

@@ -6,7 +6,9 @@
 //! - [`builtins`]: the built-in types served from startup;
 //! - [`crd`]: CustomResourceDefinitions: validation and defaults of the CRD object, the
 //!   type a CRD serves, its Established status;
-//! - [`schema`]: structural-schema validation, defaults and pruning of custom resources.
+//! - [`schema`]: structural-schema validation, defaults and pruning of custom resources;
+//! - [`webhook_configuration`]: defaults and validation of the admission webhook
+//!   configurations.
 //!
 //! The store keeps the live registry (built-ins plus established CRDs); the discovery
 //! documents that list it are rendered by the HTTP front end (`http/discovery.rs`).
@@ -15,3 +17,4 @@ pub(crate) mod builtins;
 pub(crate) mod crd;
 pub(crate) mod resource_info;
 pub(crate) mod schema;
+pub(crate) mod webhook_configuration;
