@@ -33,7 +33,8 @@ fn roots(ca_bundle: &str) -> rustls::RootCertStore {
 /// Rewords a TLS failure the way Go's client words it, where it matters to a reader.
 fn tls_error(e: &std::io::Error) -> String {
     let text = e.to_string();
-    if text.contains("UnknownIssuer") {
+    // An issuer not among the roots, or one of their names with another key.
+    if text.contains("UnknownIssuer") || text.contains("BadSignature") {
         "tls: failed to verify certificate: x509: certificate signed by unknown authority".into()
     } else if text.contains("NotValidForName") {
         format!(

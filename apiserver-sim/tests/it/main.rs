@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod admission;
 mod binary;
 mod chaos;
 mod crd;
