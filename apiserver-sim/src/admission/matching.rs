@@ -154,11 +154,10 @@ pub fn should_call(
         match namespace_labels {
             None => {}
             Some(None) => missing_namespace = true,
-            Some(Some(labels)) => {
-                if !selector_matches(&hook.namespace_selector, labels) {
-                    return Ok(None);
-                }
+            Some(Some(labels)) if !selector_matches(&hook.namespace_selector, labels) => {
+                return Ok(None);
             }
+            Some(Some(_)) => {}
         }
     }
     if !is_empty_selector(&hook.object_selector) {
