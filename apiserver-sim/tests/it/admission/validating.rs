@@ -219,3 +219,33 @@ async fn dry_run_calls_side_effect_free_webhooks() {
     assert_eq!(reviews[0]["options"]["dryRun"], json!(["All"]));
     assert!(server.objects("", "configmaps").is_empty());
 }
+
+/// apiserver generic registry, DeleteCollection: each object is validated as a DELETE before
+/// it is deleted; a denial fails the request, and objects deleted before it stay deleted.
+#[tokio::test]
+async fn delete_collection_admits_each_object() {
+    let (server, hook) = validating(|_, r| {
+        let keep = r["request"]["oldObject"]["metadata"]["labels"]["keep"] == "yes";
+        Reply::ok(if keep {
+            deny(r, json!({"code": 403, "message": "kept"}))
+        } else {
+            admit(r, json!({}))
+        })
+    })
+    .await;
+    server.create_json(cm("a", json!({}))).expect("a");
+    server
+        .create_json(cm("b", json!({"keep": "yes"})))
+        .expect("b");
+    let r = send(&server, "DELETE", CMS, &Value::Null).await;
+    assert_eq!(r.status, 403, "{}", r.body);
+    let left: Vec<String> = server
+        .objects("", "configmaps")
+        .iter()
+        .map(|o| o["metadata"]["name"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(left, ["b"]);
+    let reviews = hook.reviews("/validate");
+    let deleted: Vec<&str> = reviews.iter().filter_map(|r| r["name"].as_str()).collect();
+    assert_eq!(deleted, ["a", "b"]);
+}
