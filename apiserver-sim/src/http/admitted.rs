@@ -48,12 +48,16 @@ pub(super) async fn serve(
     // Requests on webhook configurations are never sent to webhooks (a real server exempts
     // them so that a broken webhook can always be removed).
     let exempt = req.info.group == crate::kinds::webhook_configuration::GROUP;
+    let other_version = !req.info.builtin && req.version != req.info.storage_version();
+    let admits = write && !exempt;
+    if !admits && !other_version {
+        return None;
+    }
     let (hooks, conv) = {
         let st = shared.state.lock();
-        let hooks = (write && !exempt && any_configuration(&st))
+        let hooks = (admits && any_configuration(&st))
             .then(|| shared.admission.current(&st))
             .filter(|h| !h.is_empty());
-        let other_version = !req.info.builtin && req.version != req.info.storage_version();
         let conv = other_version
             .then(|| Converter::new(&st, &req.info, &shared.config.service_endpoints))
             .filter(Converter::uses_webhook);
