@@ -102,13 +102,17 @@ pub(super) async fn serve(
     Some(finish(result, &warnings))
 }
 
-/// The response, with one `Warning` header per webhook warning (also on failures).
+/// The response, with one `Warning` header per distinct webhook warning (also on failures;
+/// a repeated warning is sent once, as the apiserver's warning recorder does).
 fn finish(result: Result<Response<Body>, Failure>, warnings: &[String]) -> Response<Body> {
     let mut r = match result {
         Ok(r) => r,
         Err(f) => respond::json(f.code, &f.status),
     };
-    for w in warnings {
+    for (i, w) in warnings.iter().enumerate() {
+        if warnings[..i].contains(w) {
+            continue;
+        }
         if let Ok(v) = HeaderValue::from_bytes(warning_header(w).as_bytes()) {
             r.headers_mut().append(header::WARNING, v);
         }

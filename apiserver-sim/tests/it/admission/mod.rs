@@ -6,6 +6,7 @@
 mod conversion;
 mod failure;
 mod harness;
+mod kubectl;
 mod matching;
 mod mutating;
 mod validating;
