@@ -141,9 +141,17 @@
 //!
 //! # Limits and simplifications
 //!
-//! Request bodies over [`BODY_LIMIT`] (3 MiB, as upstream) get 413. Server-side apply merges
-//! the applied object like a strategic merge patch, without field ownership (no apply
-//! conflicts). Responses are JSON only (no Table output; kubectl falls back to NAME/AGE).
+//! Request bodies over [`BODY_LIMIT`] (3 MiB, as upstream) get 413. Server-side apply and
+//! `metadata.managedFields` follow kube-apiserver (field ownership per manager, conflicts
+//! and `force`, list merging by `x-kubernetes-list-type`), with these limits: the merge
+//! rules of built-in types come from a table of the kinds the simulator knows (lists it
+//! does not name are atomic, unknown fields of built-ins are not detected); field sets are
+//! not converted between versions; a `/status` write owns only `status`; an apply through
+//! `/scale` is merged like a strategic merge patch and recorded as an `Update`; seeds and
+//! the simulator's own controllers record no ownership (seeded objects keep the
+//! `managedFields` they are given). Responses are JSON only (YAML or protobuf `Accept`
+//! clauses are answered in JSON); `kubectl get` receives `meta.k8s.io` Tables computed like
+//! upstream's printers.
 //! Protobuf request bodies are decoded for ConfigMap, Secret, Namespace and ServiceAccount
 //! (what `kubectl create configmap|secret|namespace|serviceaccount` sends); other types
 //! answer 415 to protobuf bodies.
@@ -169,13 +177,13 @@
 //!
 //! | path | what it holds |
 //! |---|---|
-//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), full or metadata-only responses (`repr`), protobuf request bodies (`protobuf`), JSON, merge and strategic merge patch and apply (`patch`) |
-//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the types served from startup (`builtins`), CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`) |
+//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), `Accept` negotiation (`accept`), full, metadata-only or Table responses (`repr`, `table`), protobuf request bodies (`protobuf`), JSON, merge and strategic merge patch (`patch`), server-side apply and field ownership (`apply/`: field paths, sets and their `FieldsV1` encoding, merge rules of built-ins and CRDs, merging, `managedFields` entries, ownership updates, conflicts) |
+//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the types served from startup (`builtins`), CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`) |
 //! | `faults/` | fault injection: fail-next and seeded random failure rules (`fail_rules`), the server-wide faults (`server_faults`: drop watches, compact, restart, send bookmarks), chaos mode (`chaos/`: `config`, `profile`, `schedule`, live `state`, `stats`, and the timeline `runner`) |
 //! | `counts.rs`, `error.rs` | requests received per verb and resource; the crate's [`Error`] |
 //! | `store/` | `mod.rs` global RV, objects (`Stored` = object + cached JSON), put/remove; `line.rs` the watch line of each write, encoded once; `history.rs` bounded event log; `reclaim.rs` events a lagging watcher would free go back to the writer; `snapshot.rs` lists, past snapshots, continue tokens |
 //! | `shared.rs` | state shared by the handle, HTTP handlers, watches and controllers: the store, `ServerConfig`, [`WatchListMode`], fault state; implements the server-wide faults |
-//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `delete` (finalizers, propagation), `validate` |
+//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate` |
 //! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
 //! | `admission/` | admission and conversion webhooks: the configured webhooks, parsed and cached (`hooks`; `shared.rs` holds the cache and the service table of `endpoints`, which use only `store/`), which requests call them (`matching`), the `AdmissionReview` format and denials (`review`), calling them in order (`dispatch`), CRD versions through conversion webhooks (`conversion`, `watch_conversion`), the HTTPS client (`client`) |
 //! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads`) |

@@ -22,7 +22,7 @@ use crate::admission::matching::{Attributes, NamespaceLabels, Operation};
 use crate::admission::review::{Failure, warning_header};
 use crate::api::meta;
 use crate::api::patch::PatchKind;
-use crate::api::query::{Query, WriteOptions};
+use crate::api::query::{Ownership, Query, WriteOptions};
 use crate::api::repr::Repr;
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::{GroupResourceRef, ResourceInfo};
@@ -241,7 +241,7 @@ impl Flow<'_, '_> {
     /// The object as the client sees it: in the request's version.
     pub(super) async fn reply(&self, code: u16, obj: &Value) -> Result<Response<Body>, Failure> {
         let out = self.conv.convert(obj.clone(), self.req.version).await?;
-        Ok(verbs::object_response(code, self.req, &out))
+        Ok(verbs::object_response(code, self.req, &out)?)
     }
 
     /// Decodes and defaults a body as the write would, in the request's version.
@@ -272,7 +272,7 @@ impl Flow<'_, '_> {
         body: &[u8],
         warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
-        let wo = WriteOptions::parse(self.req.query)?;
+        let wo = verbs::write_options(self.req, headers)?;
         let obj = verbs::parse_body(&self.req.info, headers, body)?;
         self.create(obj, &wo, warnings).await
     }
@@ -376,7 +376,7 @@ impl Flow<'_, '_> {
         body: &[u8],
         warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
-        let wo = WriteOptions::parse(self.req.query)?;
+        let wo = verbs::write_options(self.req, headers)?;
         let obj = verbs::parse_body(&self.req.info, headers, body)?;
         let retry = meta::resource_version(&obj).is_empty();
         let name = self.req.name.unwrap_or("");
@@ -412,27 +412,15 @@ impl Flow<'_, '_> {
         warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
         let (wo, kind, patch) = verbs::patch_input(self.req, headers, body)?;
+        if kind == PatchKind::Apply {
+            return self.apply(&wo, &patch, warnings).await;
+        }
         let retry = patch.pointer("/metadata/resourceVersion").is_none();
         let name = self.req.name.unwrap_or("");
         let mut attempt = 0;
         loop {
             attempt += 1;
             let Some(old) = self.stored() else {
-                if kind == PatchKind::Apply && self.req.sub == Sub::None {
-                    // An apply patch of a missing object creates it.
-                    let mut obj = patch.clone();
-                    if meta::name(&obj).is_empty() {
-                        meta::set_str(&mut obj, "name", name);
-                    }
-                    if meta::name(&obj) != name {
-                        return Err(ApiError::bad_request(format!(
-                            "the name of the object ({}) does not match the name on the URL ({name})",
-                            meta::name(&obj)
-                        ))
-                        .into());
-                    }
-                    return self.create(obj, &wo, warnings).await;
-                }
                 return Err(ApiError::not_found(&self.req.info, name).into());
             };
             let old = self.conv.convert((*old).clone(), self.req.version).await?;
@@ -448,6 +436,73 @@ impl Flow<'_, '_> {
                 opts,
             );
             match self.replace(&mut attrs, &wo, warnings).await {
+                Ok(stored) => return self.reply(200, &stored).await,
+                Err(f) if retry && f.code == 409 && attempt < ATTEMPTS => {}
+                Err(f) => return Err(f),
+            }
+        }
+    }
+
+    /// Server-side apply: the configuration is applied as a dry run (field ownership and
+    /// conflicts settled there), then the applied object goes through admission like a
+    /// create (the object did not exist) or an update, and is written with the ownership
+    /// the apply computed.
+    async fn apply(
+        &self,
+        wo: &WriteOptions,
+        config: &Value,
+        warnings: &mut Vec<String>,
+    ) -> Result<Response<Body>, Failure> {
+        let req = self.req;
+        let name = req.name.unwrap_or("");
+        let retry = config.pointer("/metadata/resourceVersion").is_none();
+        let settled = WriteOptions {
+            ownership: Ownership::Settled,
+            ..wo.clone()
+        };
+        let dry = WriteOptions {
+            dry_run: true,
+            ..wo.clone()
+        };
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let old = self.stored();
+            let applied = ops::apply(
+                &mut self.shared.state.lock(),
+                &req.info,
+                req.version,
+                req.ns,
+                name,
+                config,
+                req.sub.part(),
+                &dry,
+            )?;
+            let mut object = self
+                .conv
+                .convert((*applied.obj).clone(), req.version)
+                .await?;
+            let old = match old {
+                Some(old) if !applied.created => old,
+                _ => {
+                    let md = meta::metadata_mut(&mut object);
+                    for field in ["uid", "creationTimestamp", "generation"] {
+                        md.remove(field);
+                    }
+                    return self.create(object, &settled, warnings).await;
+                }
+            };
+            let old = self.conv.convert((*old).clone(), req.version).await?;
+            let opts = options("PatchOptions", req.query, wo.dry_run);
+            let mut attrs = self.attributes(
+                Operation::Update,
+                name,
+                Some(object),
+                Some(old),
+                wo.dry_run,
+                opts,
+            );
+            match self.replace(&mut attrs, &settled, warnings).await {
                 Ok(stored) => return self.reply(200, &stored).await,
                 Err(f) if retry && f.code == 409 && attempt < ATTEMPTS => {}
                 Err(f) => return Err(f),

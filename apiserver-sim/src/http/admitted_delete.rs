@@ -96,7 +96,7 @@ impl Flow<'_, '_> {
             &opts,
         )?;
         let out = self.deleted_in_version(out).await?;
-        Ok(verbs::deleted_response(req, &opts, out))
+        Ok(verbs::deleted_response(req, &opts, out)?)
     }
 
     pub(super) async fn delete_collection(
@@ -141,6 +141,6 @@ impl Flow<'_, '_> {
             req,
             &affected,
             json!({"resourceVersion": rv.to_string()}),
-        ))
+        )?)
     }
 }

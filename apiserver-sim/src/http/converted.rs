@@ -23,7 +23,7 @@ pub(super) async fn get(
 ) -> Result<Response<Body>, Failure> {
     let obj = verbs::fetch(shared, req)?;
     let out = conv.convert((*obj).clone(), req.version).await?;
-    Ok(verbs::object_response(200, req, &out))
+    Ok(verbs::object_response(200, req, &out)?)
 }
 
 /// LIST, the page's objects converted together.
@@ -40,7 +40,7 @@ pub(super) async fn list(
         .into_iter()
         .map(|o| Stored::new(Arc::new(o)))
         .collect();
-    Ok(verbs::list_response(req, &converted, md))
+    Ok(verbs::list_response(req, &converted, md)?)
 }
 
 /// WATCH, read in the stored version and converted batch by batch.

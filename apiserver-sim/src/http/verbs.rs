@@ -11,17 +11,23 @@ use super::request::{Req, Sub, Verb, okey, verb_for};
 use super::respond::{self, Body};
 use super::route::ResourcePath;
 use super::scale::{scale_of, write_scale};
+use crate::api::accept;
 use crate::api::meta;
 use crate::api::patch::PatchKind;
-use crate::api::query::{ListOptions, Query, WriteOptions, parse_rv};
+use crate::api::query::{ListOptions, Ownership, Query, WriteOptions, parse_rv};
 use crate::api::repr::{self, Repr};
 use crate::api::status::{ApiError, ApiResult};
+use crate::api::table::TableWriter;
 use crate::kinds::resource_info::ResourceInfo;
 use crate::ops::{self, DeleteOptions, Deleted};
 use crate::shared::{Shared, WatchListMode};
 use crate::store::Stored;
 
-pub(super) fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
+pub(super) fn object_response(code: u16, req: &Req, obj: &Value) -> ApiResult<Response<Body>> {
+    if let Repr::Table(v) = req.repr {
+        let w = TableWriter::new(req.info.clone(), req.version, v, req.query)?;
+        return Ok(respond::raw_json(code, &w.object(obj, true)));
+    }
     let mut r = respond::raw_json(code, &repr::render(&req.info, req.version, obj, req.repr));
     if req.repr == Repr::Metadata {
         r.headers_mut().insert(
@@ -29,10 +35,15 @@ pub(super) fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Bod
             HeaderValue::from_static(repr::METADATA_CT),
         );
     }
-    r
+    Ok(r)
 }
 
-pub(super) fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
+pub(super) fn list_response(req: &Req, items: &[Stored], md: Value) -> ApiResult<Response<Body>> {
+    if let Repr::Table(v) = req.repr {
+        let w = TableWriter::new(req.info.clone(), req.version, v, req.query)?;
+        let table = w.list(items.iter().map(|s| (&*s.obj, &s.json)), &md);
+        return Ok(respond::raw_json(200, &table));
+    }
     let mut buf = BytesMut::with_capacity(64 + items.len() * 256);
     let (api_version, kind) = repr::type_meta(&req.info, req.version, req.repr, true);
     let head = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
@@ -60,7 +71,7 @@ pub(super) fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<
             HeaderValue::from_static(repr::METADATA_LIST_CT),
         );
     }
-    r
+    Ok(r)
 }
 
 pub(super) fn parse_body(
@@ -91,6 +102,26 @@ fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> {
             info.kind
         ))
     })
+}
+
+/// Options of a write made through the API: its field manager (the `fieldManager`
+/// parameter, or the `User-Agent` up to its first `/`) records what it owns.
+pub(super) fn write_options(req: &Req, headers: &HeaderMap) -> ApiResult<WriteOptions> {
+    let mut wo = WriteOptions::parse(req.query)?;
+    if wo.field_manager.is_empty() {
+        let ua = headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        wo.field_manager = crate::api::apply::manager_from_user_agent(ua);
+    }
+    wo.ownership = Ownership::Record;
+    wo.subresource = match req.sub {
+        Sub::None => "",
+        Sub::Status => "status",
+        Sub::Scale => "scale",
+    };
+    Ok(wo)
 }
 
 /// Entry point for resource paths.
@@ -147,6 +178,10 @@ async fn dispatch(
         }
         return Err(err);
     }
+    let repr = accept::negotiate(
+        headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()),
+        info.builtin,
+    )?;
     let req = Req {
         info,
         version: &rp.version,
@@ -154,7 +189,7 @@ async fn dispatch(
         name: rp.name.as_deref(),
         sub,
         query,
-        repr: Repr::from_accept(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())),
+        repr,
     };
     // Admission webhooks and conversion webhooks, when configured for this request.
     if let Some(r) = super::admitted::serve(shared, &req, verb, headers, &body).await {
@@ -175,9 +210,14 @@ async fn dispatch(
 fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     let obj = fetch(shared, req)?;
     if req.sub == Sub::Scale {
-        return Ok(respond::json(200, &scale_of(&req.info, &obj)));
+        let scale = scale_of(&req.info, &obj);
+        if let Repr::Table(v) = req.repr {
+            let w = TableWriter::for_scale(req.info.clone(), req.version, v, req.query)?;
+            return Ok(respond::raw_json(200, &w.object(&scale, true)));
+        }
+        return Ok(respond::json(200, &scale));
     }
-    Ok(object_response(200, req, &obj))
+    object_response(200, req, &obj)
 }
 
 /// The object a get reads, as stored.
@@ -199,7 +239,7 @@ pub(super) fn fetch(shared: &Shared, req: &Req) -> ApiResult<Arc<Value>> {
 
 fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     let (items, md) = list_page(shared, req)?;
-    Ok(list_response(req, &items, md))
+    list_response(req, &items, md)
 }
 
 /// The objects (as stored) and list metadata a list answers with.
@@ -250,6 +290,15 @@ pub(super) fn watch_stream(
         opts.selectors.fields =
             crate::api::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
     }
+    let table = match req.repr {
+        Repr::Table(v) => Some(TableWriter::new(
+            req.info.clone(),
+            req.version,
+            v,
+            req.query,
+        )?),
+        _ => None,
+    };
     crate::watch::stream::start(
         shared.clone(),
         req.info.clone(),
@@ -257,6 +306,7 @@ pub(super) fn watch_stream(
         req.ns.map(str::to_string),
         opts,
         req.repr,
+        table,
     )
 }
 
@@ -266,7 +316,7 @@ fn create(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
+    let wo = write_options(req, headers)?;
     let obj = parse_body(&req.info, headers, body)?;
     let stored = ops::create(
         &mut shared.state.lock(),
@@ -276,7 +326,7 @@ fn create(
         obj,
         &wo,
     )?;
-    Ok(object_response(201, req, &stored))
+    object_response(201, req, &stored)
 }
 
 fn update(
@@ -285,7 +335,7 @@ fn update(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
+    let wo = write_options(req, headers)?;
     let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
         let scale = parse_body(&req.info, headers, body)?;
@@ -303,7 +353,7 @@ fn update(
         part,
         &wo,
     )?;
-    Ok(object_response(200, req, &stored))
+    object_response(200, req, &stored)
 }
 
 fn patch(
@@ -337,7 +387,7 @@ fn patch(
         &wo,
     )?;
     let code = if out.created { 201 } else { 200 };
-    Ok(object_response(code, req, &out.obj))
+    object_response(code, req, &out.obj)
 }
 
 /// A PATCH's options, patch type and patch document, checked.
@@ -346,27 +396,38 @@ pub(super) fn patch_input(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<(WriteOptions, PatchKind, Value)> {
-    let wo = WriteOptions::parse(req.query)?;
+    let wo = write_options(req, headers)?;
     let ct = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     let kind = PatchKind::from_content_type(ct, req.info.builtin)?;
+    let refuse = |field: &str, reason: &str, message: &str| {
+        let mut e = ApiError::invalid_options("PatchOptions", field, message);
+        if let Some(cause) = e.details.causes.first_mut() {
+            cause.reason = reason.into();
+        }
+        Err(e)
+    };
     if kind == PatchKind::Apply && req.query.get("fieldManager").is_none_or(str::is_empty) {
-        return Err(ApiError::invalid_options(
-            "PatchOptions",
+        return refuse(
             "fieldManager",
+            "FieldValueRequired",
             "Required value: is required for apply patch",
-        ));
+        );
     }
     if kind != PatchKind::Apply && req.query.get("force").is_some() {
-        return Err(ApiError::invalid_options(
-            "PatchOptions",
+        return refuse(
             "force",
+            "FieldValueForbidden",
             "Forbidden: may not be specified for non-apply patch",
-        ));
+        );
     }
-    let patch_doc = decode_json(&req.info, body)?;
+    let patch_doc = if kind == PatchKind::Apply {
+        crate::api::apply::decode_config(body)?
+    } else {
+        decode_json(&req.info, body)?
+    };
     Ok((wo, kind, patch_doc))
 }
 
@@ -380,12 +441,16 @@ fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> 
         name,
         &opts,
     )?;
-    Ok(deleted_response(req, &opts, out))
+    deleted_response(req, &opts, out)
 }
 
 /// What a DELETE answers: the object (marked, or removed for types that return it) or a
 /// Success `Status`.
-pub(super) fn deleted_response(req: &Req, opts: &DeleteOptions, out: Deleted) -> Response<Body> {
+pub(super) fn deleted_response(
+    req: &Req,
+    opts: &DeleteOptions,
+    out: Deleted,
+) -> ApiResult<Response<Body>> {
     let name = req.name.unwrap_or("");
     match out {
         Deleted::Marked(obj) => {
@@ -398,10 +463,10 @@ pub(super) fn deleted_response(req: &Req, opts: &DeleteOptions, out: Deleted) ->
             if !req.info.group.is_empty() {
                 details["group"] = json!(req.info.group);
             }
-            respond::json(
+            Ok(respond::json(
                 200,
                 &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}),
-            )
+            ))
         }
     }
 }
@@ -427,9 +492,5 @@ fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Respo
         }
         rv = st.rv;
     }
-    Ok(list_response(
-        req,
-        &affected,
-        json!({"resourceVersion": rv.to_string()}),
-    ))
+    list_response(req, &affected, json!({"resourceVersion": rv.to_string()}))
 }

@@ -7,6 +7,7 @@
 //! - [`crd`]: CustomResourceDefinitions: validation and defaults of the CRD object, the
 //!   type a CRD serves, its Established status;
 //! - [`schema`]: structural-schema validation, defaults and pruning of custom resources;
+//! - [`printers`]: printer columns, the `Table` columns and cells of each kind;
 //! - [`webhook_configuration`]: defaults and validation of the admission webhook
 //!   configurations.
 //!
@@ -15,6 +16,7 @@
 
 pub(crate) mod builtins;
 pub(crate) mod crd;
+pub(crate) mod printers;
 pub(crate) mod resource_info;
 pub(crate) mod schema;
 pub(crate) mod webhook_configuration;

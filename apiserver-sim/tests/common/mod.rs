@@ -49,7 +49,8 @@ impl Raw {
     }
 }
 
-fn dechunk(mut body: &[u8]) -> Vec<u8> {
+/// The data of a chunked HTTP/1.1 body (complete chunks only).
+pub fn dechunk(mut body: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     while let Some(pos) = body.windows(2).position(|w| w == b"\r\n") {
         let size =

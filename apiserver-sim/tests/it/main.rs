@@ -4,6 +4,8 @@
 mod common;
 
 mod admission;
+mod apply;
+mod apply_lists;
 mod binary;
 mod chaos;
 mod crd;
@@ -12,8 +14,14 @@ mod faults;
 mod fuzz;
 mod hooks;
 mod kubectl;
+mod kubectl_apply;
+mod kubectl_tables;
 mod list_watch;
 mod logging;
+mod managed_fields;
 mod robustness;
 mod smoke;
+mod tables;
+mod tables_custom;
+mod tables_options;
 mod workloads;

@@ -209,3 +209,46 @@ async fn patch_on_delete_is_refused() {
         "Internal error occurred: admission webhook \"m.example.com\" attempted to modify the object, which is not supported for this operation"
     );
 }
+
+/// Server-side apply through a mutating webhook: the applied object is what the webhook
+/// sees (CREATE when new, UPDATE after), the webhook's patch is kept, and the apply's field
+/// ownership is stored (Kubernetes docs, Server-Side Apply; Dynamic Admission Control).
+#[tokio::test]
+async fn server_side_apply_goes_through_admission() {
+    let server = common::server().await;
+    let hook = WebhookServer::start(|_, r| {
+        Reply::ok(patch(
+            r,
+            json!([{"op": "add", "path": "/metadata/annotations", "value": {"seen": "yes"}}]),
+        ))
+    })
+    .await;
+    let w = webhook(
+        "ssa.example.com",
+        hook.client_config("/m"),
+        rules("configmaps"),
+    );
+    configure(
+        &server,
+        configuration("MutatingWebhookConfiguration", "ssa", vec![w]),
+    );
+    let path = format!("{CMS}/applied?fieldManager=tester");
+    let body = serde_json::to_vec(&cm("applied", json!({"app": "x"}))).expect("json");
+    let ct = [("Content-Type", "application/apply-patch+yaml")];
+    for (round, op) in [(0, "CREATE"), (1, "UPDATE")] {
+        let r = common::raw(&server, "PATCH", &path, &ct, &body).await;
+        assert!(r.status == 201 || r.status == 200, "{}", r.body);
+        assert_eq!(r.json()["metadata"]["annotations"]["seen"], "yes");
+        let reviews = hook.reviews("/m");
+        assert_eq!(reviews[round]["operation"], op);
+        assert_eq!(reviews[round]["object"]["data"]["k"], "v");
+    }
+    let stored = &server.objects("", "configmaps")[0];
+    let managers: Vec<(&str, &str)> = stored["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| Some((m["manager"].as_str()?, m["operation"].as_str()?)))
+        .collect();
+    assert!(managers.contains(&("tester", "Apply")), "{managers:?}");
+}
