@@ -162,8 +162,11 @@
 //! the kind). Webhooks: the `/scale` subresource and CONNECT requests (exec, attach,
 //! port-forward, proxy: not served) call no admission webhook, `matchConditions` are not
 //! evaluated, validating webhooks' first failure is chosen in webhook order (upstream: the
-//! first to answer), and every request is made as `system:admin`. A list or watch from a resourceVersion newer than the server's answers 504 at
-//! once (upstream waits about 3 s for its cache). There is no kubelet: a running pod bound
+//! first to answer), changes a mutating webhook makes to an applied object are not
+//! attributed in `managedFields`, Table reads of a custom resource in a version other than
+//! the stored one are not converted by its conversion webhook, and every request is made as
+//! `system:admin`. A list or watch from a resourceVersion newer than the server's answers
+//! 504 at once (upstream waits about 3 s for its cache). There is no kubelet: a running pod bound
 //! to a node stays (terminating) until deleted with a grace period of 0. The garbage
 //! collector matches owners by uid only.
 //!
