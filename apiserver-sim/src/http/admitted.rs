@@ -22,7 +22,7 @@ use crate::admission::matching::{Attributes, NamespaceLabels, Operation};
 use crate::admission::review::{Failure, warning_header};
 use crate::api::meta;
 use crate::api::patch::PatchKind;
-use crate::api::query::{Ownership, Query, WriteOptions};
+use crate::api::query::{Query, WriteOptions};
 use crate::api::repr::Repr;
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::{GroupResourceRef, ResourceInfo};
@@ -31,7 +31,7 @@ use crate::shared::Shared;
 use crate::store::State;
 
 /// How many times a write without precondition is retried after a conflict.
-const ATTEMPTS: usize = 5;
+pub(super) const ATTEMPTS: usize = 5;
 
 /// Serves the request here when webhooks take part in it; `None` leaves it to the plain verbs.
 pub(super) async fn serve(
@@ -121,7 +121,7 @@ fn finish(result: Result<Response<Body>, Failure>, warnings: &[String]) -> Respo
 }
 
 /// The options object of an operation, as the webhook receives it.
-fn options(kind: &str, q: &Query, dry_run: bool) -> Value {
+pub(super) fn options(kind: &str, q: &Query, dry_run: bool) -> Value {
     let mut o = json!({"kind": kind, "apiVersion": "meta.k8s.io/v1"});
     if dry_run {
         o["dryRun"] = json!(["All"]);
@@ -278,7 +278,7 @@ impl Flow<'_, '_> {
     }
 
     /// CREATE: mutate, dry-run, validate, commit.
-    async fn create(
+    pub(super) async fn create(
         &self,
         obj: Value,
         wo: &WriteOptions,
@@ -328,7 +328,7 @@ impl Flow<'_, '_> {
     }
 
     /// UPDATE (PUT, PATCH): mutate `attrs.object`, dry-run, validate, commit; the stored object.
-    async fn replace(
+    pub(super) async fn replace(
         &self,
         attrs: &mut Attributes,
         wo: &WriteOptions,
@@ -436,73 +436,6 @@ impl Flow<'_, '_> {
                 opts,
             );
             match self.replace(&mut attrs, &wo, warnings).await {
-                Ok(stored) => return self.reply(200, &stored).await,
-                Err(f) if retry && f.code == 409 && attempt < ATTEMPTS => {}
-                Err(f) => return Err(f),
-            }
-        }
-    }
-
-    /// Server-side apply: the configuration is applied as a dry run (field ownership and
-    /// conflicts settled there), then the applied object goes through admission like a
-    /// create (the object did not exist) or an update, and is written with the ownership
-    /// the apply computed.
-    async fn apply(
-        &self,
-        wo: &WriteOptions,
-        config: &Value,
-        warnings: &mut Vec<String>,
-    ) -> Result<Response<Body>, Failure> {
-        let req = self.req;
-        let name = req.name.unwrap_or("");
-        let retry = config.pointer("/metadata/resourceVersion").is_none();
-        let settled = WriteOptions {
-            ownership: Ownership::Settled,
-            ..wo.clone()
-        };
-        let dry = WriteOptions {
-            dry_run: true,
-            ..wo.clone()
-        };
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let old = self.stored();
-            let applied = ops::apply(
-                &mut self.shared.state.lock(),
-                &req.info,
-                req.version,
-                req.ns,
-                name,
-                config,
-                req.sub.part(),
-                &dry,
-            )?;
-            let mut object = self
-                .conv
-                .convert((*applied.obj).clone(), req.version)
-                .await?;
-            let old = match old {
-                Some(old) if !applied.created => old,
-                _ => {
-                    let md = meta::metadata_mut(&mut object);
-                    for field in ["uid", "creationTimestamp", "generation"] {
-                        md.remove(field);
-                    }
-                    return self.create(object, &settled, warnings).await;
-                }
-            };
-            let old = self.conv.convert((*old).clone(), req.version).await?;
-            let opts = options("PatchOptions", req.query, wo.dry_run);
-            let mut attrs = self.attributes(
-                Operation::Update,
-                name,
-                Some(object),
-                Some(old),
-                wo.dry_run,
-                opts,
-            );
-            match self.replace(&mut attrs, &settled, warnings).await {
                 Ok(stored) => return self.reply(200, &stored).await,
                 Err(f) if retry && f.code == 409 && attempt < ATTEMPTS => {}
                 Err(f) => return Err(f),

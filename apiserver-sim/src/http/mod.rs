@@ -2,6 +2,7 @@
 //! negotiation and routing.
 
 mod admitted;
+mod admitted_apply;
 mod admitted_delete;
 mod converted;
 mod discovery;
