@@ -6,7 +6,7 @@
 use http::Response;
 use serde_json::Value;
 
-use super::admitted::{ATTEMPTS, Flow, options};
+use super::admission_flow::{ATTEMPTS, Flow, options};
 use super::respond::Body;
 use crate::admission::matching::Operation;
 use crate::admission::review::Failure;

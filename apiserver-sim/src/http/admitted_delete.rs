@@ -8,9 +8,9 @@ use std::sync::Arc;
 use http::Response;
 use serde_json::{Value, json};
 
-use super::admitted::Flow;
+use super::admission_flow::Flow;
+use super::render::{deleted_response, list_response};
 use super::respond::Body;
-use super::verbs;
 use crate::admission::dispatch;
 use crate::admission::matching::Operation;
 use crate::admission::review::Failure;
@@ -96,7 +96,7 @@ impl Flow<'_, '_> {
             &opts,
         )?;
         let out = self.deleted_in_version(out).await?;
-        Ok(verbs::deleted_response(req, &opts, out)?)
+        Ok(deleted_response(req, &opts, out)?)
     }
 
     pub(super) async fn delete_collection(
@@ -137,7 +137,7 @@ impl Flow<'_, '_> {
             }
         }
         let rv = self.shared.state.lock().rv;
-        Ok(verbs::list_response(
+        Ok(list_response(
             req,
             &affected,
             json!({"resourceVersion": rv.to_string()}),

@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use http::Response;
 
+use super::reads::{fetch, list_page, watch_stream};
+use super::render::{list_response, object_response};
 use super::request::Req;
 use super::respond::{self, Body};
-use super::verbs;
 use crate::admission::conversion::Converter;
 use crate::admission::review::Failure;
 use crate::admission::watch_conversion::convert_stream;
@@ -21,9 +22,9 @@ pub(super) async fn get(
     req: &Req<'_>,
     conv: &Converter,
 ) -> Result<Response<Body>, Failure> {
-    let obj = verbs::fetch(shared, req)?;
+    let obj = fetch(shared, req)?;
     let out = conv.convert((*obj).clone(), req.version).await?;
-    Ok(verbs::object_response(200, req, &out)?)
+    Ok(object_response(200, req, &out)?)
 }
 
 /// LIST, the page's objects converted together.
@@ -32,7 +33,7 @@ pub(super) async fn list(
     req: &Req<'_>,
     conv: &Converter,
 ) -> Result<Response<Body>, Failure> {
-    let (items, md) = verbs::list_page(shared, req)?;
+    let (items, md) = list_page(shared, req)?;
     let objs = items.iter().map(|s| (*s.obj).clone()).collect();
     let converted: Vec<Stored> = conv
         .convert_all(objs, req.version)
@@ -40,7 +41,7 @@ pub(super) async fn list(
         .into_iter()
         .map(|o| Stored::new(Arc::new(o)))
         .collect();
-    Ok(verbs::list_response(req, &converted, md)?)
+    Ok(list_response(req, &converted, md)?)
 }
 
 /// WATCH, read in the stored version and converted batch by batch.
@@ -50,7 +51,7 @@ pub(super) fn watch(
     conv: Converter,
 ) -> Result<Response<Body>, Failure> {
     let storage = req.info.storage_version().to_string();
-    let inner = verbs::watch_stream(shared, req, &storage)?;
+    let inner = watch_stream(shared, req, &storage)?;
     Ok(respond::stream(convert_stream(
         inner,
         conv,

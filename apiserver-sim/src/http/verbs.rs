@@ -3,126 +3,26 @@
 
 use std::sync::Arc;
 
-use bytes::{BufMut, Bytes, BytesMut};
-use http::{HeaderMap, HeaderValue, Method, Response, header};
-use serde_json::{Value, json};
+use bytes::Bytes;
+use http::{HeaderMap, Method, Response, header};
+use serde_json::json;
 
+use super::decode::{parse_body, patch_input, write_options};
+use super::reads::{fetch, list_page, watch_stream};
+use super::render::{deleted_response, list_response, object_response};
 use super::request::{Req, Sub, Verb, okey, verb_for};
 use super::respond::{self, Body};
 use super::route::ResourcePath;
 use super::scale::{scale_of, write_scale};
 use crate::api::accept;
 use crate::api::meta;
-use crate::api::patch::PatchKind;
-use crate::api::query::{ListOptions, Ownership, Query, WriteOptions, parse_rv};
-use crate::api::repr::{self, Repr};
+use crate::api::query::{ListOptions, Query};
+use crate::api::repr::Repr;
 use crate::api::status::{ApiError, ApiResult};
 use crate::api::table::TableWriter;
-use crate::kinds::resource_info::ResourceInfo;
 use crate::ops::{self, DeleteOptions, Deleted};
-use crate::shared::{Shared, WatchListMode};
+use crate::shared::Shared;
 use crate::store::Stored;
-
-pub(super) fn object_response(code: u16, req: &Req, obj: &Value) -> ApiResult<Response<Body>> {
-    if let Repr::Table(v) = req.repr {
-        let w = TableWriter::new(req.info.clone(), req.version, v, req.query)?;
-        return Ok(respond::raw_json(code, &w.object(obj, true)));
-    }
-    let mut r = respond::raw_json(code, &repr::render(&req.info, req.version, obj, req.repr));
-    if req.repr == Repr::Metadata {
-        r.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(repr::METADATA_CT),
-        );
-    }
-    Ok(r)
-}
-
-pub(super) fn list_response(req: &Req, items: &[Stored], md: Value) -> ApiResult<Response<Body>> {
-    if let Repr::Table(v) = req.repr {
-        let w = TableWriter::new(req.info.clone(), req.version, v, req.query)?;
-        let table = w.list(items.iter().map(|s| (&*s.obj, &s.json)), &md);
-        return Ok(respond::raw_json(200, &table));
-    }
-    let mut buf = BytesMut::with_capacity(64 + items.len() * 256);
-    let (api_version, kind) = repr::type_meta(&req.info, req.version, req.repr, true);
-    let head = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
-    let head = serde_json::to_vec(&head).unwrap_or_default();
-    // Reopen the head object to append "items".
-    buf.extend_from_slice(&head[..head.len().saturating_sub(1)]);
-    buf.extend_from_slice(b",\"items\":[");
-    for (i, it) in items.iter().enumerate() {
-        if i > 0 {
-            buf.put_u8(b',');
-        }
-        buf.extend_from_slice(&repr::render_cached(
-            &req.info,
-            req.version,
-            &it.obj,
-            &it.json,
-            req.repr,
-        ));
-    }
-    buf.extend_from_slice(b"]}");
-    let mut r = respond::raw_json(200, &buf);
-    if req.repr == Repr::Metadata {
-        r.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(repr::METADATA_LIST_CT),
-        );
-    }
-    Ok(r)
-}
-
-pub(super) fn parse_body(
-    info: &ResourceInfo,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> ApiResult<Value> {
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("application/json");
-    let base = crate::api::repr::media_type(ct);
-    if base == crate::api::protobuf::PROTOBUF {
-        return crate::api::protobuf::decode(info, body);
-    }
-    if !(base.is_empty() || base == "application/json" || base == "*/*") {
-        return Err(ApiError::unsupported_media_type(ct, &["application/json"]));
-    }
-    decode_json(info, body)
-}
-
-fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> {
-    serde_json::from_slice(body).map_err(|e| {
-        ApiError::bad_request(format!(
-            "{} in version \"{}\" cannot be handled as a {}: {e}",
-            info.kind,
-            info.storage_version(),
-            info.kind
-        ))
-    })
-}
-
-/// Options of a write made through the API: its field manager (the `fieldManager`
-/// parameter, or the `User-Agent` up to its first `/`) records what it owns.
-pub(super) fn write_options(req: &Req, headers: &HeaderMap) -> ApiResult<WriteOptions> {
-    let mut wo = WriteOptions::parse(req.query)?;
-    if wo.field_manager.is_empty() {
-        let ua = headers
-            .get(header::USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        wo.field_manager = crate::api::apply::manager_from_user_agent(ua);
-    }
-    wo.ownership = Ownership::Record;
-    wo.subresource = match req.sub {
-        Sub::None => "",
-        Sub::Status => "status",
-        Sub::Scale => "scale",
-    };
-    Ok(wo)
-}
 
 /// Entry point for resource paths.
 pub(crate) async fn handle(
@@ -220,94 +120,13 @@ fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     object_response(200, req, &obj)
 }
 
-/// The object a get reads, as stored.
-pub(super) fn fetch(shared: &Shared, req: &Req) -> ApiResult<Arc<Value>> {
-    let rv = parse_rv(req.query.get("resourceVersion"))?;
-    let name = req.name.unwrap_or("");
-    let obj = {
-        let st = shared.state.lock();
-        if let Some(rv) = rv
-            && rv > st.rv
-        {
-            return Err(crate::store::snapshot::too_large(rv, st.rv));
-        }
-        st.get(&req.info.key(), &okey(req))
-    }
-    .ok_or_else(|| ApiError::not_found(&req.info, name))?;
-    Ok(obj)
-}
-
 fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     let (items, md) = list_page(shared, req)?;
     list_response(req, &items, md)
 }
 
-/// The objects (as stored) and list metadata a list answers with.
-pub(super) fn list_page(shared: &Shared, req: &Req) -> ApiResult<(Vec<Stored>, Value)> {
-    let opts = ListOptions::parse(req.query, &req.info)?;
-    let page = shared.state.lock().list(&req.info.key(), req.ns, &opts)?;
-    let mut md = json!({"resourceVersion": page.rv.to_string()});
-    if let Some(c) = &page.continue_token {
-        md["continue"] = json!(c);
-    }
-    if let Some(r) = page.remaining {
-        md["remainingItemCount"] = json!(r);
-    }
-    Ok((page.items, md))
-}
-
 fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
     Ok(respond::stream(watch_stream(shared, req, req.version)?))
-}
-
-/// The watch a request asks for, its objects in `version`.
-pub(super) fn watch_stream(
-    shared: &Arc<Shared>,
-    req: &Req,
-    version: &str,
-) -> ApiResult<impl futures::Stream<Item = Bytes> + Send + 'static> {
-    let mut opts = ListOptions::parse(req.query, &req.info)?;
-    if opts.send_initial_events.is_some() {
-        match shared.watch_list_mode() {
-            WatchListMode::Supported => {}
-            WatchListMode::Rejected => {
-                return Err(ApiError::invalid_options(
-                    "ListOptions",
-                    "sendInitialEvents",
-                    "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
-                ));
-            }
-            WatchListMode::Ignored => {
-                // A server that predates WatchList knows neither parameter.
-                opts.send_initial_events = None;
-                opts.rv_match = None;
-            }
-        }
-    }
-    if let Some(name) = req.name {
-        // `/.../name?watch=1` is a watch with a metadata.name field selector.
-        let sel = format!("metadata.name={name}");
-        opts.selectors.fields =
-            crate::api::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
-    }
-    let table = match req.repr {
-        Repr::Table(v) => Some(TableWriter::new(
-            req.info.clone(),
-            req.version,
-            v,
-            req.query,
-        )?),
-        _ => None,
-    };
-    crate::watch::stream::start(
-        shared.clone(),
-        req.info.clone(),
-        version,
-        req.ns.map(str::to_string),
-        opts,
-        req.repr,
-        table,
-    )
 }
 
 fn create(
@@ -390,47 +209,6 @@ fn patch(
     object_response(code, req, &out.obj)
 }
 
-/// A PATCH's options, patch type and patch document, checked.
-pub(super) fn patch_input(
-    req: &Req,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> ApiResult<(WriteOptions, PatchKind, Value)> {
-    let wo = write_options(req, headers)?;
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let kind = PatchKind::from_content_type(ct, req.info.builtin)?;
-    let refuse = |field: &str, reason: &str, message: &str| {
-        let mut e = ApiError::invalid_options("PatchOptions", field, message);
-        if let Some(cause) = e.details.causes.first_mut() {
-            cause.reason = reason.into();
-        }
-        Err(e)
-    };
-    if kind == PatchKind::Apply && req.query.get("fieldManager").is_none_or(str::is_empty) {
-        return refuse(
-            "fieldManager",
-            "FieldValueRequired",
-            "Required value: is required for apply patch",
-        );
-    }
-    if kind != PatchKind::Apply && req.query.get("force").is_some() {
-        return refuse(
-            "force",
-            "FieldValueForbidden",
-            "Forbidden: may not be specified for non-apply patch",
-        );
-    }
-    let patch_doc = if kind == PatchKind::Apply {
-        crate::api::apply::decode_config(body)?
-    } else {
-        decode_json(&req.info, body)?
-    };
-    Ok((wo, kind, patch_doc))
-}
-
 fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
     let opts = DeleteOptions::parse(body, req.query)?;
     let name = req.name.unwrap_or("");
@@ -442,33 +220,6 @@ fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> 
         &opts,
     )?;
     deleted_response(req, &opts, out)
-}
-
-/// What a DELETE answers: the object (marked, or removed for types that return it) or a
-/// Success `Status`.
-pub(super) fn deleted_response(
-    req: &Req,
-    opts: &DeleteOptions,
-    out: Deleted,
-) -> ApiResult<Response<Body>> {
-    let name = req.name.unwrap_or("");
-    match out {
-        Deleted::Marked(obj) => {
-            object_response(if opts.explicit_no_orphan { 202 } else { 200 }, req, &obj)
-        }
-        Deleted::Removed(obj) if req.info.delete_returns_object => object_response(200, req, &obj),
-        Deleted::Removed(obj) => {
-            let mut details =
-                json!({"name": name, "kind": req.info.plural, "uid": meta::uid(&obj)});
-            if !req.info.group.is_empty() {
-                details["group"] = json!(req.info.group);
-            }
-            Ok(respond::json(
-                200,
-                &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}),
-            ))
-        }
-    }
 }
 
 fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
