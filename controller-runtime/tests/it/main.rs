@@ -20,3 +20,5 @@ mod shutdown;
 mod soak;
 mod sync;
 mod watches;
+#[cfg(feature = "webhook")]
+mod webhook;
