@@ -43,7 +43,24 @@ pub fn patch(
     let Some(old) = st.get(&info.key(), &okey) else {
         return Err(ApiError::not_found(info, name));
     };
-    let mut base = (*old).clone();
+    let merged = patched(info, version, &old, kind, patch)?;
+    let obj = update(st, info, version, ns, name, merged, part, opts)?;
+    Ok(Patched {
+        obj,
+        created: false,
+    })
+}
+
+/// The object a patch makes of `old` (seen in `version`); it carries `old`'s
+/// resourceVersion unless the patch sets one.
+pub fn patched(
+    info: &ResourceInfo,
+    version: &str,
+    old: &Value,
+    kind: PatchKind,
+    patch: &Value,
+) -> ApiResult<Value> {
+    let mut base = old.clone();
     if let Some(m) = base.as_object_mut() {
         m.insert(
             "apiVersion".into(),
@@ -52,11 +69,7 @@ pub fn patch(
     }
     let mut merged = crate::api::patch::apply(kind, &base, patch, info.builtin)?;
     if meta::resource_version(&merged).is_empty() {
-        meta::set_str(&mut merged, "resourceVersion", meta::resource_version(&old));
+        meta::set_str(&mut merged, "resourceVersion", meta::resource_version(old));
     }
-    let obj = update(st, info, version, ns, name, merged, part, opts)?;
-    Ok(Patched {
-        obj,
-        created: false,
-    })
+    Ok(merged)
 }
