@@ -157,9 +157,8 @@ impl Running {
 
     /// Runs until the manager stops (SIGINT, SIGTERM or [`shutdown_handle`](Self::shutdown_handle)).
     pub async fn wait(self) -> Result<(), OperatorError> {
-        self.task.await??;
-        drop(self.certs);
-        Ok(())
+        // The certificate directory (`self.certs`) is removed only after the server stopped.
+        Ok(self.task.await??)
     }
 
     /// Stops the operator and waits for it.

@@ -1,6 +1,6 @@
 //! `Foo` at `webhooks.kube-rt.dev/v1alpha1`: the first version, shaped like the
 //! sample-controller's Foo (`spec.deploymentName`, `spec.replicas`). A spoke: it converts to
-//! and from the hub, [`v1`](super::v1), losing nothing either way.
+//! and from the hub, [`v1`], losing nothing either way.
 
 use controller_runtime::webhook::{ConversionError, Convertible};
 use kube::CustomResource;

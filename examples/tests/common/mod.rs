@@ -1,5 +1,6 @@
-//! Helpers shared by the integration tests: a simulator with the Foo CRD, and polling with a
-//! deadline instead of fixed sleeps.
+//! Helpers shared by the integration tests: a simulator with the Foo CRD, polling with a
+//! deadline instead of fixed sleeps, signals to child processes, and (`kubectl`) running
+//! kubectl against the standalone simulator binary.
 
 #![allow(dead_code)]
 
@@ -9,6 +10,8 @@ use apiserver_sim::ApiServer;
 use examples::cluster::install_crd;
 use examples::foo::crd;
 pub use testkit::eventually_some;
+
+pub mod kubectl;
 
 /// How long a condition may take before a test fails.
 pub const DEADLINE: Duration = Duration::from_secs(20);

@@ -5,6 +5,7 @@ mod common;
 
 mod configmap_mirror;
 mod end_to_end;
+mod foo_webhooks;
 mod kubectl;
 mod manifests;
 mod operations_flags;
