@@ -141,7 +141,7 @@ async fn wait_until(what: &str, mut done: impl FnMut() -> bool) -> Result<()> {
 }
 
 /// The `q` quantile of sorted samples (nearest rank); 0 when empty.
-fn percentile(sorted: &[f64], q: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }

@@ -1,9 +1,12 @@
-//! `pipeline-bench`: the informer pipeline against kube-runtime and the decode limit.
+//! `pipeline-bench`: the informer pipeline against kube-runtime and the decode limit, and the
+//! cost of admission webhooks per write.
 //!
 //! Every subcommand prints one JSON line of figures, then one human line. Memory figures come
 //! from `/proc/self/status` of a process that measures nothing else; the server runs in a child
 //! process of its own. See `docs/benchmarks.md`.
 
+mod admission;
+mod admission_server;
 mod compare;
 mod controller;
 mod decode;
@@ -58,6 +61,20 @@ enum Cmd {
         /// Events per second.
         #[arg(long, default_value_t = 5_000)]
         rate: u32,
+    },
+    /// Admission webhooks: ConfigMap creates through the in-process apiserver-sim without and
+    /// with a validating and a mutating webhook (controller-runtime's server); writes/s,
+    /// latency median and p99 both ways, and the difference.
+    Admission {
+        /// Creates per mode per round.
+        #[arg(long, default_value_t = 2_000)]
+        writes: usize,
+        /// Rounds (each measures both modes, alternating which goes first).
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Creates in flight at once.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
     },
     /// decode, informer and kube-runtime interleaved; median ratios.
     Compare {
@@ -125,6 +142,27 @@ fn main() -> Result<()> {
             let human = format!(
                 "e2e_latency at {} events/s: p50 {:.0} µs, p99 {:.0} µs, max {:.0} µs over {} reconciles",
                 figures.rate, figures.p50_us, figures.p99_us, figures.max_us, figures.samples
+            );
+            print(&figures, &human)
+        }
+        Cmd::Admission {
+            writes,
+            rounds,
+            concurrency,
+        } => {
+            let figures = runtime()?.block_on(admission::run(writes, rounds, concurrency))?;
+            let human = format!(
+                "admission at concurrency {}: without webhooks {:.0} writes/s (median {:.0} µs, p99 {:.0} µs); with a validating and a mutating webhook {:.0} writes/s (median {:.0} µs, p99 {:.0} µs), {:.0} admission round trips/s; added per write: median {:.0} µs, p99 {:.0} µs",
+                figures.concurrency,
+                figures.without_webhooks.writes_per_s,
+                figures.without_webhooks.median_us,
+                figures.without_webhooks.p99_us,
+                figures.with_webhooks.writes_per_s,
+                figures.with_webhooks.median_us,
+                figures.with_webhooks.p99_us,
+                figures.admission_round_trips_per_s,
+                figures.added_median_us,
+                figures.added_p99_us
             );
             print(&figures, &human)
         }

@@ -109,3 +109,25 @@ fn controller_reconciles_the_paced_events() {
     );
     positive(&figures, "p99_us");
 }
+
+#[test]
+fn admission_writes_through_both_webhooks_exactly_once_each() {
+    let figures = run(&[
+        "admission",
+        "--writes",
+        "20",
+        "--rounds",
+        "2",
+        "--concurrency",
+        "2",
+    ]);
+    for mode in ["without_webhooks", "with_webhooks"] {
+        assert_eq!(figures[mode]["writes"], 40, "{figures}");
+        for field in ["writes_per_s", "median_us", "p99_us"] {
+            positive(&figures[mode], field);
+        }
+    }
+    // One validating and one mutating call per webhook write, none for the others.
+    assert_eq!(figures["admission_calls"], 80, "{figures}");
+    positive(&figures, "admission_round_trips_per_s");
+}
