@@ -134,6 +134,9 @@ fn dispatch(
     if sub != Sub::None && !matches!(verb, Verb::Get | Verb::Update | Verb::Patch) {
         return Err(ApiError::method_not_allowed());
     }
+    if sub == Sub::None && rp.subresource.is_none() && !info.has_verb(verb.as_str()) {
+        return Err(ApiError::method_not_allowed());
+    }
     let injected = shared.faults.lock().take(verb.as_str(), &info.plural);
     if let Some(f) = injected {
         let err = ApiError::injected(f.code, f.retry_after);

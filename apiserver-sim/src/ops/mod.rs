@@ -1,6 +1,7 @@
 //! The write operations, as pure in-memory steps on [`State`]: each runs entirely under
 //! the store lock, so a read-modify-write (PATCH) never races another writer.
 
+mod convert;
 mod create;
 mod delete;
 mod update;
@@ -61,13 +62,7 @@ pub fn patch(
         }
         return Err(ApiError::not_found(info, name));
     };
-    let mut base = (*old).clone();
-    if let Some(m) = base.as_object_mut() {
-        m.insert(
-            "apiVersion".into(),
-            Value::String(info.api_version(version)),
-        );
-    }
+    let base = info.to_served(version, &old);
     let mut merged = crate::api::patch::apply(kind, &base, patch, info.builtin)?;
     if meta::resource_version(&merged).is_empty() {
         meta::set_str(&mut merged, "resourceVersion", meta::resource_version(&old));

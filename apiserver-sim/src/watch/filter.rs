@@ -32,7 +32,7 @@ impl Filter {
         self.ns.is_none()
             && self.opts.selectors.is_empty()
             && self.repr == Repr::Full
-            && self.version == self.info.storage_version()
+            && self.info.as_stored(&self.version)
     }
 
     pub(super) fn matches(&self, obj: &Value) -> bool {
@@ -65,7 +65,7 @@ impl Filter {
 
     /// Whether objects go out exactly as stored (the event's cached encoding can be used).
     fn as_stored(&self) -> bool {
-        self.repr == Repr::Full && self.version == self.info.storage_version()
+        self.repr == Repr::Full && self.info.as_stored(&self.version)
     }
 
     /// Appends `{"type":KIND,"object":OBJ}\n` for `obj` to `buf`.
