@@ -5,9 +5,12 @@
 //! - [`selector`]: label and field selectors;
 //! - [`status`]: `Status` error bodies ([`status::ApiError`]);
 //! - [`repr`]: response representations (the full object, or `PartialObjectMetadata`);
-//! - [`protobuf`]: protobuf request bodies of a few core types;
+//! - [`format`]: the response encoding negotiated from `Accept` (JSON or protobuf);
+//! - [`protobuf`]: `application/vnd.kubernetes.protobuf` of every built-in kind (bodies,
+//!   objects, lists, watch frames, `Status`);
 //! - [`patch`]: JSON patch, merge patch, strategic merge patch and the simplified apply.
 
+pub(crate) mod format;
 pub(crate) mod meta;
 pub(crate) mod patch;
 pub(crate) mod protobuf;

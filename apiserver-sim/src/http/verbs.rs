@@ -11,6 +11,7 @@ use super::request::{Req, Sub, Verb, okey, verb_for};
 use super::respond::{self, Body};
 use super::route::ResourcePath;
 use super::scale::{scale_of, write_scale};
+use crate::api::format::Format;
 use crate::api::meta;
 use crate::api::patch::PatchKind;
 use crate::api::query::{ListOptions, Query, WriteOptions, parse_rv};
@@ -22,6 +23,9 @@ use crate::shared::{Shared, WatchListMode};
 use crate::store::Stored;
 
 fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
+    if let Some(r) = super::wire::object(code, req, obj) {
+        return r;
+    }
     let mut r = respond::raw_json(code, &repr::render(&req.info, req.version, obj, req.repr));
     if req.repr == Repr::Metadata {
         r.headers_mut().insert(
@@ -33,6 +37,9 @@ fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
 }
 
 fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
+    if let Some(r) = super::wire::list(req, items, &md) {
+        return r;
+    }
     let mut buf = BytesMut::with_capacity(64 + items.len() * 256);
     let (api_version, kind) = repr::type_meta(&req.info, req.version, req.repr, true);
     let head = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
@@ -63,14 +70,19 @@ fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
     r
 }
 
-fn parse_body(info: &ResourceInfo, headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
+fn parse_body(
+    info: &ResourceInfo,
+    version: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<Value> {
     let ct = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
     let base = crate::api::repr::media_type(ct);
     if base == crate::api::protobuf::PROTOBUF {
-        return crate::api::protobuf::decode(info, body);
+        return crate::api::protobuf::decode(info, version, body);
     }
     if !(base.is_empty() || base == "application/json" || base == "*/*") {
         return Err(ApiError::unsupported_media_type(ct, &["application/json"]));
@@ -100,7 +112,18 @@ pub(crate) async fn handle(
 ) -> Response<Body> {
     match dispatch(shared, method, rp, query, headers, body) {
         Ok(r) => r,
-        Err(e) => respond::error(&e),
+        Err(e) => {
+            // Errors go out in protobuf when the client prefers it and the resource has a
+            // protobuf form (JSON otherwise, and for a failed negotiation).
+            let protobuf_ok = e.code != 406
+                && shared
+                    .state
+                    .lock()
+                    .lookup(&rp.group, &rp.version, &rp.plural)
+                    .is_some_and(|info| crate::api::protobuf::supports(&info, &rp.version));
+            let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
+            super::wire::error(accept.filter(|_| protobuf_ok), &e)
+        }
     }
 }
 
@@ -146,6 +169,15 @@ fn dispatch(
         }
         return Err(err);
     }
+    let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
+    let protobuf_ok = crate::api::protobuf::supports(&info, &rp.version);
+    let format = Format::negotiate(accept, protobuf_ok).ok_or_else(|| {
+        ApiError::new(
+            406,
+            "NotAcceptable",
+            "only the following media types are accepted: application/json, application/yaml",
+        )
+    })?;
     let req = Req {
         info,
         version: &rp.version,
@@ -153,7 +185,8 @@ fn dispatch(
         name: rp.name.as_deref(),
         sub,
         query,
-        repr: Repr::from_accept(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())),
+        repr: Repr::from_accept(accept),
+        format,
     };
     match verb {
         Verb::Get => get(shared, &req),
@@ -162,8 +195,8 @@ fn dispatch(
         Verb::Create => create(shared, &req, headers, &body),
         Verb::Update => update(shared, &req, headers, &body),
         Verb::Patch => patch(shared, &req, headers, &body),
-        Verb::Delete => delete(shared, &req, &body),
-        Verb::DeleteCollection => delete_collection(shared, &req, &body),
+        Verb::Delete => delete(shared, &req, headers, &body),
+        Verb::DeleteCollection => delete_collection(shared, &req, headers, &body),
     }
 }
 
@@ -181,7 +214,7 @@ fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     }
     .ok_or_else(|| ApiError::not_found(&req.info, name))?;
     if req.sub == Sub::Scale {
-        return Ok(respond::json(200, &scale_of(&req.info, &obj)));
+        return Ok(super::wire::value(200, req, &scale_of(&req.info, &obj)));
     }
     Ok(object_response(200, req, &obj))
 }
@@ -231,8 +264,12 @@ fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
         req.ns.map(str::to_string),
         opts,
         req.repr,
+        req.format,
     )?;
-    Ok(respond::stream(s))
+    Ok(match req.format {
+        Format::Json => respond::stream(s),
+        Format::Protobuf => respond::stream_as(crate::api::protobuf::WATCH_CONTENT_TYPE, s),
+    })
 }
 
 fn create(
@@ -242,7 +279,7 @@ fn create(
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
     let wo = WriteOptions::parse(req.query)?;
-    let obj = parse_body(&req.info, headers, body)?;
+    let obj = parse_body(&req.info, req.version, headers, body)?;
     let stored = ops::create(
         &mut shared.state.lock(),
         &req.info,
@@ -263,10 +300,10 @@ fn update(
     let wo = WriteOptions::parse(req.query)?;
     let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
-        let scale = parse_body(&req.info, headers, body)?;
+        let scale = parse_body(&req.info, req.version, headers, body)?;
         return write_scale(shared, req, scale, &wo);
     }
-    let obj = parse_body(&req.info, headers, body)?;
+    let obj = parse_body(&req.info, req.version, headers, body)?;
     let part = req.sub.part();
     let stored = ops::update(
         &mut shared.state.lock(),
@@ -335,8 +372,30 @@ fn patch(
     Ok(object_response(code, req, &out.obj))
 }
 
-fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
-    let opts = DeleteOptions::parse(body, req.query)?;
+/// A DELETE body as JSON (client-go's typed clients send `DeleteOptions` in protobuf).
+fn delete_body<'a>(headers: &HeaderMap, body: &'a [u8]) -> ApiResult<std::borrow::Cow<'a, [u8]>> {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if repr::media_type(ct) != crate::api::protobuf::PROTOBUF || body.is_empty() {
+        return Ok(std::borrow::Cow::Borrowed(body));
+    }
+    let v = crate::api::protobuf::decode_object_bytes(body)
+        .map_err(|e| ApiError::bad_request(format!("malformed protobuf body: {e}")))?;
+    Ok(std::borrow::Cow::Owned(
+        serde_json::to_vec(&v).unwrap_or_default(),
+    ))
+}
+
+fn delete(
+    shared: &Shared,
+    req: &Req,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<Response<Body>> {
+    let body = delete_body(headers, body)?;
+    let opts = DeleteOptions::parse(&body, req.query)?;
     let name = req.name.unwrap_or("");
     let out = ops::delete(
         &mut shared.state.lock(),
@@ -356,16 +415,23 @@ fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> 
             if !req.info.group.is_empty() {
                 details["group"] = json!(req.info.group);
             }
-            respond::json(
+            super::wire::value(
                 200,
+                req,
                 &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}),
             )
         }
     })
 }
 
-fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
-    let opts = DeleteOptions::parse(body, req.query)?;
+fn delete_collection(
+    shared: &Shared,
+    req: &Req,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<Response<Body>> {
+    let body = delete_body(headers, body)?;
+    let opts = DeleteOptions::parse(&body, req.query)?;
     let mut lo = ListOptions::parse(req.query, &req.info)?;
     lo.limit = 0;
     lo.continue_token = None;

@@ -12,7 +12,6 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::filter::Filter;
-use super::line::{error_line, line};
 use crate::api::query::ListOptions;
 use crate::api::repr::Repr;
 use crate::api::status::ApiError;
@@ -80,6 +79,7 @@ pub(crate) fn start(
     ns: Option<String>,
     opts: ListOptions,
     repr: Repr,
+    format: crate::api::format::Format,
 ) -> Result<impl Stream<Item = Bytes> + Send + 'static, ApiError> {
     let key = info.key();
     let send_initial = match opts.send_initial_events {
@@ -103,6 +103,7 @@ pub(crate) fn start(
         repr,
         info: info.clone(),
         version: version.to_string(),
+        format,
     };
     let mut pending = VecDeque::new();
     let rx;
@@ -119,7 +120,7 @@ pub(crate) fn start(
             rx = None;
             min_rv = current;
             let n = filter.opts.rv.unwrap_or_default();
-            pending.push_back(error_line(&crate::store::snapshot::too_large(n, current)));
+            pending.push_back(filter.error(&crate::store::snapshot::too_large(n, current)));
         } else if send_initial {
             let objs: Vec<Stored> = rs
                 .objects
@@ -130,7 +131,7 @@ pub(crate) fn start(
             rx = st.subscribe(&key);
             drop(st);
             for o in objs {
-                pending.push_back(line("ADDED", &filter.render_stored(&o)));
+                pending.push_back(filter.stored_event("ADDED", &o));
             }
             min_rv = current;
             initial_end_bookmark = bookmarks && end_bookmark;
@@ -159,7 +160,7 @@ pub(crate) fn start(
                     Some(Err(oldest)) => {
                         rx = None;
                         min_rv = current;
-                        pending.push_back(error_line(&ApiError::expired(format!(
+                        pending.push_back(filter.error(&ApiError::expired(format!(
                             "too old resource version: {n} ({oldest})"
                         ))));
                     }

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+pub mod pb;
+
 use apiserver_sim::ApiServer;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -23,6 +25,8 @@ pub struct Raw {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: String,
+    /// The body as received (dechunked), for binary (protobuf) answers.
+    pub bytes: Vec<u8>,
 }
 
 impl Raw {
@@ -44,7 +48,7 @@ impl Raw {
     }
 }
 
-fn dechunk(mut body: &[u8]) -> Vec<u8> {
+pub fn dechunk(mut body: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     while let Some(pos) = body.windows(2).position(|w| w == b"\r\n") {
         let size =
@@ -107,6 +111,7 @@ pub async fn raw(
         status,
         headers,
         body: String::from_utf8_lossy(&body).into_owned(),
+        bytes: body,
     }
 }
 
@@ -214,6 +219,7 @@ pub async fn try_raw(server: &ApiServer, method: &str, path: &str) -> Option<Raw
         status,
         headers,
         body: String::from_utf8_lossy(&body).into_owned(),
+        bytes: body,
     })
 }
 

@@ -4,15 +4,19 @@
 mod common;
 
 mod binary;
+mod builtin_kinds;
 mod chaos;
 mod crd;
 mod crud;
+mod events_api;
 mod faults;
 mod fuzz;
 mod hooks;
 mod kubectl;
+mod kubectl_playground;
 mod list_watch;
 mod logging;
+mod protobuf;
 mod robustness;
 mod smoke;
 mod workloads;
