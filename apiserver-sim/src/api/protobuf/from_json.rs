@@ -33,7 +33,7 @@ fn object_message(desc: &MessageDescriptor, obj: &Map<String, Value>) -> Dynamic
             if let Kind::Message(inner) = field.kind() {
                 let sub = object_message(&inner, obj);
                 if sub.fields().next().is_some() {
-                    msg.set_field(&field, Pb::Message(sub));
+                    let _ = msg.try_set_field(&field, Pb::Message(sub));
                 }
             }
             continue;
@@ -42,7 +42,7 @@ fn object_message(desc: &MessageDescriptor, obj: &Map<String, Value>) -> Dynamic
             continue;
         };
         if let Some(pb) = field_value(&field, v) {
-            msg.set_field(&field, pb);
+            let _ = msg.try_set_field(&field, pb);
         }
     }
     msg
@@ -95,7 +95,7 @@ fn scalar(kind: &Kind, v: &Value) -> Option<Pb> {
 
 fn set(msg: &mut DynamicMessage, name: &str, v: Pb) {
     if let Some(f) = msg.descriptor().get_field_by_name(name) {
-        msg.set_field(&f, v);
+        let _ = msg.try_set_field(&f, v);
     }
 }
 
@@ -166,7 +166,7 @@ fn special_message(sp: Special, desc: &MessageDescriptor, v: &Value) -> Option<D
                     .iter()
                     .filter_map(|it| message(&m, it).map(Pb::Message))
                     .collect();
-                msg.set_field(&f, Pb::List(list));
+                let _ = msg.try_set_field(&f, Pb::List(list));
             }
             _ => set(&mut msg, "schema", schema_in(desc, "schema", v)?),
         },

@@ -50,17 +50,7 @@ fn split_api_version(av: &str) -> (&str, &str) {
 /// Decodes an enveloped object by its own type meta into its JSON form (`apiVersion` and
 /// `kind` included).
 pub(crate) fn decode_object_bytes(doc: &[u8]) -> Result<Value, String> {
-    let env = envelope::unwrap(doc)?;
-    let (group, version) = split_api_version(&env.api_version);
-    let desc = descriptors::message(group, version, &env.kind)
-        .ok_or_else(|| format!("no protobuf message for {} {}", env.api_version, env.kind))?;
-    let msg = DynamicMessage::decode(desc, env.raw.as_slice()).map_err(|e| e.to_string())?;
-    let mut v = to_json::message(&msg)?.unwrap_or_else(|| Value::Object(Default::default()));
-    if let Some(m) = v.as_object_mut() {
-        m.insert("apiVersion".into(), Value::String(env.api_version));
-        m.insert("kind".into(), Value::String(env.kind));
-    }
-    Ok(v)
+    to_json::document(doc)
 }
 
 /// Decodes a protobuf request body for a resource: 415 when the type has no protobuf

@@ -10,7 +10,7 @@ use prost_reflect::{DynamicMessage, MapKey, ReflectMessage, Value as Pb};
 use serde_json::{Map, Number, Value};
 
 use super::conventions::{Special, is_inline, json_name, omits_zero, special};
-use super::time;
+use super::{descriptors, envelope, time};
 
 /// Why a message cannot be rendered as JSON.
 pub type Malformed = String;
@@ -23,6 +23,25 @@ pub fn message(msg: &DynamicMessage) -> Result<Option<Value>, Malformed> {
     let mut out = Map::new();
     fields_into(msg, &mut out)?;
     Ok(Some(Value::Object(out)))
+}
+
+/// An enveloped document (`k8s\0` + `runtime.Unknown`) decoded by its own type meta, as
+/// JSON with its `apiVersion` and `kind`.
+pub fn document(doc: &[u8]) -> Result<Value, Malformed> {
+    let env = envelope::unwrap(doc)?;
+    let (group, version) = env
+        .api_version
+        .split_once('/')
+        .unwrap_or(("", &env.api_version));
+    let desc = descriptors::message(group, version, &env.kind)
+        .ok_or_else(|| format!("no protobuf message for {} {}", env.api_version, env.kind))?;
+    let msg = DynamicMessage::decode(desc, env.raw.as_slice()).map_err(|e| e.to_string())?;
+    let mut v = message(&msg)?.unwrap_or_else(|| Value::Object(Map::new()));
+    if let Some(m) = v.as_object_mut() {
+        m.insert("apiVersion".into(), Value::String(env.api_version));
+        m.insert("kind".into(), Value::String(env.kind));
+    }
+    Ok(v)
 }
 
 /// Writes a message's set fields into `out` (embedded fields flattened into it).
@@ -128,8 +147,8 @@ fn raw_json(raw: &[u8]) -> Result<Option<Value>, Malformed> {
     if raw.is_empty() {
         return Ok(None);
     }
-    if raw.starts_with(super::envelope::MAGIC) {
-        return super::decode_object_bytes(raw).map(Some);
+    if raw.starts_with(envelope::MAGIC) {
+        return document(raw).map(Some);
     }
     serde_json::from_slice(raw)
         .map(Some)
