@@ -128,21 +128,30 @@
 //!
 //! # Limits and simplifications
 //!
-//! Request bodies over [`BODY_LIMIT`] (3 MiB, as upstream) get 413. Server-side apply merges
-//! the applied object like a strategic merge patch, without field ownership (no apply
-//! conflicts). Responses are JSON or protobuf (no Table output; kubectl falls back to
-//! NAME/AGE). Protobuf comes from the Kubernetes descriptors in `protos/kubernetes.fds`
-//! (Kubernetes 1.35): kinds made GA later have JSON only (protobuf bodies get 415), and a
-//! protobuf body's non-pointer zero numbers and booleans are stored as sent (`paused:
-//! false`) while its empty strings are left out. Review kinds (`TokenReview`,
-//! `SubjectAccessReview`, ...), `ComponentStatus` and the `binding`, `eviction` and
-//! `token` subresources are not served. Every built-in object must decode as its
-//! k8s-openapi type (400 otherwise); beyond that, built-in validation is a subset (names,
-//! labels, annotations, owner references, pod containers, deployment and replicaset
-//! selector and template, service ports): unknown fields of built-ins are not detected and
-//! `fieldValidation=Warn` sends no `Warning` header. OpenAPI v3 documents carry no component schemas (`kubectl explain` shows only
-//! the kind). A list or watch from a resourceVersion newer than the server's answers 504 at
-//! once (upstream waits about 3 s for its cache). There is no kubelet: a running pod bound
+//! Request bodies over [`BODY_LIMIT`] (3 MiB, as upstream) get 413. Server-side apply and
+//! `metadata.managedFields` follow kube-apiserver (field ownership per manager, conflicts
+//! and `force`, list merging by `x-kubernetes-list-type`), with these limits: the merge
+//! rules of built-in types come from a table of the kinds the simulator knows (lists it
+//! does not name are atomic, unknown fields of built-ins are not detected); field sets are
+//! recorded in the version written through (an events.k8s.io write owns events.k8s.io
+//! paths, as upstream) and not converted between versions; a `/status` write owns only
+//! `status`; an apply through `/scale` is merged like a strategic merge patch and recorded
+//! as an `Update`; seeds and the simulator's own controllers record no ownership (seeded
+//! objects keep the `managedFields` they are given). Responses are JSON or protobuf (YAML
+//! `Accept` clauses are answered in JSON); `kubectl get` receives `meta.k8s.io` Tables
+//! (JSON) computed like upstream's printers. Protobuf comes from the Kubernetes
+//! descriptors in `protos/kubernetes.fds` (Kubernetes 1.35): kinds made GA later have JSON
+//! only (protobuf bodies get 415), and a protobuf body's non-pointer zero numbers and
+//! booleans are stored as sent (`paused: false`) while its empty strings are left out.
+//! Review kinds (`TokenReview`, `SubjectAccessReview`, ...), `ComponentStatus` and the
+//! `binding`, `eviction` and `token` subresources are not served. Every built-in object
+//! must decode as its k8s-openapi type (400 otherwise); beyond that, built-in validation is
+//! a subset (names, labels, annotations, owner references, pod containers, deployment and
+//! replicaset selector and template, service ports): unknown fields of built-ins are not
+//! detected and `fieldValidation=Warn` sends no `Warning` header. OpenAPI v3 documents
+//! carry no component schemas (`kubectl explain` shows only the kind). A list or watch
+//! from a resourceVersion newer than the server's answers 504 at once (upstream waits
+//! about 3 s for its cache). There is no kubelet: a running pod bound
 //! to a node stays (terminating) until deleted with a grace period of 0. The garbage
 //! collector matches owners by uid only.
 //!
@@ -156,16 +165,16 @@
 //!
 //! | path | what it holds |
 //! |---|---|
-//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), full or metadata-only responses (`repr`), JSON or protobuf responses (`format`), Kubernetes protobuf from the descriptors (`protobuf/`: `descriptors`, `conventions`, `to_json`, `from_json`, `time`, `envelope`), JSON, merge and strategic merge patch and apply (`patch`) |
-//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the built-in kinds from their k8s-openapi types (`builtin_types`) and what the types do not carry (`builtin_traits`), assembled in `builtins`; typed checks (`typed`); events.k8s.io events as core events (`event_conversion`), autoscaling v1 as v2 (`hpa_conversion`); CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`) |
+//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), `Accept` negotiation (`accept`), JSON or protobuf responses (`format`), full, metadata-only or Table responses (`repr`, `table`), Kubernetes protobuf from the descriptors (`protobuf/`: `descriptors`, `conventions`, `to_json`, `from_json`, `time`, `envelope`), JSON, merge and strategic merge patch (`patch`), server-side apply and field ownership (`apply/`: field paths, sets and their `FieldsV1` encoding, merge rules of built-ins (`merge_rules`) and CRDs (`schema`), merging, `managedFields` entries, ownership updates, conflicts) |
+//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the built-in kinds from their k8s-openapi types (`builtin_types`) and what the types do not carry (`builtin_traits`), assembled in `builtins`; typed checks (`typed`); events.k8s.io events as core events (`event_conversion`), autoscaling v1 as v2 (`hpa_conversion`); CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`) |
 //! | `faults/` | fault injection: fail-next and seeded random failure rules (`fail_rules`), the server-wide faults (`server_faults`: drop watches, compact, restart, send bookmarks), chaos mode (`chaos/`: `config`, `profile`, `schedule`, live `state`, `stats`, and the timeline `runner`) |
 //! | `counts.rs`, `error.rs` | requests received per verb and resource; the crate's [`Error`] |
 //! | `store/` | `mod.rs` global RV, objects (`Stored` = object + cached JSON), put/remove; `line.rs` the watch line of each write, encoded once; `history.rs` bounded event log; `reclaim.rs` events a lagging watcher would free go back to the writer; `snapshot.rs` lists, past snapshots, continue tokens |
 //! | `shared.rs` | state shared by the handle, HTTP handlers, watches and controllers: the store, `ServerConfig`, [`WatchListMode`], fault state; implements the server-wide faults |
-//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `delete` (finalizers, propagation), `validate`, `convert` (writes to a type served in another form than stored) |
+//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate`, `convert` (writes to a type served in another form than stored) |
 //! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
 //! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads`) |
-//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs`, `scale`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
+//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs`, `scale`; bodies, write options and patches decoded in `decode`, objects and lists rendered in `render`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
 //! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`) |
 //! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
 //! | `benches/throughput.rs` | bench binary: `cargo bench -p apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |

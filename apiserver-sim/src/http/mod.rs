@@ -1,7 +1,9 @@
 //! The HTTP/1.1 front end: accept loop, per-request logging, body limit, content
 //! negotiation and routing.
 
+mod decode;
 mod discovery;
+mod render;
 mod request;
 mod respond;
 mod route;

@@ -3,103 +3,26 @@
 
 use std::sync::Arc;
 
-use bytes::{BufMut, Bytes, BytesMut};
-use http::{HeaderMap, HeaderValue, Method, Response, header};
-use serde_json::{Value, json};
+use bytes::Bytes;
+use http::{HeaderMap, Method, Response, header};
+use serde_json::json;
 
+use super::decode::{delete_body, parse_body, patch_input, write_options};
+use super::render::{deleted_response, list_response, object_response};
 use super::request::{Req, Sub, Verb, okey, verb_for};
 use super::respond::{self, Body};
 use super::route::ResourcePath;
 use super::scale::{scale_of, write_scale};
+use crate::api::accept;
 use crate::api::format::Format;
 use crate::api::meta;
-use crate::api::patch::PatchKind;
-use crate::api::query::{ListOptions, Query, WriteOptions, parse_rv};
-use crate::api::repr::{self, Repr};
+use crate::api::query::{ListOptions, Query, parse_rv};
+use crate::api::repr::Repr;
 use crate::api::status::{ApiError, ApiResult};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::api::table::TableWriter;
 use crate::ops::{self, DeleteOptions, Deleted};
 use crate::shared::{Shared, WatchListMode};
 use crate::store::Stored;
-
-fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
-    if let Some(r) = super::wire::object(code, req, obj) {
-        return r;
-    }
-    let mut r = respond::raw_json(code, &repr::render(&req.info, req.version, obj, req.repr));
-    if req.repr == Repr::Metadata {
-        r.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(repr::METADATA_CT),
-        );
-    }
-    r
-}
-
-fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
-    if let Some(r) = super::wire::list(req, items, &md) {
-        return r;
-    }
-    let mut buf = BytesMut::with_capacity(64 + items.len() * 256);
-    let (api_version, kind) = repr::type_meta(&req.info, req.version, req.repr, true);
-    let head = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
-    let head = serde_json::to_vec(&head).unwrap_or_default();
-    // Reopen the head object to append "items".
-    buf.extend_from_slice(&head[..head.len().saturating_sub(1)]);
-    buf.extend_from_slice(b",\"items\":[");
-    for (i, it) in items.iter().enumerate() {
-        if i > 0 {
-            buf.put_u8(b',');
-        }
-        buf.extend_from_slice(&repr::render_cached(
-            &req.info,
-            req.version,
-            &it.obj,
-            &it.json,
-            req.repr,
-        ));
-    }
-    buf.extend_from_slice(b"]}");
-    let mut r = respond::raw_json(200, &buf);
-    if req.repr == Repr::Metadata {
-        r.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(repr::METADATA_LIST_CT),
-        );
-    }
-    r
-}
-
-fn parse_body(
-    info: &ResourceInfo,
-    version: &str,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> ApiResult<Value> {
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("application/json");
-    let base = crate::api::repr::media_type(ct);
-    if base == crate::api::protobuf::PROTOBUF {
-        return crate::api::protobuf::decode(info, version, body);
-    }
-    if !(base.is_empty() || base == "application/json" || base == "*/*") {
-        return Err(ApiError::unsupported_media_type(ct, &["application/json"]));
-    }
-    decode_json(info, body)
-}
-
-fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> {
-    serde_json::from_slice(body).map_err(|e| {
-        ApiError::bad_request(format!(
-            "{} in version \"{}\" cannot be handled as a {}: {e}",
-            info.kind,
-            info.storage_version(),
-            info.kind
-        ))
-    })
-}
 
 /// Entry point for resource paths.
 pub(crate) async fn handle(
@@ -171,13 +94,7 @@ fn dispatch(
     }
     let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
     let protobuf_ok = crate::api::protobuf::supports(&info, &rp.version);
-    let format = Format::negotiate(accept, protobuf_ok).ok_or_else(|| {
-        ApiError::new(
-            406,
-            "NotAcceptable",
-            "only the following media types are accepted: application/json, application/yaml",
-        )
-    })?;
+    let (repr, format) = accept::negotiate(accept, protobuf_ok)?;
     let req = Req {
         info,
         version: &rp.version,
@@ -185,7 +102,7 @@ fn dispatch(
         name: rp.name.as_deref(),
         sub,
         query,
-        repr: Repr::from_accept(accept),
+        repr,
         format,
     };
     match verb {
@@ -214,9 +131,14 @@ fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     }
     .ok_or_else(|| ApiError::not_found(&req.info, name))?;
     if req.sub == Sub::Scale {
-        return Ok(super::wire::value(200, req, &scale_of(&req.info, &obj)));
+        let scale = scale_of(&req.info, &obj);
+        if let Repr::Table(v) = req.repr {
+            let w = TableWriter::for_scale(req.info.clone(), req.version, v, req.query)?;
+            return Ok(respond::raw_json(200, &w.object(&scale, true)));
+        }
+        return Ok(super::wire::value(200, req, &scale));
     }
-    Ok(object_response(200, req, &obj))
+    object_response(200, req, &obj)
 }
 
 fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
@@ -229,7 +151,7 @@ fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     if let Some(r) = page.remaining {
         md["remainingItemCount"] = json!(r);
     }
-    Ok(list_response(req, &page.items, md))
+    list_response(req, &page.items, md)
 }
 
 fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
@@ -257,6 +179,15 @@ fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
         opts.selectors.fields =
             crate::api::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
     }
+    let table = match req.repr {
+        Repr::Table(v) => Some(TableWriter::new(
+            req.info.clone(),
+            req.version,
+            v,
+            req.query,
+        )?),
+        _ => None,
+    };
     let s = crate::watch::stream::start(
         shared.clone(),
         req.info.clone(),
@@ -265,6 +196,7 @@ fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
         opts,
         req.repr,
         req.format,
+        table,
     )?;
     Ok(match req.format {
         Format::Json => respond::stream(s),
@@ -278,7 +210,7 @@ fn create(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
+    let wo = write_options(req, headers)?;
     let obj = parse_body(&req.info, req.version, headers, body)?;
     let stored = ops::create(
         &mut shared.state.lock(),
@@ -288,7 +220,7 @@ fn create(
         obj,
         &wo,
     )?;
-    Ok(object_response(201, req, &stored))
+    object_response(201, req, &stored)
 }
 
 fn update(
@@ -297,7 +229,7 @@ fn update(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
+    let wo = write_options(req, headers)?;
     let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
         let scale = parse_body(&req.info, req.version, headers, body)?;
@@ -315,7 +247,7 @@ fn update(
         part,
         &wo,
     )?;
-    Ok(object_response(200, req, &stored))
+    object_response(200, req, &stored)
 }
 
 fn patch(
@@ -324,27 +256,7 @@ fn patch(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let kind = PatchKind::from_content_type(ct, req.info.builtin)?;
-    if kind == PatchKind::Apply && req.query.get("fieldManager").is_none_or(str::is_empty) {
-        return Err(ApiError::invalid_options(
-            "PatchOptions",
-            "fieldManager",
-            "Required value: is required for apply patch",
-        ));
-    }
-    if kind != PatchKind::Apply && req.query.get("force").is_some() {
-        return Err(ApiError::invalid_options(
-            "PatchOptions",
-            "force",
-            "Forbidden: may not be specified for non-apply patch",
-        ));
-    }
-    let patch_doc = decode_json(&req.info, body)?;
+    let (wo, kind, patch_doc) = patch_input(req, headers, body)?;
     let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
         let current = {
@@ -369,23 +281,7 @@ fn patch(
         &wo,
     )?;
     let code = if out.created { 201 } else { 200 };
-    Ok(object_response(code, req, &out.obj))
-}
-
-/// A DELETE body as JSON (client-go's typed clients send `DeleteOptions` in protobuf).
-fn delete_body<'a>(headers: &HeaderMap, body: &'a [u8]) -> ApiResult<std::borrow::Cow<'a, [u8]>> {
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if repr::media_type(ct) != crate::api::protobuf::PROTOBUF || body.is_empty() {
-        return Ok(std::borrow::Cow::Borrowed(body));
-    }
-    let v = crate::api::protobuf::decode_object_bytes(body)
-        .map_err(|e| ApiError::bad_request(format!("malformed protobuf body: {e}")))?;
-    Ok(std::borrow::Cow::Owned(
-        serde_json::to_vec(&v).unwrap_or_default(),
-    ))
+    object_response(code, req, &out.obj)
 }
 
 fn delete(
@@ -404,24 +300,7 @@ fn delete(
         name,
         &opts,
     )?;
-    Ok(match out {
-        Deleted::Marked(obj) => {
-            object_response(if opts.explicit_no_orphan { 202 } else { 200 }, req, &obj)
-        }
-        Deleted::Removed(obj) if req.info.delete_returns_object => object_response(200, req, &obj),
-        Deleted::Removed(obj) => {
-            let mut details =
-                json!({"name": name, "kind": req.info.plural, "uid": meta::uid(&obj)});
-            if !req.info.group.is_empty() {
-                details["group"] = json!(req.info.group);
-            }
-            super::wire::value(
-                200,
-                req,
-                &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}),
-            )
-        }
-    })
+    deleted_response(req, &opts, out)
 }
 
 fn delete_collection(
@@ -451,9 +330,5 @@ fn delete_collection(
         }
         rv = st.rv;
     }
-    Ok(list_response(
-        req,
-        &affected,
-        json!({"resourceVersion": rv.to_string()}),
-    ))
+    list_response(req, &affected, json!({"resourceVersion": rv.to_string()}))
 }

@@ -42,6 +42,7 @@ fn info(rows: &[TypedKind]) -> Option<ResourceInfo> {
         builtin: true,
         delete_returns_object: tr.delete_returns_object,
         schemas: Vec::new(),
+        printer_columns: Vec::new(),
         verbs: tr.verbs,
         checks: rows
             .iter()

@@ -105,6 +105,8 @@ pub struct ResourceInfo {
     /// Conversion between the served versions and the stored form, when they differ in more
     /// than `apiVersion`.
     pub conversion: Option<Conversion>,
+    /// The `additionalPrinterColumns` of each served version (CRDs only), by version.
+    pub printer_columns: Vec<(String, serde_json::Value)>,
 }
 
 impl ResourceInfo {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::validate;
 use crate::api::meta;
-use crate::api::query::WriteOptions;
+use crate::api::query::{Ownership, WriteOptions};
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::{GenerationRule, ResourceInfo};
 use crate::store::State;
@@ -75,8 +75,8 @@ pub fn create(
     obj: Value,
     opts: &WriteOptions,
 ) -> ApiResult<Arc<Value>> {
-    match super::convert::into_stored(st, info, version, obj)? {
-        Ok((store, version, stored)) => create_stored(st, &store, &version, url_ns, stored, opts),
+    match super::convert::into_stored(st, info, version, url_ns, None, obj, opts)? {
+        Ok(w) => create_stored(st, &w.info, &w.version, url_ns, w.obj, &w.opts),
         Err(obj) => create_stored(st, info, version, url_ns, obj, opts),
     }
 }
@@ -151,6 +151,13 @@ fn create_stored(
     );
     if info.generation != GenerationRule::None {
         md.insert("generation".into(), json!(1));
+    }
+    if opts.ownership == Ownership::Record {
+        let writer = crate::api::apply::Writer {
+            manager: &opts.field_manager,
+            subresource: opts.subresource,
+        };
+        crate::api::apply::record_update(info, version, writer, None, &mut obj);
     }
     if opts.dry_run {
         return Ok(Arc::new(obj));

@@ -1,7 +1,10 @@
 //! [`Filter`]: what one watcher sees (namespace, selectors, selector transitions) and how
-//! its events are encoded (representation, served version, cached lines).
+//! its events are encoded (representation, served version, cached lines; JSON lines or
+//! protobuf frames; a `Table` per event for `kubectl get -w`, with column definitions in
+//! the first one only).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::{Bytes, BytesMut};
 use serde_json::{Value, json};
@@ -12,6 +15,7 @@ use crate::api::protobuf;
 use crate::api::query::ListOptions;
 use crate::api::repr::{self, Repr, to_bytes};
 use crate::api::status::ApiError;
+use crate::api::table::TableWriter;
 use crate::kinds::resource_info::ResourceInfo;
 use crate::store::{Event, EventType, Stored};
 
@@ -29,6 +33,10 @@ pub(super) struct Filter {
     pub version: String,
     /// JSON lines or protobuf frames.
     pub format: Format,
+    /// The writer of each event's `Table`, when the watch asked for tables.
+    pub table: Option<TableWriter>,
+    /// Whether a table with column definitions went out already.
+    pub headers_sent: AtomicBool,
 }
 
 impl Filter {
@@ -62,12 +70,16 @@ impl Filter {
     }
 
     fn render(&self, obj: &Value) -> Bytes {
+        if let Some(t) = &self.table {
+            return t.object(obj, !self.headers_sent.swap(true, Ordering::Relaxed));
+        }
         repr::render(&self.info, &self.version, obj, self.repr)
     }
 
     /// One event for a stored object (its cached JSON reused when it goes out as stored).
     pub(super) fn stored_event(&self, kind: &str, s: &Stored) -> Bytes {
         match self.format {
+            Format::Json if self.table.is_some() => line(kind, &self.render(&s.obj)),
             Format::Json => line(
                 kind,
                 &repr::render_cached(&self.info, &self.version, &s.obj, &s.json, self.repr),
@@ -165,9 +177,17 @@ impl Filter {
         if initial_end {
             md["annotations"] = json!({INITIAL_EVENTS_END: "true"});
         }
-        let (api_version, kind) = repr::type_meta(&self.info, &self.version, self.repr, false);
+        // On a table watch the bookmark object goes out as a table too, as upstream's
+        // watch encoder transforms every event's object.
+        let repr = if self.table.is_some() {
+            Repr::Full
+        } else {
+            self.repr
+        };
+        let (api_version, kind) = repr::type_meta(&self.info, &self.version, repr, false);
         let obj = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
         match self.format {
+            Format::Json if self.table.is_some() => line("BOOKMARK", &self.render(&obj)),
             Format::Json => line("BOOKMARK", &to_bytes(&obj)),
             Format::Protobuf => protobuf::encode_object(&api_version, &kind, &obj)
                 .map(|doc| protobuf::watch_frame("BOOKMARK", &doc))

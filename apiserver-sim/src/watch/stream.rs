@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::{Bytes, BytesMut};
 use futures::Stream;
@@ -12,9 +12,11 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::filter::Filter;
+use crate::api::format::Format;
 use crate::api::query::ListOptions;
 use crate::api::repr::Repr;
 use crate::api::status::ApiError;
+use crate::api::table::TableWriter;
 use crate::kinds::resource_info::ResourceInfo;
 use crate::shared::Shared;
 use crate::store::{Event, Reclaim, Stored};
@@ -71,7 +73,9 @@ struct WatchState {
 }
 
 /// Starts a watch. Errors before the stream starts (unknown resource) are returned as
-/// `Err`; everything after, including a too-old RV, is in-band.
+/// `Err`; everything after, including a too-old RV, is in-band. Objects go out in `repr`
+/// (as a `Table` from `table` when the watch asked for tables), encoded as `format`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn start(
     shared: Arc<Shared>,
     info: Arc<ResourceInfo>,
@@ -79,7 +83,8 @@ pub(crate) fn start(
     ns: Option<String>,
     opts: ListOptions,
     repr: Repr,
-    format: crate::api::format::Format,
+    format: Format,
+    table: Option<TableWriter>,
 ) -> Result<impl Stream<Item = Bytes> + Send + 'static, ApiError> {
     let key = info.key();
     let send_initial = match opts.send_initial_events {
@@ -104,6 +109,8 @@ pub(crate) fn start(
         info: info.clone(),
         version: version.to_string(),
         format,
+        table,
+        headers_sent: AtomicBool::new(false),
     };
     let mut pending = VecDeque::new();
     let rx;

@@ -1,5 +1,6 @@
 //! Every built-in kind of the targeted Kubernetes version is served: CRUD, list and watch
-//! through kube's typed clients on a sample of kinds served from their k8s-openapi types;
+//! through kube's typed clients on a sample of kinds served from their k8s-openapi types
+//! (each write recording its `managedFields`, which a replace sends back);
 //! the status and scale subresources; discovery with real short names, categories and
 //! verbs; objects that do not decode as their type are refused; autoscaling/v1 and v2 are
 //! one resource. Sources: the Kubernetes API reference (resource paths, scopes,
@@ -49,6 +50,15 @@ where
     let name = created.meta().name.clone().expect("name");
     let rv = created.meta().resource_version.clone().expect("rv");
     assert!(created.meta().uid.is_some(), "{kind} has a uid");
+    // The create is owned by kube's default field manager, in the version written.
+    let entries = created.meta().managed_fields.clone().unwrap_or_default();
+    assert!(
+        entries
+            .iter()
+            .any(|e| e.operation.as_deref() == Some("Update")
+                && e.api_version.as_deref() == Some(&*K::api_version(&()))),
+        "{kind} managedFields: {entries:?}"
+    );
     let got = api
         .get(&name)
         .await
@@ -101,16 +111,13 @@ where
     api.delete(&name, &DeleteParams::default())
         .await
         .unwrap_or_else(|e| panic!("delete {kind}: {e}"));
-    assert!(
-        common::eventually(|| async {
-            api.get_opt(&name)
-                .await
-                .map(|o| o.is_none())
-                .unwrap_or(false)
-        })
-        .await,
-        "{kind} deleted"
-    );
+    common::eventually_async(&format!("{kind} deleted"), common::LIMIT, || async {
+        api.get_opt(&name)
+            .await
+            .map(|o| o.is_none())
+            .unwrap_or(false)
+    })
+    .await;
 }
 
 fn ns_api<K>(client: &kube::Client) -> Api<K>

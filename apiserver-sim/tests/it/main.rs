@@ -3,6 +3,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod apply;
+mod apply_lists;
 mod binary;
 mod builtin_kinds;
 mod chaos;
@@ -13,10 +15,18 @@ mod faults;
 mod fuzz;
 mod hooks;
 mod kubectl;
+mod kubectl_apply;
 mod kubectl_playground;
+mod kubectl_tables;
 mod list_watch;
 mod logging;
+mod managed_fields;
+mod managed_fields_kinds;
+mod negotiation;
 mod protobuf;
 mod robustness;
 mod smoke;
+mod tables;
+mod tables_custom;
+mod tables_options;
 mod workloads;

@@ -1,0 +1,175 @@
+//! [`Context`]: what a reconcile gets besides its [`Request`](crate::Request): the client, the
+//! caches, the primary object (or its last known state once deleted) and write methods that
+//! keep the controller reading its own writes.
+
+use std::fmt;
+use std::sync::Arc;
+
+use indexer::{Lister, ObjectKey};
+use kube::api::{Patch, PatchParams, PostParams};
+use kube::{Api, Client};
+use serde::Serialize;
+
+use crate::controller::state::ControllerState;
+use crate::kind::{Kind, WatchScope};
+use crate::manager::cache::Cache;
+use crate::recorder::Recorder;
+
+/// The context of one reconcile. Cheap to clone.
+pub struct Context<K: Kind> {
+    state: Arc<ControllerState<K>>,
+    key: ObjectKey,
+    reconcile_id: Arc<str>,
+    deleted: Option<Arc<K>>,
+}
+
+impl<K: Kind> Clone for Context<K> {
+    fn clone(&self) -> Self {
+        Self {
+            state: Arc::clone(&self.state),
+            key: self.key.clone(),
+            reconcile_id: Arc::clone(&self.reconcile_id),
+            deleted: self.deleted.clone(),
+        }
+    }
+}
+
+impl<K: Kind> fmt::Debug for Context<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("controller", &self.state.name)
+            .field("key", &self.key)
+            .field("reconcile_id", &self.reconcile_id)
+            .field("deleted", &self.deleted.is_some())
+            .finish()
+    }
+}
+
+impl<K: Kind> Context<K> {
+    pub(crate) fn new(
+        state: Arc<ControllerState<K>>,
+        key: ObjectKey,
+        reconcile_id: Arc<str>,
+        deleted: Option<Arc<K>>,
+    ) -> Self {
+        Self {
+            state,
+            key,
+            reconcile_id,
+            deleted,
+        }
+    }
+
+    /// The controller's name.
+    pub fn controller_name(&self) -> &str {
+        &self.state.name
+    }
+
+    /// This reconcile's unique id (also in its tracing span).
+    pub fn reconcile_id(&self) -> &str {
+        &self.reconcile_id
+    }
+
+    /// The client, for reads that must bypass the cache and for writes to other objects.
+    pub fn client(&self) -> &Client {
+        &self.state.client
+    }
+
+    /// The controller's event recorder (events report as the controller's name).
+    pub fn recorder(&self) -> &Recorder {
+        &self.state.recorder
+    }
+
+    /// The manager's caches, for reading owned and watched objects.
+    pub fn cache(&self) -> &Cache {
+        &self.state.cache
+    }
+
+    /// The lister of the primary type's cache.
+    pub fn lister(&self) -> Lister<K> {
+        self.state.primary.lister()
+    }
+
+    /// Whether the primary type's cache has synced (always true inside a reconcile).
+    pub fn cache_synced(&self) -> bool {
+        self.state.primary.has_synced()
+    }
+
+    /// The primary object from the cache; `None` if it does not exist (see
+    /// [`deleted`](Self::deleted)).
+    pub fn get(&self) -> Option<Arc<K>> {
+        self.state.primary.indexer().get_by_key(&self.key)
+    }
+
+    /// When the primary object is gone: its last known state, from the delete event (or from
+    /// the tombstone of a deletion missed while the watch was down). `None` if the object exists
+    /// or was never seen by this controller. Like [`get`](Self::get), a cheap clone of the
+    /// shared object.
+    pub fn deleted(&self) -> Option<Arc<K>> {
+        self.deleted.clone()
+    }
+}
+
+impl<K> Context<K>
+where
+    K: Kind + Serialize,
+{
+    /// An `Api` for the primary type in the request's namespace. Writes through it are not
+    /// tracked for read-your-own-writes; prefer [`replace`](Self::replace) and
+    /// [`patch`](Self::patch) for the primary object.
+    pub fn api(&self) -> Api<K> {
+        <K::Scope as WatchScope>::api(self.state.client.clone(), self.key.namespace())
+    }
+
+    /// Replaces the primary object (optimistic concurrency on its `resourceVersion`); the next
+    /// reconcile of this key sees at least the returned version.
+    pub async fn replace(&self, obj: &K) -> Result<K, kube::Error> {
+        let stored = self
+            .api()
+            .replace(self.key.name(), &PostParams::default(), obj)
+            .await?;
+        self.record(&stored);
+        Ok(stored)
+    }
+
+    /// Replaces the primary object's status subresource; tracked like [`replace`](Self::replace).
+    pub async fn replace_status(&self, obj: &K) -> Result<K, kube::Error> {
+        let stored = self
+            .api()
+            .replace_status(self.key.name(), &PostParams::default(), obj)
+            .await?;
+        self.record(&stored);
+        Ok(stored)
+    }
+
+    /// Patches the primary object; tracked like [`replace`](Self::replace).
+    pub async fn patch<P: Serialize + fmt::Debug>(
+        &self,
+        params: &PatchParams,
+        patch: &Patch<P>,
+    ) -> Result<K, kube::Error> {
+        let stored = self.api().patch(self.key.name(), params, patch).await?;
+        self.record(&stored);
+        Ok(stored)
+    }
+
+    /// Patches the primary object's status subresource; tracked like [`replace`](Self::replace).
+    pub async fn patch_status<P: Serialize + fmt::Debug>(
+        &self,
+        params: &PatchParams,
+        patch: &Patch<P>,
+    ) -> Result<K, kube::Error> {
+        let stored = self
+            .api()
+            .patch_status(self.key.name(), params, patch)
+            .await?;
+        self.record(&stored);
+        Ok(stored)
+    }
+
+    fn record(&self, stored: &K) {
+        self.state
+            .writes
+            .record(&self.key, stored.meta().resource_version.as_deref());
+    }
+}

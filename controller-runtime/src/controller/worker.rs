@@ -1,0 +1,289 @@
+//! The running controller: waits for its handlers to sync, then runs N workers that take keys
+//! from the queue, reconcile them and act on the outcome.
+
+use std::any::Any;
+use std::error::Error as StdError;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures::FutureExt;
+use indexer::ObjectKey;
+use informer::{CacheSynced, Registration, wait_for_cache_sync};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+use workqueue::RateLimitingQueue;
+
+use crate::controller::context::Context;
+use crate::controller::reconciler::{Action, ReconcileError, Reconciler, Request};
+use crate::controller::state::ControllerState;
+use crate::controller::stats::ControllerStats;
+use crate::error::Error;
+use crate::kind::Kind;
+use crate::manager::runnable::Runnable;
+use crate::ops::leader_election::LeaderElector;
+use crate::ops::metrics::ControllerMetrics;
+
+/// Worker settings fixed at build time.
+pub(crate) struct Settings {
+    pub(crate) workers: usize,
+    pub(crate) reconcile_timeout: Option<Duration>,
+    pub(crate) sync_timeout: Duration,
+    /// When the manager elects: the elector, checked before every reconcile.
+    pub(crate) leadership: Option<LeaderElector>,
+    pub(crate) need_leader_election: bool,
+}
+
+/// A built controller, run by the manager.
+pub(crate) struct ControllerRun<K: Kind, R> {
+    pub(crate) state: Arc<ControllerState<K>>,
+    pub(crate) queue: RateLimitingQueue<ObjectKey>,
+    pub(crate) reconciler: Arc<R>,
+    pub(crate) registrations: Vec<(String, Registration)>,
+    pub(crate) stats: Arc<ControllerStats>,
+    pub(crate) settings: Settings,
+    pub(crate) metrics: ControllerMetrics,
+}
+
+/// How one reconcile ended.
+enum Outcome {
+    Finished(Result<Action, ReconcileError>),
+    Panicked(Box<dyn Any + Send>),
+    TimedOut(Duration),
+}
+
+#[async_trait]
+impl<K, R> Runnable for ControllerRun<K, R>
+where
+    K: Kind,
+    R: Reconciler<K>,
+{
+    fn name(&self) -> &str {
+        &self.state.name
+    }
+
+    fn need_leader_election(&self) -> bool {
+        self.settings.need_leader_election
+    }
+
+    async fn run(
+        self: Box<Self>,
+        shutdown: CancellationToken,
+    ) -> Result<(), Box<dyn StdError + Send + Sync>> {
+        let this = Arc::new(*self);
+        let name = Arc::clone(&this.state.name);
+        let signals: Vec<&dyn CacheSynced> = this
+            .registrations
+            .iter()
+            .map(|(_, registration)| registration as &dyn CacheSynced)
+            .collect();
+        tokio::select! {
+            synced = tokio::time::timeout(this.settings.sync_timeout, wait_for_cache_sync(&signals)) => {
+                if synced.is_err() {
+                    let unsynced: Vec<&str> = this
+                        .registrations
+                        .iter()
+                        .filter(|(_, registration)| !registration.has_synced())
+                        .map(|(name, _)| name.as_str())
+                        .collect();
+                    this.queue.shut_down();
+                    return Err(Box::new(Error::HandlersNotSynced {
+                        controller: name.to_string(),
+                        unsynced: unsynced.join(", "),
+                        timeout: this.settings.sync_timeout,
+                    }));
+                }
+            }
+            () = shutdown.cancelled() => {
+                this.queue.shut_down();
+                return Ok(());
+            }
+        }
+        drop(signals);
+        tracing::info!(controller = %name, workers = this.settings.workers, "starting workers");
+        let mut workers = JoinSet::new();
+        for _ in 0..this.settings.workers {
+            let (this, shutdown) = (Arc::clone(&this), shutdown.clone());
+            workers.spawn(async move { this.work(shutdown).await });
+        }
+        shutdown.cancelled().await;
+        // Stop intake; workers finish the reconcile they are in and exit.
+        this.queue.shut_down();
+        while let Some(joined) = workers.join_next().await {
+            if let Err(error) = joined {
+                tracing::error!(controller = %name, %error, "worker task failed");
+            }
+        }
+        tracing::info!(controller = %name, "all workers stopped");
+        Ok(())
+    }
+}
+
+impl<K, R> ControllerRun<K, R>
+where
+    K: Kind,
+    R: Reconciler<K>,
+{
+    /// One worker: takes keys until shutdown.
+    async fn work(&self, shutdown: CancellationToken) {
+        loop {
+            let key = tokio::select! {
+                biased;
+                () = shutdown.cancelled() => return,
+                key = self.queue.get() => key,
+            };
+            let Some(key) = key else { return };
+            if let Some(elector) = &self.settings.leadership
+                && !elector.is_leader()
+            {
+                // Past the renew deadline: never reconcile without the lease. The manager
+                // aborts this controller as soon as the elector reports the loss.
+                tracing::warn!(controller = %self.state.name, "not leading; worker stops");
+                self.queue.done(&key);
+                return;
+            }
+            self.process(&key).await;
+            self.queue.done(&key);
+        }
+    }
+
+    /// Reconciles `key` once and acts on the outcome.
+    async fn process(&self, key: &ObjectKey) {
+        let reconcile_id: Arc<str> = uuid::Uuid::new_v4().to_string().into();
+        let span = tracing::info_span!(
+            "reconcile",
+            controller = %self.state.name,
+            key = %key,
+            reconcile_id = %reconcile_id,
+        );
+        async {
+            let state = &self.state;
+            state
+                .writes
+                .wait(key, state.read_your_writes_timeout, || {
+                    state
+                        .primary
+                        .indexer()
+                        .get_by_key(key)
+                        .and_then(|obj| obj.meta().resource_version.clone())
+                })
+                .await;
+            let deleted = if state.primary.indexer().get_by_key(key).is_some() {
+                None
+            } else {
+                state.deleted.lock().get(key).cloned()
+            };
+            let ctx = Context::new(Arc::clone(state), key.clone(), reconcile_id, deleted);
+            self.stats.active_workers.fetch_add(1, Ordering::Relaxed);
+            self.metrics.worker_started();
+            let started = tokio::time::Instant::now();
+            let outcome = self.reconcile(key.clone(), ctx).await;
+            self.metrics.reconciled(started.elapsed());
+            self.metrics.worker_finished();
+            self.stats.active_workers.fetch_sub(1, Ordering::Relaxed);
+            self.act(key, outcome);
+        }
+        .instrument(span)
+        .await;
+    }
+
+    /// Runs the reconciler, containing panics and enforcing the timeout.
+    async fn reconcile(&self, key: ObjectKey, ctx: Context<K>) -> Outcome {
+        let reconciler = Arc::clone(&self.reconciler);
+        let call = AssertUnwindSafe(async move {
+            reconciler
+                .reconcile(Request::new(key), ctx)
+                .await
+                .map_err(Into::into)
+        })
+        .catch_unwind();
+        let result = match self.settings.reconcile_timeout {
+            Some(limit) => match tokio::time::timeout(limit, call).await {
+                Ok(result) => result,
+                Err(_) => return Outcome::TimedOut(limit),
+            },
+            None => call.await,
+        };
+        match result {
+            Ok(result) => Outcome::Finished(result),
+            Err(payload) => Outcome::Panicked(payload),
+        }
+    }
+
+    /// Requeues, forgets or backs off `key` according to `outcome`.
+    fn act(&self, key: &ObjectKey, outcome: Outcome) {
+        let queue = &self.queue;
+        let stats = &self.stats;
+        match outcome {
+            Outcome::Finished(Ok(Action::Done)) => {
+                ControllerStats::count(&stats.success);
+                self.metrics.success();
+                queue.forget(key);
+                self.settle_deleted(key);
+                tracing::debug!("reconciled");
+            }
+            Outcome::Finished(Ok(Action::Requeue)) => {
+                ControllerStats::count(&stats.requeue);
+                self.metrics.requeue();
+                queue.add_rate_limited(key.clone());
+            }
+            Outcome::Finished(Ok(Action::RequeueAfter(delay))) => {
+                ControllerStats::count(&stats.requeue_after);
+                self.metrics.requeue_after();
+                queue.forget(key);
+                queue.add_after(key.clone(), delay);
+            }
+            Outcome::Finished(Err(error)) if error.is_terminal() => {
+                ControllerStats::count(&stats.terminal_errors);
+                self.metrics.terminal();
+                queue.forget(key);
+                self.settle_deleted(key);
+                tracing::error!(%error, "reconcile failed with a terminal error; not retrying");
+            }
+            Outcome::Finished(Err(error)) => {
+                ControllerStats::count(&stats.errors);
+                self.metrics.error();
+                tracing::warn!(%error, retries = queue.num_requeues(key), "reconcile failed; retrying with backoff");
+                queue.add_rate_limited(key.clone());
+            }
+            Outcome::Panicked(payload) => {
+                ControllerStats::count(&stats.panics);
+                ControllerStats::count(&stats.errors);
+                self.metrics.panic();
+                self.metrics.error();
+                tracing::error!(
+                    panic = panic_message(payload.as_ref()),
+                    "reconciler panicked; retrying with backoff"
+                );
+                queue.add_rate_limited(key.clone());
+            }
+            Outcome::TimedOut(limit) => {
+                ControllerStats::count(&stats.timeouts);
+                ControllerStats::count(&stats.errors);
+                self.metrics.timeout();
+                self.metrics.error();
+                tracing::warn!(timeout = ?limit, "reconcile timed out; retrying with backoff");
+                queue.add_rate_limited(key.clone());
+            }
+        }
+    }
+
+    /// After a final outcome, a deleted object's last state is no longer needed.
+    fn settle_deleted(&self, key: &ObjectKey) {
+        if self.state.primary.indexer().get_by_key(key).is_none() {
+            self.state.deleted.lock().remove(key);
+        }
+    }
+}
+
+/// The message of a panic payload, if it is a string.
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(non-string panic payload)")
+}

@@ -1,0 +1,102 @@
+//! The object types this crate works with: [`Kind`], the one bound on the types controllers,
+//! the manager's caches and the reconciler helpers take, and [`WatchScope`], how a namespaced or
+//! cluster-scoped type is watched and addressed.
+
+use std::sync::Arc;
+
+use informer::{InformerFactory, Object, Selectors, SharedIndexInformer};
+use kube::core::{ClusterResourceScope, NamespaceResourceScope};
+use kube::{Api, Client, Resource};
+
+/// A Kubernetes object type known at compile time: an [`Object`] (deserializable, cloneable,
+/// shareable across tasks) whose kind, group and version are static (`DynamicType = ()`) and
+/// whose scope is namespaced or cluster-wide ([`WatchScope`]).
+///
+/// Implemented for every such type: `k8s-openapi`'s built-in types and
+/// `#[derive(CustomResource)]` types alike. It is the bound of [`Controller::for_`],
+/// [`owns`](crate::ControllerBuilder::owns), [`watches`](crate::ControllerBuilder::watches),
+/// [`Reconciler`](crate::Reconciler), [`Context`](crate::Context), [`Cache`](crate::Cache) and
+/// the helpers.
+///
+/// [`Controller::for_`]: crate::Controller::for_
+pub trait Kind: Object + Resource<DynamicType = (), Scope: WatchScope> {}
+
+impl<K> Kind for K where K: Object + Resource<DynamicType = (), Scope: WatchScope> {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for kube::core::NamespaceResourceScope {}
+    impl Sealed for kube::core::ClusterResourceScope {}
+}
+
+/// The scope of a typed resource (`k8s-openapi`'s `NamespaceResourceScope` or
+/// `ClusterResourceScope`); sealed. Namespaced types honour the manager's namespace and per-type
+/// selectors; cluster-scoped types are always watched cluster-wide with the manager's default
+/// selectors.
+pub trait WatchScope: sealed::Sealed {
+    /// Whether objects of this scope live in a namespace.
+    const NAMESPACED: bool;
+
+    /// The manager's shared informer for `K`.
+    #[doc(hidden)]
+    fn informer<K>(
+        factory: &InformerFactory,
+        namespace: Option<&str>,
+        selectors: Option<Selectors>,
+    ) -> Arc<SharedIndexInformer<K>>
+    where
+        K: Object + Resource<DynamicType = (), Scope = Self>;
+
+    /// An `Api<K>` for objects in `namespace` (ignored for cluster-scoped types).
+    #[doc(hidden)]
+    fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
+    where
+        K: Resource<DynamicType = (), Scope = Self>;
+}
+
+impl WatchScope for NamespaceResourceScope {
+    const NAMESPACED: bool = true;
+
+    fn informer<K>(
+        factory: &InformerFactory,
+        namespace: Option<&str>,
+        selectors: Option<Selectors>,
+    ) -> Arc<SharedIndexInformer<K>>
+    where
+        K: Object + Resource<DynamicType = (), Scope = Self>,
+    {
+        factory.scoped_informer::<K>(namespace, selectors)
+    }
+
+    fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
+    where
+        K: Resource<DynamicType = (), Scope = Self>,
+    {
+        match namespace {
+            Some(namespace) => Api::namespaced(client, namespace),
+            None => Api::all(client),
+        }
+    }
+}
+
+impl WatchScope for ClusterResourceScope {
+    const NAMESPACED: bool = false;
+
+    fn informer<K>(
+        factory: &InformerFactory,
+        _namespace: Option<&str>,
+        _selectors: Option<Selectors>,
+    ) -> Arc<SharedIndexInformer<K>>
+    where
+        K: Object + Resource<DynamicType = (), Scope = Self>,
+    {
+        factory.informer::<K>()
+    }
+
+    fn api<K>(client: Client, _namespace: Option<&str>) -> Api<K>
+    where
+        K: Resource<DynamicType = (), Scope = Self>,
+    {
+        Api::all(client)
+    }
+}

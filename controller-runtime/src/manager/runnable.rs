@@ -1,0 +1,36 @@
+//! [`Runnable`]: anything the manager runs alongside its controllers once the caches synced
+//! (controllers themselves are runnables, and so is each controller's event recorder).
+
+use std::error::Error as StdError;
+
+use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
+
+/// A long-running task owned by a [`Manager`](crate::Manager).
+///
+/// `run` is called once, after every informer of the manager synced; it should return when
+/// `shutdown` is cancelled (after finishing in-flight work). Returning an error early stops the
+/// whole manager, which reports the error from `start`.
+///
+/// Implement it with [`#[async_trait]`](crate::async_trait): the manager keeps its runnables as
+/// `Box<dyn Runnable>`, and a trait object needs boxed futures. ([`Reconciler`](crate::Reconciler),
+/// which a controller holds by type, is a native async trait instead.)
+#[async_trait]
+pub trait Runnable: Send + 'static {
+    /// The name used in logs and errors.
+    fn name(&self) -> &str;
+
+    /// Whether this runnable may run only while the manager leads (controller-runtime's
+    /// `NeedLeaderElection`; default: yes). Matters only when the manager elects a leader:
+    /// such runnables start once leadership is acquired and are aborted at once when it is
+    /// lost. Others start once the caches synced, leader or not.
+    fn need_leader_election(&self) -> bool {
+        true
+    }
+
+    /// Runs until `shutdown` is cancelled.
+    async fn run(
+        self: Box<Self>,
+        shutdown: CancellationToken,
+    ) -> Result<(), Box<dyn StdError + Send + Sync>>;
+}
