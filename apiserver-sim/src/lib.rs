@@ -11,10 +11,12 @@
 //! admissionregistration, flowcontrol, resource, storagemigration, apiregistration and
 //! apiextensions), with their status subresources, the scale subresource of deployments,
 //! replicasets, statefulsets and replicationcontrollers, and discovery's short names,
-//! categories and verbs; core/v1 and events.k8s.io/v1 events are one resource. Custom
-//! resources become servable once their CRD is established. Bodies and responses are JSON
-//! or, for built-in kinds, Kubernetes protobuf. Objects are stored as JSON under one
-//! global resourceVersion counter with a bounded per-resource event history for watches.
+//! categories and verbs; core/v1 and events.k8s.io/v1 events are one resource. The
+//! admissionregistration.k8s.io/v1 validating and mutating webhook configurations it
+//! serves are obeyed: it calls their webhooks. Custom resources become servable once their
+//! CRD is established. Bodies and responses are JSON or, for built-in kinds, Kubernetes
+//! protobuf. Objects are stored as JSON under one global resourceVersion counter with a
+//! bounded per-resource event history for watches.
 //!
 //! # Example
 //!
@@ -64,6 +66,23 @@
 //!   ([`FailRule::random`]).
 //! - [`WatchListMode`]: streaming lists (`sendInitialEvents`) supported, rejected, or
 //!   ignored like an old server.
+//!
+//! # Admission and conversion webhooks
+//!
+//! Stored `ValidatingWebhookConfiguration`s and `MutatingWebhookConfiguration`s are obeyed
+//! like a real server obeys them: on create, update (PUT and PATCH, status included) and
+//! delete (each object of a deletecollection too) the matching webhooks (rules, `matchPolicy`,
+//! `namespaceSelector`, `objectSelector`) receive an `AdmissionReview` v1 over HTTPS, the
+//! certificate checked against `caBundle`: mutating webhooks first (configurations by name,
+//! `reinvocationPolicy: IfNeeded` honoured), their JSON patches applied, then the write's own
+//! validation, then validating webhooks on the final object; `failurePolicy` and
+//! `timeoutSeconds` decide about webhooks that are down or slow; denials keep the webhook's
+//! code and reason; warnings become `Warning` headers. A CRD with `conversion.strategy:
+//! Webhook` has its conversion webhook called (`ConversionReview` v1) whenever an object is
+//! written, read, listed or watched in another version than the stored one. There is no
+//! cluster network: `clientConfig.service` is resolved through
+//! [`ApiServerBuilder::service_endpoint`] (binary: `--service-endpoint
+//! ns/name[:port]=https://127.0.0.1:PORT`), and `clientConfig.url` is called as written.
 //!
 //! # Faults and test hooks
 //!
@@ -147,11 +166,17 @@
 //! `binding`, `eviction` and `token` subresources are not served. Every built-in object
 //! must decode as its k8s-openapi type (400 otherwise); beyond that, built-in validation is
 //! a subset (names, labels, annotations, owner references, pod containers, deployment and
-//! replicaset selector and template, service ports): unknown fields of built-ins are not
-//! detected and `fieldValidation=Warn` sends no `Warning` header. OpenAPI v3 documents
-//! carry no component schemas (`kubectl explain` shows only the kind). A list or watch
-//! from a resourceVersion newer than the server's answers 504 at once (upstream waits
-//! about 3 s for its cache). There is no kubelet: a running pod bound
+//! replicaset selector and template, service ports, webhook configurations): unknown
+//! fields of built-ins are not detected and `fieldValidation=Warn` sends no `Warning`
+//! header. OpenAPI v3 documents carry no component schemas (`kubectl explain` shows only
+//! the kind). Webhooks: the `/scale` subresource and CONNECT requests (exec, attach,
+//! port-forward, proxy: not served) call no admission webhook, `matchConditions` are not
+//! evaluated, validating webhooks' first failure is chosen in webhook order (upstream: the
+//! first to answer), changes a mutating webhook makes to an applied object are not
+//! attributed in `managedFields`, Table reads of a custom resource in a version other than
+//! the stored one are not converted by its conversion webhook, and every request is made as
+//! `system:admin`. A list or watch from a resourceVersion newer than the server's answers
+//! 504 at once (upstream waits about 3 s for its cache). There is no kubelet: a running pod bound
 //! to a node stays (terminating) until deleted with a grace period of 0. The garbage
 //! collector matches owners by uid only.
 //!
@@ -173,12 +198,14 @@
 //! | `shared.rs` | state shared by the handle, HTTP handlers, watches and controllers: the store, `ServerConfig`, [`WatchListMode`], fault state; implements the server-wide faults |
 //! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate`, `convert` (writes to a type served in another form than stored) |
 //! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
+//! | `admission/` | admission and conversion webhooks: the configured webhooks, parsed and cached (`hooks`; `shared.rs` holds the cache and the service table of `endpoints`, which use only `store/`), which requests call them (`matching`), the `AdmissionReview` format and denials (`review`), calling them in order (`dispatch`), CRD versions through conversion webhooks (`conversion`, `watch_conversion`), the HTTPS client (`client`) |
 //! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads`) |
-//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs`, `scale`; bodies, write options and patches decoded in `decode`, objects and lists rendered in `render`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
+//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
 //! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`) |
 //! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
 //! | `benches/throughput.rs` | bench binary: `cargo bench -p apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |
 
+mod admission;
 mod api;
 mod controllers;
 mod counts;
@@ -192,6 +219,7 @@ mod shared;
 mod store;
 mod watch;
 
+pub use admission::endpoints::{ServiceEndpoint, parse_service_endpoint};
 pub use api::status::{ApiError, Cause, Details};
 pub use error::{Error, Result};
 pub use faults::chaos::config::ChaosConfig;

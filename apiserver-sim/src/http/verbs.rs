@@ -8,6 +8,7 @@ use http::{HeaderMap, Method, Response, header};
 use serde_json::json;
 
 use super::decode::{delete_body, parse_body, patch_input, write_options};
+use super::reads::{fetch, list_page, watch_stream};
 use super::render::{deleted_response, list_response, object_response};
 use super::request::{Req, Sub, Verb, okey, verb_for};
 use super::respond::{self, Body};
@@ -16,12 +17,12 @@ use super::scale::{scale_of, write_scale};
 use crate::api::accept;
 use crate::api::format::Format;
 use crate::api::meta;
-use crate::api::query::{ListOptions, Query, parse_rv};
+use crate::api::query::{ListOptions, Query};
 use crate::api::repr::Repr;
 use crate::api::status::{ApiError, ApiResult};
 use crate::api::table::TableWriter;
 use crate::ops::{self, DeleteOptions, Deleted};
-use crate::shared::{Shared, WatchListMode};
+use crate::shared::Shared;
 use crate::store::Stored;
 
 /// Entry point for resource paths.
@@ -33,7 +34,7 @@ pub(crate) async fn handle(
     headers: &HeaderMap,
     body: Bytes,
 ) -> Response<Body> {
-    match dispatch(shared, method, rp, query, headers, body) {
+    match dispatch(shared, method, rp, query, headers, body).await {
         Ok(r) => r,
         Err(e) => {
             // Errors go out in protobuf when the client prefers it and the resource has a
@@ -50,7 +51,7 @@ pub(crate) async fn handle(
     }
 }
 
-fn dispatch(
+async fn dispatch(
     shared: &Arc<Shared>,
     method: &Method,
     rp: &ResourcePath,
@@ -105,6 +106,10 @@ fn dispatch(
         repr,
         format,
     };
+    // Admission webhooks and conversion webhooks, when configured for this request.
+    if let Some(r) = super::admitted::serve(shared, &req, verb, headers, &body).await {
+        return Ok(r);
+    }
     match verb {
         Verb::Get => get(shared, &req),
         Verb::List => list(shared, &req),
@@ -118,18 +123,7 @@ fn dispatch(
 }
 
 fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
-    let rv = parse_rv(req.query.get("resourceVersion"))?;
-    let name = req.name.unwrap_or("");
-    let obj = {
-        let st = shared.state.lock();
-        if let Some(rv) = rv
-            && rv > st.rv
-        {
-            return Err(crate::store::snapshot::too_large(rv, st.rv));
-        }
-        st.get(&req.info.key(), &okey(req))
-    }
-    .ok_or_else(|| ApiError::not_found(&req.info, name))?;
+    let obj = fetch(shared, req)?;
     if req.sub == Sub::Scale {
         let scale = scale_of(&req.info, &obj);
         if let Repr::Table(v) = req.repr {
@@ -142,62 +136,12 @@ fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
 }
 
 fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
-    let opts = ListOptions::parse(req.query, &req.info)?;
-    let page = shared.state.lock().list(&req.info.key(), req.ns, &opts)?;
-    let mut md = json!({"resourceVersion": page.rv.to_string()});
-    if let Some(c) = &page.continue_token {
-        md["continue"] = json!(c);
-    }
-    if let Some(r) = page.remaining {
-        md["remainingItemCount"] = json!(r);
-    }
-    list_response(req, &page.items, md)
+    let (items, md) = list_page(shared, req)?;
+    list_response(req, &items, md)
 }
 
 fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
-    let mut opts = ListOptions::parse(req.query, &req.info)?;
-    if opts.send_initial_events.is_some() {
-        match shared.watch_list_mode() {
-            WatchListMode::Supported => {}
-            WatchListMode::Rejected => {
-                return Err(ApiError::invalid_options(
-                    "ListOptions",
-                    "sendInitialEvents",
-                    "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
-                ));
-            }
-            WatchListMode::Ignored => {
-                // A server that predates WatchList knows neither parameter.
-                opts.send_initial_events = None;
-                opts.rv_match = None;
-            }
-        }
-    }
-    if let Some(name) = req.name {
-        // `/.../name?watch=1` is a watch with a metadata.name field selector.
-        let sel = format!("metadata.name={name}");
-        opts.selectors.fields =
-            crate::api::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
-    }
-    let table = match req.repr {
-        Repr::Table(v) => Some(TableWriter::new(
-            req.info.clone(),
-            req.version,
-            v,
-            req.query,
-        )?),
-        _ => None,
-    };
-    let s = crate::watch::stream::start(
-        shared.clone(),
-        req.info.clone(),
-        req.version,
-        req.ns.map(str::to_string),
-        opts,
-        req.repr,
-        req.format,
-        table,
-    )?;
+    let s = watch_stream(shared, req, req.version)?;
     Ok(match req.format {
         Format::Json => respond::stream(s),
         Format::Protobuf => respond::stream_as(crate::api::protobuf::WATCH_CONTENT_TYPE, s),

@@ -87,6 +87,12 @@ const fn spec_generation(mut tr: Traits) -> Traits {
     tr
 }
 
+/// Webhook configurations have no spec: any change outside metadata is a new generation.
+const fn all_but_metadata_generation(mut tr: Traits) -> Traits {
+    tr.generation = Some(GenerationRule::AllButMetadata);
+    tr
+}
+
 const TRAITS: &[Traits] = &[
     t("", "configmaps", &["cm"]),
     t("", "endpoints", &["ep"]),
@@ -115,11 +121,11 @@ const TRAITS: &[Traits] = &[
         "mutatingadmissionpolicybindings",
         &[],
     )),
-    ext(t(
+    all_but_metadata_generation(ext(t(
         "admissionregistration.k8s.io",
         "mutatingwebhookconfigurations",
         &[],
-    )),
+    ))),
     ext(t(
         "admissionregistration.k8s.io",
         "validatingadmissionpolicies",
@@ -130,11 +136,11 @@ const TRAITS: &[Traits] = &[
         "validatingadmissionpolicybindings",
         &[],
     )),
-    ext(t(
+    all_but_metadata_generation(ext(t(
         "admissionregistration.k8s.io",
         "validatingwebhookconfigurations",
         &[],
-    )),
+    ))),
     ext(returns_object(t(
         "apiextensions.k8s.io",
         "customresourcedefinitions",

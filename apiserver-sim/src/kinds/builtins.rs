@@ -111,6 +111,25 @@ mod tests {
         let cm = find("", "configmaps");
         assert!(!cm.status_subresource && cm.generation == GenerationRule::None);
         assert!(!find("", "namespaces").has_verb("deletecollection"));
+        for plural in [
+            "validatingwebhookconfigurations",
+            "mutatingwebhookconfigurations",
+        ] {
+            let rows = builtins()
+                .into_iter()
+                .filter(|i| i.group == "admissionregistration.k8s.io" && i.plural == plural)
+                .count();
+            assert_eq!(rows, 1, "one row serves {plural}");
+            let info = find("admissionregistration.k8s.io", plural);
+            assert_eq!(info.generation, GenerationRule::AllButMetadata);
+            assert!(crate::kinds::webhook_configuration::is_webhook_configuration(&info));
+        }
+        assert!(
+            !crate::kinds::webhook_configuration::is_webhook_configuration(&find(
+                "admissionregistration.k8s.io",
+                "validatingadmissionpolicies"
+            ))
+        );
         assert_eq!(
             find("events.k8s.io", "events").key(),
             GroupResource::new("", "events")

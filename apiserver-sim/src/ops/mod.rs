@@ -44,14 +44,33 @@ pub fn patch(
     let Some(old) = st.get(&info.key(), &okey) else {
         return Err(ApiError::not_found(info, name));
     };
-    let base = info.to_served(version, &old);
-    let mut merged = crate::api::patch::apply(kind, &base, patch, info.builtin)?;
-    if meta::resource_version(&merged).is_empty() {
-        meta::set_str(&mut merged, "resourceVersion", meta::resource_version(&old));
-    }
+    let merged = patched(info, version, &info.to_served(version, &old), kind, patch)?;
     let obj = update(st, info, version, ns, name, merged, part, opts)?;
     Ok(Patched {
         obj,
         created: false,
     })
+}
+
+/// The object a patch makes of `old` (already in its served form at `version`, as a client
+/// of that version sees it); it carries `old`'s resourceVersion unless the patch sets one.
+pub fn patched(
+    info: &ResourceInfo,
+    version: &str,
+    old: &Value,
+    kind: PatchKind,
+    patch: &Value,
+) -> ApiResult<Value> {
+    let mut base = old.clone();
+    if let Some(m) = base.as_object_mut() {
+        m.insert(
+            "apiVersion".into(),
+            Value::String(info.api_version(version)),
+        );
+    }
+    let mut merged = crate::api::patch::apply(kind, &base, patch, info.builtin)?;
+    if meta::resource_version(&merged).is_empty() {
+        meta::set_str(&mut merged, "resourceVersion", meta::resource_version(old));
+    }
+    Ok(merged)
 }

@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod admission;
 mod apply;
 mod apply_lists;
 mod binary;
