@@ -125,7 +125,8 @@
 //!
 //! Request bodies over [`BODY_LIMIT`] (3 MiB, as upstream) get 413. Server-side apply merges
 //! the applied object like a strategic merge patch, without field ownership (no apply
-//! conflicts). Responses are JSON only (no Table output; kubectl falls back to NAME/AGE).
+//! conflicts). Responses are JSON only (YAML or protobuf `Accept` clauses are answered in JSON);
+//! `kubectl get` receives `meta.k8s.io` Tables computed like upstream's printers.
 //! Protobuf request bodies are decoded for ConfigMap, Secret, Namespace and ServiceAccount
 //! (what `kubectl create configmap|secret|namespace|serviceaccount` sends); other types
 //! answer 415 to protobuf bodies.
@@ -148,8 +149,8 @@
 //!
 //! | path | what it holds |
 //! |---|---|
-//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), full or metadata-only responses (`repr`), protobuf request bodies (`protobuf`), JSON, merge and strategic merge patch and apply (`patch`) |
-//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the types served from startup (`builtins`), CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`) |
+//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), `Accept` negotiation (`accept`), full, metadata-only or Table responses (`repr`, `table`), protobuf request bodies (`protobuf`), JSON, merge and strategic merge patch and apply (`patch`) |
+//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the types served from startup (`builtins`), CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`) |
 //! | `faults/` | fault injection: fail-next and seeded random failure rules (`fail_rules`), the server-wide faults (`server_faults`: drop watches, compact, restart, send bookmarks), chaos mode (`chaos/`: `config`, `profile`, `schedule`, live `state`, `stats`, and the timeline `runner`) |
 //! | `counts.rs`, `error.rs` | requests received per verb and resource; the crate's [`Error`] |
 //! | `store/` | `mod.rs` global RV, objects (`Stored` = object + cached JSON), put/remove; `line.rs` the watch line of each write, encoded once; `history.rs` bounded event log; `reclaim.rs` events a lagging watcher would free go back to the writer; `snapshot.rs` lists, past snapshots, continue tokens |

@@ -1,12 +1,12 @@
 //! Writing desired state: [`create_or_update`] (read, mutate, write only if something changed)
 //! and [`server_side_apply`] (let the API server merge a partial object under a field manager).
 
+use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};
-use kube::{Api, Resource};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use crate::error::Error;
+use crate::kind::Kind;
 
 /// What [`create_or_update`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub async fn create_or_update<K, F>(
     mutate: F,
 ) -> Result<(K, OperationResult), Error>
 where
-    K: Resource + Clone + Default + Serialize + DeserializeOwned + std::fmt::Debug,
+    K: Kind + Default + Serialize,
     F: FnOnce(&mut K),
 {
     match api.get_opt(name).await? {
@@ -61,7 +61,7 @@ where
 /// the fields this controller owns) as `field_manager`, forcing ownership of conflicting fields.
 pub async fn server_side_apply<K>(api: &Api<K>, field_manager: &str, obj: &K) -> Result<K, Error>
 where
-    K: Resource + Clone + Serialize + DeserializeOwned + std::fmt::Debug,
+    K: Kind + Serialize,
 {
     let name = obj.meta().name.clone().ok_or_else(|| Error::MissingField {
         kind: "object".to_owned(),

@@ -7,12 +7,12 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use kube::{Api, Resource};
-use serde::de::DeserializeOwned;
+use kube::Api;
 use serde_json::{Value, json};
 
+use crate::controller::reconciler::{Action, ReconcileError};
 use crate::error::Error;
-use crate::reconciler::{Action, ReconcileError};
+use crate::kind::Kind;
 
 /// What the finalizer helper asks the caller to do.
 #[derive(Debug)]
@@ -39,7 +39,7 @@ pub async fn finalizer<K, F, Fut, E>(
     reconcile: F,
 ) -> Result<Action, ReconcileError>
 where
-    K: Resource + Clone + DeserializeOwned + std::fmt::Debug,
+    K: Kind,
     F: FnOnce(FinalizerEvent<K>) -> Fut,
     Fut: Future<Output = Result<Action, E>>,
     E: Into<ReconcileError>,
@@ -99,10 +99,7 @@ where
 }
 
 /// Sends an RFC 6902 JSON patch (kube's typed JSON patch needs an extra feature).
-async fn json_patch<K>(api: &Api<K>, name: &str, patch: Value) -> Result<K, Error>
-where
-    K: Resource + Clone + DeserializeOwned + std::fmt::Debug,
-{
+async fn json_patch<K: Kind>(api: &Api<K>, name: &str, patch: Value) -> Result<K, Error> {
     let url = format!("{}/{}", api.resource_url(), name);
     let body = serde_json::to_vec(&patch)?;
     let request = http::Request::patch(url)

@@ -5,7 +5,8 @@
 //!
 //! # The pieces
 //!
-//! - [`Manager`] ([`Manager::builder`]): one `InformerFactory` shared by every controller (one
+//! - [`Manager`] ([`Manager::builder`], or [`Manager::try_default`] for the defaults and a
+//!   client inferred from the environment): one `InformerFactory` shared by every controller (one
 //!   watch and one cache per type), namespace scoping, per-type [`Selectors`], `managedFields`
 //!   stripped from cached objects by default. [`Manager::start`] starts the informers, waits for
 //!   their caches (default 2 min; the error names the informer that did not sync), runs the
@@ -16,9 +17,13 @@
 //!   the builder has no second `for_`), [`owns`](ControllerBuilder::owns) (enqueues the owner
 //!   named by a child's *controller* reference, matching kind and API group),
 //!   [`watches`](ControllerBuilder::watches) (any mapping to requests), [`predicate`]s per watch
-//!   and for all, `max_concurrent_reconciles` (default 1), a rate limiter (default: workqueue's
+//!   on the whole object ([`for_with`](Controller::for_with),
+//!   [`owns_with`](ControllerBuilder::owns_with), [`watches_with`](ControllerBuilder::watches_with))
+//!   and for all watches on metadata ([`with_event_filter`](ControllerBuilder::with_event_filter)),
+//!   `max_concurrent_reconciles` (default 1), a rate limiter (default: workqueue's
 //!   controller limiter), a unique name, an optional reconcile timeout.
-//! - [`Reconciler`] (or [`reconciler_fn`] for a closure) gets a [`Request`] (the object's
+//! - [`Reconciler`] (a native async trait: implement it with an `async fn`; or
+//!   [`reconciler_fn`] for a closure) gets a [`Request`] (the object's
 //!   [`ObjectKey`]) and a [`Context`] (client, cache, the primary object or — once it is gone — its
 //!   last known state) and returns an [`Action`] or a [`ReconcileError`], which may be
 //!   [terminal](ReconcileError::terminal).
@@ -27,6 +32,24 @@
 //!   block a reconcile.
 //! - Helpers: [`set_controller_reference`], [`is_controlled_by`], [`get_controller_of`];
 //!   [`finalizer`]; [`create_or_update`] and [`server_side_apply`].
+//! - [`Kind`]: the one bound on the object types all of these take — any `k8s-openapi` type or
+//!   `#[derive(CustomResource)]` type.
+//!
+//! # Layout
+//!
+//! - `controller/`: the controller — its builder ([`Controller`]), the event handlers that
+//!   enqueue keys, the workers, what a reconcile sees ([`Reconciler`], [`Request`], [`Context`],
+//!   read-your-own-writes), [`predicate`]s and [`ControllerStats`].
+//! - `manager/`: [`ManagerBuilder`] (the configuration) and the built [`Manager`] (its start,
+//!   the supervision of [`Runnable`]s, the built-in readiness checks), [`Cache`] over the shared
+//!   informers, [`ShutdownHandle`].
+//! - `ops/`: [`leader_election`] (settings, the Lease record, the elector), [`metrics`]
+//!   (Prometheus, or no-op without the `metrics` feature), the health checks and the HTTP
+//!   server of `/metrics`, `/healthz` and `/readyz`.
+//! - At the top: the helpers a reconciler calls, whatever controller runs it —
+//!   [`create_or_update`] and [`server_side_apply`] (`apply.rs`), [`finalizer`], owner
+//!   references (`owner.rs`), the event [`Recorder`] — the [`Kind`] bound and [`WatchScope`]
+//!   (`kind.rs`), and the crate's [`Error`].
 //!
 //! # Semantics
 //!
@@ -55,15 +78,15 @@
 //!
 //! Every ConfigMap gets a Secret with the same data, owned by the ConfigMap (so the garbage
 //! collector deletes it with its owner, and deleting the Secret makes the operator recreate it).
-//! Run here against the in-process `apiserver-sim`; with a real cluster, build the manager from
-//! `kube::Client::try_default()`.
+//! Run here against the in-process `apiserver-sim`; with a real cluster, use
+//! [`Manager::try_default`] (or `Manager::builder(kube::Client::try_default().await?)`).
 //!
 //! ```
 //! use std::collections::BTreeMap;
 //!
 //! use controller_runtime::{
-//!     Action, Context, Controller, Manager, ReconcileError, Reconciler, Request, async_trait,
-//!     create_or_update, set_controller_reference,
+//!     Action, Context, Controller, Manager, ReconcileError, Reconciler, Request, create_or_update,
+//!     set_controller_reference,
 //! };
 //! use k8s_openapi::ByteString;
 //! use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -71,7 +94,6 @@
 //!
 //! struct MirrorToSecret;
 //!
-//! #[async_trait]
 //! impl Reconciler<ConfigMap> for MirrorToSecret {
 //!     type Error = ReconcileError;
 //!
@@ -168,57 +190,43 @@
 //!
 //! The repository's `docs/operations.md` lists every metric and explains the tuning.
 
-#![deny(missing_docs)]
-
 mod apply;
-mod cache;
-mod context;
 mod controller;
 mod error;
 mod finalizer;
-mod health;
-pub mod leader_election;
+mod kind;
 mod manager;
-pub mod metrics;
+mod ops;
 mod owner;
-pub mod predicate;
-mod reconciler;
 mod recorder;
-mod runnable;
-mod ryow;
-mod scope;
-mod shutdown;
-mod stats;
-mod worker;
 
 pub use apply::{OperationResult, create_or_update, server_side_apply};
-pub use cache::Cache;
-pub use context::Context;
 pub use controller::{
-    Controller, ControllerBuilder, ControllerHandle, DEFAULT_MAX_CONCURRENT_RECONCILES,
+    Action, Context, Controller, ControllerBuilder, ControllerHandle, ControllerStats,
+    DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_READ_YOUR_WRITES_TIMEOUT, FnReconciler,
+    ReconcileError, Reconciler, Request, predicate, reconciler_fn,
 };
 pub use error::Error;
 pub use finalizer::{FinalizerEvent, finalizer};
-pub use health::{Check, ping};
-pub use leader_election::{LeaderElectionConfig, LeaderElector, LeaderState};
+pub use kind::{Kind, WatchScope};
 pub use manager::{
-    DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT, Manager, ManagerBuilder,
+    Cache, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT, Manager, ManagerBuilder,
+    Runnable, ShutdownHandle,
 };
-pub use metrics::Metrics;
+pub use ops::health::{Check, ping};
+pub use ops::leader_election::{LeaderElectionConfig, LeaderElector, LeaderState};
+pub use ops::metrics::Metrics;
+pub use ops::{leader_election, metrics};
 pub use owner::{get_controller_of, is_controlled_by, set_controller_reference};
 pub use predicate::Predicate;
-pub use reconciler::{Action, FnReconciler, ReconcileError, Reconciler, Request, reconciler_fn};
 pub use recorder::{
     DEFAULT_EVENT_QUEUE, EventRecord, EventType, Recorder, RecorderTask, SERIES_WINDOW,
     reference_to,
 };
-pub use runnable::Runnable;
-pub use ryow::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
-pub use scope::WatchScope;
-pub use shutdown::ShutdownHandle;
-pub use stats::ControllerStats;
 
-/// Re-exported so reconcilers can be implemented without depending on `async-trait`.
+/// Re-exported so [`Runnable`]s can be implemented without depending on `async-trait` (the
+/// manager keeps them as trait objects, so their futures are boxed; [`Reconciler`] is a native
+/// async trait).
 pub use async_trait::async_trait;
 pub use indexer::{Lister, ObjectKey};
 pub use informer::{Object, Selectors};

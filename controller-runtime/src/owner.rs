@@ -7,7 +7,7 @@ use kube::Resource;
 use kube::core::ObjectMeta;
 
 use crate::error::Error;
-use crate::scope::WatchScope;
+use crate::kind::{Kind, WatchScope};
 
 /// The owner reference marked `controller: true`, if any (there is at most one).
 pub fn get_controller_of(meta: &ObjectMeta) -> Option<&OwnerReference> {
@@ -35,8 +35,7 @@ pub fn is_controlled_by<O: Resource>(child: &ObjectMeta, owner: &O) -> bool {
 /// namespaced owner).
 pub fn set_controller_reference<O, C>(owner: &O, child: &mut C) -> Result<(), Error>
 where
-    O: Resource<DynamicType = ()>,
-    O::Scope: WatchScope,
+    O: Kind,
     C: Resource,
 {
     let kind = O::kind(&()).into_owned();
@@ -100,8 +99,7 @@ fn group_of(api_version: &str) -> &str {
 /// reference's kind and apiVersion group match `O` (the version may differ).
 pub(crate) fn controller_owner_key<O>(child: &ObjectMeta) -> Option<ObjectKey>
 where
-    O: Resource<DynamicType = ()>,
-    O::Scope: WatchScope,
+    O: Kind,
 {
     let reference = get_controller_of(child)?;
     if reference.kind != O::kind(&()) || group_of(&reference.api_version) != O::group(&()) {

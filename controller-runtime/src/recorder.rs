@@ -19,13 +19,14 @@ use k8s_openapi::api::events::v1::{Event as KubeEvent, EventSeries};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
-use kube::{Api, Client, Resource};
+use kube::{Api, Client};
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::runnable::Runnable;
+use crate::kind::Kind;
+use crate::manager::runnable::Runnable;
 
 /// How long repeats of an event are folded into its series (client-go: 6 minutes).
 pub const SERIES_WINDOW: Duration = Duration::from_secs(6 * 60);
@@ -127,7 +128,7 @@ impl Recorder {
 }
 
 /// An object reference to `obj`, for [`Recorder::publish`].
-pub fn reference_to<K: Resource<DynamicType = ()>>(obj: &K) -> ObjectReference {
+pub fn reference_to<K: Kind>(obj: &K) -> ObjectReference {
     let meta = obj.meta();
     ObjectReference {
         api_version: Some(K::api_version(&()).into_owned()),

@@ -1,5 +1,6 @@
-//! `Manager::try_default` infers the client from the environment (here: `KUBECONFIG` pointing
-//! at the simulator's kubeconfig; its own test binary, since it sets a process-wide variable).
+//! `Manager::try_default` builds a manager with the default settings over a client inferred from
+//! the environment (here: `KUBECONFIG` pointing at the simulator's kubeconfig; its own test
+//! binary, since it sets a process-wide variable, and handles the process's signals).
 
 mod common;
 
@@ -21,13 +22,7 @@ async fn the_client_is_inferred_from_the_environment() {
     server.write_kubeconfig(&path).unwrap();
     // SAFETY: this test binary has a single test, so no other thread reads the environment.
     unsafe { std::env::set_var("KUBECONFIG", &path) };
-    let manager = Arc::new(
-        Manager::try_default()
-            .await
-            .unwrap()
-            .handle_signals(false)
-            .build(),
-    );
+    let manager = Arc::new(Manager::try_default().await.unwrap());
     let counts = Counts::default();
     let seen = counts.clone();
     Controller::new(&manager)

@@ -1,4 +1,4 @@
-//! Acceptance 7 with real signals (its own test binary, since signals reach the whole process):
+//! Graceful shutdown with real signals (its own test binary, since signals reach the whole process):
 //! SIGTERM starts a graceful shutdown that drains the in-flight reconcile; a second signal
 //! (SIGINT) during the drain makes `start` return at once.
 

@@ -2,7 +2,9 @@
 //! sample-controller. Identical events (same object, type, reason and message) are folded into
 //! one Event whose `count` and `lastTimestamp` grow, as client-go's correlator does.
 //!
-//! controller-runtime has no recorder yet; this is the smallest correct one for the example.
+//! Go's sample-controller writes core/v1 Events through client-go's `record` package, and so
+//! does this port, to stay Go-identical; operators of their own use controller-runtime's
+//! [`Recorder`](controller_runtime::Recorder), which writes events.k8s.io/v1 Events.
 
 use std::collections::HashMap;
 use std::sync::Arc;

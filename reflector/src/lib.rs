@@ -15,12 +15,17 @@
 //!   selectors.
 //! - [`Reflector`]: [`run`](Reflector::run) until a shutdown token fires;
 //!   [`last_sync_resource_version`](Reflector::last_sync_resource_version).
-//! - [`ReflectorOptions`]: page size, resync period, streaming list, [`Backoff`], watch
-//!   timeout, error handler, and a backoff observer ([`BackoffStep`]).
+//! - [`ReflectorOptions`]: page size, resync period and its gate
+//!   ([`should_resync`](ReflectorOptions::should_resync), client-go's `ShouldResync`, through
+//!   which a shared informer resyncs only when one of its handlers is due), streaming list,
+//!   [`Backoff`], watch timeout, error handler, and a backoff observer ([`BackoffStep`]).
 //! - [`Error`]: every failure, with the classification the retry decisions use.
 //! - [`WatchLineDecoder`]: the watch wire format (one JSON event per line) decoded from body
 //!   chunks split anywhere, with a bound on the line length; [`decode_watch_body`] turns a
 //!   response body into the reflector's event stream.
+//!
+//! - [`Object`]: the bound every object type meets (`Resource + Clone + DeserializeOwned +
+//!   Debug + Send + Sync + 'static`), named once here for this crate and the layers above.
 //!
 //! Objects are decoded once and wrapped in an `Arc` once; the store shares them from there.
 //! Logs go through `tracing`: one `reflector` span per run with the resource and its scope;

@@ -26,6 +26,20 @@ pub async fn eventually(what: &str, limit: Duration, mut condition: impl FnMut()
     .await
 }
 
+/// Polls the async `condition` every 10 ms (of tokio time) until it holds. Panics like
+/// [`eventually`] when the deadline passes.
+pub async fn eventually_async<F, Fut>(what: &str, limit: Duration, mut condition: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    eventually_some(what, limit, || {
+        let holds = condition();
+        async move { holds.await.then_some(()) }
+    })
+    .await
+}
+
 /// Polls the async `check` every 10 ms (of tokio time) until it returns `Some`, and returns that
 /// value. Panics like [`eventually`] when the deadline passes.
 pub async fn eventually_some<T, F, Fut>(what: &str, limit: Duration, check: F) -> T

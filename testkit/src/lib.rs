@@ -1,7 +1,7 @@
 //! Helpers shared by the tests of every crate in this workspace; a dev-dependency only, never
 //! published.
 //!
-//! - [`eventually`] and [`eventually_some`]: poll a condition with a deadline instead of
+//! - [`eventually`], [`eventually_async`] and [`eventually_some`]: poll a condition with a deadline instead of
 //!   sleeping, safe in paused-time tests;
 //! - [`config_maps`]: ConfigMaps in the test namespace on an [`ApiServer`](apiserver_sim::ApiServer),
 //!   and the name → (resourceVersion, value) state used to compare a cache with the server;
@@ -28,6 +28,6 @@ mod eventually;
 mod log_capture;
 mod recorder;
 
-pub use eventually::{WALL_CLOCK_FLOOR, eventually, eventually_some};
+pub use eventually::{WALL_CLOCK_FLOOR, eventually, eventually_async, eventually_some};
 pub use log_capture::LogCapture;
 pub use recorder::{Event, Recorder};

@@ -4,10 +4,13 @@
 //! - [`query`]: query-string parsing of list, watch and write options;
 //! - [`selector`]: label and field selectors;
 //! - [`status`]: `Status` error bodies ([`status::ApiError`]);
-//! - [`repr`]: response representations (the full object, or `PartialObjectMetadata`);
+//! - [`accept`]: content negotiation of responses (`Accept` to a representation, or 406);
+//! - [`repr`]: response representations (the full object, `PartialObjectMetadata`, `Table`);
+//! - [`table`]: `meta.k8s.io` `Table` responses (`kubectl get`) and `includeObject`;
 //! - [`protobuf`]: protobuf request bodies of a few core types;
 //! - [`patch`]: JSON patch, merge patch, strategic merge patch and the simplified apply.
 
+pub(crate) mod accept;
 pub(crate) mod meta;
 pub(crate) mod patch;
 pub(crate) mod protobuf;
@@ -15,3 +18,4 @@ pub(crate) mod query;
 pub(crate) mod repr;
 pub(crate) mod selector;
 pub(crate) mod status;
+pub(crate) mod table;

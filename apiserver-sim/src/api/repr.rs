@@ -1,5 +1,6 @@
-//! Response representations chosen by `Accept`: the full object, or metadata only
-//! (`PartialObjectMetadata`, as kube's metadata APIs and watchers ask for).
+//! Response representations chosen by `Accept` (see `api/accept.rs`): the full object,
+//! metadata only (`PartialObjectMetadata`, as kube's metadata APIs and watchers ask for), or a
+//! `Table` (as `kubectl get` asks for; rendered by `api/table.rs`).
 
 use bytes::Bytes;
 use serde_json::{Value, json};
@@ -13,6 +14,28 @@ pub enum Repr {
     Full,
     /// `meta.k8s.io/v1` `PartialObjectMetadata`.
     Metadata,
+    /// A `meta.k8s.io` `Table` of the given version. Its rows are rendered by
+    /// `api/table.rs`; here (row objects) it means the full object.
+    Table(TableVersion),
+}
+
+/// The version of `meta.k8s.io` a `Table` is requested in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableVersion {
+    /// `meta.k8s.io/v1`.
+    V1,
+    /// `meta.k8s.io/v1beta1`.
+    V1beta1,
+}
+
+impl TableVersion {
+    /// `meta.k8s.io/<version>`.
+    pub fn api_version(self) -> &'static str {
+        match self {
+            TableVersion::V1 => "meta.k8s.io/v1",
+            TableVersion::V1beta1 => "meta.k8s.io/v1beta1",
+        }
+    }
 }
 
 /// `Content-Type` of a metadata-only object.
@@ -31,25 +54,6 @@ pub fn media_type(content_type: &str) -> String {
         .to_ascii_lowercase()
 }
 
-impl Repr {
-    /// Picks the representation from an `Accept` header: the first media range wins.
-    pub fn from_accept(accept: Option<&str>) -> Self {
-        let Some(first) = accept.and_then(|a| a.split(',').next()) else {
-            return Repr::Full;
-        };
-        let params: Vec<&str> = first.split(';').map(str::trim).collect();
-        let wants_meta = params
-            .iter()
-            .any(|p| *p == "as=PartialObjectMetadata" || *p == "as=PartialObjectMetadataList");
-        let meta_group = params.contains(&"g=meta.k8s.io");
-        if wants_meta && meta_group {
-            Repr::Metadata
-        } else {
-            Repr::Full
-        }
-    }
-}
-
 /// Serializes a JSON value as one compact line (no trailing newline).
 pub fn to_bytes(v: &Value) -> Bytes {
     Bytes::from(serde_json::to_vec(v).unwrap_or_default())
@@ -63,8 +67,8 @@ pub fn render(info: &ResourceInfo, version: &str, obj: &Value, repr: Repr) -> By
             "apiVersion": "meta.k8s.io/v1",
             "metadata": obj.get("metadata").cloned().unwrap_or_else(|| json!({})),
         })),
-        Repr::Full if version == info.storage_version() => to_bytes(obj),
-        Repr::Full => {
+        Repr::Full | Repr::Table(_) if version == info.storage_version() => to_bytes(obj),
+        Repr::Full | Repr::Table(_) => {
             let mut o = obj.clone();
             if let Some(m) = o.as_object_mut() {
                 m.insert(
@@ -97,30 +101,8 @@ pub fn type_meta(info: &ResourceInfo, version: &str, repr: Repr, list: bool) -> 
     match (repr, list) {
         (Repr::Metadata, true) => ("meta.k8s.io/v1".into(), "PartialObjectMetadataList".into()),
         (Repr::Metadata, false) => ("meta.k8s.io/v1".into(), "PartialObjectMetadata".into()),
+        (Repr::Table(v), _) => (v.api_version().into(), "Table".into()),
         (Repr::Full, true) => (info.api_version(version), info.list_kind.clone()),
         (Repr::Full, false) => (info.api_version(version), info.kind.clone()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn accept_selects_representation() {
-        assert_eq!(Repr::from_accept(None), Repr::Full);
-        assert_eq!(Repr::from_accept(Some("application/json")), Repr::Full);
-        assert_eq!(
-            Repr::from_accept(Some(
-                "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
-            )),
-            Repr::Metadata
-        );
-        assert_eq!(
-            Repr::from_accept(Some(
-                "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
-            )),
-            Repr::Full
-        );
     }
 }

@@ -11,17 +11,23 @@ use super::request::{Req, Sub, Verb, okey, verb_for};
 use super::respond::{self, Body};
 use super::route::ResourcePath;
 use super::scale::{scale_of, write_scale};
+use crate::api::accept;
 use crate::api::meta;
 use crate::api::patch::PatchKind;
 use crate::api::query::{ListOptions, Query, WriteOptions, parse_rv};
 use crate::api::repr::{self, Repr};
 use crate::api::status::{ApiError, ApiResult};
+use crate::api::table::TableWriter;
 use crate::kinds::resource_info::ResourceInfo;
 use crate::ops::{self, DeleteOptions, Deleted};
 use crate::shared::{Shared, WatchListMode};
 use crate::store::Stored;
 
-fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
+fn object_response(code: u16, req: &Req, obj: &Value) -> ApiResult<Response<Body>> {
+    if let Repr::Table(v) = req.repr {
+        let w = TableWriter::new(req.info.clone(), req.version, v, req.query)?;
+        return Ok(respond::raw_json(code, &w.object(obj, true)));
+    }
     let mut r = respond::raw_json(code, &repr::render(&req.info, req.version, obj, req.repr));
     if req.repr == Repr::Metadata {
         r.headers_mut().insert(
@@ -29,10 +35,15 @@ fn object_response(code: u16, req: &Req, obj: &Value) -> Response<Body> {
             HeaderValue::from_static(repr::METADATA_CT),
         );
     }
-    r
+    Ok(r)
 }
 
-fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
+fn list_response(req: &Req, items: &[Stored], md: Value) -> ApiResult<Response<Body>> {
+    if let Repr::Table(v) = req.repr {
+        let w = TableWriter::new(req.info.clone(), req.version, v, req.query)?;
+        let table = w.list(items.iter().map(|s| (&*s.obj, &s.json)), &md);
+        return Ok(respond::raw_json(200, &table));
+    }
     let mut buf = BytesMut::with_capacity(64 + items.len() * 256);
     let (api_version, kind) = repr::type_meta(&req.info, req.version, req.repr, true);
     let head = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
@@ -60,7 +71,7 @@ fn list_response(req: &Req, items: &[Stored], md: Value) -> Response<Body> {
             HeaderValue::from_static(repr::METADATA_LIST_CT),
         );
     }
-    r
+    Ok(r)
 }
 
 fn parse_body(info: &ResourceInfo, headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
@@ -143,6 +154,10 @@ fn dispatch(
         }
         return Err(err);
     }
+    let repr = accept::negotiate(
+        headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()),
+        info.builtin,
+    )?;
     let req = Req {
         info,
         version: &rp.version,
@@ -150,7 +165,7 @@ fn dispatch(
         name: rp.name.as_deref(),
         sub,
         query,
-        repr: Repr::from_accept(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())),
+        repr,
     };
     match verb {
         Verb::Get => get(shared, &req),
@@ -178,9 +193,14 @@ fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     }
     .ok_or_else(|| ApiError::not_found(&req.info, name))?;
     if req.sub == Sub::Scale {
-        return Ok(respond::json(200, &scale_of(&req.info, &obj)));
+        let scale = scale_of(&req.info, &obj);
+        if let Repr::Table(v) = req.repr {
+            let w = TableWriter::for_scale(req.info.clone(), req.version, v, req.query)?;
+            return Ok(respond::raw_json(200, &w.object(&scale, true)));
+        }
+        return Ok(respond::json(200, &scale));
     }
-    Ok(object_response(200, req, &obj))
+    object_response(200, req, &obj)
 }
 
 fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
@@ -193,7 +213,7 @@ fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
     if let Some(r) = page.remaining {
         md["remainingItemCount"] = json!(r);
     }
-    Ok(list_response(req, &page.items, md))
+    list_response(req, &page.items, md)
 }
 
 fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
@@ -221,6 +241,15 @@ fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
         opts.selectors.fields =
             crate::api::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
     }
+    let table = match req.repr {
+        Repr::Table(v) => Some(TableWriter::new(
+            req.info.clone(),
+            req.version,
+            v,
+            req.query,
+        )?),
+        _ => None,
+    };
     let s = crate::watch::stream::start(
         shared.clone(),
         req.info.clone(),
@@ -228,6 +257,7 @@ fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
         req.ns.map(str::to_string),
         opts,
         req.repr,
+        table,
     )?;
     Ok(respond::stream(s))
 }
@@ -248,7 +278,7 @@ fn create(
         obj,
         &wo,
     )?;
-    Ok(object_response(201, req, &stored))
+    object_response(201, req, &stored)
 }
 
 fn update(
@@ -275,7 +305,7 @@ fn update(
         part,
         &wo,
     )?;
-    Ok(object_response(200, req, &stored))
+    object_response(200, req, &stored)
 }
 
 fn patch(
@@ -329,7 +359,7 @@ fn patch(
         &wo,
     )?;
     let code = if out.created { 201 } else { 200 };
-    Ok(object_response(code, req, &out.obj))
+    object_response(code, req, &out.obj)
 }
 
 fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
@@ -342,7 +372,7 @@ fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> 
         name,
         &opts,
     )?;
-    Ok(match out {
+    match out {
         Deleted::Marked(obj) => {
             object_response(if opts.explicit_no_orphan { 202 } else { 200 }, req, &obj)
         }
@@ -353,12 +383,12 @@ fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> 
             if !req.info.group.is_empty() {
                 details["group"] = json!(req.info.group);
             }
-            respond::json(
+            Ok(respond::json(
                 200,
                 &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}),
-            )
+            ))
         }
-    })
+    }
 }
 
 fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
@@ -382,9 +412,5 @@ fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Respo
         }
         rv = st.rv;
     }
-    Ok(list_response(
-        req,
-        &affected,
-        json!({"resourceVersion": rv.to_string()}),
-    ))
+    list_response(req, &affected, json!({"resourceVersion": rv.to_string()}))
 }

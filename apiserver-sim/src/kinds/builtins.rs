@@ -191,6 +191,7 @@ pub fn builtins() -> Vec<Arc<ResourceInfo>> {
                 builtin: true,
                 delete_returns_object: b.delete_returns_object,
                 schemas: Vec::new(),
+                printer_columns: Vec::new(),
             })
         })
         .collect()

@@ -73,6 +73,7 @@ pub fn validate(crd: &Value) -> Vec<Cause> {
             }
         }
     }
+    out.extend(crate::kinds::printers::custom::validate(crd));
     out
 }
 
@@ -193,6 +194,15 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
             ))
         })
         .collect();
+    let printer_columns = served
+        .iter()
+        .filter_map(|v| {
+            Some((
+                v.get("name")?.as_str()?.to_string(),
+                v.get("additionalPrinterColumns")?.clone(),
+            ))
+        })
+        .collect();
     Some(ResourceInfo {
         group,
         versions,
@@ -217,6 +227,7 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         builtin: false,
         delete_returns_object: false,
         schemas,
+        printer_columns,
     })
 }
 

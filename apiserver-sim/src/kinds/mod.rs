@@ -6,12 +6,14 @@
 //! - [`builtins`]: the built-in types served from startup;
 //! - [`crd`]: CustomResourceDefinitions: validation and defaults of the CRD object, the
 //!   type a CRD serves, its Established status;
-//! - [`schema`]: structural-schema validation, defaults and pruning of custom resources.
+//! - [`schema`]: structural-schema validation, defaults and pruning of custom resources;
+//! - [`printers`]: printer columns, the `Table` columns and cells of each kind.
 //!
 //! The store keeps the live registry (built-ins plus established CRDs); the discovery
 //! documents that list it are rendered by the HTTP front end (`http/discovery.rs`).
 
 pub(crate) mod builtins;
 pub(crate) mod crd;
+pub(crate) mod printers;
 pub(crate) mod resource_info;
 pub(crate) mod schema;

@@ -57,6 +57,8 @@ pub struct ResourceInfo {
     pub delete_returns_object: bool,
     /// The OpenAPI v3 schema of each served version (CRDs only), by version.
     pub schemas: Vec<(String, serde_json::Value)>,
+    /// The `additionalPrinterColumns` of each served version (CRDs only), by version.
+    pub printer_columns: Vec<(String, serde_json::Value)>,
 }
 
 impl ResourceInfo {

@@ -1,7 +1,9 @@
 //! [`Filter`]: what one watcher sees (namespace, selectors, selector transitions) and how
-//! its events are encoded (representation, served version, cached lines).
+//! its events are encoded (representation, served version, cached lines; a `Table` per event
+//! for `kubectl get -w`, with column definitions in the first one only).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::{Bytes, BytesMut};
 use serde_json::{Value, json};
@@ -9,6 +11,7 @@ use serde_json::{Value, json};
 use super::line::{INITIAL_EVENTS_END, line, push_line};
 use crate::api::query::ListOptions;
 use crate::api::repr::{self, Repr, to_bytes};
+use crate::api::table::TableWriter;
 use crate::kinds::resource_info::ResourceInfo;
 use crate::store::{Event, EventType, Stored};
 
@@ -24,6 +27,10 @@ pub(super) struct Filter {
     pub info: Arc<ResourceInfo>,
     /// The version objects are served in.
     pub version: String,
+    /// The writer of each event's `Table`, when the watch asked for tables.
+    pub table: Option<TableWriter>,
+    /// Whether a table with column definitions went out already.
+    pub headers_sent: AtomicBool,
 }
 
 impl Filter {
@@ -56,10 +63,16 @@ impl Filter {
     }
 
     fn render(&self, obj: &Value) -> Bytes {
+        if let Some(t) = &self.table {
+            return t.object(obj, !self.headers_sent.swap(true, Ordering::Relaxed));
+        }
         repr::render(&self.info, &self.version, obj, self.repr)
     }
 
     pub(super) fn render_stored(&self, s: &Stored) -> Bytes {
+        if self.table.is_some() {
+            return self.render(&s.obj);
+        }
         repr::render_cached(&self.info, &self.version, &s.obj, &s.json, self.repr)
     }
 
@@ -115,8 +128,18 @@ impl Filter {
         if initial_end {
             md["annotations"] = json!({INITIAL_EVENTS_END: "true"});
         }
-        let (api_version, kind) = repr::type_meta(&self.info, &self.version, self.repr, false);
+        // On a table watch the bookmark object goes out as a table too, as upstream's
+        // watch encoder transforms every event's object.
+        let repr = if self.table.is_some() {
+            Repr::Full
+        } else {
+            self.repr
+        };
+        let (api_version, kind) = repr::type_meta(&self.info, &self.version, repr, false);
         let obj = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
+        if self.table.is_some() {
+            return line("BOOKMARK", &self.render(&obj));
+        }
         line("BOOKMARK", &to_bytes(&obj))
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::{Bytes, BytesMut};
 use futures::Stream;
@@ -16,6 +16,7 @@ use super::line::{error_line, line};
 use crate::api::query::ListOptions;
 use crate::api::repr::Repr;
 use crate::api::status::ApiError;
+use crate::api::table::TableWriter;
 use crate::kinds::resource_info::ResourceInfo;
 use crate::shared::Shared;
 use crate::store::{Event, Reclaim, Stored};
@@ -80,6 +81,7 @@ pub(crate) fn start(
     ns: Option<String>,
     opts: ListOptions,
     repr: Repr,
+    table: Option<TableWriter>,
 ) -> Result<impl Stream<Item = Bytes> + Send + 'static, ApiError> {
     let key = info.key();
     let send_initial = match opts.send_initial_events {
@@ -103,6 +105,8 @@ pub(crate) fn start(
         repr,
         info: info.clone(),
         version: version.to_string(),
+        table,
+        headers_sent: AtomicBool::new(false),
     };
     let mut pending = VecDeque::new();
     let rx;

@@ -8,6 +8,11 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+pub use testkit::{eventually, eventually_async};
+
+/// How long a test waits for a condition (in tokio time; see `testkit::WALL_CLOCK_FLOOR`).
+pub const LIMIT: Duration = Duration::from_secs(10);
+
 /// Starts a server with a short bookmark interval.
 pub async fn server() -> ApiServer {
     ApiServer::builder()
@@ -44,7 +49,8 @@ impl Raw {
     }
 }
 
-fn dechunk(mut body: &[u8]) -> Vec<u8> {
+/// The data of a chunked HTTP/1.1 body (complete chunks only).
+pub fn dechunk(mut body: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     while let Some(pos) = body.windows(2).position(|w| w == b"\r\n") {
         let size =
@@ -79,51 +85,7 @@ pub async fn raw(
     let _ = s.write_all(body).await;
     let mut buf = Vec::new();
     let read = tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut buf)).await;
-    let split = buf
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or_else(|| panic!("no answer to {method} {path}: {read:?}"));
-    let head = String::from_utf8_lossy(&buf[..split]).to_string();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|c| c.parse().ok())
-        .expect("status line");
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let raw_body = &buf[split + 4..];
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(raw_body)
-    } else {
-        raw_body.to_vec()
-    };
-    Raw {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    }
-}
-
-/// Polls `f` until it returns true or 10 s pass.
-pub async fn eventually<F, Fut>(mut f: F) -> bool
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while tokio::time::Instant::now() < deadline {
-        if f().await {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
+    parse_response(&buf).unwrap_or_else(|| panic!("no answer to {method} {path}: {read:?}"))
 }
 
 /// Opens a watch with a raw request and reads until `n` events arrived or the stream
@@ -190,31 +152,7 @@ pub async fn try_raw(server: &ApiServer, method: &str, path: &str) -> Option<Raw
         .await
         .ok()?
         .ok()?;
-    let split = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = String::from_utf8_lossy(&buf[..split]).to_string();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|c| c.parse().ok())?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let raw_body = &buf[split + 4..];
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(raw_body)
-    } else {
-        raw_body.to_vec()
-    };
-    Some(Raw {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-    })
+    parse_response(&buf)
 }
 
 /// Opens a watch with a raw request and reads until the server ends the stream. Returns
@@ -244,4 +182,34 @@ pub async fn watch_until_closed(server: &ApiServer, path: &str) -> Option<(u16, 
         .map(|l| serde_json::from_str(l).expect("watch line is JSON"))
         .collect();
     Some((status, events))
+}
+
+/// The status, headers and body (de-chunked) of a whole HTTP/1.1 response; `None` when the
+/// bytes hold no complete head.
+fn parse_response(buf: &[u8]) -> Option<Raw> {
+    let split = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&buf[..split]).to_string();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|c| c.parse().ok())?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let raw_body = &buf[split + 4..];
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(raw_body)
+    } else {
+        raw_body.to_vec()
+    };
+    Some(Raw {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    })
 }

@@ -20,12 +20,11 @@ async fn binary_serves_and_writes_kubeconfig() {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn binary");
-    let written = common::eventually(|| {
+    common::eventually_async("kubeconfig written", common::LIMIT, || {
         let ok = std::fs::read_to_string(&kc).is_ok_and(|s| s.ends_with('\n'));
         async move { ok }
     })
     .await;
-    assert!(written, "kubeconfig written");
     let config = kube::Config::from_custom_kubeconfig(
         kube::config::Kubeconfig::read_from(&kc).expect("read kubeconfig"),
         &kube::config::KubeConfigOptions::default(),

@@ -112,26 +112,20 @@ async fn restart_cuts_connections_and_refuses_new_ones_for_a_moment() {
         let _ = watch.read_to_end(&mut buf).await;
         buf
     });
-    assert!(
-        common::eventually(|| {
-            let open = server.open_watches();
-            async move { open == 1 }
-        })
-        .await
-    );
+    common::eventually("one open watch", common::LIMIT, || {
+        server.open_watches() == 1
+    })
+    .await;
     server.restart(Duration::from_secs(60));
     let head = tokio::time::timeout(Duration::from_secs(10), reader)
         .await
         .expect("the restart cut the watch's connection")
         .expect("reader");
     assert!(String::from_utf8_lossy(&head).starts_with("HTTP/1.1 200"));
-    assert!(
-        common::eventually(|| {
-            let open = server.open_watches();
-            async move { open == 0 }
-        })
-        .await
-    );
+    common::eventually("no open watch", common::LIMIT, || {
+        server.open_watches() == 0
+    })
+    .await;
     assert!(
         common::try_raw(&server, "GET", CMS).await.is_none(),
         "new connections are closed during the downtime"
@@ -181,18 +175,20 @@ async fn kube_watcher_converges_under_harsh_chaos() {
             .map(|c| (c.name_any(), c.resource_version().unwrap_or_default()))
             .collect()
     };
-    let converged = common::eventually(|| {
-        let cache: BTreeMap<String, String> = reader
-            .state()
-            .iter()
-            .map(|c| (c.name_any(), c.resource_version().unwrap_or_default()))
-            .collect();
-        let ok = cache == server_state();
-        async move { ok }
-    })
+    common::eventually(
+        &format!("the cache to equal the server after chaos; {stats}"),
+        common::LIMIT,
+        || {
+            let cache: BTreeMap<String, String> = reader
+                .state()
+                .iter()
+                .map(|c| (c.name_any(), c.resource_version().unwrap_or_default()))
+                .collect();
+            cache == server_state()
+        },
+    )
     .await;
     task.abort();
-    assert!(converged, "cache equals the server after chaos; {stats}");
 }
 
 #[tokio::test]
@@ -215,12 +211,11 @@ async fn binary_runs_chaos_from_flags() {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn binary");
-    let written = common::eventually(|| {
+    common::eventually_async("kubeconfig written", common::LIMIT, || {
         let ok = std::fs::read_to_string(&kc).is_ok_and(|s| s.ends_with('\n'));
         async move { ok }
     })
     .await;
-    assert!(written, "kubeconfig written");
     let text = std::fs::read_to_string(&kc).expect("kubeconfig");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("kubeconfig JSON");
     let url = doc["clusters"][0]["cluster"]["server"]

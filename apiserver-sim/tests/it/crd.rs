@@ -253,13 +253,10 @@ async fn custom_resource_lifecycle() {
     let open = common::watch_until_closed(&server, &path);
     let delete = async {
         let crds: Api<CustomResourceDefinition> = Api::all(server.client().expect("client"));
-        assert!(
-            common::eventually(|| {
-                let n = server.open_watches();
-                async move { n == 1 }
-            })
-            .await
-        );
+        common::eventually("one open watch", common::LIMIT, || {
+            server.open_watches() == 1
+        })
+        .await;
         crds.delete("foos.samplecontroller.k8s.io", &DeleteParams::default())
             .await
             .expect("delete crd");

@@ -270,22 +270,17 @@ async fn disconnected_watchers_are_dropped() {
         s.write_all(req.as_bytes()).await.expect("write");
         conns.push(s);
     }
-    assert!(
-        common::eventually(|| {
-            let n = server.open_watches();
-            async move { n == 3 }
-        })
-        .await
-    );
+    common::eventually("three open watches", common::LIMIT, || {
+        server.open_watches() == 3
+    })
+    .await;
     drop(conns);
-    assert!(
-        common::eventually(|| {
-            let n = server.open_watches();
-            async move { n == 0 }
-        })
-        .await,
-        "watchers of closed connections are dropped without waiting for an event"
-    );
+    common::eventually(
+        "watchers of closed connections are dropped without waiting for an event",
+        common::LIMIT,
+        || server.open_watches() == 0,
+    )
+    .await;
 }
 
 // Paused time: the watch below ends on its server-side `timeoutSeconds=1` without a real wait.

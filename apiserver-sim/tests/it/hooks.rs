@@ -102,23 +102,17 @@ async fn request_counts_follow_a_kube_watcher() {
         futures::pin_mut!(stream);
         while stream.next().await.is_some() {}
     });
-    assert!(
-        common::eventually(|| {
-            let ok = server.request_count("watch", "configmaps") == 1;
-            async move { ok }
-        })
-        .await
-    );
+    common::eventually("the first watch", common::LIMIT, || {
+        server.request_count("watch", "configmaps") == 1
+    })
+    .await;
     assert_eq!(server.request_count("list", "configmaps"), 1);
     // A dropped watch makes the watcher re-watch, without a relist.
     server.drop_watches();
-    assert!(
-        common::eventually(|| {
-            let ok = server.request_count("watch", "configmaps") == 2;
-            async move { ok }
-        })
-        .await
-    );
+    common::eventually("the re-watch", common::LIMIT, || {
+        server.request_count("watch", "configmaps") == 2
+    })
+    .await;
     assert_eq!(server.request_count("list", "configmaps"), 1);
     task.abort();
 }

@@ -540,13 +540,10 @@ async fn watcher_converges_after_compaction(server: &ApiServer, cfg: watcher::Co
             .map(|c| (c.name_any(), c.resource_version().unwrap_or_default()))
             .collect()
     };
-    assert!(
-        common::eventually(|| {
-            let ok = cache_state(&reader) == server_state();
-            async move { ok }
-        })
-        .await
-    );
+    common::eventually("the cache to equal the server", common::LIMIT, || {
+        cache_state(&reader) == server_state()
+    })
+    .await;
     // Move the global RV past the watcher's last RV, compact, and cut every watch:
     // the watcher's resume RV is now too old, so it must relist.
     let mut s = Secret::default();
@@ -568,17 +565,12 @@ async fn watcher_converges_after_compaction(server: &ApiServer, cfg: watcher::Co
     .await
     .expect("patch");
     make_cm(&cms, "d", &[]).await;
-    let converged = common::eventually(|| {
-        let ok = cache_state(&reader) == server_state();
-        async move { ok }
-    })
+    common::eventually(
+        "the cache to equal the server after the relist",
+        common::LIMIT,
+        || cache_state(&reader) == server_state(),
+    )
     .await;
-    assert!(
-        converged,
-        "cache {:?} vs server {:?}",
-        cache_state(&reader),
-        server_state()
-    );
     assert_eq!(
         inits.load(std::sync::atomic::Ordering::SeqCst),
         2,
@@ -599,9 +591,12 @@ async fn kube_watcher_streaming_list_mode_recovers_from_compaction() {
     watcher_converges_after_compaction(&server, watcher::Config::default().streaming_lists()).await;
 }
 
-/// True once nothing accepts connections on `addr` any more.
-async fn stops_serving(addr: std::net::SocketAddr) -> bool {
-    common::eventually(|| async move { tokio::net::TcpStream::connect(addr).await.is_err() }).await
+/// Waits until nothing accepts connections on `addr` any more.
+async fn stops_serving(addr: std::net::SocketAddr) {
+    common::eventually_async("the server to stop serving", common::LIMIT, || async move {
+        tokio::net::TcpStream::connect(addr).await.is_err()
+    })
+    .await
 }
 
 #[tokio::test]
@@ -615,10 +610,7 @@ async fn many_servers_in_one_process() {
     assert!(b.objects("", "configmaps").is_empty());
     let a_addr = a.addr();
     drop(a);
-    assert!(
-        stops_serving(a_addr).await,
-        "a dropped server stops serving"
-    );
+    stops_serving(a_addr).await;
     let still: Api<ConfigMap> = Api::default_namespaced(b.client().expect("client"));
     assert!(
         still
@@ -630,10 +622,7 @@ async fn many_servers_in_one_process() {
     );
     let b_addr = b.addr();
     b.shutdown().await;
-    assert!(
-        stops_serving(b_addr).await,
-        "a shut down server stops serving"
-    );
+    stops_serving(b_addr).await;
 }
 
 #[tokio::test]
@@ -709,12 +698,9 @@ async fn metadata_only_representation() {
         while stream.next().await.is_some() {}
     });
     make_cm(&cms, "n", &[]).await;
-    assert!(
-        common::eventually(|| {
-            let n = reader.state().len();
-            async move { n == 2 }
-        })
-        .await
-    );
+    common::eventually("two objects in the cache", common::LIMIT, || {
+        reader.state().len() == 2
+    })
+    .await;
     task.abort();
 }

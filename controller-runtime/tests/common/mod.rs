@@ -1,41 +1,54 @@
 //! Helpers shared by the integration tests: objects on the simulator, a running manager, a
 //! recording reconciler, and polling with a deadline.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use controller_runtime::{Manager, ManagerBuilder};
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec, Secret};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
 use kube::api::ObjectMeta;
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 
-pub const NS: &str = "default";
+pub use testkit::config_maps::{NS, cm, put};
+pub use testkit::eventually;
 
-/// A config map in the test namespace.
-pub fn cm(name: &str, value: &str) -> ConfigMap {
-    ConfigMap {
+/// A valid Deployment in the test namespace: one container, a selector matching its pods.
+pub fn deployment(name: &str) -> Deployment {
+    let labels: BTreeMap<String, String> = [("app".to_owned(), name.to_owned())].into();
+    Deployment {
         metadata: ObjectMeta {
             name: Some(name.into()),
             namespace: Some(NS.into()),
             ..ObjectMeta::default()
         },
-        data: Some([("v".to_string(), value.to_string())].into()),
-        ..ConfigMap::default()
-    }
-}
-
-/// Creates or replaces a config map on the server (without HTTP); returns the stored object.
-pub fn put(server: &ApiServer, name: &str, value: &str) -> ConfigMap {
-    let obj = cm(name, value);
-    match server.replace(&obj) {
-        Ok(stored) => stored,
-        Err(_) => server.create(&obj).unwrap(),
+        spec: DeploymentSpec {
+            selector: LabelSelector {
+                match_labels: Some(labels.clone()),
+                ..LabelSelector::default()
+            },
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(PodSpec {
+                    containers: vec![Container {
+                        name: "web".into(),
+                        image: Some("nginx".into()),
+                        ..Container::default()
+                    }],
+                    ..PodSpec::default()
+                }),
+            },
+            ..DeploymentSpec::default()
+        },
+        ..Deployment::default()
     }
 }
 
@@ -79,27 +92,6 @@ pub fn manager(server: &ApiServer) -> ManagerBuilder {
 pub fn spawn(manager: &Arc<Manager>) -> JoinHandle<Result<(), controller_runtime::Error>> {
     let manager = Arc::clone(manager);
     tokio::spawn(async move { manager.start().await })
-}
-
-/// The least real time [`eventually`] waits before failing, whatever its limit in tokio time:
-/// in a paused-time test tokio's clock jumps to the next timer whenever the runtime waits only
-/// for I/O, so on a loaded machine slow loopback round trips to the simulator can use up a limit
-/// of many seconds of tokio time within milliseconds.
-const WALL_CLOCK_FLOOR: Duration = Duration::from_secs(20);
-
-/// Polls `condition` every 10 ms (of tokio time) until it holds; panics once both `limit` of
-/// tokio time and [`WALL_CLOCK_FLOOR`] of real time have passed.
-pub async fn eventually(what: &str, limit: Duration, mut condition: impl FnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + limit;
-    let wall_clock_deadline = std::time::Instant::now() + WALL_CLOCK_FLOOR;
-    while !condition() {
-        assert!(
-            tokio::time::Instant::now() < deadline
-                || std::time::Instant::now() < wall_clock_deadline,
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }
 
 /// Counts reconciles per key.

@@ -1,4 +1,4 @@
-//! Acceptance 3: errors back off exponentially per key and the backoff resets after a success;
+//! Errors back off exponentially per key and the backoff resets after a success;
 //! terminal errors are not retried; panics are contained, counted and retried like errors.
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! Acceptance 2: with 8 workers and 500 objects updated repeatedly, no key is ever reconciled
+//! With 8 workers and 500 objects updated repeatedly, no key is ever reconciled
 //! by two workers at once, and every object's final state is reconciled after its last change.
 
 use crate::common;

@@ -8,45 +8,9 @@ use std::time::Duration;
 
 use common::*;
 use controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
-use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec, DeploymentStatus};
-use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use kube::api::{ObjectMeta, Patch, PatchParams};
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
+use kube::api::{Patch, PatchParams};
 use serde_json::json;
-
-fn deployment(name: &str) -> Deployment {
-    let labels: std::collections::BTreeMap<String, String> =
-        [("app".to_owned(), name.to_owned())].into();
-    Deployment {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some(NS.into()),
-            ..ObjectMeta::default()
-        },
-        spec: DeploymentSpec {
-            selector: LabelSelector {
-                match_labels: Some(labels.clone()),
-                ..LabelSelector::default()
-            },
-            template: PodTemplateSpec {
-                metadata: Some(ObjectMeta {
-                    labels: Some(labels),
-                    ..ObjectMeta::default()
-                }),
-                spec: Some(PodSpec {
-                    containers: vec![Container {
-                        name: "web".into(),
-                        image: Some("nginx".into()),
-                        ..Container::default()
-                    }],
-                    ..PodSpec::default()
-                }),
-            },
-            ..DeploymentSpec::default()
-        },
-        ..Deployment::default()
-    }
-}
 
 #[tokio::test(start_paused = true)]
 async fn writes_through_the_context_reach_the_server() {

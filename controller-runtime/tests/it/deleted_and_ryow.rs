@@ -1,4 +1,4 @@
-//! Acceptance 5: the last state of a deleted object reaches the reconciler; and
+//! The last state of a deleted object reaches the reconciler; and
 //! read-your-own-writes holds while the watch is delayed — a reconciler that increments a
 //! counter in the object it reconciles never reads a value older than its own last write.
 
@@ -40,7 +40,7 @@ async fn run_until_gone_is_cached_at_last(
                 let seen = seen.clone();
                 async move {
                     if ctx.get().is_none() {
-                        seen.lock().push(ctx.deleted().and_then(|cm| value(cm)));
+                        seen.lock().push(ctx.deleted().and_then(|cm| value(&cm)));
                     }
                     Ok::<_, ReconcileError>(Action::Done)
                 }

@@ -1,4 +1,4 @@
-//! Acceptance 6: the finalizer helper adds its finalizer, runs cleanup when the object is
+//! The finalizer helper adds its finalizer, runs cleanup when the object is
 //! deleted (retrying a failed cleanup), and removes the finalizer only after cleanup succeeded —
 //! the object disappears only then.
 

@@ -1,4 +1,4 @@
-//! Issue 9, acceptance 3: `/readyz` answers 503 until the caches synced and 200 after;
+//! `/readyz` answers 503 until the caches synced and 200 after;
 //! `/healthz` answers 200; a failing user check turns a probe to 500 and names the check.
 
 use crate::common;

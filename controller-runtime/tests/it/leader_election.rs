@@ -1,4 +1,4 @@
-//! Issue 9, acceptance 1: three managers electing on one Lease. Exactly one leads; a graceful
+//! Three managers electing on one Lease. Exactly one leads; a graceful
 //! stop hands over within a retry period; a killed leader (no release) is replaced after the
 //! lease duration; a leader whose lease writes fail steps down by its renew deadline; and no two
 //! managers ever act as leader at the same time (every reconcile records who acted and when, on

@@ -6,6 +6,7 @@ mod common;
 mod apply;
 mod backoff;
 mod concurrency;
+mod content_predicates;
 mod context_writes;
 mod deleted_and_ryow;
 mod finalizer;

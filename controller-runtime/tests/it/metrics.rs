@@ -1,4 +1,4 @@
-//! Issue 9, acceptance 2: `/metrics` parses as Prometheus text exposition and carries every
+//! `/metrics` parses as Prometheus text exposition and carries every
 //! controller-runtime metric with its labels; the counters move with the reconcile outcomes.
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! Acceptance 1: a ConfigMap controller that owns Secrets. Creating a ConfigMap reconciles it
+//! A ConfigMap controller that owns Secrets. Creating a ConfigMap reconciles it
 //! once; creating or deleting a Secret it controls re-triggers it; a Secret whose controller
 //! reference points elsewhere (another kind, another group, or a non-controller reference) does
 //! not.

@@ -1,4 +1,4 @@
-//! Acceptance 7: a shutdown request stops intake and drains the in-flight reconcile; a second
+//! A shutdown request stops intake and drains the in-flight reconcile; a second
 //! request returns at once; a drain that outlasts the graceful timeout is cut off.
 
 use crate::common;

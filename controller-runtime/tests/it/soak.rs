@@ -26,7 +26,7 @@ use std::time::Duration;
 use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile};
 use controller_runtime::{
     Action, Context, Controller, ControllerHandle, Error, LeaderElectionConfig, Manager,
-    ReconcileError, Reconciler, Request, async_trait, create_or_update, set_controller_reference,
+    ReconcileError, Reconciler, Request, create_or_update, set_controller_reference,
 };
 use k8s_openapi::ByteString;
 use k8s_openapi::api::coordination::v1::Lease;
@@ -193,7 +193,6 @@ impl Drop for InFlight {
 /// ConfigMap → a Secret of the same name holding the same data, controlled by the ConfigMap.
 struct Mirror(Witness);
 
-#[async_trait]
 impl Reconciler<ConfigMap> for Mirror {
     type Error = ReconcileError;
 
@@ -254,7 +253,6 @@ fn data_keys(secret: &Secret) -> String {
 /// Secret → the [`KEYS_ANNOTATION`] annotation.
 struct Stamp(Witness);
 
-#[async_trait]
 impl Reconciler<Secret> for Stamp {
     type Error = ReconcileError;
 

@@ -1,4 +1,4 @@
-//! Acceptance 4: workers do not start before every informer the controller uses has synced,
+//! Workers do not start before every informer the controller uses has synced,
 //! even when the initial lists fail a few times; and a cache that cannot sync fails `start`
 //! with an error naming the informer.
 

@@ -11,8 +11,8 @@ use std::time::Duration;
 use common::*;
 use controller_runtime::predicate::{LabelSelector, ResourceVersionChanged, not};
 use controller_runtime::{
-    Action, Context, Controller, Error, ObjectKey, Predicate, Request, Runnable, Selectors,
-    async_trait, reconciler_fn,
+    Action, Context, Controller, Error, ObjectKey, Request, Runnable, Selectors, async_trait,
+    reconciler_fn,
 };
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::Selector;
@@ -39,13 +39,10 @@ async fn mappers_and_predicates_choose_the_requests() {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
-    let only_labelled: Arc<dyn Predicate> = Arc::new(LabelSelector(
-        [("watched", "yes")].into_iter().collect::<Selector>(),
-    ));
+    let only_labelled = LabelSelector([("watched", "yes")].into_iter().collect::<Selector>());
     Controller::new(&manager)
-        .for_::<ConfigMap>()
         // Config maps labelled `ignored=yes` are never reconciled.
-        .for_predicate(not(LabelSelector(
+        .for_with::<ConfigMap>(not(LabelSelector(
             [("ignored", "yes")].into_iter().collect::<Selector>(),
         )))
         // Nothing for resyncs and relists of unchanged objects.
@@ -65,7 +62,7 @@ async fn mappers_and_predicates_choose_the_requests() {
                     .filter_map(|name| ObjectKey::namespaced(NS, &name).ok())
                     .collect::<Vec<_>>()
             },
-            vec![only_labelled],
+            only_labelled,
         )
         .build(counting(&counts))
         .unwrap();

@@ -47,21 +47,14 @@ pub enum SetupError {
 /// [`RESYNC_PERIOD`] as its resync period to match the Go controller).
 pub fn register(manager: &Manager) -> Result<ControllerHandle, SetupError> {
     let foos = manager.informer::<Foo>().lister();
-    let deployments = manager.informer::<Deployment>().lister();
     let recorder = Recorder::new(manager.client().clone(), AGENT_NAME);
-    let reconciler = SampleController::new(
-        manager.client().clone(),
-        recorder,
-        foos.clone(),
-        deployments,
-    );
+    let reconciler = SampleController::new(manager.client().clone(), recorder);
     let handle = controller_runtime::Controller::new(manager)
-        .for_::<Foo>()
+        .for_with::<Foo>(FooAddOrUpdate)
         .named(AGENT_NAME)
-        .for_predicate(FooAddOrUpdate)
-        .watches_with::<Deployment, _, _>(
+        .watches_with(
             move |deployment: &Deployment| controlling_foo(&foos, deployment),
-            vec![std::sync::Arc::new(watch::deployment_predicate())],
+            watch::deployment_predicate(),
         )
         .max_concurrent_reconciles(WORKERS)
         .rate_limiter(rate_limiter()?)

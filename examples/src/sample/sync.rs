@@ -1,7 +1,8 @@
 //! The sample-controller's reconcile (`syncHandler`): make the Foo's Deployment exist with the
 //! Foo's replicas, report its available replicas in the Foo's status, and say so in events.
 
-use async_trait::async_trait;
+use std::sync::Arc;
+
 use controller_runtime::{
     Action, Context, Lister, ObjectKey, Reconciler, Request, is_controlled_by,
 };
@@ -23,6 +24,9 @@ pub enum SyncError {
     /// controls it.
     #[error("{}", resource_exists_message(.0))]
     ResourceExists(String),
+    /// The controller's cache does not hold Deployments (the controller must watch them).
+    #[error("deployment cache: {0}")]
+    Cache(#[from] controller_runtime::Error),
     /// Creating, updating or reading an object failed.
     #[error("{action} {name}: {source}")]
     Api {
@@ -41,14 +45,12 @@ pub fn resource_exists_message(name: &str) -> String {
     format!("Resource {name:?} already exists and is not managed by Foo")
 }
 
-/// The sample-controller's reconciler: reads Foos and Deployments from listers, writes through
-/// the client, reports with the recorder.
+/// The sample-controller's reconciler: reads the Foo and the Deployments from the controller's
+/// caches, writes through the client, reports with the recorder.
 #[derive(Clone)]
 pub struct SampleController {
     client: Client,
     recorder: Recorder,
-    foos: Lister<Foo>,
-    deployments: Lister<Deployment>,
 }
 
 impl std::fmt::Debug for SampleController {
@@ -60,19 +62,9 @@ impl std::fmt::Debug for SampleController {
 }
 
 impl SampleController {
-    /// A controller over these listers (the manager's caches, or pre-filled ones in tests).
-    pub fn new(
-        client: Client,
-        recorder: Recorder,
-        foos: Lister<Foo>,
-        deployments: Lister<Deployment>,
-    ) -> Self {
-        Self {
-            client,
-            recorder,
-            foos,
-            deployments,
-        }
+    /// A controller that writes through `client` and reports with `recorder`.
+    pub fn new(client: Client, recorder: Recorder) -> Self {
+        Self { client, recorder }
     }
 
     fn write_params() -> PostParams {
@@ -82,10 +74,16 @@ impl SampleController {
         }
     }
 
-    /// Brings the Foo named `key` and its Deployment in line. `Ok` means done (including the
-    /// cases that retrying cannot fix: a vanished Foo, a missing `deploymentName`).
-    pub async fn sync_handler(&self, key: &ObjectKey) -> Result<(), SyncError> {
-        let Some(foo) = self.foos.indexer().get_by_key(key) else {
+    /// Brings the Foo named `key` (`foo`: its cached state, `None` once it is gone) and its
+    /// Deployment (looked up in `deployments`) in line. `Ok` means done (including the cases that
+    /// retrying cannot fix: a vanished Foo, a missing `deploymentName`).
+    pub async fn sync_handler(
+        &self,
+        key: &ObjectKey,
+        foo: Option<Arc<Foo>>,
+        deployments: &Lister<Deployment>,
+    ) -> Result<(), SyncError> {
+        let Some(foo) = foo else {
             tracing::info!(foo = %key, "Foo referenced by item in work queue no longer exists");
             return Ok(());
         };
@@ -96,8 +94,7 @@ impl SampleController {
             return Ok(());
         }
 
-        let cached = self
-            .deployments
+        let cached = deployments
             .namespace(&namespace)
             .get(deployment_name)
             .map(|d| d.as_ref().clone());
@@ -179,12 +176,13 @@ fn api_error(action: &'static str, name: &str, source: kube::Error) -> SyncError
     }
 }
 
-#[async_trait]
 impl Reconciler<Foo> for SampleController {
     type Error = SyncError;
 
-    async fn reconcile(&self, request: Request, _ctx: Context<Foo>) -> Result<Action, SyncError> {
-        self.sync_handler(&request.key).await?;
+    async fn reconcile(&self, request: Request, ctx: Context<Foo>) -> Result<Action, SyncError> {
+        let deployments = ctx.cache().lister::<Deployment>()?;
+        self.sync_handler(&request.key, ctx.get(), &deployments)
+            .await?;
         tracing::info!(resource = %request.key, "Successfully synced");
         Ok(Action::Done)
     }

@@ -7,7 +7,6 @@ use controller_runtime::predicate::ResourceVersionChanged;
 use controller_runtime::{Lister, ObjectKey, Predicate, get_controller_of};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::ResourceExt;
-use kube::core::ObjectMeta;
 use workqueue::{ItemExponentialFailure, MaxOf, RateLimiter, TokenBucket};
 
 use crate::foo::Foo;
@@ -17,8 +16,8 @@ use crate::foo::Foo;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FooAddOrUpdate;
 
-impl Predicate for FooAddOrUpdate {
-    fn delete(&self, _meta: &ObjectMeta) -> bool {
+impl Predicate<Foo> for FooAddOrUpdate {
+    fn delete(&self, _foo: &Foo) -> bool {
         false
     }
 }

@@ -3,12 +3,12 @@
 
 #![allow(dead_code)]
 
-use std::future::Future;
 use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use examples::cluster::install_crd;
 use examples::foo::crd;
+pub use testkit::eventually_some;
 
 /// How long a condition may take before a test fails.
 pub const DEADLINE: Duration = Duration::from_secs(20);
@@ -20,25 +20,6 @@ pub async fn server_with_crd() -> ApiServer {
         .await
         .unwrap();
     server
-}
-
-/// Polls `check` until it returns `Some`, failing the test after [`DEADLINE`].
-pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + DEADLINE;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out after {DEADLINE:?} waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }
 
 /// Sends `signal` (`INT`, `TERM`, ...) to a child process.

@@ -3,7 +3,7 @@
 use crate::common;
 
 use apiserver_sim::ApiServer;
-use common::eventually;
+use common::{DEADLINE, eventually_some};
 use examples::configmap_mirror::{FINALIZER, MirrorConfig, SOURCE_LABEL, run, seed_demo};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{DeleteParams, Patch, PatchParams};
@@ -30,7 +30,7 @@ async fn mirrors_repairs_and_cleans_up() {
     let team_a: Api<ConfigMap> = Api::namespaced(client.clone(), "team-a");
     let team_b: Api<ConfigMap> = Api::namespaced(client.clone(), "team-b");
     for copies in [&team_a, &team_b] {
-        let copy = eventually("a copy", || async {
+        let copy = eventually_some("a copy", DEADLINE, || async {
             copies.get_opt("app-settings").await.unwrap()
         })
         .await;
@@ -51,7 +51,7 @@ async fn mirrors_repairs_and_cleans_up() {
         .await
         .unwrap();
     for copies in [&team_a, &team_b] {
-        eventually("the edit copied", || async {
+        eventually_some("the edit copied", DEADLINE, || async {
             let copy = copies.get("app-settings").await.unwrap();
             (data(&copy).as_deref() == Some("debug")).then_some(())
         })
@@ -63,7 +63,7 @@ async fn mirrors_repairs_and_cleans_up() {
         .delete("app-settings", &DeleteParams::default())
         .await
         .unwrap();
-    eventually("the copy restored", || async {
+    eventually_some("the copy restored", DEADLINE, || async {
         team_b.get_opt("app-settings").await.unwrap()
     })
     .await;
@@ -73,7 +73,7 @@ async fn mirrors_repairs_and_cleans_up() {
         .delete("app-settings", &DeleteParams::default())
         .await
         .unwrap();
-    eventually("source and copies gone", || async {
+    eventually_some("source and copies gone", DEADLINE, || async {
         let left = [
             source.get_opt("app-settings").await.unwrap(),
             team_a.get_opt("app-settings").await.unwrap(),

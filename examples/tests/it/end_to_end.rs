@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::eventually;
+use common::{DEADLINE, eventually_some};
 use controller_runtime::Manager;
 use examples::foo::{Foo, new_foo};
 use examples::sample::{self, RESYNC_PERIOD};
@@ -36,7 +36,7 @@ async fn foo_lifecycle() {
         .await
         .unwrap();
 
-    let deployment = eventually("the Deployment", || async {
+    let deployment = eventually_some("the Deployment", DEADLINE, || async {
         deployments.get_opt("web-nginx").await.unwrap()
     })
     .await;
@@ -58,11 +58,11 @@ async fn foo_lifecycle() {
     assert_eq!(pod_labels.unwrap()["controller"], "web");
     assert_eq!(deployment.spec.selector.match_labels.as_ref(), pod_labels);
     assert_eq!(deployment.spec.replicas, Some(1));
-    eventually("the Foo's status", || async {
+    eventually_some("the Foo's status", DEADLINE, || async {
         foos.get("web").await.unwrap().status
     })
     .await;
-    eventually("the Synced event", || async {
+    eventually_some("the Synced event", DEADLINE, || async {
         server.list::<Event>().into_iter().find(|event| {
             event.reason.as_deref() == Some("Synced")
                 && event.message.as_deref() == Some("Foo synced successfully")
@@ -75,7 +75,7 @@ async fn foo_lifecycle() {
     foos.patch("web", &PatchParams::default(), &Patch::Merge(&patch))
         .await
         .unwrap();
-    eventually("the Deployment scaled to 3", || async {
+    eventually_some("the Deployment scaled to 3", DEADLINE, || async {
         let replicas = deployments.get("web-nginx").await.unwrap().spec.replicas;
         (replicas == Some(3)).then_some(())
     })
@@ -83,7 +83,7 @@ async fn foo_lifecycle() {
 
     foos.delete("web", &DeleteParams::default()).await.unwrap();
     server.settle().await;
-    eventually("the Deployment collected", || async {
+    eventually_some("the Deployment collected", DEADLINE, || async {
         deployments
             .get_opt("web-nginx")
             .await

@@ -1,4 +1,4 @@
-//! Acceptance with the real `kubectl`: start the standalone `apiserver-sim` binary (workload
+//! The sample-controller with the real `kubectl`: start the standalone `apiserver-sim` binary (workload
 //! simulator on), apply the CRD printed by `sample-controller crd` and the example Foo with
 //! kubectl, run `sample-controller --kubeconfig`, and read the result back with `kubectl get`.
 //! Skipped, with a notice, when kubectl is not installed.
@@ -107,7 +107,7 @@ fn kubectl_installed() -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_sees_deployment_status_and_events() {
     if !kubectl_installed() {
-        eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl acceptance test");
+        eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl test");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

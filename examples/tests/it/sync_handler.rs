@@ -46,15 +46,13 @@ impl Fixture {
 
     async fn sync(&self, foo: &Foo) -> Result<(), SyncError> {
         let client = self.server.client().unwrap();
-        let controller = SampleController::new(
-            client.clone(),
-            Recorder::new(client, AGENT_NAME),
-            Lister::new(self.foos.clone()),
-            Lister::new(self.deployments.clone()),
-        );
+        let controller = SampleController::new(client.clone(), Recorder::new(client, AGENT_NAME));
         self.server.reset_request_counts();
         let key = ObjectKey::new(Some("default"), foo.metadata.name.as_deref().unwrap()).unwrap();
-        controller.sync_handler(&key).await
+        let cached = self.foos.get_by_key(&key);
+        controller
+            .sync_handler(&key, cached, &Lister::new(self.deployments.clone()))
+            .await
     }
 
     /// (deployment creates, deployment updates, Foo status updates) since the sync began.

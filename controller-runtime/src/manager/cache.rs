@@ -5,13 +5,13 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use indexer::{Lister, ObjectKey};
-use informer::{InformerFactory, Object, Selectors, SharedIndexInformer};
-use kube::{Client, Resource};
+use informer::{InformerFactory, Selectors, SharedIndexInformer};
+use kube::Client;
 use parking_lot::Mutex;
 
 use crate::error::Error;
-use crate::metrics::InformerSet;
-use crate::scope::WatchScope;
+use crate::kind::{Kind, WatchScope};
+use crate::ops::metrics::InformerSet;
 
 /// What the manager shares with its controllers and caches: the client, the informer factory
 /// and the scoping rules.
@@ -29,11 +29,7 @@ pub(crate) struct Shared {
 impl Shared {
     /// The manager's informer for `K` (scoped by the manager's namespace and `K`'s selectors),
     /// created on first request; it runs from the next `start`.
-    pub(crate) fn informer<K>(&self) -> Arc<SharedIndexInformer<K>>
-    where
-        K: Object + Resource<DynamicType = ()>,
-        K::Scope: WatchScope,
-    {
+    pub(crate) fn informer<K: Kind>(&self) -> Arc<SharedIndexInformer<K>> {
         self.cached.lock().insert(TypeId::of::<K>());
         let selectors = self.selectors.get(&TypeId::of::<K>()).cloned();
         let informer = <K::Scope as WatchScope>::informer::<K>(
@@ -66,11 +62,7 @@ impl std::fmt::Debug for Cache {
 
 impl Cache {
     /// The lister of `K`'s cache (namespace and label-selector reads).
-    pub fn lister<K>(&self) -> Result<Lister<K>, Error>
-    where
-        K: Object + Resource<DynamicType = ()>,
-        K::Scope: WatchScope,
-    {
+    pub fn lister<K: Kind>(&self) -> Result<Lister<K>, Error> {
         if !self.shared.cached.lock().contains(&TypeId::of::<K>()) {
             return Err(Error::NotCached(type_name::<K>().to_owned()));
         }
@@ -78,11 +70,7 @@ impl Cache {
     }
 
     /// The cached object of `K` with `key`, if any.
-    pub fn get<K>(&self, key: &ObjectKey) -> Result<Option<Arc<K>>, Error>
-    where
-        K: Object + Resource<DynamicType = ()>,
-        K::Scope: WatchScope,
-    {
+    pub fn get<K: Kind>(&self, key: &ObjectKey) -> Result<Option<Arc<K>>, Error> {
         Ok(self.lister::<K>()?.indexer().get_by_key(key))
     }
 }

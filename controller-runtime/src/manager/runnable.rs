@@ -1,6 +1,5 @@
 //! [`Runnable`]: anything the manager runs alongside its controllers once the caches synced
-//! (controllers themselves are runnables; issue-9 components such as metrics and health servers
-//! plug in here).
+//! (controllers themselves are runnables, and so is each controller's event recorder).
 
 use std::error::Error as StdError;
 
@@ -12,6 +11,10 @@ use tokio_util::sync::CancellationToken;
 /// `run` is called once, after every informer of the manager synced; it should return when
 /// `shutdown` is cancelled (after finishing in-flight work). Returning an error early stops the
 /// whole manager, which reports the error from `start`.
+///
+/// Implement it with [`#[async_trait]`](crate::async_trait): the manager keeps its runnables as
+/// `Box<dyn Runnable>`, and a trait object needs boxed futures. ([`Reconciler`](crate::Reconciler),
+/// which a controller holds by type, is a native async trait instead.)
 #[async_trait]
 pub trait Runnable: Send + 'static {
     /// The name used in logs and errors.

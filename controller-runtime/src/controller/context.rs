@@ -2,45 +2,28 @@
 //! caches, the primary object (or its last known state once deleted) and write methods that
 //! keep the controller reading its own writes.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use indexer::{Lister, ObjectKey};
-use informer::{Object, SharedIndexInformer};
 use kube::api::{Patch, PatchParams, PostParams};
-use kube::{Api, Client, Resource};
-use parking_lot::Mutex;
+use kube::{Api, Client};
 use serde::Serialize;
 
-use crate::cache::Cache;
+use crate::controller::state::ControllerState;
+use crate::kind::{Kind, WatchScope};
+use crate::manager::cache::Cache;
 use crate::recorder::Recorder;
-use crate::ryow::WriteTracker;
-use crate::scope::WatchScope;
-
-/// State one controller shares between its event handlers and its workers.
-pub(crate) struct ControllerState<K: Object> {
-    pub(crate) name: Arc<str>,
-    pub(crate) client: Client,
-    pub(crate) cache: Cache,
-    pub(crate) primary: Arc<SharedIndexInformer<K>>,
-    pub(crate) writes: WriteTracker,
-    /// Last known state of deleted primary objects, until their reconcile succeeds.
-    pub(crate) deleted: Mutex<HashMap<ObjectKey, Arc<K>>>,
-    pub(crate) read_your_writes_timeout: Duration,
-    pub(crate) recorder: Recorder,
-}
 
 /// The context of one reconcile. Cheap to clone.
-pub struct Context<K: Object> {
+pub struct Context<K: Kind> {
     state: Arc<ControllerState<K>>,
     key: ObjectKey,
     reconcile_id: Arc<str>,
     deleted: Option<Arc<K>>,
 }
 
-impl<K: Object> Clone for Context<K> {
+impl<K: Kind> Clone for Context<K> {
     fn clone(&self) -> Self {
         Self {
             state: Arc::clone(&self.state),
@@ -51,7 +34,7 @@ impl<K: Object> Clone for Context<K> {
     }
 }
 
-impl<K: Object> fmt::Debug for Context<K> {
+impl<K: Kind> fmt::Debug for Context<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
             .field("controller", &self.state.name)
@@ -62,7 +45,7 @@ impl<K: Object> fmt::Debug for Context<K> {
     }
 }
 
-impl<K: Object> Context<K> {
+impl<K: Kind> Context<K> {
     pub(crate) fn new(
         state: Arc<ControllerState<K>>,
         key: ObjectKey,
@@ -120,16 +103,16 @@ impl<K: Object> Context<K> {
 
     /// When the primary object is gone: its last known state, from the delete event (or from
     /// the tombstone of a deletion missed while the watch was down). `None` if the object exists
-    /// or was never seen by this controller.
-    pub fn deleted(&self) -> Option<&Arc<K>> {
-        self.deleted.as_ref()
+    /// or was never seen by this controller. Like [`get`](Self::get), a cheap clone of the
+    /// shared object.
+    pub fn deleted(&self) -> Option<Arc<K>> {
+        self.deleted.clone()
     }
 }
 
 impl<K> Context<K>
 where
-    K: Object + Resource<DynamicType = ()> + Serialize,
-    K::Scope: WatchScope,
+    K: Kind + Serialize,
 {
     /// An `Api` for the primary type in the request's namespace. Writes through it are not
     /// tracked for read-your-own-writes; prefer [`replace`](Self::replace) and

@@ -11,19 +11,21 @@ use std::time::Duration;
 use async_trait::async_trait;
 use futures::FutureExt;
 use indexer::ObjectKey;
-use informer::{CacheSynced, Object, Registration, wait_for_cache_sync};
+use informer::{CacheSynced, Registration, wait_for_cache_sync};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use workqueue::RateLimitingQueue;
 
-use crate::context::{Context, ControllerState};
+use crate::controller::context::Context;
+use crate::controller::reconciler::{Action, ReconcileError, Reconciler, Request};
+use crate::controller::state::ControllerState;
+use crate::controller::stats::ControllerStats;
 use crate::error::Error;
-use crate::leader_election::LeaderElector;
-use crate::metrics::ControllerMetrics;
-use crate::reconciler::{Action, ReconcileError, Reconciler, Request};
-use crate::runnable::Runnable;
-use crate::stats::ControllerStats;
+use crate::kind::Kind;
+use crate::manager::runnable::Runnable;
+use crate::ops::leader_election::LeaderElector;
+use crate::ops::metrics::ControllerMetrics;
 
 /// Worker settings fixed at build time.
 pub(crate) struct Settings {
@@ -36,7 +38,7 @@ pub(crate) struct Settings {
 }
 
 /// A built controller, run by the manager.
-pub(crate) struct ControllerRun<K: Object, R> {
+pub(crate) struct ControllerRun<K: Kind, R> {
     pub(crate) state: Arc<ControllerState<K>>,
     pub(crate) queue: RateLimitingQueue<ObjectKey>,
     pub(crate) reconciler: Arc<R>,
@@ -56,7 +58,7 @@ enum Outcome {
 #[async_trait]
 impl<K, R> Runnable for ControllerRun<K, R>
 where
-    K: Object,
+    K: Kind,
     R: Reconciler<K>,
 {
     fn name(&self) -> &str {
@@ -122,7 +124,7 @@ where
 
 impl<K, R> ControllerRun<K, R>
 where
-    K: Object,
+    K: Kind,
     R: Reconciler<K>,
 {
     /// One worker: takes keys until shutdown.

@@ -3,27 +3,26 @@
 
 use std::any::type_name;
 use std::collections::HashMap;
-use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
-use indexer::{ObjectKey, key_of};
-use informer::{DeletedObject, Object, Registration, handler};
-use kube::Resource;
+use indexer::ObjectKey;
+use informer::Registration;
 use parking_lot::Mutex;
 use workqueue::{QueueConfig, RateLimiter, RateLimitingQueue, default_controller_rate_limiter};
 
-use crate::context::ControllerState;
+use crate::controller::handlers::{register_primary, register_secondary};
+use crate::controller::predicate::{AnyObject, EventFilter, Everything, Predicate, WatchFilter};
+use crate::controller::reconciler::Reconciler;
+use crate::controller::ryow::{DEFAULT_READ_YOUR_WRITES_TIMEOUT, WriteTracker};
+use crate::controller::state::ControllerState;
+use crate::controller::stats::ControllerStats;
+use crate::controller::worker::{ControllerRun, Settings};
 use crate::error::Error;
-use crate::manager::Manager;
+use crate::kind::Kind;
+use crate::manager::running::Manager;
 use crate::owner::controller_owner_key;
-use crate::predicate::{Predicate, Predicates, all_create, all_delete, all_update};
-use crate::reconciler::Reconciler;
 use crate::recorder::{DEFAULT_EVENT_QUEUE, Recorder};
-use crate::ryow::{DEFAULT_READ_YOUR_WRITES_TIMEOUT, WriteTracker};
-use crate::scope::WatchScope;
-use crate::stats::ControllerStats;
-use crate::worker::{ControllerRun, Settings};
 
 /// How many workers a controller runs unless told otherwise (controller-runtime's default).
 pub const DEFAULT_MAX_CONCURRENT_RECONCILES: usize = 1;
@@ -42,46 +41,50 @@ impl<'m> Controller<'m> {
 
     /// The primary type: every create, update and delete of a `K` enqueues a request for it.
     /// A controller has exactly one primary type (the builder cannot be given a second).
-    pub fn for_<K>(self) -> ControllerBuilder<'m, K>
-    where
-        K: Object + Resource<DynamicType = ()>,
-        K::Scope: WatchScope,
-    {
+    pub fn for_<K: Kind>(self) -> ControllerBuilder<'m, K> {
+        self.for_with::<K>(Everything)
+    }
+
+    /// [`for_`](Self::for_), enqueueing only the events of `K` that pass `predicate` (combine
+    /// several with [`predicate::and`](crate::predicate::and)).
+    pub fn for_with<K: Kind>(self, predicate: impl Predicate<K>) -> ControllerBuilder<'m, K> {
         ControllerBuilder {
             manager: self.manager,
             name: K::kind(&()).to_lowercase(),
-            for_predicates: Vec::new(),
-            global_predicates: Vec::new(),
+            for_predicate: Box::new(predicate),
+            event_filters: Vec::new(),
             watches: Vec::new(),
             max_concurrent_reconciles: DEFAULT_MAX_CONCURRENT_RECONCILES,
             rate_limiter: None,
             reconcile_timeout: None,
             read_your_writes_timeout: DEFAULT_READ_YOUR_WRITES_TIMEOUT,
             need_leader_election: true,
-            _primary: PhantomData,
         }
     }
 }
 
-/// Registers one secondary watch: given the queue and the global predicates, adds a handler to
-/// the watched type's informer.
+/// Registers one secondary watch: given the queue and the controller's event filters, adds a
+/// handler to the watched type's informer.
 type WatchFn = Box<
-    dyn FnOnce(&Manager, &RateLimitingQueue<ObjectKey>, &Predicates) -> Result<Registration, Error>,
+    dyn FnOnce(
+        &Manager,
+        &RateLimitingQueue<ObjectKey>,
+        &Arc<[EventFilter]>,
+    ) -> Result<Registration, Error>,
 >;
 
 /// Builds a controller for the primary type `K`; from [`Controller::for_`].
 pub struct ControllerBuilder<'m, K> {
     manager: &'m Manager,
     name: String,
-    for_predicates: Vec<Arc<dyn Predicate>>,
-    global_predicates: Vec<Arc<dyn Predicate>>,
+    for_predicate: Box<dyn Predicate<K>>,
+    event_filters: Vec<EventFilter>,
     watches: Vec<(String, WatchFn)>,
     max_concurrent_reconciles: usize,
     rate_limiter: Option<Box<dyn RateLimiter<ObjectKey>>>,
     reconcile_timeout: Option<Duration>,
     read_your_writes_timeout: Duration,
     need_leader_election: bool,
-    _primary: PhantomData<fn() -> K>,
 }
 
 impl<K> std::fmt::Debug for ControllerBuilder<'_, K> {
@@ -101,11 +104,7 @@ impl<K> std::fmt::Debug for ControllerBuilder<'_, K> {
     }
 }
 
-impl<'m, K> ControllerBuilder<'m, K>
-where
-    K: Object + Resource<DynamicType = ()>,
-    K::Scope: WatchScope,
-{
+impl<'m, K: Kind> ControllerBuilder<'m, K> {
     /// The controller's name, unique per manager, used in logs and spans (default: the primary
     /// kind in lower case).
     pub fn named(mut self, name: impl Into<String>) -> Self {
@@ -113,38 +112,31 @@ where
         self
     }
 
-    /// Filters the primary type's events with `predicate` (in addition to the global ones).
-    pub fn for_predicate(mut self, predicate: impl Predicate) -> Self {
-        self.for_predicates.push(Arc::new(predicate));
-        self
-    }
-
-    /// Filters the events of every watch (primary, owned and watched types) with `predicate`.
-    pub fn with_event_filter(mut self, predicate: impl Predicate) -> Self {
-        self.global_predicates.push(Arc::new(predicate));
+    /// Filters the events of every watch (primary, owned and watched types) with `predicate`,
+    /// before each watch's own predicate; several filters must all pass. The watches have
+    /// different kinds, so `predicate` sees each object's metadata only ([`AnyObject`]): the
+    /// built-in predicates, [`predicate::meta_fn`](crate::predicate::meta_fn) and
+    /// combinations of them qualify.
+    pub fn with_event_filter<P>(mut self, predicate: P) -> Self
+    where
+        P: for<'a> Predicate<AnyObject<'a>>,
+    {
+        self.event_filters.push(Arc::new(predicate));
         self
     }
 
     /// Watches `C` and enqueues the owner named by each `C`'s *controller* owner reference, if
     /// its kind and apiVersion group are `K`'s. Both the old and new owner of an update are
     /// enqueued.
-    pub fn owns<C>(self) -> Self
-    where
-        C: Object + Resource<DynamicType = ()>,
-        C::Scope: WatchScope,
-    {
-        self.owns_with::<C>(Vec::new())
+    pub fn owns<C: Kind>(self) -> Self {
+        self.owns_with::<C>(Everything)
     }
 
-    /// [`owns`](Self::owns), with predicates for this watch only.
-    pub fn owns_with<C>(self, predicates: Vec<Arc<dyn Predicate>>) -> Self
-    where
-        C: Object + Resource<DynamicType = ()>,
-        C::Scope: WatchScope,
-    {
+    /// [`owns`](Self::owns), enqueueing only for the events of `C` that pass `predicate`.
+    pub fn owns_with<C: Kind>(self, predicate: impl Predicate<C>) -> Self {
         self.watches_with::<C, _, _>(
             |child: &C| controller_owner_key::<K>(child.meta()),
-            predicates,
+            predicate,
         )
     }
 
@@ -152,58 +144,24 @@ where
     /// number; for an update, those of the old and of the new object).
     pub fn watches<W, I, F>(self, mapper: F) -> Self
     where
-        W: Object + Resource<DynamicType = ()>,
-        W::Scope: WatchScope,
+        W: Kind,
         I: IntoIterator<Item = ObjectKey>,
         F: Fn(&W) -> I + Send + Sync + 'static,
     {
-        self.watches_with::<W, I, F>(mapper, Vec::new())
+        self.watches_with::<W, I, F>(mapper, Everything)
     }
 
-    /// [`watches`](Self::watches), with predicates for this watch only.
-    pub fn watches_with<W, I, F>(mut self, mapper: F, predicates: Vec<Arc<dyn Predicate>>) -> Self
+    /// [`watches`](Self::watches), mapping only the events of `W` that pass `predicate`.
+    pub fn watches_with<W, I, F>(mut self, mapper: F, predicate: impl Predicate<W>) -> Self
     where
-        W: Object + Resource<DynamicType = ()>,
-        W::Scope: WatchScope,
+        W: Kind,
         I: IntoIterator<Item = ObjectKey>,
         F: Fn(&W) -> I + Send + Sync + 'static,
     {
-        let register: WatchFn = Box::new(move |manager, queue, global| {
-            let mut local: Vec<Arc<dyn Predicate>> = global.to_vec();
-            local.extend(predicates);
-            let predicates: Predicates = local.into();
-            let mapper = Arc::new(mapper);
-            let (on_add, on_update, on_delete) = (queue.clone(), queue.clone(), queue.clone());
-            let (p_add, p_update, p_delete) = (predicates.clone(), predicates.clone(), predicates);
-            let (m_add, m_update, m_delete) = (mapper.clone(), mapper.clone(), mapper);
-            let informer = manager.informer::<W>();
-            let registration = informer.add_event_handler(
-                handler()
-                    .named(type_name::<W>())
-                    .on_add(move |obj: Arc<W>, _| {
-                        if all_create(&p_add, obj.meta()) {
-                            m_add(&obj).into_iter().for_each(|key| on_add.add(key));
-                        }
-                    })
-                    .on_update(move |old: Arc<W>, new: Arc<W>| {
-                        if all_update(&p_update, old.meta(), new.meta()) {
-                            m_update(&old)
-                                .into_iter()
-                                .for_each(|key| on_update.add(key));
-                            m_update(&new)
-                                .into_iter()
-                                .for_each(|key| on_update.add(key));
-                        }
-                    })
-                    .on_delete(move |deleted: DeletedObject<W>| {
-                        if let Some(obj) = deleted.object()
-                            && all_delete(&p_delete, obj.meta())
-                        {
-                            m_delete(obj).into_iter().for_each(|key| on_delete.add(key));
-                        }
-                    }),
-            )?;
-            Ok(registration)
+        let own: Box<dyn Predicate<W>> = Box::new(predicate);
+        let register: WatchFn = Box::new(move |manager, queue, event_filters| {
+            let filter = WatchFilter::new(Arc::clone(event_filters), own);
+            register_secondary(&manager.informer::<W>(), queue, filter, mapper)
         });
         self.watches.push((type_name::<W>().to_owned(), register));
         self
@@ -284,13 +242,14 @@ where
             read_your_writes_timeout: self.read_your_writes_timeout,
             recorder,
         });
-        let global: Predicates = self.global_predicates.into();
+        let event_filters: Arc<[EventFilter]> = self.event_filters.into();
+        let primary_filter = WatchFilter::new(Arc::clone(&event_filters), self.for_predicate);
         let mut registrations = vec![(
             type_name::<K>().to_owned(),
-            register_primary(&primary, &queue, &state, &global, self.for_predicates)?,
+            register_primary(&primary, &queue, &state, primary_filter)?,
         )];
         for (name, register) in self.watches {
-            registrations.push((name, register(manager, &queue, &global)?));
+            registrations.push((name, register(manager, &queue, &event_filters)?));
         }
 
         let stats = Arc::new(ControllerStats::default());
@@ -321,68 +280,6 @@ where
             stats,
         })
     }
-}
-
-/// The primary watch: enqueues the object's own key, remembers deleted objects' last state and
-/// wakes read-your-own-writes waiters.
-fn register_primary<K>(
-    informer: &informer::SharedIndexInformer<K>,
-    queue: &RateLimitingQueue<ObjectKey>,
-    state: &Arc<ControllerState<K>>,
-    global: &Predicates,
-    for_predicates: Vec<Arc<dyn Predicate>>,
-) -> Result<Registration, Error>
-where
-    K: Object + Resource<DynamicType = ()>,
-{
-    let mut local: Vec<Arc<dyn Predicate>> = global.to_vec();
-    local.extend(for_predicates);
-    let predicates: Predicates = local.into();
-    let (q_add, q_update, q_delete) = (queue.clone(), queue.clone(), queue.clone());
-    let (p_add, p_update, p_delete) = (predicates.clone(), predicates.clone(), predicates);
-    let (s_add, s_update, s_delete) = (state.clone(), state.clone(), state.clone());
-    let registration = informer.add_event_handler(
-        handler()
-            .named(type_name::<K>())
-            .on_add(move |obj: Arc<K>, _| {
-                let Ok(key) = key_of(obj.as_ref()) else {
-                    return;
-                };
-                s_add.deleted.lock().remove(&key);
-                s_add.writes.cache_changed();
-                if all_create(&p_add, obj.meta()) {
-                    q_add.add(key);
-                }
-            })
-            .on_update(move |old: Arc<K>, new: Arc<K>| {
-                s_update.writes.cache_changed();
-                if all_update(&p_update, old.meta(), new.meta())
-                    && let Ok(key) = key_of(new.as_ref())
-                {
-                    q_update.add(key);
-                }
-            })
-            .on_delete(move |deleted: DeletedObject<K>| {
-                s_delete.writes.cache_changed();
-                let (key, obj) = match &deleted {
-                    DeletedObject::Known(obj) => match key_of(obj.as_ref()) {
-                        Ok(key) => (key, Some(obj)),
-                        Err(_) => return,
-                    },
-                    DeletedObject::Unknown(tombstone) => {
-                        (tombstone.key.clone(), tombstone.obj.as_ref())
-                    }
-                };
-                s_delete.writes.forget(&key);
-                if obj.is_none_or(|obj| all_delete(&p_delete, obj.meta())) {
-                    if let Some(obj) = obj {
-                        s_delete.deleted.lock().insert(key.clone(), Arc::clone(obj));
-                    }
-                    q_delete.add(key);
-                }
-            }),
-    )?;
-    Ok(registration)
 }
 
 /// A built controller: its name and live counters.

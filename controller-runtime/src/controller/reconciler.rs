@@ -7,11 +7,10 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use indexer::ObjectKey;
-use informer::Object;
 
-use crate::context::Context;
+use crate::controller::context::Context;
+use crate::kind::Kind;
 
 /// What to reconcile: the key of the primary object. Reconcilers are level-based: they read the
 /// object's current state (from the cache, through the [`Context`]) rather than the event that
@@ -121,15 +120,47 @@ impl fmt::Debug for ReconcileError {
 ///
 /// Called by the controller's workers, never twice at once for the same key. Implement it for a
 /// struct holding your dependencies, or wrap a closure with [`reconciler_fn`].
-#[async_trait]
-pub trait Reconciler<K: Object>: Send + Sync + 'static {
+///
+/// # Async style
+///
+/// `reconcile` is a native async trait method (it returns `impl Future + Send`), the same style
+/// as the informer's `ResourceEventHandler`: implement it with a plain `async fn`, without the
+/// `async-trait` macro and without boxing each call's future:
+///
+/// ```
+/// use controller_runtime::{Action, Context, ReconcileError, Reconciler, Request};
+/// use k8s_openapi::api::core::v1::ConfigMap;
+///
+/// struct LogConfigMaps;
+///
+/// impl Reconciler<ConfigMap> for LogConfigMaps {
+///     type Error = ReconcileError;
+///
+///     async fn reconcile(&self, request: Request, ctx: Context<ConfigMap>) -> Result<Action, ReconcileError> {
+///         match ctx.get() {
+///             Some(config) => println!("{request}: {} keys", config.data.iter().flatten().count()),
+///             None => println!("{request}: gone"),
+///         }
+///         Ok(Action::Done)
+///     }
+/// }
+/// ```
+///
+/// The future must be `Send` (workers run on a multi-threaded runtime), so a reconcile must not
+/// hold a non-`Send` value (a `std::sync::MutexGuard`, an `Rc`) across an `.await`. The trait
+/// is not object-safe, which a controller does not need: it is generic over its reconciler.
+pub trait Reconciler<K: Kind>: Send + Sync + 'static {
     /// The error a reconcile can fail with; anything convertible into a [`ReconcileError`]
     /// (every `std::error::Error`, or `ReconcileError` itself to mark errors terminal).
     type Error: Into<ReconcileError> + Send;
 
     /// Reconciles the object named by `request`. `ctx` gives the client, the cache and, when the
     /// object is gone, its last known state.
-    async fn reconcile(&self, request: Request, ctx: Context<K>) -> Result<Action, Self::Error>;
+    fn reconcile(
+        &self,
+        request: Request,
+        ctx: Context<K>,
+    ) -> impl Future<Output = Result<Action, Self::Error>> + Send;
 }
 
 /// A [`Reconciler`] made from an async closure; built with [`reconciler_fn`].
@@ -153,18 +184,21 @@ impl<F, Fut> fmt::Debug for FnReconciler<F, Fut> {
     }
 }
 
-#[async_trait]
 impl<K, F, Fut, E> Reconciler<K> for FnReconciler<F, Fut>
 where
-    K: Object,
+    K: Kind,
     F: Fn(Request, Context<K>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Action, E>> + Send + 'static,
     E: Into<ReconcileError> + Send + 'static,
 {
     type Error = E;
 
-    async fn reconcile(&self, request: Request, ctx: Context<K>) -> Result<Action, E> {
-        (self.f)(request, ctx).await
+    fn reconcile(
+        &self,
+        request: Request,
+        ctx: Context<K>,
+    ) -> impl Future<Output = Result<Action, E>> + Send {
+        (self.f)(request, ctx)
     }
 }
 

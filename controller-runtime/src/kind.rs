@@ -1,10 +1,27 @@
-//! [`WatchScope`]: how the manager builds an informer for namespaced and cluster-scoped types.
+//! The object types this crate works with: [`Kind`], the one bound on the types controllers,
+//! the manager's caches and the reconciler helpers take, and [`WatchScope`], how a namespaced or
+//! cluster-scoped type is watched and addressed.
 
 use std::sync::Arc;
 
 use informer::{InformerFactory, Object, Selectors, SharedIndexInformer};
 use kube::core::{ClusterResourceScope, NamespaceResourceScope};
 use kube::{Api, Client, Resource};
+
+/// A Kubernetes object type known at compile time: an [`Object`] (deserializable, cloneable,
+/// shareable across tasks) whose kind, group and version are static (`DynamicType = ()`) and
+/// whose scope is namespaced or cluster-wide ([`WatchScope`]).
+///
+/// Implemented for every such type: `k8s-openapi`'s built-in types and
+/// `#[derive(CustomResource)]` types alike. It is the bound of [`Controller::for_`],
+/// [`owns`](crate::ControllerBuilder::owns), [`watches`](crate::ControllerBuilder::watches),
+/// [`Reconciler`](crate::Reconciler), [`Context`](crate::Context), [`Cache`](crate::Cache) and
+/// the helpers.
+///
+/// [`Controller::for_`]: crate::Controller::for_
+pub trait Kind: Object + Resource<DynamicType = (), Scope: WatchScope> {}
+
+impl<K> Kind for K where K: Object + Resource<DynamicType = (), Scope: WatchScope> {}
 
 mod sealed {
     pub trait Sealed {}

@@ -1,0 +1,306 @@
+//! Printers of admissionregistration.k8s.io kinds (webhook configurations, admission
+//! policies and their bindings), flowcontrol.apiserver.k8s.io kinds (FlowSchema,
+//! PriorityLevelConfiguration), internal.apiserver.k8s.io StorageVersion and
+//! storagemigration.k8s.io StorageVersionMigration.
+
+use serde_json::{Value, json};
+
+use super::column::{AGE, Column, KindPrinter, NAME, Row, col};
+use super::format::{arr, int, len, list_with_more, s, selector};
+use super::time::age;
+
+const ADMISSION: &str = "admissionregistration.k8s.io";
+const FLOW: &str = "flowcontrol.apiserver.k8s.io";
+
+fn name(o: &Value) -> Value {
+    json!(s(o, "/metadata/name"))
+}
+
+const WEBHOOK_COLUMNS: &[Column] = &[
+    NAME,
+    col(
+        "Webhooks",
+        "integer",
+        "Webhooks indicates the number of webhooks registered in this configuration",
+    ),
+    AGE,
+];
+
+const BINDING_COLUMNS: &[Column] = &[
+    NAME,
+    col(
+        "PolicyName",
+        "string",
+        "PolicyName indicates the policy definition which the policy binding binded to",
+    ),
+    col(
+        "ParamRef",
+        "string",
+        "ParamRef indicates the param resource which sets the configration param",
+    ),
+    AGE,
+];
+
+/// `apiVersion/kind` of a policy's parameter kind, or `<unset>`.
+fn param_kind(o: &Value) -> String {
+    match o.pointer("/spec/paramKind").filter(|p| !p.is_null()) {
+        Some(p) => format!("{}/{}", s(p, "/apiVersion"), s(p, "/kind")),
+        None => "<unset>".into(),
+    }
+}
+
+/// A binding's parameter reference: `namespace/name`, `*/name`, a selector, or `<unset>`.
+fn param_ref(o: &Value) -> String {
+    let Some(p) = o.pointer("/spec/paramRef").filter(|p| !p.is_null()) else {
+        return "<unset>".into();
+    };
+    match (s(p, "/name"), s(p, "/namespace")) {
+        ("", _) => match p.get("selector").filter(|v| !v.is_null()) {
+            Some(sel) => selector(Some(sel)).unwrap_or_default(),
+            None => "<unset>".into(),
+        },
+        (n, "") => format!("*/{n}"),
+        (n, ns) => format!("{ns}/{n}"),
+    }
+}
+
+fn binding(o: &Value, now: jiff::Timestamp) -> Row {
+    Row::of(vec![
+        name(o),
+        json!(s(o, "/spec/policyName")),
+        json!(param_ref(o)),
+        json!(age(o, now)),
+    ])
+}
+
+/// `<none>` or the integer at a pointer (cells of mixed type, as upstream).
+fn int_or_none(o: Option<&Value>, ptr: &str) -> Value {
+    o.and_then(|o| o.pointer(ptr))
+        .and_then(Value::as_i64)
+        .map_or_else(|| json!("<none>"), |v| json!(v))
+}
+
+/// Printers of admission, flow control and storage version kinds.
+pub(super) const KINDS: &[KindPrinter] = &[
+    KindPrinter {
+        group: ADMISSION,
+        kind: "MutatingWebhookConfiguration",
+        columns: WEBHOOK_COLUMNS,
+        row: |o, now| {
+            Row::of(vec![
+                name(o),
+                json!(len(o, "/webhooks")),
+                json!(age(o, now)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: ADMISSION,
+        kind: "ValidatingWebhookConfiguration",
+        columns: WEBHOOK_COLUMNS,
+        row: |o, now| {
+            Row::of(vec![
+                name(o),
+                json!(len(o, "/webhooks")),
+                json!(age(o, now)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: ADMISSION,
+        kind: "ValidatingAdmissionPolicy",
+        columns: &[
+            NAME,
+            col(
+                "Validations",
+                "integer",
+                "Validations indicates the number of validation rules defined in this configuration",
+            ),
+            col(
+                "ParamKind",
+                "string",
+                "ParamKind specifies the kind of resources used to parameterize this policy",
+            ),
+            AGE,
+        ],
+        row: |o, now| {
+            Row::of(vec![
+                name(o),
+                json!(len(o, "/spec/validations")),
+                json!(param_kind(o)),
+                json!(age(o, now)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: ADMISSION,
+        kind: "ValidatingAdmissionPolicyBinding",
+        columns: BINDING_COLUMNS,
+        row: binding,
+    },
+    KindPrinter {
+        group: ADMISSION,
+        kind: "MutatingAdmissionPolicy",
+        columns: &[
+            NAME,
+            col(
+                "Mutations",
+                "integer",
+                "Mutation indicates the number of mutations rules defined in this configuration",
+            ),
+            col(
+                "ParamKind",
+                "string",
+                "ParamKind specifies the kind of resources used to parameterize this policy",
+            ),
+            AGE,
+        ],
+        row: |o, now| {
+            Row::of(vec![
+                name(o),
+                json!(len(o, "/spec/mutations")),
+                json!(param_kind(o)),
+                json!(age(o, now)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: ADMISSION,
+        kind: "MutatingAdmissionPolicyBinding",
+        columns: BINDING_COLUMNS,
+        row: binding,
+    },
+    KindPrinter {
+        group: FLOW,
+        kind: "FlowSchema",
+        columns: &[
+            NAME,
+            col(
+                "PriorityLevel",
+                "string",
+                "The priority level requests of this schema go to.",
+            ),
+            col("MatchingPrecedence", "string", "Lower values match first."),
+            col(
+                "DistinguisherMethod",
+                "string",
+                "How flows of this schema are told apart.",
+            ),
+            AGE,
+            col(
+                "MissingPL",
+                "string",
+                "references a broken or non-existent PriorityLevelConfiguration",
+            ),
+        ],
+        row: |o, now| {
+            let dangling = arr(o, "/status/conditions")
+                .iter()
+                .find(|c| s(c, "/type") == "Dangling")
+                .map_or("?", |c| s(c, "/status"));
+            let method = o
+                .pointer("/spec/distinguisherMethod/type")
+                .and_then(Value::as_str)
+                .unwrap_or("<none>");
+            Row::of(vec![
+                name(o),
+                json!(s(o, "/spec/priorityLevelConfiguration/name")),
+                json!(int(o, "/spec/matchingPrecedence")),
+                json!(method),
+                json!(age(o, now)),
+                json!(dangling),
+            ])
+        },
+    },
+    KindPrinter {
+        group: FLOW,
+        kind: "PriorityLevelConfiguration",
+        columns: &[
+            NAME,
+            col("Type", "string", "Whether the level is exempt or limited."),
+            col(
+                "NominalConcurrencyShares",
+                "string",
+                "The level's share of the server's concurrency.",
+            ),
+            col("Queues", "string", "The number of queues of the level."),
+            col(
+                "HandSize",
+                "string",
+                "The number of queues a flow is shuffled over.",
+            ),
+            col("QueueLengthLimit", "string", "The longest a queue may get."),
+            AGE,
+        ],
+        row: |o, now| {
+            let limited = o.pointer("/spec/limited").filter(|v| !v.is_null());
+            let queuing = limited
+                .and_then(|l| l.pointer("/limitResponse/queuing"))
+                .filter(|v| !v.is_null());
+            let ncs = match limited {
+                Some(l) => json!(int(l, "/nominalConcurrencyShares")),
+                None => json!("<none>"),
+            };
+            Row::of(vec![
+                name(o),
+                json!(s(o, "/spec/type")),
+                ncs,
+                int_or_none(queuing, "/queues"),
+                int_or_none(queuing, "/handSize"),
+                int_or_none(queuing, "/queueLengthLimit"),
+                json!(age(o, now)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "internal.apiserver.k8s.io",
+        kind: "StorageVersion",
+        columns: &[
+            NAME,
+            col(
+                "CommonEncodingVersion",
+                "string",
+                "The encoding version every API server agrees on.",
+            ),
+            col(
+                "StorageVersions",
+                "string",
+                "The encoding version of each API server.",
+            ),
+            AGE,
+        ],
+        row: |o, now| {
+            let versions: Vec<String> = arr(o, "/status/storageVersions")
+                .iter()
+                .map(|v| format!("{}={}", s(v, "/apiServerID"), s(v, "/encodingVersion")))
+                .collect();
+            let common = o
+                .pointer("/status/commonEncodingVersion")
+                .and_then(Value::as_str)
+                .unwrap_or("<unset>");
+            Row::of(vec![
+                name(o),
+                json!(common),
+                json!(list_with_more(&versions, 3)),
+                json!(age(o, now)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "storagemigration.k8s.io",
+        kind: "StorageVersionMigration",
+        columns: &[
+            col("Name", "string", super::column::NAME_DESC),
+            col("Resource", "string", "Fully qualified resource to migrate"),
+        ],
+        row: |o, _| {
+            let gvr = format!(
+                "{}.{}.{}",
+                s(o, "/spec/resource/resource"),
+                s(o, "/spec/resource/version"),
+                s(o, "/spec/resource/group")
+            );
+            Row::of(vec![name(o), json!(gvr)])
+        },
+    },
+];

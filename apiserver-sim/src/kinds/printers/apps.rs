@@ -1,0 +1,209 @@
+//! Printers of apps/v1 kinds: Deployment, ReplicaSet, StatefulSet, DaemonSet,
+//! ControllerRevision.
+
+use jiff::Timestamp;
+use serde_json::{Value, json};
+
+use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, col, wide};
+use super::format::{arr, containers, int, label_selector, labels, replicas, s, selector};
+use super::time::age;
+
+/// Printers of apps kinds.
+pub(super) const KINDS: &[KindPrinter] = &[
+    KindPrinter {
+        group: "apps",
+        kind: "Deployment",
+        columns: &[
+            NAME,
+            col("Ready", "string", "Number of the pod with ready state"),
+            col(
+                "Up-to-date",
+                "string",
+                "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+            ),
+            col(
+                "Available",
+                "string",
+                "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
+            ),
+            AGE,
+            CONTAINERS,
+            IMAGES,
+            wide("Selector", "string", "Label selector for pods."),
+        ],
+        row: deployment,
+    },
+    KindPrinter {
+        group: "apps",
+        kind: "ReplicaSet",
+        columns: &[
+            NAME,
+            col("Desired", "integer", "Desired number of replicas."),
+            col(
+                "Current",
+                "integer",
+                "Most recently observed number of replicas.",
+            ),
+            col("Ready", "integer", "Number of ready replicas."),
+            AGE,
+            CONTAINERS,
+            IMAGES,
+            wide("Selector", "string", "Label selector for pods."),
+        ],
+        row: |o, now| {
+            let (names, images) = containers(arr(o, "/spec/template/spec/containers"));
+            Row::of(vec![
+                json!(s(o, "/metadata/name")),
+                json!(replicas(o)),
+                json!(int(o, "/status/replicas")),
+                json!(int(o, "/status/readyReplicas")),
+                json!(age(o, now)),
+                json!(names),
+                json!(images),
+                json!(label_selector(o.pointer("/spec/selector"))),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "apps",
+        kind: "StatefulSet",
+        columns: &[
+            NAME,
+            col("Ready", "string", "Number of the pod with ready state"),
+            AGE,
+            CONTAINERS,
+            IMAGES,
+        ],
+        row: |o, now| {
+            let (names, images) = containers(arr(o, "/spec/template/spec/containers"));
+            let ready = format!("{}/{}", int(o, "/status/readyReplicas"), replicas(o));
+            Row::of(vec![
+                json!(s(o, "/metadata/name")),
+                json!(ready),
+                json!(age(o, now)),
+                json!(names),
+                json!(images),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "apps",
+        kind: "DaemonSet",
+        columns: &[
+            NAME,
+            col(
+                "Desired",
+                "integer",
+                "The number of nodes that should be running the daemon pod.",
+            ),
+            col(
+                "Current",
+                "integer",
+                "The number of nodes running at least one daemon pod that are supposed to.",
+            ),
+            col(
+                "Ready",
+                "integer",
+                "The number of nodes whose daemon pod is ready.",
+            ),
+            col(
+                "Up-to-date",
+                "integer",
+                "The number of nodes running the updated daemon pod.",
+            ),
+            col(
+                "Available",
+                "integer",
+                "The number of nodes whose daemon pod is available.",
+            ),
+            col(
+                "Node Selector",
+                "string",
+                "The node selector of the pod template.",
+            ),
+            AGE,
+            CONTAINERS,
+            IMAGES,
+            wide("Selector", "string", "Label selector for pods."),
+        ],
+        row: |o, now| {
+            let (names, images) = containers(arr(o, "/spec/template/spec/containers"));
+            Row::of(vec![
+                json!(s(o, "/metadata/name")),
+                json!(int(o, "/status/desiredNumberScheduled")),
+                json!(int(o, "/status/currentNumberScheduled")),
+                json!(int(o, "/status/numberReady")),
+                json!(int(o, "/status/updatedNumberScheduled")),
+                json!(int(o, "/status/numberAvailable")),
+                json!(labels(o.pointer("/spec/template/spec/nodeSelector"))),
+                json!(age(o, now)),
+                json!(names),
+                json!(images),
+                json!(label_selector(o.pointer("/spec/selector"))),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "apps",
+        kind: "ControllerRevision",
+        columns: &[
+            NAME,
+            col("Controller", "string", "Controller of the object"),
+            col("Revision", "string", "The revision this object represents."),
+            AGE,
+        ],
+        row: |o, now| {
+            Row::of(vec![
+                json!(s(o, "/metadata/name")),
+                json!(controller_of(o)),
+                json!(int(o, "/revision")),
+                json!(age(o, now)),
+            ])
+        },
+    },
+];
+
+fn deployment(o: &Value, now: Timestamp) -> Row {
+    let (names, images) = containers(arr(o, "/spec/template/spec/containers"));
+    // Unlike most printers, a Deployment's selector is printed raw: "" when empty.
+    let sel = selector(o.pointer("/spec/selector")).unwrap_or_else(|()| "<invalid>".into());
+    Row::of(vec![
+        json!(s(o, "/metadata/name")),
+        json!(format!(
+            "{}/{}",
+            int(o, "/status/readyReplicas"),
+            replicas(o)
+        )),
+        json!(int(o, "/status/updatedReplicas")),
+        json!(int(o, "/status/availableReplicas")),
+        json!(age(o, now)),
+        json!(names),
+        json!(images),
+        json!(sel),
+    ])
+}
+
+/// `kind.group/name` (lower-cased group and kind) of the controlling owner, or `<none>`.
+fn controller_of(o: &Value) -> String {
+    let Some(owner) = arr(o, "/metadata/ownerReferences")
+        .iter()
+        .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
+    else {
+        return "<none>".into();
+    };
+    let group = s(owner, "/apiVersion")
+        .rsplit_once('/')
+        .map_or("", |(g, _)| g);
+    let kind = s(owner, "/kind");
+    let gk = if group.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind}.{group}")
+    };
+    let name = s(owner, "/name");
+    if gk.is_empty() {
+        name.to_string()
+    } else {
+        format!("{}/{name}", gk.to_lowercase())
+    }
+}

@@ -1,0 +1,378 @@
+//! Printers of cluster-wide and scheduling-related kinds: coordination.k8s.io Lease and
+//! LeaseCandidate, scheduling.k8s.io PriorityClass, node.k8s.io RuntimeClass, policy
+//! PodDisruptionBudget, RBAC role bindings, certificates.k8s.io kinds, resource.k8s.io
+//! (dynamic resource allocation) kinds and the aggregator's APIService.
+
+use serde_json::{Value, json};
+
+use super::column::{AGE, Column, KindPrinter, NAME, Row, col, wide};
+use super::format::{arr, has, int, int_or_string, s};
+use super::time::{self, age};
+
+fn name(o: &Value) -> Value {
+    json!(s(o, "/metadata/name"))
+}
+
+const RBAC: &str = "rbac.authorization.k8s.io";
+const RESOURCE: &str = "resource.k8s.io";
+
+const BINDING_COLUMNS: &[Column] = &[
+    NAME,
+    col("Role", "string", "The role the subjects are bound to."),
+    AGE,
+    wide("Users", "string", "Users in the binding"),
+    wide("Groups", "string", "Groups in the binding"),
+    wide(
+        "ServiceAccounts",
+        "string",
+        "ServiceAccounts in the binding",
+    ),
+];
+
+fn role_binding(o: &Value, now: jiff::Timestamp) -> Row {
+    let (mut users, mut groups, mut sas) = (Vec::new(), Vec::new(), Vec::new());
+    for sub in arr(o, "/subjects") {
+        match s(sub, "/kind") {
+            "ServiceAccount" => sas.push(format!("{}/{}", s(sub, "/namespace"), s(sub, "/name"))),
+            "User" => users.push(s(sub, "/name").to_string()),
+            "Group" => groups.push(s(sub, "/name").to_string()),
+            _ => {}
+        }
+    }
+    Row::of(vec![
+        name(o),
+        json!(format!(
+            "{}/{}",
+            s(o, "/roleRef/kind"),
+            s(o, "/roleRef/name")
+        )),
+        json!(age(o, now)),
+        json!(users.join(", ")),
+        json!(groups.join(", ")),
+        json!(sas.join(", ")),
+    ])
+}
+
+/// `Approved`/`Denied`/`Pending`, then `,Failed` and `,Issued` (upstream order of precedence).
+fn csr_status(o: &Value) -> String {
+    let has_condition = |t: &str| {
+        arr(o, "/status/conditions")
+            .iter()
+            .any(|c| s(c, "/type") == t)
+    };
+    let mut status = if has_condition("Denied") {
+        "Denied".to_string()
+    } else if has_condition("Approved") {
+        "Approved".to_string()
+    } else {
+        "Pending".to_string()
+    };
+    if has_condition("Failed") {
+        status.push_str(",Failed");
+    }
+    if !s(o, "/status/certificate").is_empty() {
+        status.push_str(",Issued");
+    }
+    status
+}
+
+fn claim_state(o: &Value) -> String {
+    let deleted = has(o, "/metadata/deletionTimestamp");
+    let mut states = Vec::new();
+    if deleted {
+        states.push("deleted");
+    }
+    if !has(o, "/status/allocation") {
+        if !deleted {
+            states.push("pending");
+        }
+    } else {
+        states.push("allocated");
+        if !arr(o, "/status/reservedFor").is_empty() {
+            states.push("reserved");
+        }
+    }
+    states.join(",")
+}
+
+fn api_service_available(o: &Value) -> String {
+    let Some(c) = arr(o, "/status/conditions")
+        .iter()
+        .find(|c| s(c, "/type") == "Available")
+    else {
+        return "Unknown".into();
+    };
+    match (s(c, "/status"), s(c, "/reason")) {
+        ("True", _) => "True".into(),
+        (st, "") => st.into(),
+        (st, reason) => format!("{st} ({reason})"),
+    }
+}
+
+fn name_age(o: &Value, now: jiff::Timestamp) -> Row {
+    Row::of(vec![name(o), json!(age(o, now))])
+}
+
+/// Printers of cluster-wide and scheduling-related kinds.
+pub(super) const KINDS: &[KindPrinter] = &[
+    KindPrinter {
+        group: "coordination.k8s.io",
+        kind: "Lease",
+        columns: &[
+            NAME,
+            col("Holder", "string", "The identity of the lease holder."),
+            AGE,
+        ],
+        row: |o, now| {
+            Row::of(vec![
+                name(o),
+                json!(s(o, "/spec/holderIdentity")),
+                json!(age(o, now)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "coordination.k8s.io",
+        kind: "LeaseCandidate",
+        columns: &[
+            NAME,
+            col("LeaseName", "string", "The lease the candidate runs for."),
+            col(
+                "BinaryVersion",
+                "string",
+                "The binary version of the candidate.",
+            ),
+            col(
+                "EmulationVersion",
+                "string",
+                "The emulation version of the candidate.",
+            ),
+            AGE,
+        ],
+        row: |o, now| {
+            Row::of(vec![
+                name(o),
+                json!(s(o, "/spec/leaseName")),
+                json!(s(o, "/spec/binaryVersion")),
+                json!(s(o, "/spec/emulationVersion")),
+                json!(age(o, now)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "scheduling.k8s.io",
+        kind: "PriorityClass",
+        columns: &[
+            NAME,
+            col("Value", "integer", "The priority of pods of this class."),
+            col(
+                "Global-Default",
+                "boolean",
+                "Whether this class is the default.",
+            ),
+            AGE,
+            col(
+                "PreemptionPolicy",
+                "string",
+                "Whether pods of this class preempt others.",
+            ),
+        ],
+        row: |o, now| {
+            Row::of(vec![
+                name(o),
+                json!(int(o, "/value")),
+                json!(
+                    o.get("globalDefault")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                ),
+                json!(age(o, now)),
+                json!(s(o, "/preemptionPolicy")),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "node.k8s.io",
+        kind: "RuntimeClass",
+        columns: &[
+            NAME,
+            col("Handler", "string", "The container runtime handler."),
+            AGE,
+        ],
+        row: |o, now| Row::of(vec![name(o), json!(s(o, "/handler")), json!(age(o, now))]),
+    },
+    KindPrinter {
+        group: "policy",
+        kind: "PodDisruptionBudget",
+        columns: &[
+            NAME,
+            col(
+                "Min Available",
+                "string",
+                "The minimum number of pods that must be available.",
+            ),
+            col(
+                "Max Unavailable",
+                "string",
+                "The maximum number of pods that may be unavailable.",
+            ),
+            col(
+                "Allowed Disruptions",
+                "integer",
+                "Calculated number of pods that may be disrupted at this time.",
+            ),
+            AGE,
+        ],
+        row: |o, now| {
+            let or_na = |p: &str| int_or_string(o.pointer(p)).unwrap_or_else(|| "N/A".into());
+            Row::of(vec![
+                name(o),
+                json!(or_na("/spec/minAvailable")),
+                json!(or_na("/spec/maxUnavailable")),
+                json!(int(o, "/status/disruptionsAllowed")),
+                json!(age(o, now)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: RBAC,
+        kind: "RoleBinding",
+        columns: BINDING_COLUMNS,
+        row: role_binding,
+    },
+    KindPrinter {
+        group: RBAC,
+        kind: "ClusterRoleBinding",
+        columns: BINDING_COLUMNS,
+        row: role_binding,
+    },
+    KindPrinter {
+        group: "certificates.k8s.io",
+        kind: "CertificateSigningRequest",
+        columns: &[
+            NAME,
+            AGE,
+            col("SignerName", "string", "The signer the request is for."),
+            col("Requestor", "string", "The user who created the request."),
+            col(
+                "RequestedDuration",
+                "string",
+                "The requested validity of the certificate.",
+            ),
+            col(
+                "Condition",
+                "string",
+                "Whether the request is approved, denied, failed or issued.",
+            ),
+        ],
+        row: |o, now| {
+            let duration = o
+                .pointer("/spec/expirationSeconds")
+                .and_then(Value::as_i64)
+                .map_or_else(
+                    || "<none>".to_string(),
+                    |secs| time::human_duration(i128::from(secs) * 1_000_000_000),
+                );
+            Row::of(vec![
+                name(o),
+                json!(age(o, now)),
+                json!(match s(o, "/spec/signerName") {
+                    "" => "<none>",
+                    n => n,
+                }),
+                json!(s(o, "/spec/username")),
+                json!(duration),
+                json!(csr_status(o)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "certificates.k8s.io",
+        kind: "ClusterTrustBundle",
+        columns: &[
+            NAME,
+            col("SignerName", "string", "The signer of the bundle."),
+        ],
+        row: |o, _| {
+            Row::of(vec![
+                name(o),
+                json!(match s(o, "/spec/signerName") {
+                    "" => "<none>",
+                    n => n,
+                }),
+            ])
+        },
+    },
+    KindPrinter {
+        group: RESOURCE,
+        kind: "DeviceClass",
+        columns: &[NAME, AGE],
+        row: name_age,
+    },
+    KindPrinter {
+        group: RESOURCE,
+        kind: "ResourceClaim",
+        columns: &[
+            NAME,
+            col(
+                "State",
+                "string",
+                "A summary of the current state (allocated, pending, reserved, etc.).",
+            ),
+            AGE,
+        ],
+        row: |o, now| Row::of(vec![name(o), json!(claim_state(o)), json!(age(o, now))]),
+    },
+    KindPrinter {
+        group: RESOURCE,
+        kind: "ResourceClaimTemplate",
+        columns: &[NAME, AGE],
+        row: name_age,
+    },
+    KindPrinter {
+        group: RESOURCE,
+        kind: "ResourceSlice",
+        columns: &[
+            NAME,
+            col("Node", "string", "The node the devices are on."),
+            col("Driver", "string", "The driver of the devices."),
+            col("Pool", "string", "The pool the slice belongs to."),
+            AGE,
+        ],
+        row: |o, now| {
+            Row::of(vec![
+                name(o),
+                json!(s(o, "/spec/nodeName")),
+                json!(s(o, "/spec/driver")),
+                json!(s(o, "/spec/pool/name")),
+                json!(age(o, now)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "apiregistration.k8s.io",
+        kind: "APIService",
+        columns: &[
+            NAME,
+            col(
+                "Service",
+                "string",
+                "The reference to the service that hosts this API endpoint.",
+            ),
+            col("Available", "string", "Whether this service is available."),
+            AGE,
+        ],
+        row: |o, now| {
+            let service = match o.pointer("/spec/service").filter(|v| !v.is_null()) {
+                Some(svc) => format!("{}/{}", s(svc, "/namespace"), s(svc, "/name")),
+                None => "Local".into(),
+            };
+            Row::of(vec![
+                name(o),
+                json!(service),
+                json!(api_service_available(o)),
+                json!(age(o, now)),
+            ])
+        },
+    },
+];

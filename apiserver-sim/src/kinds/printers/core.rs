@@ -1,0 +1,305 @@
+//! Printers of core/v1 kinds other than Pod, Service, Endpoints and Event: Namespace,
+//! ConfigMap, Secret, ServiceAccount, Node, PodTemplate, ReplicationController,
+//! ResourceQuota, ComponentStatus.
+
+use jiff::Timestamp;
+use serde_json::{Value, json};
+
+use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, col, wide};
+use super::format::{arr, containers, int, labels, len, replicas, s, s_or};
+use super::time::age;
+
+fn name(o: &Value) -> Value {
+    json!(s(o, "/metadata/name"))
+}
+
+/// Printers of core kinds.
+pub(super) const KINDS: &[KindPrinter] = &[
+    KindPrinter {
+        group: "",
+        kind: "Namespace",
+        columns: &[
+            NAME,
+            col("Status", "string", "The status of the namespace"),
+            AGE,
+        ],
+        row: |o, now| {
+            Row::of(vec![
+                name(o),
+                json!(s(o, "/status/phase")),
+                json!(age(o, now)),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "",
+        kind: "ConfigMap",
+        columns: &[
+            NAME,
+            col("Data", "string", "The number of data and binaryData keys."),
+            AGE,
+        ],
+        row: |o, now| {
+            let n = len(o, "/data") + len(o, "/binaryData");
+            Row::of(vec![name(o), json!(n), json!(age(o, now))])
+        },
+    },
+    KindPrinter {
+        group: "",
+        kind: "Secret",
+        columns: &[
+            NAME,
+            col(
+                "Type",
+                "string",
+                "Used to facilitate programmatic handling of secret data.",
+            ),
+            col("Data", "string", "The number of data keys."),
+            AGE,
+        ],
+        row: |o, now| {
+            let cells = vec![
+                name(o),
+                json!(s(o, "/type")),
+                json!(len(o, "/data")),
+                json!(age(o, now)),
+            ];
+            Row::of(cells)
+        },
+    },
+    KindPrinter {
+        group: "",
+        kind: "ServiceAccount",
+        columns: &[
+            NAME,
+            col("Secrets", "string", "The number of secrets listed."),
+            AGE,
+        ],
+        row: |o, now| Row::of(vec![name(o), json!(len(o, "/secrets")), json!(age(o, now))]),
+    },
+    KindPrinter {
+        group: "",
+        kind: "Node",
+        columns: &[
+            NAME,
+            col("Status", "string", "The status of the node"),
+            col("Roles", "string", "The roles of the node"),
+            AGE,
+            col("Version", "string", "Kubelet version reported by the node."),
+            wide("Internal-IP", "string", "The node's internal address."),
+            wide("External-IP", "string", "The node's external address."),
+            wide("OS-Image", "string", "OS image reported by the node."),
+            wide(
+                "Kernel-Version",
+                "string",
+                "Kernel version reported by the node.",
+            ),
+            wide(
+                "Container-Runtime",
+                "string",
+                "Container runtime version reported by the node.",
+            ),
+        ],
+        row: node,
+    },
+    KindPrinter {
+        group: "",
+        kind: "PodTemplate",
+        columns: &[
+            NAME,
+            col(
+                "Containers",
+                "string",
+                "Names of each container in the template.",
+            ),
+            col(
+                "Images",
+                "string",
+                "Images referenced by each container in the template.",
+            ),
+            col("Pod Labels", "string", "The labels for the pod template."),
+        ],
+        row: |o, _| {
+            let (names, images) = containers(arr(o, "/template/spec/containers"));
+            let pod_labels = labels(o.pointer("/template/metadata/labels"));
+            Row::of(vec![
+                name(o),
+                json!(names),
+                json!(images),
+                json!(pod_labels),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "",
+        kind: "ReplicationController",
+        columns: &[
+            NAME,
+            col("Desired", "integer", "Desired number of replicas."),
+            col(
+                "Current",
+                "integer",
+                "Most recently observed number of replicas.",
+            ),
+            col("Ready", "integer", "Number of ready replicas."),
+            AGE,
+            CONTAINERS,
+            IMAGES,
+            wide(
+                "Selector",
+                "string",
+                "The labels of the pods the controller manages.",
+            ),
+        ],
+        row: |o, now| {
+            let (names, images) = containers(arr(o, "/spec/template/spec/containers"));
+            Row::of(vec![
+                name(o),
+                json!(replicas(o)),
+                json!(int(o, "/status/replicas")),
+                json!(int(o, "/status/readyReplicas")),
+                json!(age(o, now)),
+                json!(names),
+                json!(images),
+                json!(labels(o.pointer("/spec/selector"))),
+            ])
+        },
+    },
+    KindPrinter {
+        group: "",
+        kind: "ResourceQuota",
+        columns: &[
+            NAME,
+            col(
+                "Request",
+                "string",
+                "Request represents a minimum amount of cpu/memory that a container may consume.",
+            ),
+            col(
+                "Limit",
+                "string",
+                "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.",
+            ),
+            AGE,
+        ],
+        row: resource_quota,
+    },
+    KindPrinter {
+        group: "",
+        kind: "ComponentStatus",
+        columns: &[
+            NAME,
+            col("Status", "string", "Status of the component conditions"),
+            col("Message", "string", "Message of the component conditions"),
+            col("Error", "string", "Error of the component conditions"),
+        ],
+        row: |o, _| {
+            let healthy = arr(o, "/conditions")
+                .iter()
+                .find(|c| s(c, "/type") == "Healthy");
+            let status = match healthy.map(|c| s(c, "/status")) {
+                None => "Unknown",
+                Some("True") => "Healthy",
+                Some(_) => "Unhealthy",
+            };
+            let (message, error) = healthy.map_or(("", ""), |c| (s(c, "/message"), s(c, "/error")));
+            Row::of(vec![name(o), json!(status), json!(message), json!(error)])
+        },
+    },
+];
+
+fn node_roles(o: &Value) -> String {
+    let mut roles: Vec<String> = o
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| match k.strip_prefix("node-role.kubernetes.io/") {
+                    Some(r) if !r.is_empty() => Some(r.to_string()),
+                    Some(_) => None,
+                    None if k == "kubernetes.io/role" => {
+                        v.as_str().filter(|v| !v.is_empty()).map(str::to_string)
+                    }
+                    None => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    roles.sort();
+    roles.dedup();
+    if roles.is_empty() {
+        "<none>".into()
+    } else {
+        roles.join(",")
+    }
+}
+
+fn node_address(o: &Value, ty: &str) -> String {
+    arr(o, "/status/addresses")
+        .iter()
+        .find(|a| s(a, "/type") == ty)
+        .map_or_else(|| "<none>".to_string(), |a| s(a, "/address").to_string())
+}
+
+fn node(o: &Value, now: Timestamp) -> Row {
+    // The last condition of a type wins, as when upstream indexes them by type.
+    let ready = arr(o, "/status/conditions")
+        .iter()
+        .rev()
+        .find(|c| s(c, "/type") == "Ready");
+    let mut status = vec![match ready.map(|c| s(c, "/status")) {
+        None => "Unknown",
+        Some("True") => "Ready",
+        Some(_) => "NotReady",
+    }];
+    if o.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
+        status.push("SchedulingDisabled");
+    }
+    let info = |f: &str| s_or(o, &format!("/status/nodeInfo/{f}"), "<unknown>").to_string();
+    Row::of(vec![
+        name(o),
+        json!(status.join(",")),
+        json!(node_roles(o)),
+        json!(age(o, now)),
+        json!(s(o, "/status/nodeInfo/kubeletVersion")),
+        json!(node_address(o, "InternalIP")),
+        json!(node_address(o, "ExternalIP")),
+        json!(info("osImage")),
+        json!(info("kernelVersion")),
+        json!(info("containerRuntimeVersion")),
+    ])
+}
+
+fn resource_quota(o: &Value, now: Timestamp) -> Row {
+    let mut names: Vec<&String> = o
+        .pointer("/status/hard")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    names.sort();
+    let (mut requests, mut limits) = (Vec::new(), Vec::new());
+    for r in names {
+        let used = o
+            .pointer("/status/used")
+            .and_then(|u| u.get(r.as_str()))
+            .and_then(Value::as_str)
+            .unwrap_or("0");
+        let hard = o
+            .pointer("/status/hard")
+            .and_then(|h| h.get(r.as_str()))
+            .and_then(Value::as_str)
+            .unwrap_or("0");
+        let text = format!("{r}: {used}/{hard}");
+        if r.starts_with("limits.") {
+            limits.push(text);
+        } else {
+            requests.push(text);
+        }
+    }
+    Row::of(vec![
+        name(o),
+        json!(requests.join(", ")),
+        json!(limits.join(", ")),
+        json!(age(o, now)),
+    ])
+}

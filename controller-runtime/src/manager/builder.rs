@@ -1,0 +1,239 @@
+//! [`ManagerBuilder`]: a manager's configuration (namespace, selectors, timeouts, signals,
+//! leader election, server addresses) and [`build`](ManagerBuilder::build), which assembles the
+//! [`Manager`] — its informer factory, metrics registry, elector and built-in health checks.
+
+use std::any::TypeId;
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use informer::{InformerFactory, Selectors};
+use kube::Client;
+use kube::core::NamespaceScope;
+use parking_lot::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::Error;
+use crate::kind::Kind;
+use crate::manager::cache::Shared;
+use crate::manager::readiness::Readiness;
+use crate::manager::running::{Manager, State};
+use crate::manager::shutdown::ShutdownHandle;
+use crate::ops::health::Probes;
+use crate::ops::leader_election::config::LeaderElectionConfig;
+use crate::ops::leader_election::elector::LeaderElector;
+use crate::ops::metrics::{InformerSet, Metrics};
+use crate::ops::server::Bound;
+
+/// How long `start` waits for the informer caches by default.
+pub const DEFAULT_CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a graceful shutdown may take by default.
+pub const DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Configures a [`Manager`]; from [`Manager::builder`].
+pub struct ManagerBuilder {
+    client: Client,
+    namespace: Option<String>,
+    default_selectors: Selectors,
+    selectors: HashMap<TypeId, Selectors>,
+    strip_managed_fields: bool,
+    resync: Option<Duration>,
+    cache_sync_timeout: Duration,
+    graceful_shutdown_timeout: Duration,
+    handle_signals: bool,
+    shutdown_token: Option<CancellationToken>,
+    leader_election: Option<LeaderElectionConfig>,
+    warm_up: bool,
+    metrics_bind_address: Option<SocketAddr>,
+    health_probe_bind_address: Option<SocketAddr>,
+}
+
+impl std::fmt::Debug for ManagerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ManagerBuilder")
+            .field("namespace", &self.namespace)
+            .field("strip_managed_fields", &self.strip_managed_fields)
+            .field("cache_sync_timeout", &self.cache_sync_timeout)
+            .field("graceful_shutdown_timeout", &self.graceful_shutdown_timeout)
+            .field("leader_election", &self.leader_election)
+            .field("metrics_bind_address", &self.metrics_bind_address)
+            .field("health_probe_bind_address", &self.health_probe_bind_address)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ManagerBuilder {
+    /// Watch namespaced types in `namespace` only (default: all namespaces). Cluster-scoped
+    /// types are always watched cluster-wide.
+    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// The label and field selectors of every watched type without its own (default: none).
+    pub fn default_selectors(mut self, selectors: Selectors) -> Self {
+        self.default_selectors = selectors;
+        self
+    }
+
+    /// The selectors of the namespaced type `K`: only matching objects are cached and reconciled.
+    pub fn selectors_for<K>(mut self, selectors: Selectors) -> Self
+    where
+        K: Kind,
+        K::Scope: NamespaceScope,
+    {
+        self.selectors.insert(TypeId::of::<K>(), selectors);
+        self
+    }
+
+    /// Whether cached objects keep `metadata.managedFields` (default: stripped, which often
+    /// halves the cache's memory). Pass `false` to keep them.
+    pub fn strip_managed_fields(mut self, strip: bool) -> Self {
+        self.strip_managed_fields = strip;
+        self
+    }
+
+    /// Replays every cached object to the controllers this often (default: never).
+    pub fn resync_period(mut self, period: Duration) -> Self {
+        self.resync = Some(period);
+        self
+    }
+
+    /// How long `start` waits for every informer to sync before failing (default 2 min).
+    pub fn cache_sync_timeout(mut self, timeout: Duration) -> Self {
+        self.cache_sync_timeout = timeout;
+        self
+    }
+
+    /// How long in-flight reconciles may take to finish after a shutdown request (default 30 s).
+    pub fn graceful_shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.graceful_shutdown_timeout = timeout;
+        self
+    }
+
+    /// Whether SIGINT and SIGTERM shut the manager down (default: yes).
+    pub fn handle_signals(mut self, handle: bool) -> Self {
+        self.handle_signals = handle;
+        self
+    }
+
+    /// Shut down when `token` is cancelled (a shutdown request, like a first signal).
+    pub fn shutdown_token(mut self, token: CancellationToken) -> Self {
+        self.shutdown_token = Some(token);
+        self
+    }
+
+    /// Elect a leader among the replicas on a Lease (default: no election; every runnable runs).
+    /// Runnables that [need leadership](crate::Runnable::need_leader_election) — controllers, unless
+    /// built with `need_leader_election(false)` — run only while this manager leads. When the
+    /// lease is lost, they are aborted at once and [`start`](Manager::start) returns
+    /// [`Error::LeadershipLost`]. A graceful shutdown drains them, then releases the lease.
+    /// Invalid settings make `start` fail with [`Error::LeaderElection`].
+    pub fn leader_election(mut self, config: LeaderElectionConfig) -> Self {
+        self.leader_election = Some(config);
+        self
+    }
+
+    /// With leader election: start the informers and sync the caches *before* acquiring the
+    /// lease, so a standby that takes over starts reconciling at once (default: no — a standby
+    /// starts its informers only once it leads, and caches nothing meanwhile). Controllers'
+    /// queues fill while waiting; their workers start with leadership.
+    pub fn warm_up_before_leadership(mut self, warm_up: bool) -> Self {
+        self.warm_up = warm_up;
+        self
+    }
+
+    /// Serve `/metrics` on `address` (default: off). Port 0 picks a free port; read it from
+    /// [`Manager::metrics_addr`]. May equal the health probe address: one listener serves both.
+    pub fn metrics_bind_address(mut self, address: SocketAddr) -> Self {
+        self.metrics_bind_address = Some(address);
+        self
+    }
+
+    /// Serve `/healthz` and `/readyz` on `address` (default: off). Port 0 picks a free port;
+    /// read it from [`Manager::health_probe_addr`].
+    pub fn health_probe_bind_address(mut self, address: SocketAddr) -> Self {
+        self.health_probe_bind_address = Some(address);
+        self
+    }
+
+    /// The manager.
+    pub fn build(self) -> Manager {
+        let mut factory = InformerFactory::builder(self.client.clone())
+            .selectors(self.default_selectors)
+            .strip_managed_fields(self.strip_managed_fields);
+        if let Some(resync) = self.resync {
+            factory = factory.default_resync(resync);
+        }
+        let informers = InformerSet::default();
+        let metrics = Metrics::new(informers.clone());
+        let elector = self
+            .leader_election
+            .map(|config| LeaderElector::new(self.client.clone(), config, &metrics));
+        let synced = Arc::new(AtomicBool::new(false));
+        let probes = Arc::new(Probes::default());
+        Readiness {
+            synced: Arc::clone(&synced),
+            elector: elector
+                .as_ref()
+                .and_then(|elector| elector.as_ref().ok().cloned()),
+            warm_up: self.warm_up,
+        }
+        .add_builtin_checks(&probes);
+        Manager {
+            shared: Arc::new(Shared {
+                client: self.client,
+                factory: factory.build(),
+                namespace: self.namespace,
+                selectors: self.selectors,
+                cached: Mutex::new(HashSet::new()),
+                informers,
+            }),
+            metrics,
+            elector,
+            warm_up: self.warm_up,
+            synced,
+            probes,
+            metrics_bind_address: self.metrics_bind_address,
+            health_probe_bind_address: self.health_probe_bind_address,
+            bound: Mutex::new(Bound::default()),
+            cache_sync_timeout: self.cache_sync_timeout,
+            graceful_shutdown_timeout: self.graceful_shutdown_timeout,
+            handle_signals: self.handle_signals,
+            shutdown_token: self.shutdown_token,
+            shutdown: ShutdownHandle::default(),
+            state: Mutex::new(State::default()),
+        }
+    }
+}
+
+impl Manager {
+    /// Starts configuring a manager over `client`.
+    pub fn builder(client: Client) -> ManagerBuilder {
+        ManagerBuilder {
+            client,
+            namespace: None,
+            default_selectors: Selectors::default(),
+            selectors: HashMap::new(),
+            strip_managed_fields: true,
+            resync: None,
+            cache_sync_timeout: DEFAULT_CACHE_SYNC_TIMEOUT,
+            graceful_shutdown_timeout: DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
+            handle_signals: true,
+            shutdown_token: None,
+            leader_election: None,
+            warm_up: false,
+            metrics_bind_address: None,
+            health_probe_bind_address: None,
+        }
+    }
+
+    /// A manager with the default settings over a client inferred from the environment
+    /// (kubeconfig or in-cluster), as `kube::Client::try_default` infers it. To configure one,
+    /// start from `Manager::builder(Client::try_default().await?)`.
+    pub async fn try_default() -> Result<Manager, Error> {
+        Ok(Self::builder(Client::try_default().await?).build())
+    }
+}

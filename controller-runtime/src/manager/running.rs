@@ -1,0 +1,276 @@
+//! [`Manager`]: owns the client, the shared informers, the controllers and other runnables, and
+//! runs them from cache sync to graceful shutdown ([`start`](Manager::start); the runnables'
+//! supervision is in `supervisor.rs`).
+
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use informer::SharedIndexInformer;
+use kube::Client;
+use parking_lot::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::Error;
+use crate::kind::Kind;
+use crate::manager::cache::{Cache, Shared};
+use crate::manager::runnable::Runnable;
+use crate::manager::shutdown::{ShutdownHandle, listen_for_signals};
+use crate::ops::health::{Check, Probe, Probes};
+use crate::ops::leader_election::elector::LeaderElector;
+use crate::ops::metrics::Metrics;
+use crate::ops::server::{Bound, start_servers};
+
+/// The runnables added before `start`, the controller names taken, and whether it started.
+#[derive(Default)]
+pub(super) struct State {
+    pub(super) runnables: Vec<Box<dyn Runnable>>,
+    pub(super) names: HashSet<String>,
+    pub(super) started: bool,
+}
+
+/// Owns one [`InformerFactory`](informer::InformerFactory) (so every controller shares one cache and one watch per type),
+/// the controllers and other [`Runnable`]s.
+///
+/// [`start`](Self::start) starts the informers, waits for their caches (failing with the names
+/// of those that did not sync within the cache-sync timeout), runs every runnable, and returns
+/// after a shutdown request — SIGINT/SIGTERM, the builder's cancellation token or a
+/// [`ShutdownHandle`] — once in-flight reconciles drained (bounded by the graceful shutdown
+/// timeout). A second request returns at once.
+pub struct Manager {
+    pub(super) shared: Arc<Shared>,
+    pub(super) cache_sync_timeout: Duration,
+    pub(super) graceful_shutdown_timeout: Duration,
+    pub(super) handle_signals: bool,
+    pub(super) shutdown_token: Option<CancellationToken>,
+    pub(super) shutdown: ShutdownHandle,
+    pub(super) state: Mutex<State>,
+    pub(super) metrics: Metrics,
+    pub(super) elector: Option<Result<LeaderElector, String>>,
+    pub(super) warm_up: bool,
+    pub(super) synced: Arc<AtomicBool>,
+    pub(super) probes: Arc<Probes>,
+    pub(super) metrics_bind_address: Option<SocketAddr>,
+    pub(super) health_probe_bind_address: Option<SocketAddr>,
+    pub(super) bound: Mutex<Bound>,
+}
+
+impl std::fmt::Debug for Manager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Manager")
+            .field("namespace", &self.shared.namespace)
+            .field("informers", &self.shared.factory.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Manager {
+    /// This manager's metrics registry (one per manager).
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// The leader elector, if the manager elects (and its settings are valid).
+    pub fn elector(&self) -> Option<&LeaderElector> {
+        self.elector
+            .as_ref()
+            .and_then(|elector| elector.as_ref().ok())
+    }
+
+    /// Whether this manager may act: it leads, or it does not elect at all.
+    pub fn is_leader(&self) -> bool {
+        match &self.elector {
+            None => true,
+            Some(Ok(elector)) => elector.is_leader(),
+            Some(Err(_)) => false,
+        }
+    }
+
+    /// The address `/metrics` is served on, once [`start`](Self::start) bound it.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.bound.lock().metrics
+    }
+
+    /// The address `/healthz` and `/readyz` are served on, once [`start`](Self::start) bound it.
+    pub fn health_probe_addr(&self) -> Option<SocketAddr> {
+        self.bound.lock().probes
+    }
+
+    /// Whether the informer caches have synced.
+    pub fn has_synced(&self) -> bool {
+        self.synced.load(Ordering::SeqCst)
+    }
+
+    /// Adds a liveness check, run on every `/healthz` request; a failure answers 500 with the
+    /// check's name and reason.
+    pub fn add_healthz_check(
+        &self,
+        name: &str,
+        check: impl Fn() -> Result<(), String> + Send + Sync + 'static,
+    ) -> Result<(), Error> {
+        self.add_check(Probe::Healthz, name, Arc::new(check))
+    }
+
+    /// Adds a readiness check, run on every `/readyz` request; a failure answers 500 with the
+    /// check's name and reason.
+    pub fn add_readyz_check(
+        &self,
+        name: &str,
+        check: impl Fn() -> Result<(), String> + Send + Sync + 'static,
+    ) -> Result<(), Error> {
+        self.add_check(Probe::Readyz, name, Arc::new(check))
+    }
+
+    /// Adds a user check (failing with 500) to `probe`.
+    fn add_check(&self, probe: Probe, name: &str, check: Check) -> Result<(), Error> {
+        self.probes
+            .add(probe, name, check, false)
+            .map_err(Error::DuplicateCheck)
+    }
+
+    /// The client.
+    pub fn client(&self) -> &Client {
+        &self.shared.client
+    }
+
+    /// Read access to the caches.
+    pub fn cache(&self) -> Cache {
+        Cache {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
+    /// The manager's shared informer for `K` (scoped by the manager's namespace and selectors),
+    /// for adding indexes or handlers, or to cache a type no controller watches. Request it
+    /// before `start`.
+    pub fn informer<K: Kind>(&self) -> Arc<SharedIndexInformer<K>> {
+        self.shared.informer::<K>()
+    }
+
+    /// A handle that requests this manager's shutdown.
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        self.shutdown.clone()
+    }
+
+    pub(crate) fn cache_sync_timeout(&self) -> Duration {
+        self.cache_sync_timeout
+    }
+
+    /// Reserves a controller name; fails if it is taken or the manager has started.
+    pub(crate) fn reserve_name(&self, name: &str) -> Result<(), Error> {
+        let mut state = self.state.lock();
+        if state.started {
+            return Err(Error::AlreadyStarted);
+        }
+        if !state.names.insert(name.to_owned()) {
+            return Err(Error::DuplicateName(name.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Adds a runnable, run from `start` after the caches synced.
+    pub fn add(&self, runnable: impl Runnable) -> Result<(), Error> {
+        let mut state = self.state.lock();
+        if state.started {
+            return Err(Error::AlreadyStarted);
+        }
+        state.runnables.push(Box::new(runnable));
+        Ok(())
+    }
+
+    /// Runs the manager until a shutdown request (see [`Manager`]). Fails if the caches do not
+    /// sync in time, if a runnable fails, if the graceful shutdown times out, if a second
+    /// shutdown request forced the exit, or — when electing — if leadership is lost
+    /// ([`Error::LeadershipLost`]).
+    ///
+    /// Order: metrics and probe servers; the leader elector; informers and cache sync (after
+    /// leadership is acquired, unless warming up); runnables that do not need leadership;
+    /// once leading, the others (controllers).
+    pub async fn start(&self) -> Result<(), Error> {
+        let runnables = {
+            let mut state = self.state.lock();
+            if state.started {
+                return Err(Error::AlreadyStarted);
+            }
+            state.started = true;
+            std::mem::take(&mut state.runnables)
+        };
+        let elector = match &self.elector {
+            None => None,
+            Some(Ok(elector)) => Some(elector.clone()),
+            Some(Err(reason)) => return Err(Error::LeaderElection(reason.clone())),
+        };
+        let _signals = if self.handle_signals {
+            Some(AbortOnDrop(
+                listen_for_signals(self.shutdown.clone()).map_err(Error::Signal)?,
+            ))
+        } else {
+            None
+        };
+        let _token = self.shutdown_token.clone().map(|token| {
+            let handle = self.shutdown.clone();
+            AbortOnDrop(tokio::spawn(async move {
+                token.cancelled().await;
+                handle.shutdown();
+            }))
+        });
+        let servers = CancellationToken::new();
+        let _stop_servers = servers.clone().drop_guard();
+        start_servers(
+            self.metrics_bind_address,
+            &self.metrics,
+            self.health_probe_bind_address,
+            &self.probes,
+            &self.bound,
+            &servers,
+        )
+        .await?;
+
+        // The elector runs until the runnables drained (then it releases the lease).
+        let elector_stop = CancellationToken::new();
+        let lost = CancellationToken::new();
+        // Aborted if `start` is dropped (a killed manager never releases the lease).
+        let mut elector_task = elector.clone().map(|elector| {
+            let (stop, lost) = (elector_stop.clone(), lost.clone());
+            AbortOnDrop(tokio::spawn(async move {
+                if elector.run(stop).await {
+                    lost.cancel();
+                }
+            }))
+        });
+        let (leader_runnables, runnables): (Vec<_>, Vec<_>) = runnables
+            .into_iter()
+            .partition(|runnable| elector.is_some() && runnable.need_leader_election());
+
+        let outcome = self
+            .run_runnables(elector.as_ref(), leader_runnables, runnables, &lost)
+            .await;
+
+        // Release only after every leader runnable stopped, so no standby acts meanwhile.
+        elector_stop.cancel();
+        if let Some(task) = elector_task.as_mut() {
+            let _ = (&mut task.0).await;
+        }
+        let factory = &self.shared.factory;
+        if matches!(outcome, Err(Error::ForcedShutdown)) {
+            // Exit at once: the informers stop in the background.
+            let factory = factory.clone();
+            tokio::spawn(async move { factory.shutdown().await });
+        } else {
+            factory.shutdown().await;
+        }
+        tracing::info!("manager stopped");
+        outcome
+    }
+}
+
+/// Aborts a background task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}

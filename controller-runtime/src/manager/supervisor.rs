@@ -1,0 +1,182 @@
+//! Supervising the runnables of a started manager: sync the caches, run the runnables — those
+//! that need leadership only while leading — until a shutdown request, a failure or lost
+//! leadership, then drain them within the graceful shutdown timeout.
+
+use std::sync::atomic::Ordering;
+
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::Error;
+use crate::manager::runnable::Runnable;
+use crate::manager::running::Manager;
+use crate::ops::leader_election::elector::LeaderElector;
+
+impl Manager {
+    /// Syncs the caches and runs the runnables (leader-only ones while leading) until a
+    /// shutdown request, a failure or lost leadership; then stops them.
+    pub(super) async fn run_runnables(
+        &self,
+        elector: Option<&LeaderElector>,
+        leader_runnables: Vec<Box<dyn Runnable>>,
+        runnables: Vec<Box<dyn Runnable>>,
+        lost: &CancellationToken,
+    ) -> Result<(), Error> {
+        let graceful = self.shutdown.graceful();
+        let warm_up = elector.is_none() || self.warm_up;
+        if !warm_up && let Some(elector) = elector {
+            tracing::info!(identity = %elector.identity(), "waiting for leadership before starting informers");
+            if !elector.wait_leading(graceful).await {
+                return Ok(());
+            }
+        }
+        let factory = &self.shared.factory;
+        factory.start();
+        tracing::info!(informers = factory.len(), "waiting for caches to sync");
+        tokio::select! {
+            synced = factory.wait_for_cache_sync(self.cache_sync_timeout) => {
+                if let Err(error) = synced {
+                    return Err(Error::CacheSync(error));
+                }
+            }
+            () = graceful.cancelled() => return Ok(()),
+            () = lost.cancelled() => return Err(Error::LeadershipLost),
+        }
+        self.synced.store(true, Ordering::SeqCst);
+        tracing::info!(
+            runnables = runnables.len(),
+            "caches synced; starting runnables"
+        );
+
+        let stop = CancellationToken::new();
+        let mut tasks = JoinSet::new();
+        spawn_all(&mut tasks, runnables, &stop);
+        let mut leader_tasks = JoinSet::new();
+        let mut pending_leader = Some(leader_runnables);
+        if let Some(elector) = elector {
+            if warm_up && !elector.is_leader() {
+                tracing::info!(identity = %elector.identity(), "caches warm; waiting for leadership");
+            }
+        } else if let Some(runnables) = pending_leader.take() {
+            spawn_all(&mut leader_tasks, runnables, &stop);
+        }
+        let leading = async {
+            match elector {
+                Some(elector) => elector.wait_leading(graceful).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(leading);
+        let mut failure = None;
+        let mut lost_leadership = false;
+        loop {
+            tokio::select! {
+                () = graceful.cancelled() => break,
+                () = lost.cancelled() => {
+                    lost_leadership = true;
+                    break;
+                }
+                leads = &mut leading, if pending_leader.is_some() => {
+                    if leads && let Some(runnables) = pending_leader.take() {
+                        tracing::info!(runnables = runnables.len(), "leading; starting leader runnables");
+                        spawn_all(&mut leader_tasks, runnables, &stop);
+                    } else {
+                        pending_leader = None;
+                    }
+                }
+                Some(joined) = tasks.join_next(), if !tasks.is_empty() => {
+                    if let Some(error) = runnable_error(joined) {
+                        tracing::error!(%error, "runnable failed; shutting down");
+                        failure = Some(error);
+                        break;
+                    }
+                }
+                Some(joined) = leader_tasks.join_next(), if !leader_tasks.is_empty() => {
+                    if let Some(error) = runnable_error(joined) {
+                        tracing::error!(%error, "runnable failed; shutting down");
+                        failure = Some(error);
+                        break;
+                    }
+                }
+            }
+        }
+        if lost_leadership {
+            // Never act after losing the lease: no drain for leader runnables.
+            leader_tasks.abort_all();
+            tracing::error!("leadership lost; leader runnables aborted");
+        }
+        stop.cancel();
+        let drain = async {
+            loop {
+                tokio::select! {
+                    () = lost.cancelled(), if !leader_tasks.is_empty() => {
+                        leader_tasks.abort_all();
+                        lost_leadership = true;
+                        while leader_tasks.join_next().await.is_some() {}
+                    }
+                    Some(joined) = leader_tasks.join_next(), if !leader_tasks.is_empty() => {
+                        if let Some(error) = runnable_error(joined) {
+                            tracing::error!(%error, "runnable failed while shutting down");
+                        }
+                    }
+                    Some(joined) = tasks.join_next(), if !tasks.is_empty() => {
+                        if let Some(error) = runnable_error(joined) {
+                            tracing::error!(%error, "runnable failed while shutting down");
+                        }
+                    }
+                    else => break,
+                }
+            }
+        };
+        let outcome = tokio::select! {
+            () = drain => Ok(()),
+            () = tokio::time::sleep(self.graceful_shutdown_timeout) => {
+                Err(Error::ShutdownTimeout(self.graceful_shutdown_timeout))
+            }
+            () = self.shutdown.forced().cancelled() => Err(Error::ForcedShutdown),
+        };
+        leader_tasks.abort_all();
+        tasks.abort_all();
+        if lost_leadership {
+            return Err(Error::LeadershipLost);
+        }
+        match failure {
+            Some(error) => Err(error),
+            None => outcome,
+        }
+    }
+}
+
+/// Spawns every runnable into `tasks`, each with a child token of `stop`.
+fn spawn_all(
+    tasks: &mut JoinSet<RunnableExit>,
+    runnables: Vec<Box<dyn Runnable>>,
+    stop: &CancellationToken,
+) {
+    for runnable in runnables {
+        let token = stop.child_token();
+        tasks.spawn(async move {
+            let name = runnable.name().to_owned();
+            let result = runnable.run(token).await;
+            (name, result)
+        });
+    }
+}
+
+/// What a runnable task returns: its name and its result.
+type RunnableExit = (String, Result<(), Box<dyn std::error::Error + Send + Sync>>);
+
+/// The error of a finished runnable task, if it failed or panicked.
+fn runnable_error(joined: Result<RunnableExit, tokio::task::JoinError>) -> Option<Error> {
+    match joined {
+        Ok((_, Ok(()))) => None,
+        Ok((name, Err(error))) => Some(Error::Runnable {
+            name,
+            message: error.to_string(),
+        }),
+        Err(error) => Some(Error::Runnable {
+            name: "unknown".to_owned(),
+            message: error.to_string(),
+        }),
+    }
+}

@@ -1,0 +1,234 @@
+//! [`Metrics`] with the `metrics` feature: the manager's Prometheus registry, the series of each
+//! controller and lease, and the text exposition `/metrics` serves.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+use workqueue::MetricsProvider;
+
+use crate::ops::metrics::families::{Families, labels};
+use crate::ops::metrics::informer_collector::InformerCollector;
+use crate::ops::metrics::informers::InformerSet;
+use crate::ops::metrics::queue::QueueProvider;
+
+/// A manager's Prometheus registry (see the [module docs](crate::metrics)). Cheap to clone.
+#[derive(Clone)]
+pub struct Metrics {
+    registry: Arc<Mutex<Registry>>,
+    families: Arc<Families>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+impl Metrics {
+    /// A registry with every metric of this crate registered (and no series yet).
+    pub(crate) fn new(informers: InformerSet) -> Self {
+        let families = Families::new();
+        let mut registry = Registry::default();
+        families.register(&mut registry);
+        registry.register_collector(Box::new(InformerCollector(informers)));
+        Self {
+            registry: Arc::new(Mutex::new(registry)),
+            families: Arc::new(families),
+        }
+    }
+
+    /// The metrics in Prometheus text exposition format 0.0.4 (what `/metrics` serves).
+    pub fn render(&self) -> String {
+        to_prometheus_text(&self.render_openmetrics())
+    }
+
+    /// The metrics in OpenMetrics text format 1.0.0 (ends with `# EOF`).
+    pub fn render_openmetrics(&self) -> String {
+        let mut out = String::new();
+        let registry = self.registry.lock();
+        if let Err(error) = prometheus_client::encoding::text::encode(&mut out, &registry) {
+            tracing::error!(%error, "cannot encode metrics");
+        }
+        out
+    }
+
+    /// Registers extra metrics of the application in this manager's registry, so they are
+    /// served on `/metrics` too.
+    pub fn with_registry<T>(&self, register: impl FnOnce(&mut Registry) -> T) -> T {
+        register(&mut self.registry.lock())
+    }
+
+    /// The series of one controller (created with zero values, as controller-runtime
+    /// initialises them so dashboards show the controller before its first reconcile).
+    pub(crate) fn controller(&self, name: &str, workers: usize) -> ControllerMetrics {
+        let f = &self.families;
+        let controller = labels(&[("controller", name)]);
+        let result = |result: &str| {
+            f.reconcile_total
+                .get_or_create_owned(&labels(&[("controller", name), ("result", result)]))
+        };
+        let metrics = ControllerMetrics {
+            success: result("success"),
+            error: result("error"),
+            requeue: result("requeue"),
+            requeue_after: result("requeue_after"),
+            errors: f.reconcile_errors.get_or_create_owned(&controller),
+            terminal: f.terminal_errors.get_or_create_owned(&controller),
+            panics: f.panics.get_or_create_owned(&controller),
+            timeouts: f.timeouts.get_or_create_owned(&controller),
+            time: f.reconcile_time.get_or_create_owned(&controller),
+            active: f.active_workers.get_or_create_owned(&controller),
+        };
+        f.max_concurrent
+            .get_or_create_owned(&controller)
+            .set(i64::try_from(workers).unwrap_or(i64::MAX));
+        metrics
+    }
+
+    /// The workqueue metrics provider: every series labelled `name` and `controller`
+    /// (both the controller's name, as in controller-runtime).
+    pub(crate) fn queue_provider(&self) -> Option<Arc<dyn MetricsProvider>> {
+        Some(Arc::new(QueueProvider::new(Arc::clone(&self.families))))
+    }
+
+    /// The leader-election series of lease `name`.
+    pub(crate) fn leader(&self, name: &str) -> LeaderMetrics {
+        let lease = labels(&[("name", name)]);
+        let metrics = LeaderMetrics {
+            status: self.families.leader.get_or_create_owned(&lease),
+            slowpath: self.families.slowpath.get_or_create_owned(&lease),
+        };
+        metrics.status.set(0);
+        metrics
+    }
+}
+
+/// One controller's series.
+#[derive(Clone)]
+pub(crate) struct ControllerMetrics {
+    success: Counter,
+    error: Counter,
+    requeue: Counter,
+    requeue_after: Counter,
+    errors: Counter,
+    terminal: Counter,
+    panics: Counter,
+    timeouts: Counter,
+    time: Histogram,
+    active: Gauge,
+}
+
+impl ControllerMetrics {
+    pub(crate) fn worker_started(&self) {
+        self.active.inc();
+    }
+    pub(crate) fn worker_finished(&self) {
+        self.active.dec();
+    }
+    pub(crate) fn reconciled(&self, took: Duration) {
+        self.time.observe(took.as_secs_f64());
+    }
+    pub(crate) fn success(&self) {
+        self.success.inc();
+    }
+    pub(crate) fn requeue(&self) {
+        self.requeue.inc();
+    }
+    pub(crate) fn requeue_after(&self) {
+        self.requeue_after.inc();
+    }
+    /// A retried error (also panics and timeouts): `result="error"` and the errors counter.
+    pub(crate) fn error(&self) {
+        self.error.inc();
+        self.errors.inc();
+    }
+    /// A terminal error: `result="error"`, the errors and the terminal errors counters.
+    pub(crate) fn terminal(&self) {
+        self.error.inc();
+        self.errors.inc();
+        self.terminal.inc();
+    }
+    pub(crate) fn panic(&self) {
+        self.panics.inc();
+    }
+    pub(crate) fn timeout(&self) {
+        self.timeouts.inc();
+    }
+}
+
+/// The leader-election series of one lease.
+#[derive(Clone)]
+pub(crate) struct LeaderMetrics {
+    status: Gauge,
+    slowpath: Counter,
+}
+
+impl LeaderMetrics {
+    pub(crate) fn leading(&self, leading: bool) {
+        self.status.set(i64::from(leading));
+    }
+    pub(crate) fn slowpath(&self) {
+        self.slowpath.inc();
+    }
+}
+
+/// Turns OpenMetrics text into Prometheus text 0.0.4: counter families are named with their
+/// `_total` suffix in `# HELP`/`# TYPE`, and `# UNIT`/`# EOF` lines are dropped.
+pub(crate) fn to_prometheus_text(openmetrics: &str) -> String {
+    let lines: Vec<&str> = openmetrics.lines().collect();
+    let mut counters = std::collections::HashSet::new();
+    for line in &lines {
+        if let Some(rest) = line.strip_prefix("# TYPE ")
+            && let Some(name) = rest.strip_suffix(" counter")
+        {
+            counters.insert(name.to_owned());
+        }
+    }
+    let mut out = String::with_capacity(openmetrics.len());
+    for line in lines {
+        if line.starts_with("# EOF") || line.starts_with("# UNIT ") {
+            continue;
+        }
+        let header = line
+            .strip_prefix("# HELP ")
+            .map(|rest| ("# HELP ", rest))
+            .or_else(|| line.strip_prefix("# TYPE ").map(|rest| ("# TYPE ", rest)));
+        if let Some((prefix, rest)) = header {
+            let (name, tail) = rest.split_once(' ').unwrap_or((rest, ""));
+            if counters.contains(name) {
+                out.push_str(&format!("{prefix}{name}_total {tail}\n"));
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(all(test, feature = "metrics"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_are_named_with_total_in_prometheus_text() {
+        let metrics = Metrics::new(InformerSet::default());
+        let controller = metrics.controller("foo", 2);
+        controller.success();
+        let text = metrics.render();
+        assert!(text.contains("# TYPE controller_runtime_reconcile_total counter"));
+        assert!(text.contains(
+            r#"controller_runtime_reconcile_total{controller="foo",result="success"} 1"#
+        ));
+        assert!(
+            text.contains(r#"controller_runtime_max_concurrent_reconciles{controller="foo"} 2"#)
+        );
+        assert!(!text.contains("# EOF"));
+        assert!(metrics.render_openmetrics().ends_with("# EOF\n"));
+    }
+}

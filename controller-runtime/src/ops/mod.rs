@@ -1,0 +1,13 @@
+//! Operating a manager in production: leader election, Prometheus metrics, and the health probes
+//! with the HTTP server that serves them and `/metrics`.
+//!
+//! - `leader_election/`: [`LeaderElectionConfig`](leader_election::LeaderElectionConfig),
+//!   the election record on the Lease, and the [`LeaderElector`](leader_election::LeaderElector).
+//! - `metrics/`: [`Metrics`](metrics::Metrics), Prometheus or (without the `metrics` feature)
+//!   no-op.
+//! - `health.rs`: health and readiness checks; `server.rs`: the HTTP server.
+
+pub(crate) mod health;
+pub mod leader_election;
+pub mod metrics;
+pub(crate) mod server;
