@@ -204,7 +204,7 @@ pub use apply::{OperationResult, create_or_update, server_side_apply};
 pub use controller::{
     Action, Context, Controller, ControllerBuilder, ControllerHandle, ControllerStats,
     DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_READ_YOUR_WRITES_TIMEOUT, FnReconciler,
-    ReconcileError, Reconciler, Request, predicate, reconciler_fn,
+    ReconcileError, Reconciler, Request, SourceError, SourceItem, predicate, reconciler_fn,
 };
 pub use error::Error;
 pub use finalizer::{FinalizerEvent, finalizer};
@@ -230,3 +230,6 @@ pub use recorder::{
 pub use async_trait::async_trait;
 pub use indexer::{Lister, ObjectKey};
 pub use informer::{Object, Selectors};
+/// The priority of a key in a controller's queue (higher first); see
+/// [`ControllerBuilder::priority_queue`].
+pub use workqueue::Priority;

@@ -182,10 +182,16 @@ impl<T: Eq + Hash, P: Copy + Ord> Waiting<T, P> {
 
     /// Stops `item` waiting; returns the priority it had, `None` if it was not waiting. Its
     /// heap entry is left behind, stale.
+    #[inline]
     pub(crate) fn remove(&mut self, item: &T) -> Option<P> {
         if self.table.is_empty() {
             return None;
         }
+        self.remove_slow(item)
+    }
+
+    #[cold]
+    fn remove_slow(&mut self, item: &T) -> Option<P> {
         let hash = table_hash(short_hash(self.hasher.hash_one(item)));
         let nodes = &mut self.nodes;
         let entry = self
