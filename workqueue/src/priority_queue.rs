@@ -268,33 +268,26 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> PriorityQueue<T> {
     /// Waits for the highest-priority ready item and hands it to the caller, who must call
     /// [`done`](PriorityQueue::done) with it once processed; see
     /// [`Queue::get`](crate::Queue::get).
-    #[allow(
-        clippy::manual_async_fn,
-        reason = "an `async fn` here cannot be spawned for borrowed items such as `&'static str` \
-                  (rustc cannot prove it `Send`); the declared `Send` bound can"
-    )]
+    // Not an `async fn`: the shared operation's future is handed out as is (no second state
+    // machine around it), and its declared `Send` lets it be spawned even for borrowed items
+    // such as `&'static str`, for which rustc cannot prove an `async fn`'s future `Send`.
     pub fn get(&self) -> impl Future<Output = Option<T>> + Send + '_ {
-        async move {
-            self.ensure_timer();
-            let taken = self.inner.shared.get().await;
-            taken.map(|(item, _)| item)
-        }
+        // The timer starts when the future first runs: on a runtime even if the queue was
+        // built outside one.
+        self.inner
+            .shared
+            .get_with(|| self.ensure_timer(), |(item, _)| item)
     }
 
     /// [`get`](PriorityQueue::get), with the priority the item had, so that a worker can add
     /// it back (a retry, a requeue) with the same priority.
-    #[allow(
-        clippy::manual_async_fn,
-        reason = "an `async fn` here cannot be spawned for borrowed items such as `&'static str` \
-                  (rustc cannot prove it `Send`); the declared `Send` bound can"
-    )]
+    // Not an `async fn`: the shared operation's future is handed out as is (no second state
+    // machine around it), and its declared `Send` lets it be spawned even for borrowed items
+    // such as `&'static str`, for which rustc cannot prove an `async fn`'s future `Send`.
     pub fn get_with_priority(&self) -> impl Future<Output = Option<(T, Priority)>> + Send + '_ {
-        // The timer starts when the future runs: on a runtime even if the queue was built
-        // outside one.
-        async move {
-            self.ensure_timer();
-            self.inner.shared.get().await
-        }
+        self.inner
+            .shared
+            .get_with(|| self.ensure_timer(), |taken| taken)
     }
 
     /// Marks `item` as processed; see [`Queue::done`](crate::Queue::done).

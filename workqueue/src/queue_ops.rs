@@ -54,6 +54,19 @@ impl<S: QueueState> Shared<S, S::Entry> {
     /// Waits for an item and hands it out; `None` once shutting down and empty.
     /// Cancel-safe, and takes part in tokio's cooperative scheduling.
     pub(crate) async fn get(self: &Arc<Self>) -> Option<S::Taken> {
+        self.get_with(|| {}, |taken| taken).await
+    }
+
+    /// [`get`](Self::get) that first calls `start` (when the future first runs) and hands the
+    /// item out as `hand_out` makes it: a handle's `get` is then this one future, with no
+    /// second state machine around it.
+    #[inline]
+    pub(crate) async fn get_with<R>(
+        self: &Arc<Self>,
+        start: impl FnOnce(),
+        hand_out: impl FnOnce(S::Taken) -> R,
+    ) -> Option<R> {
+        start();
         tokio::task::coop::consume_budget().await;
         ensure_refresh(self);
         let mut state = self.state.lock();
@@ -66,16 +79,14 @@ impl<S: QueueState> Shared<S, S::Entry> {
         let closed = state.shutting_down;
         // Pass the baton: more work and a sleeping worker means wake it.
         self.unlock_and_report(state, adds);
-        if taken.is_some() {
-            if let Some(taken) = &taken {
-                self.report_get(taken, queued_for);
-            }
-            return taken;
+        if let Some(taken) = taken {
+            self.report_get(&taken, queued_for);
+            return Some(hand_out(taken));
         }
         if closed {
             return None;
         }
-        self.wait_for_item().await
+        self.wait_for_item().await.map(hand_out)
     }
 
     /// Marks `item` as processed by the worker that got it; ignored if it is not in flight.
