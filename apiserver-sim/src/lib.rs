@@ -6,9 +6,10 @@
 //! operator authors, or standalone (`cargo run -p apiserver-sim -- --port 6443
 //! --kubeconfig ./kubeconfig`). It serves core/v1 namespaces, pods, configmaps, secrets,
 //! services, serviceaccounts and events; apps/v1 deployments and replicasets (with status
-//! and scale subresources); coordination.k8s.io/v1 leases; events.k8s.io/v1 events; and
-//! apiextensions.k8s.io/v1 CustomResourceDefinitions, whose custom resources become
-//! servable once the CRD is established. Objects are stored as JSON under one global
+//! and scale subresources); coordination.k8s.io/v1 leases; events.k8s.io/v1 events;
+//! admissionregistration.k8s.io/v1 validating and mutating webhook configurations, whose
+//! webhooks it calls; and apiextensions.k8s.io/v1 CustomResourceDefinitions, whose custom
+//! resources become servable once the CRD is established. Objects are stored as JSON under one global
 //! resourceVersion counter with a bounded per-resource event history for watches.
 //!
 //! # Example
@@ -59,6 +60,23 @@
 //!   ([`FailRule::random`]).
 //! - [`WatchListMode`]: streaming lists (`sendInitialEvents`) supported, rejected, or
 //!   ignored like an old server.
+//!
+//! # Admission and conversion webhooks
+//!
+//! Stored `ValidatingWebhookConfiguration`s and `MutatingWebhookConfiguration`s are obeyed
+//! like a real server obeys them: on create, update (PUT and PATCH, status included) and
+//! delete (each object of a deletecollection too) the matching webhooks (rules, `matchPolicy`,
+//! `namespaceSelector`, `objectSelector`) receive an `AdmissionReview` v1 over HTTPS, the
+//! certificate checked against `caBundle`: mutating webhooks first (configurations by name,
+//! `reinvocationPolicy: IfNeeded` honoured), their JSON patches applied, then the write's own
+//! validation, then validating webhooks on the final object; `failurePolicy` and
+//! `timeoutSeconds` decide about webhooks that are down or slow; denials keep the webhook's
+//! code and reason; warnings become `Warning` headers. A CRD with `conversion.strategy:
+//! Webhook` has its conversion webhook called (`ConversionReview` v1) whenever an object is
+//! written, read, listed or watched in another version than the stored one. There is no
+//! cluster network: `clientConfig.service` is resolved through
+//! [`ApiServerBuilder::service_endpoint`] (binary: `--service-endpoint
+//! ns/name[:port]=https://127.0.0.1:PORT`), and `clientConfig.url` is called as written.
 //!
 //! # Faults and test hooks
 //!
@@ -123,10 +141,17 @@
 //!
 //! # Limits and simplifications
 //!
-//! Request bodies over [`BODY_LIMIT`] (3 MiB, as upstream) get 413. Server-side apply merges
-//! the applied object like a strategic merge patch, without field ownership (no apply
-//! conflicts). Responses are JSON only (YAML or protobuf `Accept` clauses are answered in JSON);
-//! `kubectl get` receives `meta.k8s.io` Tables computed like upstream's printers.
+//! Request bodies over [`BODY_LIMIT`] (3 MiB, as upstream) get 413. Server-side apply and
+//! `metadata.managedFields` follow kube-apiserver (field ownership per manager, conflicts
+//! and `force`, list merging by `x-kubernetes-list-type`), with these limits: the merge
+//! rules of built-in types come from a table of the kinds the simulator knows (lists it
+//! does not name are atomic, unknown fields of built-ins are not detected); field sets are
+//! not converted between versions; a `/status` write owns only `status`; an apply through
+//! `/scale` is merged like a strategic merge patch and recorded as an `Update`; seeds and
+//! the simulator's own controllers record no ownership (seeded objects keep the
+//! `managedFields` they are given). Responses are JSON only (YAML or protobuf `Accept`
+//! clauses are answered in JSON); `kubectl get` receives `meta.k8s.io` Tables computed like
+//! upstream's printers.
 //! Protobuf request bodies are decoded for ConfigMap, Secret, Namespace and ServiceAccount
 //! (what `kubectl create configmap|secret|namespace|serviceaccount` sends); other types
 //! answer 415 to protobuf bodies.
@@ -134,8 +159,14 @@
 //! containers, deployment and replicaset selector and template, service ports): unknown
 //! fields of built-ins are not detected and `fieldValidation=Warn` sends no `Warning`
 //! header. OpenAPI v3 documents carry no component schemas (`kubectl explain` shows only
-//! the kind). A list or watch from a resourceVersion newer than the server's answers 504 at
-//! once (upstream waits about 3 s for its cache). There is no kubelet: a running pod bound
+//! the kind). Webhooks: the `/scale` subresource and CONNECT requests (exec, attach,
+//! port-forward, proxy: not served) call no admission webhook, `matchConditions` are not
+//! evaluated, validating webhooks' first failure is chosen in webhook order (upstream: the
+//! first to answer), changes a mutating webhook makes to an applied object are not
+//! attributed in `managedFields`, Table reads of a custom resource in a version other than
+//! the stored one are not converted by its conversion webhook, and every request is made as
+//! `system:admin`. A list or watch from a resourceVersion newer than the server's answers
+//! 504 at once (upstream waits about 3 s for its cache). There is no kubelet: a running pod bound
 //! to a node stays (terminating) until deleted with a grace period of 0. The garbage
 //! collector matches owners by uid only.
 //!
@@ -149,20 +180,22 @@
 //!
 //! | path | what it holds |
 //! |---|---|
-//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), `Accept` negotiation (`accept`), full, metadata-only or Table responses (`repr`, `table`), protobuf request bodies (`protobuf`), JSON, merge and strategic merge patch and apply (`patch`) |
+//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), `Accept` negotiation (`accept`), full, metadata-only or Table responses (`repr`, `table`), protobuf request bodies (`protobuf`), JSON, merge and strategic merge patch (`patch`), server-side apply and field ownership (`apply/`: field paths, sets and their `FieldsV1` encoding, merge rules of built-ins and CRDs, merging, `managedFields` entries, ownership updates, conflicts) |
 //! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the types served from startup (`builtins`), CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`) |
 //! | `faults/` | fault injection: fail-next and seeded random failure rules (`fail_rules`), the server-wide faults (`server_faults`: drop watches, compact, restart, send bookmarks), chaos mode (`chaos/`: `config`, `profile`, `schedule`, live `state`, `stats`, and the timeline `runner`) |
 //! | `counts.rs`, `error.rs` | requests received per verb and resource; the crate's [`Error`] |
 //! | `store/` | `mod.rs` global RV, objects (`Stored` = object + cached JSON), put/remove; `line.rs` the watch line of each write, encoded once; `history.rs` bounded event log; `reclaim.rs` events a lagging watcher would free go back to the writer; `snapshot.rs` lists, past snapshots, continue tokens |
 //! | `shared.rs` | state shared by the handle, HTTP handlers, watches and controllers: the store, `ServerConfig`, [`WatchListMode`], fault state; implements the server-wide faults |
-//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `delete` (finalizers, propagation), `validate` |
+//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate` |
 //! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
+//! | `admission/` | admission and conversion webhooks: the configured webhooks, parsed and cached (`hooks`; `shared.rs` holds the cache and the service table of `endpoints`, which use only `store/`), which requests call them (`matching`), the `AdmissionReview` format and denials (`review`), calling them in order (`dispatch`), CRD versions through conversion webhooks (`conversion`, `watch_conversion`), the HTTPS client (`client`) |
 //! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads`) |
-//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs`, `scale`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `trickle`) |
+//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies and options, `reads` of stored objects and `render` of answers, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `trickle`) |
 //! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`) |
 //! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
 //! | `benches/throughput.rs` | bench binary: `cargo bench -p apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |
 
+mod admission;
 mod api;
 mod controllers;
 mod counts;
@@ -176,6 +209,7 @@ mod shared;
 mod store;
 mod watch;
 
+pub use admission::endpoints::{ServiceEndpoint, parse_service_endpoint};
 pub use api::status::{ApiError, Cause, Details};
 pub use error::{Error, Result};
 pub use faults::chaos::config::ChaosConfig;

@@ -29,6 +29,11 @@ struct Args {
     /// unless --chaos-seed is given).
     #[arg(long, value_name = "NAME")]
     chaos_profile: Option<apiserver_sim::ChaosProfile>,
+    /// Where a webhook service is reachable: `namespace/name[:port]=https://127.0.0.1:PORT`
+    /// (repeatable). Admission and conversion webhooks configured with `clientConfig.service`
+    /// are called there, the certificate verified for `<name>.<namespace>.svc`.
+    #[arg(long, value_name = "NS/NAME[:PORT]=URL", value_parser = apiserver_sim::parse_service_endpoint)]
+    service_endpoint: Vec<apiserver_sim::ServiceEndpoint>,
 }
 
 #[tokio::main]
@@ -43,6 +48,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = apiserver_sim::ApiServer::builder()
         .port(args.port)
         .history_limit(args.history_limit);
+    for ep in &args.service_endpoint {
+        builder = builder.service_endpoint(&ep.namespace, &ep.name, ep.port, &ep.url);
+    }
     if let Some(ms) = args.workloads {
         builder = builder.workload_simulator(std::time::Duration::from_millis(ms));
     }

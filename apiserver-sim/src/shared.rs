@@ -6,6 +6,8 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use tokio::sync::{Notify, watch};
 
+use crate::admission::endpoints::ServiceEndpoints;
+use crate::admission::hooks::HookCache;
 use crate::faults::chaos::config::ChaosConfig;
 use crate::faults::chaos::state::Chaos;
 use crate::faults::fail_rules::Faults;
@@ -30,6 +32,8 @@ pub struct ServerConfig {
     pub workload_delay: Option<Duration>,
     /// Chaos mode; `None` (the default) leaves it off.
     pub chaos: Option<ChaosConfig>,
+    /// Where webhook services are reachable (there is no cluster network).
+    pub service_endpoints: ServiceEndpoints,
 }
 
 impl Default for ServerConfig {
@@ -41,6 +45,7 @@ impl Default for ServerConfig {
             body_limit: BODY_LIMIT,
             workload_delay: None,
             chaos: None,
+            service_endpoints: ServiceEndpoints::default(),
         }
     }
 }
@@ -74,6 +79,8 @@ pub(crate) struct Shared {
     pub controllers: Arc<Notify>,
     /// The bound address, once listening.
     pub addr: std::sync::OnceLock<std::net::SocketAddr>,
+    /// The admission webhooks as last configured.
+    pub admission: HookCache,
 }
 
 /// How the server treats `sendInitialEvents` (streaming lists, the WatchList feature).
@@ -142,6 +149,7 @@ impl Shared {
             faults: Mutex::new(Faults::default()),
             controllers,
             addr: std::sync::OnceLock::new(),
+            admission: HookCache::default(),
         })
     }
 }

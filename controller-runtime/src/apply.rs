@@ -59,6 +59,11 @@ where
 
 /// Server-side applies `obj` (a partial object with `apiVersion`, `kind`, `metadata.name` and
 /// the fields this controller owns) as `field_manager`, forcing ownership of conflicting fields.
+///
+/// The object's `metadata.managedFields` are not sent (an API server refuses an apply that
+/// carries them), so an object read from a cache that keeps them can be applied as is. A
+/// `metadata.resourceVersion`, when set, is sent: the server then applies only to that version
+/// and answers a conflict otherwise.
 pub async fn server_side_apply<K>(api: &Api<K>, field_manager: &str, obj: &K) -> Result<K, Error>
 where
     K: Kind + Serialize,
@@ -68,5 +73,12 @@ where
         field: "metadata.name",
     })?;
     let params = PatchParams::apply(field_manager).force();
+    if obj.meta().managed_fields.is_some() {
+        let mut without_managed_fields = obj.clone();
+        without_managed_fields.meta_mut().managed_fields = None;
+        return Ok(api
+            .patch(&name, &params, &Patch::Apply(&without_managed_fields))
+            .await?);
+    }
     Ok(api.patch(&name, &params, &Patch::Apply(obj)).await?)
 }

@@ -137,6 +137,11 @@ pub enum Error {
     #[error("API request failed: {0}")]
     Kube(#[from] kube::Error),
 
+    /// A webhook could not be registered, or the webhook server could not start.
+    #[cfg(feature = "webhook")]
+    #[error(transparent)]
+    Webhook(#[from] crate::webhook::WebhookError),
+
     /// An object could not be converted to or from JSON.
     #[error("cannot serialize object: {0}")]
     Serialization(#[from] serde_json::Error),

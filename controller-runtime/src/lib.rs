@@ -39,6 +39,13 @@
 //!   [`finalizer`]; [`create_or_update`] and [`server_side_apply`].
 //! - [`Kind`]: the one bound on the object types all of these take — any `k8s-openapi` type or
 //!   `#[derive(CustomResource)]` type.
+//! - Webhooks ([`webhook`], feature `webhook`, on by default): a [`WebhookServer`] that the
+//!   manager runs ([`ManagerBuilder::webhook_server`]) before its caches sync and on every
+//!   replica, over HTTPS with the certificate re-read from its directory. Register typed
+//!   [`Validator`]s and [`Defaulter`]s (the server computes the defaulter's JSON patch), raw
+//!   handlers on kube's admission types, and hub-and-spoke [`Conversion`]s of a CRD's versions
+//!   with [`Manager::add_webhook`] and [`Manager::add_conversion`]; the webhook configurations
+//!   and a CRD's `spec.conversion` that route to them are generated from the registrations.
 //!
 //! # Layout
 //!
@@ -49,6 +56,8 @@
 //! - `manager/`: [`ManagerBuilder`] (the configuration) and the built [`Manager`] (its start,
 //!   the supervision of [`Runnable`]s, the built-in readiness checks), [`Cache`] over the shared
 //!   informers, [`ShutdownHandle`].
+//! - `webhook/`: admission (validator, defaulter, raw), conversion (hub and spoke), the TLS
+//!   server and its certificate reload, the configuration objects.
 //! - `ops/`: [`leader_election`] (settings, the Lease record, the elector), [`metrics`]
 //!   (Prometheus, or no-op without the `metrics` feature), the health checks and the HTTP
 //!   server of `/metrics`, `/healthz` and `/readyz`.
@@ -213,7 +222,8 @@
 //!   statistics; one registry per manager.
 //! - **Probes** ([`ManagerBuilder::metrics_bind_address`],
 //!   [`ManagerBuilder::health_probe_bind_address`]): `/metrics`, `/healthz`, `/readyz` with
-//!   [`Manager::add_healthz_check`] and [`Manager::add_readyz_check`].
+//!   [`Manager::add_healthz_check`] and [`Manager::add_readyz_check`]; with a webhook server,
+//!   `/readyz` includes `webhook`.
 //!
 //! The repository's `docs/operations.md` lists every metric and explains the tuning.
 
@@ -226,6 +236,8 @@ mod manager;
 mod ops;
 mod owner;
 mod recorder;
+#[cfg(feature = "webhook")]
+pub mod webhook;
 
 pub use apply::{OperationResult, create_or_update, server_side_apply};
 pub use controller::{
@@ -249,6 +261,10 @@ pub use predicate::Predicate;
 pub use recorder::{
     DEFAULT_EVENT_QUEUE, EventRecord, EventType, Recorder, RecorderTask, SERIES_WINDOW,
     reference_to,
+};
+#[cfg(feature = "webhook")]
+pub use webhook::{
+    Conversion, Convertible, Defaulter, Validator, Webhook, WebhookServer, WebhookServerConfig,
 };
 
 /// Re-exported so [`Runnable`]s can be implemented without depending on `async-trait` (the

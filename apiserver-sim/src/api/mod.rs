@@ -8,9 +8,11 @@
 //! - [`repr`]: response representations (the full object, `PartialObjectMetadata`, `Table`);
 //! - [`table`]: `meta.k8s.io` `Table` responses (`kubectl get`) and `includeObject`;
 //! - [`protobuf`]: protobuf request bodies of a few core types;
-//! - [`patch`]: JSON patch, merge patch, strategic merge patch and the simplified apply.
+//! - [`patch`]: JSON patch, merge patch and strategic merge patch;
+//! - [`apply`]: server-side apply and field ownership (`managedFields`).
 
 pub(crate) mod accept;
+pub(crate) mod apply;
 pub(crate) mod meta;
 pub(crate) mod patch;
 pub(crate) mod protobuf;

@@ -1,9 +1,9 @@
 //! PATCH algorithms: RFC 6902 JSON patch, RFC 7386 merge patch, strategic merge patch
-//! (built-ins) and a simplified server-side apply.
+//! (built-ins).
 //!
-//! Server-side apply here is "merge the applied configuration into the live object" with
-//! strategic-merge list semantics; there is no field ownership tracking and so no
-//! apply conflicts. `metadata.managedFields` is left as the client sent it.
+//! Server-side apply with field ownership lives in [`crate::api::apply`]; here an apply
+//! document is only merged like a strategic merge patch, which is what a `/scale` apply
+//! gets.
 
 use serde_json::{Map, Value};
 
@@ -18,7 +18,7 @@ pub enum PatchKind {
     Merge,
     /// `application/strategic-merge-patch+json`.
     Strategic,
-    /// `application/apply-patch+yaml` (JSON body).
+    /// `application/apply-patch+yaml` (a YAML or JSON body).
     Apply,
 }
 
@@ -43,7 +43,7 @@ impl PatchKind {
             "application/json-patch+json" => Ok(Self::Json),
             "application/merge-patch+json" => Ok(Self::Merge),
             "application/strategic-merge-patch+json" if builtin => Ok(Self::Strategic),
-            "application/apply-patch+yaml" | "application/apply-patch+json" => Ok(Self::Apply),
+            "application/apply-patch+yaml" => Ok(Self::Apply),
             _ => Err(ApiError::unsupported_media_type(ct, accepted)),
         }
     }

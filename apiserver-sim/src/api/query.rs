@@ -197,6 +197,19 @@ pub enum FieldValidation {
     Strict,
 }
 
+/// How a write treats field ownership (`metadata.managedFields`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Ownership {
+    /// Untracked (seeds, the simulator's controllers): the `managedFields` the write brings,
+    /// or else the live object's, are kept.
+    #[default]
+    Keep,
+    /// Recorded for the field manager (API requests).
+    Record,
+    /// Already settled (server-side apply): the `managedFields` the write brings are stored.
+    Settled,
+}
+
 /// Options of a write (POST/PUT/PATCH/DELETE).
 #[derive(Debug, Clone, Default)]
 pub struct WriteOptions {
@@ -207,6 +220,14 @@ pub struct WriteOptions {
     /// Seed writes only (never set from a request): an update without
     /// `metadata.resourceVersion` is unconditional for every type, custom resources included.
     pub unconditional: bool,
+    /// `fieldManager`, or the default taken from the `User-Agent` (set by the HTTP layer).
+    pub field_manager: String,
+    /// `force` (apply only): take fields other managers own instead of conflicting.
+    pub force: bool,
+    /// How the write treats `managedFields`.
+    pub ownership: Ownership,
+    /// The subresource written through (`status`, `scale`), empty for the object itself.
+    pub subresource: &'static str,
 }
 
 impl WriteOptions {
@@ -245,7 +266,9 @@ impl WriteOptions {
         Ok(Self {
             dry_run,
             field_validation,
-            unconditional: false,
+            force: q.flag("force"),
+            field_manager: q.get("fieldManager").unwrap_or("").to_string(),
+            ..Self::default()
         })
     }
 }

@@ -302,10 +302,14 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
-        if !details.is_empty()
-            && let Some(m) = status.as_object_mut()
-        {
-            m.insert("details".into(), Value::Object(details));
+        if let Some(m) = status.as_object_mut() {
+            // Upstream omits an empty reason (a 500 from a plain error has none).
+            if self.reason.is_empty() {
+                m.remove("reason");
+            }
+            if !details.is_empty() {
+                m.insert("details".into(), Value::Object(details));
+            }
         }
         if let Some(c) = &self.details.list_continue {
             status["metadata"] = json!({"continue": c});

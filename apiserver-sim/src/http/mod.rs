@@ -1,7 +1,15 @@
 //! The HTTP/1.1 front end: accept loop, per-request logging, body limit, content
 //! negotiation and routing.
 
+mod admission_flow;
+mod admitted;
+mod admitted_apply;
+mod admitted_delete;
+mod converted;
+mod decode;
 mod discovery;
+mod reads;
+mod render;
 mod request;
 mod respond;
 mod route;

@@ -3,102 +3,26 @@
 
 use std::sync::Arc;
 
-use bytes::{BufMut, Bytes, BytesMut};
-use http::{HeaderMap, HeaderValue, Method, Response, header};
-use serde_json::{Value, json};
+use bytes::Bytes;
+use http::{HeaderMap, Method, Response, header};
+use serde_json::json;
 
+use super::decode::{parse_body, patch_input, write_options};
+use super::reads::{fetch, list_page, watch_stream};
+use super::render::{deleted_response, list_response, object_response};
 use super::request::{Req, Sub, Verb, okey, verb_for};
 use super::respond::{self, Body};
 use super::route::ResourcePath;
 use super::scale::{scale_of, write_scale};
 use crate::api::accept;
 use crate::api::meta;
-use crate::api::patch::PatchKind;
-use crate::api::query::{ListOptions, Query, WriteOptions, parse_rv};
-use crate::api::repr::{self, Repr};
+use crate::api::query::{ListOptions, Query};
+use crate::api::repr::Repr;
 use crate::api::status::{ApiError, ApiResult};
 use crate::api::table::TableWriter;
-use crate::kinds::resource_info::ResourceInfo;
 use crate::ops::{self, DeleteOptions, Deleted};
-use crate::shared::{Shared, WatchListMode};
+use crate::shared::Shared;
 use crate::store::Stored;
-
-fn object_response(code: u16, req: &Req, obj: &Value) -> ApiResult<Response<Body>> {
-    if let Repr::Table(v) = req.repr {
-        let w = TableWriter::new(req.info.clone(), req.version, v, req.query)?;
-        return Ok(respond::raw_json(code, &w.object(obj, true)));
-    }
-    let mut r = respond::raw_json(code, &repr::render(&req.info, req.version, obj, req.repr));
-    if req.repr == Repr::Metadata {
-        r.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(repr::METADATA_CT),
-        );
-    }
-    Ok(r)
-}
-
-fn list_response(req: &Req, items: &[Stored], md: Value) -> ApiResult<Response<Body>> {
-    if let Repr::Table(v) = req.repr {
-        let w = TableWriter::new(req.info.clone(), req.version, v, req.query)?;
-        let table = w.list(items.iter().map(|s| (&*s.obj, &s.json)), &md);
-        return Ok(respond::raw_json(200, &table));
-    }
-    let mut buf = BytesMut::with_capacity(64 + items.len() * 256);
-    let (api_version, kind) = repr::type_meta(&req.info, req.version, req.repr, true);
-    let head = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
-    let head = serde_json::to_vec(&head).unwrap_or_default();
-    // Reopen the head object to append "items".
-    buf.extend_from_slice(&head[..head.len().saturating_sub(1)]);
-    buf.extend_from_slice(b",\"items\":[");
-    for (i, it) in items.iter().enumerate() {
-        if i > 0 {
-            buf.put_u8(b',');
-        }
-        buf.extend_from_slice(&repr::render_cached(
-            &req.info,
-            req.version,
-            &it.obj,
-            &it.json,
-            req.repr,
-        ));
-    }
-    buf.extend_from_slice(b"]}");
-    let mut r = respond::raw_json(200, &buf);
-    if req.repr == Repr::Metadata {
-        r.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(repr::METADATA_LIST_CT),
-        );
-    }
-    Ok(r)
-}
-
-fn parse_body(info: &ResourceInfo, headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("application/json");
-    let base = crate::api::repr::media_type(ct);
-    if base == crate::api::protobuf::PROTOBUF {
-        return crate::api::protobuf::decode(info, body);
-    }
-    if !(base.is_empty() || base == "application/json" || base == "*/*") {
-        return Err(ApiError::unsupported_media_type(ct, &["application/json"]));
-    }
-    decode_json(info, body)
-}
-
-fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> {
-    serde_json::from_slice(body).map_err(|e| {
-        ApiError::bad_request(format!(
-            "{} in version \"{}\" cannot be handled as a {}: {e}",
-            info.kind,
-            info.storage_version(),
-            info.kind
-        ))
-    })
-}
 
 /// Entry point for resource paths.
 pub(crate) async fn handle(
@@ -109,13 +33,13 @@ pub(crate) async fn handle(
     headers: &HeaderMap,
     body: Bytes,
 ) -> Response<Body> {
-    match dispatch(shared, method, rp, query, headers, body) {
+    match dispatch(shared, method, rp, query, headers, body).await {
         Ok(r) => r,
         Err(e) => respond::error(&e),
     }
 }
 
-fn dispatch(
+async fn dispatch(
     shared: &Arc<Shared>,
     method: &Method,
     rp: &ResourcePath,
@@ -167,6 +91,10 @@ fn dispatch(
         query,
         repr,
     };
+    // Admission webhooks and conversion webhooks, when configured for this request.
+    if let Some(r) = super::admitted::serve(shared, &req, verb, headers, &body).await {
+        return Ok(r);
+    }
     match verb {
         Verb::Get => get(shared, &req),
         Verb::List => list(shared, &req),
@@ -180,18 +108,7 @@ fn dispatch(
 }
 
 fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
-    let rv = parse_rv(req.query.get("resourceVersion"))?;
-    let name = req.name.unwrap_or("");
-    let obj = {
-        let st = shared.state.lock();
-        if let Some(rv) = rv
-            && rv > st.rv
-        {
-            return Err(crate::store::snapshot::too_large(rv, st.rv));
-        }
-        st.get(&req.info.key(), &okey(req))
-    }
-    .ok_or_else(|| ApiError::not_found(&req.info, name))?;
+    let obj = fetch(shared, req)?;
     if req.sub == Sub::Scale {
         let scale = scale_of(&req.info, &obj);
         if let Repr::Table(v) = req.repr {
@@ -204,62 +121,12 @@ fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
 }
 
 fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
-    let opts = ListOptions::parse(req.query, &req.info)?;
-    let page = shared.state.lock().list(&req.info.key(), req.ns, &opts)?;
-    let mut md = json!({"resourceVersion": page.rv.to_string()});
-    if let Some(c) = &page.continue_token {
-        md["continue"] = json!(c);
-    }
-    if let Some(r) = page.remaining {
-        md["remainingItemCount"] = json!(r);
-    }
-    list_response(req, &page.items, md)
+    let (items, md) = list_page(shared, req)?;
+    list_response(req, &items, md)
 }
 
 fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
-    let mut opts = ListOptions::parse(req.query, &req.info)?;
-    if opts.send_initial_events.is_some() {
-        match shared.watch_list_mode() {
-            WatchListMode::Supported => {}
-            WatchListMode::Rejected => {
-                return Err(ApiError::invalid_options(
-                    "ListOptions",
-                    "sendInitialEvents",
-                    "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
-                ));
-            }
-            WatchListMode::Ignored => {
-                // A server that predates WatchList knows neither parameter.
-                opts.send_initial_events = None;
-                opts.rv_match = None;
-            }
-        }
-    }
-    if let Some(name) = req.name {
-        // `/.../name?watch=1` is a watch with a metadata.name field selector.
-        let sel = format!("metadata.name={name}");
-        opts.selectors.fields =
-            crate::api::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
-    }
-    let table = match req.repr {
-        Repr::Table(v) => Some(TableWriter::new(
-            req.info.clone(),
-            req.version,
-            v,
-            req.query,
-        )?),
-        _ => None,
-    };
-    let s = crate::watch::stream::start(
-        shared.clone(),
-        req.info.clone(),
-        req.version,
-        req.ns.map(str::to_string),
-        opts,
-        req.repr,
-        table,
-    )?;
-    Ok(respond::stream(s))
+    Ok(respond::stream(watch_stream(shared, req, req.version)?))
 }
 
 fn create(
@@ -268,7 +135,7 @@ fn create(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
+    let wo = write_options(req, headers)?;
     let obj = parse_body(&req.info, headers, body)?;
     let stored = ops::create(
         &mut shared.state.lock(),
@@ -287,7 +154,7 @@ fn update(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
+    let wo = write_options(req, headers)?;
     let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
         let scale = parse_body(&req.info, headers, body)?;
@@ -314,27 +181,7 @@ fn patch(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let wo = WriteOptions::parse(req.query)?;
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let kind = PatchKind::from_content_type(ct, req.info.builtin)?;
-    if kind == PatchKind::Apply && req.query.get("fieldManager").is_none_or(str::is_empty) {
-        return Err(ApiError::invalid_options(
-            "PatchOptions",
-            "fieldManager",
-            "Required value: is required for apply patch",
-        ));
-    }
-    if kind != PatchKind::Apply && req.query.get("force").is_some() {
-        return Err(ApiError::invalid_options(
-            "PatchOptions",
-            "force",
-            "Forbidden: may not be specified for non-apply patch",
-        ));
-    }
-    let patch_doc = decode_json(&req.info, body)?;
+    let (wo, kind, patch_doc) = patch_input(req, headers, body)?;
     let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
         let current = {
@@ -372,23 +219,7 @@ fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> 
         name,
         &opts,
     )?;
-    match out {
-        Deleted::Marked(obj) => {
-            object_response(if opts.explicit_no_orphan { 202 } else { 200 }, req, &obj)
-        }
-        Deleted::Removed(obj) if req.info.delete_returns_object => object_response(200, req, &obj),
-        Deleted::Removed(obj) => {
-            let mut details =
-                json!({"name": name, "kind": req.info.plural, "uid": meta::uid(&obj)});
-            if !req.info.group.is_empty() {
-                details["group"] = json!(req.info.group);
-            }
-            Ok(respond::json(
-                200,
-                &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}),
-            ))
-        }
-    }
+    deleted_response(req, &opts, out)
 }
 
 fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {

@@ -1,5 +1,5 @@
 //! The built-in resource types served from startup (core/v1, apps/v1, coordination,
-//! events, apiextensions), as [`ResourceInfo`].
+//! events, apiextensions, admissionregistration), as [`ResourceInfo`].
 
 use std::sync::Arc;
 
@@ -163,6 +163,30 @@ const BUILTINS: &[Builtin] = &[
         scale: false,
         generation: GenerationRule::Spec,
         delete_returns_object: true,
+    },
+    Builtin {
+        group: "admissionregistration.k8s.io",
+        plural: "validatingwebhookconfigurations",
+        kind: "ValidatingWebhookConfiguration",
+        namespaced: false,
+        short: &[],
+        all: false,
+        status: false,
+        scale: false,
+        generation: GenerationRule::AllButMetadata,
+        delete_returns_object: false,
+    },
+    Builtin {
+        group: "admissionregistration.k8s.io",
+        plural: "mutatingwebhookconfigurations",
+        kind: "MutatingWebhookConfiguration",
+        namespaced: false,
+        short: &[],
+        all: false,
+        status: false,
+        scale: false,
+        generation: GenerationRule::AllButMetadata,
+        delete_returns_object: false,
     },
 ];
 

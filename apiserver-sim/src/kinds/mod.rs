@@ -7,7 +7,9 @@
 //! - [`crd`]: CustomResourceDefinitions: validation and defaults of the CRD object, the
 //!   type a CRD serves, its Established status;
 //! - [`schema`]: structural-schema validation, defaults and pruning of custom resources;
-//! - [`printers`]: printer columns, the `Table` columns and cells of each kind.
+//! - [`printers`]: printer columns, the `Table` columns and cells of each kind;
+//! - [`webhook_configuration`]: defaults and validation of the admission webhook
+//!   configurations.
 //!
 //! The store keeps the live registry (built-ins plus established CRDs); the discovery
 //! documents that list it are rendered by the HTTP front end (`http/discovery.rs`).
@@ -17,3 +19,4 @@ pub(crate) mod crd;
 pub(crate) mod printers;
 pub(crate) mod resource_info;
 pub(crate) mod schema;
+pub(crate) mod webhook_configuration;

@@ -311,9 +311,13 @@ pub fn prune(info: &ResourceInfo, version: &str, obj: &mut Value) -> Vec<String>
     out
 }
 
-/// Applies schema `default`s of the given version (custom resources only).
+/// Applies schema `default`s of the given version (custom resources; of built-ins, only the
+/// webhook configurations have defaults filled here).
 pub fn apply_defaults(info: &ResourceInfo, version: &str, obj: &mut Value) {
     if info.builtin {
+        if info.group == crate::kinds::webhook_configuration::GROUP {
+            crate::kinds::webhook_configuration::default(obj);
+        }
         return;
     }
     let Some(schema) = info

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::validate;
 use crate::api::meta;
-use crate::api::query::WriteOptions;
+use crate::api::query::{Ownership, WriteOptions};
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::{GenerationRule, ResourceInfo};
 use crate::store::State;
@@ -135,6 +135,13 @@ pub fn create(
     );
     if info.generation != GenerationRule::None {
         md.insert("generation".into(), json!(1));
+    }
+    if opts.ownership == Ownership::Record {
+        let writer = crate::api::apply::Writer {
+            manager: &opts.field_manager,
+            subresource: opts.subresource,
+        };
+        crate::api::apply::record_update(info, version, writer, None, &mut obj);
     }
     if opts.dry_run {
         return Ok(Arc::new(obj));

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::validate;
 use crate::api::meta;
-use crate::api::query::WriteOptions;
+use crate::api::query::{Ownership, WriteOptions};
 use crate::api::status::{ApiError, ApiResult, invalid_value};
 use crate::kinds::resource_info::{GenerationRule, ResourceInfo};
 use crate::store::State;
@@ -148,6 +148,17 @@ pub fn update(
                     None => m.remove("status"),
                 };
             }
+            // The ownership a status write computed is kept with its status.
+            match meta::field(&body, "managedFields") {
+                Some(mf) => {
+                    let mf = mf.clone();
+                    meta::metadata_mut(&mut n).insert("managedFields".into(), mf);
+                }
+                None if opts.ownership == Ownership::Settled => {
+                    meta::metadata_mut(&mut n).remove("managedFields");
+                }
+                None => {}
+            }
             n
         }
         Part::Main => {
@@ -208,6 +219,7 @@ pub fn update(
             ));
         }
     }
+    track(info, version, &old, &mut new, opts);
     if new == *old {
         return Ok(old);
     }
@@ -221,6 +233,23 @@ pub fn update(
         return Ok(Arc::new(new));
     }
     Ok(st.put_at(&key, okey, new))
+}
+
+/// Field ownership of the write: recorded for API requests; an untracked write (seed,
+/// controller) keeps the `managedFields` it brings, or the live object's.
+fn track(info: &ResourceInfo, version: &str, old: &Value, new: &mut Value, opts: &WriteOptions) {
+    if opts.ownership == Ownership::Record {
+        let writer = crate::api::apply::Writer {
+            manager: &opts.field_manager,
+            subresource: opts.subresource,
+        };
+        crate::api::apply::record_update(info, version, writer, Some(old), new);
+    } else if opts.ownership == Ownership::Keep
+        && meta::field(new, "managedFields").is_none()
+        && let Some(mf) = meta::field(old, "managedFields")
+    {
+        meta::metadata_mut(new).insert("managedFields".into(), mf.clone());
+    }
 }
 
 /// A deleting object whose grace period is over (0 or unset) may be removed.

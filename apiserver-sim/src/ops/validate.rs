@@ -256,6 +256,8 @@ pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
     }
     if info.group == "apiextensions.k8s.io" {
         causes.extend(crate::kinds::crd::validate(obj));
+    } else if info.group == crate::kinds::webhook_configuration::GROUP {
+        causes.extend(crate::kinds::webhook_configuration::validate(obj));
     } else if info.builtin {
         causes.extend(builtin_fields(info, obj));
     } else {

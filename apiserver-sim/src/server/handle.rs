@@ -90,6 +90,24 @@ impl ApiServerBuilder {
         self
     }
 
+    /// Makes the webhook service `namespace/name` (on `port`, or on every port with `None`)
+    /// reachable at `base_url` (`https://127.0.0.1:PORT`, optionally with a path prefix):
+    /// admission and conversion webhooks configured with `clientConfig.service` are called
+    /// there, over HTTPS, verifying the server certificate for `<name>.<namespace>.svc`
+    /// against the webhook's `caBundle`. Unmapped services fail like an unreachable service.
+    pub fn service_endpoint(
+        mut self,
+        namespace: &str,
+        name: &str,
+        port: Option<u16>,
+        base_url: &str,
+    ) -> Self {
+        self.config
+            .service_endpoints
+            .insert(namespace, name, port, base_url);
+        self
+    }
+
     /// Binds the socket, creates the default namespaces and starts serving.
     /// Must be called inside a Tokio runtime.
     pub async fn start(self) -> Result<ApiServer> {

@@ -57,3 +57,23 @@ fn help_documents_workloads_flag() {
     assert!(out.status.success());
     assert!(help.contains("--workloads"), "{help}");
 }
+
+#[test]
+fn service_endpoint_flag_is_documented_and_checked() {
+    let bin = env!("CARGO_BIN_EXE_apiserver-sim");
+    let out = Command::new(bin)
+        .arg("--help")
+        .output()
+        .expect("binary runs");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--service-endpoint"));
+    let out = Command::new(bin)
+        .args(["--port", "0", "--service-endpoint", "no-equals-sign"])
+        .output()
+        .expect("binary runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("expected namespace/name[:port]=https://host:port"),
+        "{err}"
+    );
+}

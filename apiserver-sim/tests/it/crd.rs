@@ -196,7 +196,7 @@ async fn custom_resource_lifecycle() {
         .await
         .expect_err("strict");
     assert_eq!(code(err), (400, "BadRequest".into()));
-    // Server-side apply (simplified) works on CRs.
+    // Server-side apply works on CRs (forced: the creator owns spec.replicas).
     let applied = foos
         .patch(
             "example",

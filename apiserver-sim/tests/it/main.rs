@@ -3,6 +3,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod admission;
+mod apply;
+mod apply_lists;
 mod binary;
 mod chaos;
 mod crd;
@@ -11,9 +14,11 @@ mod faults;
 mod fuzz;
 mod hooks;
 mod kubectl;
+mod kubectl_apply;
 mod kubectl_tables;
 mod list_watch;
 mod logging;
+mod managed_fields;
 mod robustness;
 mod smoke;
 mod tables;

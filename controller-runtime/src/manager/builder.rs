@@ -48,6 +48,8 @@ pub struct ManagerBuilder {
     warm_up: bool,
     metrics_bind_address: Option<SocketAddr>,
     health_probe_bind_address: Option<SocketAddr>,
+    #[cfg(feature = "webhook")]
+    webhook_server: Option<crate::webhook::WebhookServerConfig>,
 }
 
 impl std::fmt::Debug for ManagerBuilder {
@@ -159,6 +161,16 @@ impl ManagerBuilder {
         self
     }
 
+    /// Run an admission and conversion webhook server with `config` (default: none; feature
+    /// `webhook`). It starts with the probe servers, before the caches sync, on every replica
+    /// (leader or not), and `/readyz` gets a `webhook` check that passes while it serves.
+    /// Register webhooks with [`Manager::add_webhook`] and [`Manager::add_conversion`].
+    #[cfg(feature = "webhook")]
+    pub fn webhook_server(mut self, config: crate::webhook::WebhookServerConfig) -> Self {
+        self.webhook_server = Some(config);
+        self
+    }
+
     /// The manager.
     pub fn build(self) -> Manager {
         let mut factory = InformerFactory::builder(self.client.clone())
@@ -182,6 +194,18 @@ impl ManagerBuilder {
             warm_up: self.warm_up,
         }
         .add_builtin_checks(&probes);
+        #[cfg(feature = "webhook")]
+        let webhooks = self.webhook_server.map(|config| {
+            let server = crate::webhook::WebhookServer::with_metrics(config, Some(&metrics));
+            // The name cannot collide with the other built-in checks.
+            let _ = probes.add(
+                crate::ops::health::Probe::Readyz,
+                "webhook",
+                Arc::new(server.started_checker()),
+                true,
+            );
+            server
+        });
         Manager {
             shared: Arc::new(Shared {
                 client: self.client,
@@ -205,6 +229,8 @@ impl ManagerBuilder {
             shutdown_token: self.shutdown_token,
             shutdown: ShutdownHandle::default(),
             state: Mutex::new(State::default()),
+            #[cfg(feature = "webhook")]
+            webhooks,
         }
     }
 }
@@ -227,6 +253,8 @@ impl Manager {
             warm_up: false,
             metrics_bind_address: None,
             health_probe_bind_address: None,
+            #[cfg(feature = "webhook")]
+            webhook_server: None,
         }
     }
 

@@ -55,6 +55,9 @@ pub struct Manager {
     pub(super) metrics_bind_address: Option<SocketAddr>,
     pub(super) health_probe_bind_address: Option<SocketAddr>,
     pub(super) bound: Mutex<Bound>,
+    /// The webhook server, started with the probe servers (see `webhook/manager.rs`).
+    #[cfg(feature = "webhook")]
+    pub(crate) webhooks: Option<crate::webhook::WebhookServer>,
 }
 
 impl std::fmt::Debug for Manager {
@@ -185,7 +188,7 @@ impl Manager {
     /// shutdown request forced the exit, or — when electing — if leadership is lost
     /// ([`Error::LeadershipLost`]).
     ///
-    /// Order: metrics and probe servers; the leader elector; informers and cache sync (after
+    /// Order: metrics and probe servers, the webhook server; the leader elector; informers and cache sync (after
     /// leadership is acquired, unless warming up); runnables that do not need leadership;
     /// once leading, the others (controllers).
     pub async fn start(&self) -> Result<(), Error> {
@@ -227,6 +230,12 @@ impl Manager {
             &servers,
         )
         .await?;
+        // Before the caches: listing a converted kind may need the conversion webhook. Every
+        // replica serves, leader or not; it stops when `start` returns.
+        #[cfg(feature = "webhook")]
+        if let Some(webhooks) = &self.webhooks {
+            webhooks.start(servers.clone()).await?;
+        }
 
         // The elector runs until the runnables drained (then it releases the lease).
         let elector_stop = CancellationToken::new();

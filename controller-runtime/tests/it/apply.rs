@@ -63,3 +63,52 @@ async fn a_created_object_starts_in_the_apis_namespace() {
     assert_eq!(reference.controller, Some(true));
     server.shutdown().await;
 }
+
+/// Server-side apply (Kubernetes docs, "Server-Side Apply: Conflicts" and "Using Server-Side
+/// Apply in a controller"): the helper forces, so it takes a field another manager set, and the
+/// managed fields of an object read back from the server are not sent (the server would refuse
+/// an apply carrying them).
+#[tokio::test]
+async fn server_side_apply_takes_over_fields_and_drops_managed_fields() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
+    let created = api
+        .create(
+            &kube::api::PostParams {
+                field_manager: Some("someone-else".into()),
+                ..Default::default()
+            },
+            &cm("a", "1"),
+        )
+        .await
+        .unwrap();
+    assert!(created.metadata.managed_fields.is_some());
+
+    let mut desired = created.clone();
+    desired.data = Some([("v".to_owned(), "2".to_owned())].into());
+    desired.metadata.resource_version = None;
+    let applied = server_side_apply(&api, "my-controller", &desired)
+        .await
+        .unwrap();
+    assert_eq!(applied.data.as_ref().unwrap()["v"], "2");
+    let entries = applied.metadata.managed_fields.unwrap_or_default();
+    let owns_value = |manager: &str| {
+        entries.iter().any(|entry| {
+            entry.manager.as_deref() == Some(manager)
+                && entry
+                    .fields_v1
+                    .as_ref()
+                    .is_some_and(|fields| fields.0.to_string().contains("f:v"))
+        })
+    };
+    assert!(
+        entries
+            .iter()
+            .any(|entry| entry.manager.as_deref() == Some("my-controller")
+                && entry.operation.as_deref() == Some("Apply")),
+        "{entries:?}"
+    );
+    assert!(owns_value("my-controller"), "{entries:?}");
+    assert!(!owns_value("someone-else"), "{entries:?}");
+    server.shutdown().await;
+}

@@ -23,3 +23,5 @@ mod soak;
 mod sources;
 mod sync;
 mod watches;
+#[cfg(feature = "webhook")]
+mod webhook;

@@ -1,6 +1,7 @@
 //! The sample-controller with the real `kubectl`: start the standalone `apiserver-sim` binary (workload
 //! simulator on), apply the CRD printed by `sample-controller crd` and the example Foo with
-//! kubectl, run `sample-controller --kubeconfig`, and read the result back with `kubectl get`.
+//! kubectl, run `sample-controller --kubeconfig`, and read the result back with `kubectl get`
+//! (objects, and the tables a cluster prints); server-side apply of a Foo by two managers.
 //! Skipped, with a notice, when kubectl is not installed.
 
 use crate::common;
@@ -183,6 +184,149 @@ async fn kubectl_sees_deployment_status_and_events() {
     )
     .await;
 
+    tables_show_what_a_cluster_shows(&kubeconfig, &cache, dir.path()).await;
+    server_side_apply_of_a_foo(&kubeconfig, &cache, dir.path()).await;
+
     common::interrupt_and_expect_clean_exit(&mut controller, DEADLINE).await;
     common::interrupt_and_expect_clean_exit(&mut server, DEADLINE).await;
+}
+
+/// `kubectl get foos,deployments,pods,events` prints the columns a real cluster's tables have
+/// (Kubernetes' printers: deployments READY UP-TO-DATE AVAILABLE, pods READY STATUS RESTARTS,
+/// events LAST SEEN TYPE REASON OBJECT MESSAGE; a CRD without printer columns NAME AGE), with
+/// the controller's work in the rows.
+async fn tables_show_what_a_cluster_shows(kubeconfig: &Path, cache: &Path, dir: &Path) {
+    // The workload simulator keeps Deployment status but runs no Pods: add one by hand.
+    let pod = dir.join("pod.yaml");
+    std::fs::write(
+        &pod,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: web\n    image: nginx\n",
+    )
+    .unwrap();
+    kubectl_until(
+        kubeconfig,
+        cache,
+        &["apply", "-f", pod.to_str().unwrap()],
+        |out| out.contains("pod/web"),
+    )
+    .await;
+    let out = kubectl_until(
+        kubeconfig,
+        cache,
+        &["get", "foos,deployments,pods,events"],
+        |out| out.contains("Synced") && out.contains("1/1") && out.contains("pod/web"),
+    )
+    .await;
+    let headers: Vec<Vec<&str>> = out
+        .lines()
+        .filter(|line| line.starts_with("NAME") || line.starts_with("LAST SEEN"))
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    for expected in [
+        vec!["NAME", "AGE"],
+        vec!["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
+        vec!["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+        vec!["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"],
+    ] {
+        assert!(
+            headers.contains(&expected),
+            "no header {expected:?} in:\n{out}"
+        );
+    }
+    let deployment_row = out
+        .lines()
+        .find(|line| line.starts_with("deployment.apps/example-foo"))
+        .unwrap_or_else(|| panic!("no example-foo deployment row in:\n{out}"));
+    assert_eq!(
+        deployment_row.split_whitespace().nth(1),
+        Some("1/1"),
+        "{deployment_row}"
+    );
+    assert!(
+        out.lines()
+            .any(|line| line.contains("Synced") && line.contains("foo/example-foo")),
+        "no Synced event row in:\n{out}"
+    );
+}
+
+/// `kubectl apply --server-side` of a Foo (Kubernetes docs, "Server-Side Apply"): it creates the
+/// Foo; a second manager's apply of another replica count is refused with the real conflict
+/// message naming the first manager and the field, and wins with `--force-conflicts`.
+async fn server_side_apply_of_a_foo(kubeconfig: &Path, cache: &Path, dir: &Path) {
+    let manifest = |replicas: u32| {
+        let path = dir.join(format!("ssa-foo-{replicas}.yaml"));
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: samplecontroller.k8s.io/v1alpha1\nkind: Foo\nmetadata:\n  name: ssa-foo\nspec:\n  deploymentName: ssa-foo\n  replicas: {replicas}\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let (two, three) = (manifest(2), manifest(3));
+    let apply = |path: &Path, manager: &str, force: bool| {
+        let mut args = vec![
+            "apply".to_owned(),
+            "--server-side".to_owned(),
+            format!("--field-manager={manager}"),
+            "-f".to_owned(),
+            path.to_str().unwrap().to_owned(),
+        ];
+        if force {
+            args.push("--force-conflicts".to_owned());
+        }
+        args
+    };
+    let as_strs = |args: &[String]| {
+        args.iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+
+    let first = apply(&two, "alice", false);
+    let created = kubectl(
+        kubeconfig,
+        cache,
+        &first.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+    .await
+    .unwrap_or_else(|err| panic!("kubectl {}: {err}", as_strs(&first)));
+    assert!(
+        created.contains("foo.samplecontroller.k8s.io/ssa-foo serverside-applied"),
+        "{created}"
+    );
+
+    let conflicting = apply(&three, "bob", false);
+    let refused = kubectl(
+        kubeconfig,
+        cache,
+        &conflicting.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+    .await
+    .expect_err("a conflicting apply without --force-conflicts is refused");
+    assert!(
+        refused.contains("Apply failed with 1 conflict"),
+        "{refused}"
+    );
+    assert!(refused.contains("conflict with \"alice\""), "{refused}");
+    assert!(refused.contains(".spec.replicas"), "{refused}");
+
+    let forced = apply(&three, "bob", true);
+    kubectl(
+        kubeconfig,
+        cache,
+        &forced.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+    .await
+    .unwrap_or_else(|err| panic!("kubectl {}: {err}", as_strs(&forced)));
+    let replicas = kubectl(
+        kubeconfig,
+        cache,
+        &["get", "foo", "ssa-foo", "-o", "jsonpath={.spec.replicas}"],
+    )
+    .await
+    .unwrap();
+    assert_eq!(replicas, "3");
 }

@@ -1,0 +1,141 @@
+//! The HTTPS client of webhook calls: one connection per call (rustls with the `ring`
+//! provider, roots from the webhook's `caBundle`), a JSON POST, a JSON answer, all within
+//! the webhook's timeout (Tokio time).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use bytes::Bytes;
+use http::{Request, header};
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use serde_json::Value;
+use tokio::net::TcpStream;
+
+use super::endpoints::Target;
+
+/// Trusted roots from a base64-encoded PEM bundle (invalid or empty: no roots).
+fn roots(ca_bundle: &str) -> rustls::RootCertStore {
+    let mut store = rustls::RootCertStore::empty();
+    let Ok(pem) = STANDARD.decode(ca_bundle.trim()) else {
+        return store;
+    };
+    for cert in CertificateDer::pem_slice_iter(&pem).flatten() {
+        let _ = store.add(cert);
+    }
+    store
+}
+
+/// Rewords a TLS failure the way Go's client words it, where it matters to a reader.
+fn tls_error(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    // An issuer not among the roots, or one of their names with another key.
+    if text.contains("UnknownIssuer") || text.contains("BadSignature") {
+        "tls: failed to verify certificate: x509: certificate signed by unknown authority".into()
+    } else if text.contains("NotValidForName") {
+        format!(
+            "tls: failed to verify certificate: x509: certificate is not valid for the name ({text})"
+        )
+    } else {
+        format!("tls: {text}")
+    }
+}
+
+/// An I/O error in Go's words (`connection refused`), else as the OS says it.
+fn io_cause(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::ConnectionRefused => "connection refused".into(),
+        std::io::ErrorKind::ConnectionReset => "connection reset by peer".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// The message a non-2xx answer without a usable `Status` becomes.
+fn http_error(code: u16, body: &[u8]) -> String {
+    if let Ok(v) = serde_json::from_slice::<Value>(body)
+        && let Some(msg) = v.get("message").and_then(Value::as_str)
+    {
+        return msg.to_string();
+    }
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.is_empty() {
+        format!(
+            "the server responded with the status code {code} but did not return more information"
+        )
+    } else {
+        format!("an error on the server ({text:?}) has prevented the request from succeeding")
+    }
+}
+
+async fn call(target: &Target, body: Bytes) -> Result<Value, String> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots(&target.ca_bundle))
+        .with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    let addr = format!("{}:{}", target.host, target.port);
+    let tcp = TcpStream::connect(addr.as_str())
+        .await
+        .map_err(|e| format!("dial tcp {addr}: connect: {}", io_cause(&e)))?;
+    let name = ServerName::try_from(target.server_name.clone())
+        .map_err(|e| format!("invalid server name {:?}: {e}", target.server_name))?;
+    let tls = connector
+        .connect(name, tcp)
+        .await
+        .map_err(|e| tls_error(&e))?;
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
+        .await
+        .map_err(|e| e.to_string())?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    let request = Request::post(target.path.as_str())
+        .header(
+            header::HOST,
+            format!("{}:{}", target.server_name, target.port),
+        )
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::ACCEPT, "application/json, */*")
+        .header(header::USER_AGENT, "kube-apiserver-admission")
+        .body(Full::new(body))
+        .map_err(|e| e.to_string())?;
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|e| e.to_string())?;
+    let code = response.status().as_u16();
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_bytes();
+    if !(200..300).contains(&code) {
+        return Err(http_error(code, &bytes));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| format!("unable to decode the response: {e}"))
+}
+
+/// POSTs `body` to the target with `?timeout=<s>s` (as a real server tells the webhook its
+/// deadline) and decodes the JSON answer. Errors read like Go's client:
+/// `Post "<url>?timeout=10s": <cause>` (`context deadline exceeded` on timeout).
+pub async fn post(target: &Target, body: &Value, timeout: Duration) -> Result<Value, String> {
+    let secs = timeout.as_secs().max(1);
+    let sep = if target.path.contains('?') { '&' } else { '?' };
+    let mut target = target.clone();
+    target.path = format!("{}{sep}timeout={secs}s", target.path);
+    let shown = format!("{}{sep}timeout={secs}s", target.display_url);
+    let bytes = Bytes::from(serde_json::to_vec(body).unwrap_or_default());
+    match tokio::time::timeout(timeout, call(&target, bytes)).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(format!("Post {shown:?}: {e}")),
+        Err(_) => Err(format!("Post {shown:?}: context deadline exceeded")),
+    }
+}

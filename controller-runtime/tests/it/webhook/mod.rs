@@ -1,0 +1,10 @@
+//! The webhook server: typed admission (validators, defaulters and their patches), raw
+//! handlers, conversion, TLS and certificate rotation, robustness (panics, timeouts, bad
+//! bodies), metrics and readiness through the manager.
+
+mod admission;
+mod conversion;
+mod manager;
+mod robustness;
+mod support;
+mod tls;
