@@ -12,6 +12,7 @@ mod kube_runtime;
 mod measure;
 mod memory;
 mod ours;
+mod priority;
 mod server;
 mod suite;
 
@@ -58,6 +59,16 @@ enum Cmd {
         /// Events per second.
         #[arg(long, default_value_t = 5_000)]
         rate: u32,
+    },
+    /// priority_latency: a live change behind a large initial list, one worker, priority
+    /// queue vs plain queue.
+    Priority {
+        /// Pods in the initial list.
+        #[arg(long, default_value_t = 100_000)]
+        objects: usize,
+        /// Rounds of each queue (in turns).
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
     },
     /// decode, informer and kube-runtime interleaved; median ratios.
     Compare {
@@ -127,6 +138,10 @@ fn main() -> Result<()> {
                 figures.rate, figures.p50_us, figures.p99_us, figures.max_us, figures.samples
             );
             print(&figures, &human)
+        }
+        Cmd::Priority { objects, rounds } => {
+            let figures = runtime()?.block_on(priority::run(objects, rounds))?;
+            print(&figures, &priority::describe(&figures))
         }
         Cmd::Compare { size, rounds } => {
             let comparison = compare::run(size.objects, size.events, rounds)?;
