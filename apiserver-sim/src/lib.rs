@@ -4,13 +4,19 @@
 //!
 //! Use it as the test bed of controller and informer tests, as a local environment for
 //! operator authors, or standalone (`cargo run -p apiserver-sim -- --port 6443
-//! --kubeconfig ./kubeconfig`). It serves core/v1 namespaces, pods, configmaps, secrets,
-//! services, serviceaccounts and events; apps/v1 deployments and replicasets (with status
-//! and scale subresources); coordination.k8s.io/v1 leases; events.k8s.io/v1 events;
-//! admissionregistration.k8s.io/v1 validating and mutating webhook configurations, whose
-//! webhooks it calls; and apiextensions.k8s.io/v1 CustomResourceDefinitions, whose custom
-//! resources become servable once the CRD is established. Objects are stored as JSON under one global
-//! resourceVersion counter with a bounded per-resource event history for watches.
+//! --kubeconfig ./kubeconfig`). It serves every built-in kind a Kubernetes server of the
+//! version k8s-openapi's `latest` feature targets serves by default (the GA versions of
+//! every group: core, apps, batch, autoscaling v2 and v1, networking, policy, rbac,
+//! storage, scheduling, coordination, discovery, events, node, certificates,
+//! admissionregistration, flowcontrol, resource, storagemigration, apiregistration and
+//! apiextensions), with their status subresources, the scale subresource of deployments,
+//! replicasets, statefulsets and replicationcontrollers, and discovery's short names,
+//! categories and verbs; core/v1 and events.k8s.io/v1 events are one resource. The
+//! admissionregistration.k8s.io/v1 validating and mutating webhook configurations it
+//! serves are obeyed: it calls their webhooks. Custom resources become servable once their
+//! CRD is established. Bodies and responses are JSON or, for built-in kinds, Kubernetes
+//! protobuf. Objects are stored as JSON under one global resourceVersion counter with a
+//! bounded per-resource event history for watches.
 //!
 //! # Example
 //!
@@ -146,17 +152,21 @@
 //! and `force`, list merging by `x-kubernetes-list-type`), with these limits: the merge
 //! rules of built-in types come from a table of the kinds the simulator knows (lists it
 //! does not name are atomic, unknown fields of built-ins are not detected); field sets are
-//! not converted between versions; a `/status` write owns only `status`; an apply through
-//! `/scale` is merged like a strategic merge patch and recorded as an `Update`; seeds and
-//! the simulator's own controllers record no ownership (seeded objects keep the
-//! `managedFields` they are given). Responses are JSON only (YAML or protobuf `Accept`
-//! clauses are answered in JSON); `kubectl get` receives `meta.k8s.io` Tables computed like
-//! upstream's printers.
-//! Protobuf request bodies are decoded for ConfigMap, Secret, Namespace and ServiceAccount
-//! (what `kubectl create configmap|secret|namespace|serviceaccount` sends); other types
-//! answer 415 to protobuf bodies.
-//! Built-in validation is a subset (names, labels, annotations, owner references, pod
-//! containers, deployment and replicaset selector and template, service ports): unknown
+//! recorded in the version written through (an events.k8s.io write owns events.k8s.io
+//! paths, as upstream) and not converted between versions; a `/status` write owns only
+//! `status`; an apply through `/scale` is merged like a strategic merge patch and recorded
+//! as an `Update`; seeds and the simulator's own controllers record no ownership (seeded
+//! objects keep the `managedFields` they are given). Responses are JSON or protobuf (YAML
+//! `Accept` clauses are answered in JSON); `kubectl get` receives `meta.k8s.io` Tables
+//! (JSON) computed like upstream's printers. Protobuf comes from the Kubernetes
+//! descriptors in `protos/kubernetes.fds` (Kubernetes 1.35): kinds made GA later have JSON
+//! only (protobuf bodies get 415), and a protobuf body's non-pointer zero numbers and
+//! booleans are stored as sent (`paused: false`) while its empty strings are left out.
+//! Review kinds (`TokenReview`, `SubjectAccessReview`, ...), `ComponentStatus` and the
+//! `binding`, `eviction` and `token` subresources are not served. Every built-in object
+//! must decode as its k8s-openapi type (400 otherwise); beyond that, built-in validation is
+//! a subset (names, labels, annotations, owner references, pod containers, deployment and
+//! replicaset selector and template, service ports, webhook configurations): unknown
 //! fields of built-ins are not detected and `fieldValidation=Warn` sends no `Warning`
 //! header. OpenAPI v3 documents carry no component schemas (`kubectl explain` shows only
 //! the kind). Webhooks: the `/scale` subresource and CONNECT requests (exec, attach,
@@ -180,17 +190,17 @@
 //!
 //! | path | what it holds |
 //! |---|---|
-//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), `Accept` negotiation (`accept`), full, metadata-only or Table responses (`repr`, `table`), protobuf request bodies (`protobuf`), JSON, merge and strategic merge patch (`patch`), server-side apply and field ownership (`apply/`: field paths, sets and their `FieldsV1` encoding, merge rules of built-ins and CRDs, merging, `managedFields` entries, ownership updates, conflicts) |
-//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the types served from startup (`builtins`), CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`) |
+//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), `Accept` negotiation (`accept`), JSON or protobuf responses (`format`), full, metadata-only or Table responses (`repr`, `table`), Kubernetes protobuf from the descriptors (`protobuf/`: `descriptors`, `conventions`, `to_json`, `from_json`, `time`, `envelope`), JSON, merge and strategic merge patch (`patch`), server-side apply and field ownership (`apply/`: field paths, sets and their `FieldsV1` encoding, merge rules of built-ins (`merge_rules`) and CRDs (`schema`), merging, `managedFields` entries, ownership updates, conflicts) |
+//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the built-in kinds from their k8s-openapi types (`builtin_types`) and what the types do not carry (`builtin_traits`), assembled in `builtins`; typed checks (`typed`); events.k8s.io events as core events (`event_conversion`), autoscaling v1 as v2 (`hpa_conversion`); CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`) |
 //! | `faults/` | fault injection: fail-next and seeded random failure rules (`fail_rules`), the server-wide faults (`server_faults`: drop watches, compact, restart, send bookmarks), chaos mode (`chaos/`: `config`, `profile`, `schedule`, live `state`, `stats`, and the timeline `runner`) |
 //! | `counts.rs`, `error.rs` | requests received per verb and resource; the crate's [`Error`] |
 //! | `store/` | `mod.rs` global RV, objects (`Stored` = object + cached JSON), put/remove; `line.rs` the watch line of each write, encoded once; `history.rs` bounded event log; `reclaim.rs` events a lagging watcher would free go back to the writer; `snapshot.rs` lists, past snapshots, continue tokens |
 //! | `shared.rs` | state shared by the handle, HTTP handlers, watches and controllers: the store, `ServerConfig`, [`WatchListMode`], fault state; implements the server-wide faults |
-//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate` |
+//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate`, `convert` (writes to a type served in another form than stored) |
 //! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
 //! | `admission/` | admission and conversion webhooks: the configured webhooks, parsed and cached (`hooks`; `shared.rs` holds the cache and the service table of `endpoints`, which use only `store/`), which requests call them (`matching`), the `AdmissionReview` format and denials (`review`), calling them in order (`dispatch`), CRD versions through conversion webhooks (`conversion`, `watch_conversion`), the HTTPS client (`client`) |
 //! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads`) |
-//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies and options, `reads` of stored objects and `render` of answers, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `trickle`) |
+//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
 //! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`) |
 //! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
 //! | `benches/throughput.rs` | bench binary: `cargo bench -p apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |

@@ -20,13 +20,18 @@
 //!   on the whole object ([`for_with`](Controller::for_with),
 //!   [`owns_with`](ControllerBuilder::owns_with), [`watches_with`](ControllerBuilder::watches_with))
 //!   and for all watches on metadata ([`with_event_filter`](ControllerBuilder::with_event_filter)),
+//!   external sources ([`watches_stream`](ControllerBuilder::watches_stream): any
+//!   `futures::Stream` of keys — a channel, a timer, a message bus),
 //!   `max_concurrent_reconciles` (default 1), a rate limiter (default: workqueue's
-//!   controller limiter), a unique name, an optional reconcile timeout.
+//!   controller limiter), the queue ([`priority_queue`](ControllerBuilder::priority_queue), on
+//!   by default), an optional [`debounce`](ControllerBuilder::debounce), a unique name, an
+//!   optional reconcile timeout. The built [`ControllerHandle`] has the controller's counters
+//!   and [`enqueue`](ControllerHandle::enqueue) for keys from anywhere.
 //! - [`Reconciler`] (a native async trait: implement it with an `async fn`; or
 //!   [`reconciler_fn`] for a closure) gets a [`Request`] (the object's
 //!   [`ObjectKey`]) and a [`Context`] (client, cache, the primary object or — once it is gone — its
-//!   last known state) and returns an [`Action`] or a [`ReconcileError`], which may be
-//!   [terminal](ReconcileError::terminal).
+//!   last known state, the key's [`Priority`]) and returns an [`Action`] or a
+//!   [`ReconcileError`], which may be [terminal](ReconcileError::terminal).
 //! - [`Recorder`] ([`Context::recorder`]): events on `events.k8s.io/v1`, repeats folded into a
 //!   series with a count, published through a bounded queue that drops (and counts) rather than
 //!   block a reconcile.
@@ -45,7 +50,8 @@
 //! # Layout
 //!
 //! - `controller/`: the controller — its builder ([`Controller`]), the event handlers that
-//!   enqueue keys, the workers, what a reconcile sees ([`Reconciler`], [`Request`], [`Context`],
+//!   enqueue keys with their priority, external sources, the debouncer, its queue (priority or
+//!   plain), the workers, what a reconcile sees ([`Reconciler`], [`Request`], [`Context`],
 //!   read-your-own-writes), [`predicate`]s and [`ControllerStats`].
 //! - `manager/`: [`ManagerBuilder`] (the configuration) and the built [`Manager`] (its start,
 //!   the supervision of [`Runnable`]s, the built-in readiness checks), [`Cache`] over the shared
@@ -70,6 +76,25 @@
 //! a reconcile over its timeout is cancelled and treated as an error. Counters are in
 //! [`ControllerHandle::stats`]. Every reconcile runs in a `reconcile` tracing span with the
 //! controller name, the key and a unique reconcile id.
+//!
+//! **Priorities.** The queue is `workqueue`'s priority queue unless
+//! [`priority_queue(false)`](ControllerBuilder::priority_queue) keeps the plain one, as in
+//! controller-runtime from v0.23: the adds of an informer's initial list and resyncs (updates
+//! with an unchanged resourceVersion) are queued at [`Priority::LOW`], every other event at
+//! [`Priority::NORMAL`], so after a restart or a resync of a big cluster a real change does not
+//! wait behind thousands of keys that need nothing (`priority_latency` in the repository's
+//! `docs/benchmarks.md`). A requeue or retry keeps the priority its key was
+//! handed out with, unless the [`Action`] names one
+//! ([`with_priority`](Action::with_priority)); an item added again while it waits keeps the
+//! higher priority and the earlier ready time.
+//!
+//! **External sources and debounce.** [`watches_stream`](ControllerBuilder::watches_stream)
+//! and [`ControllerHandle::enqueue`] bring keys from outside the cluster's watches; they pass
+//! no predicate but keep the queue's dedup and rate limiting. A stream's errors and its end are
+//! logged and counted ([`ControllerStats::source_errors`],
+//! [`ControllerStats::sources_ended`]); the controller runs on with its other sources. With
+//! [`debounce(quiet, max_wait)`](ControllerBuilder::debounce), a key's events (watch events
+//! and stream keys) are held until none came for `quiet`, but never longer than `max_wait`.
 //!
 //! **Read-your-own-writes.** Writes to the primary object made through [`Context::replace`],
 //! [`Context::replace_status`], [`Context::patch`] or [`Context::patch_status`] record the
@@ -174,8 +199,9 @@
 //! # Errors
 //!
 //! [`Error`] from [`Manager::start`] and the builders is a configuration or start-up problem
-//! (duplicate controller names, invalid settings, leader-election timings, a bind address in
-//! use, caches that did not sync in time — named) or the end of the manager's run
+//! (duplicate controller names, invalid settings such as a zero debounce or a source's
+//! priority out of range, leader-election timings, a bind address in use, caches that did not
+//! sync in time — named) or the end of the manager's run
 //! ([`Error::LeadershipLost`], a failed runnable, a forced shutdown); none is retried, so an
 //! operator's `main` should exit with it and let its Deployment restart the process, as
 //! controller-runtime does. A reconcile's own error is never an [`Error`] of the manager: it is
@@ -191,8 +217,9 @@
 //!   deadline aborts them at once and [`Manager::start`] returns [`Error::LeadershipLost`]; a
 //!   graceful shutdown releases the lease. [`Manager::elector`] exposes the state.
 //! - **Metrics** ([`Manager::metrics`], feature `metrics`, on by default): controller-runtime's
-//!   `controller_runtime_*`, `workqueue_*` and `leader_election_master_status` series with the
-//!   same names and labels, plus informer statistics; one registry per manager.
+//!   `controller_runtime_*`, `workqueue_*` (`workqueue_depth` with its `priority` label) and
+//!   `leader_election_master_status` series with the same names and labels, plus informer
+//!   statistics; one registry per manager.
 //! - **Probes** ([`ManagerBuilder::metrics_bind_address`],
 //!   [`ManagerBuilder::health_probe_bind_address`]): `/metrics`, `/healthz`, `/readyz` with
 //!   [`Manager::add_healthz_check`] and [`Manager::add_readyz_check`]; with a webhook server,
@@ -216,7 +243,7 @@ pub use apply::{OperationResult, create_or_update, server_side_apply};
 pub use controller::{
     Action, Context, Controller, ControllerBuilder, ControllerHandle, ControllerStats,
     DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_READ_YOUR_WRITES_TIMEOUT, FnReconciler,
-    ReconcileError, Reconciler, Request, predicate, reconciler_fn,
+    ReconcileError, Reconciler, Request, SourceError, SourceItem, predicate, reconciler_fn,
 };
 pub use error::Error;
 pub use finalizer::{FinalizerEvent, finalizer};
@@ -246,3 +273,6 @@ pub use webhook::{
 pub use async_trait::async_trait;
 pub use indexer::{Lister, ObjectKey};
 pub use informer::{Object, Selectors};
+/// The priority of a key in a controller's queue (higher first); see
+/// [`ControllerBuilder::priority_queue`].
+pub use workqueue::Priority;

@@ -1,4 +1,5 @@
-//! Workqueue benchmarks `wq_a` … `wq_d`: the workloads client-go's work queue is measured on, with the same sizes.
+//! Workqueue benchmarks `wq_a` … `wq_d`: the workloads client-go's work queue is measured on, with the same sizes,
+//! and `wq_a_priority`: `wq_a` on the priority queue (every add at the normal priority), next to the plain one.
 //!
 //! Items are the keys `ns-{i % 100}/obj-{i}` as `Arc<str>` (a shared immutable string, like a
 //! Go string), all built before timing; each timed run moves its own pre-built copies into the
@@ -16,7 +17,9 @@ use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 use tokio::runtime::Runtime;
-use workqueue::{Queue, RateLimiter, RateLimitingQueue, default_controller_rate_limiter};
+use workqueue::{
+    PriorityQueue, Queue, RateLimiter, RateLimitingQueue, default_controller_rate_limiter,
+};
 
 type Key = Arc<str>;
 
@@ -121,7 +124,8 @@ fn workqueue_benches(c: &mut Criterion) {
     group.finish();
 }
 
-/// `wq_a`, `wq_a2`, `wq_b` and `wq_c` with items of type `K`; `distinct[i]` is `key(i)`.
+/// `wq_a`, `wq_a_priority`, `wq_a2`, `wq_b` and `wq_c` with items of type `K`; `distinct[i]` is
+/// `key(i)`.
 fn queue_benches<K>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     rt: &Runtime,
@@ -136,14 +140,43 @@ fn queue_benches<K>(
             timed(iters, distinct, |keys| {
                 rt.block_on(async {
                     let queue = Queue::new();
+                    let mut processed = 0;
                     let start = Instant::now();
                     for key in keys {
                         queue.add(key);
                         if let Some(item) = queue.get().await {
                             queue.done(&item);
+                            processed += 1;
                         }
                     }
-                    start.elapsed()
+                    let elapsed = start.elapsed();
+                    assert_eq!(processed, N);
+                    elapsed
+                })
+            })
+        });
+    });
+
+    // wq_a_priority: wq_a on the priority queue (the rate-limiting queue a controller uses by
+    // default), every add at the normal priority.
+    group.bench_function(format!("wq_a_priority{suffix}"), |b| {
+        b.iter_custom(|iters| {
+            timed(iters, distinct, |keys| {
+                rt.block_on(async {
+                    let queue = PriorityQueue::new(default_controller_rate_limiter());
+                    let mut processed = 0;
+                    let start = Instant::now();
+                    for key in keys {
+                        queue.add(key);
+                        if let Some(item) = queue.get().await {
+                            queue.done(&item);
+                            processed += 1;
+                        }
+                    }
+                    let elapsed = start.elapsed();
+                    assert_eq!(processed, N);
+                    queue.shut_down();
+                    elapsed
                 })
             })
         });

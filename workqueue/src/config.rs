@@ -7,8 +7,8 @@ use tokio::runtime::Handle;
 
 use crate::metrics::{MetricsProvider, QueueMetrics};
 
-/// Options shared by [`Queue`](crate::Queue), [`DelayingQueue`](crate::DelayingQueue) and
-/// [`RateLimitingQueue`](crate::RateLimitingQueue).
+/// Options shared by [`Queue`](crate::Queue), [`DelayingQueue`](crate::DelayingQueue),
+/// [`RateLimitingQueue`](crate::RateLimitingQueue) and [`PriorityQueue`](crate::PriorityQueue).
 ///
 /// ```
 /// use std::sync::Arc;
@@ -44,8 +44,8 @@ impl QueueConfig {
         self
     }
 
-    /// Runs the queue's background tasks (the delaying queue's timer, the unfinished-work
-    /// refresh of a queue with metrics) on `handle`.
+    /// Runs the queue's background tasks (the timer of the delaying and priority queues, the
+    /// unfinished-work refresh of a queue with metrics) on `handle`.
     ///
     /// Without it, they start on the runtime of the first call made from inside one
     /// (construction, `add_after` or `get`); a queue built outside any runtime therefore works

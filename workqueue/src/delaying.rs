@@ -2,8 +2,7 @@
 
 use std::fmt;
 use std::hash::Hash;
-use std::pin::pin;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::{Mutex, MutexGuard};
@@ -14,23 +13,21 @@ use crate::config::QueueConfig;
 use crate::metrics::QueueMetrics;
 use crate::queue::Queue;
 use crate::task::LazyTask;
-use crate::waiting::{Schedule, TimerState, Waiting};
-
-/// How far in the future a delay that overflows the clock is scheduled (about 30 years).
-const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
+use crate::timer::{Next, Plan, Timed, ready_at, run_timer};
+use crate::waiting::{Schedule, Waiting};
 
 /// A [`Queue`] that can also add an item after a delay ([`add_after`](DelayingQueue::add_after)).
 ///
 /// Waiting items are kept in a min-heap ordered by ready time, deduplicated by item: an item
 /// that is already waiting keeps the *earlier* of its two ready times. One background tokio
 /// task with one timer, re-armed to the earliest ready time, moves items into the queue when
-/// they are due (no periodic heartbeat, no task per item). Because tokio's timer has a
-/// resolution of one millisecond, the task sleeps until one millisecond before the earliest
-/// ready time and polls the clock (yielding between looks) for the rest: items are delivered
-/// within microseconds of their ready time rather than one to two milliseconds after it, at
-/// the cost of up to a millisecond of CPU per wake-up. Polling also keeps delivery on time
-/// when every worker thread is busy, which otherwise delays tokio's timer itself (it is
-/// serviced between tasks). Waiting does not interact with plain
+/// they are due (no periodic heartbeat, no task per item; the priority queue uses the same
+/// task). Because tokio's timer has a resolution of one millisecond, the task sleeps until one
+/// millisecond before the earliest ready time and polls the clock (yielding between looks) for
+/// the rest: items are delivered within microseconds of their ready time rather than one to
+/// two milliseconds after it, at the cost of up to a millisecond of CPU per wake-up. Polling
+/// also keeps delivery on time when every worker thread is busy, which otherwise delays
+/// tokio's timer itself (it is serviced between tasks). Waiting does not interact with plain
 /// adds: an item may be queued and waiting at the same time.
 ///
 /// # Runtime
@@ -91,7 +88,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
     pub fn with_config(config: QueueConfig) -> Self {
         let metrics = config.queue_metrics();
         let timer = LazyTask::new(config.runtime.clone());
-        let queue = Queue::with_metrics(config, metrics.clone());
+        let queue = Queue::with_metrics(&config, metrics.clone());
         let this = Self {
             inner: Arc::new(Inner {
                 queue,
@@ -131,7 +128,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
         }
         let at = ready_at(delay);
         let mut waiting = self.inner.waiting.lock();
-        let scheduled = waiting.insert(item, at);
+        let scheduled = waiting.insert(item, at, ());
         // Hand the lock straight to a timer task waiting for it: a producer adding in a tight
         // loop would otherwise take it back every time and keep due items from going out.
         MutexGuard::unlock_fair(waiting);
@@ -142,7 +139,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
     /// `delay` is not called. The check and the insertion are atomic.
     pub(crate) fn add_after_unless_waiting(&self, item: T, delay: impl FnOnce(&T) -> Duration) {
         let mut waiting = self.inner.waiting.lock();
-        let scheduled = waiting.insert_unless_waiting(item, delay, Instant::now);
+        let scheduled = waiting.insert_unless_waiting(item, (), delay, Instant::now);
         MutexGuard::unlock_fair(waiting);
         self.after_schedule(scheduled);
     }
@@ -230,126 +227,16 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingQueue<T> {
     }
 }
 
-/// The ready time of an item added now with `delay`, saturating far in the future.
-fn ready_at(delay: Duration) -> Instant {
-    let now = Instant::now();
-    now.checked_add(delay)
-        .or_else(|| now.checked_add(FAR_FUTURE))
-        .unwrap_or(now)
-}
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> Timed for Inner<T> {
+    type Due = (T, ());
 
-/// How long before an item's ready time the timer task stops sleeping and starts polling the
-/// clock instead. tokio's timer has a resolution of 1 ms: it rounds a
-/// deadline up to the next millisecond and may wake up to another millisecond after that, so
-/// sleeping until the ready time itself would deliver about 1 ms late on average and up to
-/// 2 ms late.
-const POLL_WINDOW: Duration = Duration::from_millis(1);
-
-/// The longest the timer task polls in a row, measured on the real clock. It bounds the CPU
-/// spent polling (about one millisecond per wake-up at most), and it keeps tests with a paused
-/// tokio clock (where polling would never see time pass) moving: the task then sleeps.
-const MAX_POLL: Duration = Duration::from_millis(2);
-
-/// What the timer task does next.
-enum Next {
-    /// Nothing waits: wait for a wake-up.
-    Idle,
-    /// The earliest item is due at this instant, within [`POLL_WINDOW`]: watch the clock,
-    /// yielding to other tasks between looks.
-    Poll(Instant),
-    /// Sleep until this instant (or a wake-up).
-    Sleep(Instant),
-}
-
-/// The single timer task: moves due items into the queue, sleeping until shortly before the
-/// earliest ready time (then polling the clock for the rest, see [`POLL_WINDOW`]) or until
-/// woken by an earlier item, a shutdown or the drop of the queue.
-async fn run_timer<T>(weak: Weak<Inner<T>>, wake: Arc<Notify>)
-where
-    T: Eq + Hash + Clone + Send + Sync + 'static,
-{
-    let mut sleep = pin!(tokio::time::sleep_until(Instant::now()));
-    let mut due = Vec::new();
-    let mut polling_since: Option<std::time::Instant> = None;
-    loop {
-        let next = {
-            let Some(inner) = weak.upgrade() else {
-                return;
-            };
-            let next = {
-                let mut waiting = inner.waiting.lock();
-                if waiting.closed {
-                    return;
-                }
-                let now = Instant::now();
-                let next = match waiting.pop_due(now, &mut due) {
-                    None => Next::Idle,
-                    Some(at) => {
-                        if !due.is_empty() {
-                            polling_since = None;
-                        }
-                        let near = at.saturating_duration_since(now) <= POLL_WINDOW;
-                        let may_poll = polling_since
-                            .get_or_insert_with(std::time::Instant::now)
-                            .elapsed()
-                            < MAX_POLL;
-                        if near && may_poll {
-                            Next::Poll(at)
-                        } else if near {
-                            Next::Sleep(at)
-                        } else {
-                            Next::Sleep(at.checked_sub(POLL_WINDOW).unwrap_or(at))
-                        }
-                    }
-                };
-                // Adds that come after this point see the state and wake the task if needed;
-                // `notify_one` keeps a permit if the task is not waiting yet, so that wake-up
-                // is not lost however late the task starts waiting.
-                waiting.timer = match next {
-                    Next::Idle => TimerState::Idle,
-                    Next::Poll(deadline) | Next::Sleep(deadline) => TimerState::Sleeping(deadline),
-                };
-                next
-            };
-            if !due.is_empty() {
-                inner.queue.add_all(due.drain(..));
-            }
-            next
-        };
-        match next {
-            Next::Idle => {
-                polling_since = None;
-                wake.notified().await;
-            }
-            Next::Poll(at) => {
-                // Watch the clock without taking the lock (adds keep using it meanwhile); an
-                // add of an earlier item wakes `notified` and ends the watch.
-                let mut notified = pin!(wake.notified());
-                notified.as_mut().enable();
-                loop {
-                    tokio::task::yield_now().await;
-                    let timed_out = polling_since.is_some_and(|since| since.elapsed() >= MAX_POLL);
-                    if Instant::now() >= at || timed_out || notified_now(notified.as_mut()) {
-                        break;
-                    }
-                }
-            }
-            Next::Sleep(deadline) => {
-                polling_since = None;
-                sleep.as_mut().reset(deadline);
-                tokio::select! {
-                    () = &mut sleep => {}
-                    () = wake.notified() => {}
-                }
-            }
-        }
+    fn take_due(&self, due: &mut Vec<(T, ())>, plan: &mut Plan<'_>) -> Option<Next> {
+        self.waiting.lock().take_due(due, plan)
     }
-}
 
-/// Whether `notified` has completed (without waiting).
-fn notified_now(notified: std::pin::Pin<&mut tokio::sync::futures::Notified<'_>>) -> bool {
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    notified.poll(&mut cx).is_ready()
+    fn release(&self, due: &mut Vec<(T, ())>) {
+        self.queue.add_all(due.drain(..).map(|(item, ())| item));
+    }
 }
 
 impl<T> fmt::Debug for DelayingQueue<T> {

@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-/// Errors from building a rate limiter with invalid parameters.
+/// Errors from building a rate limiter or a priority with invalid parameters.
 ///
 /// Queues themselves have no fallible operations: adds after shutdown are dropped by design,
 /// and `get` reports shutdown with `None`.
@@ -21,4 +21,13 @@ pub enum Error {
     /// The token bucket's burst is zero, so it could never hand out a token.
     #[error("invalid token bucket burst 0: the burst must be at least 1 (client-go uses 100)")]
     ZeroBurst,
+    /// A priority outside the range a [`Priority`](crate::Priority) allows.
+    #[error(
+        "priority {value} is out of range: use a value from -1000 to 1000 \
+         (normal is 0, controller-runtime's low priority is -100)"
+    )]
+    PriorityOutOfRange {
+        /// The rejected value.
+        value: i32,
+    },
 }

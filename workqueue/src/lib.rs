@@ -17,8 +17,15 @@
 //!   [`forget`](RateLimitingQueue::forget) / [`num_requeues`](RateLimitingQueue::num_requeues):
 //!   what a controller uses. [`default_controller_rate_limiter`] is client-go's default
 //!   (per-item exponential backoff 5 ms → 1000 s, and a shared 10 qps / burst 100 bucket).
+//! * [`PriorityQueue`]: a rate-limiting queue whose every add carries a [`Priority`] (and, in
+//!   [`AddOptions`], an optional delay and whether it is a rate-limited retry); workers get the
+//!   highest-priority ready item first, first in, first out within one priority.
+//!   controller-runtime's priority queue: it lets a real change overtake the keys an informer's
+//!   initial list or a resync queued at [`Priority::LOW`]. An item added again keeps the higher
+//!   priority and the earlier ready time; see its documentation for where it differs from the
+//!   plain queues.
 //!
-//! All three are cheap handles: clone one to share the queue between workers and handlers.
+//! All four are cheap handles: clone one to share the queue between workers and handlers.
 //! Shutting down stops adds; workers still receive what is queued, then `None`.
 //! [`shut_down_with_drain`](Queue::shut_down_with_drain) waits until everything queued and in
 //! flight is done. Named queues report to [`QueueMetrics`] hooks ([`QueueConfig`]). All
@@ -95,10 +102,20 @@
 //!   for the queue's lock: an add that finds the queue busy leaves its item to the thread that
 //!   holds it.
 //!
+//! # Differences from controller-runtime's priority queue
+//!
+//! * An item re-added while it is being processed is queued at its `done`, at the back of its
+//!   priority, as in the plain queue (controller-runtime: in its place from the re-add).
+//! * A rate-limited add of an item that is already ready or waiting asks the rate limiter
+//!   nothing (controller-runtime counts a failure), as in the rate-limiting queue.
+//! * [`shut_down_with_drain`](PriorityQueue::shut_down_with_drain) drains (controller-runtime
+//!   just shuts down), and priorities lie within [`Priority::MIN`] ..= [`Priority::MAX`].
+//!
 //! # Errors
 //!
-//! Only building a rate limiter can fail ([`Error`]: a token bucket with a rate that is not a
-//! positive finite number, or a zero burst); fix the configuration, retrying cannot help. Queue
+//! Only building a rate limiter or a priority can fail ([`Error`]: a token bucket with a rate
+//! that is not a positive finite number, or a zero burst; a priority outside
+//! [`Priority::MIN`] ..= [`Priority::MAX`]); fix the configuration, retrying cannot help. Queue
 //! operations cannot fail: adds after shutdown are dropped by design and `get` returns `None`
 //! once the queue is shut down and empty.
 
@@ -110,18 +127,28 @@ mod inbox;
 mod item_map;
 mod lock;
 mod metrics;
+mod order;
+mod priority;
+mod priority_order;
+mod priority_queue;
+mod priority_state;
 mod queue;
+mod queue_ops;
 mod queue_shared;
+mod queue_state;
 pub mod rate_limiter;
 mod rate_limiting;
 mod store;
 mod task;
+mod timer;
 mod waiting;
 
 pub use config::QueueConfig;
 pub use delaying::DelayingQueue;
 pub use error::Error;
 pub use metrics::{MetricsProvider, NoopMetrics, QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
+pub use priority::{AddOptions, Priority};
+pub use priority_queue::PriorityQueue;
 pub use queue::Queue;
 pub use rate_limiter::{
     ItemExponentialFailure, ItemFastSlow, MaxOf, RateLimiter, TokenBucket, WithMaxWait,

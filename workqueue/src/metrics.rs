@@ -16,9 +16,17 @@
 //!
 //! The unfinished-work gauges are refreshed every [`UNFINISHED_WORK_UPDATE_PERIOD`] by a small
 //! tokio task that exists only for queues with metrics.
+//!
+//! A [`PriorityQueue`](crate::PriorityQueue) reports its adds and gets with the item's priority
+//! instead ([`QueueMetrics::add_with_priority`], [`QueueMetrics::get_with_priority`]), and
+//! [`QueueMetrics::priority_raised`] when a waiting item moves to a higher priority, so that
+//! `workqueue_depth` can carry controller-runtime's `priority` label. Their default bodies fall
+//! back to the plain hooks, so a provider written for the plain queues works unchanged.
 
 use std::sync::Arc;
 use std::time::Duration;
+
+use crate::priority::Priority;
 
 /// How often the unfinished-work gauges are refreshed (client-go: 500 ms).
 pub const UNFINISHED_WORK_UPDATE_PERIOD: Duration = Duration::from_millis(500);
@@ -48,6 +56,31 @@ pub trait QueueMetrics: Send + Sync {
     /// An item was scheduled for a later add (`add_after`, `add_rate_limited`):
     /// `workqueue_retries_total` +1.
     fn retry(&self) {}
+
+    /// The priority queue's [`add`](QueueMetrics::add): a genuinely new item became ready to
+    /// be handed out (or to be queued again on `done`) with `priority`:
+    /// `workqueue_adds_total` +1 and `workqueue_depth{priority}` +1. Items waiting for their
+    /// ready time are not counted until they are ready. Defaults to [`add`](QueueMetrics::add).
+    fn add_with_priority(&self, priority: Priority) {
+        let _ = priority;
+        self.add();
+    }
+
+    /// The priority queue's [`get`](QueueMetrics::get): an item of `priority` was handed to a
+    /// worker after waiting `queued_for` since it became ready: `workqueue_depth{priority}` −1
+    /// and an observation of `workqueue_queue_duration_seconds`. Defaults to
+    /// [`get`](QueueMetrics::get).
+    fn get_with_priority(&self, priority: Priority, queued_for: Duration) {
+        let _ = priority;
+        self.get(queued_for);
+    }
+
+    /// A ready item of the priority queue moved from priority `from` to the higher `to`:
+    /// `workqueue_depth{from}` −1 and `workqueue_depth{to}` +1 (no add). Does nothing by
+    /// default.
+    fn priority_raised(&self, from: Priority, to: Priority) {
+        let _ = (from, to);
+    }
 
     /// Periodic refresh of the in-flight gauges: `unfinished_work` is the sum of the ages of
     /// all items being processed (`workqueue_unfinished_work_seconds`), `longest_running` the

@@ -1,13 +1,13 @@
-//! What the handles of one [`Queue`](crate::Queue) share, and the hand-off between adders and
-//! workers around its lock.
+//! What the handles of one [`Queue`](crate::Queue) or [`PriorityQueue`](crate::PriorityQueue)
+//! share, and the hand-off between adders and workers around its lock.
 //!
-//! [`Shared`] holds the queue's state behind one lock (the [`Store`] and the shutdown flags),
-//! the [`Inbox`] where an add that finds the lock taken leaves its item, the count of workers
-//! sleeping in `get` and their wake-ups, and the metrics hook. Every operation takes the lock
-//! once, moves the inbox into the store first, and reports its [`Effects`] (a worker to wake,
-//! adds to count) only after releasing the lock.
+//! [`Shared`] holds the queue's state behind one lock (its [`QueueState`], the plain queue's
+//! store or the priority queue's, and the shutdown flags), the [`Inbox`] where an add that
+//! finds the lock taken leaves its item, the count of workers sleeping in `get` and their
+//! wake-ups, and the metrics hook. Every operation takes the lock once, moves the inbox into
+//! the state first, and reports its [`Effects`] (a worker to wake, adds to count) only after
+//! releasing the lock. The operations themselves are in `queue_ops`.
 
-use std::hash::Hash;
 use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
@@ -19,18 +19,19 @@ use tokio::time::Instant;
 use crate::inbox::Inbox;
 use crate::lock::{Mutex, MutexGuard};
 use crate::metrics::{QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
-use crate::store::{Added, Store};
+use crate::queue_state::{Adds, QueueState};
 use crate::task::LazyTask;
 
 /// Capacity kept by the inbox buffers between bursts.
 const INBOX_CAPACITY: usize = 4096;
 
-/// The queue behind the handles of one [`Queue`](crate::Queue).
-pub(crate) struct Shared<T> {
-    pub(crate) state: Mutex<State<T>>,
+/// The queue behind the handles of one queue: its state `S` and the inbox of the entries `E`
+/// that adds hand in (`S::Entry`, a parameter of its own so that the handles need no bounds).
+pub(crate) struct Shared<S, E> {
+    pub(crate) state: Mutex<State<S, E>>,
     /// Adds that found `state` locked by another thread; whoever holds `state` next moves
     /// their items into the store.
-    pub(crate) inbox: Inbox<T>,
+    pub(crate) inbox: Inbox<E>,
     /// Workers registered as sleeping in `get`; changed only under the `state` lock.
     pub(crate) sleeping: AtomicUsize,
     /// Wakes workers blocked in `get`.
@@ -48,40 +49,39 @@ pub(crate) struct MetricsHook {
 }
 
 /// The state under the queue's lock.
-pub(crate) struct State<T> {
-    pub(crate) store: Store<T>,
+pub(crate) struct State<S, E> {
+    pub(crate) store: S,
     pub(crate) shutting_down: bool,
     /// A `shut_down_with_drain` is waiting (cleared by `shut_down`).
     pub(crate) draining: bool,
     /// An empty buffer swapped with the inbox's when moving its items.
-    spare: Vec<T>,
+    spare: Vec<E>,
 }
 
-impl<T: Eq + Hash + Clone> State<T> {
-    /// Adds `item` to the store, unless the queue is shutting down.
+impl<S: QueueState> State<S, S::Entry> {
+    /// Adds `entry` to the store, unless the queue is shutting down.
     #[inline]
-    pub(crate) fn add(&mut self, item: T) -> Added {
-        if self.shutting_down {
-            return Added::Ignored;
+    pub(crate) fn add(&mut self, entry: S::Entry, adds: &mut S::Adds) {
+        if !self.shutting_down {
+            self.store.add(entry, adds);
         }
-        self.store.add(item)
     }
 }
 
 /// What happened under the lock that must be reported after it: adds to report to metrics,
 /// and whether a sleeping worker should be woken.
 #[derive(Default)]
-pub(crate) struct Effects {
-    pub(crate) adds: usize,
+pub(crate) struct Effects<A> {
+    pub(crate) adds: A,
     pub(crate) wake: bool,
 }
 
-impl<T: Eq + Hash + Clone> Shared<T> {
+impl<S: QueueState> Shared<S, S::Entry> {
     /// An open, empty queue called `name`, reporting to `metrics` if given.
     pub(crate) fn new(name: Option<Box<str>>, metrics: Option<MetricsHook>) -> Self {
         Self {
             state: Mutex::new(State {
-                store: Store::new(metrics.is_some()),
+                store: S::new(metrics.is_some()),
                 shutting_down: false,
                 draining: false,
                 spare: Vec::new(),
@@ -95,41 +95,42 @@ impl<T: Eq + Hash + Clone> Shared<T> {
         }
     }
 
-    /// Moves the inbox's items into the store (they were accepted before any shutdown).
-    /// Returns how many were genuinely new.
+    /// Moves the inbox's items into the store (they were accepted before any shutdown),
+    /// recording in `adds` those that were genuinely new. Returns whether there were any.
     #[inline]
-    pub(crate) fn move_inbox(&self, state: &mut State<T>) -> usize {
+    pub(crate) fn move_inbox(&self, state: &mut State<S, S::Entry>, adds: &mut S::Adds) -> bool {
         if !self.inbox.is_pending() {
-            return 0;
+            return false;
         }
-        self.move_inbox_slow(state)
+        self.move_inbox_slow(state, adds);
+        true
     }
 
     #[cold]
-    fn move_inbox_slow(&self, state: &mut State<T>) -> usize {
+    fn move_inbox_slow(&self, state: &mut State<S, S::Entry>, adds: &mut S::Adds) {
         self.inbox.take_into(&mut state.spare);
         let State { store, spare, .. } = state;
-        let mut adds = 0;
-        for item in spare.drain(..) {
-            if store.add(item) != Added::Ignored {
-                adds += 1;
-            }
+        for entry in spare.drain(..) {
+            store.add(entry, adds);
         }
         if spare.capacity() > INBOX_CAPACITY {
             spare.shrink_to(INBOX_CAPACITY);
         }
-        adds
     }
 
     /// Whether a sleeping worker should be woken: work is queued and someone sleeps.
     #[inline]
-    pub(crate) fn should_wake(&self, state: &State<T>) -> bool {
+    pub(crate) fn should_wake(&self, state: &State<S, S::Entry>) -> bool {
         state.store.queued() > 0 && self.sleeping.load(Ordering::SeqCst) > 0
     }
 
     /// Releases the lock, then reports `adds` and wakes a sleeping worker if work is queued.
     #[inline]
-    pub(crate) fn unlock_and_report(&self, state: MutexGuard<'_, State<T>>, adds: usize) {
+    pub(crate) fn unlock_and_report(
+        &self,
+        state: MutexGuard<'_, State<S, S::Entry>>,
+        adds: S::Adds,
+    ) {
         let wake = self.should_wake(&state);
         drop(state);
         self.report(Effects { adds, wake });
@@ -137,36 +138,34 @@ impl<T: Eq + Hash + Clone> Shared<T> {
 
     /// Reports `effects` once the lock is released.
     #[inline]
-    pub(crate) fn report(&self, effects: Effects) {
+    pub(crate) fn report(&self, effects: Effects<S::Adds>) {
         if effects.wake {
             self.getters.notify_one();
         }
         if let Some(metrics) = &self.metrics {
-            for _ in 0..effects.adds {
-                metrics.sink.add();
-            }
+            effects.adds.report(&*metrics.sink);
         }
     }
 
-    /// Reports a get of an item that waited `queued_for` (known only with metrics).
+    /// Reports the get of `taken`, which waited `queued_for` (known only with metrics).
     #[inline]
-    pub(crate) fn report_get(&self, queued_for: Option<Duration>) {
+    pub(crate) fn report_get(&self, taken: &S::Taken, queued_for: Option<Duration>) {
         if let (Some(metrics), Some(queued_for)) = (&self.metrics, queued_for) {
-            metrics.sink.get(queued_for);
+            S::report_get(taken, &*metrics.sink, queued_for);
         }
     }
 
-    /// Leaves `item` in the inbox for the thread that holds the state, waking a sleeping
+    /// Leaves `entry` in the inbox for the thread that holds the state, waking a sleeping
     /// worker if this add is the one that must.
-    pub(crate) fn add_busy(&self, item: T) {
-        if self.inbox.leave(item) && self.sleeping.load(Ordering::SeqCst) > 0 {
+    pub(crate) fn add_busy(&self, entry: S::Entry) {
+        if self.inbox.leave(entry) && self.sleeping.load(Ordering::SeqCst) > 0 {
             self.getters.notify_one();
         }
     }
 
     /// Waits, sleeping until woken, for an item to hand out; `None` once the queue is shutting
     /// down and empty. Cancel-safe: a dropped wait deregisters its worker.
-    pub(crate) async fn wait_for_item(&self) -> Option<T> {
+    pub(crate) async fn wait_for_item(&self) -> Option<S::Taken> {
         let mut registration = Sleeping {
             shared: self,
             registered: false,
@@ -176,7 +175,7 @@ impl<T: Eq + Hash + Clone> Shared<T> {
             // Register before looking at the state so that no add between the look and the
             // await can be missed.
             notified.as_mut().enable();
-            let mut effects = Effects::default();
+            let mut effects = Effects::<S::Adds>::default();
             let mut queued_for = None;
             let (item, closed) = {
                 let mut state = self.state.lock();
@@ -185,7 +184,7 @@ impl<T: Eq + Hash + Clone> Shared<T> {
                     registration.registered = false;
                 }
                 loop {
-                    effects.adds += self.move_inbox(&mut state);
+                    self.move_inbox(&mut state, &mut effects.adds);
                     let item = state.store.take(&mut queued_for);
                     if item.is_some() {
                         effects.wake = self.should_wake(&state);
@@ -206,7 +205,9 @@ impl<T: Eq + Hash + Clone> Shared<T> {
             };
             self.report(effects);
             if item.is_some() {
-                self.report_get(queued_for);
+                if let Some(taken) = &item {
+                    self.report_get(taken, queued_for);
+                }
                 return item;
             }
             if closed {
@@ -218,24 +219,26 @@ impl<T: Eq + Hash + Clone> Shared<T> {
 
     /// Marks the queue as shutting down (and draining, if `drain`); returns the effects to
     /// report.
-    pub(crate) fn close(&self, drain: bool) -> Effects {
+    pub(crate) fn close(&self, drain: bool) -> Effects<S::Adds> {
         let mut state = self.state.lock();
         state.shutting_down = true;
         state.draining = drain;
+        state.store.close();
         // Close the inbox, then take what it holds: those adds came before the shutdown.
         self.inbox.close();
-        let adds = self.move_inbox(&mut state);
+        let mut adds = S::Adds::default();
+        self.move_inbox(&mut state, &mut adds);
         Effects { adds, wake: false }
     }
 }
 
 /// Deregisters a sleeping `get` that is dropped before it was woken.
-struct Sleeping<'a, T> {
-    shared: &'a Shared<T>,
+struct Sleeping<'a, S: QueueState> {
+    shared: &'a Shared<S, S::Entry>,
     registered: bool,
 }
 
-impl<T> Drop for Sleeping<'_, T> {
+impl<S: QueueState> Drop for Sleeping<'_, S> {
     fn drop(&mut self) {
         if self.registered {
             // Under the lock, like every change of `sleeping`.
@@ -247,7 +250,7 @@ impl<T> Drop for Sleeping<'_, T> {
 
 /// Periodically reports the unfinished-work gauges of a queue with metrics; ends when the
 /// queue is dropped, or once it is shut down with nothing in flight.
-pub(crate) async fn refresh_unfinished<T>(weak: Weak<Shared<T>>) {
+pub(crate) async fn refresh_unfinished<S: QueueState>(weak: Weak<Shared<S, S::Entry>>) {
     let mut ticks = tokio::time::interval(UNFINISHED_WORK_UPDATE_PERIOD);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {

@@ -1,15 +1,23 @@
-//! The storage behind a [`Queue`](crate::Queue): the FIFO order and client-go's `dirty` and
-//! `processing` sets, held in one table so that each item is stored and hashed once.
+//! The storage behind a [`Queue`](crate::Queue) and the ready items of a
+//! [`PriorityQueue`](crate::PriorityQueue): the queued items in their [`Order`] and client-go's
+//! `dirty` and `processing` sets, held in one table so that each item is stored and hashed once.
+//!
+//! The rules every queue shares live here: an item waiting for a worker is stored once, an item
+//! handed to a worker is not handed out again until its `done`, and an item added while it is
+//! being processed is queued again at its `done`. The order (first in, first out for the plain
+//! queue; by priority for the priority queue) only decides which queued item goes out next. An
+//! add with a higher priority than the item's moves a queued item ahead (to the back of its new
+//! priority) and raises the priority a re-added in-flight item will be queued with; an add never
+//! lowers a priority.
 //!
 //! Items live in a slab of nodes; a `HashTable` of node indices (each with 32 bits of the
 //! item's hash, so growing the table never re-hashes items nor reads the slab) finds an
-//! item's node, and the FIFO order is a deque of node indices. A full `add` → `get` → `done`
+//! item's node, and the order keeps node indices. A full `add` → `get` → `done`
 //! cycle clones the item once (the copy handed to the worker) and hashes it once (in `add`)
 //! when `done` comes for the item handed out last, as it does when one worker is busy; other
 //! `done`s hash it a second time. Each node keeps its item's short hash, so that releasing it
 //! never hashes the item.
 
-use std::collections::VecDeque;
 use std::hash::{BuildHasher as _, Hash};
 use std::time::Duration;
 
@@ -18,6 +26,7 @@ use hashbrown::hash_table::Entry;
 use tokio::time::Instant;
 
 use crate::hash::{BuildHasher, Slot as TableSlot, short_hash, table_hash};
+use crate::order::{Fifo, Order};
 
 /// Capacity kept when the store empties; larger buffers are released.
 const KEEP_CAPACITY: usize = 1024;
@@ -25,7 +34,7 @@ const KEEP_CAPACITY: usize = 1024;
 /// Where an item is in its life cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Slot {
-    /// Waiting in the FIFO for a worker (client-go: dirty, not processing).
+    /// Waiting in the order for a worker (client-go: dirty, not processing).
     Queued,
     /// Held by a worker (processing, not dirty).
     Processing,
@@ -33,12 +42,14 @@ enum Slot {
     ProcessingDirty,
 }
 
-struct Node<T> {
+struct Node<T, R> {
     /// `None` once the node is free.
     item: Option<T>,
     slot: Slot,
     /// 32 bits of the item's hash, to find the node's table entry without hashing again.
     hash: u32,
+    /// What the order keeps for the node (nothing for the plain queue's FIFO).
+    rank: R,
 }
 
 /// Timestamps kept only for queues with metrics.
@@ -49,15 +60,19 @@ struct Timing {
     started: std::collections::HashMap<u32, Instant, BuildHasher>,
 }
 
-/// What [`Store::add`] did.
+/// What [`Store::add`] did; `P` is the order's priority.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Added {
-    /// Already waiting (or the store is full): nothing changed.
+pub(crate) enum Added<P> {
+    /// Already waiting with this priority or a higher one (or the store is full): nothing
+    /// changed.
     Ignored,
     /// Held by a worker: marked to be queued again on `done`.
     Dirty,
     /// Queued.
     Queued,
+    /// Already waiting (queued, or marked to be queued on `done`) with a lower priority, the
+    /// one given here: it now has the new priority.
+    Raised(P),
 }
 
 /// What [`Store::done`] did.
@@ -71,13 +86,17 @@ pub(crate) enum Done {
     Requeued,
 }
 
-pub(crate) struct Store<T> {
+/// The queued and in-flight items of a queue; `O` orders the queued ones (the plain queue's
+/// [`Fifo`] unless named).
+pub(crate) struct Store<T, O: Order = Fifo> {
     /// Node indices of every queued or in-flight item.
     table: HashTable<TableSlot>,
-    nodes: Vec<Node<T>>,
+    nodes: Vec<Node<T, O::Rank>>,
     free: Vec<u32>,
-    /// Queued node indices in FIFO order.
-    fifo: VecDeque<u32>,
+    /// The queued nodes, in the order they go out (possibly with stale entries, see [`Order`]).
+    order: O,
+    /// How many nodes are queued.
+    queued: usize,
     hasher: BuildHasher,
     /// Timestamps, only when the queue has metrics.
     timing: Option<Timing>,
@@ -89,21 +108,42 @@ pub(crate) struct Store<T> {
 /// No node index.
 const NO_NODE: u32 = u32::MAX;
 
-fn holds<T: Eq>(nodes: &[Node<T>], index: u32, item: &T) -> bool {
+fn holds<T: Eq, R>(nodes: &[Node<T, R>], index: u32, item: &T) -> bool {
     nodes
         .get(index as usize)
         .and_then(|node| node.item.as_ref())
         .is_some_and(|held| held == item)
 }
 
-impl<T: Eq + Hash + Clone> Store<T> {
+/// Gives a waiting node the priority `priority` if that is higher than its own; for a queued
+/// node, that moves it to the back of the new priority's queued nodes.
+#[inline]
+fn raise<T, O: Order>(
+    order: &mut O,
+    node: &mut Node<T, O::Rank>,
+    index: u32,
+    priority: O::Priority,
+) -> Added<O::Priority> {
+    let current = O::priority(&node.rank);
+    if priority <= current {
+        return Added::Ignored;
+    }
+    O::set_priority(&mut node.rank, priority);
+    if node.slot == Slot::Queued {
+        order.push(index, &mut node.rank);
+    }
+    Added::Raised(current)
+}
+
+impl<T: Eq + Hash + Clone, O: Order> Store<T, O> {
     /// An empty store; `timed` keeps the timestamps that metrics need.
     pub(crate) fn new(timed: bool) -> Self {
         Self {
             table: HashTable::new(),
             nodes: Vec::new(),
             free: Vec::new(),
-            fifo: VecDeque::new(),
+            order: O::default(),
+            queued: 0,
             hasher: BuildHasher::default(),
             timing: timed.then(|| Timing {
                 added: Vec::new(),
@@ -113,8 +153,9 @@ impl<T: Eq + Hash + Clone> Store<T> {
         }
     }
 
-    /// Marks `item` as needing processing.
-    pub(crate) fn add(&mut self, item: T) -> Added {
+    /// Marks `item` as needing processing, with `priority` (which only ever raises the
+    /// priority of an item already waiting).
+    pub(crate) fn add(&mut self, item: T, priority: O::Priority) -> Added<O::Priority> {
         let short = short_hash(self.hasher.hash_one(&item));
         let nodes = &mut self.nodes;
         let entry = self.table.entry(
@@ -129,9 +170,11 @@ impl<T: Eq + Hash + Clone> Store<T> {
                     return Added::Ignored;
                 };
                 if node.slot != Slot::Processing {
-                    return Added::Ignored;
+                    // Already waiting: at most a higher priority (the timestamp is kept).
+                    return raise(&mut self.order, node, index, priority);
                 }
                 node.slot = Slot::ProcessingDirty;
+                O::set_priority(&mut node.rank, priority);
                 (index, Added::Dirty)
             }
             Entry::Vacant(entry) => {
@@ -142,6 +185,9 @@ impl<T: Eq + Hash + Clone> Store<T> {
                             free.item = Some(item);
                             free.slot = Slot::Queued;
                             free.hash = short;
+                            // The rank's generation goes on, so that stale entries stay stale.
+                            O::set_priority(&mut free.rank, priority);
+                            self.order.push(index, &mut free.rank);
                         }
                         index
                     }
@@ -151,10 +197,13 @@ impl<T: Eq + Hash + Clone> Store<T> {
                             tracing::error!("work queue is full; dropping an add");
                             return Added::Ignored;
                         };
+                        let mut rank = O::rank(priority);
+                        self.order.push(index, &mut rank);
                         nodes.push(Node {
                             item: Some(item),
                             slot: Slot::Queued,
                             hash: short,
+                            rank,
                         });
                         if let Some(timing) = &mut self.timing {
                             timing.added.push(None);
@@ -163,7 +212,7 @@ impl<T: Eq + Hash + Clone> Store<T> {
                     }
                 };
                 entry.insert(TableSlot { index, hash: short });
-                self.fifo.push_back(index);
+                self.queued += 1;
                 (index, Added::Queued)
             }
         };
@@ -177,16 +226,35 @@ impl<T: Eq + Hash + Clone> Store<T> {
         added
     }
 
-    /// Hands out the first queued item; when timed, sets `queued_for` to how long it waited.
-    pub(crate) fn take(&mut self, queued_for: &mut Option<Duration>) -> Option<T> {
-        while let Some(index) = self.fifo.pop_front() {
+    /// If `item` waits for a worker (queued, or marked to be queued on `done`), gives it
+    /// `priority` if that is higher and returns what changed; `None` if it does not wait.
+    pub(crate) fn raise_if_waiting(
+        &mut self,
+        item: &T,
+        priority: O::Priority,
+    ) -> Option<Added<O::Priority>> {
+        let index = self.find(item)?;
+        let node = self.nodes.get_mut(index as usize)?;
+        if node.slot == Slot::Processing {
+            return None;
+        }
+        Some(raise(&mut self.order, node, index, priority))
+    }
+
+    /// Hands out the queued item that goes out first, with its priority; when timed, sets
+    /// `queued_for` to how long it waited.
+    pub(crate) fn take(&mut self, queued_for: &mut Option<Duration>) -> Option<(T, O::Priority)> {
+        while let Some(entry) = self.order.pop() {
+            let index = O::index(entry);
             let Some(node) = self.nodes.get_mut(index as usize) else {
                 continue;
             };
-            if node.item.is_none() {
+            // Skip stale entries (see `Order`); only queued nodes go out.
+            if node.item.is_none() || node.slot != Slot::Queued || !O::is_live(entry, &node.rank) {
                 continue;
             }
             node.slot = Slot::Processing;
+            self.queued -= 1;
             self.last_taken = index;
             if let Some(timing) = &mut self.timing {
                 let now = Instant::now();
@@ -194,7 +262,10 @@ impl<T: Eq + Hash + Clone> Store<T> {
                 let added = timing.added.get_mut(index as usize).and_then(Option::take);
                 *queued_for = Some(now.saturating_duration_since(added.unwrap_or(now)));
             }
-            return node.item.clone();
+            return node
+                .item
+                .clone()
+                .map(|item| (item, O::priority(&node.rank)));
         }
         None
     }
@@ -222,7 +293,8 @@ impl<T: Eq + Hash + Clone> Store<T> {
             }
             Slot::ProcessingDirty => {
                 node.slot = Slot::Queued;
-                self.fifo.push_back(index);
+                self.order.push(index, &mut node.rank);
+                self.queued += 1;
                 Done::Requeued
             }
         };
@@ -254,6 +326,8 @@ impl<T: Eq + Hash + Clone> Store<T> {
     fn reset(&mut self) {
         self.nodes.clear();
         self.free.clear();
+        // Only stale entries can be left; the generations they carry restart with the nodes.
+        self.order.clear();
         self.last_taken = NO_NODE;
         if let Some(timing) = &mut self.timing {
             timing.added.clear();
@@ -262,7 +336,7 @@ impl<T: Eq + Hash + Clone> Store<T> {
         if self.nodes.capacity() > KEEP_CAPACITY {
             self.nodes.shrink_to(KEEP_CAPACITY);
             self.free.shrink_to(KEEP_CAPACITY);
-            self.fifo.shrink_to(KEEP_CAPACITY);
+            self.order.shrink_to(KEEP_CAPACITY);
             self.table.shrink_to(KEEP_CAPACITY, TableSlot::table_hash);
             if let Some(timing) = &mut self.timing {
                 timing.added.shrink_to(KEEP_CAPACITY);
@@ -271,10 +345,10 @@ impl<T: Eq + Hash + Clone> Store<T> {
     }
 }
 
-impl<T> Store<T> {
+impl<T, O: Order> Store<T, O> {
     /// Queued items (not counting items held by workers).
     pub(crate) fn queued(&self) -> usize {
-        self.fifo.len()
+        self.queued
     }
 
     /// Queued and in-flight items.
@@ -303,8 +377,7 @@ impl<T> Store<T> {
         (total, longest)
     }
 
-    /// Whether timestamps are kept.
-    #[cfg(test)]
+    /// Whether timestamps are kept (the queue has metrics).
     pub(crate) fn is_timed(&self) -> bool {
         self.timing.is_some()
     }

@@ -1,11 +1,13 @@
-//! The items of a [`DelayingQueue`](crate::DelayingQueue) that wait for their ready time.
+//! The items of a [`DelayingQueue`](crate::DelayingQueue) or a
+//! [`PriorityQueue`](crate::PriorityQueue) that wait for their ready time.
 //!
 //! A min-heap orders small entries (ready time, sequence number, node index) by ready time,
 //! then by insertion; the items themselves live in a slab of nodes found through a
 //! `HashTable`, so that each item is stored once, hashed once per insertion and never cloned.
-//! An item that is already waiting keeps the earlier of its two ready times: moving it earlier
-//! pushes a new heap entry and leaves the old one stale (its sequence number no longer matches
-//! the node's), to be skipped when it surfaces.
+//! An item that is already waiting keeps the earlier of its two ready times (and the higher of
+//! its two priorities; the delaying queue's priority is `()`): moving it earlier pushes a new
+//! heap entry and leaves the old one stale (its sequence number no longer matches the node's),
+//! to be skipped when it surfaces.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -17,20 +19,10 @@ use hashbrown::hash_table::Entry;
 use tokio::time::Instant;
 
 use crate::hash::{BuildHasher, Slot, short_hash, table_hash};
+use crate::timer::{Next, Plan, TimerState};
 
 /// Capacity kept when the set empties; larger buffers are released.
 const KEEP_CAPACITY: usize = 1024;
-
-/// What the timer task is doing, as far as insertions are concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TimerState {
-    /// Waiting for a wake-up only (nothing waiting, or the task has not started yet).
-    Idle,
-    /// Sleeping until this ready time.
-    Sleeping(Instant),
-    /// Woken or about to look at the heap: it will see every item inserted meanwhile.
-    Running,
-}
 
 /// What scheduling an item did.
 pub(crate) enum Schedule<T> {
@@ -47,7 +39,7 @@ pub(crate) enum Schedule<T> {
     },
 }
 
-struct Node<T> {
+struct Node<T, P> {
     /// `None` once the node is free.
     item: Option<T>,
     /// 32 bits of the item's hash (see [`Slot`]).
@@ -56,6 +48,8 @@ struct Node<T> {
     seq: u64,
     /// The node's ready time, in ticks.
     at: u64,
+    /// The priority the item will be added with.
+    priority: P,
 }
 
 /// A heap entry; ordered so that `BinaryHeap` (a max-heap) pops the earliest first.
@@ -78,11 +72,12 @@ impl PartialOrd for Due {
     }
 }
 
-pub(crate) struct Waiting<T> {
+/// The waiting items, each with the priority `P` it will be added with.
+pub(crate) struct Waiting<T, P = ()> {
     heap: BinaryHeap<Due>,
     /// Node indices of the waiting items.
     table: HashTable<Slot>,
-    nodes: Vec<Node<T>>,
+    nodes: Vec<Node<T, P>>,
     free: Vec<u32>,
     hasher: BuildHasher,
     next_seq: u64,
@@ -93,14 +88,14 @@ pub(crate) struct Waiting<T> {
     pub(crate) timer: TimerState,
 }
 
-fn holds<T: Eq>(nodes: &[Node<T>], index: u32, item: &T) -> bool {
+fn holds<T: Eq, P>(nodes: &[Node<T, P>], index: u32, item: &T) -> bool {
     nodes
         .get(index as usize)
         .and_then(|node| node.item.as_ref())
         .is_some_and(|held| held == item)
 }
 
-impl<T> Waiting<T> {
+impl<T, P> Waiting<T, P> {
     pub(crate) fn new() -> Self {
         Self {
             heap: BinaryHeap::new(),
@@ -157,7 +152,7 @@ impl<T> Waiting<T> {
         wake
     }
 
-    fn alloc(&mut self, node: Node<T>) -> Option<u32> {
+    fn alloc(&mut self, node: Node<T, P>) -> Option<u32> {
         if let Some(index) = self.free.pop() {
             if let Some(free) = self.nodes.get_mut(index as usize) {
                 *free = node;
@@ -176,7 +171,7 @@ impl<T> Waiting<T> {
     }
 }
 
-impl<T: Eq + Hash> Waiting<T> {
+impl<T: Eq + Hash, P: Copy + Ord> Waiting<T, P> {
     /// Whether `item` is waiting.
     pub(crate) fn contains(&self, item: &T) -> bool {
         let hash = table_hash(short_hash(self.hasher.hash_one(item)));
@@ -185,8 +180,65 @@ impl<T: Eq + Hash> Waiting<T> {
             .is_some()
     }
 
-    /// Makes `item` wait until `at`, or until its current ready time if that is earlier.
-    pub(crate) fn insert(&mut self, item: T, at: Instant) -> Schedule<T> {
+    /// Stops `item` waiting; returns the priority it had, `None` if it was not waiting. Its
+    /// heap entry is left behind, stale.
+    #[inline]
+    pub(crate) fn remove(&mut self, item: &T) -> Option<P> {
+        if self.table.is_empty() {
+            return None;
+        }
+        self.remove_slow(item)
+    }
+
+    #[cold]
+    fn remove_slow(&mut self, item: &T) -> Option<P> {
+        let hash = table_hash(short_hash(self.hasher.hash_one(item)));
+        let nodes = &mut self.nodes;
+        let entry = self
+            .table
+            .find_entry(hash, |slot| holds(nodes, slot.index, item))
+            .ok()?;
+        let index = entry.get().index;
+        entry.remove();
+        let node = nodes.get_mut(index as usize)?;
+        node.item = None;
+        self.free.push(index);
+        Some(node.priority)
+    }
+
+    /// If `item` is waiting, gives it `priority` if that is higher (its ready time stays) and
+    /// returns `true`.
+    pub(crate) fn raise(&mut self, item: &T, priority: P) -> bool {
+        if self.table.is_empty() {
+            return false;
+        }
+        let hash = table_hash(short_hash(self.hasher.hash_one(item)));
+        let Some(slot) = self
+            .table
+            .find(hash, |slot| holds(&self.nodes, slot.index, item))
+        else {
+            return false;
+        };
+        if let Some(node) = self.nodes.get_mut(slot.index as usize) {
+            node.priority = node.priority.max(priority);
+        }
+        true
+    }
+
+    /// Makes `item` wait, with `priority`, for a ready time still to be decided: until a later
+    /// [`insert`](Waiting::insert) gives it one, it waits (about 30 years) without waking the
+    /// timer task.
+    pub(crate) fn hold(&mut self, item: T, priority: P) {
+        let timer = self.timer;
+        let far = self.instant(u64::MAX);
+        // The timer need not be woken for an item that is not due: keep its state as it was.
+        let _ = self.insert(item, far, priority);
+        self.timer = timer;
+    }
+
+    /// Makes `item` wait until `at`, or until its current ready time if that is earlier, to be
+    /// added with `priority`, or with its current priority if that is higher.
+    pub(crate) fn insert(&mut self, item: T, at: Instant, priority: P) -> Schedule<T> {
         if self.closed {
             return Schedule::Closed;
         }
@@ -205,6 +257,7 @@ impl<T: Eq + Hash> Waiting<T> {
                 let Some(node) = self.nodes.get_mut(index as usize) else {
                     return Schedule::Later { wake: false };
                 };
+                node.priority = node.priority.max(priority);
                 if node.at <= at {
                     return Schedule::Later { wake: false };
                 }
@@ -219,6 +272,7 @@ impl<T: Eq + Hash> Waiting<T> {
                     hash,
                     seq,
                     at,
+                    priority,
                 };
                 // Written out (rather than `self.alloc`) because `entry` borrows the table.
                 let index = match self.free.pop() {
@@ -247,11 +301,12 @@ impl<T: Eq + Hash> Waiting<T> {
         }
     }
 
-    /// Makes `item` wait for `delay(&item)` from `now()`, unless it is already waiting, in
-    /// which case `delay` is not called.
+    /// Makes `item` wait for `delay(&item)` from `now()`, to be added with `priority`, unless
+    /// it is already waiting, in which case `delay` is not called.
     pub(crate) fn insert_unless_waiting(
         &mut self,
         item: T,
+        priority: P,
         delay: impl FnOnce(&T) -> Duration,
         now: impl FnOnce() -> Instant,
     ) -> Schedule<T> {
@@ -279,6 +334,7 @@ impl<T: Eq + Hash> Waiting<T> {
             hash,
             seq,
             at,
+            priority,
         }) else {
             tracing::error!("delaying queue is full; dropping an add_rate_limited");
             return Schedule::Later { wake: false };
@@ -291,8 +347,22 @@ impl<T: Eq + Hash> Waiting<T> {
         }
     }
 
+    /// For the timer task: `None` once closed; otherwise moves every item due now into `out`,
+    /// and returns and records as the timer's state what `plan` decides (see [`Plan`]).
+    pub(crate) fn take_due(&mut self, out: &mut Vec<(T, P)>, plan: &mut Plan<'_>) -> Option<Next> {
+        if self.closed {
+            return None;
+        }
+        let now = Instant::now();
+        let at = self.pop_due(now, out);
+        let next = plan(!out.is_empty(), at, now);
+        // Adds that come after this point see the state and wake the task if needed.
+        self.timer = next.timer_state();
+        Some(next)
+    }
+
     /// Moves every item due at `now` into `out`; returns the earliest remaining ready time.
-    pub(crate) fn pop_due(&mut self, now: Instant, out: &mut Vec<T>) -> Option<Instant> {
+    fn pop_due(&mut self, now: Instant, out: &mut Vec<(T, P)>) -> Option<Instant> {
         let now = self.tick(now);
         while let Some(&due) = self.heap.peek() {
             if due.at > now {
@@ -315,7 +385,7 @@ impl<T: Eq + Hash> Waiting<T> {
                 entry.remove();
             }
             self.free.push(due.index);
-            out.push(item);
+            out.push((item, node.priority));
         }
         if self.table.is_empty() {
             // Whatever is left in the heap is stale.

@@ -2,7 +2,9 @@
 //! version by its `apiVersion` alone; with `Webhook` the CRD's conversion webhook converts it
 //! (`ConversionReview` apiextensions.k8s.io/v1), as a real server does whenever an object is
 //! read or written in a version other than the stored one (apiextensions-apiserver
-//! `conversion/webhook_converter.go`). Built-in types change version by `apiVersion` only.
+//! `conversion/webhook_converter.go`). Built-in types change version by `apiVersion`, or
+//! from their stored form by their own conversion (events.k8s.io events, autoscaling/v1
+//! horizontal pod autoscalers).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -70,12 +72,6 @@ fn crd_webhook(st: &State, info: &ResourceInfo) -> Option<ConversionWebhook> {
 
 fn api_version(obj: &Value) -> &str {
     obj.get("apiVersion").and_then(Value::as_str).unwrap_or("")
-}
-
-fn set_api_version(obj: &mut Value, av: &str) {
-    if let Some(m) = obj.as_object_mut() {
-        m.insert("apiVersion".into(), Value::String(av.to_string()));
-    }
 }
 
 /// The converted object keeps the original's metadata, except labels and annotations.
@@ -159,7 +155,7 @@ impl Converter {
         }
         let Some(hook) = &self.webhook else {
             for i in todo {
-                set_api_version(&mut objs[i], &desired);
+                objs[i] = self.info.to_served(version, &objs[i]);
             }
             return Ok(objs);
         };

@@ -4,16 +4,25 @@
 //! and a clause asking for one this endpoint cannot make is skipped. When no clause is
 //! acceptable the answer is 406 `NotAcceptable`.
 //!
-//! The simulator encodes every answer as JSON: a YAML or protobuf clause it accepts is
-//! answered in JSON (the `Accept` pre-check of the front end already refuses requests that
-//! allow no JSON at all).
+//! The outcome is a representation ([`Repr`]) and an encoding ([`Format`]): protobuf when
+//! the clause is protobuf and the resource has a protobuf form (built-in kinds of the
+//! descriptors), JSON otherwise. A YAML clause is answered in JSON (the `Accept` pre-check
+//! of the front end already refuses requests that allow no JSON at all); a `Table` is
+//! JSON or YAML only.
 
+use super::format::Format;
 use super::repr::{Repr, TableVersion};
 use super::status::{ApiError, ApiResult};
 
-/// The media types a real server lists in a 406 answer.
+/// The media types a real server lists in a 406 answer for a resource with a protobuf form.
 pub const SUPPORTED: &str =
     "application/json, application/yaml, application/vnd.kubernetes.protobuf";
+
+/// The media types listed in a 406 answer for a resource without a protobuf form.
+pub const SUPPORTED_WITHOUT_PROTOBUF: &str = "application/json, application/yaml";
+
+/// The subtype of `application/vnd.kubernetes.protobuf`.
+const PROTOBUF_SUBTYPE: &str = "vnd.kubernetes.protobuf";
 
 /// The serializers, in the order upstream tries them: (type, subtype, streams watches).
 const SERIALIZERS: &[(&str, &str, bool)] = &[
@@ -67,8 +76,9 @@ fn parse(header: &str) -> Vec<Clause<'_>> {
     out
 }
 
-/// The representation a clause asks of one serializer, if this endpoint can produce it.
-fn accept(c: &Clause, sub: &str, streams: bool, builtin: bool) -> Option<Repr> {
+/// The representation a clause asks of one serializer, if this endpoint can produce it;
+/// `protobuf` when the resource has a protobuf form.
+fn accept(c: &Clause, sub: &str, streams: bool, protobuf: bool) -> Option<Repr> {
     let (mut kind, mut group, mut version) = (None, None, None);
     for (k, v) in &c.params {
         match *k {
@@ -80,9 +90,12 @@ fn accept(c: &Clause, sub: &str, streams: bool, builtin: bool) -> Option<Repr> {
             _ => {}
         }
     }
+    if sub == PROTOBUF_SUBTYPE && !protobuf {
+        // Custom resources and kinds the descriptors lack are JSON and YAML only.
+        return None;
+    }
     if kind.is_none() && group.is_none() && version.is_none() {
-        // Custom resources are served in JSON and YAML only.
-        return (builtin || sub != "vnd.kubernetes.protobuf").then_some(Repr::Full);
+        return Some(Repr::Full);
     }
     if group != Some("meta.k8s.io") {
         return None;
@@ -97,25 +110,35 @@ fn accept(c: &Clause, sub: &str, streams: bool, builtin: bool) -> Option<Repr> {
     }
 }
 
-/// Picks the representation of a resource response from an `Accept` header; `builtin`
-/// tells a built-in type (also served as protobuf) from a custom resource.
-pub fn negotiate(header: Option<&str>, builtin: bool) -> ApiResult<Repr> {
+/// Picks the representation and encoding of a resource response from an `Accept` header;
+/// `protobuf` when the resource has a protobuf form (a built-in kind of the descriptors).
+pub fn negotiate(header: Option<&str>, protobuf: bool) -> ApiResult<(Repr, Format)> {
     let Some(header) = header.filter(|h| !h.trim().is_empty()) else {
-        return Ok(Repr::Full);
+        return Ok((Repr::Full, Format::Json));
     };
     for c in parse(header) {
         for (ty, sub, streams) in SERIALIZERS {
             let matches =
                 (c.ty == *ty && (c.sub == *sub || c.sub == "*")) || (c.ty == "*" && c.sub == "*");
-            if matches && let Some(r) = accept(&c, sub, *streams, builtin) {
-                return Ok(r);
+            if matches && let Some(r) = accept(&c, sub, *streams, protobuf) {
+                let format = if *sub == PROTOBUF_SUBTYPE {
+                    Format::Protobuf
+                } else {
+                    Format::Json
+                };
+                return Ok((r, format));
             }
         }
     }
+    let supported = if protobuf {
+        SUPPORTED
+    } else {
+        SUPPORTED_WITHOUT_PROTOBUF
+    };
     Err(ApiError::new(
         406,
         "NotAcceptable",
-        format!("only the following media types are accepted: {SUPPORTED}"),
+        format!("only the following media types are accepted: {supported}"),
     ))
 }
 
@@ -126,12 +149,12 @@ mod tests {
     const KUBECTL: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
     fn n(h: &str) -> ApiResult<Repr> {
-        negotiate(Some(h), true)
+        negotiate(Some(h), true).map(|(r, _)| r)
     }
 
     #[test]
     fn accept_selects_representation() {
-        assert_eq!(negotiate(None, true), Ok(Repr::Full));
+        assert_eq!(negotiate(None, true), Ok((Repr::Full, Format::Json)));
         assert_eq!(n("application/json"), Ok(Repr::Full));
         assert_eq!(n("*/*"), Ok(Repr::Full));
         assert_eq!(
@@ -163,12 +186,50 @@ mod tests {
         );
         // A table is JSON or YAML, never protobuf.
         assert_eq!(
-            n("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json"),
-            Ok(Repr::Full)
+            negotiate(
+                Some(
+                    "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json"
+                ),
+                true
+            ),
+            Ok((Repr::Full, Format::Json))
+        );
+    }
+
+    #[test]
+    fn protobuf_only_for_resources_with_a_protobuf_form() {
+        // client-go's typed clients.
+        let typed = Some("application/vnd.kubernetes.protobuf,application/json");
+        assert_eq!(negotiate(typed, true), Ok((Repr::Full, Format::Protobuf)));
+        assert_eq!(negotiate(typed, false), Ok((Repr::Full, Format::Json)));
+        // client-go's metadata clients.
+        let metadata = Some(
+            "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,\
+             application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
         );
         assert_eq!(
-            negotiate(Some("application/vnd.kubernetes.protobuf"), false).map_err(|e| e.code),
-            Err(406)
+            negotiate(metadata, true),
+            Ok((Repr::Metadata, Format::Protobuf))
         );
+        assert_eq!(
+            negotiate(metadata, false),
+            Ok((Repr::Metadata, Format::Json))
+        );
+        assert_eq!(
+            negotiate(Some("application/json, */*"), true),
+            Ok((Repr::Full, Format::Json))
+        );
+        // Without a protobuf form, a protobuf-only Accept is refused, and the 406 does
+        // not offer protobuf.
+        let only = Some("application/vnd.kubernetes.protobuf");
+        let e = negotiate(only, false).unwrap_err();
+        assert_eq!(e.code, 406);
+        assert!(
+            e.message.ends_with(SUPPORTED_WITHOUT_PROTOBUF),
+            "{}",
+            e.message
+        );
+        let e = negotiate(Some("text/plain"), true).unwrap_err();
+        assert!(e.message.ends_with(SUPPORTED), "{}", e.message);
     }
 }

@@ -4,15 +4,19 @@
 //! - [`query`]: query-string parsing of list, watch and write options;
 //! - [`selector`]: label and field selectors;
 //! - [`status`]: `Status` error bodies ([`status::ApiError`]);
-//! - [`accept`]: content negotiation of responses (`Accept` to a representation, or 406);
+//! - [`accept`]: content negotiation of responses (`Accept` to a representation and an
+//!   encoding, or 406);
+//! - [`format`]: the response encoding (JSON or protobuf);
 //! - [`repr`]: response representations (the full object, `PartialObjectMetadata`, `Table`);
 //! - [`table`]: `meta.k8s.io` `Table` responses (`kubectl get`) and `includeObject`;
-//! - [`protobuf`]: protobuf request bodies of a few core types;
+//! - [`protobuf`]: `application/vnd.kubernetes.protobuf` of every built-in kind (bodies,
+//!   objects, lists, watch frames, `Status`);
 //! - [`patch`]: JSON patch, merge patch and strategic merge patch;
 //! - [`apply`]: server-side apply and field ownership (`managedFields`).
 
 pub(crate) mod accept;
 pub(crate) mod apply;
+pub(crate) mod format;
 pub(crate) mod meta;
 pub(crate) mod patch;
 pub(crate) mod protobuf;

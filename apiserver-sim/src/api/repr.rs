@@ -67,17 +67,8 @@ pub fn render(info: &ResourceInfo, version: &str, obj: &Value, repr: Repr) -> By
             "apiVersion": "meta.k8s.io/v1",
             "metadata": obj.get("metadata").cloned().unwrap_or_else(|| json!({})),
         })),
-        Repr::Full | Repr::Table(_) if version == info.storage_version() => to_bytes(obj),
-        Repr::Full | Repr::Table(_) => {
-            let mut o = obj.clone();
-            if let Some(m) = o.as_object_mut() {
-                m.insert(
-                    "apiVersion".into(),
-                    Value::String(info.api_version(version)),
-                );
-            }
-            to_bytes(&o)
-        }
+        Repr::Full | Repr::Table(_) if info.as_stored(version) => to_bytes(obj),
+        Repr::Full | Repr::Table(_) => to_bytes(&info.to_served(version, obj)),
     }
 }
 
@@ -90,7 +81,7 @@ pub fn render_cached(
     cached: &Bytes,
     repr: Repr,
 ) -> Bytes {
-    if repr == Repr::Full && version == info.storage_version() && !cached.is_empty() {
+    if repr == Repr::Full && info.as_stored(version) && !cached.is_empty() {
         return cached.clone();
     }
     render(info, version, obj, repr)

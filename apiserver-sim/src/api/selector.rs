@@ -182,7 +182,8 @@ fn extra_fields(group: &str, plural: &str) -> &'static [&'static str] {
             "status.phase",
             "status.podIP",
         ],
-        ("", "events") => &[
+        // Both event APIs select on the stored (core/v1) form, under core/v1 names.
+        ("" | "events.k8s.io", "events") => &[
             "involvedObject.kind",
             "involvedObject.namespace",
             "involvedObject.name",
@@ -191,6 +192,8 @@ fn extra_fields(group: &str, plural: &str) -> &'static [&'static str] {
             "involvedObject.resourceVersion",
             "involvedObject.fieldPath",
             "reason",
+            "reportingComponent",
+            "source",
             "type",
         ],
         ("", "secrets") => &["type"],
@@ -247,6 +250,14 @@ impl FieldSelector {
             let actual = match r.field.as_str() {
                 "metadata.name" => meta::name(obj).to_string(),
                 "metadata.namespace" => meta::namespace(obj).to_string(),
+                // An event's source: `source.component`, else its reporting controller.
+                "source" => obj
+                    .pointer("/source/component")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .or_else(|| obj.get("reportingComponent").and_then(Value::as_str))
+                    .unwrap_or("")
+                    .to_string(),
                 other => {
                     let ptr = format!("/{}", other.replace('.', "/"));
                     match obj.pointer(&ptr) {

@@ -146,8 +146,12 @@ impl Flow<'_, '_> {
             .get(&self.req.info.key_ref(), &okey(self.req))
     }
 
-    /// The object as the client sees it: in the request's version.
+    /// The object as the client sees it: in the request's version (a stored object of a type
+    /// without conversion webhook is rendered in that version by the answer itself).
     pub(super) async fn reply(&self, code: u16, obj: &Value) -> Result<Response<Body>, Failure> {
+        if !self.conv.uses_webhook() {
+            return Ok(object_response(code, self.req, obj)?);
+        }
         let out = self.conv.convert(obj.clone(), self.req.version).await?;
         Ok(object_response(code, self.req, &out)?)
     }
@@ -181,7 +185,7 @@ impl Flow<'_, '_> {
         warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
         let wo = write_options(self.req, headers)?;
-        let obj = parse_body(&self.req.info, headers, body)?;
+        let obj = parse_body(&self.req.info, self.req.version, headers, body)?;
         self.create(obj, &wo, warnings).await
     }
 
@@ -275,7 +279,13 @@ impl Flow<'_, '_> {
         if wo.dry_run {
             return Ok(fin);
         }
-        Ok(run((*fin).clone(), wo)?)
+        // The dry run's object is in its stored form; a type served in another form is
+        // written again in the form the write takes.
+        let body = match req.info.conversion {
+            Some(_) => req.info.to_served(&version, &fin),
+            None => (*fin).clone(),
+        };
+        Ok(run(body, wo)?)
     }
 
     pub(super) async fn update(
@@ -285,7 +295,7 @@ impl Flow<'_, '_> {
         warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
         let wo = write_options(self.req, headers)?;
-        let obj = parse_body(&self.req.info, headers, body)?;
+        let obj = parse_body(&self.req.info, self.req.version, headers, body)?;
         let retry = meta::resource_version(&obj).is_empty();
         let name = self.req.name.unwrap_or("");
         let mut attempt = 0;

@@ -16,9 +16,9 @@ use std::sync::Arc;
 use http::{HeaderMap, HeaderValue, Response, header};
 
 use super::admission_flow::Flow;
-use super::decode::patch_input;
+use super::decode::{delete_body, patch_input};
 use super::request::{Req, Sub, Verb};
-use super::respond::{self, Body};
+use super::respond::Body;
 use crate::admission::conversion::Converter;
 use crate::admission::hooks::any_configuration;
 use crate::admission::review::{Failure, warning_header};
@@ -93,20 +93,31 @@ pub(super) async fn serve(
                     Ok((wo, kind, patch)) => flow.patch(wo, kind, &patch, &mut warnings).await,
                     Err(e) => Err(e.into()),
                 },
-                Verb::Delete => flow.delete(body, &mut warnings).await,
-                _ => flow.delete_collection(body, &mut warnings).await,
+                Verb::Delete => match delete_body(headers, body) {
+                    Ok(body) => flow.delete(&body, &mut warnings).await,
+                    Err(e) => Err(e.into()),
+                },
+                _ => match delete_body(headers, body) {
+                    Ok(body) => flow.delete_collection(&body, &mut warnings).await,
+                    Err(e) => Err(e.into()),
+                },
             }
         }
     };
-    Some(finish(result, &warnings))
+    Some(finish(req, result, &warnings))
 }
 
-/// The response, with one `Warning` header per distinct webhook warning (also on failures;
-/// a repeated warning is sent once, as the apiserver's warning recorder does).
-fn finish(result: Result<Response<Body>, Failure>, warnings: &[String]) -> Response<Body> {
+/// The response, with one `Warning` header per distinct webhook warning (also on failures,
+/// whose `Status` goes out in the request's format; a repeated warning is sent once, as the
+/// apiserver's warning recorder does).
+fn finish(
+    req: &Req,
+    result: Result<Response<Body>, Failure>,
+    warnings: &[String],
+) -> Response<Body> {
     let mut r = match result {
         Ok(r) => r,
-        Err(f) => respond::json(f.code, &f.status),
+        Err(f) => super::wire::value(f.code, req, &f.status),
     };
     for (i, w) in warnings.iter().enumerate() {
         if warnings[..i].contains(w) {

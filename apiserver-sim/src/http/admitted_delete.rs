@@ -65,8 +65,12 @@ impl Flow<'_, '_> {
         dispatch::validate(&ctx, &self.hooks.validating, &attrs, warnings).await
     }
 
-    /// A deleted object in the request's version.
+    /// A deleted object in the request's version (a stored object of a type without
+    /// conversion webhook is rendered in that version by the answer itself).
     async fn deleted_in_version(&self, out: Deleted) -> Result<Deleted, Failure> {
+        if !self.conv.uses_webhook() {
+            return Ok(out);
+        }
         Ok(match out {
             Deleted::Marked(o) => Deleted::Marked(Arc::new(
                 self.conv.convert((*o).clone(), self.req.version).await?,

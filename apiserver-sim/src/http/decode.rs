@@ -1,5 +1,8 @@
-//! Decoding a write request: its body, its write options (field manager, ownership), and a
-//! PATCH's type and document.
+//! Decoding a request: its body as JSON (JSON, or Kubernetes protobuf for built-in kinds;
+//! `DeleteOptions`, which client-go's typed clients send in protobuf), its write options
+//! (field manager, ownership), and a PATCH's type and document.
+
+use std::borrow::Cow;
 
 use http::{HeaderMap, header};
 use serde_json::Value;
@@ -7,12 +10,14 @@ use serde_json::Value;
 use super::request::{Req, Sub};
 use crate::api::patch::PatchKind;
 use crate::api::query::{Ownership, WriteOptions};
+use crate::api::repr;
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::ResourceInfo;
 
-/// The request body as JSON (protobuf bodies decoded for the types that accept them).
+/// A create or update body (JSON, or protobuf for built-in kinds), as JSON.
 pub(super) fn parse_body(
     info: &ResourceInfo,
+    version: &str,
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Value> {
@@ -20,9 +25,9 @@ pub(super) fn parse_body(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
-    let base = crate::api::repr::media_type(ct);
+    let base = repr::media_type(ct);
     if base == crate::api::protobuf::PROTOBUF {
-        return crate::api::protobuf::decode(info, body);
+        return crate::api::protobuf::decode(info, version, body);
     }
     if !(base.is_empty() || base == "application/json" || base == "*/*") {
         return Err(ApiError::unsupported_media_type(ct, &["application/json"]));
@@ -30,7 +35,7 @@ pub(super) fn parse_body(
     decode_json(info, body)
 }
 
-/// A JSON body, or 400 naming the kind it should have been.
+/// A JSON body; 400 naming the kind when it is not JSON.
 pub(super) fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> {
     serde_json::from_slice(body).map_err(|e| {
         ApiError::bad_request(format!(
@@ -40,6 +45,20 @@ pub(super) fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> 
             info.kind
         ))
     })
+}
+
+/// A DELETE body as JSON (client-go's typed clients send `DeleteOptions` in protobuf).
+pub(super) fn delete_body<'a>(headers: &HeaderMap, body: &'a [u8]) -> ApiResult<Cow<'a, [u8]>> {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if repr::media_type(ct) != crate::api::protobuf::PROTOBUF || body.is_empty() {
+        return Ok(Cow::Borrowed(body));
+    }
+    let v = crate::api::protobuf::decode_object_bytes(body)
+        .map_err(|e| ApiError::bad_request(format!("malformed protobuf body: {e}")))?;
+    Ok(Cow::Owned(serde_json::to_vec(&v).unwrap_or_default()))
 }
 
 /// Options of a write made through the API: its field manager (the `fieldManager`

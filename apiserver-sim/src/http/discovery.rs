@@ -10,23 +10,11 @@ use serde_json::{Value, json};
 use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;
 
-/// Verbs every served resource supports.
-pub const VERBS: &[&str] = &[
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
-
 /// Reported Kubernetes version (one minor from kubectl 1.32, so no skew warning).
 pub const KUBE_MINOR: &str = "33";
 
 fn infos(st: &State) -> Vec<Arc<ResourceInfo>> {
-    let mut v: Vec<_> = st.resources.values().map(|r| r.info.clone()).collect();
+    let mut v: Vec<_> = st.served().cloned().collect();
     v.sort_by(|a, b| (&a.group, &a.plural).cmp(&(&b.group, &b.plural)));
     v
 }
@@ -88,7 +76,7 @@ pub fn resource_list(st: &State, group: &str, version: &str) -> Option<Value> {
         }
         resources.push(json!({
             "name": info.plural, "singularName": info.singular, "namespaced": info.namespaced,
-            "kind": info.kind, "verbs": VERBS, "shortNames": info.short_names,
+            "kind": info.kind, "verbs": info.verbs, "shortNames": info.short_names,
             "categories": info.categories,
         }));
         if info.status_subresource {
@@ -234,7 +222,7 @@ fn aggregated_resource(info: &ResourceInfo, version: &str) -> Value {
     json!({
         "resource": info.plural, "responseKind": kind,
         "scope": if info.namespaced { "Namespaced" } else { "Cluster" },
-        "singularResource": info.singular, "verbs": VERBS,
+        "singularResource": info.singular, "verbs": info.verbs,
         "shortNames": info.short_names, "categories": info.categories, "subresources": subs,
     })
 }

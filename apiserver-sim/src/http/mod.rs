@@ -17,6 +17,7 @@ mod scale;
 mod sim;
 mod trickle;
 mod verbs;
+mod wire;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -151,7 +152,7 @@ fn req_path_is_readyz(uri: &http::Uri) -> bool {
     uri.path().trim_end_matches('/').starts_with("/readyz")
 }
 
-/// Whether the `Accept` header allows a JSON answer.
+/// Whether the `Accept` header allows a JSON (or, for resources, protobuf) answer.
 fn accepts_json(req: &Request<Incoming>) -> bool {
     let Some(accept) = req
         .headers()
@@ -163,7 +164,10 @@ fn accepts_json(req: &Request<Incoming>) -> bool {
     accept.trim().is_empty()
         || accept.split(',').any(|part| {
             let base = part.split(';').next().unwrap_or("").trim();
-            base == "*/*" || base == "application/*" || base.contains("json")
+            base == "*/*"
+                || base == "application/*"
+                || base.contains("json")
+                || base == crate::api::protobuf::PROTOBUF
         })
 }
 

@@ -45,7 +45,8 @@ pub(super) fn list_page(shared: &Shared, req: &Req) -> ApiResult<(Vec<Stored>, V
     Ok((page.items, md))
 }
 
-/// The watch a request asks for, its objects in `version`.
+/// The watch a request asks for, its objects in `version` and its events in the request's
+/// format.
 pub(super) fn watch_stream(
     shared: &Arc<Shared>,
     req: &Req,
@@ -91,6 +92,7 @@ pub(super) fn watch_stream(
         req.ns.map(str::to_string),
         opts,
         req.repr,
+        req.format,
         table,
     )
 }

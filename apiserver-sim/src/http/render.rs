@@ -1,8 +1,8 @@
-//! Responses to resource requests: an object or a list in the representation the client
-//! asked for (JSON, metadata only, Table), and what a DELETE answers.
+//! Responses to resource requests: an object or a list in the negotiated representation (a
+//! `Table`, `PartialObjectMetadata`, the full object) and encoding (JSON, or protobuf
+//! through [`super::wire`]), and what a DELETE answers.
 
-use bytes::BufMut;
-use bytes::BytesMut;
+use bytes::{BufMut, BytesMut};
 use http::{HeaderValue, Response, header};
 use serde_json::{Value, json};
 
@@ -15,11 +15,14 @@ use crate::api::table::TableWriter;
 use crate::ops::{DeleteOptions, Deleted};
 use crate::store::Stored;
 
-/// An object in the request's representation (JSON, metadata only, or a Table row).
+/// One object in the request's representation and encoding.
 pub(super) fn object_response(code: u16, req: &Req, obj: &Value) -> ApiResult<Response<Body>> {
     if let Repr::Table(v) = req.repr {
         let w = TableWriter::new(req.info.clone(), req.version, v, req.query)?;
         return Ok(respond::raw_json(code, &w.object(obj, true)));
+    }
+    if let Some(r) = super::wire::object(code, req, obj) {
+        return Ok(r);
     }
     let mut r = respond::raw_json(code, &repr::render(&req.info, req.version, obj, req.repr));
     if req.repr == Repr::Metadata {
@@ -31,12 +34,15 @@ pub(super) fn object_response(code: u16, req: &Req, obj: &Value) -> ApiResult<Re
     Ok(r)
 }
 
-/// A list in the request's representation.
+/// A list in the request's representation and encoding.
 pub(super) fn list_response(req: &Req, items: &[Stored], md: Value) -> ApiResult<Response<Body>> {
     if let Repr::Table(v) = req.repr {
         let w = TableWriter::new(req.info.clone(), req.version, v, req.query)?;
         let table = w.list(items.iter().map(|s| (&*s.obj, &s.json)), &md);
         return Ok(respond::raw_json(200, &table));
+    }
+    if let Some(r) = super::wire::list(req, items, &md) {
+        return Ok(r);
     }
     let mut buf = BytesMut::with_capacity(64 + items.len() * 256);
     let (api_version, kind) = repr::type_meta(&req.info, req.version, req.repr, true);
@@ -87,8 +93,9 @@ pub(super) fn deleted_response(
             if !req.info.group.is_empty() {
                 details["group"] = json!(req.info.group);
             }
-            Ok(respond::json(
+            Ok(super::wire::value(
                 200,
+                req,
                 &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}),
             ))
         }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use http::Method;
 
 use super::route::ResourcePath;
+use crate::api::format::Format;
 use crate::api::query::Query;
 use crate::api::repr::Repr;
 use crate::api::status::{ApiError, ApiResult};
@@ -71,6 +72,8 @@ pub(super) struct Req<'a> {
     pub sub: Sub,
     pub query: &'a Query,
     pub repr: Repr,
+    /// The negotiated response encoding.
+    pub format: Format,
 }
 
 /// Counts a request in [`Shared::requests`] under its verb and plural (`<plural>/<sub>` for a

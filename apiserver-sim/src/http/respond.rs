@@ -65,12 +65,30 @@ pub fn text(code: u16, s: &str) -> Response<Body> {
 
 /// A streaming watch response (HTTP 200, chunked, one JSON event per line).
 pub fn stream(s: impl Stream<Item = Bytes> + Send + 'static) -> Response<Body> {
+    stream_as("application/json", s)
+}
+
+/// A `Status` error as a protobuf document, with `Retry-After` when the error carries one.
+pub fn protobuf_error(e: &ApiError) -> Response<Body> {
+    let body = crate::api::protobuf::encode_status(&e.to_status());
+    let mut r = bytes(e.code, crate::api::protobuf::PROTOBUF, body);
+    if let Some(s) = e.details.retry_after
+        && let Ok(v) = HeaderValue::from_str(&s.to_string())
+    {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    r
+}
+
+/// A streaming watch response of the given content type (HTTP 200, chunked).
+pub fn stream_as(
+    content_type: &'static str,
+    s: impl Stream<Item = Bytes> + Send + 'static,
+) -> Response<Body> {
     let body = StreamBody::new(s.map(|b| Ok::<_, Infallible>(Frame::data(b))));
     let mut r = Response::new(BodyExt::boxed_unsync(body));
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     r.headers_mut().insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("no-cache, private"),

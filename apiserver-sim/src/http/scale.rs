@@ -5,7 +5,7 @@ use http::Response;
 use serde_json::{Value, json};
 
 use super::request::{Req, okey};
-use super::respond::{self, Body};
+use super::respond::Body;
 use crate::api::meta;
 use crate::api::query::WriteOptions;
 use crate::api::status::{ApiError, ApiResult};
@@ -142,5 +142,5 @@ pub(super) fn write_scale(
         wo,
     )?;
     drop(st);
-    Ok(respond::json(200, &scale_of(&req.info, &stored)))
+    Ok(super::wire::value(200, req, &scale_of(&req.info, &stored)))
 }

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, Response, header};
 use serde_json::json;
 
-use super::decode::{parse_body, patch_input, write_options};
+use super::decode::{delete_body, parse_body, patch_input, write_options};
 use super::reads::{fetch, list_page, watch_stream};
 use super::render::{deleted_response, list_response, object_response};
 use super::request::{Req, Sub, Verb, okey, verb_for};
@@ -15,6 +15,7 @@ use super::respond::{self, Body};
 use super::route::ResourcePath;
 use super::scale::{scale_of, write_scale};
 use crate::api::accept;
+use crate::api::format::Format;
 use crate::api::meta;
 use crate::api::query::{ListOptions, Query};
 use crate::api::repr::Repr;
@@ -35,7 +36,18 @@ pub(crate) async fn handle(
 ) -> Response<Body> {
     match dispatch(shared, method, rp, query, headers, body).await {
         Ok(r) => r,
-        Err(e) => respond::error(&e),
+        Err(e) => {
+            // Errors go out in protobuf when the client prefers it and the resource has a
+            // protobuf form (JSON otherwise, and for a failed negotiation).
+            let protobuf_ok = e.code != 406
+                && shared
+                    .state
+                    .lock()
+                    .lookup(&rp.group, &rp.version, &rp.plural)
+                    .is_some_and(|info| crate::api::protobuf::supports(&info, &rp.version));
+            let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
+            super::wire::error(accept.filter(|_| protobuf_ok), &e)
+        }
     }
 }
 
@@ -69,6 +81,9 @@ async fn dispatch(
     if sub != Sub::None && !matches!(verb, Verb::Get | Verb::Update | Verb::Patch) {
         return Err(ApiError::method_not_allowed());
     }
+    if sub == Sub::None && rp.subresource.is_none() && !info.has_verb(verb.as_str()) {
+        return Err(ApiError::method_not_allowed());
+    }
     let injected = shared.faults.lock().take(verb.as_str(), &info.plural);
     if let Some(f) = injected {
         let err = ApiError::injected(f.code, f.retry_after);
@@ -78,10 +93,9 @@ async fn dispatch(
         }
         return Err(err);
     }
-    let repr = accept::negotiate(
-        headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()),
-        info.builtin,
-    )?;
+    let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
+    let protobuf_ok = crate::api::protobuf::supports(&info, &rp.version);
+    let (repr, format) = accept::negotiate(accept, protobuf_ok)?;
     let req = Req {
         info,
         version: &rp.version,
@@ -90,6 +104,7 @@ async fn dispatch(
         sub,
         query,
         repr,
+        format,
     };
     // Admission webhooks and conversion webhooks, when configured for this request.
     if let Some(r) = super::admitted::serve(shared, &req, verb, headers, &body).await {
@@ -102,8 +117,8 @@ async fn dispatch(
         Verb::Create => create(shared, &req, headers, &body),
         Verb::Update => update(shared, &req, headers, &body),
         Verb::Patch => patch(shared, &req, headers, &body),
-        Verb::Delete => delete(shared, &req, &body),
-        Verb::DeleteCollection => delete_collection(shared, &req, &body),
+        Verb::Delete => delete(shared, &req, headers, &body),
+        Verb::DeleteCollection => delete_collection(shared, &req, headers, &body),
     }
 }
 
@@ -115,7 +130,7 @@ fn get(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
             let w = TableWriter::for_scale(req.info.clone(), req.version, v, req.query)?;
             return Ok(respond::raw_json(200, &w.object(&scale, true)));
         }
-        return Ok(respond::json(200, &scale));
+        return Ok(super::wire::value(200, req, &scale));
     }
     object_response(200, req, &obj)
 }
@@ -126,7 +141,11 @@ fn list(shared: &Shared, req: &Req) -> ApiResult<Response<Body>> {
 }
 
 fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
-    Ok(respond::stream(watch_stream(shared, req, req.version)?))
+    let s = watch_stream(shared, req, req.version)?;
+    Ok(match req.format {
+        Format::Json => respond::stream(s),
+        Format::Protobuf => respond::stream_as(crate::api::protobuf::WATCH_CONTENT_TYPE, s),
+    })
 }
 
 fn create(
@@ -136,7 +155,7 @@ fn create(
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
     let wo = write_options(req, headers)?;
-    let obj = parse_body(&req.info, headers, body)?;
+    let obj = parse_body(&req.info, req.version, headers, body)?;
     let stored = ops::create(
         &mut shared.state.lock(),
         &req.info,
@@ -157,10 +176,10 @@ fn update(
     let wo = write_options(req, headers)?;
     let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
-        let scale = parse_body(&req.info, headers, body)?;
+        let scale = parse_body(&req.info, req.version, headers, body)?;
         return write_scale(shared, req, scale, &wo);
     }
-    let obj = parse_body(&req.info, headers, body)?;
+    let obj = parse_body(&req.info, req.version, headers, body)?;
     let part = req.sub.part();
     let stored = ops::update(
         &mut shared.state.lock(),
@@ -209,8 +228,14 @@ fn patch(
     object_response(code, req, &out.obj)
 }
 
-fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
-    let opts = DeleteOptions::parse(body, req.query)?;
+fn delete(
+    shared: &Shared,
+    req: &Req,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<Response<Body>> {
+    let body = delete_body(headers, body)?;
+    let opts = DeleteOptions::parse(&body, req.query)?;
     let name = req.name.unwrap_or("");
     let out = ops::delete(
         &mut shared.state.lock(),
@@ -222,8 +247,14 @@ fn delete(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> 
     deleted_response(req, &opts, out)
 }
 
-fn delete_collection(shared: &Shared, req: &Req, body: &[u8]) -> ApiResult<Response<Body>> {
-    let opts = DeleteOptions::parse(body, req.query)?;
+fn delete_collection(
+    shared: &Shared,
+    req: &Req,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<Response<Body>> {
+    let body = delete_body(headers, body)?;
+    let opts = DeleteOptions::parse(&body, req.query)?;
     let mut lo = ListOptions::parse(req.query, &req.info)?;
     lo.limit = 0;
     lo.continue_token = None;

@@ -227,6 +227,10 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         builtin: false,
         delete_returns_object: false,
         schemas,
+        verbs: super::resource_info::ALL_VERBS,
+        checks: Vec::new(),
+        stored_with: None,
+        conversion: None,
         printer_columns,
     })
 }

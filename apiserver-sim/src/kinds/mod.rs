@@ -1,9 +1,15 @@
 //! The registry of served kinds: what the server knows about each resource type.
 //!
 //! - [`resource_info`]: [`ResourceInfo`](resource_info::ResourceInfo), the description of a
-//!   served type (names, scope, subresources, generation rule, schemas), and
-//!   [`GroupResource`](resource_info::GroupResource), its identity;
-//! - [`builtins`]: the built-in types served from startup;
+//!   served type (names, scope, subresources, verbs, generation rule, typed checks,
+//!   conversions, schemas), and [`GroupResource`](resource_info::GroupResource), its identity;
+//! - [`builtin_types`]: every built-in kind as its k8s-openapi type describes it;
+//! - [`builtin_traits`]: what the types do not carry (short names, categories, verbs,
+//!   scale, generation exceptions, DELETE answers);
+//! - [`builtins`]: the built-in types served from startup, assembled from the two above;
+//! - [`typed`]: the typed check of built-in objects and a type's top-level field names;
+//! - [`event_conversion`], [`hpa_conversion`]: events.k8s.io events as core events, and
+//!   autoscaling/v1 horizontal pod autoscalers as autoscaling/v2 ones;
 //! - [`crd`]: CustomResourceDefinitions: validation and defaults of the CRD object, the
 //!   type a CRD serves, its Established status;
 //! - [`schema`]: structural-schema validation, defaults and pruning of custom resources;
@@ -14,9 +20,14 @@
 //! The store keeps the live registry (built-ins plus established CRDs); the discovery
 //! documents that list it are rendered by the HTTP front end (`http/discovery.rs`).
 
+pub(crate) mod builtin_traits;
+pub(crate) mod builtin_types;
 pub(crate) mod builtins;
 pub(crate) mod crd;
+pub(crate) mod event_conversion;
+pub(crate) mod hpa_conversion;
 pub(crate) mod printers;
 pub(crate) mod resource_info;
 pub(crate) mod schema;
+pub(crate) mod typed;
 pub(crate) mod webhook_configuration;

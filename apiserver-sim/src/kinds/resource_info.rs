@@ -1,5 +1,42 @@
 //! [`ResourceInfo`]: what the server knows about each resource type (names, scope,
-//! subresources, rules), and [`GroupResource`], the identity of a resource type.
+//! subresources, verbs, rules, typed checks, conversions), and [`GroupResource`], the
+//! identity of a resource type.
+
+use serde_json::Value;
+
+use super::typed::Check;
+
+/// Every verb a resource may support, in discovery order.
+pub const ALL_VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+/// How the objects of a served type differ from their stored form: the stored form is the
+/// storage version (or another resource's form, see [`ResourceInfo::stored_with`]); each
+/// function gets the served version and converts a whole object, `apiVersion` and `kind`
+/// included.
+#[derive(Debug, Clone, Copy)]
+pub struct Conversion {
+    /// Served form (at a version) to stored form.
+    pub to_stored: fn(&str, Value) -> Value,
+    /// Stored form to served form (at a version).
+    pub to_served: fn(&str, &Value) -> Value,
+}
+
+/// Two conversions are the same when they are the same functions.
+impl PartialEq for Conversion {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::fn_addr_eq(self.to_stored, other.to_stored)
+            && std::ptr::fn_addr_eq(self.to_served, other.to_served)
+    }
+}
 
 /// How `metadata.generation` is maintained for a type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +94,17 @@ pub struct ResourceInfo {
     pub delete_returns_object: bool,
     /// The OpenAPI v3 schema of each served version (CRDs only), by version.
     pub schemas: Vec<(String, serde_json::Value)>,
+    /// Verbs served on the resource (discovery lists them; others answer 405).
+    pub verbs: &'static [&'static str],
+    /// Built-in types: the typed check of each served version (the object must decode
+    /// as its k8s-openapi type).
+    pub checks: Vec<(String, Check)>,
+    /// Objects live in another resource's store (events.k8s.io events are core events):
+    /// that resource's identity. Reads and writes go through [`ResourceInfo::conversion`].
+    pub stored_with: Option<GroupResource>,
+    /// Conversion between the served versions and the stored form, when they differ in more
+    /// than `apiVersion`.
+    pub conversion: Option<Conversion>,
     /// The `additionalPrinterColumns` of each served version (CRDs only), by version.
     pub printer_columns: Vec<(String, serde_json::Value)>,
 }
@@ -94,20 +142,79 @@ impl ResourceInfo {
         self.versions.first().map(String::as_str).unwrap_or("v1")
     }
 
-    /// The resource's identity key.
+    /// The key of the store holding the objects: the resource's identity, or the one of
+    /// the resource it is stored with.
     pub fn key(&self) -> GroupResource {
+        match &self.stored_with {
+            Some(k) => k.clone(),
+            None => self.served_key(),
+        }
+    }
+
+    /// The store key, borrowed (no allocation).
+    pub fn key_ref(&self) -> GroupResourceRef<'_> {
+        match &self.stored_with {
+            Some(k) => GroupResourceRef {
+                group: &k.group,
+                resource: &k.resource,
+            },
+            None => GroupResourceRef {
+                group: &self.group,
+                resource: &self.plural,
+            },
+        }
+    }
+
+    /// The resource's own identity (group and plural it is served under).
+    pub fn served_key(&self) -> GroupResource {
         GroupResource {
             group: self.group.clone(),
             resource: self.plural.clone(),
         }
     }
 
-    /// The identity key, borrowed (no allocation).
-    pub fn key_ref(&self) -> GroupResourceRef<'_> {
-        GroupResourceRef {
-            group: &self.group,
-            resource: &self.plural,
+    /// Whether objects go out exactly as stored at `version` (no conversion, same
+    /// `apiVersion`).
+    pub fn as_stored(&self, version: &str) -> bool {
+        self.conversion.is_none() && version == self.storage_version()
+    }
+
+    /// The object as served at `version`: converted from its stored form, `apiVersion`
+    /// set to the version's.
+    pub fn to_served(&self, version: &str, obj: &Value) -> Value {
+        if let Some(c) = &self.conversion {
+            return (c.to_served)(version, obj);
         }
+        let mut o = obj.clone();
+        if let Some(m) = o.as_object_mut() {
+            m.insert(
+                "apiVersion".into(),
+                Value::String(self.api_version(version)),
+            );
+        }
+        o
+    }
+
+    /// The object in its stored form, from its served form at `version` (unchanged when
+    /// the type has no conversion).
+    pub fn to_stored(&self, version: &str, obj: Value) -> Value {
+        match &self.conversion {
+            Some(c) => (c.to_stored)(version, obj),
+            None => obj,
+        }
+    }
+
+    /// Whether `verb` is served.
+    pub fn has_verb(&self, verb: &str) -> bool {
+        self.verbs.contains(&verb)
+    }
+
+    /// The typed check of a served version, for built-in types.
+    pub fn check(&self, version: &str) -> Option<Check> {
+        self.checks
+            .iter()
+            .find(|(v, _)| v == version)
+            .map(|(_, c)| *c)
     }
 
     /// Whether this version is served.

@@ -315,7 +315,7 @@ pub fn prune(info: &ResourceInfo, version: &str, obj: &mut Value) -> Vec<String>
 /// webhook configurations have defaults filled here).
 pub fn apply_defaults(info: &ResourceInfo, version: &str, obj: &mut Value) {
     if info.builtin {
-        if info.group == crate::kinds::webhook_configuration::GROUP {
+        if crate::kinds::webhook_configuration::is_webhook_configuration(info) {
             crate::kinds::webhook_configuration::default(obj);
         }
         return;

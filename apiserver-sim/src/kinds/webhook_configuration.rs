@@ -6,9 +6,20 @@ use serde_json::{Value, json};
 
 use crate::api::meta;
 use crate::api::status::{Cause, invalid_value, required};
+use crate::kinds::resource_info::ResourceInfo;
 
 /// The API group of webhook configurations.
 pub const GROUP: &str = "admissionregistration.k8s.io";
+
+/// Whether `info` is one of the two webhook configuration resources (the group also
+/// serves admission policies and their bindings, which these rules do not cover).
+pub fn is_webhook_configuration(info: &ResourceInfo) -> bool {
+    info.group == GROUP
+        && matches!(
+            info.plural.as_str(),
+            "validatingwebhookconfigurations" | "mutatingwebhookconfigurations"
+        )
+}
 
 /// Whether a resource of [`GROUP`] is a mutating webhook configuration.
 fn is_mutating(obj: &Value) -> bool {

@@ -57,6 +57,11 @@ pub fn apply(
     if live.is_none() && part == Part::Status {
         return Err(ApiError::not_found(info, name));
     }
+    // Merged and owned in the served form (events.k8s.io events are stored as core ones).
+    let live = match live {
+        Some(l) if !info.as_stored(version) => Some(Arc::new(info.to_served(version, &l))),
+        l => l,
+    };
     let writer = Writer {
         manager: &opts.field_manager,
         subresource: opts.subresource,

@@ -72,6 +72,21 @@ pub fn create(
     info: &ResourceInfo,
     version: &str,
     url_ns: Option<&str>,
+    obj: Value,
+    opts: &WriteOptions,
+) -> ApiResult<Arc<Value>> {
+    match super::convert::into_stored(st, info, version, url_ns, None, obj, opts)? {
+        Ok(w) => create_stored(st, &w.info, &w.version, url_ns, w.obj, &w.opts),
+        Err(obj) => create_stored(st, info, version, url_ns, obj, opts),
+    }
+}
+
+/// [`create`] of an object in its stored form.
+fn create_stored(
+    st: &mut State,
+    info: &ResourceInfo,
+    version: &str,
+    url_ns: Option<&str>,
     mut obj: Value,
     opts: &WriteOptions,
 ) -> ApiResult<Arc<Value>> {
@@ -106,6 +121,7 @@ pub fn create(
     if !causes.is_empty() {
         return Err(ApiError::invalid(info, &name, causes));
     }
+    validate::typed(info, version, &obj)?;
     let key = info.key_ref();
     let okey = (ns, name);
     if let Some(existing) = st.get(&key, &okey) {

@@ -2,6 +2,7 @@
 //! the store lock, so a read-modify-write (PATCH) never races another writer.
 
 mod apply;
+mod convert;
 mod create;
 mod delete;
 mod update;
@@ -43,7 +44,7 @@ pub fn patch(
     let Some(old) = st.get(&info.key(), &okey) else {
         return Err(ApiError::not_found(info, name));
     };
-    let merged = patched(info, version, &old, kind, patch)?;
+    let merged = patched(info, version, &info.to_served(version, &old), kind, patch)?;
     let obj = update(st, info, version, ns, name, merged, part, opts)?;
     Ok(Patched {
         obj,
@@ -51,8 +52,8 @@ pub fn patch(
     })
 }
 
-/// The object a patch makes of `old` (seen in `version`); it carries `old`'s
-/// resourceVersion unless the patch sets one.
+/// The object a patch makes of `old` (already in its served form at `version`, as a client
+/// of that version sees it); it carries `old`'s resourceVersion unless the patch sets one.
 pub fn patched(
     info: &ResourceInfo,
     version: &str,

@@ -98,6 +98,24 @@ pub fn update(
     version: &str,
     url_ns: Option<&str>,
     name: &str,
+    body: Value,
+    part: Part,
+    opts: &WriteOptions,
+) -> ApiResult<Arc<Value>> {
+    match super::convert::into_stored(st, info, version, url_ns, Some(name), body, opts)? {
+        Ok(w) => update_stored(st, &w.info, &w.version, url_ns, name, w.obj, part, &w.opts),
+        Err(body) => update_stored(st, info, version, url_ns, name, body, part, opts),
+    }
+}
+
+/// [`update`] with a body in its stored form.
+#[allow(clippy::too_many_arguments)]
+fn update_stored(
+    st: &mut State,
+    info: &ResourceInfo,
+    version: &str,
+    url_ns: Option<&str>,
+    name: &str,
     mut body: Value,
     part: Part,
     opts: &WriteOptions,
@@ -198,7 +216,10 @@ pub fn update(
         if !causes.is_empty() {
             return Err(ApiError::invalid(info, name, causes));
         }
-    } else if !info.builtin {
+        validate::typed(info, version, &new)?;
+    } else if info.builtin {
+        validate::typed(info, version, &new)?;
+    } else {
         let causes = crate::kinds::schema::validate(info, &new);
         if !causes.is_empty() {
             return Err(ApiError::invalid(info, name, causes));

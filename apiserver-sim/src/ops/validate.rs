@@ -256,7 +256,7 @@ pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
     }
     if info.group == "apiextensions.k8s.io" {
         causes.extend(crate::kinds::crd::validate(obj));
-    } else if info.group == crate::kinds::webhook_configuration::GROUP {
+    } else if crate::kinds::webhook_configuration::is_webhook_configuration(info) {
         causes.extend(crate::kinds::webhook_configuration::validate(obj));
     } else if info.builtin {
         causes.extend(builtin_fields(info, obj));
@@ -377,4 +377,33 @@ pub fn namespace_writable(
         return Err(e);
     }
     Ok(())
+}
+
+/// A built-in object must decode as its k8s-openapi type (the real server decodes every
+/// body into its Go type): a required field missing is 422 `Invalid` with a `Required`
+/// cause at the field's path, any other decoding failure (a wrong type, an unknown enum
+/// value) is 400 `BadRequest` naming the field as serde reports it.
+pub fn typed(info: &ResourceInfo, version: &str, obj: &Value) -> ApiResult<()> {
+    let Some(check) = info.check(version) else {
+        return Ok(());
+    };
+    let Err(e) = check(obj) else {
+        return Ok(());
+    };
+    if let Some(path) = e.missing_path() {
+        return Err(ApiError::invalid(
+            info,
+            meta::name(obj),
+            vec![required(&path, "")],
+        ));
+    }
+    let at = if e.path.is_empty() {
+        String::new()
+    } else {
+        format!("{}: ", e.path)
+    };
+    Err(ApiError::bad_request(format!(
+        "{} in version \"{version}\" cannot be handled as a {}: {at}{}",
+        info.kind, info.kind, e.message
+    )))
 }

@@ -12,11 +12,24 @@ use crate::kinds::resource_info::GroupResource;
 /// Inspection: what the server holds and has seen.
 impl ApiServer {
     /// Every object of a resource as the server stores it, in key order
-    /// (`group` is "" for the core group).
+    /// (`group` is "" for the core group); a resource stored with another (events.k8s.io
+    /// events) in its own served form.
     pub fn objects(&self, group: &str, plural: &str) -> Vec<Value> {
         let st = self.shared.state.lock();
-        st.resource(&GroupResource::new(group, plural))
-            .map(|r| r.objects.values().map(|v| (*v.obj).clone()).collect())
+        let Some(info) = st.served_info(&GroupResource::new(group, plural)) else {
+            return Vec::new();
+        };
+        let version = info.storage_version();
+        st.resource(&info.key())
+            .map(|r| {
+                r.objects
+                    .values()
+                    .map(|v| match info.stored_with {
+                        Some(_) => info.to_served(version, &v.obj),
+                        None => (*v.obj).clone(),
+                    })
+                    .collect()
+            })
             .unwrap_or_default()
     }
 

@@ -16,11 +16,19 @@ fn resolve(st: &crate::store::State, obj: &Value) -> Result<(Arc<ResourceInfo>, 
     let av = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
     let (group, version) = av.split_once('/').unwrap_or(("", av));
-    st.resources
-        .values()
-        .find(|r| r.info.kind == kind && r.info.group == group && r.info.serves(version))
-        .map(|r| (r.info.clone(), version.to_string()))
+    st.served()
+        .find(|info| info.kind == kind && info.group == group && info.serves(version))
+        .map(|info| (info.clone(), version.to_string()))
         .ok_or_else(|| Error::UnknownResource(format!("{kind} in {av}")))
+}
+
+/// An object as `info` serves it at `version` (objects of most types are served as stored).
+fn served(info: &ResourceInfo, version: &str, stored: &Value) -> Value {
+    if info.as_stored(version) {
+        stored.clone()
+    } else {
+        info.to_served(version, stored)
+    }
 }
 
 /// Creates an object in the store, as a POST would (namespace "default" when missing).
@@ -115,7 +123,7 @@ impl ApiServer {
     pub fn replace_json(&self, obj: Value) -> Result<Value> {
         let (info, version) = self.info_for(&obj)?;
         let stored = replace_locked(&mut self.shared.state.lock(), &info, &version, obj)?;
-        Ok((*stored).clone())
+        Ok(served(&info, &version, &stored))
     }
 
     /// Creates many objects given as JSON (each as [`ApiServer::create_json`] would) with
@@ -200,12 +208,12 @@ impl ApiServer {
         namespace: Option<&str>,
         name: &str,
     ) -> Result<()> {
-        let info = {
-            let st = self.shared.state.lock();
-            st.resource(&GroupResource::new(group, plural))
-                .map(|r| r.info.clone())
-        }
-        .ok_or_else(|| Error::UnknownResource(format!("{plural}.{group}")))?;
+        let info = self
+            .shared
+            .state
+            .lock()
+            .served_info(&GroupResource::new(group, plural))
+            .ok_or_else(|| Error::UnknownResource(format!("{plural}.{group}")))?;
         crate::ops::delete(
             &mut self.shared.state.lock(),
             &info,
@@ -218,6 +226,6 @@ impl ApiServer {
 
     fn create_in(&self, info: &ResourceInfo, version: &str, obj: Value) -> Result<Value> {
         let stored = create_locked(&mut self.shared.state.lock(), info, version, obj)?;
-        Ok((*stored).clone())
+        Ok(served(info, version, &stored))
     }
 }

@@ -83,15 +83,22 @@ pub struct ResourceStore {
     /// Current objects in key order.
     pub objects: BTreeMap<ObjKey, Stored>,
     pub(crate) history: history::History,
-    pub(crate) tx: broadcast::Sender<Arc<Event>>,
+    /// The live event broadcast, made on the first subscription (a broadcast buffer is
+    /// allocated whole, and most of the many built-in resources are never watched).
+    tx: std::sync::OnceLock<broadcast::Sender<Arc<Event>>>,
+    /// Capacity of that broadcast.
+    capacity: usize,
 }
 
 /// The whole state of the server.
 pub struct State {
     /// The global resourceVersion: RV of the last write.
     pub rv: u64,
-    /// Every served resource type.
+    /// Every served resource type that has its own store.
     pub resources: HashMap<GroupResource, ResourceStore>,
+    /// Served resource types whose objects live in another one's store (events.k8s.io
+    /// events), by the identity they are served under.
+    pub aliases: HashMap<GroupResource, Arc<ResourceInfo>>,
     /// Events handed back by watchers for the writer to free.
     pub reclaim: Arc<Reclaim>,
     /// Bumped whenever a resource type starts or stops being served (or changes), so that
@@ -121,6 +128,7 @@ impl State {
         let mut s = Self {
             rv: config.initial_rv,
             resources: HashMap::new(),
+            aliases: HashMap::new(),
             registry_version: 0,
             reclaim: Arc::default(),
             config,
@@ -139,21 +147,33 @@ impl State {
     /// Starts serving a resource type (or replaces its description, keeping its objects).
     pub fn register(&mut self, info: Arc<ResourceInfo>) {
         self.registry_version += 1;
+        if info.stored_with.is_some() {
+            self.aliases.insert(info.served_key(), info);
+            return;
+        }
         let key = info.key();
         if let Some(rs) = self.resources.get_mut(&key) {
             rs.info = info;
             return;
         }
-        let (tx, _) = broadcast::channel(self.config.broadcast_capacity.max(16));
         self.resources.insert(
             key,
             ResourceStore {
                 info,
                 objects: BTreeMap::new(),
                 history: history::History::new(self.rv, self.config.history_limit),
-                tx,
+                tx: std::sync::OnceLock::new(),
+                capacity: self.config.broadcast_capacity.max(16),
             },
         );
+    }
+
+    /// Every served resource type: those with a store and those stored with another.
+    pub fn served(&self) -> impl Iterator<Item = &Arc<ResourceInfo>> {
+        self.resources
+            .values()
+            .map(|r| &r.info)
+            .chain(self.aliases.values())
     }
 
     /// Stops serving a resource type; its objects vanish and its watches end.
@@ -196,10 +216,22 @@ impl State {
 
     /// Looks a served resource up by group, version and plural.
     pub fn lookup(&self, group: &str, version: &str, plural: &str) -> Option<Arc<ResourceInfo>> {
+        let key = GroupResource::new(group, plural);
         self.resources
-            .get(&GroupResource::new(group, plural))
-            .filter(|r| r.info.serves(version))
-            .map(|r| r.info.clone())
+            .get(&key)
+            .map(|r| &r.info)
+            .or_else(|| self.aliases.get(&key))
+            .filter(|info| info.serves(version))
+            .cloned()
+    }
+
+    /// The served type of a resource (with its own store or stored with another).
+    pub fn served_info(&self, key: &GroupResource) -> Option<Arc<ResourceInfo>> {
+        self.resources
+            .get(key)
+            .map(|r| &r.info)
+            .or_else(|| self.aliases.get(key))
+            .cloned()
     }
 
     /// The store of a resource.
@@ -365,13 +397,13 @@ impl State {
         from_rv: u64,
     ) -> Option<Result<Resume, u64>> {
         let rs = self.resources.get(key)?;
-        let rx = rs.tx.subscribe();
+        let rx = rs.subscribe();
         Some(rs.history.since(from_rv).map(|evs| (evs, rx)))
     }
 
     /// Subscribes to live events only.
     pub(crate) fn subscribe(&self, key: &GroupResource) -> Option<broadcast::Receiver<Arc<Event>>> {
-        Some(self.resources.get(key)?.tx.subscribe())
+        Some(self.resources.get(key)?.subscribe())
     }
 }
 
@@ -379,8 +411,17 @@ impl ResourceStore {
     fn record(&mut self, ev: Event) {
         let ev = Arc::new(ev);
         self.history.push(ev.clone());
-        // No receiver is fine: nobody watches.
-        let _ = self.tx.send(ev);
+        // No channel or no receiver is fine: nobody watches.
+        if let Some(tx) = self.tx.get() {
+            let _ = tx.send(ev);
+        }
+    }
+
+    /// A receiver of the live events from now on.
+    fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.tx
+            .get_or_init(|| broadcast::channel(self.capacity).0)
+            .subscribe()
     }
 
     /// The oldest RV a watch may resume from.

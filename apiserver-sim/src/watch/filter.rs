@@ -1,6 +1,7 @@
 //! [`Filter`]: what one watcher sees (namespace, selectors, selector transitions) and how
-//! its events are encoded (representation, served version, cached lines; a `Table` per event
-//! for `kubectl get -w`, with column definitions in the first one only).
+//! its events are encoded (representation, served version, cached lines; JSON lines or
+//! protobuf frames; a `Table` per event for `kubectl get -w`, with column definitions in
+//! the first one only).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,9 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use bytes::{Bytes, BytesMut};
 use serde_json::{Value, json};
 
-use super::line::{INITIAL_EVENTS_END, line, push_line};
+use super::line::{INITIAL_EVENTS_END, error_line, line, push_line};
+use crate::api::format::Format;
+use crate::api::protobuf;
 use crate::api::query::ListOptions;
 use crate::api::repr::{self, Repr, to_bytes};
+use crate::api::status::ApiError;
 use crate::api::table::TableWriter;
 use crate::kinds::resource_info::ResourceInfo;
 use crate::store::{Event, EventType, Stored};
@@ -27,6 +31,8 @@ pub(super) struct Filter {
     pub info: Arc<ResourceInfo>,
     /// The version objects are served in.
     pub version: String,
+    /// JSON lines or protobuf frames.
+    pub format: Format,
     /// The writer of each event's `Table`, when the watch asked for tables.
     pub table: Option<TableWriter>,
     /// Whether a table with column definitions went out already.
@@ -36,10 +42,11 @@ pub(super) struct Filter {
 impl Filter {
     /// True when every stored event goes out exactly as stored.
     fn trivial(&self) -> bool {
-        self.ns.is_none()
+        self.format == Format::Json
+            && self.ns.is_none()
             && self.opts.selectors.is_empty()
             && self.repr == Repr::Full
-            && self.version == self.info.storage_version()
+            && self.info.as_stored(&self.version)
     }
 
     pub(super) fn matches(&self, obj: &Value) -> bool {
@@ -69,20 +76,62 @@ impl Filter {
         repr::render(&self.info, &self.version, obj, self.repr)
     }
 
-    pub(super) fn render_stored(&self, s: &Stored) -> Bytes {
-        if self.table.is_some() {
-            return self.render(&s.obj);
+    /// One event for a stored object (its cached JSON reused when it goes out as stored).
+    pub(super) fn stored_event(&self, kind: &str, s: &Stored) -> Bytes {
+        match self.format {
+            Format::Json if self.table.is_some() => line(kind, &self.render(&s.obj)),
+            Format::Json => line(
+                kind,
+                &repr::render_cached(&self.info, &self.version, &s.obj, &s.json, self.repr),
+            ),
+            Format::Protobuf => self.frame(kind, &s.obj),
         }
-        repr::render_cached(&self.info, &self.version, &s.obj, &s.json, self.repr)
     }
 
     /// Whether objects go out exactly as stored (the event's cached encoding can be used).
     fn as_stored(&self) -> bool {
-        self.repr == Repr::Full && self.version == self.info.storage_version()
+        self.format == Format::Json && self.repr == Repr::Full && self.info.as_stored(&self.version)
     }
 
-    /// Appends `{"type":KIND,"object":OBJ}\n` for `obj` to `buf`.
+    /// One event for `obj` (a JSON line or a protobuf frame).
+    pub(super) fn event(&self, kind: &str, obj: &Value) -> Bytes {
+        match self.format {
+            Format::Json => line(kind, &self.render(obj)),
+            Format::Protobuf => self.frame(kind, obj),
+        }
+    }
+
+    /// The protobuf frame of an event for `obj` (a JSON line when its type has no
+    /// protobuf form, which negotiation rules out).
+    fn frame(&self, kind: &str, obj: &Value) -> Bytes {
+        let (api_version, k) = repr::type_meta(&self.info, &self.version, self.repr, false);
+        let view = match self.repr {
+            Repr::Metadata => json!({"apiVersion": api_version, "kind": k,
+                "metadata": obj.get("metadata").cloned().unwrap_or_else(|| json!({}))}),
+            _ => self.info.to_served(&self.version, obj),
+        };
+        match protobuf::encode_object(&api_version, &k, &view) {
+            Some(doc) => protobuf::watch_frame(kind, &doc),
+            None => line(kind, &self.render(obj)),
+        }
+    }
+
+    /// The ERROR event carrying a `Status`.
+    pub(super) fn error(&self, err: &ApiError) -> Bytes {
+        match self.format {
+            Format::Json => error_line(err),
+            Format::Protobuf => {
+                protobuf::watch_frame("ERROR", &protobuf::encode_status(&err.to_status()))
+            }
+        }
+    }
+
+    /// Appends `{"type":KIND,"object":OBJ}\n` (or its protobuf frame) for `obj` to `buf`.
     fn push_line(&self, buf: &mut BytesMut, kind: &str, ev: &Event, obj: &Value) {
+        if self.format == Format::Protobuf {
+            buf.extend_from_slice(&self.frame(kind, obj));
+            return;
+        }
         if self.as_stored() && std::ptr::eq(obj, ev.obj.as_ref()) {
             if kind == ev.kind.as_str() {
                 buf.extend_from_slice(&ev.line);
@@ -112,7 +161,7 @@ impl Filter {
                 (true, false) => {
                     let mut old = ev.prev.as_deref().cloned().unwrap_or(Value::Null);
                     crate::api::meta::set_str(&mut old, "resourceVersion", &ev.rv.to_string());
-                    push_line(buf, "DELETED", &self.render(&old));
+                    buf.extend_from_slice(&self.event("DELETED", &old));
                     return true;
                 }
                 (false, false) => return false,
@@ -137,9 +186,12 @@ impl Filter {
         };
         let (api_version, kind) = repr::type_meta(&self.info, &self.version, repr, false);
         let obj = json!({"apiVersion": api_version, "kind": kind, "metadata": md});
-        if self.table.is_some() {
-            return line("BOOKMARK", &self.render(&obj));
+        match self.format {
+            Format::Json if self.table.is_some() => line("BOOKMARK", &self.render(&obj)),
+            Format::Json => line("BOOKMARK", &to_bytes(&obj)),
+            Format::Protobuf => protobuf::encode_object(&api_version, &kind, &obj)
+                .map(|doc| protobuf::watch_frame("BOOKMARK", &doc))
+                .unwrap_or_else(|| line("BOOKMARK", &to_bytes(&obj))),
         }
-        line("BOOKMARK", &to_bytes(&obj))
     }
 }

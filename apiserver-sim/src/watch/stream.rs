@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::filter::Filter;
-use super::line::{error_line, line};
+use crate::api::format::Format;
 use crate::api::query::ListOptions;
 use crate::api::repr::Repr;
 use crate::api::status::ApiError;
@@ -73,7 +73,9 @@ struct WatchState {
 }
 
 /// Starts a watch. Errors before the stream starts (unknown resource) are returned as
-/// `Err`; everything after, including a too-old RV, is in-band.
+/// `Err`; everything after, including a too-old RV, is in-band. Objects go out in `repr`
+/// (as a `Table` from `table` when the watch asked for tables), encoded as `format`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn start(
     shared: Arc<Shared>,
     info: Arc<ResourceInfo>,
@@ -81,6 +83,7 @@ pub(crate) fn start(
     ns: Option<String>,
     opts: ListOptions,
     repr: Repr,
+    format: Format,
     table: Option<TableWriter>,
 ) -> Result<impl Stream<Item = Bytes> + Send + 'static, ApiError> {
     let key = info.key();
@@ -105,6 +108,7 @@ pub(crate) fn start(
         repr,
         info: info.clone(),
         version: version.to_string(),
+        format,
         table,
         headers_sent: AtomicBool::new(false),
     };
@@ -123,7 +127,7 @@ pub(crate) fn start(
             rx = None;
             min_rv = current;
             let n = filter.opts.rv.unwrap_or_default();
-            pending.push_back(error_line(&crate::store::snapshot::too_large(n, current)));
+            pending.push_back(filter.error(&crate::store::snapshot::too_large(n, current)));
         } else if send_initial {
             let objs: Vec<Stored> = rs
                 .objects
@@ -134,7 +138,7 @@ pub(crate) fn start(
             rx = st.subscribe(&key);
             drop(st);
             for o in objs {
-                pending.push_back(line("ADDED", &filter.render_stored(&o)));
+                pending.push_back(filter.stored_event("ADDED", &o));
             }
             min_rv = current;
             initial_end_bookmark = bookmarks && end_bookmark;
@@ -163,7 +167,7 @@ pub(crate) fn start(
                     Some(Err(oldest)) => {
                         rx = None;
                         min_rv = current;
-                        pending.push_back(error_line(&ApiError::expired(format!(
+                        pending.push_back(filter.error(&ApiError::expired(format!(
                             "too old resource version: {n} ({oldest})"
                         ))));
                     }

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+pub mod pb;
+
 use apiserver_sim::ApiServer;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -28,6 +30,8 @@ pub struct Raw {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: String,
+    /// The body as received (dechunked), for binary (protobuf) answers.
+    pub bytes: Vec<u8>,
 }
 
 impl Raw {
@@ -211,5 +215,6 @@ fn parse_response(buf: &[u8]) -> Option<Raw> {
         status,
         headers,
         body: String::from_utf8_lossy(&body).into_owned(),
+        bytes: body,
     })
 }

@@ -152,13 +152,14 @@ async fn bad_input_gets_status_errors() {
         "MethodNotAllowed",
     )
     .await;
-    // Unsupported media types.
+    // Unsupported media types: protobuf for a kind without a protobuf form (newer than the
+    // protobuf descriptors, like custom resources), YAML, text.
     let proto = [("Content-Type", "application/vnd.kubernetes.protobuf")];
-    let pods = "/api/v1/namespaces/default/pods";
+    let migrations = "/apis/storagemigration.k8s.io/v1/storageversionmigrations";
     expect(
         &server,
         "POST",
-        pods,
+        migrations,
         &proto,
         b"k8s\x00",
         415,
@@ -190,7 +191,7 @@ async fn bad_input_gets_status_errors() {
     expect(
         &server,
         "GET",
-        CMS,
+        migrations,
         &[("Accept", "application/vnd.kubernetes.protobuf")],
         b"",
         406,

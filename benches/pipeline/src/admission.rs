@@ -147,6 +147,26 @@ pub async fn run(writes: usize, rounds: usize, concurrency: usize) -> Result<Adm
     })
 }
 
+/// The human line of `figures`.
+pub fn describe(figures: &AdmissionFigures) -> String {
+    let (without, with) = (&figures.without_webhooks, &figures.with_webhooks);
+    format!(
+        "admission at concurrency {}: without webhooks {:.0} writes/s (median {:.0} µs, p99 {:.0} µs); \
+         with a validating and a mutating webhook {:.0} writes/s (median {:.0} µs, p99 {:.0} µs), \
+         {:.0} admission round trips/s; added per write: median {:.0} µs, p99 {:.0} µs",
+        figures.concurrency,
+        without.writes_per_s,
+        without.median_us,
+        without.p99_us,
+        with.writes_per_s,
+        with.median_us,
+        with.p99_us,
+        figures.admission_round_trips_per_s,
+        figures.added_median_us,
+        figures.added_p99_us
+    )
+}
+
 /// Pools the passes of one mode; also returns their summed wall time.
 fn figures(passes: Vec<Pass>) -> (ModeFigures, Duration) {
     let elapsed: Duration = passes.iter().map(|pass| pass.elapsed).sum();

@@ -15,6 +15,7 @@ mod kube_runtime;
 mod measure;
 mod memory;
 mod ours;
+mod priority;
 mod server;
 mod suite;
 
@@ -75,6 +76,16 @@ enum Cmd {
         /// Creates in flight at once.
         #[arg(long, default_value_t = 1)]
         concurrency: usize,
+    },
+    /// priority_latency: a live change behind a large initial list, one worker, priority
+    /// queue vs plain queue.
+    Priority {
+        /// Pods in the initial list.
+        #[arg(long, default_value_t = 100_000)]
+        objects: usize,
+        /// Rounds of each queue (in turns).
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
     },
     /// decode, informer and kube-runtime interleaved; median ratios.
     Compare {
@@ -151,20 +162,11 @@ fn main() -> Result<()> {
             concurrency,
         } => {
             let figures = runtime()?.block_on(admission::run(writes, rounds, concurrency))?;
-            let human = format!(
-                "admission at concurrency {}: without webhooks {:.0} writes/s (median {:.0} µs, p99 {:.0} µs); with a validating and a mutating webhook {:.0} writes/s (median {:.0} µs, p99 {:.0} µs), {:.0} admission round trips/s; added per write: median {:.0} µs, p99 {:.0} µs",
-                figures.concurrency,
-                figures.without_webhooks.writes_per_s,
-                figures.without_webhooks.median_us,
-                figures.without_webhooks.p99_us,
-                figures.with_webhooks.writes_per_s,
-                figures.with_webhooks.median_us,
-                figures.with_webhooks.p99_us,
-                figures.admission_round_trips_per_s,
-                figures.added_median_us,
-                figures.added_p99_us
-            );
-            print(&figures, &human)
+            print(&figures, &admission::describe(&figures))
+        }
+        Cmd::Priority { objects, rounds } => {
+            let figures = runtime()?.block_on(priority::run(objects, rounds))?;
+            print(&figures, &priority::describe(&figures))
         }
         Cmd::Compare { size, rounds } => {
             let comparison = compare::run(size.objects, size.events, rounds)?;

@@ -6,15 +6,20 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::Stream;
 use indexer::ObjectKey;
 use informer::Registration;
 use parking_lot::Mutex;
-use workqueue::{QueueConfig, RateLimiter, RateLimitingQueue, default_controller_rate_limiter};
+use workqueue::{Priority, QueueConfig, RateLimiter, default_controller_rate_limiter};
 
+use crate::controller::debounce::{Debounce, Debouncer};
 use crate::controller::handlers::{register_primary, register_secondary};
+use crate::controller::intake::Intake;
 use crate::controller::predicate::{AnyObject, EventFilter, Everything, Predicate, WatchFilter};
+use crate::controller::queue::ControllerQueue;
 use crate::controller::reconciler::Reconciler;
 use crate::controller::ryow::{DEFAULT_READ_YOUR_WRITES_TIMEOUT, WriteTracker};
+use crate::controller::source::{Source, SourceItem};
 use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
 use crate::controller::worker::{ControllerRun, Settings};
@@ -59,19 +64,17 @@ impl<'m> Controller<'m> {
             reconcile_timeout: None,
             read_your_writes_timeout: DEFAULT_READ_YOUR_WRITES_TIMEOUT,
             need_leader_election: true,
+            priority_queue: true,
+            debounce: None,
+            sources: Vec::new(),
         }
     }
 }
 
-/// Registers one secondary watch: given the queue and the controller's event filters, adds a
-/// handler to the watched type's informer.
-type WatchFn = Box<
-    dyn FnOnce(
-        &Manager,
-        &RateLimitingQueue<ObjectKey>,
-        &Arc<[EventFilter]>,
-    ) -> Result<Registration, Error>,
->;
+/// Registers one secondary watch: given the controller's intake of keys and its event filters,
+/// adds a handler to the watched type's informer.
+type WatchFn =
+    Box<dyn FnOnce(&Manager, &Intake, &Arc<[EventFilter]>) -> Result<Registration, Error>>;
 
 /// Builds a controller for the primary type `K`; from [`Controller::for_`].
 pub struct ControllerBuilder<'m, K> {
@@ -85,6 +88,10 @@ pub struct ControllerBuilder<'m, K> {
     reconcile_timeout: Option<Duration>,
     read_your_writes_timeout: Duration,
     need_leader_election: bool,
+    priority_queue: bool,
+    /// Quiet time and maximum wait, as given (checked by `build`).
+    debounce: Option<(Duration, Duration)>,
+    sources: Vec<Source>,
 }
 
 impl<K> std::fmt::Debug for ControllerBuilder<'_, K> {
@@ -100,6 +107,9 @@ impl<K> std::fmt::Debug for ControllerBuilder<'_, K> {
                     .collect::<Vec<_>>(),
             )
             .field("max_concurrent_reconciles", &self.max_concurrent_reconciles)
+            .field("priority_queue", &self.priority_queue)
+            .field("debounce", &self.debounce)
+            .field("sources", &self.sources.len())
             .finish_non_exhaustive()
     }
 }
@@ -159,11 +169,88 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
         F: Fn(&W) -> I + Send + Sync + 'static,
     {
         let own: Box<dyn Predicate<W>> = Box::new(predicate);
-        let register: WatchFn = Box::new(move |manager, queue, event_filters| {
+        let register: WatchFn = Box::new(move |manager, intake, event_filters| {
             let filter = WatchFilter::new(Arc::clone(event_filters), own);
-            register_secondary(&manager.informer::<W>(), queue, filter, mapper)
+            register_secondary(&manager.informer::<W>(), intake, filter, mapper)
         });
         self.watches.push((type_name::<W>().to_owned(), register));
+        self
+    }
+
+    /// Reconciles the keys an external source yields: any [`Stream`] of [`ObjectKey`]s or
+    /// [`Request`](crate::Request)s, or of `Result`s of them (a channel fed by a cloud API's
+    /// webhook, a timer, a message bus), at [`Priority::NORMAL`].
+    ///
+    /// The keys take the way of watch events (the debouncer if any, the queue's dedup and rate
+    /// limiting) but no predicate: there is no object to judge. The source is read from the
+    /// controller's start (its keys wait in the queue until the caches synced) until shutdown.
+    /// An error item is logged and counted
+    /// ([`ControllerStats::source_errors`](crate::ControllerStats::source_errors)), and the
+    /// source is read on; a source that ends is logged and counted
+    /// ([`ControllerStats::sources_ended`](crate::ControllerStats::sources_ended)), and the
+    /// controller runs on with its other sources and watches.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # use controller_runtime::{Controller, Manager, ObjectKey};
+    /// # use k8s_openapi::api::core::v1::ConfigMap;
+    /// # fn wire(manager: &Manager) -> (Controller<'_>, tokio::sync::mpsc::Sender<ObjectKey>) {
+    /// // Keys pushed by another task, say a cloud API's webhook receiver.
+    /// let (pushed, received) = tokio::sync::mpsc::channel::<ObjectKey>(64);
+    /// let from_channel = futures::stream::unfold(received, |mut received| async move {
+    ///     received.recv().await.map(|key| (key, received))
+    /// });
+    /// // One key every five minutes.
+    /// let every_five_minutes = futures::stream::unfold((), |()| async {
+    ///     tokio::time::sleep(Duration::from_secs(300)).await;
+    ///     Some((ObjectKey::namespaced("default", "inventory"), ()))
+    /// });
+    /// let _ = Controller::new(manager)
+    ///     .for_::<ConfigMap>()
+    ///     .watches_stream(from_channel)
+    ///     .watches_stream(every_five_minutes);
+    /// # (Controller::new(manager), pushed)
+    /// # }
+    /// ```
+    pub fn watches_stream<S>(self, stream: S) -> Self
+    where
+        S: Stream + Send + 'static,
+        S::Item: SourceItem,
+    {
+        self.watches_stream_with_priority(stream, Priority::NORMAL.get())
+    }
+
+    /// [`watches_stream`](Self::watches_stream), queueing the source's keys with `priority`
+    /// (from [`Priority::MIN`] to [`Priority::MAX`]; checked by [`build`](Self::build)).
+    pub fn watches_stream_with_priority<S>(mut self, stream: S, priority: i32) -> Self
+    where
+        S: Stream + Send + 'static,
+        S::Item: SourceItem,
+    {
+        let name = format!("stream #{}", self.sources.len() + 1);
+        self.sources.push(Source::new(name, stream, priority));
+        self
+    }
+
+    /// Whether the controller's queue is the priority queue (the default, as in
+    /// controller-runtime from v0.23): the adds of informers' initial lists and resyncs are
+    /// queued at [`Priority::LOW`], every other event at [`Priority::NORMAL`], so a real change
+    /// overtakes the backlog a restart or a resync leaves; a requeue or retry keeps its key's
+    /// priority. `false` keeps the plain first-in, first-out rate-limiting queue, where every
+    /// priority is ignored. See `workqueue::PriorityQueue` for how the two queues differ.
+    pub fn priority_queue(mut self, enabled: bool) -> Self {
+        self.priority_queue = enabled;
+        self
+    }
+
+    /// Debounces the events of each key (off by default): a key is reconciled only once no new
+    /// event came for it for `quiet`, with the highest priority among its events, but at most
+    /// `max_wait` after the first of them, so that a constantly changing object is still
+    /// reconciled. Applies to watch events and external sources, not to requeues after a
+    /// reconcile nor to [`ControllerHandle::enqueue`]. `quiet` must be above zero and
+    /// `max_wait` at least `quiet` (checked by [`build`](Self::build)).
+    pub fn debounce(mut self, quiet: Duration, max_wait: Duration) -> Self {
+        self.debounce = Some((quiet, max_wait));
         self
     }
 
@@ -202,20 +289,34 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
     }
 
     /// Registers the watches and adds the controller to the manager; it runs from
-    /// [`Manager::start`]. Fails if the name is taken, a setting is invalid, or the manager has
-    /// started.
+    /// [`Manager::start`]. Fails if the name is taken, a setting is invalid (no worker, a zero
+    /// reconcile timeout, a zero debounce or a maximum wait below it, a source's priority out
+    /// of range), or the manager has started.
     pub fn build<R: Reconciler<K>>(self, reconciler: R) -> Result<ControllerHandle, Error> {
+        let invalid = |reason: String| Error::InvalidSetting {
+            controller: self.name.clone(),
+            reason,
+        };
         if self.max_concurrent_reconciles == 0 {
-            return Err(Error::InvalidSetting {
-                controller: self.name,
-                reason: "max_concurrent_reconciles must be at least 1".to_owned(),
-            });
+            return Err(invalid(
+                "max_concurrent_reconciles must be at least 1".to_owned(),
+            ));
         }
         if self.reconcile_timeout == Some(Duration::ZERO) {
-            return Err(Error::InvalidSetting {
-                controller: self.name,
-                reason: "reconcile_timeout must be positive".to_owned(),
-            });
+            return Err(invalid("reconcile_timeout must be positive".to_owned()));
+        }
+        let debounce = match self.debounce {
+            Some((quiet, max_wait)) => Some(Debounce::new(quiet, max_wait).map_err(invalid)?),
+            None => None,
+        };
+        let mut sources = Vec::with_capacity(self.sources.len());
+        for source in self.sources {
+            match Priority::new(source.priority) {
+                Ok(priority) => sources.push((source, priority)),
+                Err(error) => {
+                    return Err(invalid(format!("external source {}: {error}", source.name)));
+                }
+            }
         }
         let manager = self.manager;
         manager.reserve_name(&self.name)?;
@@ -223,10 +324,12 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
             .rate_limiter
             .unwrap_or_else(|| Box::new(default_controller_rate_limiter()));
         let mut queue_config = QueueConfig::new().name(self.name.clone());
-        if let Some(provider) = manager.metrics().queue_provider() {
+        if let Some(provider) = manager.metrics().queue_provider(self.priority_queue) {
             queue_config = queue_config.metrics(provider);
         }
-        let queue = RateLimitingQueue::with_config(limiter, queue_config);
+        let queue = ControllerQueue::new(limiter, queue_config, self.priority_queue);
+        let debouncer = debounce.map(|debounce| Arc::new(Debouncer::new(debounce, queue.clone())));
+        let intake = Intake::new(queue.clone(), debouncer.clone());
 
         let (recorder, recorder_task) =
             Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
@@ -246,16 +349,19 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
         let primary_filter = WatchFilter::new(Arc::clone(&event_filters), self.for_predicate);
         let mut registrations = vec![(
             type_name::<K>().to_owned(),
-            register_primary(&primary, &queue, &state, primary_filter)?,
+            register_primary(&primary, &intake, &state, primary_filter)?,
         )];
         for (name, register) in self.watches {
-            registrations.push((name, register(manager, &queue, &event_filters)?));
+            registrations.push((name, register(manager, &intake, &event_filters)?));
         }
 
         let stats = Arc::new(ControllerStats::default());
         let run = ControllerRun {
             state,
-            queue,
+            queue: queue.clone(),
+            intake,
+            debouncer,
+            sources: Mutex::new(sources),
             reconciler: Arc::new(reconciler),
             registrations,
             stats: Arc::clone(&stats),
@@ -278,15 +384,17 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
         Ok(ControllerHandle {
             name: self.name,
             stats,
+            queue,
         })
     }
 }
 
-/// A built controller: its name and live counters.
+/// A built controller: its name, live counters, and a way to enqueue keys from anywhere.
 #[derive(Clone, Debug)]
 pub struct ControllerHandle {
     name: String,
     stats: Arc<ControllerStats>,
+    queue: ControllerQueue,
 }
 
 impl ControllerHandle {
@@ -298,5 +406,20 @@ impl ControllerHandle {
     /// The controller's reconcile counters.
     pub fn stats(&self) -> &ControllerStats {
         &self.stats
+    }
+
+    /// Asks for `key` to be reconciled with `priority`, once `delay` has passed (at once if it
+    /// is zero): for code outside the controller's watches (a cloud API's callback, a
+    /// scheduler). The key goes straight to the queue, past predicates and the debouncer, and
+    /// keeps the queue's rules: dedup (a waiting key keeps the higher priority and the earlier
+    /// ready time), never two workers on one key, shutdown. Before the manager starts the key
+    /// waits for the workers; after the controller stopped it is dropped. With the plain queue
+    /// ([`ControllerBuilder::priority_queue`]`(false)`) the priority is ignored.
+    pub fn enqueue(&self, key: ObjectKey, priority: Priority, delay: Duration) {
+        if delay.is_zero() {
+            self.queue.add(key, priority);
+        } else {
+            self.queue.add_after(key, delay, priority);
+        }
     }
 }

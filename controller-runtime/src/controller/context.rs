@@ -9,6 +9,7 @@ use indexer::{Lister, ObjectKey};
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 use serde::Serialize;
+use workqueue::Priority;
 
 use crate::controller::state::ControllerState;
 use crate::kind::{Kind, WatchScope};
@@ -21,6 +22,7 @@ pub struct Context<K: Kind> {
     key: ObjectKey,
     reconcile_id: Arc<str>,
     deleted: Option<Arc<K>>,
+    priority: Priority,
 }
 
 impl<K: Kind> Clone for Context<K> {
@@ -30,6 +32,7 @@ impl<K: Kind> Clone for Context<K> {
             key: self.key.clone(),
             reconcile_id: Arc::clone(&self.reconcile_id),
             deleted: self.deleted.clone(),
+            priority: self.priority,
         }
     }
 }
@@ -41,6 +44,7 @@ impl<K: Kind> fmt::Debug for Context<K> {
             .field("key", &self.key)
             .field("reconcile_id", &self.reconcile_id)
             .field("deleted", &self.deleted.is_some())
+            .field("priority", &self.priority)
             .finish()
     }
 }
@@ -51,12 +55,14 @@ impl<K: Kind> Context<K> {
         key: ObjectKey,
         reconcile_id: Arc<str>,
         deleted: Option<Arc<K>>,
+        priority: Priority,
     ) -> Self {
         Self {
             state,
             key,
             reconcile_id,
             deleted,
+            priority,
         }
     }
 
@@ -68,6 +74,15 @@ impl<K: Kind> Context<K> {
     /// This reconcile's unique id (also in its tracing span).
     pub fn reconcile_id(&self) -> &str {
         &self.reconcile_id
+    }
+
+    /// The priority the key was queued with: [`Priority::LOW`] when it came from an
+    /// informer's initial list or a resync, [`Priority::NORMAL`] for a live change, or what a
+    /// requeue or an external source named. A requeue or retry keeps it unless the returned
+    /// [`Action`](crate::Action) names another. Always [`Priority::NORMAL`] with the plain
+    /// queue.
+    pub fn priority(&self) -> Priority {
+        self.priority
     }
 
     /// The client, for reads that must bypass the cache and for writes to other objects.

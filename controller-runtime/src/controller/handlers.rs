@@ -1,22 +1,45 @@
 //! The event handlers a controller adds to the informers it watches: they filter events through
 //! the predicates and turn the rest into keys on the controller's queue (handlers only enqueue).
+//!
+//! Each key goes in with controller-runtime's priority: [`Priority::LOW`] for the adds of an
+//! informer's initial list and for resyncs (an update whose old and new objects have the same
+//! resourceVersion), [`Priority::NORMAL`] for every other event. The plain queue ignores it.
 
 use std::any::type_name;
 use std::sync::Arc;
 
 use indexer::{ObjectKey, key_of};
 use informer::{DeletedObject, Object, Registration, SharedIndexInformer, handler};
-use workqueue::RateLimitingQueue;
+use workqueue::Priority;
 
+use crate::controller::intake::Intake;
 use crate::controller::predicate::WatchFilter;
 use crate::controller::state::ControllerState;
 use crate::error::Error;
+
+/// The priority of an add: low for the informer's initial list.
+fn add_priority(is_in_initial_list: bool) -> Priority {
+    if is_in_initial_list {
+        Priority::LOW
+    } else {
+        Priority::NORMAL
+    }
+}
+
+/// The priority of an update: low for a resync (nothing changed: same resourceVersion).
+fn update_priority<K: Object>(old: &K, new: &K) -> Priority {
+    if old.meta().resource_version == new.meta().resource_version {
+        Priority::LOW
+    } else {
+        Priority::NORMAL
+    }
+}
 
 /// A secondary watch (`owns`, `watches`): enqueues the keys `mapper` returns for each event that
 /// passes the predicates (for an update, those of the old and of the new object).
 pub(crate) fn register_secondary<W, I, F>(
     informer: &SharedIndexInformer<W>,
-    queue: &RateLimitingQueue<ObjectKey>,
+    intake: &Intake,
     filter: WatchFilter<W>,
     mapper: F,
 ) -> Result<Registration, Error>
@@ -27,32 +50,38 @@ where
 {
     let filter = Arc::new(filter);
     let mapper = Arc::new(mapper);
-    let (on_add, on_update, on_delete) = (queue.clone(), queue.clone(), queue.clone());
+    let (on_add, on_update, on_delete) = (intake.clone(), intake.clone(), intake.clone());
     let (p_add, p_update, p_delete) = (filter.clone(), filter.clone(), filter);
     let (m_add, m_update, m_delete) = (mapper.clone(), mapper.clone(), mapper);
     let registration = informer.add_event_handler(
         handler()
             .named(type_name::<W>())
-            .on_add(move |obj: Arc<W>, _| {
+            .on_add(move |obj: Arc<W>, is_in_initial_list| {
                 if p_add.create(&obj) {
-                    m_add(&obj).into_iter().for_each(|key| on_add.add(key));
+                    let priority = add_priority(is_in_initial_list);
+                    m_add(&obj)
+                        .into_iter()
+                        .for_each(|key| on_add.add(key, priority));
                 }
             })
             .on_update(move |old: Arc<W>, new: Arc<W>| {
                 if p_update.update(&old, &new) {
+                    let priority = update_priority(old.as_ref(), new.as_ref());
                     m_update(&old)
                         .into_iter()
-                        .for_each(|key| on_update.add(key));
+                        .for_each(|key| on_update.add(key, priority));
                     m_update(&new)
                         .into_iter()
-                        .for_each(|key| on_update.add(key));
+                        .for_each(|key| on_update.add(key, priority));
                 }
             })
             .on_delete(move |deleted: DeletedObject<W>| {
                 if let Some(obj) = deleted.object()
                     && p_delete.delete(obj)
                 {
-                    m_delete(obj).into_iter().for_each(|key| on_delete.add(key));
+                    m_delete(obj)
+                        .into_iter()
+                        .for_each(|key| on_delete.add(key, Priority::NORMAL));
                 }
             }),
     )?;
@@ -63,7 +92,7 @@ where
 /// wakes read-your-own-writes waiters.
 pub(crate) fn register_primary<K>(
     informer: &SharedIndexInformer<K>,
-    queue: &RateLimitingQueue<ObjectKey>,
+    intake: &Intake,
     state: &Arc<ControllerState<K>>,
     filter: WatchFilter<K>,
 ) -> Result<Registration, Error>
@@ -71,20 +100,20 @@ where
     K: Object,
 {
     let filter = Arc::new(filter);
-    let (q_add, q_update, q_delete) = (queue.clone(), queue.clone(), queue.clone());
+    let (q_add, q_update, q_delete) = (intake.clone(), intake.clone(), intake.clone());
     let (p_add, p_update, p_delete) = (filter.clone(), filter.clone(), filter);
     let (s_add, s_update, s_delete) = (state.clone(), state.clone(), state.clone());
     let registration = informer.add_event_handler(
         handler()
             .named(type_name::<K>())
-            .on_add(move |obj: Arc<K>, _| {
+            .on_add(move |obj: Arc<K>, is_in_initial_list| {
                 let Ok(key) = key_of(obj.as_ref()) else {
                     return;
                 };
                 s_add.deleted.lock().remove(&key);
                 s_add.writes.cache_changed();
                 if p_add.create(&obj) {
-                    q_add.add(key);
+                    q_add.add(key, add_priority(is_in_initial_list));
                 }
             })
             .on_update(move |old: Arc<K>, new: Arc<K>| {
@@ -92,7 +121,7 @@ where
                 if p_update.update(&old, &new)
                     && let Ok(key) = key_of(new.as_ref())
                 {
-                    q_update.add(key);
+                    q_update.add(key, update_priority(old.as_ref(), new.as_ref()));
                 }
             })
             .on_delete(move |deleted: DeletedObject<K>| {
@@ -111,7 +140,7 @@ where
                     if let Some(obj) = obj {
                         s_delete.deleted.lock().insert(key.clone(), Arc::clone(obj));
                     }
-                    q_delete.add(key);
+                    q_delete.add(key, Priority::NORMAL);
                 }
             }),
     )?;

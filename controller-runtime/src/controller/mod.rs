@@ -2,18 +2,25 @@
 //! reconcile what the queue hands out, and what a reconcile sees.
 //!
 //! - `builder.rs`: [`Controller`], [`ControllerBuilder`], [`ControllerHandle`];
-//!   `handlers.rs`: the event handlers that turn watch events into queue keys.
-//! - `worker.rs`: the running controller (handler sync, workers, outcome of each reconcile);
-//!   `state.rs`: what its handlers and workers share; `stats.rs`: [`ControllerStats`].
+//!   `handlers.rs`: the event handlers that turn watch events into queue keys, with their
+//!   priority; `source.rs`: external sources (streams of keys); `intake.rs`: where events and
+//!   sources hand in keys; `debounce.rs`: the optional debouncer; `queue.rs`: the controller's
+//!   queue, priority or plain.
+//! - `worker.rs`: the running controller (sources, handler sync, workers, outcome of each
+//!   reconcile); `state.rs`: what its handlers and workers share; `stats.rs`: [`ControllerStats`].
 //! - `reconciler.rs`: [`Reconciler`], [`Request`], [`Action`], [`ReconcileError`];
 //!   `context.rs`: [`Context`]; `ryow.rs`: read-your-own-writes; `predicate.rs`: predicates.
 
 pub(crate) mod builder;
 pub(crate) mod context;
+pub(crate) mod debounce;
 pub(crate) mod handlers;
+pub(crate) mod intake;
 pub mod predicate;
+pub(crate) mod queue;
 pub(crate) mod reconciler;
 pub(crate) mod ryow;
+pub(crate) mod source;
 pub(crate) mod state;
 pub(crate) mod stats;
 pub(crate) mod worker;
@@ -24,4 +31,5 @@ pub use builder::{
 pub use context::Context;
 pub use reconciler::{Action, FnReconciler, ReconcileError, Reconciler, Request, reconciler_fn};
 pub use ryow::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
+pub use source::{SourceError, SourceItem};
 pub use stats::ControllerStats;

@@ -8,6 +8,7 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use indexer::ObjectKey;
+use workqueue::Priority;
 
 use crate::controller::context::Context;
 use crate::kind::Kind;
@@ -45,6 +46,12 @@ impl fmt::Display for Request {
 }
 
 /// What the controller does with a key after a successful reconcile.
+///
+/// A requeued key keeps the priority it was handed out with (as after an error) unless the
+/// action names another: [`RequeueWithPriority`](Action::RequeueWithPriority),
+/// [`RequeueAfterWithPriority`](Action::RequeueAfterWithPriority), or any requeue
+/// [`with_priority`](Action::with_priority). Priorities matter only with the priority queue,
+/// the default (see [`ControllerBuilder::priority_queue`](crate::ControllerBuilder::priority_queue)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Nothing more to do until the next change: the key's backoff history is cleared.
@@ -54,6 +61,26 @@ pub enum Action {
     Requeue,
     /// Reconcile again after this delay: the backoff history is cleared first.
     RequeueAfter(Duration),
+    /// [`Requeue`](Action::Requeue), queued with this priority.
+    RequeueWithPriority(Priority),
+    /// [`RequeueAfter`](Action::RequeueAfter), queued with this priority.
+    RequeueAfterWithPriority(Duration, Priority),
+}
+
+impl Action {
+    /// This action queuing the key with `priority` if it requeues it (`Done` stays `Done`):
+    /// `Action::RequeueAfter(d).with_priority(Priority::LOW)`.
+    pub fn with_priority(self, priority: Priority) -> Self {
+        match self {
+            Action::Done => Action::Done,
+            Action::Requeue | Action::RequeueWithPriority(_) => {
+                Action::RequeueWithPriority(priority)
+            }
+            Action::RequeueAfter(delay) | Action::RequeueAfterWithPriority(delay, _) => {
+                Action::RequeueAfterWithPriority(delay, priority)
+            }
+        }
+    }
 }
 
 /// A failed reconcile. Converted from any `std::error::Error` with `?`; an ordinary error is
@@ -205,6 +232,22 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn with_priority_names_the_priority_of_requeues_only() {
+        let second = Duration::from_secs(1);
+        assert_eq!(Action::Done.with_priority(Priority::LOW), Action::Done);
+        assert_eq!(
+            Action::Requeue.with_priority(Priority::LOW),
+            Action::RequeueWithPriority(Priority::LOW)
+        );
+        assert_eq!(
+            Action::RequeueAfter(second)
+                .with_priority(Priority::MAX)
+                .with_priority(Priority::LOW),
+            Action::RequeueAfterWithPriority(second, Priority::LOW)
+        );
+    }
 
     #[test]
     fn errors_convert_and_keep_their_kind() {

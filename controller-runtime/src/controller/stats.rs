@@ -1,9 +1,9 @@
 //! [`ControllerStats`]: a controller's reconcile counters (the data behind
-//! `controller_runtime_reconcile_*` metrics).
+//! `controller_runtime_reconcile_*` metrics) and those of its external sources.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Counters of one controller, updated after every reconcile.
+/// Counters of one controller, updated after every reconcile (and by its external sources).
 #[derive(Debug, Default)]
 pub struct ControllerStats {
     pub(crate) success: AtomicU64,
@@ -14,6 +14,8 @@ pub struct ControllerStats {
     pub(crate) panics: AtomicU64,
     pub(crate) timeouts: AtomicU64,
     pub(crate) active_workers: AtomicU64,
+    pub(crate) source_errors: AtomicU64,
+    pub(crate) sources_ended: AtomicU64,
 }
 
 impl ControllerStats {
@@ -55,6 +57,16 @@ impl ControllerStats {
     /// Workers reconciling right now.
     pub fn active_workers(&self) -> u64 {
         self.active_workers.load(Ordering::Relaxed)
+    }
+
+    /// Errors yielded by external sources (each logged; the source is read on).
+    pub fn source_errors(&self) -> u64 {
+        self.source_errors.load(Ordering::Relaxed)
+    }
+
+    /// External sources that ended (each logged; the controller runs on without them).
+    pub fn sources_ended(&self) -> u64 {
+        self.sources_ended.load(Ordering::Relaxed)
     }
 
     pub(crate) fn count(counter: &AtomicU64) {

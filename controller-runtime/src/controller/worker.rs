@@ -1,5 +1,7 @@
-//! The running controller: waits for its handlers to sync, then runs N workers that take keys
-//! from the queue, reconcile them and act on the outcome.
+//! The running controller: starts its external sources and debouncer, waits for its handlers to
+//! sync, then runs N workers that take keys from the queue, reconcile them and act on the
+//! outcome (a requeued key keeps the priority it was handed out with, unless the reconcile
+//! named another).
 
 use std::any::Any;
 use std::error::Error as StdError;
@@ -12,13 +14,18 @@ use async_trait::async_trait;
 use futures::FutureExt;
 use indexer::ObjectKey;
 use informer::{CacheSynced, Registration, wait_for_cache_sync};
+use parking_lot::Mutex;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
-use workqueue::RateLimitingQueue;
+use workqueue::Priority;
 
 use crate::controller::context::Context;
+use crate::controller::debounce::Debouncer;
+use crate::controller::intake::Intake;
+use crate::controller::queue::ControllerQueue;
 use crate::controller::reconciler::{Action, ReconcileError, Reconciler, Request};
+use crate::controller::source::Source;
 use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
 use crate::error::Error;
@@ -40,7 +47,13 @@ pub(crate) struct Settings {
 /// A built controller, run by the manager.
 pub(crate) struct ControllerRun<K: Kind, R> {
     pub(crate) state: Arc<ControllerState<K>>,
-    pub(crate) queue: RateLimitingQueue<ObjectKey>,
+    pub(crate) queue: ControllerQueue,
+    /// Where watch events and sources hand in keys (through the debouncer, if any).
+    pub(crate) intake: Intake,
+    pub(crate) debouncer: Option<Arc<Debouncer>>,
+    /// External sources and the priority of their keys; taken when the controller runs (a
+    /// lock makes the shared run `Sync`: a stream need not be).
+    pub(crate) sources: Mutex<Vec<(Source, Priority)>>,
     pub(crate) reconciler: Arc<R>,
     pub(crate) registrations: Vec<(String, Registration)>,
     pub(crate) stats: Arc<ControllerStats>,
@@ -74,7 +87,24 @@ where
         shutdown: CancellationToken,
     ) -> Result<(), Box<dyn StdError + Send + Sync>> {
         let this = Arc::new(*self);
+        let sources = std::mem::take(&mut *this.sources.lock());
         let name = Arc::clone(&this.state.name);
+        // The sources and the debouncer run from now (their keys wait in the queue until the
+        // workers start) until this returns, whichever way: dropping the set aborts them.
+        let mut background = JoinSet::new();
+        if let Some(debouncer) = this.debouncer.clone() {
+            let shutdown = shutdown.clone();
+            background.spawn(async move { debouncer.run(shutdown).await });
+        }
+        for (source, priority) in sources {
+            background.spawn(source.run(
+                priority,
+                this.intake.clone(),
+                Arc::clone(&this.stats),
+                Arc::clone(&name),
+                shutdown.clone(),
+            ));
+        }
         let signals: Vec<&dyn CacheSynced> = this
             .registrations
             .iter()
@@ -135,7 +165,7 @@ where
                 () = shutdown.cancelled() => return,
                 key = self.queue.get() => key,
             };
-            let Some(key) = key else { return };
+            let Some((key, priority)) = key else { return };
             if let Some(elector) = &self.settings.leadership
                 && !elector.is_leader()
             {
@@ -145,13 +175,13 @@ where
                 self.queue.done(&key);
                 return;
             }
-            self.process(&key).await;
+            self.process(&key, priority).await;
             self.queue.done(&key);
         }
     }
 
-    /// Reconciles `key` once and acts on the outcome.
-    async fn process(&self, key: &ObjectKey) {
+    /// Reconciles `key`, handed out with `priority`, once and acts on the outcome.
+    async fn process(&self, key: &ObjectKey, priority: Priority) {
         let reconcile_id: Arc<str> = uuid::Uuid::new_v4().to_string().into();
         let span = tracing::info_span!(
             "reconcile",
@@ -176,7 +206,13 @@ where
             } else {
                 state.deleted.lock().get(key).cloned()
             };
-            let ctx = Context::new(Arc::clone(state), key.clone(), reconcile_id, deleted);
+            let ctx = Context::new(
+                Arc::clone(state),
+                key.clone(),
+                reconcile_id,
+                deleted,
+                priority,
+            );
             self.stats.active_workers.fetch_add(1, Ordering::Relaxed);
             self.metrics.worker_started();
             let started = tokio::time::Instant::now();
@@ -184,7 +220,7 @@ where
             self.metrics.reconciled(started.elapsed());
             self.metrics.worker_finished();
             self.stats.active_workers.fetch_sub(1, Ordering::Relaxed);
-            self.act(key, outcome);
+            self.act(key, priority, outcome);
         }
         .instrument(span)
         .await;
@@ -213,10 +249,20 @@ where
         }
     }
 
-    /// Requeues, forgets or backs off `key` according to `outcome`.
-    fn act(&self, key: &ObjectKey, outcome: Outcome) {
+    /// Requeues, forgets or backs off `key` according to `outcome`; a requeue or retry keeps
+    /// `priority`, the key's priority when it was handed out, unless the action names another.
+    fn act(&self, key: &ObjectKey, priority: Priority, outcome: Outcome) {
         let queue = &self.queue;
         let stats = &self.stats;
+        let (outcome, priority) = match outcome {
+            Outcome::Finished(Ok(Action::RequeueWithPriority(named))) => {
+                (Outcome::Finished(Ok(Action::Requeue)), named)
+            }
+            Outcome::Finished(Ok(Action::RequeueAfterWithPriority(delay, named))) => {
+                (Outcome::Finished(Ok(Action::RequeueAfter(delay))), named)
+            }
+            outcome => (outcome, priority),
+        };
         match outcome {
             Outcome::Finished(Ok(Action::Done)) => {
                 ControllerStats::count(&stats.success);
@@ -228,13 +274,17 @@ where
             Outcome::Finished(Ok(Action::Requeue)) => {
                 ControllerStats::count(&stats.requeue);
                 self.metrics.requeue();
-                queue.add_rate_limited(key.clone());
+                queue.add_rate_limited(key.clone(), priority);
             }
+            // Named priorities were taken out above.
+            Outcome::Finished(Ok(
+                Action::RequeueWithPriority(_) | Action::RequeueAfterWithPriority(..),
+            )) => {}
             Outcome::Finished(Ok(Action::RequeueAfter(delay))) => {
                 ControllerStats::count(&stats.requeue_after);
                 self.metrics.requeue_after();
                 queue.forget(key);
-                queue.add_after(key.clone(), delay);
+                queue.add_after(key.clone(), delay, priority);
             }
             Outcome::Finished(Err(error)) if error.is_terminal() => {
                 ControllerStats::count(&stats.terminal_errors);
@@ -247,7 +297,7 @@ where
                 ControllerStats::count(&stats.errors);
                 self.metrics.error();
                 tracing::warn!(%error, retries = queue.num_requeues(key), "reconcile failed; retrying with backoff");
-                queue.add_rate_limited(key.clone());
+                queue.add_rate_limited(key.clone(), priority);
             }
             Outcome::Panicked(payload) => {
                 ControllerStats::count(&stats.panics);
@@ -258,7 +308,7 @@ where
                     panic = panic_message(payload.as_ref()),
                     "reconciler panicked; retrying with backoff"
                 );
-                queue.add_rate_limited(key.clone());
+                queue.add_rate_limited(key.clone(), priority);
             }
             Outcome::TimedOut(limit) => {
                 ControllerStats::count(&stats.timeouts);
@@ -266,7 +316,7 @@ where
                 self.metrics.timeout();
                 self.metrics.error();
                 tracing::warn!(timeout = ?limit, "reconcile timed out; retrying with backoff");
-                queue.add_rate_limited(key.clone());
+                queue.add_rate_limited(key.clone(), priority);
             }
         }
     }

@@ -3,6 +3,9 @@
 mod delaying;
 mod delaying_model;
 mod model;
+mod priority;
+mod priority_metrics;
+mod priority_model;
 mod queue;
 mod stress;
 mod support;

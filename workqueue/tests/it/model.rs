@@ -1,7 +1,8 @@
 //! Model-based test: random operation sequences against a reference model of the queue's
 //! documented semantics (client-go's, with a stray `done` ignored).
 
-use std::collections::{HashSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap};
 
 use proptest::prelude::*;
 use workqueue::Queue;
@@ -27,33 +28,74 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// The basic queue's documented semantics: the FIFO of queued items and client-go's `dirty`
-/// and `processing` sets. The delaying queue's model builds on it.
+/// The basic queue's documented semantics: the queued items in their order and client-go's
+/// `dirty` and `processing` sets, here with the priority queue's priorities, which the plain
+/// queue's model leaves all at 0 (one priority: first in, first out). The delaying and priority
+/// queues' models build on it.
 #[derive(Default)]
 pub struct QueueModel {
-    queue: VecDeque<u8>,
-    dirty: HashSet<u8>,
-    processing: HashSet<u8>,
+    /// Queued items by (higher priority first, then order of queueing).
+    queued: BTreeMap<(Reverse<i32>, u64), u8>,
+    /// Where each queued item is in `queued`.
+    position: HashMap<u8, (i32, u64)>,
+    /// Items held by workers → the priority they are queued with again at `done`, if they were
+    /// added meanwhile.
+    processing: HashMap<u8, Option<i32>>,
+    /// The next place in the order of queueing.
+    next: u64,
     shutting_down: bool,
 }
 
 impl QueueModel {
     pub fn add(&mut self, item: u8) {
-        if self.shutting_down || !self.dirty.insert(item) {
+        self.add_with_priority(item, 0);
+    }
+
+    /// Adds `item` with `priority`: a waiting item keeps the higher of its priorities, a queued
+    /// one whose priority rises goes to the back of its new priority.
+    pub fn add_with_priority(&mut self, item: u8, priority: i32) {
+        if self.shutting_down {
             return;
         }
-        if !self.processing.contains(&item) {
-            self.queue.push_back(item);
+        if let Some(again) = self.processing.get_mut(&item) {
+            *again = Some(again.map_or(priority, |again| again.max(priority)));
+            return;
         }
+        match self.position.get(&item) {
+            Some(&(current, _)) if current >= priority => {}
+            Some(&(current, place)) => {
+                self.queued.remove(&(Reverse(current), place));
+                self.queue(item, priority);
+            }
+            None => self.queue(item, priority),
+        }
+    }
+
+    fn queue(&mut self, item: u8, priority: i32) {
+        let place = self.next;
+        self.next += 1;
+        self.queued.insert((Reverse(priority), place), item);
+        self.position.insert(item, (priority, place));
+    }
+
+    /// Whether `item` waits for a worker: queued, or to be queued again at its `done`.
+    pub fn is_ready(&self, item: u8) -> bool {
+        self.position.contains_key(&item) || matches!(self.processing.get(&item), Some(Some(_)))
     }
 
     /// `None`: `get` would wait; `Some(None)`: shut down and empty.
     pub fn get(&mut self) -> Option<Option<u8>> {
-        match self.queue.pop_front() {
-            Some(item) => {
-                self.dirty.remove(&item);
-                self.processing.insert(item);
-                Some(Some(item))
+        self.get_with_priority()
+            .map(|taken| taken.map(|(item, _)| item))
+    }
+
+    /// [`get`](Self::get) with the priority the item was queued with.
+    pub fn get_with_priority(&mut self) -> Option<Option<(u8, i32)>> {
+        match self.queued.pop_first() {
+            Some(((Reverse(priority), _), item)) => {
+                self.position.remove(&item);
+                self.processing.insert(item, None);
+                Some(Some((item, priority)))
             }
             None if self.shutting_down => Some(None),
             None => None,
@@ -61,8 +103,8 @@ impl QueueModel {
     }
 
     pub fn done(&mut self, item: u8) {
-        if self.processing.remove(&item) && self.dirty.contains(&item) {
-            self.queue.push_back(item);
+        if let Some(Some(priority)) = self.processing.remove(&item) {
+            self.queue(item, priority);
         }
     }
 
@@ -76,7 +118,7 @@ impl QueueModel {
 
     /// How many items wait for a worker.
     pub fn len(&self) -> usize {
-        self.queue.len()
+        self.queued.len()
     }
 }
 

@@ -1,10 +1,14 @@
-//! Stress: many workers, random re-adds while processing, then drain.
+//! Stress: many workers, random re-adds while processing, then drain; the plain queue and the
+//! priority queue (whose adds get random priorities, so items also move between priorities).
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::time::Duration;
 
-use workqueue::{ItemExponentialFailure, Queue, RateLimitingQueue};
+use workqueue::{
+    AddOptions, ItemExponentialFailure, Priority, PriorityQueue, Queue, RateLimitingQueue,
+};
 
 const WORKERS: usize = 8;
 const KEYS: usize = 1_000;
@@ -24,6 +28,104 @@ impl Rng {
 
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
+    }
+}
+
+/// What the stress tests need of a queue.
+trait Stressed: Clone + Send + Sync + 'static {
+    /// Adds `key`; `choice` is a random number the queue may use (the priority queue picks a
+    /// priority with it).
+    fn add(&self, key: u32, choice: u64);
+    fn add_rate_limited(&self, key: u32);
+    fn forget(&self, key: &u32);
+    fn num_requeues(&self, key: &u32) -> usize;
+    fn get(&self) -> impl Future<Output = Option<u32>> + Send + '_;
+    fn done(&self, key: &u32);
+    fn len(&self) -> usize;
+    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_;
+}
+
+impl Stressed for Queue<u32> {
+    fn add(&self, key: u32, _: u64) {
+        Queue::add(self, key);
+    }
+    fn add_rate_limited(&self, key: u32) {
+        Queue::add(self, key);
+    }
+    fn forget(&self, _: &u32) {}
+    fn num_requeues(&self, _: &u32) -> usize {
+        0
+    }
+    fn get(&self) -> impl Future<Output = Option<u32>> + Send + '_ {
+        Queue::get(self)
+    }
+    fn done(&self, key: &u32) {
+        Queue::done(self, key);
+    }
+    fn len(&self) -> usize {
+        Queue::len(self)
+    }
+    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
+        Queue::shut_down_with_drain(self)
+    }
+}
+
+impl Stressed for RateLimitingQueue<u32> {
+    fn add(&self, key: u32, _: u64) {
+        RateLimitingQueue::add(self, key);
+    }
+    fn add_rate_limited(&self, key: u32) {
+        RateLimitingQueue::add_rate_limited(self, key);
+    }
+    fn forget(&self, key: &u32) {
+        RateLimitingQueue::forget(self, key);
+    }
+    fn num_requeues(&self, key: &u32) -> usize {
+        RateLimitingQueue::num_requeues(self, key)
+    }
+    fn get(&self) -> impl Future<Output = Option<u32>> + Send + '_ {
+        RateLimitingQueue::get(self)
+    }
+    fn done(&self, key: &u32) {
+        RateLimitingQueue::done(self, key);
+    }
+    fn len(&self) -> usize {
+        RateLimitingQueue::len(self)
+    }
+    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
+        RateLimitingQueue::shut_down_with_drain(self)
+    }
+}
+
+/// The priorities the priority queue's stress adds pick from.
+const PRIORITIES: [Priority; 3] = [Priority::LOW, Priority::NORMAL, Priority::MAX];
+
+impl Stressed for PriorityQueue<u32> {
+    fn add(&self, key: u32, choice: u64) {
+        let priority = PRIORITIES[(choice % 3) as usize];
+        self.add_with(key, AddOptions::new().priority(priority));
+    }
+    fn add_rate_limited(&self, key: u32) {
+        let priority = PRIORITIES[(key % 3) as usize];
+        self.add_with(key, AddOptions::new().priority(priority).rate_limited());
+    }
+    fn forget(&self, key: &u32) {
+        PriorityQueue::forget(self, key);
+    }
+    fn num_requeues(&self, key: &u32) -> usize {
+        PriorityQueue::num_requeues(self, key)
+    }
+    fn get(&self) -> impl Future<Output = Option<u32>> + Send + '_ {
+        PriorityQueue::get(self)
+    }
+    fn done(&self, key: &u32) {
+        PriorityQueue::done(self, key);
+    }
+    fn len(&self) -> usize {
+        PriorityQueue::len(self)
+    }
+    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
+        PriorityQueue::shut_down_with_drain(self)
     }
 }
 
@@ -59,15 +161,24 @@ impl Tracker {
         }
     }
 
-    fn add(&self, queue: &Queue<u32>, key: usize) {
+    fn add(&self, queue: &impl Stressed, key: usize, choice: u64) {
         self.generation[key].fetch_add(1, SeqCst);
-        queue.add(key as u32);
+        queue.add(key as u32, choice);
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn eight_workers_never_share_a_key_and_lose_no_add() {
-    let queue: Queue<u32> = Queue::new();
+    never_share_a_key_and_lose_no_add(Queue::new()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_workers_never_share_a_key_of_the_priority_queue_and_lose_no_add() {
+    let limiter = ItemExponentialFailure::new(Duration::from_micros(100), Duration::from_millis(2));
+    never_share_a_key_and_lose_no_add(PriorityQueue::new(limiter)).await;
+}
+
+async fn never_share_a_key_and_lose_no_add(queue: impl Stressed) {
     let tracker = Arc::new(Tracker::new());
 
     let workers: Vec<_> = (0..WORKERS)
@@ -97,7 +208,7 @@ async fn eight_workers_never_share_a_key_and_lose_no_add() {
                             } else {
                                 rng.below(KEYS)
                             };
-                            tracker.add(&queue, other);
+                            tracker.add(&queue, other, rng.next());
                             tracker.readds.fetch_add(1, SeqCst);
                         }
                         tracker.readding.fetch_sub(1, SeqCst);
@@ -116,7 +227,8 @@ async fn eight_workers_never_share_a_key_and_lose_no_add() {
             tokio::spawn(async move {
                 let mut rng = Rng(0xD1B5_4A32_D192_ED03 ^ (p as u64 + 7));
                 for i in 0..ADDS / PRODUCERS {
-                    tracker.add(&queue, rng.below(KEYS));
+                    let key = rng.below(KEYS);
+                    tracker.add(&queue, key, rng.next());
                     if i % 64 == 0 {
                         tokio::task::yield_now().await;
                     }
@@ -165,12 +277,19 @@ async fn eight_workers_never_share_a_key_and_lose_no_add() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn rate_limited_retries_under_contention_finish_every_key_once() {
+    let limiter = ItemExponentialFailure::new(Duration::from_micros(100), Duration::from_millis(2));
+    retries_finish_every_key_once(RateLimitingQueue::new(limiter)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn rate_limited_retries_of_the_priority_queue_finish_every_key_once() {
+    let limiter = ItemExponentialFailure::new(Duration::from_micros(100), Duration::from_millis(2));
+    retries_finish_every_key_once(PriorityQueue::new(limiter)).await;
+}
+
+async fn retries_finish_every_key_once(queue: impl Stressed) {
     const KEYS: u32 = 500;
     const FAILURES: usize = 3;
-    let queue: RateLimitingQueue<u32> = RateLimitingQueue::new(ItemExponentialFailure::new(
-        Duration::from_micros(100),
-        Duration::from_millis(2),
-    ));
     let busy: Arc<Vec<AtomicBool>> = Arc::new((0..KEYS).map(|_| AtomicBool::new(false)).collect());
     let successes: Arc<Vec<AtomicUsize>> =
         Arc::new((0..KEYS).map(|_| AtomicUsize::new(0)).collect());
@@ -212,7 +331,7 @@ async fn rate_limited_retries_under_contention_finish_every_key_once() {
 
     let notified = all_done.notified();
     for key in 0..KEYS {
-        queue.add(key);
+        queue.add(key, u64::from(key));
     }
     assert!(
         tokio::time::timeout(Duration::from_secs(120), notified)

@@ -8,7 +8,7 @@
 //!
 //! - [`fieldpath`]: path elements (`f:`, `k:`, `v:`, `i:`) and their order;
 //! - [`set`]: sets of paths and their `FieldsV1` encoding;
-//! - [`schema`] and [`builtin_types`]: the merge rules of each value (list types, keys,
+//! - [`schema`] and [`merge_rules`]: the merge rules of each value (list types, keys,
 //!   atomic maps), from the built-in table or the CRD's structural schema;
 //! - [`typed`]: field sets of values, comparisons, checks of an applied configuration;
 //! - [`merge`]: merging and removing paths;
@@ -17,12 +17,12 @@
 //! - [`updater`]: ownership changes of an update and of an apply;
 //! - [`conflicts`]: the 409 of a refused apply.
 
-mod builtin_types;
 mod conflicts;
 mod fieldpath;
 mod last_applied;
 mod managed_fields;
 mod merge;
+mod merge_rules;
 mod schema;
 mod set;
 mod typed;

@@ -1,14 +1,14 @@
 //! The type of each value of an object, as server-side apply needs it: for a map, which keys
 //! are declared fields and whether it is atomic; for a list, whether it is atomic, a set, or
-//! a map keyed by some item fields. Built-in kinds take it from [`super::builtin_types`];
+//! a map keyed by some item fields. Built-in kinds take it from [`super::merge_rules`];
 //! custom resources from their CRD's structural schema (`properties`,
 //! `additionalProperties`, `x-kubernetes-list-type`, `x-kubernetes-list-map-keys`,
 //! `x-kubernetes-map-type`, `x-kubernetes-preserve-unknown-fields`).
 
 use serde_json::Value;
 
-use super::builtin_types::{self as builtin, B};
 use super::fieldpath::PathElement;
+use super::merge_rules::{self as builtin, B};
 use crate::kinds::resource_info::ResourceInfo;
 
 /// The type of a value.

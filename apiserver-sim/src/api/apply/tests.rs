@@ -3,17 +3,17 @@
 
 use serde_json::{Value, json};
 
-use super::builtin_types::{self, B};
 use super::fieldpath::{PathElement, path_string};
 use super::managed_fields::{ManagerId, Managers, Operation, Owned};
 use super::merge::{ensure_named_fields, merge, remove_items};
+use super::merge_rules::{self, B};
 use super::schema::{ListKind, Ty, item_element};
 use super::set::FieldSet;
 use super::typed::{compare, to_field_set, validate};
 use super::updater::{Scope, Write, apply, update};
 
 fn deployment() -> Ty<'static> {
-    Ty::Builtin(builtin_types::root("apps", "Deployment"))
+    Ty::Builtin(merge_rules::root("apps", "Deployment"))
 }
 
 fn paths(set: &FieldSet) -> Vec<String> {
@@ -74,7 +74,7 @@ fn comparisons_count_zero_value_structs_as_present() {
             ".spec.template.metadata.labels.a"
         ]
     );
-    let cm = Ty::Builtin(builtin_types::root("", "ConfigMap"));
+    let cm = Ty::Builtin(merge_rules::root("", "ConfigMap"));
     let cmp = compare(
         Some(&json!({"data": {"a": "1", "b": "1"}})),
         Some(&json!({"data": {"a": "2", "c": "1"}})),
@@ -87,7 +87,7 @@ fn comparisons_count_zero_value_structs_as_present() {
 
 #[test]
 fn removal_takes_named_fields_left_empty() {
-    let ty = Ty::Builtin(builtin_types::root("", "ConfigMap"));
+    let ty = Ty::Builtin(merge_rules::root("", "ConfigMap"));
     let obj = json!({"metadata": {"name": "x", "labels": {"a": "1"}}, "data": {"k": "v"}});
     let mut set = FieldSet::default();
     set.insert(&[
@@ -126,7 +126,7 @@ fn list_items_need_their_keys() {
 
 fn write(manager: &str, operation: Operation) -> Write<'static> {
     Write {
-        ty: Ty::Builtin(builtin_types::root("", "ConfigMap")),
+        ty: Ty::Builtin(merge_rules::root("", "ConfigMap")),
         scope: Scope::All,
         id: ManagerId::new(manager, operation, "v1", ""),
         api_version: "v1",

@@ -1,5 +1,6 @@
-//! Rows of printers whose kinds the server may not serve yet, and the Pod rules not covered
-//! by the integration tests (Kubernetes `pkg/printers/internalversion/printers.go`).
+//! Rows of the printers of kinds the integration tests do not print, the Pod rules they do
+//! not cover, and which served kinds get which printer (Kubernetes
+//! `pkg/printers/internalversion/printers.go`).
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
@@ -540,6 +541,33 @@ fn every_row_has_a_cell_per_column() {
         for k in family.iter().filter(|k| k.kind != "IPAddress") {
             let row = (k.row)(&json!({"metadata": {"name": "x"}}), now());
             assert_eq!(row.cells.len(), k.columns.len(), "{}/{}", k.group, k.kind);
+        }
+    }
+}
+
+/// Every served built-in kind gets its upstream printer; the kinds upstream has no printer
+/// for get the default table (`Name`, `Created At`).
+#[test]
+fn every_served_builtin_kind_has_its_printer() {
+    const DEFAULT_TABLE: &[(&str, &str)] = &[
+        ("", "LimitRange"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("certificates.k8s.io", "PodCertificateRequest"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "Role"),
+        ("resource.k8s.io", "DeviceTaintRule"),
+    ];
+    for info in crate::kinds::builtins::builtins() {
+        let default = DEFAULT_TABLE.contains(&(info.group.as_str(), info.kind.as_str()));
+        for version in &info.versions {
+            let printer = Printer::for_resource(&info, version);
+            assert_eq!(
+                matches!(printer, Printer::Default),
+                default,
+                "{}/{} {version}",
+                info.group,
+                info.kind
+            );
         }
     }
 }

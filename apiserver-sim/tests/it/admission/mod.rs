@@ -5,6 +5,7 @@
 
 mod conversion;
 mod failure;
+mod formats;
 mod harness;
 mod kubectl;
 mod matching;

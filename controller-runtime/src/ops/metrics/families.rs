@@ -127,7 +127,7 @@ impl Families {
         );
         registry.register(
             "workqueue_depth",
-            "Current depth of workqueue",
+            "Current depth of workqueue by workqueue and priority",
             f.depth.clone(),
         );
         registry.register(

@@ -28,7 +28,7 @@ impl Metrics {
     pub(crate) fn controller(&self, _name: &str, _workers: usize) -> ControllerMetrics {
         ControllerMetrics
     }
-    pub(crate) fn queue_provider(&self) -> Option<Arc<dyn MetricsProvider>> {
+    pub(crate) fn queue_provider(&self, _prioritized: bool) -> Option<Arc<dyn MetricsProvider>> {
         None
     }
     pub(crate) fn leader(&self, _name: &str) -> LeaderMetrics {

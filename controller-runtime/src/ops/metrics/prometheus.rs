@@ -90,10 +90,14 @@ impl Metrics {
         metrics
     }
 
-    /// The workqueue metrics provider: every series labelled `name` and `controller`
-    /// (both the controller's name, as in controller-runtime).
-    pub(crate) fn queue_provider(&self) -> Option<Arc<dyn MetricsProvider>> {
-        Some(Arc::new(QueueProvider::new(Arc::clone(&self.families))))
+    /// The workqueue metrics provider of a priority queue if `prioritized`, else of a plain
+    /// queue: every series labelled `name` and `controller` (both the controller's name, as in
+    /// controller-runtime), `workqueue_depth` also `priority`.
+    pub(crate) fn queue_provider(&self, prioritized: bool) -> Option<Arc<dyn MetricsProvider>> {
+        Some(Arc::new(QueueProvider::new(
+            Arc::clone(&self.families),
+            prioritized,
+        )))
     }
 
     /// The leader-election series of lease `name`.

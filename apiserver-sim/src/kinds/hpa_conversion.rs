@@ -1,0 +1,219 @@
+//! autoscaling/v1 and autoscaling/v2 `HorizontalPodAutoscaler` are versions of one
+//! resource, stored as v2. As upstream (kubernetes `pkg/apis/autoscaling/v1/conversion.go`):
+//! v1's `targetCPUUtilizationPercentage` is v2's CPU `Resource` metric with a
+//! `Utilization` target, v1's `currentCPUUtilizationPercentage` the matching current
+//! metric; what v1 cannot express (other metrics, current metrics, conditions, behavior)
+//! travels in the `autoscaling.alpha.kubernetes.io/*` annotations of the v1 form, so a
+//! v1 round trip keeps it.
+
+use serde_json::{Map, Value, json};
+
+use super::resource_info::Conversion;
+
+const METRICS: &str = "autoscaling.alpha.kubernetes.io/metrics";
+const CURRENT_METRICS: &str = "autoscaling.alpha.kubernetes.io/current-metrics";
+const CONDITIONS: &str = "autoscaling.alpha.kubernetes.io/conditions";
+const BEHAVIOR: &str = "autoscaling.alpha.kubernetes.io/behavior";
+
+/// Spec and status fields both versions share.
+const SPEC_SHARED: &[&str] = &["scaleTargetRef", "minReplicas", "maxReplicas"];
+const STATUS_SHARED: &[&str] = &[
+    "observedGeneration",
+    "lastScaleTime",
+    "currentReplicas",
+    "desiredReplicas",
+];
+
+fn copy(from: Option<&Value>, fields: &[&str], to: &mut Map<String, Value>) {
+    for f in fields {
+        if let Some(v) = from.and_then(|o| o.get(*f)) {
+            to.insert((*f).to_string(), v.clone());
+        }
+    }
+}
+
+/// Whether a v2 metric (spec `target` or status `current`) is the CPU utilization one.
+fn is_cpu_utilization(m: &Value, part: &str) -> bool {
+    m.get("type").and_then(Value::as_str) == Some("Resource")
+        && m.pointer("/resource/name").and_then(Value::as_str) == Some("cpu")
+        && m.pointer(&format!("/resource/{part}/averageUtilization"))
+            .is_some()
+        && (part == "current"
+            || m.pointer("/resource/target/type").and_then(Value::as_str) == Some("Utilization"))
+}
+
+fn annotations(obj: &Value) -> Map<String, Value> {
+    obj.pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Moves an annotation holding JSON out of `ann`, parsed.
+fn take_json(ann: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    let raw = ann.remove(key)?;
+    serde_json::from_str(raw.as_str()?).ok()
+}
+
+fn set_annotations(out: &mut Value, ann: Map<String, Value>) {
+    if let Some(md) = out.get_mut("metadata").and_then(Value::as_object_mut) {
+        if ann.is_empty() {
+            md.remove("annotations");
+        } else {
+            md.insert("annotations".into(), Value::Object(ann));
+        }
+    }
+}
+
+/// v2 (stored) → v1.
+fn v2_to_v1(obj: &Value) -> Value {
+    let mut out = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler"});
+    if let Some(md) = obj.get("metadata") {
+        out["metadata"] = md.clone();
+    }
+    let mut ann = annotations(obj);
+    let mut spec = Map::new();
+    copy(obj.get("spec"), SPEC_SHARED, &mut spec);
+    let metrics = obj.pointer("/spec/metrics").and_then(Value::as_array);
+    let mut others = Vec::new();
+    for m in metrics.into_iter().flatten() {
+        match m.pointer("/resource/target/averageUtilization") {
+            Some(u) if is_cpu_utilization(m, "target") => {
+                spec.insert("targetCPUUtilizationPercentage".into(), u.clone());
+            }
+            _ => others.push(m.clone()),
+        }
+    }
+    if !others.is_empty() {
+        ann.insert(
+            METRICS.into(),
+            Value::String(Value::Array(others).to_string()),
+        );
+    }
+    if let Some(b) = obj.pointer("/spec/behavior") {
+        ann.insert(BEHAVIOR.into(), Value::String(b.to_string()));
+    }
+    out["spec"] = Value::Object(spec);
+    if let Some(st) = obj.get("status") {
+        let mut status = Map::new();
+        copy(Some(st), STATUS_SHARED, &mut status);
+        let mut others = Vec::new();
+        for m in st
+            .get("currentMetrics")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            match m.pointer("/resource/current/averageUtilization") {
+                Some(u) if is_cpu_utilization(m, "current") => {
+                    status.insert("currentCPUUtilizationPercentage".into(), u.clone());
+                }
+                _ => others.push(m.clone()),
+            }
+        }
+        if !others.is_empty() {
+            ann.insert(
+                CURRENT_METRICS.into(),
+                Value::String(Value::Array(others).to_string()),
+            );
+        }
+        if let Some(c) = st.get("conditions") {
+            ann.insert(CONDITIONS.into(), Value::String(c.to_string()));
+        }
+        out["status"] = Value::Object(status);
+    }
+    set_annotations(&mut out, ann);
+    out
+}
+
+/// v1 → v2 (stored).
+fn v1_to_v2(obj: &Value) -> Value {
+    let mut out = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler"});
+    if let Some(md) = obj.get("metadata") {
+        out["metadata"] = md.clone();
+    }
+    let mut ann = annotations(obj);
+    let mut spec = Map::new();
+    copy(obj.get("spec"), SPEC_SHARED, &mut spec);
+    let mut metrics = Vec::new();
+    if let Some(u) = obj.pointer("/spec/targetCPUUtilizationPercentage") {
+        metrics.push(json!({"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": u}}}));
+    }
+    if let Some(Value::Array(more)) = take_json(&mut ann, METRICS) {
+        metrics.extend(more);
+    }
+    if !metrics.is_empty() {
+        spec.insert("metrics".into(), Value::Array(metrics));
+    }
+    if let Some(b) = take_json(&mut ann, BEHAVIOR) {
+        spec.insert("behavior".into(), b);
+    }
+    out["spec"] = Value::Object(spec);
+    let current_more = take_json(&mut ann, CURRENT_METRICS);
+    let conditions = take_json(&mut ann, CONDITIONS);
+    if let Some(st) = obj.get("status") {
+        let mut status = Map::new();
+        copy(Some(st), STATUS_SHARED, &mut status);
+        let mut current = Vec::new();
+        if let Some(u) = st.get("currentCPUUtilizationPercentage") {
+            current.push(json!({"type": "Resource", "resource": {"name": "cpu",
+                "current": {"averageUtilization": u}}}));
+        }
+        if let Some(Value::Array(more)) = current_more {
+            current.extend(more);
+        }
+        if !current.is_empty() {
+            status.insert("currentMetrics".into(), Value::Array(current));
+        }
+        if let Some(c) = conditions {
+            status.insert("conditions".into(), c);
+        }
+        out["status"] = Value::Object(status);
+    }
+    set_annotations(&mut out, ann);
+    out
+}
+
+fn to_stored(version: &str, obj: Value) -> Value {
+    if version == "v1" { v1_to_v2(&obj) } else { obj }
+}
+
+fn to_served(version: &str, obj: &Value) -> Value {
+    if version == "v1" {
+        return v2_to_v1(obj);
+    }
+    let mut o = obj.clone();
+    if let Some(m) = o.as_object_mut() {
+        m.insert(
+            "apiVersion".into(),
+            Value::String(format!("autoscaling/{version}")),
+        );
+    }
+    o
+}
+
+/// The conversion between autoscaling/v1 and the stored autoscaling/v2.
+pub const CONVERSION: Conversion = Conversion {
+    to_stored,
+    to_served,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_target_both_ways_and_other_metrics_survive_v1() {
+        let v2 = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "h"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "d"}, "maxReplicas": 5,
+                "metrics": [
+                    {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}},
+                    {"type": "Pods", "pods": {"metric": {"name": "qps"}, "target": {"type": "AverageValue", "averageValue": "1k"}}}]}});
+        let v1 = to_served("v1", &v2);
+        assert_eq!(v1["spec"]["targetCPUUtilizationPercentage"], 50);
+        assert!(v1["metadata"]["annotations"][METRICS].is_string());
+        assert_eq!(to_stored("v1", v1), v2);
+    }
+}

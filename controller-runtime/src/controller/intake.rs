@@ -1,0 +1,34 @@
+//! [`Intake`]: where a controller's watch events and external sources hand in the keys to
+//! reconcile: straight to its queue, or through its [`Debouncer`] when it debounces. Requeues
+//! after a reconcile and [`ControllerHandle::enqueue`](crate::ControllerHandle::enqueue) go to
+//! the queue directly.
+
+use std::sync::Arc;
+
+use indexer::ObjectKey;
+use workqueue::Priority;
+
+use crate::controller::debounce::Debouncer;
+use crate::controller::queue::ControllerQueue;
+
+/// The entry of event keys into a controller; cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Intake {
+    queue: ControllerQueue,
+    debouncer: Option<Arc<Debouncer>>,
+}
+
+impl Intake {
+    /// Keys go to `queue`, through `debouncer` if given.
+    pub(crate) fn new(queue: ControllerQueue, debouncer: Option<Arc<Debouncer>>) -> Self {
+        Self { queue, debouncer }
+    }
+
+    /// An event asks for `key` to be reconciled, with `priority`.
+    pub(crate) fn add(&self, key: ObjectKey, priority: Priority) {
+        match &self.debouncer {
+            Some(debouncer) => debouncer.push(key, priority),
+            None => self.queue.add(key, priority),
+        }
+    }
+}
