@@ -6,7 +6,8 @@
 //! - [`config_maps`]: ConfigMaps in the test namespace on an [`ApiServer`](apiserver_sim::ApiServer),
 //!   and the name → (resourceVersion, value) state used to compare a cache with the server;
 //! - [`Recorder`]: an informer event handler that records every notification;
-//! - [`LogCapture`]: a tracing subscriber that keeps each event as a line, for tests of logs.
+//! - [`LogCapture`]: a tracing subscriber that keeps each event as a line, for tests of logs;
+//! - [`kubectl`]: the real `kubectl` against a simulator.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -25,6 +26,7 @@
 
 pub mod config_maps;
 mod eventually;
+pub mod kubectl;
 mod log_capture;
 mod recorder;
 

@@ -13,34 +13,14 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::json;
 
-fn kubectl_available() -> bool {
-    Command::new("kubectl")
-        .args(["version", "--client"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 fn kubectl(kubeconfig: &Path, cache: &Path, args: &[&str]) -> (bool, String) {
-    let out = Command::new("kubectl")
-        .args(args)
-        .arg("--request-timeout=30s")
-        .env("KUBECONFIG", kubeconfig)
-        .env("KUBECACHEDIR", cache)
-        .output()
-        .expect("run kubectl");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+    let out = testkit::kubectl::run(kubeconfig, cache, args);
+    (out.success, out.text())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_apply_get_watch_delete() {
-    if !kubectl_available() {
+    if !testkit::kubectl::installed() {
         eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl test");
         return;
     }

@@ -10,40 +10,20 @@ use crate::apply::{entry, owned};
 use crate::common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::Api;
 use serde_json::json;
 
-fn kubectl_available() -> bool {
-    Command::new("kubectl")
-        .args(["version", "--client"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// Runs kubectl; success, stdout and stderr.
 fn kubectl(kubeconfig: &Path, cache: &Path, args: &[String]) -> (bool, String, String) {
-    let out = Command::new("kubectl")
-        .args(args)
-        .arg("--request-timeout=30s")
-        .env("KUBECONFIG", kubeconfig)
-        .env("KUBECACHEDIR", cache)
-        .output()
-        .expect("run kubectl");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    let out = testkit::kubectl::run(kubeconfig, cache, args);
+    (out.success, out.stdout, out.stderr)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_server_side_apply_conflicts_and_force() {
-    if !kubectl_available() {
+    if !testkit::kubectl::installed() {
         eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl apply test");
         return;
     }
@@ -110,7 +90,7 @@ async fn kubectl_server_side_apply_conflicts_and_force() {
 /// and keeps the `last-applied-configuration` annotation up to date).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_moves_from_client_side_to_server_side_apply() {
-    if !kubectl_available() {
+    if !testkit::kubectl::installed() {
         eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl apply test");
         return;
     }

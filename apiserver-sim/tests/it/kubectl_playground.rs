@@ -8,20 +8,10 @@
 //! `kubectl` is not installed.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
-
-fn kubectl_available() -> bool {
-    Command::new("kubectl")
-        .args(["version", "--client"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
 
 struct Kubectl {
     kubeconfig: PathBuf,
@@ -47,19 +37,8 @@ impl Kubectl {
 }
 
 fn run(kubeconfig: &Path, cache: &Path, args: &[String]) -> (bool, String) {
-    let out = Command::new("kubectl")
-        .arg("--request-timeout=30s")
-        .args(args)
-        .env("KUBECONFIG", kubeconfig)
-        .env("KUBECACHEDIR", cache)
-        .output()
-        .expect("run kubectl");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+    let out = testkit::kubectl::run(kubeconfig, cache, args);
+    (out.success, out.text())
 }
 
 /// The stored object, by group, plural and name (in any namespace).
@@ -73,7 +52,7 @@ fn object(server: &ApiServer, group: &str, plural: &str, name: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_playground() {
-    if !kubectl_available() {
+    if !testkit::kubectl::installed() {
         eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl playground test");
         return;
     }

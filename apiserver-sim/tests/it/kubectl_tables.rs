@@ -17,15 +17,6 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
 
-fn kubectl_available() -> bool {
-    Command::new("kubectl")
-        .args(["version", "--client"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 struct Kubectl {
     _dir: tempfile::TempDir,
     kubeconfig: PathBuf,
@@ -140,7 +131,7 @@ async fn seed(server: &ApiServer) {
 /// and cells the server computed; `-o wide` adds the priority-1 columns.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_get_prints_server_tables() {
-    if !kubectl_available() {
+    if !testkit::kubectl::installed() {
         eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl table test");
         return;
     }
@@ -258,7 +249,7 @@ async fn kubectl_get_prints_server_tables() {
 /// `kubectl get cm -w` prints the listed rows, then a row per watch event.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_get_watch_prints_rows() {
-    if !kubectl_available() {
+    if !testkit::kubectl::installed() {
         eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl watch table test");
         return;
     }

@@ -81,11 +81,4 @@ pub fn standalone_apiserver_sim() -> PathBuf {
 }
 
 /// Whether `kubectl` is installed (on PATH).
-pub fn kubectl_installed() -> bool {
-    std::process::Command::new("kubectl")
-        .args(["version", "--client"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success())
-}
+pub use testkit::kubectl::installed as kubectl_installed;

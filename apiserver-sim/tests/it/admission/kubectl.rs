@@ -12,19 +12,8 @@ use super::harness::{Reply, WebhookServer, admit, configuration, deny, rules, we
 use crate::common;
 
 fn kubectl(kubeconfig: &Path, cache: &Path, args: &[&str]) -> (bool, String) {
-    let out = Command::new("kubectl")
-        .args(args)
-        .arg("--request-timeout=30s")
-        .env("KUBECONFIG", kubeconfig)
-        .env("KUBECACHEDIR", cache)
-        .output()
-        .expect("run kubectl");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+    let out = testkit::kubectl::run(kubeconfig, cache, args);
+    (out.success, out.text())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
