@@ -95,8 +95,33 @@ pub async fn raw(
 /// Opens a watch with a raw request and reads until `n` events arrived or the stream
 /// ended (or 10 s passed). Returns the HTTP status and the events.
 pub async fn watch_events(server: &ApiServer, path: &str, n: usize) -> (u16, Vec<Value>) {
+    let enough = |body: &[u8]| body.iter().filter(|b| **b == b'\n').count() >= n;
+    let Some((head, body)) = read_watch(server, path, &[], enough).await else {
+        return (0, Vec::new());
+    };
+    let events = String::from_utf8_lossy(&body)
+        .lines()
+        .take(n)
+        .map(|l| serde_json::from_str(l).expect("watch line is JSON"))
+        .collect();
+    (status_of(&head), events)
+}
+
+/// Opens a watch with a raw request (and these extra headers) and reads until `enough` holds
+/// for the de-chunked body, the stream ends, or 10 s pass. Returns the response head and the
+/// de-chunked body, or `None` when no complete head arrived.
+pub async fn read_watch(
+    server: &ApiServer,
+    path: &str,
+    headers: &[(&str, &str)],
+    enough: impl Fn(&[u8]) -> bool,
+) -> Option<(String, Vec<u8>)> {
     let mut s = TcpStream::connect(server.addr()).await.expect("connect");
-    let req = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    let mut req = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
     s.write_all(req.as_bytes()).await.expect("write");
     let mut buf = Vec::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -112,27 +137,22 @@ pub async fn watch_events(server: &ApiServer, path: &str, n: usize) -> (u16, Vec
         };
         if let Some(split) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
             let body = dechunk(&buf[split + 4..]);
-            let lines = body.iter().filter(|b| **b == b'\n').count();
-            if lines >= n || done {
-                let head = String::from_utf8_lossy(&buf[..split]).to_string();
-                let status = head
-                    .split_whitespace()
-                    .nth(1)
-                    .and_then(|c| c.parse().ok())
-                    .unwrap_or(0);
-                let text = String::from_utf8_lossy(&body).to_string();
-                let events = text
-                    .lines()
-                    .take(n)
-                    .map(|l| serde_json::from_str(l).expect("watch line is JSON"))
-                    .collect();
-                return (status, events);
+            if enough(&body) || done {
+                return Some((String::from_utf8_lossy(&buf[..split]).to_string(), body));
             }
         }
         if done {
-            return (0, Vec::new());
+            return None;
         }
     }
+}
+
+/// The status code of a response head (0 when it has none).
+pub fn status_of(head: &str) -> u16 {
+    head.split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
 }
 
 /// `type` of each event.

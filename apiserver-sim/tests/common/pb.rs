@@ -2,14 +2,10 @@
 //! k8s-pb structs, an implementation of the Kubernetes protobuf messages independent of
 //! the simulator's descriptor-driven one.
 
-use std::time::Duration;
-
 use apiserver_sim::ApiServer;
 use k8s_pb::apimachinery::pkg::apis::meta::v1::WatchEvent;
 use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
 use prost::Message;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// The protobuf media type.
 pub const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
@@ -70,42 +66,16 @@ pub async fn watch(
     path: &str,
     n: usize,
 ) -> (u16, String, Vec<(String, Vec<u8>)>) {
-    let mut s = TcpStream::connect(server.addr()).await.expect("connect");
-    let req = format!(
-        "GET {path} HTTP/1.1\r\nHost: localhost\r\nAccept: {ACCEPT}\r\nConnection: close\r\n\r\n"
-    );
-    s.write_all(req.as_bytes()).await.expect("write");
-    let mut buf = Vec::new();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let mut chunk = [0u8; 8192];
-        let done = match tokio::time::timeout_at(deadline, s.read(&mut chunk)).await {
-            Ok(Ok(0)) | Ok(Err(_)) | Err(_) => true,
-            Ok(Ok(k)) => {
-                buf.extend_from_slice(&chunk[..k]);
-                false
-            }
-        };
-        if let Some(split) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            let got = frames(&super::dechunk(&buf[split + 4..]));
-            if got.len() >= n || done {
-                let head = String::from_utf8_lossy(&buf[..split]).to_string();
-                let status = head
-                    .split_whitespace()
-                    .nth(1)
-                    .and_then(|c| c.parse().ok())
-                    .unwrap_or(0);
-                let ct = head
-                    .lines()
-                    .filter_map(|l| l.split_once(':'))
-                    .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-type"))
-                    .map(|(_, v)| v.trim().to_string())
-                    .unwrap_or_default();
-                return (status, ct, got);
-            }
-        }
-        if done {
-            return (0, String::new(), Vec::new());
-        }
-    }
+    let enough = |body: &[u8]| frames(body).len() >= n;
+    let Some((head, body)) = super::read_watch(server, path, &[("Accept", ACCEPT)], enough).await
+    else {
+        return (0, String::new(), Vec::new());
+    };
+    let content_type = head
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_default();
+    (super::status_of(&head), content_type, frames(&body))
 }
