@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use crate::fixtures::SENT_ANNOTATION;
+use crate::fixtures::{Marker, SENT_ANNOTATION};
 use crate::server::{RELEASE_PATH, ServerProcess, now_ns};
 
 /// How long any one phase may take.
@@ -45,18 +45,54 @@ struct Record {
     marker_versions: Mutex<Vec<String>>,
 }
 
+/// A served pipeline-bench server process, a client of it, the pod whose changes are marked,
+/// and a manager over it that a shutdown token stops.
+pub(crate) struct ManagedServer {
+    /// The server process (stopped when dropped).
+    pub(crate) server: ServerProcess,
+    /// A client of the server.
+    pub(crate) client: kube::Client,
+    /// The pod whose watch events carry their send time.
+    pub(crate) marker: Marker,
+    /// Stops the manager.
+    pub(crate) shutdown: CancellationToken,
+    /// A manager over the server that ignores process signals.
+    pub(crate) manager: Arc<Manager>,
+}
+
+impl ManagedServer {
+    /// Spawns a server with `objects` listed pods and `events` watch events paced at `rate`/s.
+    pub(crate) fn spawn(objects: usize, events: usize, rate: u32) -> Result<Self> {
+        let server = ServerProcess::spawn(objects, events, Some(rate))?;
+        let client = server.client()?;
+        let marker = server.info.watch_marker.clone();
+        let shutdown = CancellationToken::new();
+        let manager = Arc::new(
+            Manager::builder(client.clone())
+                .handle_signals(false)
+                .shutdown_token(shutdown.clone())
+                .build(),
+        );
+        Ok(Self {
+            server,
+            client,
+            marker,
+            shutdown,
+            manager,
+        })
+    }
+}
+
 /// Runs the latency measurement over `objects` listed pods and `events` paced events.
 pub async fn run(objects: usize, events: usize, rate: u32) -> Result<LatencyFigures> {
-    let server = ServerProcess::spawn(objects, events, Some(rate))?;
-    let client = server.client()?;
-    let marker = server.info.watch_marker.clone();
-    let shutdown = CancellationToken::new();
-    let manager = Arc::new(
-        Manager::builder(client.clone())
-            .handle_signals(false)
-            .shutdown_token(shutdown.clone())
-            .build(),
-    );
+    let ManagedServer {
+        // Kept to the end: dropping it stops the server process.
+        server: _server,
+        client,
+        marker,
+        shutdown,
+        manager,
+    } = ManagedServer::spawn(objects, events, rate)?;
     let record = Arc::new(Record::default());
     let reconciler = reconciler_fn({
         let (record, marker) = (Arc::clone(&record), marker.clone());

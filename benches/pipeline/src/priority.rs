@@ -15,14 +15,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail, ensure};
-use controller_runtime::{
-    Action, Context, Controller, Manager, ReconcileError, Request, reconciler_fn,
-};
+use controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::Pod;
 use parking_lot::Mutex;
 use serde::Serialize;
-use tokio_util::sync::CancellationToken;
 
+use crate::controller::ManagedServer;
 use crate::fixtures::SENT_ANNOTATION;
 use crate::server::{RELEASE_PATH, ServerProcess, now_ns};
 
@@ -115,16 +113,14 @@ pub async fn run(objects: usize, rounds: usize) -> Result<PriorityFigures> {
 
 /// One run with the priority queue if `prioritized`, else the plain queue.
 async fn run_one(objects: usize, prioritized: bool) -> Result<Round> {
-    let server = ServerProcess::spawn(objects, 1, Some(EVENT_RATE))?;
-    let client = server.client()?;
-    let marker = server.info.watch_marker.clone();
-    let shutdown = CancellationToken::new();
-    let manager = Arc::new(
-        Manager::builder(client.clone())
-            .handle_signals(false)
-            .shutdown_token(shutdown.clone())
-            .build(),
-    );
+    let ManagedServer {
+        // Kept to the end: dropping it stops the server process.
+        server: _server,
+        client,
+        marker,
+        shutdown,
+        manager,
+    } = ManagedServer::spawn(objects, 1, EVENT_RATE)?;
     let record = Arc::new(Record::default());
     let reconciler = reconciler_fn({
         let (record, marker) = (Arc::clone(&record), marker.clone());

@@ -7,14 +7,13 @@ use controller_runtime::{
     Action, Context, ReconcileError, Reconciler, Request, create_or_update,
     set_controller_reference,
 };
-use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
-use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, ResourceExt};
 
 use super::names::CONTROLLER_NAME;
 use super::v1::Foo;
+use crate::sample::nginx_deployment_spec;
 
 /// The reconciler of `v1` Foos (the storage version: the manager's cache lists them without
 /// conversion).
@@ -86,27 +85,7 @@ fn desired_state(foo: &Foo, deployment: &mut Deployment) {
             ("app".to_owned(), CONTROLLER_NAME.to_owned()),
             ("foo".to_owned(), foo.name_any()),
         ]);
-        deployment.spec = DeploymentSpec {
-            selector: LabelSelector {
-                match_labels: Some(labels.clone()),
-                match_expressions: None,
-            },
-            template: PodTemplateSpec {
-                metadata: Some(ObjectMeta {
-                    labels: Some(labels),
-                    ..ObjectMeta::default()
-                }),
-                spec: Some(PodSpec {
-                    containers: vec![Container {
-                        name: "nginx".to_owned(),
-                        image: Some("nginx:latest".to_owned()),
-                        ..Container::default()
-                    }],
-                    ..PodSpec::default()
-                }),
-            },
-            ..DeploymentSpec::default()
-        };
+        deployment.spec = nginx_deployment_spec(labels, None);
     }
     deployment.spec.replicas = foo.spec.deployment.replicas;
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta, OwnerReference};
+
 use kube::{Resource, ResourceExt};
 
 use crate::foo::Foo;
@@ -33,28 +34,38 @@ pub fn new_deployment(foo: &Foo) -> Deployment {
             owner_references: Some(vec![owner]),
             ..ObjectMeta::default()
         },
-        spec: DeploymentSpec {
-            replicas: foo.spec.replicas,
-            selector: LabelSelector {
-                match_labels: Some(labels.clone()),
-                match_expressions: None,
-            },
-            template: PodTemplateSpec {
-                metadata: Some(ObjectMeta {
-                    labels: Some(labels),
-                    ..ObjectMeta::default()
-                }),
-                spec: Some(PodSpec {
-                    containers: vec![Container {
-                        name: "nginx".to_owned(),
-                        image: Some("nginx:latest".to_owned()),
-                        ..Container::default()
-                    }],
-                    ..PodSpec::default()
-                }),
-            },
-            ..DeploymentSpec::default()
-        },
+        spec: nginx_deployment_spec(labels, foo.spec.replicas),
         status: None,
+    }
+}
+
+/// The spec of a Deployment of `replicas` (absent: the server's default) pods of one
+/// `nginx:latest` container, selected by and labelled with `labels`: what both example
+/// operators run.
+pub fn nginx_deployment_spec(
+    labels: BTreeMap<String, String>,
+    replicas: Option<i32>,
+) -> DeploymentSpec {
+    DeploymentSpec {
+        replicas,
+        selector: LabelSelector {
+            match_labels: Some(labels.clone()),
+            match_expressions: None,
+        },
+        template: PodTemplateSpec {
+            metadata: Some(ObjectMeta {
+                labels: Some(labels),
+                ..ObjectMeta::default()
+            }),
+            spec: Some(PodSpec {
+                containers: vec![Container {
+                    name: "nginx".to_owned(),
+                    image: Some("nginx:latest".to_owned()),
+                    ..Container::default()
+                }],
+                ..PodSpec::default()
+            }),
+        },
+        ..DeploymentSpec::default()
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use controller_runtime::{ControllerHandle, Manager};
 use k8s_openapi::api::apps::v1::Deployment;
 
-pub use deployment::new_deployment;
+pub use deployment::{new_deployment, nginx_deployment_spec};
 pub use sync::{SampleController, SyncError, resource_exists_message};
 pub use watch::{FooAddOrUpdate, controlling_foo, rate_limiter};
 
