@@ -297,30 +297,14 @@ impl Flow<'_, '_> {
         let wo = write_options(self.req, headers)?;
         let obj = parse_body(&self.req.info, self.req.version, headers, body)?;
         let retry = meta::resource_version(&obj).is_empty();
-        let name = self.req.name.unwrap_or("");
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let Some(old) = self.stored() else {
-                return Err(ApiError::not_found(&self.req.info, name).into());
-            };
-            let old = self.conv.convert((*old).clone(), self.req.version).await?;
-            let input = self.normalize(Some(name), obj.clone(), &wo)?;
-            let opts = options("UpdateOptions", self.req.query, wo.dry_run);
-            let mut attrs = self.attributes(
-                Operation::Update,
-                name,
-                Some(input),
-                Some(old),
-                wo.dry_run,
-                opts,
-            );
-            match self.replace(&mut attrs, &wo, warnings).await {
-                Ok(stored) => return self.reply(200, &stored).await,
-                Err(f) if retry && f.code == 409 && attempt < ATTEMPTS => {}
-                Err(f) => return Err(f),
-            }
-        }
+        self.replace_with_retries(
+            &wo,
+            retry,
+            "UpdateOptions",
+            warnings,
+            |_old| Ok(obj.clone()),
+        )
+        .await
     }
 
     /// PATCH other than server-side apply (`admitted_apply.rs`).
@@ -332,6 +316,24 @@ impl Flow<'_, '_> {
         warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
         let retry = patch.pointer("/metadata/resourceVersion").is_none();
+        let (info, version) = (&self.req.info, self.req.version);
+        self.replace_with_retries(&wo, retry, "PatchOptions", warnings, |old| {
+            ops::patched(info, version, old, kind, patch)
+        })
+        .await
+    }
+
+    /// An update of the stored object (seen in the request's version) to what `desired` makes of
+    /// it, through admission; retried from a fresh read on a conflict when `retry` (the client
+    /// named no resourceVersion), at most [`ATTEMPTS`] times.
+    async fn replace_with_retries(
+        &self,
+        wo: &WriteOptions,
+        retry: bool,
+        options_kind: &str,
+        warnings: &mut Vec<String>,
+        desired: impl Fn(&Value) -> ApiResult<Value>,
+    ) -> Result<Response<Body>, Failure> {
         let name = self.req.name.unwrap_or("");
         let mut attempt = 0;
         loop {
@@ -340,9 +342,8 @@ impl Flow<'_, '_> {
                 return Err(ApiError::not_found(&self.req.info, name).into());
             };
             let old = self.conv.convert((*old).clone(), self.req.version).await?;
-            let merged = ops::patched(&self.req.info, self.req.version, &old, kind, patch)?;
-            let input = self.normalize(Some(name), merged, &wo)?;
-            let opts = options("PatchOptions", self.req.query, wo.dry_run);
+            let input = self.normalize(Some(name), desired(&old)?, wo)?;
+            let opts = options(options_kind, self.req.query, wo.dry_run);
             let mut attrs = self.attributes(
                 Operation::Update,
                 name,
@@ -351,7 +352,7 @@ impl Flow<'_, '_> {
                 wo.dry_run,
                 opts,
             );
-            match self.replace(&mut attrs, &wo, warnings).await {
+            match self.replace(&mut attrs, wo, warnings).await {
                 Ok(stored) => return self.reply(200, &stored).await,
                 Err(f) if retry && f.code == 409 && attempt < ATTEMPTS => {}
                 Err(f) => return Err(f),
