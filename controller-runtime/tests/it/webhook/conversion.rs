@@ -2,6 +2,7 @@
 //! failing the whole review.
 
 use std::borrow::Cow;
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use controller_runtime::webhook::{
@@ -79,11 +80,31 @@ struct SpecV3 {
 }
 foo_version!(FooV3, "v3");
 
+/// Holds a "slow" conversion until the test has seen its review time out (or 10 s at most), so
+/// the test never waits on the blocked conversion thread.
+static SLOW_RELEASED: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
+
+fn block_until_released() {
+    let (released, wake) = &SLOW_RELEASED;
+    let guard = released
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _ = wake.wait_timeout_while(guard, Duration::from_secs(10), |released| !*released);
+}
+
+fn release_slow_conversions() {
+    let (released, wake) = &SLOW_RELEASED;
+    *released
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = true;
+    wake.notify_all();
+}
+
 impl Convertible<FooV2> for FooV1 {
     fn convert_to_hub(&self) -> Result<FooV2, ConversionError> {
         match self.spec.size.as_str() {
             "panic" => panic!("size cannot be `panic`"),
-            "slow" => std::thread::sleep(Duration::from_secs(2)),
+            "slow" => block_until_released(),
             _ => {}
         }
         let replicas =
@@ -268,6 +289,7 @@ async fn one_failing_object_fails_the_whole_review() {
     let impatient = self::server(Duration::from_millis(300)).await;
     let message = impatient.post("/convert", &slow).await.response()["result"]["message"].clone();
     assert_eq!(message, "the webhook handler did not answer within 300ms");
+    release_slow_conversions();
     // Bodies that are not conversion reviews: 400, with the reason in a failed review.
     for (body, message) in [
         (b"{}".to_vec(), "cannot decode the ConversionReview"),
