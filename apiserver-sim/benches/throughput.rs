@@ -1,12 +1,12 @@
 //! Bench binary: list throughput (objects/s for a 10k-object list) and watch fan-out
-//! (events/s to 1 and 10 watchers). Run with `cargo bench -p apiserver-sim`.
+//! (events/s to 1 and 10 watchers). Run with `cargo bench -p kube-rt-apiserver-sim`.
 //!
 //! Writes are made through the in-process seed API so that the figures measure the
 //! server's list and watch paths, not an HTTP write client.
 
 use std::time::{Duration, Instant};
 
-use apiserver_sim::ApiServer;
+use kube_rt_apiserver_sim::ApiServer;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -351,7 +351,7 @@ fn summarize(name: &str, unit: &str, figures: &[Figure]) {
 fn main() {
     // `cargo bench` passes `--bench`; under `cargo test --all-targets` there is nothing to time.
     if !std::env::args().any(|a| a == "--bench") {
-        println!("apiserver-sim throughput bench: run it with `cargo bench -p apiserver-sim`");
+        println!("apiserver-sim throughput bench: run it with `cargo bench -p kube-rt-apiserver-sim`");
         return;
     }
     let rt = tokio::runtime::Builder::new_multi_thread()

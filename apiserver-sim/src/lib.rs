@@ -3,7 +3,7 @@
 //! it unchanged.
 //!
 //! Use it as the test bed of controller and informer tests, as a local environment for
-//! operator authors, or standalone (`cargo run -p apiserver-sim -- --port 6443
+//! operator authors, or standalone (`cargo run -p kube-rt-apiserver-sim -- --port 6443
 //! --kubeconfig ./kubeconfig`). It serves every built-in kind a Kubernetes server of the
 //! version k8s-openapi's `latest` feature targets serves by default (the GA versions of
 //! every group: core, apps, batch, autoscaling v2 and v1, networking, policy, rbac,
@@ -21,7 +21,7 @@
 //! # Example
 //!
 //! ```
-//! use apiserver_sim::ApiServer;
+//! use kube_rt_apiserver_sim::ApiServer;
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::api::{Api, PostParams};
 //!
@@ -37,7 +37,7 @@
 //! // Faults: end every watch, forget history, fail the next list with 500.
 //! server.drop_watches();
 //! server.compact();
-//! server.fail_next(apiserver_sim::FailRule::new("list", "configmaps", 500, 1));
+//! server.fail_next(kube_rt_apiserver_sim::FailRule::new("list", "configmaps", 500, 1));
 //! server.shutdown().await;
 //! # Ok(()) }
 //! ```
@@ -203,7 +203,7 @@
 //! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
 //! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`) |
 //! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
-//! | `benches/throughput.rs` | bench binary: `cargo bench -p apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |
+//! | `benches/throughput.rs` | bench binary: `cargo bench -p kube-rt-apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |
 
 mod admission;
 mod api;

@@ -118,7 +118,7 @@
 //! ```
 //! use std::collections::BTreeMap;
 //!
-//! use controller_runtime::{
+//! use kube_rt_controller_runtime::{
 //!     Action, Context, Controller, Manager, ReconcileError, Reconciler, Request, create_or_update,
 //!     set_controller_reference,
 //! };
@@ -189,7 +189,7 @@
 //! A controller has exactly one primary type; a second `for_` does not compile:
 //!
 //! ```compile_fail
-//! # use controller_runtime::{Controller, Manager};
+//! # use kube_rt_controller_runtime::{Controller, Manager};
 //! # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 //! # fn f(manager: &Manager) {
 //! Controller::new(manager).for_::<ConfigMap>().for_::<Secret>();

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
+use kube_rt_controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 use tracing::field::{Field, Visit};

@@ -11,7 +11,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group};
-use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, Deltas};
+use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, Deltas};
 use indexer::{Indexer, Indexers, NAMESPACE_INDEX, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;

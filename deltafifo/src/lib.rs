@@ -24,7 +24,7 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions};
+//! use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions};
 //! use indexer::{Indexer, Indexers, Store};
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::core::ObjectMeta;

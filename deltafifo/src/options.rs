@@ -23,7 +23,7 @@ pub type TransformFn<K> =
 ///
 /// ```
 /// # use std::sync::Arc;
-/// use deltafifo::{DeltaFifo, DeltaFifoOptions};
+/// use kube_rt_deltafifo::{DeltaFifo, DeltaFifoOptions};
 /// use indexer::{Indexer, Indexers};
 /// use k8s_openapi::api::core::v1::Pod;
 ///

@@ -24,7 +24,7 @@ pub(crate) const DEFAULT_PAGE_SIZE: u32 = 500;
 ///
 /// ```
 /// use std::time::Duration;
-/// use reflector::{Backoff, ReflectorOptions};
+/// use kube_rt_reflector::{Backoff, ReflectorOptions};
 ///
 /// let options = ReflectorOptions::default()
 ///     .page_size(100)

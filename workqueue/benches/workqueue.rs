@@ -17,7 +17,7 @@ use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 use tokio::runtime::Runtime;
-use workqueue::{
+use kube_rt_workqueue::{
     PriorityQueue, Queue, RateLimiter, RateLimitingQueue, default_controller_rate_limiter,
 };
 

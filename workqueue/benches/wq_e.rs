@@ -11,7 +11,7 @@
 //! would hold its worker for the whole loop, and the timer task it woke (parked in that
 //! worker's LIFO slot, which other workers do not steal) could not run until the loop ends.
 //!
-//! Run with `cargo bench -p workqueue --bench wq_e` (prints a table; not a criterion bench,
+//! Run with `cargo bench -p kube-rt-workqueue --bench wq_e` (prints a table; not a criterion bench,
 //! since criterion measures time per iteration, not a latency distribution).
 
 use std::collections::HashMap;
@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
-use workqueue::DelayingQueue;
+use kube_rt_workqueue::DelayingQueue;
 
 type Key = Arc<str>;
 

@@ -30,7 +30,7 @@ use crate::waiting::Schedule;
 /// priority) or [`get`](PriorityQueue::get).
 ///
 /// ```
-/// use workqueue::{AddOptions, Priority, PriorityQueue, default_controller_rate_limiter};
+/// use kube_rt_workqueue::{AddOptions, Priority, PriorityQueue, default_controller_rate_limiter};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use apiserver_sim::{ApiServer, ChaosConfig, ChaosEvent, ChaosProfile, FaultKind};
+use kube_rt_apiserver_sim::{ApiServer, ChaosConfig, ChaosEvent, ChaosProfile, FaultKind};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt;

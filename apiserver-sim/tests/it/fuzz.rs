@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use apiserver_sim::ApiServer;
+use kube_rt_apiserver_sim::ApiServer;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -126,7 +126,7 @@ proptest! {
     fn selectors_parse_round_trip_and_match_consistently(
         input in prop_oneof![selector_text(), any::<String>()],
     ) {
-        use apiserver_sim::fuzzing::{check_field_selector, check_label_selector};
+        use kube_rt_apiserver_sim::fuzzing::{check_field_selector, check_label_selector};
         prop_assert_eq!(check_label_selector(&input), Ok(()));
         prop_assert_eq!(check_field_selector(&input), Ok(()));
     }
@@ -135,7 +135,7 @@ proptest! {
     /// format gives valid JSON or a 4xx error, merge patches are idempotent.
     #[test]
     fn patches_give_json_or_a_client_error(base in arb_json(), patch in arb_json()) {
-        prop_assert_eq!(apiserver_sim::fuzzing::check_patch(&base, &patch), Ok(()));
+        prop_assert_eq!(kube_rt_apiserver_sim::fuzzing::check_patch(&base, &patch), Ok(()));
     }
 
     /// JSON patches built from real operations (the generic `arb_json` rarely forms one).
@@ -158,7 +158,7 @@ proptest! {
                 .map(|(op, path, from, value)| json!({"op": op, "path": path, "from": from, "value": value}))
                 .collect(),
         );
-        prop_assert_eq!(apiserver_sim::fuzzing::check_patch(&base, &patch), Ok(()));
+        prop_assert_eq!(kube_rt_apiserver_sim::fuzzing::check_patch(&base, &patch), Ok(()));
     }
 }
 
@@ -169,9 +169,9 @@ proptest! {
 fn huge_integers_round_trip_through_patches() {
     let input =
         b"{\"e\\\\\":[230132222333222222222222222222222222222222222222222222222333367]}\n\n[]";
-    assert_eq!(apiserver_sim::fuzzing::check_patch_bytes(input), Ok(()));
+    assert_eq!(kube_rt_apiserver_sim::fuzzing::check_patch_bytes(input), Ok(()));
     assert_eq!(
-        apiserver_sim::fuzzing::check_patch_bytes(
+        kube_rt_apiserver_sim::fuzzing::check_patch_bytes(
             b"{\"a\":1.0000000000000002e-308}\n{\"b\":9.999999999999999e22}"
         ),
         Ok(())

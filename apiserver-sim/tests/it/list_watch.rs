@@ -6,7 +6,7 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
+use kube_rt_apiserver_sim::ApiServer;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
@@ -303,7 +303,7 @@ async fn watch_rules() {
     .await;
     assert_eq!(common::types(&evs), vec!["ADDED", "ADDED", "BOOKMARK"]);
     assert_eq!(
-        evs[2]["object"]["metadata"]["annotations"][apiserver_sim::INITIAL_EVENTS_END],
+        evs[2]["object"]["metadata"]["annotations"][kube_rt_apiserver_sim::INITIAL_EVENTS_END],
         "true"
     );
     assert_eq!(evs[2]["object"]["kind"], "ConfigMap");
@@ -650,7 +650,7 @@ async fn binds_a_given_port() {
         .start()
         .await
         .expect_err("port in use");
-    assert!(matches!(err, apiserver_sim::Error::Bind { .. }), "{err}");
+    assert!(matches!(err, kube_rt_apiserver_sim::Error::Bind { .. }), "{err}");
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use apiserver_sim::ApiServer;
+use kube_rt_apiserver_sim::ApiServer;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};

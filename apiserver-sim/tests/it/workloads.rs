@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
+use kube_rt_apiserver_sim::ApiServer;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, Patch, PatchParams, PostParams, WatchEvent, WatchParams};

@@ -192,7 +192,7 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
     ///
     /// ```
     /// # use std::time::Duration;
-    /// # use controller_runtime::{Controller, Manager, ObjectKey};
+    /// # use kube_rt_controller_runtime::{Controller, Manager, ObjectKey};
     /// # use k8s_openapi::api::core::v1::ConfigMap;
     /// # fn wire(manager: &Manager) -> (Controller<'_>, tokio::sync::mpsc::Sender<ObjectKey>) {
     /// // Keys pushed by another task, say a cloud API's webhook receiver.

@@ -5,10 +5,10 @@
 //! re-read from its directory without a restart.
 //!
 //! ```no_run
-//! use controller_runtime::webhook::{
+//! use kube_rt_controller_runtime::webhook::{
 //!     AdmissionRequest, Denial, Validation, Validator, Warnings, Webhook, WebhookServerConfig,
 //! };
-//! use controller_runtime::Manager;
+//! use kube_rt_controller_runtime::Manager;
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //!
 //! struct SmallConfigMaps;
@@ -23,7 +23,7 @@
 //!     }
 //! }
 //!
-//! # async fn run(client: kube::Client) -> Result<(), controller_runtime::Error> {
+//! # async fn run(client: kube::Client) -> Result<(), kube_rt_controller_runtime::Error> {
 //! let manager = Manager::builder(client)
 //!     .webhook_server(WebhookServerConfig::new().cert_dir("/tmp/k8s-webhook-server/serving-certs"))
 //!     .build();

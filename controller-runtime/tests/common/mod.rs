@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use apiserver_sim::ApiServer;
-use controller_runtime::{Manager, ManagerBuilder};
+use kube_rt_controller_runtime::{Manager, ManagerBuilder};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
@@ -89,7 +89,7 @@ pub fn manager(server: &ApiServer) -> ManagerBuilder {
 }
 
 /// Runs `manager.start()` in the background.
-pub fn spawn(manager: &Arc<Manager>) -> JoinHandle<Result<(), controller_runtime::Error>> {
+pub fn spawn(manager: &Arc<Manager>) -> JoinHandle<Result<(), kube_rt_controller_runtime::Error>> {
     let manager = Arc::clone(manager);
     tokio::spawn(async move { manager.start().await })
 }

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use controller_runtime::predicate::{from_fn, update_fn};
-use controller_runtime::{
+use kube_rt_controller_runtime::predicate::{from_fn, update_fn};
+use kube_rt_controller_runtime::{
     Action, Context, Controller, Kind, ObjectKey, Reconciler, Request, reconciler_fn,
 };
 use k8s_openapi::api::apps::v1::Deployment;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
+use kube_rt_controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
 use kube::api::{Patch, PatchParams};
 use serde_json::json;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use controller_runtime::{Action, Context, Controller, ObjectKey, Request, reconciler_fn};
+use kube_rt_controller_runtime::{Action, Context, Controller, ObjectKey, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
@@ -24,7 +24,7 @@ type Reconcile = (Option<String>, i32, Instant);
 struct Seen(Arc<Mutex<Vec<(String, Reconcile)>>>);
 
 impl Seen {
-    fn reconciler(&self) -> impl controller_runtime::Reconciler<ConfigMap> {
+    fn reconciler(&self) -> impl kube_rt_controller_runtime::Reconciler<ConfigMap> {
         let seen = self.clone();
         reconciler_fn(move |request: Request, ctx: Context<ConfigMap>| {
             let value = ctx.get().map(|config| testkit::config_maps::value(&config));

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use common::*;
-use controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
+use kube_rt_controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 
@@ -26,10 +26,10 @@ type LastStates = Arc<Mutex<Vec<Option<String>>>>;
 /// "last") and waits until the cache holds "last". Returns the recorded states and the run.
 async fn run_until_gone_is_cached_at_last(
     server: &apiserver_sim::ApiServer,
-    manager: &Arc<controller_runtime::Manager>,
+    manager: &Arc<kube_rt_controller_runtime::Manager>,
 ) -> (
     LastStates,
-    tokio::task::JoinHandle<Result<(), controller_runtime::Error>>,
+    tokio::task::JoinHandle<Result<(), kube_rt_controller_runtime::Error>>,
 ) {
     let last_states = LastStates::default();
     let seen = last_states.clone();

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use common::*;
-use controller_runtime::{Action, Context, Controller, Error, Request, reconciler_fn};
+use kube_rt_controller_runtime::{Action, Context, Controller, Error, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

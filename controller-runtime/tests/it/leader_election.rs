@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
-use controller_runtime::{
+use kube_rt_controller_runtime::{
     Action, Context, Controller, Error, LeaderElectionConfig, Manager, Request, reconciler_fn,
 };
 use k8s_openapi::api::coordination::v1::Lease;

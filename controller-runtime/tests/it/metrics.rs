@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use controller_runtime::{
+use kube_rt_controller_runtime::{
     Action, Context, Controller, LeaderElectionConfig, ReconcileError, Request, reconciler_fn,
 };
 use k8s_openapi::api::core::v1::ConfigMap;

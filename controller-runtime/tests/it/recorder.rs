@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use controller_runtime::{
+use kube_rt_controller_runtime::{
     Action, Context, Controller, EventRecord, EventType, ReconcileError, Recorder, Request,
     reconciler_fn, reference_to,
 };
@@ -106,14 +106,14 @@ async fn a_repeat_after_the_series_window_starts_a_new_event() {
     recorder.publish(regarding.clone(), record("Synced"));
     eventually("the series", Duration::from_secs(30), || counts() == [2]).await;
     // Within the window: still the same event.
-    tokio::time::sleep(controller_runtime::SERIES_WINDOW - Duration::from_secs(60)).await;
+    tokio::time::sleep(kube_rt_controller_runtime::SERIES_WINDOW - Duration::from_secs(60)).await;
     recorder.publish(regarding.clone(), record("Synced"));
     eventually("the third repeat", Duration::from_secs(30), || {
         counts() == [3]
     })
     .await;
     // The window is measured from the last repeat: past it, a new event starts.
-    tokio::time::sleep(controller_runtime::SERIES_WINDOW + Duration::from_secs(1)).await;
+    tokio::time::sleep(kube_rt_controller_runtime::SERIES_WINDOW + Duration::from_secs(1)).await;
     recorder.publish(regarding, record("Synced"));
     eventually("a new event", Duration::from_secs(30), || {
         counts() == [1, 3]

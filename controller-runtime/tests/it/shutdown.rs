@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
-use controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
+use kube_rt_controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
 use tokio_util::sync::CancellationToken;
 

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile};
-use controller_runtime::{
+use kube_rt_controller_runtime::{
     Action, Context, Controller, ControllerHandle, Error, LeaderElectionConfig, Manager,
     ReconcileError, Reconciler, Request, create_or_update, set_controller_reference,
 };

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use controller_runtime::predicate::meta_fn;
-use controller_runtime::{
+use kube_rt_controller_runtime::predicate::meta_fn;
+use kube_rt_controller_runtime::{
     Action, Context, Controller, Error, ObjectKey, Priority, Request, reconciler_fn,
 };
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -25,7 +25,7 @@ const LIMIT: Duration = Duration::from_secs(60);
 struct Seen(Arc<Mutex<Vec<(String, i32, Instant)>>>);
 
 impl Seen {
-    fn reconciler(&self) -> impl controller_runtime::Reconciler<ConfigMap> {
+    fn reconciler(&self) -> impl kube_rt_controller_runtime::Reconciler<ConfigMap> {
         let seen = self.clone();
         reconciler_fn(move |request: Request, ctx: Context<ConfigMap>| {
             seen.0.lock().push((

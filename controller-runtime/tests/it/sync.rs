@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use common::*;
-use controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
+use kube_rt_controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::Selector;
 

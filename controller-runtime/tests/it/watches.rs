@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use controller_runtime::predicate::{LabelSelector, ResourceVersionChanged, not};
-use controller_runtime::{
+use kube_rt_controller_runtime::predicate::{LabelSelector, ResourceVersionChanged, not};
+use kube_rt_controller_runtime::{
     Action, Context, Controller, Error, ObjectKey, Request, Runnable, Selectors, async_trait,
     reconciler_fn,
 };
@@ -18,7 +18,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::Selector;
 use tokio_util::sync::CancellationToken;
 
-fn counting(counts: &Counts) -> impl controller_runtime::Reconciler<ConfigMap> {
+fn counting(counts: &Counts) -> impl kube_rt_controller_runtime::Reconciler<ConfigMap> {
     let seen = counts.clone();
     reconciler_fn(move |req: Request, _ctx: Context<ConfigMap>| {
         let seen = seen.clone();

@@ -7,7 +7,7 @@ use crate::support;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
+use kube_rt_deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
 use indexer::{Indexer, Indexers, Store};
 use proptest::prelude::*;
 use support::{apply, cm, describe_all, rv_of};

@@ -6,7 +6,7 @@ use crate::support;
 
 use std::sync::Arc;
 
-use deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
+use kube_rt_deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use support::{apply, cm, describe_all, with_known};

@@ -10,7 +10,7 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use deltafifo::{Delta, DeltaFifo, Error};
+use kube_rt_deltafifo::{Delta, DeltaFifo, Error};
 use indexer::{Indexer, Indexers, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use support::{cm, rv_of, with_known};
@@ -38,7 +38,7 @@ struct ConsumerLog {
 fn consume(
     cache: &Indexer<ConfigMap>,
     log: &mut ConsumerLog,
-    deltas: deltafifo::Deltas<ConfigMap>,
+    deltas: kube_rt_deltafifo::Deltas<ConfigMap>,
 ) {
     let (key, deltas) = deltas.into_parts();
     for delta in deltas {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use DeltaType::*;
-use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Error};
+use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Error};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use support::{apply, cm, describe_all, key, with_known};

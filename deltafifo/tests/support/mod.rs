@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas};
+use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas};
 use indexer::{Indexer, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;

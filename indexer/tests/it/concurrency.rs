@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use indexer::{Indexer, Indexers, Lister, ObjectKey, Store};
+use kube_rt_indexer::{Indexer, Indexers, Lister, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::{Expression, ObjectMeta, Selector};
 
@@ -64,7 +64,7 @@ fn concurrent_writers_and_readers_stay_consistent() {
             for _ in 0..OPS_PER_WRITER {
                 let slot = next(&mut rng) % KEYS_PER_WRITER;
                 let obj = object(writer, slot, APPS[next(&mut rng) % APPS.len()]);
-                let key = indexer::key_of(obj.as_ref()).unwrap();
+                let key = kube_rt_indexer::key_of(obj.as_ref()).unwrap();
                 match next(&mut rng) % 10 {
                     0..=5 => {
                         indexer.update(obj.clone()).unwrap();

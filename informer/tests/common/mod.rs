@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::ApiServer;
-use informer::SharedIndexInformer;
+use kube_rt_informer::SharedIndexInformer;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use tokio::task::JoinHandle;

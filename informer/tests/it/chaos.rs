@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
-use informer::{ReflectorOptions, SharedIndexInformer};
+use kube_rt_informer::{ReflectorOptions, SharedIndexInformer};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 

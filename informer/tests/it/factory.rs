@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
-use informer::{Error, InformerFactory, Selectors};
+use kube_rt_informer::{Error, InformerFactory, Selectors};
 use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod, PodSpec};
 use kube::api::{ApiResource, ObjectMeta};
 
@@ -46,7 +46,7 @@ async fn two_requests_for_pods_share_one_informer_and_one_watch() {
 
     let added = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let registration = first
-        .add_event_handler(informer::handler().on_add({
+        .add_event_handler(kube_rt_informer::handler().on_add({
             let added = added.clone();
             move |_: Arc<Pod>, _| {
                 added.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -200,9 +200,9 @@ async fn selectors_are_part_of_what_makes_an_informer_shared() {
 /// Counts a handler's resync notifications (an update whose old and new are the same object).
 fn count_resyncs<K: Send + Sync + 'static>(
     counter: &Arc<std::sync::atomic::AtomicUsize>,
-) -> informer::HandlerFuncs<K> {
+) -> kube_rt_informer::HandlerFuncs<K> {
     let counter = Arc::clone(counter);
-    informer::handler().on_update(move |old: Arc<K>, new: Arc<K>| {
+    kube_rt_informer::handler().on_update(move |old: Arc<K>, new: Arc<K>| {
         if Arc::ptr_eq(&old, &new) {
             counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
-use informer::{Error, FilteringHandler, Indexers, strip_managed_fields, wait_for_cache_sync};
+use kube_rt_informer::{Error, FilteringHandler, Indexers, strip_managed_fields, wait_for_cache_sync};
 use k8s_openapi::api::core::v1::ConfigMap;
 
 #[tokio::test(start_paused = true)]
@@ -126,13 +126,13 @@ async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name() {
     put(&server, "b", "y");
     put(&server, "c", "x");
     let api: kube::Api<ConfigMap> = kube::Api::namespaced(server.client().unwrap(), NS);
-    let lister_watcher = Arc::new(informer::ApiListerWatcher::new(api));
+    let lister_watcher = Arc::new(kube_rt_informer::ApiListerWatcher::new(api));
     let informer = Arc::new(
-        informer::SharedIndexInformer::builder(lister_watcher)
+        kube_rt_informer::SharedIndexInformer::builder(lister_watcher)
             .indexers(Indexers::new().with("by-value", |cm: &ConfigMap| {
                 cm.data.iter().flat_map(|d| d.values().cloned()).collect()
             }))
-            .reflector_options(informer::ReflectorOptions::default().page_size(2))
+            .reflector_options(kube_rt_informer::ReflectorOptions::default().page_size(2))
             .name("config maps by value")
             .build(),
     );

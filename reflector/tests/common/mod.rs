@@ -12,7 +12,7 @@ use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use parking_lot::Mutex;
-use reflector::{
+use kube_rt_reflector::{
     ApiListerWatcher, BackoffStep, Error, ListParams, ListerWatcher, ObjectList, Reflector,
     ReflectorOptions, WatchParams, WatchStream,
 };

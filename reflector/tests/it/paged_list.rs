@@ -16,7 +16,7 @@ use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions};
 use indexer::{Indexer, Indexers, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
-use reflector::{
+use kube_rt_reflector::{
     Error, ListParams, ListerWatcher, ObjectList, ReflectorOptions, WatchParams, WatchStream,
 };
 use tokio::task::JoinHandle;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use proptest::prelude::*;
-use workqueue::DelayingQueue;
+use kube_rt_workqueue::DelayingQueue;
 
 use crate::model::QueueModel;
 use crate::support::poll_once;

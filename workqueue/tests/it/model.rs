@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 
 use proptest::prelude::*;
-use workqueue::Queue;
+use kube_rt_workqueue::Queue;
 
 use crate::support::poll_once;
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use workqueue::{
+use kube_rt_workqueue::{
     AddOptions, ItemExponentialFailure, MetricsProvider, Priority, PriorityQueue, QueueConfig,
     QueueMetrics,
 };

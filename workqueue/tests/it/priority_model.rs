@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use proptest::prelude::*;
-use workqueue::{AddOptions, ItemExponentialFailure, Priority, PriorityQueue};
+use kube_rt_workqueue::{AddOptions, ItemExponentialFailure, Priority, PriorityQueue};
 
 use crate::model::QueueModel;
 use crate::support::poll_once;

@@ -5,7 +5,7 @@
 use std::hash::Hash;
 
 use tokio::task::JoinHandle;
-use workqueue::Queue;
+use kube_rt_workqueue::Queue;
 
 use crate::support::still_pending;
 

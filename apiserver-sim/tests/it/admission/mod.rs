@@ -12,7 +12,7 @@ mod matching;
 mod mutating;
 mod validating;
 
-use apiserver_sim::ApiServer;
+use kube_rt_apiserver_sim::ApiServer;
 use serde_json::Value;
 
 use crate::common::{self, Raw};

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-use controller_runtime::webhook::{
+use kube_rt_controller_runtime::webhook::{
     Conversion, ConversionError, Convertible, WebhookError, WebhookServer,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;

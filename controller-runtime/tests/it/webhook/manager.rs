@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::FailRule;
-use controller_runtime::Error;
-use controller_runtime::webhook::{
+use kube_rt_controller_runtime::Error;
+use kube_rt_controller_runtime::webhook::{
     AdmissionRequest, AdmissionResponse, Webhook, WebhookServer, admission_fn,
 };
 use k8s_openapi::api::core::v1::ConfigMap;

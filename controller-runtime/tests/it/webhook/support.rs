@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use controller_runtime::webhook::{WebhookServer, WebhookServerConfig};
+use kube_rt_controller_runtime::webhook::{WebhookServer, WebhookServerConfig};
 use http_body_util::{BodyExt as _, Full};
 use hyper_util::rt::TokioIo;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};

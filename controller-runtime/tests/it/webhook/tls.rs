@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use controller_runtime::webhook::{WebhookError, WebhookServer};
+use kube_rt_controller_runtime::webhook::{WebhookError, WebhookServer};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -96,10 +96,10 @@ async fn plain_http_only_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let server = WebhookServer::new(test_config(dir.path()).plain_http());
     server
-        .register(controller_runtime::Webhook::raw(
+        .register(kube_rt_controller_runtime::Webhook::raw(
             "/allow",
-            controller_runtime::webhook::admission_fn(|request| async move {
-                controller_runtime::webhook::AdmissionResponse::from(&request)
+            kube_rt_controller_runtime::webhook::admission_fn(|request| async move {
+                kube_rt_controller_runtime::webhook::AdmissionResponse::from(&request)
             }),
         ))
         .unwrap();
