@@ -14,6 +14,7 @@
 pub(crate) mod builder;
 pub(crate) mod context;
 pub(crate) mod debounce;
+pub(crate) mod events;
 pub(crate) mod handlers;
 pub(crate) mod intake;
 pub mod predicate;
