@@ -38,23 +38,18 @@ impl RunningManager {
         if self.ca_pem.is_none() {
             return Err(Error::WebhooksNotEnabled);
         }
-        let addr = crate::eventually(
+        // Some(Some(address)) once it listens, Some(None) if the manager stopped first.
+        let listening = crate::eventually(
             "the manager's webhook server to listen",
             self.timeout,
             || {
                 let addr = self.manager().webhook_addr();
                 let stopped = self.is_finished();
-                async move {
-                    match (addr, stopped) {
-                        (Some(addr), _) => Ok(Some(addr)),
-                        (None, true) => Err("the manager stopped"),
-                        (None, false) => Ok(None),
-                    }
-                }
+                async move { addr.map(Some).or(stopped.then_some(None)) }
             },
         )
         .await?;
-        let addr = addr.ok_or_else(|| Error::ManagerStopped {
+        let addr = listening.ok_or_else(|| Error::ManagerStopped {
             what: "its webhook server to listen".to_owned(),
         })?;
         Ok(ClientConfig::url(format!("https://{addr}")))
