@@ -16,7 +16,7 @@
 //!    environment. Register controllers on it, then [`TestEnv::start_manager`].
 //! 3. Act through [`TestEnv::client`], seed or inspect through [`TestEnv::server`], and wait
 //!    for the operator with [`TestEnv::eventually`]: it polls until a condition returns `true`,
-//!    `Some(value)` or `Ok(value)` (see [`Outcome`]) and otherwise fails with
+//!    `Some(value)`, `Ok(true)` or `Ok(Some(value))` (see [`Outcome`]) and otherwise fails with
 //!    [`Error::Timeout`], naming the condition and its last error.
 //! 4. [`RunningManager::stop`] reports whether the manager failed; dropping the environment
 //!    stops everything.

@@ -14,8 +14,11 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(20);
 
 /// What a polled condition returns: whether it holds, and if so with which value.
 ///
-/// `bool` holds when `true`; `Option<T>` when `Some` (yielding the `T`); `Result<T, E>` when
-/// `Ok` (yielding the `T`), and its last `Err` is quoted in the timeout error.
+/// `bool` holds when `true`; `Option<T>` when `Some` (yielding the `T`); `Result<O, E>` when it
+/// is `Ok` with an outcome that holds — `Ok(true)`, `Ok(Some(value))` — and its last `Err` is
+/// quoted in the timeout error. So `api.get_opt(name).await` waits for the object to exist, and a
+/// plain `api.get(name).await` (a `Result` of an object, not of an outcome) does not compile:
+/// write `api.get(name).await.ok()`, or `.map(Some)` to keep its errors in the message.
 pub trait Outcome {
     /// The value a holding condition yields.
     type Value;
@@ -37,10 +40,10 @@ impl<T> Outcome for Option<T> {
     }
 }
 
-impl<T, E: Display> Outcome for Result<T, E> {
-    type Value = T;
-    fn into_result(self) -> Result<T, Option<String>> {
-        self.map_err(|error| Some(error.to_string()))
+impl<O: Outcome, E: Display> Outcome for Result<O, E> {
+    type Value = O::Value;
+    fn into_result(self) -> Result<O::Value, Option<String>> {
+        self.map_err(|error| Some(error.to_string()))?.into_result()
     }
 }
 

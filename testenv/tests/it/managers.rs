@@ -95,7 +95,7 @@ async fn a_wait_that_times_out_names_the_condition_and_its_last_error() {
     let error = kube_rt_testenv::eventually("the answer", Duration::from_secs(5), || {
         attempts += 1;
         let attempt = attempts;
-        async move { Err::<(), _>(format!("attempt {attempt}: not yet")) }
+        async move { Err::<bool, _>(format!("attempt {attempt}: not yet")) }
     })
     .await
     .unwrap_err();
