@@ -47,6 +47,33 @@
 //!   with [`Manager::add_webhook`] and [`Manager::add_conversion`]; the webhook configurations
 //!   and a CRD's `spec.conversion` that route to them are generated from the registrations.
 //!
+//! # Reading the cache
+//!
+//! A reconcile reads other objects from the manager's caches, not from the API server: by key
+//! with [`Cache::get`], or through a [`Lister`] by namespace and label selector. The kind must be
+//! watched — the primary kind, an [`owns`](ControllerBuilder::owns) or
+//! [`watches`](ControllerBuilder::watches) kind, or one requested with [`Manager::informer`]
+//! before `start` — otherwise [`Cache::lister`] is [`Error::NotCached`]. Selectors are kube's
+//! label [`Selector`](kube::core::Selector): from `(key, value)` pairs, or from
+//! [`Expression`](kube::core::Expression)s.
+//!
+//! ```no_run
+//! use kube_rt_controller_runtime::{Context, Error};
+//! use k8s_openapi::api::apps::v1::Deployment;
+//! use k8s_openapi::api::core::v1::Pod;
+//! use kube::ResourceExt;
+//! use kube::core::{Expression, Selector};
+//!
+//! fn pods_of(ctx: &Context<Deployment>, app: &str) -> Result<Vec<String>, Error> {
+//!     let namespace = ctx.key().namespace().unwrap_or("default");
+//!     // app=<app>, and a tier label that is not "db".
+//!     let mut selector: Selector = [("app".to_owned(), app.to_owned())].into_iter().collect();
+//!     selector.extend([Expression::NotEqual("tier".into(), "db".into())]);
+//!     let pods = ctx.cache().lister::<Pod>()?.namespace(namespace).list(&selector);
+//!     Ok(pods.iter().map(|pod| pod.name_any()).collect())
+//! }
+//! ```
+//!
 //! # Layout
 //!
 //! - `controller/`: the controller — its builder ([`Controller`]), the event handlers that
@@ -271,8 +298,10 @@ pub use webhook::{
 /// manager keeps them as trait objects, so their futures are boxed; [`Reconciler`] is a native
 /// async trait).
 pub use async_trait::async_trait;
-pub use indexer::{Lister, ObjectKey};
-pub use informer::{Object, Selectors};
+/// The cache types [`Cache`] and [`Manager::informer`] hand out, re-exported so their pages are
+/// one click away.
+pub use indexer::{Indexer, Lister, NamespaceLister, ObjectKey};
+pub use informer::{Object, Registration, Selectors, SharedIndexInformer};
 /// The priority of a key in a controller's queue (higher first); see
 /// [`ControllerBuilder::priority_queue`].
 pub use workqueue::Priority;

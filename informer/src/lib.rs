@@ -123,5 +123,5 @@ pub use transform::{TransformFn, strip_managed_fields};
 pub use wait::{CacheSynced, wait_for_cache_sync};
 
 /// The layers below, re-exported for building informers and reading their caches.
-pub use indexer::{Indexer, Indexers, Lister, ObjectKey};
+pub use indexer::{Indexer, Indexers, Lister, NamespaceLister, ObjectKey, Store};
 pub use reflector::{ApiListerWatcher, ListerWatcher, Object, ReflectorOptions};

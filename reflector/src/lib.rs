@@ -115,6 +115,8 @@ pub use decode::{
     decode_watch_body, decode_watch_event,
 };
 pub use error::Error;
+/// The cache trait a [`Reflector`] writes into, re-exported from `indexer`.
+pub use indexer::Store;
 pub use kube::api::{ListParams, ObjectList, WatchEvent, WatchParams};
 pub use lister_watcher::{ApiListerWatcher, ListerWatcher, WatchStream};
 pub use object::Object;

@@ -71,7 +71,10 @@ async fn a_manager_whose_cache_never_syncs_reports_its_error() {
     let mut running = env.start_manager(manager);
     let error = running.wait_synced().await.unwrap_err();
     assert!(matches!(error, Error::Manager(_)), "{error}");
-    assert!(error.to_string().contains("example.dev/v1 Missing"), "{error}");
+    assert!(
+        error.to_string().contains("example.dev/v1 Missing"),
+        "{error}"
+    );
 }
 
 #[tokio::test]
