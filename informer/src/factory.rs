@@ -23,21 +23,23 @@ type OptionsFn = Arc<dyn Fn() -> ReflectorOptions + Send + Sync>;
 
 /// Hands out one [`SharedIndexInformer`] per (object type, resource, namespace, selectors), so
 /// every controller asking for Pods shares one cache and one watch; starts them, waits for their
-/// caches and shuts them down together.
+/// caches and shuts them down together. Metadata informers
+/// ([`metadata_informer`](Self::metadata_informer) and its scoped and dynamic variants) are
+/// shared the same way, apart from the full informers of the same kind.
 ///
 /// Informers come with the namespace index; add more with
 /// [`SharedIndexInformer::add_indexers`]. An informer requested after [`start`](Self::start)
 /// runs from the next `start`. `InformerFactory` is a handle: clones share the informers.
 #[derive(Clone)]
 pub struct InformerFactory {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-struct Inner {
-    client: Client,
+pub(crate) struct Inner {
+    pub(crate) client: Client,
     default_resync: Duration,
     resync_overrides: HashMap<String, Duration>,
-    selectors: Selectors,
+    pub(crate) selectors: Selectors,
     strip_managed_fields: bool,
     reflector_options: OptionsFn,
     shutdown: CancellationToken,
@@ -255,7 +257,7 @@ impl InformerFactory {
     }
 
     /// The informer for `api` and `selectors`: the existing one, or a new one.
-    fn shared<K: Object>(
+    pub(crate) fn shared<K: Object>(
         &self,
         api: Api<K>,
         dyntype: &K::DynamicType,
@@ -387,6 +389,9 @@ fn describe<K: Resource>(
     selectors: &Selectors,
 ) -> String {
     let mut name = format!("{} {}", K::api_version(dyntype), K::kind(dyntype));
+    if K::metadata_api() {
+        name.push_str(" metadata");
+    }
     match namespace {
         Some(namespace) => name.push_str(&format!(" in {namespace}")),
         None => name.push_str(" in all namespaces"),
