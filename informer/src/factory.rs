@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::wait::CacheSynced;
-use crate::{Error, Object, SharedIndexInformer, strip_managed_fields};
+use crate::{Error, Object, SharedIndexInformer, TransformFn, strip_managed_fields};
 
 type OptionsFn = Arc<dyn Fn() -> ReflectorOptions + Send + Sync>;
 
@@ -208,7 +208,7 @@ impl InformerFactory {
     {
         let api = Api::all(self.inner.client.clone());
         let selectors = self.inner.selectors.clone();
-        self.shared(api, &(), selectors, ApiListerWatcher::new)
+        self.shared(api, &(), selectors, ApiListerWatcher::new, None)
     }
 
     /// The shared informer of `K` in `namespace` (all namespaces if `None`) with `selectors`
@@ -227,7 +227,7 @@ impl InformerFactory {
             api = api.constrain(namespace);
         }
         let selectors = selectors.unwrap_or_else(|| self.inner.selectors.clone());
-        self.shared(api, &(), selectors, ApiListerWatcher::new)
+        self.shared(api, &(), selectors, ApiListerWatcher::new, None)
     }
 
     /// The shared informer of `K` in `namespace`, with the factory's selectors.
@@ -251,18 +251,19 @@ impl InformerFactory {
             api = api.constrain(namespace);
         }
         let selectors = self.inner.selectors.clone();
-        self.shared(api, resource, selectors, |api| {
-            ApiListerWatcher::dynamic(api, resource)
-        })
+        let dynamic = |api| ApiListerWatcher::dynamic(api, resource);
+        self.shared(api, resource, selectors, dynamic, None)
     }
 
-    /// The informer for `api` and `selectors`: the existing one, or a new one.
+    /// The informer for `api` and `selectors`: the existing one, or a new one (whose transform
+    /// is `transform`, after the managed-fields stripping when the factory strips them).
     pub(crate) fn shared<K: Object>(
         &self,
         api: Api<K>,
         dyntype: &K::DynamicType,
         selectors: Selectors,
         lister_watcher: impl FnOnce(Api<K>) -> ApiListerWatcher<K>,
+        transform: Option<TransformFn<K>>,
     ) -> Arc<SharedIndexInformer<K>> {
         let inner = &self.inner;
         let key = InformerKey {
@@ -296,10 +297,15 @@ impl InformerFactory {
                 .name(name)
                 .build(),
         );
-        if inner.strip_managed_fields {
+        let transform: Option<TransformFn<K>> = match (inner.strip_managed_fields, transform) {
+            (false, transform) => transform,
+            (true, None) => Some(Arc::new(strip_managed_fields)),
+            (true, Some(then)) => Some(Arc::new(move |obj| then(strip_managed_fields(obj)?))),
+        };
+        if let Some(transform) = transform {
             // A new informer has not started, so this cannot fail.
-            if let Err(error) = informer.set_transform(strip_managed_fields) {
-                tracing::warn!(%error, "could not set the managed-fields transform");
+            if let Err(error) = informer.set_transform(move |obj| transform(obj)) {
+                tracing::warn!(%error, "could not set the factory's transform");
             }
         }
         state.informers.insert(

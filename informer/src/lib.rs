@@ -128,7 +128,7 @@ pub use processor::ListenerBuffer;
 pub use registration::Registration;
 pub use resync::MIN_RESYNC_PERIOD;
 pub use shared_informer::{InformerBuilder, SharedIndexInformer};
-pub use transform::{TransformFn, strip_managed_fields};
+pub use transform::{TransformFn, strip_managed_fields, strip_type_meta};
 pub use wait::{CacheSynced, wait_for_cache_sync};
 
 /// The layers below, re-exported for building informers and reading their caches.

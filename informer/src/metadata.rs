@@ -8,6 +8,10 @@
 //! cache, and nothing of the spec, status or data. Everything else is the informer's: handlers,
 //! indexers, resync, transforms, `has_synced`. The factory keys it apart from the full informer
 //! of the same kind, scope and selectors, so both can run side by side.
+//!
+//! The factory's metadata informers drop each object's `types` before caching it
+//! ([`strip_type_meta`]): it is always `meta.k8s.io/v1 PartialObjectMetadata`, which says
+//! nothing the informer's type does not, and costs two allocations per cached object.
 
 use std::sync::Arc;
 
@@ -16,10 +20,19 @@ use kube::core::{NamespaceScope, PartialObjectMeta};
 use kube::{Api, Client, Resource};
 use reflector::ApiListerWatcher;
 
-use crate::{InformerFactory, Object, Selectors, SharedIndexInformer};
+use crate::{
+    InformerFactory, Object, Selectors, SharedIndexInformer, TransformFn, strip_type_meta,
+};
 
 /// A shared informer of the metadata of `K`'s objects.
 pub type MetadataInformer<K> = SharedIndexInformer<PartialObjectMeta<K>>;
+
+/// The transform of the factory's metadata informers: [`strip_type_meta`] (after
+/// `strip_managed_fields` when the factory strips them). Setting another transform on such an
+/// informer replaces it; compose with [`strip_type_meta`] to keep the saving.
+fn lean<K: Clone + 'static>() -> TransformFn<PartialObjectMeta<K>> {
+    Arc::new(strip_type_meta)
+}
 
 impl InformerFactory {
     /// The shared metadata informer of `K` across all namespaces, with the factory's
@@ -29,7 +42,13 @@ impl InformerFactory {
         K: Object + Resource<DynamicType = ()>,
     {
         let api = Api::<PartialObjectMeta<K>>::all(self.client());
-        self.shared(api, &(), self.default_selectors(), ApiListerWatcher::new)
+        self.shared(
+            api,
+            &(),
+            self.default_selectors(),
+            ApiListerWatcher::new,
+            Some(lean()),
+        )
     }
 
     /// The shared metadata informer of `K` in `namespace` (all namespaces if `None`) with
@@ -48,7 +67,7 @@ impl InformerFactory {
             api = api.constrain(namespace);
         }
         let selectors = selectors.unwrap_or_else(|| self.default_selectors());
-        self.shared(api, &(), selectors, ApiListerWatcher::new)
+        self.shared(api, &(), selectors, ApiListerWatcher::new, Some(lean()))
     }
 
     /// The shared metadata informer of `K` in `namespace`, with the factory's selectors.
@@ -71,11 +90,13 @@ impl InformerFactory {
         if let Some(namespace) = namespace {
             api = api.constrain(namespace);
         }
+        let selectors = self.default_selectors();
         self.shared(
             api,
             resource,
-            self.default_selectors(),
+            selectors,
             ApiListerWatcher::new,
+            Some(lean()),
         )
     }
 

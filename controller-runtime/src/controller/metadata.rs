@@ -12,12 +12,17 @@
 //! `PartialObjectMeta<C>`: the built-in ones (labels, annotations, generation, label selector)
 //! work unchanged, and [`predicate::from_fn`](crate::predicate::from_fn) sees the metadata.
 
+use std::any::type_name;
+use std::sync::Arc;
+
 use indexer::ObjectKey;
 use kube::core::PartialObjectMeta;
 
-use crate::controller::builder::ControllerBuilder;
-use crate::controller::predicate::{Everything, Predicate};
+use crate::controller::builder::{ControllerBuilder, WatchFn};
+use crate::controller::handlers::register_secondary;
+use crate::controller::predicate::{Everything, Predicate, WatchFilter};
 use crate::kind::Kind;
+use crate::owner::controller_owner_key;
 
 impl<K: Kind> ControllerBuilder<'_, K> {
     /// [`owns`](Self::owns) through a metadata-only watch of `C`: enqueues the owner named by
@@ -44,7 +49,10 @@ impl<K: Kind> ControllerBuilder<'_, K> {
         self,
         predicate: impl Predicate<PartialObjectMeta<C>>,
     ) -> Self {
-        self.owns_with::<PartialObjectMeta<C>>(predicate)
+        self.watches_metadata_with::<C, _, _>(
+            |child: &PartialObjectMeta<C>| controller_owner_key::<K>(&child.metadata),
+            predicate,
+        )
     }
 
     /// [`watches`](Self::watches) through a metadata-only watch of `W`: `mapper` gets each
@@ -70,6 +78,11 @@ impl<K: Kind> ControllerBuilder<'_, K> {
         I: IntoIterator<Item = ObjectKey>,
         F: Fn(&PartialObjectMeta<W>) -> I + Send + Sync + 'static,
     {
-        self.watches_with::<PartialObjectMeta<W>, I, F>(mapper, predicate)
+        let own: Box<dyn Predicate<PartialObjectMeta<W>>> = Box::new(predicate);
+        let register: WatchFn = Box::new(move |manager, intake, event_filters| {
+            let filter = WatchFilter::new(Arc::clone(event_filters), own);
+            register_secondary(&manager.metadata_informer::<W>(), intake, filter, mapper)
+        });
+        self.add_watch(type_name::<PartialObjectMeta<W>>().to_owned(), register)
     }
 }

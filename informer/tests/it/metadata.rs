@@ -78,7 +78,8 @@ async fn a_metadata_informer_is_shared_and_coexists_with_the_full_one() {
     assert_eq!(names(&meta), ["s-0", "s-1", "s-2"]);
     assert_eq!(full.cache_size(), 3);
     for obj in meta.indexer().list() {
-        assert!(served_as_metadata(&obj), "{obj:?}");
+        // The factory drops the `types` every metadata object comes with.
+        assert!(obj.types.is_none(), "{obj:?}");
         assert!(
             obj.metadata.managed_fields.is_some(),
             "not stripped unless asked"
@@ -203,6 +204,14 @@ async fn stripping_and_transforms_apply_to_metadata_objects() {
         obj.metadata.managed_fields.is_some(),
         "a transform of the user's own replaces the factory's"
     );
+    assert!(
+        stripped
+            .indexer()
+            .list()
+            .iter()
+            .all(|obj| obj.types.is_none()),
+        "the factory's own transform strips managed fields, then the type"
+    );
     factory.shutdown().await;
     server.shutdown().await;
 }
@@ -261,12 +270,7 @@ async fn an_expired_metadata_watch_relists_into_the_informer() {
         || names(&meta) == ["b"],
     )
     .await;
-    assert!(
-        meta.indexer()
-            .list()
-            .iter()
-            .all(|obj| served_as_metadata(obj))
-    );
+    assert!(meta.indexer().list().iter().all(|obj| obj.types.is_none()));
     factory.shutdown().await;
     server.shutdown().await;
 }
