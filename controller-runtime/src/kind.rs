@@ -8,6 +8,8 @@ use informer::{InformerFactory, Object, Selectors, SharedIndexInformer};
 use kube::core::{ClusterResourceScope, NamespaceResourceScope};
 use kube::{Api, Client, Resource};
 
+use crate::manager::options::Namespaces;
+
 /// A Kubernetes object type known at compile time: an [`Object`] (deserializable, cloneable,
 /// shareable across tasks) whose kind, group and version are static (`DynamicType = ()`) and
 /// whose scope is namespaced or cluster-wide ([`WatchScope`]).
@@ -30,20 +32,21 @@ mod sealed {
 }
 
 /// The scope of a typed resource (`k8s-openapi`'s `NamespaceResourceScope` or
-/// `ClusterResourceScope`); sealed. Namespaced types honour the manager's namespace and per-type
-/// selectors; cluster-scoped types are always watched cluster-wide with the manager's default
-/// selectors.
+/// `ClusterResourceScope`); sealed. Namespaced types honour the manager's namespaces and
+/// per-kind options; cluster-scoped types are always watched cluster-wide, with their own
+/// selectors if [`ByObject`](crate::ByObject) sets some.
 pub trait WatchScope: sealed::Sealed {
     /// Whether objects of this scope live in a namespace.
     const NAMESPACED: bool;
 
-    /// The manager's shared informer for `K`.
+    /// The manager's shared informers for `K`: one across all namespaces, or one per namespace
+    /// of `namespaces` (in the set's order).
     #[doc(hidden)]
-    fn informer<K>(
+    fn informers<K>(
         factory: &InformerFactory,
-        namespace: Option<&str>,
-        selectors: Option<Selectors>,
-    ) -> Arc<SharedIndexInformer<K>>
+        namespaces: &Namespaces,
+        selectors: Selectors,
+    ) -> Vec<Arc<SharedIndexInformer<K>>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>;
 
@@ -57,15 +60,23 @@ pub trait WatchScope: sealed::Sealed {
 impl WatchScope for NamespaceResourceScope {
     const NAMESPACED: bool = true;
 
-    fn informer<K>(
+    fn informers<K>(
         factory: &InformerFactory,
-        namespace: Option<&str>,
-        selectors: Option<Selectors>,
-    ) -> Arc<SharedIndexInformer<K>>
+        namespaces: &Namespaces,
+        selectors: Selectors,
+    ) -> Vec<Arc<SharedIndexInformer<K>>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        factory.scoped_informer::<K>(namespace, selectors)
+        match namespaces {
+            Namespaces::All => vec![factory.scoped_informer::<K>(None, Some(selectors))],
+            Namespaces::Only(set) => set
+                .iter()
+                .map(|namespace| {
+                    factory.scoped_informer::<K>(Some(namespace), Some(selectors.clone()))
+                })
+                .collect(),
+        }
     }
 
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
@@ -82,15 +93,15 @@ impl WatchScope for NamespaceResourceScope {
 impl WatchScope for ClusterResourceScope {
     const NAMESPACED: bool = false;
 
-    fn informer<K>(
+    fn informers<K>(
         factory: &InformerFactory,
-        _namespace: Option<&str>,
-        _selectors: Option<Selectors>,
-    ) -> Arc<SharedIndexInformer<K>>
+        _namespaces: &Namespaces,
+        selectors: Selectors,
+    ) -> Vec<Arc<SharedIndexInformer<K>>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        factory.informer::<K>()
+        vec![factory.informer_with_selectors::<K>(selectors)]
     }
 
     fn api<K>(client: Client, _namespace: Option<&str>) -> Api<K>

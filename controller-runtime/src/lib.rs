@@ -108,6 +108,73 @@
 //! known state (from the delete event, or the tombstone of a deletion missed during a watch gap)
 //! until a reconcile of that key succeeds.
 //!
+//! # The cache
+//!
+//! Reconcilers read the manager's cache, never the API server: [`Context::get`] and
+//! [`Context::lister`] for the primary kind, [`Context::cache`] ([`Cache`]) for any other kind
+//! the manager caches. [`Cache::lister`] gives a [`CacheLister`]: every object by label
+//! selector, one namespace's, one by name, or by field index.
+//!
+//! **Label selectors.** Build kube's [`Selector`](kube::core::Selector) from expressions (or
+//! parse a string with `"app=web,tier!=db".parse::<Selector>()`) and list through a namespace.
+//! The kind must be cached already — watched by a controller (`for_`, `owns`, `watches`),
+//! requested with [`Manager::informer`] or indexed — or read with [`Cache::lazy_lister`],
+//! which starts its informer on first use; otherwise [`Error::NotCached`]:
+//!
+//! ```
+//! # use kube_rt_controller_runtime::{Context, Error};
+//! # use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+//! use kube::core::{Expression, Selector};
+//!
+//! # fn pods(ctx: &Context<ConfigMap>, ns: &str) -> Result<(), Error> {
+//! let selector: Selector = Selector::from_iter([
+//!     Expression::Equal("app".into(), "web".into()),
+//!     Expression::In("tier".into(), ["front".into(), "edge".into()].into()),
+//! ]);
+//! let web_pods = ctx.cache().lister::<Pod>()?.namespace(ns).list(&selector)?;
+//! # let _ = web_pods;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! **Field indexes** (controller-runtime's `FieldIndexer` and `MatchingFields`). Register an
+//! index on a kind before start with [`Manager::index_field`] — a name and a function from an
+//! object to the values of one of its fields — and query it with
+//! [`CacheLister::by_field`] (all cached namespaces) or
+//! [`NamespacedCacheLister::by_field`] (one). The typical use is a `watches` mapper that
+//! answers "every Foo that references this ConfigMap" without scanning every Foo; the
+//! `config-reloader` example of the repository is a whole operator built on it. Registering a
+//! name twice is [`Error::FieldIndexExists`]; querying a name never registered is
+//! [`Error::UnknownFieldIndex`].
+//!
+//! ```
+//! # use kube_rt_controller_runtime::{Controller, Error, Manager, ObjectKey, reconciler_fn};
+//! # use kube_rt_controller_runtime::{Action, Context, Request};
+//! # use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+//! # fn wire(manager: &Manager) -> Result<(), Error> {
+//! // Pods by the ConfigMaps their volumes mount.
+//! manager.index_field::<Pod>("spec.volumes.configMap", |pod| {
+//!     let volumes = pod.spec.iter().flat_map(|spec| spec.volumes.iter().flatten());
+//!     volumes.filter_map(|v| v.config_map.as_ref().map(|cm| cm.name.clone())).collect()
+//! })?;
+//! let cache = manager.cache();
+//! Controller::new(manager)
+//!     .for_::<Pod>()
+//!     // A ConfigMap change requests every Pod in its namespace that mounts it.
+//!     .watches(move |cm: &ConfigMap| -> Vec<ObjectKey> {
+//!         let (ns, name) = (cm.metadata.namespace.as_deref(), cm.metadata.name.as_deref());
+//!         cache
+//!             .lister::<Pod>()
+//!             .and_then(|pods| pods.namespace(ns.unwrap_or_default()).keys_by_field("spec.volumes.configMap", name.unwrap_or_default()))
+//!             .unwrap_or_default()
+//!     })
+//!     .build(reconciler_fn(|_req: Request, _ctx: Context<Pod>| async {
+//!         Ok::<_, Error>(Action::Done)
+//!     }))?;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Example: a small operator
 //!
 //! Every ConfigMap gets a Secret with the same data, owned by the ConfigMap (so the garbage
@@ -249,8 +316,8 @@ pub use error::Error;
 pub use finalizer::{FinalizerEvent, finalizer};
 pub use kind::{Kind, WatchScope};
 pub use manager::{
-    Cache, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT, Manager, ManagerBuilder,
-    Runnable, ShutdownHandle,
+    ByObject, Cache, CacheLister, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
+    Manager, ManagerBuilder, NamespacedCacheLister, Runnable, ShutdownHandle,
 };
 pub use ops::health::{Check, ping};
 pub use ops::leader_election::{LeaderElectionConfig, LeaderElector, LeaderState};

@@ -209,6 +209,16 @@ impl InformerFactory {
         self.shared(api, &(), selectors, ApiListerWatcher::new)
     }
 
+    /// The shared informer of `K` (namespaced or cluster-scoped) across all namespaces, with
+    /// `selectors` instead of the factory's.
+    pub fn informer_with_selectors<K>(&self, selectors: Selectors) -> Arc<SharedIndexInformer<K>>
+    where
+        K: Object + Resource<DynamicType = ()>,
+    {
+        let api = Api::all(self.inner.client.clone());
+        self.shared(api, &(), selectors, ApiListerWatcher::new)
+    }
+
     /// The shared informer of `K` in `namespace` (all namespaces if `None`) with `selectors`
     /// (the factory's if `None`).
     pub fn scoped_informer<K>(

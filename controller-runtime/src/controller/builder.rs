@@ -73,8 +73,13 @@ impl<'m> Controller<'m> {
 
 /// Registers one secondary watch: given the controller's intake of keys and its event filters,
 /// adds a handler to the watched type's informer.
-type WatchFn =
-    Box<dyn FnOnce(&Manager, &Intake, &Arc<[EventFilter]>) -> Result<Registration, Error>>;
+type WatchFn = Box<
+    dyn FnOnce(
+        &Manager,
+        &Intake,
+        &Arc<[EventFilter]>,
+    ) -> Result<Vec<(String, Registration)>, Error>,
+>;
 
 /// Builds a controller for the primary type `K`; from [`Controller::for_`].
 pub struct ControllerBuilder<'m, K> {
@@ -170,8 +175,22 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
     {
         let own: Box<dyn Predicate<W>> = Box::new(predicate);
         let register: WatchFn = Box::new(move |manager, intake, event_filters| {
-            let filter = WatchFilter::new(Arc::clone(event_filters), own);
-            register_secondary(&manager.informer::<W>(), intake, filter, mapper)
+            let filter = Arc::new(WatchFilter::new(Arc::clone(event_filters), own));
+            let mapper = Arc::new(mapper);
+            let cache = manager.kind_cache::<W>();
+            cache
+                .informers()
+                .iter()
+                .map(|informer| {
+                    let registration = register_secondary(
+                        informer,
+                        intake,
+                        Arc::clone(&filter),
+                        Arc::clone(&mapper),
+                    )?;
+                    Ok((informer.name().to_owned(), registration))
+                })
+                .collect()
         });
         self.watches.push((type_name::<W>().to_owned(), register));
         self
@@ -334,7 +353,7 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
         let (recorder, recorder_task) =
             Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
         manager.add(recorder_task)?;
-        let primary = manager.informer::<K>();
+        let primary = manager.kind_cache::<K>();
         let state = Arc::new(ControllerState {
             name: self.name.clone().into(),
             client: manager.client().clone(),
@@ -346,13 +365,18 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
             recorder,
         });
         let event_filters: Arc<[EventFilter]> = self.event_filters.into();
-        let primary_filter = WatchFilter::new(Arc::clone(&event_filters), self.for_predicate);
-        let mut registrations = vec![(
-            type_name::<K>().to_owned(),
-            register_primary(&primary, &intake, &state, primary_filter)?,
-        )];
-        for (name, register) in self.watches {
-            registrations.push((name, register(manager, &intake, &event_filters)?));
+        let primary_filter = Arc::new(WatchFilter::new(
+            Arc::clone(&event_filters),
+            self.for_predicate,
+        ));
+        let mut registrations = Vec::new();
+        for informer in primary.informers() {
+            let registration =
+                register_primary(informer, &intake, &state, Arc::clone(&primary_filter))?;
+            registrations.push((informer.name().to_owned(), registration));
+        }
+        for (_, register) in self.watches {
+            registrations.extend(register(manager, &intake, &event_filters)?);
         }
 
         let stats = Arc::new(ControllerStats::default());

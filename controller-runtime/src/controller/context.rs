@@ -5,7 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use indexer::{Lister, ObjectKey};
+use indexer::ObjectKey;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 use serde::Serialize;
@@ -14,6 +14,7 @@ use workqueue::Priority;
 use crate::controller::state::ControllerState;
 use crate::kind::{Kind, WatchScope};
 use crate::manager::cache::Cache;
+use crate::manager::lister::CacheLister;
 use crate::recorder::Recorder;
 
 /// The context of one reconcile. Cheap to clone.
@@ -100,9 +101,9 @@ impl<K: Kind> Context<K> {
         &self.state.cache
     }
 
-    /// The lister of the primary type's cache.
-    pub fn lister(&self) -> Lister<K> {
-        self.state.primary.lister()
+    /// The lister of the primary type's cache (every namespace the manager caches it in).
+    pub fn lister(&self) -> CacheLister<K> {
+        CacheLister::new(Arc::clone(&self.state.primary))
     }
 
     /// Whether the primary type's cache has synced (always true inside a reconcile).
@@ -113,7 +114,7 @@ impl<K: Kind> Context<K> {
     /// The primary object from the cache; `None` if it does not exist (see
     /// [`deleted`](Self::deleted)).
     pub fn get(&self) -> Option<Arc<K>> {
-        self.state.primary.indexer().get_by_key(&self.key)
+        self.state.primary.cached(&self.key)
     }
 
     /// When the primary object is gone: its last known state, from the delete event (or from

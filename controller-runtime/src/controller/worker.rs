@@ -196,12 +196,11 @@ where
                 .wait(key, state.read_your_writes_timeout, || {
                     state
                         .primary
-                        .indexer()
-                        .get_by_key(key)
+                        .cached(key)
                         .and_then(|obj| obj.meta().resource_version.clone())
                 })
                 .await;
-            let deleted = if state.primary.indexer().get_by_key(key).is_some() {
+            let deleted = if state.primary.cached(key).is_some() {
                 None
             } else {
                 state.deleted.lock().get(key).cloned()
@@ -323,7 +322,7 @@ where
 
     /// After a final outcome, a deleted object's last state is no longer needed.
     fn settle_deleted(&self, key: &ObjectKey) {
-        if self.state.primary.indexer().get_by_key(key).is_none() {
+        if self.state.primary.cached(key).is_none() {
             self.state.deleted.lock().remove(key);
         }
     }

@@ -5,11 +5,18 @@
 //!   health and readiness checks.
 //! - `running.rs`: [`Manager`] and [`start`](Manager::start); `supervisor.rs`: running the
 //!   [`Runnable`]s (`runnable.rs`) and draining them.
-//! - `cache.rs`: [`Cache`] and the manager's shared informers.
+//! - `cache.rs`: [`Cache`] and the registry of every kind's cache; `kind_cache.rs`: one kind's
+//!   logical cache (one informer per cached namespace, or one); `lister.rs`: [`CacheLister`];
+//!   `options.rs`: default namespaces and per-kind settings ([`ByObject`]); `field_index.rs`:
+//!   field indexes (`Manager::index_field`).
 //! - `shutdown.rs`: [`ShutdownHandle`] and the signal listener.
 
 pub(crate) mod builder;
 pub(crate) mod cache;
+mod field_index;
+pub(crate) mod kind_cache;
+pub(crate) mod lister;
+pub(crate) mod options;
 mod readiness;
 pub(crate) mod runnable;
 pub(crate) mod running;
@@ -18,6 +25,8 @@ mod supervisor;
 
 pub use builder::{DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT, ManagerBuilder};
 pub use cache::Cache;
+pub use lister::{CacheLister, NamespacedCacheLister};
+pub use options::ByObject;
 pub use runnable::Runnable;
 pub use running::Manager;
 pub use shutdown::ShutdownHandle;

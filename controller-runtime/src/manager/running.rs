@@ -63,7 +63,10 @@ pub struct Manager {
 impl std::fmt::Debug for Manager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Manager")
-            .field("namespace", &self.shared.namespace)
+            .field(
+                "default_namespaces",
+                &self.shared.options.default_namespaces,
+            )
             .field("informers", &self.shared.factory.len())
             .finish_non_exhaustive()
     }
@@ -145,11 +148,52 @@ impl Manager {
         }
     }
 
-    /// The manager's shared informer for `K` (scoped by the manager's namespace and selectors),
-    /// for adding indexes or handlers, or to cache a type no controller watches. Request it
-    /// before `start`.
+    /// The manager's shared informer for `K` (scoped by the manager's namespaces and `K`'s
+    /// options), for adding handlers, or to cache a type no controller watches. When `K` is
+    /// cached in several namespaces this is the first namespace's informer; see
+    /// [`informers`](Self::informers). Requested after `start`, it starts at once.
     pub fn informer<K: Kind>(&self) -> Arc<SharedIndexInformer<K>> {
         self.shared.informer::<K>()
+    }
+
+    /// `K`'s cache, created on first request.
+    pub(crate) fn kind_cache<K: Kind>(&self) -> Arc<crate::manager::kind_cache::KindCache<K>> {
+        self.shared.kind_cache::<K>()
+    }
+
+    /// Every informer of `K`'s cache: one per cached namespace, or a single one.
+    pub fn informers<K: Kind>(&self) -> Vec<Arc<SharedIndexInformer<K>>> {
+        self.shared.kind_cache::<K>().informers().to_vec()
+    }
+
+    /// Registers the field index `name` on kind `K` (controller-runtime's
+    /// `FieldIndexer.IndexField`): `extract` returns the values of the field for an object (any
+    /// number). Query it with [`CacheLister::by_field`](crate::CacheLister::by_field) — from a
+    /// reconciler's [`Context`](crate::Context), or from a `watches` mapper through a
+    /// [`Cache`] — to find, say, every `Foo` whose `spec.configMapRef` names a ConfigMap.
+    /// Registering caches `K` (as a watch of it would). Index values are kept per namespace,
+    /// so a query can be limited to one. [`Error::FieldIndexExists`] if `name` is already
+    /// registered on `K`.
+    ///
+    /// ```
+    /// # use kube_rt_controller_runtime::{Error, Manager};
+    /// # use k8s_openapi::api::core::v1::Pod;
+    /// # fn index(manager: &Manager) -> Result<(), Error> {
+    /// manager.index_field::<Pod>("spec.nodeName", |pod| {
+    ///     pod.spec.as_ref().and_then(|spec| spec.node_name.clone()).into_iter().collect()
+    /// })?;
+    /// // Later, in a reconcile: every cached Pod on node-a.
+    /// let on_node_a = manager.cache().lister::<Pod>()?.by_field("spec.nodeName", "node-a")?;
+    /// # let _ = on_node_a;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn index_field<K: Kind>(
+        &self,
+        name: &str,
+        extract: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
+    ) -> Result<(), Error> {
+        self.shared.kind_cache::<K>().add_field_index(name, extract)
     }
 
     /// A handle that requests this manager's shutdown.

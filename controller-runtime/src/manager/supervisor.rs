@@ -31,6 +31,7 @@ impl Manager {
             }
         }
         let factory = &self.shared.factory;
+        self.shared.set_running();
         factory.start();
         tracing::info!(informers = factory.len(), "waiting for caches to sync");
         tokio::select! {
