@@ -115,6 +115,29 @@
 //! the manager caches. [`Cache::lister`] gives a [`CacheLister`]: every object by label
 //! selector, one namespace's, one by name, or by field index.
 //!
+//! **Namespaces and per-kind settings** (controller-runtime's `DefaultNamespaces` and
+//! `ByObject`). By default a kind is cached across all namespaces with one watch.
+//! [`ManagerBuilder::default_namespaces`] caches namespaced kinds in a set of namespaces: one
+//! watch per namespace, read as one cache per kind — listers and field indexes span them,
+//! [`CacheLister::has_synced`] and [`Manager::has_synced`] turn true once every namespace
+//! synced, and controllers start their workers only then. Objects in other namespaces are never
+//! cached nor reconciled, and reading one is [`Error::NamespaceNotCached`] (never an empty
+//! list). [`ManagerBuilder::by_object`] overrides the namespaces, label and field selectors and
+//! transform of one kind; cluster-scoped kinds take selectors and transforms (a namespace set
+//! does not compile for them).
+//!
+//! ```
+//! # use kube_rt_controller_runtime::{ByObject, Manager};
+//! # use k8s_openapi::api::core::v1::{Namespace, Secret};
+//! # fn build(client: kube::Client) -> Manager {
+//! Manager::builder(client)
+//!     .default_namespaces(["shop", "billing", "audit"])
+//!     .by_object(ByObject::<Secret>::new().namespaces(["shop"]).labels("app=shop"))
+//!     .by_object(ByObject::<Namespace>::new().labels("tenant"))
+//!     .build()
+//! # }
+//! ```
+//!
 //! **Label selectors.** Build kube's [`Selector`](kube::core::Selector) from expressions (or
 //! parse a string with `"app=web,tier!=db".parse::<Selector>()`) and list through a namespace.
 //! The kind must be cached already — watched by a controller (`for_`, `owns`, `watches`),

@@ -16,6 +16,7 @@ mod health;
 mod leader_election;
 mod managed_fields;
 mod metrics;
+mod namespaces;
 mod owns;
 mod priority;
 mod recorder;
