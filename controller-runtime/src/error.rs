@@ -20,9 +20,13 @@ pub enum Error {
         reason: String,
     },
 
-    /// The manager was started twice, or a controller was added after it started.
-    #[error("the manager has already been started; add controllers and runnables before `start`")]
+    /// The manager was started twice.
+    #[error("the manager has already been started; `start` runs once per manager")]
     AlreadyStarted,
+
+    /// A controller or runnable was added after the manager's `start` returned.
+    #[error("the manager has stopped; build a new manager to run more controllers")]
+    ManagerStopped,
 
     /// Informer caches did not sync in time (the message names them).
     #[error("caches did not sync: {0}")]

@@ -198,6 +198,38 @@
 //! # }
 //! ```
 //!
+//! **Kinds added late** (a CRD installed after the operator started). Controllers and
+//! runnables can be added to a running manager: [`Manager::wait_for_kind`] waits until the
+//! API server serves the kind ([`Error::KindNotServed`] names it after the timeout), then
+//! [`ControllerBuilder::build`] starts the kind's informers at once, and the controller starts
+//! its workers once they synced. [`Manager::remove_controller`] stops a controller (draining
+//! in-flight reconciles), removes its event handlers, and stops the informers of the kinds it
+//! watched that nothing else uses. [`Cache::lazy_lister`] reads a kind nothing registered,
+//! starting its informer on first use and waiting for it to sync (controller-runtime's lazy
+//! cache; [`Error::LazySyncTimeout`] names the kind after the cache-sync timeout).
+//!
+//! ```
+//! # use std::time::Duration;
+//! # use kube_rt_controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
+//! # use k8s_openapi::api::apps::v1::Deployment;
+//! # use k8s_openapi::api::core::v1::Secret;
+//! # async fn late(manager: &Manager) -> Result<(), Error> {
+//! // Runs while `manager.start()` runs elsewhere; `Deployment` stands for a late CRD's type.
+//! manager.wait_for_kind::<Deployment>(Duration::from_secs(300)).await?;
+//! Controller::new(manager)
+//!     .for_::<Deployment>()
+//!     .build(reconciler_fn(|_req: Request, _ctx: Context<Deployment>| async {
+//!         Ok::<_, Error>(Action::Done)
+//!     }))?;
+//! // A kind no controller watches, cached from its first read on.
+//! let secrets = manager.cache().lazy_lister::<Secret>().await?;
+//! # let _ = secrets;
+//! // Later: stop it again; the Deployment watch stops if nothing else uses it.
+//! manager.remove_controller("deployment").await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Example: a small operator
 //!
 //! Every ConfigMap gets a Secret with the same data, owned by the ConfigMap (so the garbage
@@ -288,7 +320,10 @@
 //!
 //! # Errors
 //!
-//! [`Error`] from [`Manager::start`] and the builders is a configuration or start-up problem
+//! Reading the cache: [`Error::NotCached`] (a kind nothing registered),
+//! [`Error::NamespaceNotCached`] (a namespace outside the cached set),
+//! [`Error::UnknownFieldIndex`], [`Error::LazySyncTimeout`], [`Error::CacheNotStarted`]; none
+//! stops the manager. [`Error`] from [`Manager::start`] and the builders is a configuration or start-up problem
 //! (duplicate controller names, invalid settings such as a zero debounce or a source's
 //! priority out of range, leader-election timings, a bind address in use, caches that did not
 //! sync in time — named) or the end of the manager's run

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use futures::Stream;
 use indexer::ObjectKey;
-use informer::Registration;
 use parking_lot::Mutex;
 use workqueue::{Priority, QueueConfig, RateLimiter, default_controller_rate_limiter};
 
@@ -18,6 +17,7 @@ use crate::controller::intake::Intake;
 use crate::controller::predicate::{AnyObject, EventFilter, Everything, Predicate, WatchFilter};
 use crate::controller::queue::ControllerQueue;
 use crate::controller::reconciler::Reconciler;
+use crate::controller::registered::Registered;
 use crate::controller::ryow::{DEFAULT_READ_YOUR_WRITES_TIMEOUT, WriteTracker};
 use crate::controller::source::{Source, SourceItem};
 use crate::controller::state::ControllerState;
@@ -25,6 +25,7 @@ use crate::controller::stats::ControllerStats;
 use crate::controller::worker::{ControllerRun, Settings};
 use crate::error::Error;
 use crate::kind::Kind;
+use crate::manager::controllers::Teardown;
 use crate::manager::running::Manager;
 use crate::owner::controller_owner_key;
 use crate::recorder::{DEFAULT_EVENT_QUEUE, Recorder};
@@ -73,13 +74,7 @@ impl<'m> Controller<'m> {
 
 /// Registers one secondary watch: given the controller's intake of keys and its event filters,
 /// adds a handler to the watched type's informer.
-type WatchFn = Box<
-    dyn FnOnce(
-        &Manager,
-        &Intake,
-        &Arc<[EventFilter]>,
-    ) -> Result<Vec<(String, Registration)>, Error>,
->;
+type WatchFn = Box<dyn FnOnce(&Manager, &Intake, &Arc<[EventFilter]>) -> Result<Registered, Error>>;
 
 /// Builds a controller for the primary type `K`; from [`Controller::for_`].
 pub struct ControllerBuilder<'m, K> {
@@ -177,20 +172,10 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
         let register: WatchFn = Box::new(move |manager, intake, event_filters| {
             let filter = Arc::new(WatchFilter::new(Arc::clone(event_filters), own));
             let mapper = Arc::new(mapper);
-            let cache = manager.kind_cache::<W>();
-            cache
-                .informers()
-                .iter()
-                .map(|informer| {
-                    let registration = register_secondary(
-                        informer,
-                        intake,
-                        Arc::clone(&filter),
-                        Arc::clone(&mapper),
-                    )?;
-                    Ok((informer.name().to_owned(), registration))
-                })
-                .collect()
+            let cache = manager.controller_kind_cache::<W>();
+            Registered::on(&cache, |informer| {
+                register_secondary(informer, intake, Arc::clone(&filter), Arc::clone(&mapper))
+            })
         });
         self.watches.push((type_name::<W>().to_owned(), register));
         self
@@ -308,9 +293,11 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
     }
 
     /// Registers the watches and adds the controller to the manager; it runs from
-    /// [`Manager::start`]. Fails if the name is taken, a setting is invalid (no worker, a zero
-    /// reconcile timeout, a zero debounce or a maximum wait below it, a source's priority out
-    /// of range), or the manager has started.
+    /// [`Manager::start`] — or, built while the manager runs, at once: the informers of kinds
+    /// new to the manager start, and the workers start once the controller's handlers synced
+    /// (see [`Manager::wait_for_kind`] for a kind installed late). Fails if the name is taken,
+    /// a setting is invalid (no worker, a zero reconcile timeout, a zero debounce or a maximum
+    /// wait below it, a source's priority out of range), or the manager has stopped.
     pub fn build<R: Reconciler<K>>(self, reconciler: R) -> Result<ControllerHandle, Error> {
         let invalid = |reason: String| Error::InvalidSetting {
             controller: self.name.clone(),
@@ -352,8 +339,7 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
 
         let (recorder, recorder_task) =
             Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
-        manager.add(recorder_task)?;
-        let primary = manager.kind_cache::<K>();
+        let primary = manager.controller_kind_cache::<K>();
         let state = Arc::new(ControllerState {
             name: self.name.clone().into(),
             client: manager.client().clone(),
@@ -369,14 +355,21 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
             Arc::clone(&event_filters),
             self.for_predicate,
         ));
-        let mut registrations = Vec::new();
-        for informer in primary.informers() {
-            let registration =
-                register_primary(informer, &intake, &state, Arc::clone(&primary_filter))?;
-            registrations.push((informer.name().to_owned(), registration));
-        }
+        let mut watched = vec![Registered::on(&primary, |informer| {
+            register_primary(informer, &intake, &state, Arc::clone(&primary_filter))
+        })?];
         for (_, register) in self.watches {
-            registrations.extend(register(manager, &intake, &event_filters)?);
+            watched.push(register(manager, &intake, &event_filters)?);
+        }
+        let mut teardown = Teardown {
+            handlers: Vec::new(),
+            kinds: Vec::new(),
+        };
+        let mut registrations = Vec::new();
+        for registered in watched {
+            registrations.extend(registered.registrations);
+            teardown.handlers.extend(registered.removals);
+            teardown.kinds.push(registered.kind);
         }
 
         let stats = Arc::new(ControllerStats::default());
@@ -404,7 +397,11 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
                 .metrics()
                 .controller(&self.name, self.max_concurrent_reconciles),
         };
-        manager.add(run)?;
+        manager.add_controller(
+            &self.name,
+            vec![Box::new(recorder_task), Box::new(run)],
+            teardown,
+        )?;
         Ok(ControllerHandle {
             name: self.name,
             stats,

@@ -4,7 +4,7 @@
 //! - `builder.rs`: [`Controller`], [`ControllerBuilder`], [`ControllerHandle`];
 //!   `handlers.rs`: the event handlers that turn watch events into queue keys, with their
 //!   priority; `source.rs`: external sources (streams of keys); `intake.rs`: where events and
-//!   sources hand in keys; `debounce.rs`: the optional debouncer; `queue.rs`: the controller's
+//!   sources hand in keys; `registered.rs`: the handlers a watch added (and their removal); `debounce.rs`: the optional debouncer; `queue.rs`: the controller's
 //!   queue, priority or plain.
 //! - `worker.rs`: the running controller (sources, handler sync, workers, outcome of each
 //!   reconcile); `state.rs`: what its handlers and workers share; `stats.rs`: [`ControllerStats`].
@@ -19,6 +19,7 @@ pub(crate) mod intake;
 pub mod predicate;
 pub(crate) mod queue;
 pub(crate) mod reconciler;
+pub(crate) mod registered;
 pub(crate) mod ryow;
 pub(crate) mod source;
 pub(crate) mod state;

@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 
 use crate::error::Error;
 use crate::kind::{Kind, WatchScope};
-use crate::manager::kind_cache::KindCache;
+use crate::manager::kind_cache::{KindCache, KindUsage};
 use crate::manager::lister::CacheLister;
 use crate::manager::options::CacheOptions;
 use crate::ops::metrics::InformerSet;
@@ -29,8 +29,8 @@ pub(crate) struct Shared {
     pub(crate) strip_managed_fields: bool,
     /// How long a lazy read waits for the informer it started.
     pub(crate) lazy_sync_timeout: Duration,
-    /// Each kind's cache (`Arc<KindCache<K>>`), by the kind's type.
-    kinds: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+    /// Each kind's cache, by the kind's type.
+    kinds: Mutex<HashMap<TypeId, KindEntry>>,
     /// Every informer handed out, for the informer metrics.
     pub(crate) informers: InformerSet,
     /// Set when `start` starts the informers: informers created afterwards start at once.
@@ -63,28 +63,62 @@ impl Shared {
     pub(crate) fn registered<K: Kind>(&self) -> Option<Arc<KindCache<K>>> {
         let kinds = self.kinds.lock();
         let entry = kinds.get(&TypeId::of::<K>())?;
-        Arc::clone(entry).downcast::<KindCache<K>>().ok()
+        Arc::clone(&entry.typed).downcast::<KindCache<K>>().ok()
     }
 
     /// The cache of `K`, created on first request with `K`'s options (one informer per cached
-    /// namespace). Created after `start`, its informers start at once.
+    /// namespace), and kept for the manager's lifetime. Created after `start`, its informers
+    /// start at once.
     pub(crate) fn kind_cache<K: Kind>(&self) -> Arc<KindCache<K>> {
+        let cache = self.controller_kind_cache::<K>();
+        cache.pin();
+        cache
+    }
+
+    /// The cache of `K` for a controller's watch: created like [`kind_cache`](Self::kind_cache)
+    /// but not kept once no controller uses it ([`acquire`](Self::acquire) and
+    /// [`release`](Self::release) count them).
+    pub(crate) fn controller_kind_cache<K: Kind>(&self) -> Arc<KindCache<K>> {
         let created = {
             let mut kinds = self.kinds.lock();
             if let Some(cache) = kinds
                 .get(&TypeId::of::<K>())
-                .and_then(|entry| Arc::clone(entry).downcast::<KindCache<K>>().ok())
+                .and_then(|entry| Arc::clone(&entry.typed).downcast::<KindCache<K>>().ok())
             {
                 return cache;
             }
             let cache = Arc::new(self.create::<K>());
-            kinds.insert(TypeId::of::<K>(), cache.clone());
+            let entry = KindEntry {
+                typed: cache.clone(),
+                usage: cache.clone(),
+            };
+            kinds.insert(TypeId::of::<K>(), entry);
             cache
         };
         if self.running.load(Ordering::SeqCst) {
             self.factory.start();
         }
         created
+    }
+
+    /// One more controller uses the kind `kind`.
+    pub(crate) fn acquire(&self, kind: TypeId) {
+        if let Some(entry) = self.kinds.lock().get(&kind) {
+            entry.usage.acquire();
+        }
+    }
+
+    /// One controller less uses the kind `kind`; when no one uses it any more, its informers
+    /// stop and the kind is forgotten (a later request starts new ones).
+    pub(crate) fn release(&self, kind: TypeId) {
+        let unused = {
+            let mut kinds = self.kinds.lock();
+            let last = kinds.get(&kind).is_some_and(|entry| entry.usage.release());
+            if last { kinds.remove(&kind) } else { None }
+        };
+        if let Some(entry) = unused {
+            entry.usage.stop(&self.factory);
+        }
     }
 
     /// Builds `K`'s cache from the options.
@@ -143,6 +177,12 @@ impl Shared {
     pub(crate) fn kind_count(&self) -> usize {
         self.kinds.lock().len()
     }
+}
+
+/// One kind's cache, typed (`Arc<KindCache<K>>`) and as its usage.
+struct KindEntry {
+    typed: Arc<dyn Any + Send + Sync>,
+    usage: Arc<dyn KindUsage>,
 }
 
 /// Reads objects from the manager's caches (never from the API server). Cheap to clone.

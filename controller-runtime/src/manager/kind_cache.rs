@@ -4,10 +4,11 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use futures::future::join_all;
 use indexer::{Indexers, ObjectKey};
-use informer::{Object, SharedIndexInformer};
+use informer::{InformerFactory, Object, SharedIndexInformer};
 use kube::core::Selector;
 use parking_lot::Mutex;
 
@@ -15,13 +16,17 @@ use crate::error::Error;
 use crate::manager::field_index::{index_fn, index_name, lookup_value};
 use crate::manager::options::Namespaces;
 
-/// One kind's cache: its informers (one per namespace, or one for all) and its field indexes.
+/// One kind's cache: its informers (one per namespace, or one for all), its field indexes, and
+/// who uses it: the controllers watching it, and whether anything else asked for it (a field
+/// index, `Manager::informer`, a lazy read), which keeps it for the manager's lifetime.
 pub(crate) struct KindCache<K: Object> {
     kind: String,
     namespaces: Namespaces,
     /// With [`Namespaces::Only`], one informer per namespace, in the set's order; otherwise one.
     informers: Vec<Arc<SharedIndexInformer<K>>>,
     field_indexes: Mutex<BTreeSet<String>>,
+    controllers: AtomicUsize,
+    pinned: AtomicBool,
 }
 
 impl<K: Object> KindCache<K> {
@@ -36,6 +41,8 @@ impl<K: Object> KindCache<K> {
             namespaces,
             informers,
             field_indexes: Mutex::new(BTreeSet::new()),
+            controllers: AtomicUsize::new(0),
+            pinned: AtomicBool::new(false),
         }
     }
 
@@ -197,5 +204,43 @@ impl<K: Object> KindCache<K> {
             out.extend(found);
         }
         Ok(out)
+    }
+}
+
+/// Who uses a kind's cache, whatever the kind: what the manager needs to stop a cache no one
+/// uses any more.
+pub(crate) trait KindUsage: Send + Sync {
+    /// Something other than a controller uses the cache: it is never stopped.
+    fn pin(&self);
+    /// One more controller watches the kind.
+    fn acquire(&self);
+    /// One controller less; true when no one uses the cache any more.
+    fn release(&self) -> bool;
+    /// Stops the cache's informers and removes them from `factory`.
+    fn stop(&self, factory: &InformerFactory);
+}
+
+impl<K: Object> KindUsage for KindCache<K> {
+    fn pin(&self) {
+        self.pinned.store(true, Ordering::SeqCst);
+    }
+
+    fn acquire(&self) {
+        self.controllers.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn release(&self) -> bool {
+        let before = self
+            .controllers
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .unwrap_or(0);
+        before <= 1 && !self.pinned.load(Ordering::SeqCst)
+    }
+
+    fn stop(&self, factory: &InformerFactory) {
+        for informer in &self.informers {
+            factory.remove(informer);
+        }
+        tracing::info!(kind = %self.kind, "no controller watches the kind any more; its informers stopped");
     }
 }

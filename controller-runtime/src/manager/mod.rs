@@ -9,15 +9,19 @@
 //!   logical cache (one informer per cached namespace, or one); `lister.rs`: [`CacheLister`];
 //!   `options.rs`: default namespaces and per-kind settings ([`ByObject`]); `field_index.rs`:
 //!   field indexes (`Manager::index_field`).
+//! - `controllers.rs`: adding runnables and controllers (also to a running manager), removing
+//!   a controller, waiting for a kind to be served; `removable.rs`: a runnable stopped alone.
 //! - `shutdown.rs`: [`ShutdownHandle`] and the signal listener.
 
 pub(crate) mod builder;
 pub(crate) mod cache;
+pub(crate) mod controllers;
 mod field_index;
 pub(crate) mod kind_cache;
 pub(crate) mod lister;
 pub(crate) mod options;
 mod readiness;
+mod removable;
 pub(crate) mod runnable;
 pub(crate) mod running;
 pub(crate) mod shutdown;

@@ -2,7 +2,7 @@
 //! runs them from cache sync to graceful shutdown ([`start`](Manager::start); the runnables'
 //! supervision is in `supervisor.rs`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,11 +11,13 @@ use std::time::Duration;
 use informer::SharedIndexInformer;
 use kube::Client;
 use parking_lot::Mutex;
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::Error;
 use crate::kind::Kind;
 use crate::manager::cache::{Cache, Shared};
+use crate::manager::controllers::ControllerSlot;
 use crate::manager::runnable::Runnable;
 use crate::manager::shutdown::{ShutdownHandle, listen_for_signals};
 use crate::ops::health::{Check, Probe, Probes};
@@ -23,12 +25,18 @@ use crate::ops::leader_election::elector::LeaderElector;
 use crate::ops::metrics::Metrics;
 use crate::ops::server::{Bound, start_servers};
 
-/// The runnables added before `start`, the controller names taken, and whether it started.
+/// The runnables added before `start`, the controllers and their names, and where the
+/// manager is in its life.
 #[derive(Default)]
 pub(super) struct State {
     pub(super) runnables: Vec<Box<dyn Runnable>>,
     pub(super) names: HashSet<String>,
+    pub(super) controllers: HashMap<String, ControllerSlot>,
     pub(super) started: bool,
+    /// While `start` runs: where runnables added meanwhile go (the supervisor starts them).
+    pub(super) late: Option<mpsc::UnboundedSender<Box<dyn Runnable>>>,
+    /// Once `start` returned: nothing can be added any more.
+    pub(super) stopped: bool,
 }
 
 /// Owns one [`InformerFactory`](informer::InformerFactory) (so every controller shares one cache and one watch per type),
@@ -156,9 +164,11 @@ impl Manager {
         self.shared.informer::<K>()
     }
 
-    /// `K`'s cache, created on first request.
-    pub(crate) fn kind_cache<K: Kind>(&self) -> Arc<crate::manager::kind_cache::KindCache<K>> {
-        self.shared.kind_cache::<K>()
+    /// `K`'s cache for a controller's watch, created on first request.
+    pub(crate) fn controller_kind_cache<K: Kind>(
+        &self,
+    ) -> Arc<crate::manager::kind_cache::KindCache<K>> {
+        self.shared.controller_kind_cache::<K>()
     }
 
     /// Every informer of `K`'s cache: one per cached namespace, or a single one.
@@ -205,28 +215,6 @@ impl Manager {
         self.cache_sync_timeout
     }
 
-    /// Reserves a controller name; fails if it is taken or the manager has started.
-    pub(crate) fn reserve_name(&self, name: &str) -> Result<(), Error> {
-        let mut state = self.state.lock();
-        if state.started {
-            return Err(Error::AlreadyStarted);
-        }
-        if !state.names.insert(name.to_owned()) {
-            return Err(Error::DuplicateName(name.to_owned()));
-        }
-        Ok(())
-    }
-
-    /// Adds a runnable, run from `start` after the caches synced.
-    pub fn add(&self, runnable: impl Runnable) -> Result<(), Error> {
-        let mut state = self.state.lock();
-        if state.started {
-            return Err(Error::AlreadyStarted);
-        }
-        state.runnables.push(Box::new(runnable));
-        Ok(())
-    }
-
     /// Runs the manager until a shutdown request (see [`Manager`]). Fails if the caches do not
     /// sync in time, if a runnable fails, if the graceful shutdown times out, if a second
     /// shutdown request forced the exit, or — when electing — if leadership is lost
@@ -236,14 +224,18 @@ impl Manager {
     /// leadership is acquired, unless warming up); runnables that do not need leadership;
     /// once leading, the others (controllers).
     pub async fn start(&self) -> Result<(), Error> {
-        let runnables = {
+        let (runnables, late) = {
             let mut state = self.state.lock();
             if state.started {
                 return Err(Error::AlreadyStarted);
             }
             state.started = true;
-            std::mem::take(&mut state.runnables)
+            let (sender, late) = mpsc::unbounded_channel();
+            state.late = Some(sender);
+            (std::mem::take(&mut state.runnables), late)
         };
+        // Whichever way `start` returns, nothing can be added afterwards.
+        let _stopped = MarkStopped(self);
         let elector = match &self.elector {
             None => None,
             Some(Ok(elector)) => Some(elector.clone()),
@@ -298,7 +290,7 @@ impl Manager {
             .partition(|runnable| elector.is_some() && runnable.need_leader_election());
 
         let outcome = self
-            .run_runnables(elector.as_ref(), leader_runnables, runnables, &lost)
+            .run_runnables(elector.as_ref(), leader_runnables, runnables, late, &lost)
             .await;
 
         // Release only after every leader runnable stopped, so no standby acts meanwhile.
@@ -316,6 +308,17 @@ impl Manager {
         }
         tracing::info!("manager stopped");
         outcome
+    }
+}
+
+/// Marks the manager stopped when dropped: runnables added later are refused.
+struct MarkStopped<'a>(&'a Manager);
+
+impl Drop for MarkStopped<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.state.lock();
+        state.stopped = true;
+        state.late = None;
     }
 }
 

@@ -13,6 +13,7 @@ mod deleted_and_ryow;
 mod field_index;
 mod finalizer;
 mod health;
+mod late;
 mod leader_election;
 mod managed_fields;
 mod metrics;
