@@ -17,8 +17,9 @@ use crate::manager::options::Namespaces;
 /// Implemented for every such type: `k8s-openapi`'s built-in types and
 /// `#[derive(CustomResource)]` types alike. It is the bound of [`Controller::for_`],
 /// [`owns`](crate::ControllerBuilder::owns), [`watches`](crate::ControllerBuilder::watches),
-/// [`Reconciler`](crate::Reconciler), [`Context`](crate::Context), [`Cache`](crate::Cache) and
-/// the helpers.
+/// [`Cache`](crate::Cache) and the helpers. Kinds known only at run time are
+/// [`DynamicKind`](crate::DynamicKind)s instead, watched as `DynamicObject`;
+/// [`Reconciler`](crate::Reconciler) and [`Context`](crate::Context) take both.
 ///
 /// [`Controller::for_`]: crate::Controller::for_
 pub trait Kind: Object + Resource<DynamicType = (), Scope: WatchScope> {}

@@ -230,6 +230,36 @@
 //! # }
 //! ```
 //!
+//! **Dynamic kinds** (kube-runtime's `Controller::new_with`). A kind known only at run time
+//! — a CRD found by discovery, a kind named in configuration — is a [`DynamicKind`] (its
+//! `ApiResource` and scope; [`DynamicKind::discover`] asks the server, and a kind it does not
+//! serve is [`Error::KindNotServed`], leaving the manager running).
+//! [`Controller::for_dynamic`] makes it the primary kind: the reconciler is a
+//! `Reconciler<DynamicObject>` and its [`Context::get`] gives the `DynamicObject`;
+//! [`ControllerBuilder::owns_dynamic`] and [`ControllerBuilder::watches_dynamic`] watch
+//! dynamic kinds from any controller, and [`Cache::dynamic_lister`] reads their cache.
+//!
+//! ```
+//! # use kube_rt_controller_runtime::{Action, Context, Controller, DynamicKind, Error, Manager, Request, reconciler_fn};
+//! # use k8s_openapi::api::core::v1::ConfigMap;
+//! use kube::api::DynamicObject;
+//!
+//! # async fn wire(manager: &Manager) -> Result<(), Error> {
+//! let widget = DynamicKind::discover(manager.client(), "example.com", "v1", "Widget").await?;
+//! Controller::new(manager)
+//!     .for_dynamic(widget)
+//!     .owns::<ConfigMap>()
+//!     .build(reconciler_fn(|_req: Request, ctx: Context<DynamicObject>| async move {
+//!         if let Some(widget) = ctx.get() {
+//!             let size = widget.data["spec"]["size"].as_i64();
+//!             # let _ = size;
+//!         }
+//!         Ok::<_, Error>(Action::Done)
+//!     }))?;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Example: a small operator
 //!
 //! Every ConfigMap gets a Secret with the same data, owned by the ConfigMap (so the garbage
@@ -354,6 +384,7 @@
 
 mod apply;
 mod controller;
+mod dynamic;
 mod error;
 mod finalizer;
 mod kind;
@@ -370,6 +401,7 @@ pub use controller::{
     DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_READ_YOUR_WRITES_TIMEOUT, FnReconciler,
     ReconcileError, Reconciler, Request, SourceError, SourceItem, predicate, reconciler_fn,
 };
+pub use dynamic::DynamicKind;
 pub use error::Error;
 pub use finalizer::{FinalizerEvent, finalizer};
 pub use kind::{Kind, WatchScope};

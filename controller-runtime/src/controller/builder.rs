@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use futures::Stream;
 use indexer::ObjectKey;
+use informer::Object;
 use parking_lot::Mutex;
 use workqueue::{Priority, QueueConfig, RateLimiter, default_controller_rate_limiter};
 
@@ -25,9 +26,11 @@ use crate::controller::stats::ControllerStats;
 use crate::controller::worker::{ControllerRun, Settings};
 use crate::error::Error;
 use crate::kind::Kind;
+use crate::manager::cache::KindKey;
 use crate::manager::controllers::Teardown;
+use crate::manager::kind_cache::KindCache;
 use crate::manager::running::Manager;
-use crate::owner::controller_owner_key;
+use crate::owner::OwnerKind;
 use crate::recorder::{DEFAULT_EVENT_QUEUE, Recorder};
 
 /// How many workers a controller runs unless told otherwise (controller-runtime's default).
@@ -54,10 +57,32 @@ impl<'m> Controller<'m> {
     /// [`for_`](Self::for_), enqueueing only the events of `K` that pass `predicate` (combine
     /// several with [`predicate::and`](crate::predicate::and)).
     pub fn for_with<K: Kind>(self, predicate: impl Predicate<K>) -> ControllerBuilder<'m, K> {
+        self.for_any(
+            OwnerKind::of::<K>(),
+            (),
+            Box::new(|manager: &Manager| {
+                (manager.controller_kind_cache::<K>(), KindKey::of::<K>())
+            }),
+            Box::new(predicate),
+        )
+    }
+
+    /// A builder for the primary kind described by `owner` and `dyntype`, whose cache
+    /// `primary` gets.
+    pub(super) fn for_any<K: Object>(
+        self,
+        owner: OwnerKind,
+        dyntype: K::DynamicType,
+        primary: PrimaryFn<K>,
+        predicate: Box<dyn Predicate<K>>,
+    ) -> ControllerBuilder<'m, K> {
         ControllerBuilder {
             manager: self.manager,
-            name: K::kind(&()).to_lowercase(),
-            for_predicate: Box::new(predicate),
+            name: owner.kind.to_lowercase(),
+            owner,
+            dyntype,
+            primary,
+            for_predicate: predicate,
             event_filters: Vec::new(),
             watches: Vec::new(),
             max_concurrent_reconciles: DEFAULT_MAX_CONCURRENT_RECONCILES,
@@ -74,15 +99,23 @@ impl<'m> Controller<'m> {
 
 /// Registers one secondary watch: given the controller's intake of keys and its event filters,
 /// adds a handler to the watched type's informer.
-type WatchFn = Box<dyn FnOnce(&Manager, &Intake, &Arc<[EventFilter]>) -> Result<Registered, Error>>;
+pub(super) type WatchFn =
+    Box<dyn FnOnce(&Manager, &Intake, &Arc<[EventFilter]>) -> Result<Registered, Error>>;
+
+/// Gets (or creates) the primary kind's cache, with its key.
+pub(super) type PrimaryFn<K> = Box<dyn FnOnce(&Manager) -> (Arc<KindCache<K>>, KindKey)>;
 
 /// Builds a controller for the primary type `K`; from [`Controller::for_`].
-pub struct ControllerBuilder<'m, K> {
+pub struct ControllerBuilder<'m, K: Object> {
     manager: &'m Manager,
     name: String,
+    /// The primary kind, as owner references name it.
+    pub(super) owner: OwnerKind,
+    dyntype: K::DynamicType,
+    primary: PrimaryFn<K>,
     for_predicate: Box<dyn Predicate<K>>,
-    event_filters: Vec<EventFilter>,
-    watches: Vec<(String, WatchFn)>,
+    pub(super) event_filters: Vec<EventFilter>,
+    pub(super) watches: Vec<(String, WatchFn)>,
     max_concurrent_reconciles: usize,
     rate_limiter: Option<Box<dyn RateLimiter<ObjectKey>>>,
     reconcile_timeout: Option<Duration>,
@@ -94,7 +127,7 @@ pub struct ControllerBuilder<'m, K> {
     sources: Vec<Source>,
 }
 
-impl<K> std::fmt::Debug for ControllerBuilder<'_, K> {
+impl<K: Object> std::fmt::Debug for ControllerBuilder<'_, K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ControllerBuilder")
             .field("name", &self.name)
@@ -114,7 +147,7 @@ impl<K> std::fmt::Debug for ControllerBuilder<'_, K> {
     }
 }
 
-impl<'m, K: Kind> ControllerBuilder<'m, K> {
+impl<'m, K: Object> ControllerBuilder<'m, K> {
     /// The controller's name, unique per manager, used in logs and spans (default: the primary
     /// kind in lower case).
     pub fn named(mut self, name: impl Into<String>) -> Self {
@@ -144,10 +177,8 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
 
     /// [`owns`](Self::owns), enqueueing only for the events of `C` that pass `predicate`.
     pub fn owns_with<C: Kind>(self, predicate: impl Predicate<C>) -> Self {
-        self.watches_with::<C, _, _>(
-            |child: &C| controller_owner_key::<K>(child.meta()),
-            predicate,
-        )
+        let owner = self.owner.clone();
+        self.watches_with::<C, _, _>(move |child: &C| owner.owner_key(child.meta()), predicate)
     }
 
     /// Watches `W` and enqueues the requests `mapper` returns for each changed object (any
@@ -173,7 +204,7 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
             let filter = Arc::new(WatchFilter::new(Arc::clone(event_filters), own));
             let mapper = Arc::new(mapper);
             let cache = manager.controller_kind_cache::<W>();
-            Registered::on(&cache, |informer| {
+            Registered::on(KindKey::of::<W>(), &cache, |informer| {
                 register_secondary(informer, intake, Arc::clone(&filter), Arc::clone(&mapper))
             })
         });
@@ -339,12 +370,13 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
 
         let (recorder, recorder_task) =
             Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
-        let primary = manager.controller_kind_cache::<K>();
+        let (primary, primary_key) = (self.primary)(manager);
         let state = Arc::new(ControllerState {
             name: self.name.clone().into(),
             client: manager.client().clone(),
             cache: manager.cache(),
             primary: Arc::clone(&primary),
+            dyntype: self.dyntype,
             writes: WriteTracker::default(),
             deleted: Mutex::new(HashMap::new()),
             read_your_writes_timeout: self.read_your_writes_timeout,
@@ -355,7 +387,7 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
             Arc::clone(&event_filters),
             self.for_predicate,
         ));
-        let mut watched = vec![Registered::on(&primary, |informer| {
+        let mut watched = vec![Registered::on(primary_key, &primary, |informer| {
             register_primary(informer, &intake, &state, Arc::clone(&primary_filter))
         })?];
         for (_, register) in self.watches {

@@ -6,7 +6,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use indexer::ObjectKey;
-use kube::api::{Patch, PatchParams, PostParams};
+use informer::Object;
+use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 use serde::Serialize;
 use workqueue::Priority;
@@ -18,7 +19,7 @@ use crate::manager::lister::CacheLister;
 use crate::recorder::Recorder;
 
 /// The context of one reconcile. Cheap to clone.
-pub struct Context<K: Kind> {
+pub struct Context<K: Object> {
     state: Arc<ControllerState<K>>,
     key: ObjectKey,
     reconcile_id: Arc<str>,
@@ -26,7 +27,7 @@ pub struct Context<K: Kind> {
     priority: Priority,
 }
 
-impl<K: Kind> Clone for Context<K> {
+impl<K: Object> Clone for Context<K> {
     fn clone(&self) -> Self {
         Self {
             state: Arc::clone(&self.state),
@@ -38,7 +39,7 @@ impl<K: Kind> Clone for Context<K> {
     }
 }
 
-impl<K: Kind> fmt::Debug for Context<K> {
+impl<K: Object> fmt::Debug for Context<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
             .field("controller", &self.state.name)
@@ -50,7 +51,7 @@ impl<K: Kind> fmt::Debug for Context<K> {
     }
 }
 
-impl<K: Kind> Context<K> {
+impl<K: Object> Context<K> {
     pub(crate) fn new(
         state: Arc<ControllerState<K>>,
         key: ObjectKey,
@@ -187,5 +188,23 @@ where
         self.state
             .writes
             .record(&self.key, stored.meta().resource_version.as_deref());
+    }
+}
+
+impl Context<DynamicObject> {
+    /// An `Api` for the dynamic primary kind (its `ApiResource`) in the request's namespace,
+    /// for reads that bypass the cache and for writes. Writes through it are not tracked for
+    /// read-your-own-writes.
+    pub fn dynamic_api(&self) -> Api<DynamicObject> {
+        let resource = &self.state.dyntype;
+        match self.key.namespace() {
+            Some(namespace) => Api::namespaced_with(self.state.client.clone(), namespace, resource),
+            None => Api::all_with(self.state.client.clone(), resource),
+        }
+    }
+
+    /// The dynamic primary kind's resource (group, version, kind, plural).
+    pub fn resource(&self) -> &kube::api::ApiResource {
+        &self.state.dyntype
     }
 }

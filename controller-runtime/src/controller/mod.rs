@@ -1,7 +1,8 @@
 //! Controllers: the builder that wires watches and predicates to a workqueue, the workers that
 //! reconcile what the queue hands out, and what a reconcile sees.
 //!
-//! - `builder.rs`: [`Controller`], [`ControllerBuilder`], [`ControllerHandle`];
+//! - `builder.rs`: [`Controller`], [`ControllerBuilder`], [`ControllerHandle`]; `dynamic.rs`:
+//!   dynamic primary, owned and watched kinds;
 //!   `handlers.rs`: the event handlers that turn watch events into queue keys, with their
 //!   priority; `source.rs`: external sources (streams of keys); `intake.rs`: where events and
 //!   sources hand in keys; `registered.rs`: the handlers a watch added (and their removal); `debounce.rs`: the optional debouncer; `queue.rs`: the controller's
@@ -14,6 +15,7 @@
 pub(crate) mod builder;
 pub(crate) mod context;
 pub(crate) mod debounce;
+pub(crate) mod dynamic;
 pub(crate) mod handlers;
 pub(crate) mod intake;
 pub mod predicate;

@@ -1,12 +1,12 @@
 //! [`Registered`]: the event handlers a controller added to one kind's informers — what its
 //! workers wait on before starting, and what removing the controller takes away again.
 
-use std::any::TypeId;
 use std::sync::Arc;
 
 use informer::{Object, Registration, SharedIndexInformer};
 
 use crate::error::Error;
+use crate::manager::cache::KindKey;
 use crate::manager::kind_cache::KindCache;
 
 /// The handlers one watch added, one per informer of the watched kind.
@@ -16,19 +16,20 @@ pub(crate) struct Registered {
     /// Each handler's removal from its informer.
     pub(crate) removals: Vec<Box<dyn FnOnce() + Send>>,
     /// The watched kind.
-    pub(crate) kind: TypeId,
+    pub(crate) kind: KindKey,
 }
 
 impl Registered {
-    /// Adds a handler to every informer of `cache` with `register`.
+    /// Adds a handler to every informer of `cache` (the cache of `kind`) with `register`.
     pub(crate) fn on<K: Object>(
+        kind: KindKey,
         cache: &KindCache<K>,
         mut register: impl FnMut(&SharedIndexInformer<K>) -> Result<Registration, Error>,
     ) -> Result<Self, Error> {
         let mut registered = Self {
             registrations: Vec::new(),
             removals: Vec::new(),
-            kind: TypeId::of::<K>(),
+            kind,
         };
         for informer in cache.informers() {
             let registration = register(informer)?;

@@ -23,6 +23,8 @@ pub(crate) struct ControllerState<K: Object> {
     pub(crate) cache: Cache,
     /// The primary kind's cache (one informer per cached namespace, or one).
     pub(crate) primary: Arc<KindCache<K>>,
+    /// The primary kind's resource (`()` for a typed kind, its `ApiResource` for a dynamic one).
+    pub(crate) dyntype: K::DynamicType,
     pub(crate) writes: WriteTracker,
     /// Last known state of deleted primary objects, until their reconcile succeeds.
     pub(crate) deleted: Mutex<HashMap<ObjectKey, Arc<K>>>,

@@ -9,15 +9,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use indexer::ObjectKey;
-use informer::{InformerFactory, SharedIndexInformer, strip_managed_fields};
+use informer::{InformerFactory, Object, SharedIndexInformer, strip_managed_fields};
 use kube::Client;
+use kube::api::DynamicObject;
 use parking_lot::Mutex;
 
+use crate::dynamic::DynamicKind;
 use crate::error::Error;
 use crate::kind::{Kind, WatchScope};
 use crate::manager::kind_cache::{KindCache, KindUsage};
 use crate::manager::lister::CacheLister;
-use crate::manager::options::CacheOptions;
+use crate::manager::options::{CacheOptions, Namespaces};
 use crate::ops::metrics::InformerSet;
 
 /// What the manager shares with its controllers and caches: the client, the informer factory,
@@ -29,8 +31,8 @@ pub(crate) struct Shared {
     pub(crate) strip_managed_fields: bool,
     /// How long a lazy read waits for the informer it started.
     pub(crate) lazy_sync_timeout: Duration,
-    /// Each kind's cache, by the kind's type.
-    kinds: Mutex<HashMap<TypeId, KindEntry>>,
+    /// Each kind's cache.
+    kinds: Mutex<HashMap<KindKey, KindEntry>>,
     /// Every informer handed out, for the informer metrics.
     pub(crate) informers: InformerSet,
     /// Set when `start` starts the informers: informers created afterwards start at once.
@@ -61,8 +63,13 @@ impl Shared {
 
     /// The cache of `K` if something registered it.
     pub(crate) fn registered<K: Kind>(&self) -> Option<Arc<KindCache<K>>> {
+        self.registered_as(&KindKey::of::<K>())
+    }
+
+    /// The cache registered under `key`, if it holds `K`s.
+    fn registered_as<K: Object>(&self, key: &KindKey) -> Option<Arc<KindCache<K>>> {
         let kinds = self.kinds.lock();
-        let entry = kinds.get(&TypeId::of::<K>())?;
+        let entry = kinds.get(key)?;
         Arc::clone(&entry.typed).downcast::<KindCache<K>>().ok()
     }
 
@@ -79,20 +86,47 @@ impl Shared {
     /// but not kept once no controller uses it ([`acquire`](Self::acquire) and
     /// [`release`](Self::release) count them).
     pub(crate) fn controller_kind_cache<K: Kind>(&self) -> Arc<KindCache<K>> {
+        self.get_or_create(KindKey::of::<K>(), || self.create::<K>())
+    }
+
+    /// The cache of the dynamic kind `kind`, kept for the manager's lifetime.
+    pub(crate) fn dynamic_kind_cache(&self, kind: &DynamicKind) -> Arc<KindCache<DynamicObject>> {
+        let cache = self.controller_dynamic_kind_cache(kind);
+        cache.pin();
+        cache
+    }
+
+    /// The cache of the dynamic kind `kind` for a controller's watch (see
+    /// [`controller_kind_cache`](Self::controller_kind_cache)).
+    pub(crate) fn controller_dynamic_kind_cache(
+        &self,
+        kind: &DynamicKind,
+    ) -> Arc<KindCache<DynamicObject>> {
+        self.get_or_create(KindKey::dynamic(kind), || self.create_dynamic(kind))
+    }
+
+    /// The cache registered under `key`, or a new one from `create` (whose informers start at
+    /// once if the manager runs). A key always maps to caches of one object type, so the
+    /// downcast cannot fail for a key made by [`KindKey`]'s constructors.
+    fn get_or_create<K: Object>(
+        &self,
+        key: KindKey,
+        create: impl FnOnce() -> KindCache<K>,
+    ) -> Arc<KindCache<K>> {
         let created = {
             let mut kinds = self.kinds.lock();
             if let Some(cache) = kinds
-                .get(&TypeId::of::<K>())
+                .get(&key)
                 .and_then(|entry| Arc::clone(&entry.typed).downcast::<KindCache<K>>().ok())
             {
                 return cache;
             }
-            let cache = Arc::new(self.create::<K>());
+            let cache = Arc::new(create());
             let entry = KindEntry {
                 typed: cache.clone(),
                 usage: cache.clone(),
             };
-            kinds.insert(TypeId::of::<K>(), entry);
+            kinds.insert(key, entry);
             cache
         };
         if self.running.load(Ordering::SeqCst) {
@@ -102,19 +136,19 @@ impl Shared {
     }
 
     /// One more controller uses the kind `kind`.
-    pub(crate) fn acquire(&self, kind: TypeId) {
-        if let Some(entry) = self.kinds.lock().get(&kind) {
+    pub(crate) fn acquire(&self, kind: &KindKey) {
+        if let Some(entry) = self.kinds.lock().get(kind) {
             entry.usage.acquire();
         }
     }
 
     /// One controller less uses the kind `kind`; when no one uses it any more, its informers
     /// stop and the kind is forgotten (a later request starts new ones).
-    pub(crate) fn release(&self, kind: TypeId) {
+    pub(crate) fn release(&self, kind: &KindKey) {
         let unused = {
             let mut kinds = self.kinds.lock();
-            let last = kinds.get(&kind).is_some_and(|entry| entry.usage.release());
-            if last { kinds.remove(&kind) } else { None }
+            let last = kinds.get(kind).is_some_and(|entry| entry.usage.release());
+            if last { kinds.remove(kind) } else { None }
         };
         if let Some(entry) = unused {
             entry.usage.stop(&self.factory);
@@ -155,6 +189,30 @@ impl Shared {
         KindCache::new(kind, options.namespaces, informers)
     }
 
+    /// Builds a dynamic kind's cache: one informer across all namespaces (or cluster-wide), or
+    /// one per default namespace for a namespaced kind.
+    fn create_dynamic(&self, kind: &DynamicKind) -> KindCache<DynamicObject> {
+        let namespaces = if kind.namespaced {
+            self.options.default_namespaces.clone()
+        } else {
+            Namespaces::All
+        };
+        let informers = match &namespaces {
+            Namespaces::All => vec![self.factory.dynamic_informer(&kind.resource, None)],
+            Namespaces::Only(set) => set
+                .iter()
+                .map(|namespace| {
+                    self.factory
+                        .dynamic_informer(&kind.resource, Some(namespace))
+                })
+                .collect(),
+        };
+        for informer in &informers {
+            self.informers.insert(informer.clone());
+        }
+        KindCache::new(kind.describe(), namespaces, informers)
+    }
+
     /// The first informer of `K`'s cache (the only one unless `K` is cached per namespace).
     pub(crate) fn informer<K: Kind>(&self) -> Arc<SharedIndexInformer<K>> {
         let cache = self.kind_cache::<K>();
@@ -176,6 +234,32 @@ impl Shared {
     /// How many kinds are cached.
     pub(crate) fn kind_count(&self) -> usize {
         self.kinds.lock().len()
+    }
+}
+
+/// What identifies a kind's cache: the Rust type of a typed kind, or the resource of a
+/// dynamic one (all dynamic kinds share the `DynamicObject` type).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum KindKey {
+    /// A [`Kind`].
+    Typed(TypeId),
+    /// A [`DynamicKind`]: `group/version/plural`.
+    Dynamic(String),
+}
+
+impl KindKey {
+    /// The key of the typed kind `K`.
+    pub(crate) fn of<K: Kind>() -> Self {
+        Self::Typed(TypeId::of::<K>())
+    }
+
+    /// The key of a dynamic kind.
+    pub(crate) fn dynamic(kind: &DynamicKind) -> Self {
+        let resource = &kind.resource;
+        Self::Dynamic(format!(
+            "{}/{}/{}",
+            resource.group, resource.version, resource.plural
+        ))
     }
 }
 
@@ -224,6 +308,15 @@ impl Cache {
     /// manager does not cache `key`'s namespace.
     pub fn get<K: Kind>(&self, key: &ObjectKey) -> Result<Option<Arc<K>>, Error> {
         self.lister::<K>()?.get_by_key(key)
+    }
+
+    /// The lister of the dynamic kind `kind`'s cache; [`Error::NotCached`] if nothing
+    /// registered it (a controller's watch, or [`Manager::dynamic_informers`](crate::Manager::dynamic_informers)).
+    pub fn dynamic_lister(&self, kind: &DynamicKind) -> Result<CacheLister<DynamicObject>, Error> {
+        self.shared
+            .registered_as(&KindKey::dynamic(kind))
+            .map(CacheLister::new)
+            .ok_or_else(|| Error::NotCached(kind.describe()))
     }
 
     /// The lister of `K`'s cache, starting `K`'s informers if nothing registered `K` yet and

@@ -2,7 +2,6 @@
 //! controller (its watches stop when no one else uses them), and waiting until the API server
 //! serves a kind (a CRD installed after the manager started).
 
-use std::any::TypeId;
 use std::time::Duration;
 
 use kube::Api;
@@ -12,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::Error;
 use crate::kind::Kind;
+use crate::manager::cache::KindKey;
 use crate::manager::removable::{Phase, Removable};
 use crate::manager::runnable::Runnable;
 use crate::manager::running::Manager;
@@ -26,7 +26,7 @@ pub(crate) struct Teardown {
     /// Removes one event handler from its informer.
     pub(crate) handlers: Vec<Box<dyn FnOnce() + Send>>,
     /// The kinds the controller watches (released on removal).
-    pub(crate) kinds: Vec<TypeId>,
+    pub(crate) kinds: Vec<KindKey>,
 }
 
 /// What the manager keeps of each controller to remove it.
@@ -85,7 +85,7 @@ impl Manager {
             self.add_boxed(Box::new(Removable::new(runnable, removed.clone(), phase)))?;
         }
         for kind in &teardown.kinds {
-            self.shared.acquire(*kind);
+            self.shared.acquire(kind);
         }
         let slot = ControllerSlot {
             removed,
@@ -128,7 +128,7 @@ impl Manager {
             remove();
         }
         for kind in slot.teardown.kinds {
-            self.shared.release(kind);
+            self.shared.release(&kind);
         }
         tracing::info!(controller = name, "controller removed");
         Ok(())

@@ -48,7 +48,7 @@ pub(super) struct State {
 /// [`ShutdownHandle`] — once in-flight reconciles drained (bounded by the graceful shutdown
 /// timeout). A second request returns at once.
 pub struct Manager {
-    pub(super) shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
     pub(super) cache_sync_timeout: Duration,
     pub(super) graceful_shutdown_timeout: Duration,
     pub(super) handle_signals: bool,
@@ -169,6 +169,27 @@ impl Manager {
         &self,
     ) -> Arc<crate::manager::kind_cache::KindCache<K>> {
         self.shared.controller_kind_cache::<K>()
+    }
+
+    /// Every informer of the dynamic kind `kind`'s cache (created on first request, and kept):
+    /// one per cached namespace, or a single one.
+    pub fn dynamic_informers(
+        &self,
+        kind: &crate::DynamicKind,
+    ) -> Vec<Arc<SharedIndexInformer<kube::api::DynamicObject>>> {
+        self.shared.dynamic_kind_cache(kind).informers().to_vec()
+    }
+
+    /// Waits until the API server serves the dynamic kind `kind`, for at most `timeout`
+    /// ([`Error::KindNotServed`] then); see [`wait_for_kind`](Self::wait_for_kind).
+    pub async fn wait_for_dynamic_kind(
+        &self,
+        kind: &crate::DynamicKind,
+        timeout: Duration,
+    ) -> Result<(), Error> {
+        let api: kube::Api<kube::api::DynamicObject> =
+            kube::Api::all_with(self.client().clone(), kind.resource());
+        crate::manager::controllers::wait_served(&api, kind.describe(), timeout).await
     }
 
     /// Every informer of `K`'s cache: one per cached namespace, or a single one.

@@ -10,6 +10,7 @@ mod content_predicates;
 mod context_writes;
 mod debounce;
 mod deleted_and_ryow;
+mod dynamic;
 mod field_index;
 mod finalizer;
 mod health;
