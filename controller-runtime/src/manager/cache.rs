@@ -151,7 +151,7 @@ impl Shared {
             if last { kinds.remove(kind) } else { None }
         };
         if let Some(entry) = unused {
-            entry.usage.stop(&self.factory);
+            entry.usage.stop(&self.factory, &self.informers);
         }
     }
 

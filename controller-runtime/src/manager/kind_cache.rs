@@ -15,6 +15,7 @@ use parking_lot::Mutex;
 use crate::error::Error;
 use crate::manager::field_index::{index_fn, index_name, lookup_value};
 use crate::manager::options::Namespaces;
+use crate::ops::metrics::InformerSet;
 
 /// One kind's cache: its informers (one per namespace, or one for all), its field indexes, and
 /// who uses it: the controllers watching it, and whether anything else asked for it (a field
@@ -216,8 +217,9 @@ pub(crate) trait KindUsage: Send + Sync {
     fn acquire(&self);
     /// One controller less; true when no one uses the cache any more.
     fn release(&self) -> bool;
-    /// Stops the cache's informers and removes them from `factory`.
-    fn stop(&self, factory: &InformerFactory);
+    /// Stops the cache's informers and removes them from `factory` and from the informer
+    /// metrics.
+    fn stop(&self, factory: &InformerFactory, metrics: &InformerSet);
 }
 
 impl<K: Object> KindUsage for KindCache<K> {
@@ -237,9 +239,10 @@ impl<K: Object> KindUsage for KindCache<K> {
         before <= 1 && !self.pinned.load(Ordering::SeqCst)
     }
 
-    fn stop(&self, factory: &InformerFactory) {
+    fn stop(&self, factory: &InformerFactory, metrics: &InformerSet) {
         for informer in &self.informers {
             factory.remove(informer);
+            metrics.remove(informer);
         }
         tracing::info!(kind = %self.kind, "no controller watches the kind any more; its informers stopped");
     }
