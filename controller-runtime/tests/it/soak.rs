@@ -24,15 +24,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile};
+use kube_rt_controller_runtime::{
+    Action, Context, Controller, ControllerHandle, Error, LeaderElectionConfig, Manager,
+    ReconcileError, Reconciler, Request, create_or_update, set_controller_reference,
+};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
-use kube_rt_controller_runtime::{
-    Action, Context, Controller, ControllerHandle, Error, LeaderElectionConfig, Manager,
-    ReconcileError, Reconciler, Request, create_or_update, set_controller_reference,
-};
 use parking_lot::Mutex;
 use serde_json::json;
 use tokio::time::Instant;

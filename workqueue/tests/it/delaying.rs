@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use kube_rt_workqueue::DelayingQueue;
 use tokio::time::Instant;
+use kube_rt_workqueue::DelayingQueue;
 
 use crate::support::still_pending;
 

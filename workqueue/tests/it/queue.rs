@@ -4,8 +4,8 @@
 
 use std::hash::Hash;
 
-use kube_rt_workqueue::Queue;
 use tokio::task::JoinHandle;
+use kube_rt_workqueue::Queue;
 
 use crate::support::still_pending;
 
