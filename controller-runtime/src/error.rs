@@ -20,9 +20,13 @@ pub enum Error {
         reason: String,
     },
 
-    /// The manager was started twice, or a controller was added after it started.
-    #[error("the manager has already been started; add controllers and runnables before `start`")]
+    /// The manager was started twice.
+    #[error("the manager has already been started; `start` runs once per manager")]
     AlreadyStarted,
+
+    /// A controller or runnable was added after the manager's `start` returned.
+    #[error("the manager has stopped; build a new manager to run more controllers")]
+    ManagerStopped,
 
     /// Informer caches did not sync in time (the message names them).
     #[error("caches did not sync: {0}")]
@@ -94,9 +98,81 @@ pub enum Error {
 
     /// A type is not cached by the manager (no informer was requested for it before start).
     #[error(
-        "`{0}` is not cached by this manager; watch it from a controller (`owns`/`watches`) or call `Manager::informer` before `start`"
+        "`{0}` is not cached by this manager; watch it from a controller (`owns`/`watches`), call `Manager::informer` before `start`, or read it with `Cache::lazy_lister`, which starts its informer"
     )]
     NotCached(String),
+
+    /// A field index name was registered twice for one kind.
+    #[error(
+        "field index `{index}` is already registered for {kind}; register each index name once per kind"
+    )]
+    FieldIndexExists {
+        /// The kind the index was registered on.
+        kind: String,
+        /// The index name.
+        index: String,
+    },
+
+    /// A query named a field index that was never registered for the kind.
+    #[error(
+        "{kind} has no field index `{index}`; register it with `Manager::index_field::<{kind}>(\"{index}\", …)` before querying it"
+    )]
+    UnknownFieldIndex {
+        /// The kind queried.
+        kind: String,
+        /// The index name asked for.
+        index: String,
+    },
+
+    /// A read asked for a namespace the manager's cache of the kind does not cover.
+    #[error(
+        "{kind} in namespace `{namespace}` is not cached: this manager caches {kind} in {cached}; add the namespace with `ManagerBuilder::default_namespaces` or `ManagerBuilder::by_object`, or read it from the API server with the client"
+    )]
+    NamespaceNotCached {
+        /// The kind read.
+        kind: String,
+        /// The namespace asked for.
+        namespace: String,
+        /// The namespaces the cache covers, comma-separated.
+        cached: String,
+    },
+
+    /// The manager's cache options are inconsistent (reported by `start`).
+    #[error("invalid cache options: {0}")]
+    CacheOptions(String),
+
+    /// A lazily started informer did not sync in time.
+    #[error(
+        "the cache of {kind} did not sync within {timeout:?}; check that the API server serves {kind} and that the client may list and watch it"
+    )]
+    LazySyncTimeout {
+        /// The kind whose informer was started.
+        kind: String,
+        /// How long the read waited.
+        timeout: Duration,
+    },
+
+    /// A lazy read was made before the manager started its caches.
+    #[error(
+        "cannot start the informer of {0} before the manager started; read it after `Manager::start` began, or register it with `Manager::informer` beforehand"
+    )]
+    CacheNotStarted(String),
+
+    /// The API server does not serve a kind (yet): its CRD is not installed or not established.
+    #[error(
+        "the API server does not serve {kind}{}; install its CustomResourceDefinition (and wait until it is established) or fix the group, version and plural",
+        waited.map(|waited| format!(" (waited {waited:?})")).unwrap_or_default()
+    )]
+    KindNotServed {
+        /// The kind, with its apiVersion and plural.
+        kind: String,
+        /// How long the manager waited for it, if it waited.
+        waited: Option<Duration>,
+    },
+
+    /// No controller of that name runs in this manager.
+    #[error("no controller named `{0}` is registered with this manager")]
+    UnknownController(String),
 
     /// An object lacks a field the operation needs.
     #[error("{kind} object is missing `{field}`; only objects read from the API server carry it")]

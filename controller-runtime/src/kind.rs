@@ -8,6 +8,8 @@ use informer::{InformerFactory, MetadataInformer, Object, Selectors, SharedIndex
 use kube::core::{ClusterResourceScope, NamespaceResourceScope};
 use kube::{Api, Client, Resource};
 
+use crate::manager::options::Namespaces;
+
 /// A Kubernetes object type known at compile time: an [`Object`] (deserializable, cloneable,
 /// shareable across tasks) whose kind, group and version are static (`DynamicType = ()`) and
 /// whose scope is namespaced or cluster-wide ([`WatchScope`]).
@@ -15,8 +17,9 @@ use kube::{Api, Client, Resource};
 /// Implemented for every such type: `k8s-openapi`'s built-in types and
 /// `#[derive(CustomResource)]` types alike. It is the bound of [`Controller::for_`],
 /// [`owns`](crate::ControllerBuilder::owns), [`watches`](crate::ControllerBuilder::watches),
-/// [`Reconciler`](crate::Reconciler), [`Context`](crate::Context), [`Cache`](crate::Cache) and
-/// the helpers.
+/// [`Cache`](crate::Cache) and the helpers. Kinds known only at run time are
+/// [`DynamicKind`](crate::DynamicKind)s instead, watched as `DynamicObject`;
+/// [`Reconciler`](crate::Reconciler) and [`Context`](crate::Context) take both.
 ///
 /// [`Controller::for_`]: crate::Controller::for_
 pub trait Kind: Object + Resource<DynamicType = (), Scope: WatchScope> {}
@@ -30,30 +33,31 @@ mod sealed {
 }
 
 /// The scope of a typed resource (`k8s-openapi`'s `NamespaceResourceScope` or
-/// `ClusterResourceScope`); sealed. Namespaced types honour the manager's namespace and per-type
-/// selectors; cluster-scoped types are always watched cluster-wide with the manager's default
-/// selectors.
+/// `ClusterResourceScope`); sealed. Namespaced types honour the manager's namespaces and
+/// per-kind options; cluster-scoped types are always watched cluster-wide, with their own
+/// selectors if [`ByObject`](crate::ByObject) sets some.
 pub trait WatchScope: sealed::Sealed {
     /// Whether objects of this scope live in a namespace.
     const NAMESPACED: bool;
 
-    /// The manager's shared informer for `K`.
+    /// The manager's shared informers for `K`: one across all namespaces, or one per namespace
+    /// of `namespaces` (in the set's order).
     #[doc(hidden)]
-    fn informer<K>(
+    fn informers<K>(
         factory: &InformerFactory,
-        namespace: Option<&str>,
-        selectors: Option<Selectors>,
-    ) -> Arc<SharedIndexInformer<K>>
+        namespaces: &Namespaces,
+        selectors: Selectors,
+    ) -> Vec<Arc<SharedIndexInformer<K>>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>;
 
-    /// The manager's shared metadata informer for `K`.
+    /// The manager's shared metadata informers for `K`, scoped as [`informers`](Self::informers).
     #[doc(hidden)]
-    fn metadata_informer<K>(
+    fn metadata_informers<K>(
         factory: &InformerFactory,
-        namespace: Option<&str>,
-        selectors: Option<Selectors>,
-    ) -> Arc<MetadataInformer<K>>
+        namespaces: &Namespaces,
+        selectors: Selectors,
+    ) -> Vec<Arc<MetadataInformer<K>>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>;
 
@@ -67,26 +71,42 @@ pub trait WatchScope: sealed::Sealed {
 impl WatchScope for NamespaceResourceScope {
     const NAMESPACED: bool = true;
 
-    fn informer<K>(
+    fn informers<K>(
         factory: &InformerFactory,
-        namespace: Option<&str>,
-        selectors: Option<Selectors>,
-    ) -> Arc<SharedIndexInformer<K>>
+        namespaces: &Namespaces,
+        selectors: Selectors,
+    ) -> Vec<Arc<SharedIndexInformer<K>>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        factory.scoped_informer::<K>(namespace, selectors)
+        match namespaces {
+            Namespaces::All => vec![factory.scoped_informer::<K>(None, Some(selectors))],
+            Namespaces::Only(set) => set
+                .iter()
+                .map(|namespace| {
+                    factory.scoped_informer::<K>(Some(namespace), Some(selectors.clone()))
+                })
+                .collect(),
+        }
     }
 
-    fn metadata_informer<K>(
+    fn metadata_informers<K>(
         factory: &InformerFactory,
-        namespace: Option<&str>,
-        selectors: Option<Selectors>,
-    ) -> Arc<MetadataInformer<K>>
+        namespaces: &Namespaces,
+        selectors: Selectors,
+    ) -> Vec<Arc<MetadataInformer<K>>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        factory.scoped_metadata_informer::<K>(namespace, selectors)
+        match namespaces {
+            Namespaces::All => vec![factory.scoped_metadata_informer::<K>(None, Some(selectors))],
+            Namespaces::Only(set) => set
+                .iter()
+                .map(|namespace| {
+                    factory.scoped_metadata_informer::<K>(Some(namespace), Some(selectors.clone()))
+                })
+                .collect(),
+        }
     }
 
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
@@ -103,26 +123,26 @@ impl WatchScope for NamespaceResourceScope {
 impl WatchScope for ClusterResourceScope {
     const NAMESPACED: bool = false;
 
-    fn informer<K>(
+    fn informers<K>(
         factory: &InformerFactory,
-        _namespace: Option<&str>,
-        _selectors: Option<Selectors>,
-    ) -> Arc<SharedIndexInformer<K>>
+        _namespaces: &Namespaces,
+        selectors: Selectors,
+    ) -> Vec<Arc<SharedIndexInformer<K>>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        factory.informer::<K>()
+        vec![factory.informer_with_selectors::<K>(selectors)]
     }
 
-    fn metadata_informer<K>(
+    fn metadata_informers<K>(
         factory: &InformerFactory,
-        _namespace: Option<&str>,
-        _selectors: Option<Selectors>,
-    ) -> Arc<MetadataInformer<K>>
+        _namespaces: &Namespaces,
+        selectors: Selectors,
+    ) -> Vec<Arc<MetadataInformer<K>>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        factory.metadata_informer::<K>()
+        vec![factory.metadata_informer_with_selectors::<K>(selectors)]
     }
 
     fn api<K>(client: Client, _namespace: Option<&str>) -> Api<K>

@@ -49,33 +49,6 @@
 //!   with [`Manager::add_webhook`] and [`Manager::add_conversion`]; the webhook configurations
 //!   and a CRD's `spec.conversion` that route to them are generated from the registrations.
 //!
-//! # Reading the cache
-//!
-//! A reconcile reads other objects from the manager's caches, not from the API server: by key
-//! with [`Cache::get`], or through a [`Lister`] by namespace and label selector. The kind must be
-//! watched — the primary kind, an [`owns`](ControllerBuilder::owns) or
-//! [`watches`](ControllerBuilder::watches) kind, or one requested with [`Manager::informer`]
-//! before `start` — otherwise [`Cache::lister`] is [`Error::NotCached`]. Selectors are kube's
-//! label [`Selector`](kube::core::Selector): from `(key, value)` pairs, or from
-//! [`Expression`](kube::core::Expression)s.
-//!
-//! ```no_run
-//! use kube_rt_controller_runtime::{Context, Error};
-//! use k8s_openapi::api::apps::v1::Deployment;
-//! use k8s_openapi::api::core::v1::Pod;
-//! use kube::ResourceExt;
-//! use kube::core::{Expression, Selector};
-//!
-//! fn pods_of(ctx: &Context<Deployment>, app: &str) -> Result<Vec<String>, Error> {
-//!     let namespace = ctx.key().namespace().unwrap_or("default");
-//!     // app=<app>, and a tier label that is not "db".
-//!     let mut selector: Selector = [("app".to_owned(), app.to_owned())].into_iter().collect();
-//!     selector.extend([Expression::NotEqual("tier".into(), "db".into())]);
-//!     let pods = ctx.cache().lister::<Pod>()?.namespace(namespace).list(&selector);
-//!     Ok(pods.iter().map(|pod| pod.name_any()).collect())
-//! }
-//! ```
-//!
 //! # Layout
 //!
 //! - `controller/`: the controller — its builder ([`Controller`]), the event handlers that
@@ -142,7 +115,7 @@
 //! default, 2.7 KB per pod against 17.9 KB; `docs/benchmarks.md`); a Secret's data never
 //! reaches the process. Predicates are typed over `PartialObjectMeta<W>`; the built-in
 //! ones work unchanged. The metadata cache is shared like a full one and scoped the same way
-//! (the manager's namespace, the type's selectors); read it with [`Cache::metadata_lister`] and
+//! (the namespaces and selectors of the type's cache settings); read it with [`Cache::metadata_lister`] and
 //! [`Cache::get_metadata`], or get its informer with [`Manager::metadata_informer`]. A type can
 //! be watched both ways at once: the two caches are distinct.
 //!
@@ -166,6 +139,158 @@
 //! **Deleted objects.** When the primary object is gone, [`Context::deleted`] holds its last
 //! known state (from the delete event, or the tombstone of a deletion missed during a watch gap)
 //! until a reconcile of that key succeeds.
+//!
+//! # The cache
+//!
+//! Reconcilers read the manager's cache, never the API server: [`Context::get`] and
+//! [`Context::lister`] for the primary kind, [`Context::cache`] ([`Cache`]) for any other kind
+//! the manager caches. [`Cache::lister`] gives a [`CacheLister`]: every object by label
+//! selector, one namespace's, one by name, or by field index.
+//!
+//! **Namespaces and per-kind settings** (controller-runtime's `DefaultNamespaces` and
+//! `ByObject`). By default a kind is cached across all namespaces with one watch.
+//! [`ManagerBuilder::default_namespaces`] caches namespaced kinds in a set of namespaces: one
+//! watch per namespace, read as one cache per kind — listers and field indexes span them,
+//! [`CacheLister::has_synced`] and [`Manager::has_synced`] turn true once every namespace
+//! synced, and controllers start their workers only then. Objects in other namespaces are never
+//! cached nor reconciled, and reading one is [`Error::NamespaceNotCached`] (never an empty
+//! list). [`ManagerBuilder::by_object`] overrides the namespaces, label and field selectors and
+//! transform of one kind; cluster-scoped kinds take selectors and transforms (a namespace set
+//! does not compile for them).
+//!
+//! ```
+//! # use kube_rt_controller_runtime::{ByObject, Manager};
+//! # use k8s_openapi::api::core::v1::{Namespace, Secret};
+//! # fn build(client: kube::Client) -> Manager {
+//! Manager::builder(client)
+//!     .default_namespaces(["shop", "billing", "audit"])
+//!     .by_object(ByObject::<Secret>::new().namespaces(["shop"]).labels("app=shop"))
+//!     .by_object(ByObject::<Namespace>::new().labels("tenant"))
+//!     .build()
+//! # }
+//! ```
+//!
+//! **Label selectors.** Build kube's [`Selector`](kube::core::Selector) from expressions (or
+//! parse a string with `"app=web,tier!=db".parse::<Selector>()`) and list through a namespace.
+//! The kind must be cached already — watched by a controller (`for_`, `owns`, `watches`),
+//! requested with [`Manager::informer`] or indexed — or read with [`Cache::lazy_lister`],
+//! which starts its informer on first use; otherwise [`Error::NotCached`]:
+//!
+//! ```
+//! # use kube_rt_controller_runtime::{Context, Error};
+//! # use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+//! use kube::core::{Expression, Selector};
+//!
+//! # fn pods(ctx: &Context<ConfigMap>, ns: &str) -> Result<(), Error> {
+//! let selector: Selector = Selector::from_iter([
+//!     Expression::Equal("app".into(), "web".into()),
+//!     Expression::In("tier".into(), ["front".into(), "edge".into()].into()),
+//! ]);
+//! let web_pods = ctx.cache().lister::<Pod>()?.namespace(ns).list(&selector)?;
+//! # let _ = web_pods;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! **Field indexes** (controller-runtime's `FieldIndexer` and `MatchingFields`). Register an
+//! index on a kind before start with [`Manager::index_field`] — a name and a function from an
+//! object to the values of one of its fields — and query it with
+//! [`CacheLister::by_field`] (all cached namespaces) or
+//! [`NamespacedCacheLister::by_field`] (one). The typical use is a `watches` mapper that
+//! answers "every Foo that references this ConfigMap" without scanning every Foo; the
+//! `config-reloader` example of the repository is a whole operator built on it. Registering a
+//! name twice is [`Error::FieldIndexExists`]; querying a name never registered is
+//! [`Error::UnknownFieldIndex`].
+//!
+//! ```
+//! # use kube_rt_controller_runtime::{Controller, Error, Manager, ObjectKey, reconciler_fn};
+//! # use kube_rt_controller_runtime::{Action, Context, Request};
+//! # use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+//! # fn wire(manager: &Manager) -> Result<(), Error> {
+//! // Pods by the ConfigMaps their volumes mount.
+//! manager.index_field::<Pod>("spec.volumes.configMap", |pod| {
+//!     let volumes = pod.spec.iter().flat_map(|spec| spec.volumes.iter().flatten());
+//!     volumes.filter_map(|v| v.config_map.as_ref().map(|cm| cm.name.clone())).collect()
+//! })?;
+//! let cache = manager.cache();
+//! Controller::new(manager)
+//!     .for_::<Pod>()
+//!     // A ConfigMap change requests every Pod in its namespace that mounts it.
+//!     .watches(move |cm: &ConfigMap| -> Vec<ObjectKey> {
+//!         let (ns, name) = (cm.metadata.namespace.as_deref(), cm.metadata.name.as_deref());
+//!         cache
+//!             .lister::<Pod>()
+//!             .and_then(|pods| pods.namespace(ns.unwrap_or_default()).keys_by_field("spec.volumes.configMap", name.unwrap_or_default()))
+//!             .unwrap_or_default()
+//!     })
+//!     .build(reconciler_fn(|_req: Request, _ctx: Context<Pod>| async {
+//!         Ok::<_, Error>(Action::Done)
+//!     }))?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! **Kinds added late** (a CRD installed after the operator started). Controllers and
+//! runnables can be added to a running manager: [`Manager::wait_for_kind`] waits until the
+//! API server serves the kind ([`Error::KindNotServed`] names it after the timeout), then
+//! [`ControllerBuilder::build`] starts the kind's informers at once, and the controller starts
+//! its workers once they synced. [`Manager::remove_controller`] stops a controller (draining
+//! in-flight reconciles), removes its event handlers, and stops the informers of the kinds it
+//! watched that nothing else uses. [`Cache::lazy_lister`] reads a kind nothing registered,
+//! starting its informer on first use and waiting for it to sync (controller-runtime's lazy
+//! cache; [`Error::LazySyncTimeout`] names the kind after the cache-sync timeout).
+//!
+//! ```
+//! # use std::time::Duration;
+//! # use kube_rt_controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
+//! # use k8s_openapi::api::apps::v1::Deployment;
+//! # use k8s_openapi::api::core::v1::Secret;
+//! # async fn late(manager: &Manager) -> Result<(), Error> {
+//! // Runs while `manager.start()` runs elsewhere; `Deployment` stands for a late CRD's type.
+//! manager.wait_for_kind::<Deployment>(Duration::from_secs(300)).await?;
+//! Controller::new(manager)
+//!     .for_::<Deployment>()
+//!     .build(reconciler_fn(|_req: Request, _ctx: Context<Deployment>| async {
+//!         Ok::<_, Error>(Action::Done)
+//!     }))?;
+//! // A kind no controller watches, cached from its first read on.
+//! let secrets = manager.cache().lazy_lister::<Secret>().await?;
+//! # let _ = secrets;
+//! // Later: stop it again; the Deployment watch stops if nothing else uses it.
+//! manager.remove_controller("deployment").await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! **Dynamic kinds** (kube-runtime's `Controller::new_with`). A kind known only at run time
+//! — a CRD found by discovery, a kind named in configuration — is a [`DynamicKind`] (its
+//! `ApiResource` and scope; [`DynamicKind::discover`] asks the server, and a kind it does not
+//! serve is [`Error::KindNotServed`], leaving the manager running).
+//! [`Controller::for_dynamic`] makes it the primary kind: the reconciler is a
+//! `Reconciler<DynamicObject>` and its [`Context::get`] gives the `DynamicObject`;
+//! [`ControllerBuilder::owns_dynamic`] and [`ControllerBuilder::watches_dynamic`] watch
+//! dynamic kinds from any controller, and [`Cache::dynamic_lister`] reads their cache.
+//!
+//! ```
+//! # use kube_rt_controller_runtime::{Action, Context, Controller, DynamicKind, Error, Manager, Request, reconciler_fn};
+//! # use k8s_openapi::api::core::v1::ConfigMap;
+//! use kube::api::DynamicObject;
+//!
+//! # async fn wire(manager: &Manager) -> Result<(), Error> {
+//! let widget = DynamicKind::discover(manager.client(), "example.com", "v1", "Widget").await?;
+//! Controller::new(manager)
+//!     .for_dynamic(widget)
+//!     .owns::<ConfigMap>()
+//!     .build(reconciler_fn(|_req: Request, ctx: Context<DynamicObject>| async move {
+//!         if let Some(widget) = ctx.get() {
+//!             let size = widget.data["spec"]["size"].as_i64();
+//!             # let _ = size;
+//!         }
+//!         Ok::<_, Error>(Action::Done)
+//!     }))?;
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! # Example: a small operator
 //!
@@ -257,7 +382,10 @@
 //!
 //! # Errors
 //!
-//! [`Error`] from [`Manager::start`] and the builders is a configuration or start-up problem
+//! Reading the cache: [`Error::NotCached`] (a kind nothing registered),
+//! [`Error::NamespaceNotCached`] (a namespace outside the cached set),
+//! [`Error::UnknownFieldIndex`], [`Error::LazySyncTimeout`], [`Error::CacheNotStarted`]; none
+//! stops the manager. [`Error`] from [`Manager::start`] and the builders is a configuration or start-up problem
 //! (duplicate controller names, invalid settings such as a zero debounce or a source's
 //! priority out of range, leader-election timings, a bind address in use, caches that did not
 //! sync in time — named) or the end of the manager's run
@@ -288,6 +416,7 @@
 
 mod apply;
 mod controller;
+mod dynamic;
 mod error;
 mod finalizer;
 mod kind;
@@ -304,12 +433,13 @@ pub use controller::{
     DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_READ_YOUR_WRITES_TIMEOUT, FnReconciler,
     ReconcileError, Reconciler, Request, SourceError, SourceItem, predicate, reconciler_fn,
 };
+pub use dynamic::DynamicKind;
 pub use error::Error;
 pub use finalizer::{FinalizerEvent, finalizer};
 pub use kind::{Kind, WatchScope};
 pub use manager::{
-    Cache, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT, Manager, ManagerBuilder,
-    Runnable, ShutdownHandle,
+    ByObject, Cache, CacheLister, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
+    Manager, ManagerBuilder, NamespacedCacheLister, Runnable, ShutdownHandle,
 };
 pub use ops::health::{Check, ping};
 pub use ops::leader_election::{LeaderElectionConfig, LeaderElector, LeaderState};

@@ -97,20 +97,47 @@ fn group_of(api_version: &str) -> &str {
 
 /// The key of the object of type `O` named by `child`'s controller owner reference, if that
 /// reference's kind and apiVersion group match `O` (the version may differ).
+#[cfg(test)]
 pub(crate) fn controller_owner_key<O>(child: &ObjectMeta) -> Option<ObjectKey>
 where
     O: Kind,
 {
-    let reference = get_controller_of(child)?;
-    if reference.kind != O::kind(&()) || group_of(&reference.api_version) != O::group(&()) {
-        return None;
+    OwnerKind::of::<O>().owner_key(child)
+}
+
+/// What an owner reference must name to point at an object of one kind: the kind, its API
+/// group (any version), and whether the owner lives in the child's namespace.
+#[derive(Clone, Debug)]
+pub(crate) struct OwnerKind {
+    pub(crate) kind: String,
+    pub(crate) group: String,
+    pub(crate) namespaced: bool,
+}
+
+impl OwnerKind {
+    /// The owner kind of the typed kind `O`.
+    pub(crate) fn of<O: Kind>() -> Self {
+        Self {
+            kind: O::kind(&()).into_owned(),
+            group: O::group(&()).into_owned(),
+            namespaced: <O::Scope as WatchScope>::NAMESPACED,
+        }
     }
-    let namespace = if <O::Scope as WatchScope>::NAMESPACED {
-        Some(child.namespace.as_deref()?)
-    } else {
-        None
-    };
-    ObjectKey::new(namespace, &reference.name).ok()
+
+    /// The key of the owner named by `child`'s controller owner reference, if it is of this
+    /// kind.
+    pub(crate) fn owner_key(&self, child: &ObjectMeta) -> Option<ObjectKey> {
+        let reference = get_controller_of(child)?;
+        if reference.kind != self.kind || group_of(&reference.api_version) != self.group {
+            return None;
+        }
+        let namespace = if self.namespaced {
+            Some(child.namespace.as_deref()?)
+        } else {
+            None
+        };
+        ObjectKey::new(namespace, &reference.name).ok()
+    }
 }
 
 #[cfg(test)]

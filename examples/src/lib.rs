@@ -7,6 +7,9 @@
 //!   `workqueue-only`).
 //! * [`configmap_mirror`]: an informer factory and two handlers mirroring ConfigMaps across
 //!   namespaces, with a finalizer (example `configmap-mirror`).
+//! * [`config_reloader`]: a controller-runtime operator that rolls Deployments out again when a
+//!   ConfigMap they reference changes, finding them through a field index (example
+//!   `config-reloader`).
 //! * [`foo_webhooks`]: an operator with validating, defaulting and conversion webhooks for a
 //!   two-version Foo, its certificates made at start (binary `foo-webhooks`).
 //!
@@ -14,6 +17,7 @@
 //! `apiserver-sim` ([`cluster`]) when there is none.
 
 pub mod cluster;
+pub mod config_reloader;
 pub mod configmap_mirror;
 pub mod foo;
 pub mod foo_webhooks;

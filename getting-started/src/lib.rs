@@ -94,7 +94,7 @@ impl Reconciler<Memcached> for MemcachedReconciler {
             .cache()
             .lister::<Pod>()?
             .namespace(namespace)
-            .list(&selector)
+            .list(&selector)?
             .iter()
             .map(|pod| pod.name_any())
             .collect();

@@ -90,6 +90,8 @@ struct Entry {
     typed: Arc<dyn Any + Send + Sync>,
     erased: Arc<dyn Runnable>,
     started: bool,
+    /// Stops this informer alone ([`InformerFactory::remove`]); a child of the factory's token.
+    stop: CancellationToken,
 }
 
 /// What the factory needs of an informer of any type.
@@ -211,6 +213,16 @@ impl InformerFactory {
         self.shared(api, &(), selectors, ApiListerWatcher::new, None)
     }
 
+    /// The shared informer of `K` (namespaced or cluster-scoped) across all namespaces, with
+    /// `selectors` instead of the factory's.
+    pub fn informer_with_selectors<K>(&self, selectors: Selectors) -> Arc<SharedIndexInformer<K>>
+    where
+        K: Object + Resource<DynamicType = ()>,
+    {
+        let api = Api::all(self.inner.client.clone());
+        self.shared(api, &(), selectors, ApiListerWatcher::new, None)
+    }
+
     /// The shared informer of `K` in `namespace` (all namespaces if `None`) with `selectors`
     /// (the factory's if `None`).
     pub fn scoped_informer<K>(
@@ -314,6 +326,7 @@ impl InformerFactory {
                 typed: informer.clone(),
                 erased: informer.clone(),
                 started: false,
+                stop: inner.shutdown.child_token(),
             },
         );
         informer
@@ -331,9 +344,32 @@ impl InformerFactory {
         for entry in state.informers.values_mut().filter(|entry| !entry.started) {
             entry.started = true;
             let informer = Arc::clone(&entry.erased);
-            started.push(tokio::spawn(informer.run(inner.shutdown.child_token())));
+            started.push(tokio::spawn(informer.run(entry.stop.clone())));
         }
         state.tasks.extend(started);
+    }
+
+    /// Stops `informer` (if it runs) and forgets it: a later request for the same resource and
+    /// scope gets a new informer. For an informer no one uses any more, say the watch of a
+    /// kind whose controllers were removed. Returns whether the factory held it.
+    pub fn remove<K: Object>(&self, informer: &Arc<SharedIndexInformer<K>>) -> bool {
+        let removed = {
+            let mut state = self.inner.state.lock();
+            let key = state.informers.iter().find_map(|(key, entry)| {
+                let typed = Arc::clone(&entry.typed).downcast::<SharedIndexInformer<K>>();
+                typed
+                    .is_ok_and(|typed| Arc::ptr_eq(&typed, informer))
+                    .then(|| key.clone())
+            });
+            key.and_then(|key| state.informers.remove(&key))
+        };
+        match removed {
+            Some(entry) => {
+                entry.stop.cancel();
+                true
+            }
+            None => false,
+        }
     }
 
     /// Waits until every started informer has synced, for at most `timeout`; on timeout, the

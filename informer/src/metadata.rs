@@ -51,6 +51,19 @@ impl InformerFactory {
         )
     }
 
+    /// The shared metadata informer of `K` across all namespaces (or cluster-wide) with
+    /// `selectors` instead of the factory's.
+    pub fn metadata_informer_with_selectors<K>(
+        &self,
+        selectors: Selectors,
+    ) -> Arc<MetadataInformer<K>>
+    where
+        K: Object + Resource<DynamicType = ()>,
+    {
+        let api = Api::<PartialObjectMeta<K>>::all(self.client());
+        self.shared(api, &(), selectors, ApiListerWatcher::new, Some(lean()))
+    }
+
     /// The shared metadata informer of `K` in `namespace` (all namespaces if `None`) with
     /// `selectors` (the factory's if `None`).
     pub fn scoped_metadata_informer<K>(

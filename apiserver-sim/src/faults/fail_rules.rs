@@ -23,6 +23,9 @@ pub struct FailRule {
     pub verb: String,
     /// Plural resource name (e.g. `pods`, `deployments`), or `*` for every resource.
     pub resource: String,
+    /// Only requests in this namespace (absent: any namespace, and cluster-wide requests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
     /// HTTP status to answer with (500, 429, 403, ...).
     pub code: u16,
     /// How many matching requests fail (ignored by random rules).
@@ -64,6 +67,7 @@ impl FailRule {
         Self {
             verb: verb.into(),
             resource: resource.into(),
+            namespace: None,
             code,
             count,
             retry_after_seconds: None,
@@ -89,6 +93,13 @@ impl FailRule {
         }
     }
 
+    /// Only requests addressed to `namespace` match (e.g. the list of one namespace's pods,
+    /// not the list across all namespaces).
+    pub fn in_namespace(mut self, namespace: &str) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
     /// For watch rules: fail with HTTP 200 + one ERROR event instead of an HTTP error.
     pub fn in_band(mut self) -> Self {
         self.in_band = true;
@@ -111,9 +122,13 @@ impl FailRule {
         }
     }
 
-    fn matches(&self, verb: &str, resource: &str) -> bool {
+    fn matches(&self, verb: &str, resource: &str, namespace: Option<&str>) -> bool {
         (self.verb == "*" || self.verb.eq_ignore_ascii_case(verb))
             && (self.resource == "*" || self.resource == resource)
+            && self
+                .namespace
+                .as_deref()
+                .is_none_or(|wanted| namespace == Some(wanted))
     }
 
     fn injected(&self) -> Injected {
@@ -182,15 +197,28 @@ impl Faults {
         self.rules.iter().map(|a| a.rule.clone()).collect()
     }
 
-    /// Consumes one matching rule use: Some(..) if the request must fail.
+    /// Consumes one matching rule use for a request outside any namespace: Some(..) if the
+    /// request must fail.
+    #[cfg(test)]
     pub fn take(&mut self, verb: &str, resource: &str) -> Option<Injected> {
+        self.take_in(verb, resource, None)
+    }
+
+    /// Consumes one matching rule use for a request addressed to `namespace` (`None`:
+    /// cluster-wide or across all namespaces): Some(..) if the request must fail.
+    pub fn take_in(
+        &mut self,
+        verb: &str,
+        resource: &str,
+        namespace: Option<&str>,
+    ) -> Option<Injected> {
         if self.rules.is_empty() {
             return None;
         }
         let i = self
             .rules
             .iter_mut()
-            .position(|a| a.rule.matches(verb, resource) && a.fires())?;
+            .position(|a| a.rule.matches(verb, resource, namespace) && a.fires())?;
         let rule = &mut self.rules[i].rule;
         let out = rule.injected();
         if rule.probability.is_none() {
@@ -225,6 +253,18 @@ mod tests {
         assert_eq!(f.take("list", "pods"), None);
         f.add(FailRule::new("*", "*", 500, 1)).unwrap();
         assert_eq!(f.take("create", "configmaps"), hit(500, None));
+    }
+
+    #[test]
+    fn a_namespaced_rule_matches_only_its_namespace() {
+        let mut f = Faults::default();
+        f.add(FailRule::new("list", "pods", 403, 2).in_namespace("c"))
+            .unwrap();
+        assert_eq!(f.take("list", "pods"), None);
+        assert_eq!(f.take_in("list", "pods", Some("a")), None);
+        assert_eq!(f.take_in("list", "pods", Some("c")), hit(403, None));
+        assert_eq!(f.take_in("list", "pods", Some("c")), hit(403, None));
+        assert_eq!(f.take_in("list", "pods", Some("c")), None);
     }
 
     fn draws(rule: FailRule, n: usize) -> Vec<bool> {

@@ -84,7 +84,11 @@ async fn dispatch(
     if sub == Sub::None && rp.subresource.is_none() && !info.has_verb(verb.as_str()) {
         return Err(ApiError::method_not_allowed());
     }
-    let injected = shared.faults.lock().take(verb.as_str(), &info.plural);
+    let injected =
+        shared
+            .faults
+            .lock()
+            .take_in(verb.as_str(), &info.plural, rp.namespace.as_deref());
     if let Some(f) = injected {
         let err = ApiError::injected(f.code, f.retry_after);
         if f.in_band && verb == Verb::Watch {

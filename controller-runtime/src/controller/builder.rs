@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::Stream;
 use indexer::ObjectKey;
-use informer::Registration;
+use informer::Object;
 use parking_lot::Mutex;
 use workqueue::{Priority, QueueConfig, RateLimiter, default_controller_rate_limiter};
 
@@ -18,6 +18,7 @@ use crate::controller::intake::Intake;
 use crate::controller::predicate::{AnyObject, EventFilter, Everything, Predicate, WatchFilter};
 use crate::controller::queue::ControllerQueue;
 use crate::controller::reconciler::Reconciler;
+use crate::controller::registered::Registered;
 use crate::controller::ryow::{DEFAULT_READ_YOUR_WRITES_TIMEOUT, WriteTracker};
 use crate::controller::source::{Source, SourceItem};
 use crate::controller::state::ControllerState;
@@ -25,8 +26,11 @@ use crate::controller::stats::ControllerStats;
 use crate::controller::worker::{ControllerRun, Settings};
 use crate::error::Error;
 use crate::kind::Kind;
+use crate::manager::cache::KindKey;
+use crate::manager::controllers::Teardown;
+use crate::manager::kind_cache::KindCache;
 use crate::manager::running::Manager;
-use crate::owner::controller_owner_key;
+use crate::owner::OwnerKind;
 use crate::recorder::{DEFAULT_EVENT_QUEUE, Recorder};
 
 /// How many workers a controller runs unless told otherwise (controller-runtime's default).
@@ -53,10 +57,32 @@ impl<'m> Controller<'m> {
     /// [`for_`](Self::for_), enqueueing only the events of `K` that pass `predicate` (combine
     /// several with [`predicate::and`](crate::predicate::and)).
     pub fn for_with<K: Kind>(self, predicate: impl Predicate<K>) -> ControllerBuilder<'m, K> {
+        self.for_any(
+            OwnerKind::of::<K>(),
+            (),
+            Box::new(|manager: &Manager| {
+                (manager.controller_kind_cache::<K>(), KindKey::of::<K>())
+            }),
+            Box::new(predicate),
+        )
+    }
+
+    /// A builder for the primary kind described by `owner` and `dyntype`, whose cache
+    /// `primary` gets.
+    pub(super) fn for_any<K: Object>(
+        self,
+        owner: OwnerKind,
+        dyntype: K::DynamicType,
+        primary: PrimaryFn<K>,
+        predicate: Box<dyn Predicate<K>>,
+    ) -> ControllerBuilder<'m, K> {
         ControllerBuilder {
             manager: self.manager,
-            name: K::kind(&()).to_lowercase(),
-            for_predicate: Box::new(predicate),
+            name: owner.kind.to_lowercase(),
+            owner,
+            dyntype,
+            primary,
+            for_predicate: predicate,
             event_filters: Vec::new(),
             watches: Vec::new(),
             max_concurrent_reconciles: DEFAULT_MAX_CONCURRENT_RECONCILES,
@@ -73,16 +99,23 @@ impl<'m> Controller<'m> {
 
 /// Registers one secondary watch: given the controller's intake of keys and its event filters,
 /// adds a handler to the watched type's informer.
-pub(crate) type WatchFn =
-    Box<dyn FnOnce(&Manager, &Intake, &Arc<[EventFilter]>) -> Result<Registration, Error>>;
+pub(super) type WatchFn =
+    Box<dyn FnOnce(&Manager, &Intake, &Arc<[EventFilter]>) -> Result<Registered, Error>>;
+
+/// Gets (or creates) the primary kind's cache, with its key.
+pub(super) type PrimaryFn<K> = Box<dyn FnOnce(&Manager) -> (Arc<KindCache<K>>, KindKey)>;
 
 /// Builds a controller for the primary type `K`; from [`Controller::for_`].
-pub struct ControllerBuilder<'m, K> {
+pub struct ControllerBuilder<'m, K: Object> {
     manager: &'m Manager,
     name: String,
+    /// The primary kind, as owner references name it.
+    pub(super) owner: OwnerKind,
+    dyntype: K::DynamicType,
+    primary: PrimaryFn<K>,
     for_predicate: Box<dyn Predicate<K>>,
-    event_filters: Vec<EventFilter>,
-    watches: Vec<(String, WatchFn)>,
+    pub(super) event_filters: Vec<EventFilter>,
+    pub(super) watches: Vec<(String, WatchFn)>,
     max_concurrent_reconciles: usize,
     rate_limiter: Option<Box<dyn RateLimiter<ObjectKey>>>,
     reconcile_timeout: Option<Duration>,
@@ -94,7 +127,7 @@ pub struct ControllerBuilder<'m, K> {
     sources: Vec<Source>,
 }
 
-impl<K> std::fmt::Debug for ControllerBuilder<'_, K> {
+impl<K: Object> std::fmt::Debug for ControllerBuilder<'_, K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ControllerBuilder")
             .field("name", &self.name)
@@ -114,7 +147,7 @@ impl<K> std::fmt::Debug for ControllerBuilder<'_, K> {
     }
 }
 
-impl<'m, K: Kind> ControllerBuilder<'m, K> {
+impl<'m, K: Object> ControllerBuilder<'m, K> {
     /// The controller's name, unique per manager, used in logs and spans (default: the primary
     /// kind in lower case).
     pub fn named(mut self, name: impl Into<String>) -> Self {
@@ -144,10 +177,8 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
 
     /// [`owns`](Self::owns), enqueueing only for the events of `C` that pass `predicate`.
     pub fn owns_with<C: Kind>(self, predicate: impl Predicate<C>) -> Self {
-        self.watches_with::<C, _, _>(
-            |child: &C| controller_owner_key::<K>(child.meta()),
-            predicate,
-        )
+        let owner = self.owner.clone();
+        self.watches_with::<C, _, _>(move |child: &C| owner.owner_key(child.meta()), predicate)
     }
 
     /// Watches `W` and enqueues the requests `mapper` returns for each changed object (any
@@ -170,8 +201,12 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
     {
         let own: Box<dyn Predicate<W>> = Box::new(predicate);
         let register: WatchFn = Box::new(move |manager, intake, event_filters| {
-            let filter = WatchFilter::new(Arc::clone(event_filters), own);
-            register_secondary(&manager.informer::<W>(), intake, filter, mapper)
+            let filter = Arc::new(WatchFilter::new(Arc::clone(event_filters), own));
+            let mapper = Arc::new(mapper);
+            let cache = manager.controller_kind_cache::<W>();
+            Registered::on(KindKey::of::<W>(), &cache, |informer| {
+                register_secondary(informer, intake, Arc::clone(&filter), Arc::clone(&mapper))
+            })
         });
         self.watches.push((type_name::<W>().to_owned(), register));
         self
@@ -296,9 +331,11 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
     }
 
     /// Registers the watches and adds the controller to the manager; it runs from
-    /// [`Manager::start`]. Fails if the name is taken, a setting is invalid (no worker, a zero
-    /// reconcile timeout, a zero debounce or a maximum wait below it, a source's priority out
-    /// of range), or the manager has started.
+    /// [`Manager::start`] — or, built while the manager runs, at once: the informers of kinds
+    /// new to the manager start, and the workers start once the controller's handlers synced
+    /// (see [`Manager::wait_for_kind`] for a kind installed late). Fails if the name is taken,
+    /// a setting is invalid (no worker, a zero reconcile timeout, a zero debounce or a maximum
+    /// wait below it, a source's priority out of range), or the manager has stopped.
     pub fn build<R: Reconciler<K>>(self, reconciler: R) -> Result<ControllerHandle, Error> {
         let invalid = |reason: String| Error::InvalidSetting {
             controller: self.name.clone(),
@@ -340,26 +377,38 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
 
         let (recorder, recorder_task) =
             Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
-        manager.add(recorder_task)?;
-        let primary = manager.informer::<K>();
+        let (primary, primary_key) = (self.primary)(manager);
         let state = Arc::new(ControllerState {
             name: self.name.clone().into(),
             client: manager.client().clone(),
             cache: manager.cache(),
             primary: Arc::clone(&primary),
+            dyntype: self.dyntype,
             writes: WriteTracker::default(),
             deleted: Mutex::new(HashMap::new()),
             read_your_writes_timeout: self.read_your_writes_timeout,
             recorder,
         });
         let event_filters: Arc<[EventFilter]> = self.event_filters.into();
-        let primary_filter = WatchFilter::new(Arc::clone(&event_filters), self.for_predicate);
-        let mut registrations = vec![(
-            type_name::<K>().to_owned(),
-            register_primary(&primary, &intake, &state, primary_filter)?,
-        )];
-        for (name, register) in self.watches {
-            registrations.push((name, register(manager, &intake, &event_filters)?));
+        let primary_filter = Arc::new(WatchFilter::new(
+            Arc::clone(&event_filters),
+            self.for_predicate,
+        ));
+        let mut watched = vec![Registered::on(primary_key, &primary, |informer| {
+            register_primary(informer, &intake, &state, Arc::clone(&primary_filter))
+        })?];
+        for (_, register) in self.watches {
+            watched.push(register(manager, &intake, &event_filters)?);
+        }
+        let mut teardown = Teardown {
+            handlers: Vec::new(),
+            kinds: Vec::new(),
+        };
+        let mut registrations = Vec::new();
+        for registered in watched {
+            registrations.extend(registered.registrations);
+            teardown.handlers.extend(registered.removals);
+            teardown.kinds.push(registered.kind);
         }
 
         let stats = Arc::new(ControllerStats::default());
@@ -387,7 +436,11 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
                 .metrics()
                 .controller(&self.name, self.max_concurrent_reconciles),
         };
-        manager.add(run)?;
+        manager.add_controller(
+            &self.name,
+            vec![Box::new(recorder_task), Box::new(run)],
+            teardown,
+        )?;
         Ok(ControllerHandle {
             name: self.name,
             stats,

@@ -5,8 +5,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use indexer::{Lister, ObjectKey};
-use kube::api::{Patch, PatchParams, PostParams};
+use indexer::ObjectKey;
+use informer::Object;
+use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 use serde::Serialize;
 use workqueue::Priority;
@@ -14,10 +15,11 @@ use workqueue::Priority;
 use crate::controller::state::ControllerState;
 use crate::kind::{Kind, WatchScope};
 use crate::manager::cache::Cache;
+use crate::manager::lister::CacheLister;
 use crate::recorder::Recorder;
 
 /// The context of one reconcile. Cheap to clone.
-pub struct Context<K: Kind> {
+pub struct Context<K: Object> {
     state: Arc<ControllerState<K>>,
     key: ObjectKey,
     reconcile_id: Arc<str>,
@@ -25,7 +27,7 @@ pub struct Context<K: Kind> {
     priority: Priority,
 }
 
-impl<K: Kind> Clone for Context<K> {
+impl<K: Object> Clone for Context<K> {
     fn clone(&self) -> Self {
         Self {
             state: Arc::clone(&self.state),
@@ -37,7 +39,7 @@ impl<K: Kind> Clone for Context<K> {
     }
 }
 
-impl<K: Kind> fmt::Debug for Context<K> {
+impl<K: Object> fmt::Debug for Context<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
             .field("controller", &self.state.name)
@@ -49,7 +51,7 @@ impl<K: Kind> fmt::Debug for Context<K> {
     }
 }
 
-impl<K: Kind> Context<K> {
+impl<K: Object> Context<K> {
     pub(crate) fn new(
         state: Arc<ControllerState<K>>,
         key: ObjectKey,
@@ -105,9 +107,9 @@ impl<K: Kind> Context<K> {
         &self.state.cache
     }
 
-    /// The lister of the primary type's cache.
-    pub fn lister(&self) -> Lister<K> {
-        self.state.primary.lister()
+    /// The lister of the primary type's cache (every namespace the manager caches it in).
+    pub fn lister(&self) -> CacheLister<K> {
+        CacheLister::new(Arc::clone(&self.state.primary))
     }
 
     /// Whether the primary type's cache has synced (always true inside a reconcile).
@@ -118,7 +120,7 @@ impl<K: Kind> Context<K> {
     /// The primary object from the cache; `None` if it does not exist (see
     /// [`deleted`](Self::deleted)).
     pub fn get(&self) -> Option<Arc<K>> {
-        self.state.primary.indexer().get_by_key(&self.key)
+        self.state.primary.cached(&self.key)
     }
 
     /// When the primary object is gone: its last known state, from the delete event (or from
@@ -191,5 +193,23 @@ where
         self.state
             .writes
             .record(&self.key, stored.meta().resource_version.as_deref());
+    }
+}
+
+impl Context<DynamicObject> {
+    /// An `Api` for the dynamic primary kind (its `ApiResource`) in the request's namespace,
+    /// for reads that bypass the cache and for writes. Writes through it are not tracked for
+    /// read-your-own-writes.
+    pub fn dynamic_api(&self) -> Api<DynamicObject> {
+        let resource = &self.state.dyntype;
+        match self.key.namespace() {
+            Some(namespace) => Api::namespaced_with(self.state.client.clone(), namespace, resource),
+            None => Api::all_with(self.state.client.clone(), resource),
+        }
+    }
+
+    /// The dynamic primary kind's resource (group, version, kind, plural).
+    pub fn resource(&self) -> &kube::api::ApiResource {
+        &self.state.dyntype
     }
 }

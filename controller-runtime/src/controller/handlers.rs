@@ -40,16 +40,14 @@ fn update_priority<K: Object>(old: &K, new: &K) -> Priority {
 pub(crate) fn register_secondary<W, I, F>(
     informer: &SharedIndexInformer<W>,
     intake: &Intake,
-    filter: WatchFilter<W>,
-    mapper: F,
+    filter: Arc<WatchFilter<W>>,
+    mapper: Arc<F>,
 ) -> Result<Registration, Error>
 where
     W: Object,
     I: IntoIterator<Item = ObjectKey>,
     F: Fn(&W) -> I + Send + Sync + 'static,
 {
-    let filter = Arc::new(filter);
-    let mapper = Arc::new(mapper);
     let (on_add, on_update, on_delete) = (intake.clone(), intake.clone(), intake.clone());
     let (p_add, p_update, p_delete) = (filter.clone(), filter.clone(), filter);
     let (m_add, m_update, m_delete) = (mapper.clone(), mapper.clone(), mapper);
@@ -94,12 +92,11 @@ pub(crate) fn register_primary<K>(
     informer: &SharedIndexInformer<K>,
     intake: &Intake,
     state: &Arc<ControllerState<K>>,
-    filter: WatchFilter<K>,
+    filter: Arc<WatchFilter<K>>,
 ) -> Result<Registration, Error>
 where
     K: Object,
 {
-    let filter = Arc::new(filter);
     let (q_add, q_update, q_delete) = (intake.clone(), intake.clone(), intake.clone());
     let (p_add, p_update, p_delete) = (filter.clone(), filter.clone(), filter);
     let (s_add, s_update, s_delete) = (state.clone(), state.clone(), state.clone());

@@ -16,15 +16,17 @@ use std::any::type_name;
 use std::sync::Arc;
 
 use indexer::ObjectKey;
+use informer::Object;
 use kube::core::PartialObjectMeta;
 
 use crate::controller::builder::{ControllerBuilder, WatchFn};
 use crate::controller::handlers::register_secondary;
 use crate::controller::predicate::{Everything, Predicate, WatchFilter};
+use crate::controller::registered::Registered;
 use crate::kind::Kind;
-use crate::owner::controller_owner_key;
+use crate::manager::cache::KindKey;
 
-impl<K: Kind> ControllerBuilder<'_, K> {
+impl<K: Object> ControllerBuilder<'_, K> {
     /// [`owns`](Self::owns) through a metadata-only watch of `C`: enqueues the owner named by
     /// each `C`'s controller owner reference, caching `C`'s metadata only.
     ///
@@ -49,8 +51,9 @@ impl<K: Kind> ControllerBuilder<'_, K> {
         self,
         predicate: impl Predicate<PartialObjectMeta<C>>,
     ) -> Self {
+        let owner = self.owner.clone();
         self.watches_metadata_with::<C, _, _>(
-            |child: &PartialObjectMeta<C>| controller_owner_key::<K>(&child.metadata),
+            move |child: &PartialObjectMeta<C>| owner.owner_key(&child.metadata),
             predicate,
         )
     }
@@ -80,8 +83,12 @@ impl<K: Kind> ControllerBuilder<'_, K> {
     {
         let own: Box<dyn Predicate<PartialObjectMeta<W>>> = Box::new(predicate);
         let register: WatchFn = Box::new(move |manager, intake, event_filters| {
-            let filter = WatchFilter::new(Arc::clone(event_filters), own);
-            register_secondary(&manager.metadata_informer::<W>(), intake, filter, mapper)
+            let filter = Arc::new(WatchFilter::new(Arc::clone(event_filters), own));
+            let mapper = Arc::new(mapper);
+            let cache = manager.cache().shared.controller_metadata_kind_cache::<W>();
+            Registered::on(KindKey::metadata::<W>(), &cache, |informer| {
+                register_secondary(informer, intake, Arc::clone(&filter), Arc::clone(&mapper))
+            })
         });
         self.add_watch(type_name::<PartialObjectMeta<W>>().to_owned(), register)
     }

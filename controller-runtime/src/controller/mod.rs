@@ -1,12 +1,14 @@
 //! Controllers: the builder that wires watches and predicates to a workqueue, the workers that
 //! reconcile what the queue hands out, and what a reconcile sees.
 //!
-//! - `builder.rs`: [`Controller`], [`ControllerBuilder`], [`ControllerHandle`];
+//! - `builder.rs`: [`Controller`], [`ControllerBuilder`], [`ControllerHandle`]; `dynamic.rs`:
+//!   dynamic primary, owned and watched kinds;
 //!   `handlers.rs`: the event handlers that turn watch events into queue keys, with their
 //!   priority; `source.rs`: external sources (streams of keys); `intake.rs`: where events and
-//!   sources hand in keys; `debounce.rs`: the optional debouncer; `queue.rs`: the controller's
-//!   queue, priority or plain; `metadata.rs`: metadata-only watches (`owns_metadata`,
-//!   `watches_metadata`).
+//!   sources hand in keys; `registered.rs`: the handlers a watch added (and their removal);
+//!   `debounce.rs`: the optional debouncer; `queue.rs`: the controller's queue, priority or
+//!   plain; `metadata.rs`: metadata-only watches (`owns_metadata`, `watches_metadata`);
+//!   `events.rs`: event shorthands on the context.
 //! - `worker.rs`: the running controller (sources, handler sync, workers, outcome of each
 //!   reconcile); `state.rs`: what its handlers and workers share; `stats.rs`: [`ControllerStats`].
 //! - `reconciler.rs`: [`Reconciler`], [`Request`], [`Action`], [`ReconcileError`];
@@ -15,6 +17,7 @@
 pub(crate) mod builder;
 pub(crate) mod context;
 pub(crate) mod debounce;
+pub(crate) mod dynamic;
 pub(crate) mod events;
 pub(crate) mod handlers;
 pub(crate) mod intake;
@@ -22,6 +25,7 @@ pub(crate) mod metadata;
 pub mod predicate;
 pub(crate) mod queue;
 pub(crate) mod reconciler;
+pub(crate) mod registered;
 pub(crate) mod ryow;
 pub(crate) mod source;
 pub(crate) mod state;

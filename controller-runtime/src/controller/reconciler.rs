@@ -8,10 +8,10 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use indexer::ObjectKey;
+use informer::Object;
 use workqueue::Priority;
 
 use crate::controller::context::Context;
-use crate::kind::Kind;
 
 /// What to reconcile: the key of the primary object. Reconcilers are level-based: they read the
 /// object's current state (from the cache, through the [`Context`]) rather than the event that
@@ -176,7 +176,7 @@ impl fmt::Debug for ReconcileError {
 /// The future must be `Send` (workers run on a multi-threaded runtime), so a reconcile must not
 /// hold a non-`Send` value (a `std::sync::MutexGuard`, an `Rc`) across an `.await`. The trait
 /// is not object-safe, which a controller does not need: it is generic over its reconciler.
-pub trait Reconciler<K: Kind>: Send + Sync + 'static {
+pub trait Reconciler<K: Object>: Send + Sync + 'static {
     /// The error a reconcile can fail with; anything convertible into a [`ReconcileError`]
     /// (every `std::error::Error`, or `ReconcileError` itself to mark errors terminal).
     type Error: Into<ReconcileError> + Send;
@@ -213,7 +213,7 @@ impl<F, Fut> fmt::Debug for FnReconciler<F, Fut> {
 
 impl<K, F, Fut, E> Reconciler<K> for FnReconciler<F, Fut>
 where
-    K: Kind,
+    K: Object,
     F: Fn(Request, Context<K>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Action, E>> + Send + 'static,
     E: Into<ReconcileError> + Send + 'static,

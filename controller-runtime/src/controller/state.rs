@@ -7,12 +7,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use indexer::ObjectKey;
-use informer::{Object, SharedIndexInformer};
+use informer::Object;
 use kube::Client;
 use parking_lot::Mutex;
 
 use crate::controller::ryow::WriteTracker;
 use crate::manager::cache::Cache;
+use crate::manager::kind_cache::KindCache;
 use crate::recorder::Recorder;
 
 /// State one controller shares between its event handlers and its workers.
@@ -20,7 +21,10 @@ pub(crate) struct ControllerState<K: Object> {
     pub(crate) name: Arc<str>,
     pub(crate) client: Client,
     pub(crate) cache: Cache,
-    pub(crate) primary: Arc<SharedIndexInformer<K>>,
+    /// The primary kind's cache (one informer per cached namespace, or one).
+    pub(crate) primary: Arc<KindCache<K>>,
+    /// The primary kind's resource (`()` for a typed kind, its `ApiResource` for a dynamic one).
+    pub(crate) dyntype: K::DynamicType,
     pub(crate) writes: WriteTracker,
     /// Last known state of deleted primary objects, until their reconcile succeeds.
     pub(crate) deleted: Mutex<HashMap<ObjectKey, Arc<K>>>,

@@ -29,10 +29,10 @@ use crate::controller::source::Source;
 use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
 use crate::error::Error;
-use crate::kind::Kind;
 use crate::manager::runnable::Runnable;
 use crate::ops::leader_election::LeaderElector;
 use crate::ops::metrics::ControllerMetrics;
+use informer::Object;
 
 /// Worker settings fixed at build time.
 pub(crate) struct Settings {
@@ -45,7 +45,7 @@ pub(crate) struct Settings {
 }
 
 /// A built controller, run by the manager.
-pub(crate) struct ControllerRun<K: Kind, R> {
+pub(crate) struct ControllerRun<K: Object, R> {
     pub(crate) state: Arc<ControllerState<K>>,
     pub(crate) queue: ControllerQueue,
     /// Where watch events and sources hand in keys (through the debouncer, if any).
@@ -71,7 +71,7 @@ enum Outcome {
 #[async_trait]
 impl<K, R> Runnable for ControllerRun<K, R>
 where
-    K: Kind,
+    K: Object,
     R: Reconciler<K>,
 {
     fn name(&self) -> &str {
@@ -154,7 +154,7 @@ where
 
 impl<K, R> ControllerRun<K, R>
 where
-    K: Kind,
+    K: Object,
     R: Reconciler<K>,
 {
     /// One worker: takes keys until shutdown.
@@ -196,12 +196,11 @@ where
                 .wait(key, state.read_your_writes_timeout, || {
                     state
                         .primary
-                        .indexer()
-                        .get_by_key(key)
+                        .cached(key)
                         .and_then(|obj| obj.meta().resource_version.clone())
                 })
                 .await;
-            let deleted = if state.primary.indexer().get_by_key(key).is_some() {
+            let deleted = if state.primary.cached(key).is_some() {
                 None
             } else {
                 state.deleted.lock().get(key).cloned()
@@ -323,7 +322,7 @@ where
 
     /// After a final outcome, a deleted object's last state is no longer needed.
     fn settle_deleted(&self, key: &ObjectKey) {
-        if self.state.primary.indexer().get_by_key(key).is_none() {
+        if self.state.primary.cached(key).is_none() {
             self.state.deleted.lock().remove(key);
         }
     }

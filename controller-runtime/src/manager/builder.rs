@@ -2,8 +2,7 @@
 //! leader election, server addresses) and [`build`](ManagerBuilder::build), which assembles the
 //! [`Manager`] — its informer factory, metrics registry, elector and built-in health checks.
 
-use std::any::TypeId;
-use std::collections::{HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -11,13 +10,14 @@ use std::time::Duration;
 
 use informer::{InformerFactory, Selectors};
 use kube::Client;
-use kube::core::{NamespaceScope, PartialObjectMeta};
+use kube::core::NamespaceScope;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::Error;
 use crate::kind::Kind;
 use crate::manager::cache::Shared;
+use crate::manager::options::{ByObject, CacheOptions, Namespaces};
 use crate::manager::readiness::Readiness;
 use crate::manager::running::{Manager, State};
 use crate::manager::shutdown::ShutdownHandle;
@@ -35,9 +35,7 @@ pub const DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 /// Configures a [`Manager`]; from [`Manager::builder`].
 pub struct ManagerBuilder {
     client: Client,
-    namespace: Option<String>,
-    default_selectors: Selectors,
-    selectors: HashMap<TypeId, Selectors>,
+    cache: CacheOptions,
     strip_managed_fields: bool,
     resync: Option<Duration>,
     cache_sync_timeout: Duration,
@@ -55,7 +53,7 @@ pub struct ManagerBuilder {
 impl std::fmt::Debug for ManagerBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ManagerBuilder")
-            .field("namespace", &self.namespace)
+            .field("default_namespaces", &self.cache.default_namespaces)
             .field("strip_managed_fields", &self.strip_managed_fields)
             .field("cache_sync_timeout", &self.cache_sync_timeout)
             .field("graceful_shutdown_timeout", &self.graceful_shutdown_timeout)
@@ -67,16 +65,32 @@ impl std::fmt::Debug for ManagerBuilder {
 }
 
 impl ManagerBuilder {
-    /// Watch namespaced types in `namespace` only (default: all namespaces). Cluster-scoped
+    /// Watch namespaced types in `namespace` only (default: all namespaces); the same as
+    /// [`default_namespaces`](Self::default_namespaces) with one namespace. Cluster-scoped
     /// types are always watched cluster-wide.
-    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
-        self.namespace = Some(namespace.into());
+    pub fn namespace(self, namespace: impl Into<String>) -> Self {
+        self.default_namespaces([namespace.into()])
+    }
+
+    /// Cache namespaced kinds in exactly these namespaces (controller-runtime's
+    /// `DefaultNamespaces`; default: all namespaces): one watch per namespace, read as one
+    /// cache per kind — listers span them, indexes cover them, and a kind has synced once
+    /// every namespace has. Objects elsewhere are never cached nor reconciled, and reading
+    /// another namespace is [`Error::NamespaceNotCached`]. An empty set means all namespaces.
+    /// [`by_object`](Self::by_object) overrides it per kind.
+    pub fn default_namespaces<I, S>(mut self, namespaces: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let set: BTreeSet<String> = namespaces.into_iter().map(Into::into).collect();
+        self.cache.default_namespaces = Namespaces::from_set(set);
         self
     }
 
     /// The label and field selectors of every watched type without its own (default: none).
     pub fn default_selectors(mut self, selectors: Selectors) -> Self {
-        self.default_selectors = selectors;
+        self.cache.default_selectors = selectors;
         self
     }
 
@@ -87,9 +101,33 @@ impl ManagerBuilder {
         K: Kind,
         K::Scope: NamespaceScope,
     {
-        self.selectors
-            .insert(TypeId::of::<PartialObjectMeta<K>>(), selectors.clone());
-        self.selectors.insert(TypeId::of::<K>(), selectors);
+        self.cache.set_selectors::<K>(selectors);
+        self
+    }
+
+    /// The cache settings of kind `K` (controller-runtime's `ByObject`): its namespaces (for a
+    /// namespaced kind), selectors and transform, replacing the manager's defaults for `K`
+    /// (and any earlier settings of `K`).
+    ///
+    /// ```
+    /// # use kube_rt_controller_runtime::{ByObject, Manager};
+    /// # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+    /// # fn configure(client: kube::Client) -> Manager {
+    /// Manager::builder(client)
+    ///     .default_namespaces(["shop", "billing", "audit"])
+    ///     // Secrets: only in `shop`, only those this operator labels.
+    ///     .by_object(ByObject::<Secret>::new().namespaces(["shop"]).labels("app=shop"))
+    ///     // ConfigMaps: in the three default namespaces, without their binary data.
+    ///     .by_object(ByObject::<ConfigMap>::new().transform(|cm| {
+    ///         let mut cm = std::sync::Arc::unwrap_or_clone(cm);
+    ///         cm.binary_data = None;
+    ///         Ok(std::sync::Arc::new(cm))
+    ///     }))
+    ///     .build()
+    /// # }
+    /// ```
+    pub fn by_object<K: Kind>(mut self, options: ByObject<K>) -> Self {
+        self.cache.insert(options);
         self
     }
 
@@ -177,7 +215,7 @@ impl ManagerBuilder {
     /// The manager.
     pub fn build(self) -> Manager {
         let mut factory = InformerFactory::builder(self.client.clone())
-            .selectors(self.default_selectors)
+            .selectors(self.cache.default_selectors.clone())
             .strip_managed_fields(self.strip_managed_fields);
         if let Some(resync) = self.resync {
             factory = factory.default_resync(resync);
@@ -210,14 +248,14 @@ impl ManagerBuilder {
             server
         });
         Manager {
-            shared: Arc::new(Shared {
-                client: self.client,
-                factory: factory.build(),
-                namespace: self.namespace,
-                selectors: self.selectors,
-                cached: Mutex::new(HashSet::new()),
+            shared: Arc::new(Shared::new(
+                self.client,
+                factory.build(),
+                self.cache,
+                self.strip_managed_fields,
+                self.cache_sync_timeout,
                 informers,
-            }),
+            )),
             metrics,
             elector,
             warm_up: self.warm_up,
@@ -243,9 +281,7 @@ impl Manager {
     pub fn builder(client: Client) -> ManagerBuilder {
         ManagerBuilder {
             client,
-            namespace: None,
-            default_selectors: Selectors::default(),
-            selectors: HashMap::new(),
+            cache: CacheOptions::default(),
             strip_managed_fields: true,
             resync: None,
             cache_sync_timeout: DEFAULT_CACHE_SYNC_TIMEOUT,

@@ -2,7 +2,7 @@
 //! runs them from cache sync to graceful shutdown ([`start`](Manager::start); the runnables'
 //! supervision is in `supervisor.rs`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,11 +11,13 @@ use std::time::Duration;
 use informer::SharedIndexInformer;
 use kube::Client;
 use parking_lot::Mutex;
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::Error;
 use crate::kind::Kind;
 use crate::manager::cache::{Cache, Shared};
+use crate::manager::controllers::ControllerSlot;
 use crate::manager::runnable::Runnable;
 use crate::manager::shutdown::{ShutdownHandle, listen_for_signals};
 use crate::ops::health::{Check, Probe, Probes};
@@ -23,12 +25,18 @@ use crate::ops::leader_election::elector::LeaderElector;
 use crate::ops::metrics::Metrics;
 use crate::ops::server::{Bound, start_servers};
 
-/// The runnables added before `start`, the controller names taken, and whether it started.
+/// The runnables added before `start`, the controllers and their names, and where the
+/// manager is in its life.
 #[derive(Default)]
 pub(super) struct State {
     pub(super) runnables: Vec<Box<dyn Runnable>>,
     pub(super) names: HashSet<String>,
+    pub(super) controllers: HashMap<String, ControllerSlot>,
     pub(super) started: bool,
+    /// While `start` runs: where runnables added meanwhile go (the supervisor starts them).
+    pub(super) late: Option<mpsc::UnboundedSender<Box<dyn Runnable>>>,
+    /// Once `start` returned: nothing can be added any more.
+    pub(super) stopped: bool,
 }
 
 /// Owns one [`InformerFactory`](informer::InformerFactory) (so every controller shares one cache and one watch per type),
@@ -40,7 +48,7 @@ pub(super) struct State {
 /// [`ShutdownHandle`] — once in-flight reconciles drained (bounded by the graceful shutdown
 /// timeout). A second request returns at once.
 pub struct Manager {
-    pub(super) shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
     pub(super) cache_sync_timeout: Duration,
     pub(super) graceful_shutdown_timeout: Duration,
     pub(super) handle_signals: bool,
@@ -63,7 +71,10 @@ pub struct Manager {
 impl std::fmt::Debug for Manager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Manager")
-            .field("namespace", &self.shared.namespace)
+            .field(
+                "default_namespaces",
+                &self.shared.options.default_namespaces,
+            )
             .field("informers", &self.shared.factory.len())
             .finish_non_exhaustive()
     }
@@ -145,11 +156,75 @@ impl Manager {
         }
     }
 
-    /// The manager's shared informer for `K` (scoped by the manager's namespace and selectors),
-    /// for adding indexes or handlers, or to cache a type no controller watches. Request it
-    /// before `start`.
+    /// The manager's shared informer for `K` (scoped by the manager's namespaces and `K`'s
+    /// options), for adding handlers, or to cache a type no controller watches. When `K` is
+    /// cached in several namespaces this is the first namespace's informer; see
+    /// [`informers`](Self::informers). Requested after `start`, it starts at once.
     pub fn informer<K: Kind>(&self) -> Arc<SharedIndexInformer<K>> {
         self.shared.informer::<K>()
+    }
+
+    /// `K`'s cache for a controller's watch, created on first request.
+    pub(crate) fn controller_kind_cache<K: Kind>(
+        &self,
+    ) -> Arc<crate::manager::kind_cache::KindCache<K>> {
+        self.shared.controller_kind_cache::<K>()
+    }
+
+    /// Every informer of the dynamic kind `kind`'s cache (created on first request, and kept):
+    /// one per cached namespace, or a single one.
+    pub fn dynamic_informers(
+        &self,
+        kind: &crate::DynamicKind,
+    ) -> Vec<Arc<SharedIndexInformer<kube::api::DynamicObject>>> {
+        self.shared.dynamic_kind_cache(kind).informers().to_vec()
+    }
+
+    /// Waits until the API server serves the dynamic kind `kind`, for at most `timeout`
+    /// ([`Error::KindNotServed`] then); see [`wait_for_kind`](Self::wait_for_kind).
+    pub async fn wait_for_dynamic_kind(
+        &self,
+        kind: &crate::DynamicKind,
+        timeout: Duration,
+    ) -> Result<(), Error> {
+        let api: kube::Api<kube::api::DynamicObject> =
+            kube::Api::all_with(self.client().clone(), kind.resource());
+        crate::manager::controllers::wait_served(&api, kind.describe(), timeout).await
+    }
+
+    /// Every informer of `K`'s cache: one per cached namespace, or a single one.
+    pub fn informers<K: Kind>(&self) -> Vec<Arc<SharedIndexInformer<K>>> {
+        self.shared.kind_cache::<K>().informers().to_vec()
+    }
+
+    /// Registers the field index `name` on kind `K` (controller-runtime's
+    /// `FieldIndexer.IndexField`): `extract` returns the values of the field for an object (any
+    /// number). Query it with [`CacheLister::by_field`](crate::CacheLister::by_field) — from a
+    /// reconciler's [`Context`](crate::Context), or from a `watches` mapper through a
+    /// [`Cache`] — to find, say, every `Foo` whose `spec.configMapRef` names a ConfigMap.
+    /// Registering caches `K` (as a watch of it would). Index values are kept per namespace,
+    /// so a query can be limited to one. [`Error::FieldIndexExists`] if `name` is already
+    /// registered on `K`.
+    ///
+    /// ```
+    /// # use kube_rt_controller_runtime::{Error, Manager};
+    /// # use k8s_openapi::api::core::v1::Pod;
+    /// # fn index(manager: &Manager) -> Result<(), Error> {
+    /// manager.index_field::<Pod>("spec.nodeName", |pod| {
+    ///     pod.spec.as_ref().and_then(|spec| spec.node_name.clone()).into_iter().collect()
+    /// })?;
+    /// // Later, in a reconcile: every cached Pod on node-a.
+    /// let on_node_a = manager.cache().lister::<Pod>()?.by_field("spec.nodeName", "node-a")?;
+    /// # let _ = on_node_a;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn index_field<K: Kind>(
+        &self,
+        name: &str,
+        extract: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
+    ) -> Result<(), Error> {
+        self.shared.kind_cache::<K>().add_field_index(name, extract)
     }
 
     /// A handle that requests this manager's shutdown.
@@ -161,28 +236,6 @@ impl Manager {
         self.cache_sync_timeout
     }
 
-    /// Reserves a controller name; fails if it is taken or the manager has started.
-    pub(crate) fn reserve_name(&self, name: &str) -> Result<(), Error> {
-        let mut state = self.state.lock();
-        if state.started {
-            return Err(Error::AlreadyStarted);
-        }
-        if !state.names.insert(name.to_owned()) {
-            return Err(Error::DuplicateName(name.to_owned()));
-        }
-        Ok(())
-    }
-
-    /// Adds a runnable, run from `start` after the caches synced.
-    pub fn add(&self, runnable: impl Runnable) -> Result<(), Error> {
-        let mut state = self.state.lock();
-        if state.started {
-            return Err(Error::AlreadyStarted);
-        }
-        state.runnables.push(Box::new(runnable));
-        Ok(())
-    }
-
     /// Runs the manager until a shutdown request (see [`Manager`]). Fails if the caches do not
     /// sync in time, if a runnable fails, if the graceful shutdown times out, if a second
     /// shutdown request forced the exit, or — when electing — if leadership is lost
@@ -192,14 +245,18 @@ impl Manager {
     /// leadership is acquired, unless warming up); runnables that do not need leadership;
     /// once leading, the others (controllers).
     pub async fn start(&self) -> Result<(), Error> {
-        let runnables = {
+        let (runnables, late) = {
             let mut state = self.state.lock();
             if state.started {
                 return Err(Error::AlreadyStarted);
             }
             state.started = true;
-            std::mem::take(&mut state.runnables)
+            let (sender, late) = mpsc::unbounded_channel();
+            state.late = Some(sender);
+            (std::mem::take(&mut state.runnables), late)
         };
+        // Whichever way `start` returns, nothing can be added afterwards.
+        let _stopped = MarkStopped(self);
         let elector = match &self.elector {
             None => None,
             Some(Ok(elector)) => Some(elector.clone()),
@@ -254,7 +311,7 @@ impl Manager {
             .partition(|runnable| elector.is_some() && runnable.need_leader_election());
 
         let outcome = self
-            .run_runnables(elector.as_ref(), leader_runnables, runnables, &lost)
+            .run_runnables(elector.as_ref(), leader_runnables, runnables, late, &lost)
             .await;
 
         // Release only after every leader runnable stopped, so no standby acts meanwhile.
@@ -272,6 +329,17 @@ impl Manager {
         }
         tracing::info!("manager stopped");
         outcome
+    }
+}
+
+/// Marks the manager stopped when dropped: runnables added later are refused.
+struct MarkStopped<'a>(&'a Manager);
+
+impl Drop for MarkStopped<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.state.lock();
+        state.stopped = true;
+        state.late = None;
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::sync::atomic::Ordering;
 
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -20,6 +21,7 @@ impl Manager {
         elector: Option<&LeaderElector>,
         leader_runnables: Vec<Box<dyn Runnable>>,
         runnables: Vec<Box<dyn Runnable>>,
+        mut late: mpsc::UnboundedReceiver<Box<dyn Runnable>>,
         lost: &CancellationToken,
     ) -> Result<(), Error> {
         let graceful = self.shutdown.graceful();
@@ -31,6 +33,7 @@ impl Manager {
             }
         }
         let factory = &self.shared.factory;
+        self.shared.set_running();
         factory.start();
         tracing::info!(informers = factory.len(), "waiting for caches to sync");
         tokio::select! {
@@ -82,6 +85,16 @@ impl Manager {
                         spawn_all(&mut leader_tasks, runnables, &stop);
                     } else {
                         pending_leader = None;
+                    }
+                }
+                Some(runnable) = late.recv() => {
+                    tracing::info!(runnable = runnable.name(), "starting a runnable added to the running manager");
+                    if elector.is_none() || !runnable.need_leader_election() {
+                        spawn_all(&mut tasks, vec![runnable], &stop);
+                    } else if let Some(pending) = pending_leader.as_mut() {
+                        pending.push(runnable);
+                    } else if elector.is_some_and(LeaderElector::is_leader) {
+                        spawn_all(&mut leader_tasks, vec![runnable], &stop);
                     }
                 }
                 Some(joined) = tasks.join_next(), if !tasks.is_empty() => {

@@ -97,10 +97,7 @@ async fn owned_secrets_watched_metadata_only_trigger_their_owner_and_cache_no_da
         .collect();
     assert_eq!(fields, ["metadata"], "{json}");
     assert!(!json.to_string().contains("hunter2"));
-    assert_eq!(
-        cache.metadata_lister::<Secret>().unwrap().indexer().len(),
-        1
-    );
+    assert_eq!(cache.metadata_lister::<Secret>().unwrap().len(), 1);
     assert!(
         matches!(cache.lister::<Secret>(), Err(Error::NotCached(_))),
         "no full cache of secrets"
@@ -238,7 +235,7 @@ async fn the_managers_metadata_informer_is_scoped_like_the_full_one_and_coexists
     };
     let lister = manager.cache().metadata_lister::<Secret>().unwrap();
     assert_eq!(
-        names(lister.indexer().list()),
+        names(lister.list(&Default::default())),
         ["a"],
         "the selectors apply to the metadata informer"
     );

@@ -180,7 +180,12 @@ impl Reconciler<Foo> for SampleController {
     type Error = SyncError;
 
     async fn reconcile(&self, request: Request, ctx: Context<Foo>) -> Result<Action, SyncError> {
-        let deployments = ctx.cache().lister::<Deployment>()?;
+        // The informer-level lister of the Foo's namespace (the one cache unless the manager
+        // caches several namespaces).
+        let deployments = ctx
+            .cache()
+            .lister::<Deployment>()?
+            .informer_lister(request.key.namespace())?;
         self.sync_handler(&request.key, ctx.get(), &deployments)
             .await?;
         tracing::info!(resource = %request.key, "Successfully synced");

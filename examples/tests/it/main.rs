@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod config_reloader;
 mod configmap_mirror;
 mod end_to_end;
 mod foo_webhooks;

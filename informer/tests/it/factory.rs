@@ -248,3 +248,38 @@ async fn informers_resync_at_the_default_period_unless_their_type_overrides_it()
     factory.shutdown().await;
     server.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_removed_informer_stops_alone_and_a_new_request_gets_a_new_one() {
+    let server = ApiServer::start().await.unwrap();
+    let factory = InformerFactory::new(server.client().unwrap());
+    let pods = factory.informer::<Pod>();
+    let config_maps = factory.informer::<ConfigMap>();
+    factory.start();
+    factory
+        .wait_for_cache_sync(Duration::from_secs(30))
+        .await
+        .unwrap();
+
+    assert!(factory.remove(&pods));
+    assert!(!factory.remove(&pods), "already removed");
+    eventually(
+        "the removed informer stopped",
+        Duration::from_secs(30),
+        || pods.is_stopped(),
+    )
+    .await;
+    assert!(!config_maps.is_stopped());
+    assert_eq!(factory.len(), 1);
+
+    let again = factory.informer::<Pod>();
+    assert!(!Arc::ptr_eq(&again, &pods));
+    factory.start();
+    factory
+        .wait_for_cache_sync(Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert!(again.has_synced());
+    factory.shutdown().await;
+    server.shutdown().await;
+}

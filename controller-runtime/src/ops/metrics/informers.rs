@@ -56,6 +56,17 @@ impl InformerSet {
         }
     }
 
+    /// Drops `informer` (stopped: nothing to export any more).
+    pub(crate) fn remove<K: informer::Object>(
+        &self,
+        informer: &Arc<informer::SharedIndexInformer<K>>,
+    ) {
+        let address = Arc::as_ptr(informer) as *const ();
+        self.informers
+            .lock()
+            .retain(|known| Arc::as_ptr(known) as *const () != address);
+    }
+
     #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
     pub(crate) fn snapshot(&self) -> Vec<Arc<dyn InformerStats>> {
         self.informers.lock().clone()

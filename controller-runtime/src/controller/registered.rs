@@ -1,0 +1,48 @@
+//! [`Registered`]: the event handlers a controller added to one kind's informers — what its
+//! workers wait on before starting, and what removing the controller takes away again.
+
+use std::sync::Arc;
+
+use informer::{Object, Registration, SharedIndexInformer};
+
+use crate::error::Error;
+use crate::manager::cache::KindKey;
+use crate::manager::kind_cache::KindCache;
+
+/// The handlers one watch added, one per informer of the watched kind.
+pub(crate) struct Registered {
+    /// Each handler's registration, named by its informer (for sync reports).
+    pub(crate) registrations: Vec<(String, Registration)>,
+    /// Each handler's removal from its informer.
+    pub(crate) removals: Vec<Box<dyn FnOnce() + Send>>,
+    /// The watched kind.
+    pub(crate) kind: KindKey,
+}
+
+impl Registered {
+    /// Adds a handler to every informer of `cache` (the cache of `kind`) with `register`.
+    pub(crate) fn on<K: Object>(
+        kind: KindKey,
+        cache: &KindCache<K>,
+        mut register: impl FnMut(&SharedIndexInformer<K>) -> Result<Registration, Error>,
+    ) -> Result<Self, Error> {
+        let mut registered = Self {
+            registrations: Vec::new(),
+            removals: Vec::new(),
+            kind,
+        };
+        for informer in cache.informers() {
+            let registration = register(informer)?;
+            registered
+                .registrations
+                .push((informer.name().to_owned(), registration.clone()));
+            let informer = Arc::clone(informer);
+            registered.removals.push(Box::new(move || {
+                if let Err(error) = informer.remove_event_handler(&registration) {
+                    tracing::warn!(%error, "could not remove an event handler");
+                }
+            }));
+        }
+        Ok(registered)
+    }
+}

@@ -1,0 +1,189 @@
+//! Adding runnables and controllers — before `start`, or to a running manager — removing a
+//! controller (its watches stop when no one else uses them), and waiting until the API server
+//! serves a kind (a CRD installed after the manager started).
+
+use std::time::Duration;
+
+use kube::Api;
+use kube::api::ListParams;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::Error;
+use crate::kind::Kind;
+use crate::manager::cache::KindKey;
+use crate::manager::removable::{Phase, Removable};
+use crate::manager::runnable::Runnable;
+use crate::manager::running::Manager;
+
+/// How often [`Manager::wait_for_kind`] asks the API server at most.
+const SERVED_POLL_MAX: Duration = Duration::from_secs(2);
+/// How often it asks at first.
+const SERVED_POLL_MIN: Duration = Duration::from_millis(100);
+
+/// What removing a controller undoes: its event handlers, and its use of each kind's cache.
+pub(crate) struct Teardown {
+    /// Removes one event handler from its informer.
+    pub(crate) handlers: Vec<Box<dyn FnOnce() + Send>>,
+    /// The kinds the controller watches (released on removal).
+    pub(crate) kinds: Vec<KindKey>,
+}
+
+/// What the manager keeps of each controller to remove it.
+pub(crate) struct ControllerSlot {
+    removed: CancellationToken,
+    phases: Vec<watch::Receiver<Phase>>,
+    teardown: Teardown,
+}
+
+impl Manager {
+    /// Reserves a controller name; fails if it is taken or the manager has stopped.
+    pub(crate) fn reserve_name(&self, name: &str) -> Result<(), Error> {
+        let mut state = self.state.lock();
+        if state.stopped {
+            return Err(Error::ManagerStopped);
+        }
+        if !state.names.insert(name.to_owned()) {
+            return Err(Error::DuplicateName(name.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Adds a runnable. Before [`start`](Self::start) it runs once the caches synced; added to
+    /// a running manager it starts at once (if it needs leadership: once this manager leads).
+    /// [`Error::ManagerStopped`] once `start` has returned.
+    pub fn add(&self, runnable: impl Runnable) -> Result<(), Error> {
+        self.add_boxed(Box::new(runnable))
+    }
+
+    fn add_boxed(&self, runnable: Box<dyn Runnable>) -> Result<(), Error> {
+        let mut state = self.state.lock();
+        if state.stopped {
+            return Err(Error::ManagerStopped);
+        }
+        match &state.late {
+            Some(late) => late.send(runnable).map_err(|_| Error::ManagerStopped),
+            None => {
+                state.runnables.push(runnable);
+                Ok(())
+            }
+        }
+    }
+
+    /// Adds a built controller's runnables (run and event recorder), removable together.
+    pub(crate) fn add_controller(
+        &self,
+        name: &str,
+        runnables: Vec<Box<dyn Runnable>>,
+        teardown: Teardown,
+    ) -> Result<(), Error> {
+        let removed = CancellationToken::new();
+        let mut phases = Vec::with_capacity(runnables.len());
+        for runnable in runnables {
+            let (phase, watched) = watch::channel(Phase::Pending);
+            phases.push(watched);
+            self.add_boxed(Box::new(Removable::new(runnable, removed.clone(), phase)))?;
+        }
+        for kind in &teardown.kinds {
+            self.shared.acquire(kind);
+        }
+        let slot = ControllerSlot {
+            removed,
+            phases,
+            teardown,
+        };
+        self.state.lock().controllers.insert(name.to_owned(), slot);
+        Ok(())
+    }
+
+    /// Stops the controller `name` — its workers finish their in-flight reconciles, bounded by
+    /// the graceful shutdown timeout — removes its event handlers, and stops the informers of
+    /// the kinds it watched that nothing else uses (another controller, a field index,
+    /// [`Manager::informer`], a lazy read). The name can be used again afterwards.
+    /// [`Error::UnknownController`] if no controller has that name.
+    pub async fn remove_controller(&self, name: &str) -> Result<(), Error> {
+        let slot = {
+            let mut state = self.state.lock();
+            let slot = state
+                .controllers
+                .remove(name)
+                .ok_or_else(|| Error::UnknownController(name.to_owned()))?;
+            state.names.remove(name);
+            slot
+        };
+        slot.removed.cancel();
+        for mut phase in slot.phases {
+            if *phase.borrow() != Phase::Running {
+                continue;
+            }
+            let finished = phase.wait_for(|phase| *phase == Phase::Finished);
+            if tokio::time::timeout(self.graceful_shutdown_timeout, finished)
+                .await
+                .is_err()
+            {
+                tracing::warn!(controller = name, timeout = ?self.graceful_shutdown_timeout, "removed controller did not stop in time; removing its watches anyway");
+            }
+        }
+        for remove in slot.teardown.handlers {
+            remove();
+        }
+        for kind in slot.teardown.kinds {
+            self.shared.release(&kind);
+        }
+        tracing::info!(controller = name, "controller removed");
+        Ok(())
+    }
+
+    /// The names of the controllers registered with this manager, sorted.
+    pub fn controller_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.state.lock().controllers.keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    /// Waits until the API server serves `K` — its CustomResourceDefinition installed and
+    /// established — for at most `timeout`; [`Error::KindNotServed`] names the kind if it is
+    /// still not served then. Use it before adding a controller for a kind installed after the
+    /// manager started: once it returns, a controller built for `K` starts its informers, waits
+    /// for their sync and starts its workers. Other API errors (say, forbidden) are returned
+    /// at once.
+    pub async fn wait_for_kind<K: Kind>(&self, timeout: Duration) -> Result<(), Error> {
+        let api: Api<K> = Api::all(self.client().clone());
+        let kind = format!(
+            "{} ({}, resource {})",
+            K::kind(&()),
+            K::api_version(&()),
+            K::plural(&())
+        );
+        wait_served(&api, kind, timeout).await
+    }
+}
+
+/// Polls `api` with a one-object list until it answers, for at most `timeout`.
+pub(crate) async fn wait_served<K>(
+    api: &Api<K>,
+    kind: String,
+    timeout: Duration,
+) -> Result<(), Error>
+where
+    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut pause = SERVED_POLL_MIN;
+    loop {
+        match api.list_metadata(&ListParams::default().limit(1)).await {
+            Ok(_) => return Ok(()),
+            Err(kube::Error::Api(status)) if status.code == 404 => {}
+            Err(error) => return Err(Error::Kube(error)),
+        }
+        let now = tokio::time::Instant::now();
+        if now >= deadline {
+            return Err(Error::KindNotServed {
+                kind,
+                waited: Some(timeout),
+            });
+        }
+        tokio::time::sleep(pause.min(deadline - now)).await;
+        pause = (pause * 2).min(SERVED_POLL_MAX);
+    }
+}

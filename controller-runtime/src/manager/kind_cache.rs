@@ -1,0 +1,249 @@
+//! [`KindCache`]: the manager's one logical cache of a kind — one informer across all
+//! namespaces (or cluster-wide), or one informer per cached namespace — read, indexed and
+//! synced as a single cache.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use futures::future::join_all;
+use indexer::{Indexers, ObjectKey};
+use informer::{InformerFactory, Object, SharedIndexInformer};
+use kube::core::Selector;
+use parking_lot::Mutex;
+
+use crate::error::Error;
+use crate::manager::field_index::{index_fn, index_name, lookup_value};
+use crate::manager::options::Namespaces;
+use crate::ops::metrics::InformerSet;
+
+/// One kind's cache: its informers (one per namespace, or one for all), its field indexes, and
+/// who uses it: the controllers watching it, and whether anything else asked for it (a field
+/// index, `Manager::informer`, a lazy read), which keeps it for the manager's lifetime.
+pub(crate) struct KindCache<K: Object> {
+    kind: String,
+    namespaces: Namespaces,
+    /// With [`Namespaces::Only`], one informer per namespace, in the set's order; otherwise one.
+    informers: Vec<Arc<SharedIndexInformer<K>>>,
+    field_indexes: Mutex<BTreeSet<String>>,
+    controllers: AtomicUsize,
+    pinned: AtomicBool,
+}
+
+impl<K: Object> KindCache<K> {
+    /// A cache of `kind` over `informers` (see the field's contract).
+    pub(crate) fn new(
+        kind: String,
+        namespaces: Namespaces,
+        informers: Vec<Arc<SharedIndexInformer<K>>>,
+    ) -> Self {
+        Self {
+            kind,
+            namespaces,
+            informers,
+            field_indexes: Mutex::new(BTreeSet::new()),
+            controllers: AtomicUsize::new(0),
+            pinned: AtomicBool::new(false),
+        }
+    }
+
+    /// The kind's name in messages, e.g. `ConfigMap (v1)`.
+    pub(crate) fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The informers, one per cached namespace or a single one.
+    pub(crate) fn informers(&self) -> &[Arc<SharedIndexInformer<K>>] {
+        &self.informers
+    }
+
+    /// The cached namespaces; `None` when the kind is cached in all namespaces (or is
+    /// cluster-scoped).
+    pub(crate) fn namespaces(&self) -> Option<Vec<String>> {
+        match &self.namespaces {
+            Namespaces::All => None,
+            Namespaces::Only(set) => Some(set.iter().cloned().collect()),
+        }
+    }
+
+    /// Whether every informer holds its initial list.
+    pub(crate) fn has_synced(&self) -> bool {
+        self.informers.iter().all(|informer| informer.has_synced())
+    }
+
+    /// Waits until [`has_synced`](Self::has_synced).
+    pub(crate) async fn synced(&self) {
+        join_all(self.informers.iter().map(|informer| informer.synced())).await;
+    }
+
+    /// The informer holding `namespace`'s objects (`None` or `""`: the informer of a cache over
+    /// all namespaces); an error if the cache does not cover it.
+    pub(crate) fn informer_for(
+        &self,
+        namespace: Option<&str>,
+    ) -> Result<&Arc<SharedIndexInformer<K>>, Error> {
+        let namespace = namespace.filter(|ns| !ns.is_empty());
+        let index = match (&self.namespaces, namespace) {
+            (Namespaces::All, _) => Some(0),
+            (Namespaces::Only(set), Some(namespace)) => set.iter().position(|ns| ns == namespace),
+            (Namespaces::Only(_), None) => None,
+        };
+        index
+            .and_then(|index| self.informers.get(index))
+            .ok_or_else(|| self.not_cached(namespace.unwrap_or("")))
+    }
+
+    /// The error for a read of `namespace`, which this cache does not cover.
+    fn not_cached(&self, namespace: &str) -> Error {
+        let cached = match &self.namespaces {
+            Namespaces::All => "all namespaces".to_owned(),
+            Namespaces::Only(set) => set.iter().cloned().collect::<Vec<_>>().join(", "),
+        };
+        Error::NamespaceNotCached {
+            kind: self.kind.clone(),
+            namespace: if namespace.is_empty() {
+                "(none: a cluster-wide read)".to_owned()
+            } else {
+                namespace.to_owned()
+            },
+            cached,
+        }
+    }
+
+    /// The cached object with `key`; an error if its namespace is not cached.
+    pub(crate) fn get(&self, key: &ObjectKey) -> Result<Option<Arc<K>>, Error> {
+        match (&self.namespaces, key.namespace()) {
+            // A cluster-scoped key read from a per-namespace cache: no namespace holds it.
+            (Namespaces::Only(_), None) => Err(self.not_cached("")),
+            (_, namespace) => Ok(self.informer_for(namespace)?.indexer().get_by_key(key)),
+        }
+    }
+
+    /// The cached object with `key`; `None` also when its namespace is not cached (for keys
+    /// that came from this cache's own events).
+    pub(crate) fn cached(&self, key: &ObjectKey) -> Option<Arc<K>> {
+        self.get(key).ok().flatten()
+    }
+
+    /// Every cached object whose labels match `selector`, in every cached namespace.
+    pub(crate) fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
+        let mut out = Vec::new();
+        for informer in &self.informers {
+            out.extend(informer.lister().list(selector));
+        }
+        out
+    }
+
+    /// The objects in `namespace` whose labels match `selector` (`""`: every cached namespace).
+    pub(crate) fn list_namespace(
+        &self,
+        namespace: &str,
+        selector: &Selector,
+    ) -> Result<Vec<Arc<K>>, Error> {
+        if namespace.is_empty() {
+            return Ok(self.list(selector));
+        }
+        let informer = self.informer_for(Some(namespace))?;
+        Ok(informer.lister().namespace(namespace).list(selector))
+    }
+
+    /// How many objects the cache holds.
+    pub(crate) fn len(&self) -> usize {
+        self.informers
+            .iter()
+            .map(|informer| informer.cache_size())
+            .sum()
+    }
+
+    /// Registers the field index `field`, computed by `extract`, on every informer.
+    pub(crate) fn add_field_index(
+        &self,
+        field: &str,
+        extract: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
+    ) -> Result<(), Error> {
+        let mut registered = self.field_indexes.lock();
+        if registered.contains(field) {
+            return Err(Error::FieldIndexExists {
+                kind: self.kind.clone(),
+                index: field.to_owned(),
+            });
+        }
+        let function = index_fn(extract);
+        for informer in &self.informers {
+            informer.add_indexers(Indexers::new().with_fn(index_name(field), function.clone()))?;
+        }
+        registered.insert(field.to_owned());
+        Ok(())
+    }
+
+    /// The objects whose field index `field` holds `value`, in `namespace` (`None`: in every
+    /// cached namespace).
+    pub(crate) fn by_field(
+        &self,
+        field: &str,
+        value: &str,
+        namespace: Option<&str>,
+    ) -> Result<Vec<Arc<K>>, Error> {
+        if !self.field_indexes.lock().contains(field) {
+            return Err(Error::UnknownFieldIndex {
+                kind: self.kind.clone(),
+                index: field.to_owned(),
+            });
+        }
+        let (name, namespace) = (index_name(field), namespace.filter(|ns| !ns.is_empty()));
+        let lookup = lookup_value(namespace, value);
+        let informers = match namespace {
+            Some(namespace) => std::slice::from_ref(self.informer_for(Some(namespace))?),
+            None => self.informers.as_slice(),
+        };
+        let mut out = Vec::new();
+        for informer in informers {
+            let found = informer
+                .indexer()
+                .by_index(&name, &lookup)
+                .map_err(informer::Error::from)?;
+            out.extend(found);
+        }
+        Ok(out)
+    }
+}
+
+/// Who uses a kind's cache, whatever the kind: what the manager needs to stop a cache no one
+/// uses any more.
+pub(crate) trait KindUsage: Send + Sync {
+    /// Something other than a controller uses the cache: it is never stopped.
+    fn pin(&self);
+    /// One more controller watches the kind.
+    fn acquire(&self);
+    /// One controller less; true when no one uses the cache any more.
+    fn release(&self) -> bool;
+    /// Stops the cache's informers and removes them from `factory` and from the informer
+    /// metrics.
+    fn stop(&self, factory: &InformerFactory, metrics: &InformerSet);
+}
+
+impl<K: Object> KindUsage for KindCache<K> {
+    fn pin(&self) {
+        self.pinned.store(true, Ordering::SeqCst);
+    }
+
+    fn acquire(&self) {
+        self.controllers.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn release(&self) -> bool {
+        let before = self
+            .controllers
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .unwrap_or(0);
+        before <= 1 && !self.pinned.load(Ordering::SeqCst)
+    }
+
+    fn stop(&self, factory: &InformerFactory, metrics: &InformerSet) {
+        for informer in &self.informers {
+            factory.remove(informer);
+            metrics.remove(informer);
+        }
+        tracing::info!(kind = %self.kind, "no controller watches the kind any more; its informers stopped");
+    }
+}
