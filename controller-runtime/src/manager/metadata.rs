@@ -6,7 +6,10 @@
 //! A metadata informer of `K` is scoped like `K`'s full informer (the manager's namespace,
 //! `K`'s selectors) but is a cache and a watch of its own: a manager may hold both. It comes
 //! from the factory's metadata informers, which drop each object's constant `types`
-//! (`informer::strip_type_meta`) after the manager's managed-fields stripping.
+//! (`informer::strip_type_meta`) after the manager's managed-fields stripping. Ask for them
+//! through these methods or the controller builder's metadata watches:
+//! `Manager::informer::<PartialObjectMeta<K>>()` returns the same shared informer, but one it
+//! creates first keeps each object's `types`.
 
 use std::any::{TypeId, type_name};
 use std::sync::Arc;
