@@ -130,6 +130,8 @@ pub async fn run<P: Peer>(options: RunOptions) -> Result<RunFigures> {
         let started = Instant::now();
         ServerProcess::control(&client, RELEASE_PATH).await?;
         wait_for(&peer, &server.info.watch_marker).await?;
+        // With one cache per namespace, the marker's namespace may finish before the others.
+        wait_for_len(&peer, server.info.objects_after_events).await?;
         figures.watch_events_per_s = Some(options.events as f64 / started.elapsed().as_secs_f64());
         figures.objects_after_watch = Some(peer.len());
     }
@@ -157,6 +159,18 @@ async fn wait_for<P: Peer>(peer: &P, marker: &Marker) -> Result<()> {
                 marker.name,
                 marker.resource_version
             );
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    Ok(())
+}
+
+/// Polls the cache until it holds `objects` objects.
+async fn wait_for_len<P: Peer>(peer: &P, objects: usize) -> Result<()> {
+    let deadline = Instant::now() + PHASE_TIMEOUT;
+    while peer.len() != objects {
+        if Instant::now() > deadline {
+            bail!("the cache holds {} objects, never {objects}", peer.len());
         }
         tokio::time::sleep(POLL).await;
     }

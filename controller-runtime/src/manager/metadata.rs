@@ -8,7 +8,9 @@
 //! over full objects and does not apply), one informer per cached namespace, but is a cache and
 //! a watch of its own: a manager may hold both. Its informers come from the factory's metadata
 //! informers, which drop each object's constant `types` (`informer::strip_type_meta`) after the
-//! manager's managed-fields stripping.
+//! manager's managed-fields stripping. Ask for them through these methods or the controller
+//! builder's metadata watches: `Manager::informer::<PartialObjectMeta<K>>()` is a cache of its own
+//! over the same shared informer, which keeps each object's `types` if it created it first.
 
 use std::any::type_name;
 use std::sync::Arc;
