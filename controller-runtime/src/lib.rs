@@ -294,6 +294,7 @@ mod kind;
 mod manager;
 mod ops;
 mod owner;
+pub mod rbac;
 mod recorder;
 #[cfg(feature = "webhook")]
 pub mod webhook;

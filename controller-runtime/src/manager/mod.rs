@@ -8,10 +8,12 @@
 //! - `cache.rs`: [`Cache`] and the manager's shared informers; `metadata.rs`: their
 //!   metadata-only counterparts (`Manager::metadata_informer`, `Cache::metadata_lister`).
 //! - `shutdown.rs`: [`ShutdownHandle`] and the signal listener.
+//! - `rbac.rs`: the RBAC rules the manager needs ([`Manager::rbac_policy`]).
 
 pub(crate) mod builder;
 pub(crate) mod cache;
 mod metadata;
+mod rbac;
 mod readiness;
 pub(crate) mod runnable;
 pub(crate) mod running;

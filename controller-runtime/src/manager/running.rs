@@ -29,6 +29,8 @@ pub(super) struct State {
     pub(super) runnables: Vec<Box<dyn Runnable>>,
     pub(super) names: HashSet<String>,
     pub(super) started: bool,
+    /// The RBAC rules recorded and declared so far (see `rbac.rs`).
+    pub(super) permissions: crate::rbac::Permissions,
 }
 
 /// Owns one [`InformerFactory`](informer::InformerFactory) (so every controller shares one cache and one watch per type),
@@ -149,6 +151,7 @@ impl Manager {
     /// for adding indexes or handlers, or to cache a type no controller watches. Request it
     /// before `start`.
     pub fn informer<K: Kind>(&self) -> Arc<SharedIndexInformer<K>> {
+        self.require_informer::<K>();
         self.shared.informer::<K>()
     }
 
@@ -175,6 +178,7 @@ impl Manager {
 
     /// Adds a runnable, run from `start` after the caches synced.
     pub fn add(&self, runnable: impl Runnable) -> Result<(), Error> {
+        self.require_all(runnable.permissions())?;
         let mut state = self.state.lock();
         if state.started {
             return Err(Error::AlreadyStarted);

@@ -18,6 +18,7 @@ mod metadata;
 mod metrics;
 mod owns;
 mod priority;
+mod rbac;
 mod recorder;
 mod shutdown;
 mod soak;
