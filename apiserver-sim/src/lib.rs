@@ -98,8 +98,10 @@
 //! admin token (`system:admin` in `system:masters`); [`ApiServer::service_account_token`],
 //! [`ApiServer::service_account_client`] and the TokenRequest API
 //! (`serviceaccounts/<name>/token`, `kubectl create token`) give ServiceAccount tokens;
-//! `SelfSubjectAccessReview` answers `kubectl auth can-i`. Discovery, OpenAPI, `/version`
-//! and health are granted to every authenticated user by the stored bootstrap roles.
+//! `SelfSubjectAccessReview` answers `kubectl auth can-i`'s question. Discovery, OpenAPI,
+//! `/version` and health are granted to every authenticated user by the stored bootstrap
+//! roles. The server speaks plain HTTP, and kubectl (client-go) sends a kubeconfig's
+//! credentials only to TLS servers: in RBAC mode use `kube` clients, not kubectl.
 //!
 //! # Faults and test hooks
 //!

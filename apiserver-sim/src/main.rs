@@ -35,8 +35,9 @@ struct Args {
     #[arg(long, value_name = "NS/NAME[:PORT]=URL", value_parser = kube_rt_apiserver_sim::parse_service_endpoint)]
     service_endpoint: Vec<kube_rt_apiserver_sim::ServiceEndpoint>,
     /// Authenticate requests with bearer tokens and authorize them with RBAC, like a real
-    /// cluster: the kubeconfig carries the admin token, ServiceAccount tokens come from
-    /// `kubectl create token`, refusals are 403 Forbidden. Off by default.
+    /// cluster: the kubeconfig carries the admin token, ServiceAccount tokens come from the
+    /// TokenRequest API, refusals are 403 Forbidden. Off by default. kubectl sends no
+    /// credentials over plain HTTP, so use kube clients in this mode.
     #[arg(long)]
     rbac: bool,
 }
