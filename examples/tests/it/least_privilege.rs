@@ -2,8 +2,9 @@
 //! ServiceAccount (a token from the simulator, RBAC on) with `cluster-role.yaml` bound by
 //! `cluster-role-binding.yaml`, and reconciles a Foo (Deployment created, status updated,
 //! event recorded, lease held) without one refusal; then, for each rule of the role, the role
-//! without that rule makes a named operation fail with 403 Forbidden. One server serves every
-//! case; each case runs a fresh manager on a fresh Foo and stops it once the refusal came.
+//! without that rule makes a named operation fail with 403 Forbidden, and so does the role
+//! without any one further verb of a rule. One server serves every case; each case runs a
+//! fresh manager on a fresh Foo and stops it once the refusal came.
 
 use crate::common;
 
@@ -17,7 +18,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Event, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule};
-use kube::api::{DeleteParams, PostParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client, ResourceExt};
 use tokio_util::sync::CancellationToken;
 
@@ -40,33 +41,135 @@ fn rule_id(rule: &PolicyRule) -> String {
     }
 }
 
-/// For each rule of the role: the operation that fails without it (verb, group, resource).
-const NEEDED_FOR: &[(&str, (&str, &str, &str))] = &[
-    // The Foo informer's initial list.
-    (
-        "samplecontroller.k8s.io/foos",
-        ("list", "samplecontroller.k8s.io", "foos"),
-    ),
-    // updateFooStatus.
-    (
-        "samplecontroller.k8s.io/foos/status",
-        ("update", "samplecontroller.k8s.io", "foos/status"),
-    ),
-    // The Deployment informer's initial list.
-    ("apps/deployments", ("list", "apps", "deployments")),
-    // The Synced event.
-    ("/events", ("create", "", "events")),
-    // Taking a lease that does not exist yet.
-    (
-        "coordination.k8s.io/leases",
-        ("create", "coordination.k8s.io", "leases"),
-    ),
-    // Reading the lease before taking it.
-    (
-        "coordination.k8s.io/leases[sample-controller]",
-        ("get", "coordination.k8s.io", "leases"),
-    ),
+/// What a case prepares so that the operation it names is the next one the controller needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Setup {
+    /// Nothing beyond a new Foo (and no Lease, so taking it needs a create).
+    NewFoo,
+    /// The Foo `full` asks for 2 replicas: its Deployment must be updated.
+    ScaleFull,
+    /// Once the new Foo's Synced event exists, the Foo changes: the same event again is a patch.
+    RepeatEvent,
+    /// The Lease exists (released): taking it is a get and an update.
+    ExistingLease,
+}
+
+/// One case: remove the rule `rule` (or only its verb `verb`) and see `refused` (verb, group,
+/// resource) fail with 403.
+struct Case {
+    rule: &'static str,
+    verb: Option<&'static str>,
+    refused: (&'static str, &'static str, &'static str),
+    setup: Setup,
+    why: &'static str,
+}
+
+const FOOS: &str = "samplecontroller.k8s.io";
+const LEASES: &str = "coordination.k8s.io";
+
+const CASES: &[Case] = &[
+    // Each rule, whole.
+    Case {
+        rule: "samplecontroller.k8s.io/foos",
+        verb: None,
+        refused: ("list", FOOS, "foos"),
+        setup: Setup::NewFoo,
+        why: "the Foo informer's initial list",
+    },
+    Case {
+        rule: "samplecontroller.k8s.io/foos/status",
+        verb: None,
+        refused: ("update", FOOS, "foos/status"),
+        setup: Setup::NewFoo,
+        why: "the status update after a sync",
+    },
+    Case {
+        rule: "apps/deployments",
+        verb: None,
+        refused: ("list", "apps", "deployments"),
+        setup: Setup::NewFoo,
+        why: "the Deployment informer's initial list",
+    },
+    Case {
+        rule: "/events",
+        verb: None,
+        refused: ("create", "", "events"),
+        setup: Setup::NewFoo,
+        why: "the Synced event",
+    },
+    Case {
+        rule: "coordination.k8s.io/leases",
+        verb: None,
+        refused: ("create", LEASES, "leases"),
+        setup: Setup::NewFoo,
+        why: "taking a Lease that does not exist yet",
+    },
+    Case {
+        rule: "coordination.k8s.io/leases[sample-controller]",
+        verb: None,
+        refused: ("get", LEASES, "leases"),
+        setup: Setup::NewFoo,
+        why: "reading the Lease before taking it",
+    },
+    // The other verbs of the rules with several.
+    Case {
+        rule: "samplecontroller.k8s.io/foos",
+        verb: Some("watch"),
+        refused: ("watch", FOOS, "foos"),
+        setup: Setup::NewFoo,
+        why: "the Foo informer's watch after its list",
+    },
+    Case {
+        rule: "apps/deployments",
+        verb: Some("watch"),
+        refused: ("watch", "apps", "deployments"),
+        setup: Setup::NewFoo,
+        why: "the Deployment informer's watch after its list",
+    },
+    Case {
+        rule: "apps/deployments",
+        verb: Some("create"),
+        refused: ("create", "apps", "deployments"),
+        setup: Setup::NewFoo,
+        why: "a new Foo's Deployment",
+    },
+    Case {
+        rule: "apps/deployments",
+        verb: Some("update"),
+        refused: ("update", "apps", "deployments"),
+        setup: Setup::ScaleFull,
+        why: "scaling a Foo's Deployment to its replicas",
+    },
+    Case {
+        rule: "/events",
+        verb: Some("patch"),
+        refused: ("patch", "", "events"),
+        setup: Setup::RepeatEvent,
+        why: "counting a repeated event",
+    },
+    Case {
+        rule: "coordination.k8s.io/leases[sample-controller]",
+        verb: Some("update"),
+        refused: ("update", LEASES, "leases"),
+        setup: Setup::ExistingLease,
+        why: "taking an existing Lease",
+    },
 ];
+
+/// `rules` without `case`'s rule, or without only its verb.
+fn without(rules: &[PolicyRule], case: &Case) -> Vec<PolicyRule> {
+    rules
+        .iter()
+        .filter(|r| case.verb.is_some() || rule_id(r) != case.rule)
+        .cloned()
+        .map(|mut r| {
+            if let Some(verb) = case.verb.filter(|_| rule_id(&r) == case.rule) {
+                r.verbs.retain(|v| v != verb);
+            }
+            r
+        })
+        .collect()
+}
 
 /// The simulator in RBAC mode with the CRD, and the manifests' ServiceAccount, ClusterRole
 /// and ClusterRoleBinding applied; returns the server, an admin client and the role.
@@ -141,13 +244,32 @@ fn named<K: ResourceExt>(objects: Vec<K>, name: &str) -> Option<K> {
 async fn the_generated_role_is_enough_and_every_rule_is_needed() {
     let (server, admin, role) = cluster().await;
     let rules = role.rules.clone().unwrap();
-    let mut ids: Vec<String> = rules.iter().map(rule_id).collect();
-    ids.sort();
-    let mut covered: Vec<String> = NEEDED_FOR.iter().map(|(id, _)| (*id).to_owned()).collect();
+    // Every verb of every rule has a case: whole-rule cases name the rule's first verb used.
+    let mut granted: Vec<String> = rules
+        .iter()
+        .flat_map(|r| r.verbs.iter().map(move |v| format!("{} {v}", rule_id(r))))
+        .collect();
+    granted.sort();
+    let mut covered: Vec<String> = CASES
+        .iter()
+        .map(|c| format!("{} {}", c.rule, c.verb.unwrap_or(c.refused.0)))
+        .collect();
     covered.sort();
     assert_eq!(
-        ids, covered,
-        "every rule of the role needs a case naming what it is for"
+        granted, covered,
+        "every verb of every rule needs a case naming what it is for"
+    );
+    let mut whole: Vec<String> = rules.iter().map(rule_id).collect();
+    whole.sort();
+    let mut whole_cases: Vec<String> = CASES
+        .iter()
+        .filter(|c| c.verb.is_none())
+        .map(|c| c.rule.to_owned())
+        .collect();
+    whole_cases.sort();
+    assert_eq!(
+        whole, whole_cases,
+        "every rule needs a case removing it whole"
     );
 
     // With the whole role: everything works and nothing is refused.
@@ -175,22 +297,53 @@ async fn the_generated_role_is_enough_and_every_rule_is_needed() {
         "the role grants everything needed"
     );
 
-    // Without each rule in turn: the named operation is refused, and only that rule's.
-    for (case, (id, (verb, group, resource))) in NEEDED_FOR.iter().enumerate() {
-        let without: Vec<PolicyRule> = rules
-            .iter()
-            .filter(|r| rule_id(r) != *id)
-            .cloned()
-            .collect();
-        set_rules(&admin, without).await;
-        // A fresh lease, so that taking it needs a create.
-        let leases: Api<Lease> = Api::namespaced(admin.clone(), NAMESPACE);
-        let _ = leases.delete(LEASE_NAME, &DeleteParams::default()).await;
+    // Without each rule (then each further verb) in turn: the named operation is refused,
+    // and nothing but that rule's resource.
+    let leases: Api<Lease> = Api::namespaced(admin.clone(), NAMESPACE);
+    let foos: Api<Foo> = Api::namespaced(admin.clone(), NAMESPACE);
+    for (n, case) in CASES.iter().enumerate() {
+        let (verb, group, resource) = case.refused;
+        set_rules(&admin, without(&rules, case)).await;
+        match case.setup {
+            Setup::ExistingLease => assert!(
+                leases.get_opt(LEASE_NAME).await.unwrap().is_some(),
+                "the previous case left the released Lease"
+            ),
+            _ => {
+                let _ = leases.delete(LEASE_NAME, &DeleteParams::default()).await;
+            }
+        }
+        if case.setup == Setup::ScaleFull {
+            let patch = serde_json::json!({"spec": {"replicas": 2}});
+            foos.patch("full", &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .unwrap();
+        }
         server.clear_denials();
         let (stop, running) = start_controller(&server);
-        let foo = format!("case-{case}");
+        let foo = format!("case-{n}");
         create_foo(&admin, &foo).await;
-        let what = format!("without {id}: {verb} {group}/{resource} refused");
+        if case.setup == Setup::RepeatEvent {
+            testkit::eventually("the first Synced event", DEADLINE, || {
+                server.list::<Event>().iter().any(|e| {
+                    e.reason.as_deref() == Some("Synced")
+                        && e.involved_object.name.as_deref() == Some(foo.as_str())
+                })
+            })
+            .await;
+            let patch = serde_json::json!({"metadata": {"labels": {"synced": "again"}}});
+            foos.patch(&foo, &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .unwrap();
+        }
+        let removed = match case.verb {
+            Some(v) => format!("{v} of {}", case.rule),
+            None => case.rule.to_owned(),
+        };
+        let what = format!(
+            "without {removed}: {verb} {group}/{resource} ({}) refused",
+            case.why
+        );
         testkit::eventually(&what, DEADLINE, || {
             server.denials().iter().any(|d| d.is(verb, group, resource))
         })
@@ -200,15 +353,14 @@ async fn the_generated_role_is_enough_and_every_rule_is_needed() {
         for denial in server.denials() {
             assert_eq!(
                 (denial.group.as_str(), denial.resource.as_deref()),
-                (*group, Some(*resource)),
-                "without {id}, only its operations may be refused: {denial:?}"
+                (group, Some(resource)),
+                "without {removed}, only its operations may be refused: {denial:?}"
             );
             assert_eq!(
                 denial.user,
                 "system:serviceaccount:default:sample-controller"
             );
         }
-        set_rules(&admin, rules.clone()).await;
     }
     server.shutdown().await;
 }
