@@ -66,6 +66,10 @@
 //!   ([`FailRule::random`]).
 //! - [`WatchListMode`]: streaming lists (`sendInitialEvents`) supported, rejected, or
 //!   ignored like an old server.
+//! - [`ApiServerBuilder::rbac`]: optional (off by default) authentication and RBAC
+//!   authorization; [`ApiServer::service_account_token`], [`ApiServer::service_account_client`],
+//!   [`ApiServer::client_with_token`], [`ApiServer::admin_token`], and the refusals as
+//!   [`Denial`]s ([`ApiServer::denials`], [`ApiServer::clear_denials`]).
 //!
 //! # Admission and conversion webhooks
 //!
