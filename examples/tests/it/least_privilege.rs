@@ -6,12 +6,8 @@
 //! without any one further verb of a rule. One server serves every case; each case runs a
 //! fresh manager on a fresh Foo and stops it once the refusal came.
 
-use crate::common;
-
 use apiserver_sim::{ApiServer, Denial};
-use common::DEADLINE;
 use controller_runtime::Manager;
-use examples::cluster::install_crd;
 use examples::foo::{Foo, crd, new_foo};
 use examples::sample::{self, LEASE_NAME, Settings};
 use k8s_openapi::api::apps::v1::Deployment;
@@ -20,6 +16,7 @@ use k8s_openapi::api::core::v1::{Event, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule};
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client, ResourceExt};
+use testenv::{DEFAULT_TIMEOUT as DEADLINE, TestEnv};
 use tokio_util::sync::CancellationToken;
 
 /// Where the manifests deploy the controller (its ServiceAccount and Lease).
@@ -171,12 +168,17 @@ fn without(rules: &[PolicyRule], case: &Case) -> Vec<PolicyRule> {
         .collect()
 }
 
-/// The simulator in RBAC mode with the CRD, and the manifests' ServiceAccount, ClusterRole
-/// and ClusterRoleBinding applied; returns the server, an admin client and the role.
-async fn cluster() -> (ApiServer, Client, ClusterRole) {
-    let server = ApiServer::builder().rbac(true).start().await.unwrap();
-    let admin = server.client().unwrap();
-    install_crd(&admin, &crd()).await.unwrap();
+/// The test environment's simulator in RBAC mode with the CRD, and the manifests'
+/// ServiceAccount, ClusterRole and ClusterRoleBinding applied; returns the environment, an
+/// admin client and the role.
+async fn cluster() -> (TestEnv, Client, ClusterRole) {
+    let env = TestEnv::builder()
+        .server(|server| server.rbac(true))
+        .crd(crd())
+        .start()
+        .await
+        .unwrap();
+    let admin = env.client();
     let account: ServiceAccount = manifest("service-account.yaml");
     Api::<ServiceAccount>::namespaced(admin.clone(), NAMESPACE)
         .create(&PostParams::default(), &account)
@@ -192,7 +194,7 @@ async fn cluster() -> (ApiServer, Client, ClusterRole) {
         .create(&PostParams::default(), &binding)
         .await
         .unwrap();
-    (server, admin, role)
+    (env, admin, role)
 }
 
 /// Stores `rules` as the ClusterRole's rules.
@@ -242,7 +244,8 @@ fn named<K: ResourceExt>(objects: Vec<K>, name: &str) -> Option<K> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_generated_role_is_enough_and_every_rule_is_needed() {
-    let (server, admin, role) = cluster().await;
+    let (env, admin, role) = cluster().await;
+    let server = env.server();
     let rules = role.rules.clone().unwrap();
     // Every verb of every rule has a case: whole-rule cases name the rule's first verb used.
     let mut granted: Vec<String> = rules
@@ -273,7 +276,7 @@ async fn the_generated_role_is_enough_and_every_rule_is_needed() {
     );
 
     // With the whole role: everything works and nothing is refused.
-    let (stop, running) = start_controller(&server);
+    let (stop, running) = start_controller(server);
     create_foo(&admin, "full").await;
     testkit::eventually("Deployment, status, event and lease", DEADLINE, || {
         let deployment = named(server.list::<Deployment>(), "full-nginx").is_some();
@@ -320,7 +323,7 @@ async fn the_generated_role_is_enough_and_every_rule_is_needed() {
                 .unwrap();
         }
         server.clear_denials();
-        let (stop, running) = start_controller(&server);
+        let (stop, running) = start_controller(server);
         let foo = format!("case-{n}");
         create_foo(&admin, &foo).await;
         if case.setup == Setup::RepeatEvent {
@@ -362,5 +365,5 @@ async fn the_generated_role_is_enough_and_every_rule_is_needed() {
             );
         }
     }
-    server.shutdown().await;
+    env.stop().await;
 }
