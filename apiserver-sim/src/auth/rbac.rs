@@ -204,3 +204,44 @@ fn effective_rules(st: &State, role: ClusterRole, seen: &mut HashSet<String>) ->
     }
     rules
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subject(kind: &str, name: &str, namespace: Option<&str>) -> Subject {
+        Subject {
+            kind: kind.into(),
+            name: name.into(),
+            namespace: namespace.map(str::to_string),
+            api_group: None,
+        }
+    }
+
+    #[test]
+    fn subjects_match_users_groups_and_service_accounts() {
+        let sa = Identity::service_account("team", "robot");
+        let yes = |s: Subject, binding_ns: &str| bound(Some(&[s]), &sa, binding_ns);
+        assert!(yes(
+            subject("User", "system:serviceaccount:team:robot", None),
+            ""
+        ));
+        assert!(yes(
+            subject("Group", "system:serviceaccounts:team", None),
+            ""
+        ));
+        assert!(yes(subject("Group", "system:authenticated", None), ""));
+        assert!(!yes(
+            subject("Group", "system:serviceaccounts:other", None),
+            ""
+        ));
+        assert!(yes(subject("ServiceAccount", "robot", Some("team")), ""));
+        assert!(!yes(subject("ServiceAccount", "robot", Some("other")), ""));
+        // Without a namespace, a ServiceAccount subject means the binding's namespace; a
+        // ClusterRoleBinding has none, so it matches nobody.
+        assert!(yes(subject("ServiceAccount", "robot", None), "team"));
+        assert!(!yes(subject("ServiceAccount", "robot", None), "other"));
+        assert!(!yes(subject("ServiceAccount", "robot", None), ""));
+        assert!(!bound(None, &sa, "team"));
+    }
+}
