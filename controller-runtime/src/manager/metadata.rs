@@ -44,6 +44,8 @@ impl Manager {
     /// `K`'s selectors): `K`'s objects with their metadata only. Request it before `start`,
     /// like [`informer`](Self::informer).
     pub fn metadata_informer<K: Kind>(&self) -> Arc<MetadataInformer<K>> {
+        // A metadata-only list and watch needs the same grants as a full one.
+        self.require_informer::<K>();
         self.cache().shared.metadata_informer::<K>()
     }
 }

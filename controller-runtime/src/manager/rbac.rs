@@ -1,5 +1,5 @@
 //! What a [`Manager`] needs from the API server, as RBAC rules: list and watch of every type it
-//! caches (recorded as informers are handed out), what its runnables declare (each
+//! caches, in full or metadata-only (recorded as informers are handed out), what its runnables declare (each
 //! controller's event recorder: create and patch of `events.k8s.io` events), leader election
 //! (create, and get and update of its own Lease), and what the operator declares for its
 //! reconcilers' writes ([`Manager::require`], [`ControllerBuilder::permissions`]), which code

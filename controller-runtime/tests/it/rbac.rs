@@ -124,6 +124,8 @@ async fn a_namespaced_manager_gets_a_role_in_its_namespace() {
         }))
         .unwrap();
     let _ = manager.informer::<Node>();
+    // A metadata-only cache lists and watches like a full one.
+    let _ = manager.metadata_informer::<k8s_openapi::api::core::v1::Secret>();
     let policy = manager.rbac_policy("op");
     let cluster = policy.cluster_role.clone().unwrap().rules.unwrap();
     assert_eq!(cluster.len(), 1);
@@ -142,8 +144,8 @@ async fn a_namespaced_manager_gets_a_role_in_its_namespace() {
         .collect();
     assert_eq!(
         resources,
-        ["configmaps", "leases", "leases"],
-        "no events: the recorder is off"
+        ["configmaps", "secrets", "leases", "leases"],
+        "secrets from the metadata cache; no events: the recorder is off"
     );
     let yaml = policy.to_yaml().unwrap();
     assert!(
