@@ -66,6 +66,10 @@
 //!   ([`FailRule::random`]).
 //! - [`WatchListMode`]: streaming lists (`sendInitialEvents`) supported, rejected, or
 //!   ignored like an old server.
+//! - [`ApiServerBuilder::rbac`]: optional (off by default) authentication and RBAC
+//!   authorization; [`ApiServer::service_account_token`], [`ApiServer::service_account_client`],
+//!   [`ApiServer::client_with_token`], [`ApiServer::admin_token`], and the refusals as
+//!   [`Denial`]s ([`ApiServer::denials`], [`ApiServer::clear_denials`]).
 //!
 //! # Admission and conversion webhooks
 //!
@@ -83,6 +87,25 @@
 //! cluster network: `clientConfig.service` is resolved through
 //! [`ApiServerBuilder::service_endpoint`] (binary: `--service-endpoint
 //! ns/name[:port]=https://127.0.0.1:PORT`), and `clientConfig.url` is called as written.
+//!
+//! # Authentication and RBAC
+//!
+//! Off by default: every request passes. [`ApiServerBuilder::rbac`] (binary: `--rbac`)
+//! turns on bearer-token authentication (401 `Unauthorized` without a valid token) and
+//! Kubernetes RBAC authorization from the stored Roles, ClusterRoles (with `aggregationRule`),
+//! RoleBindings and ClusterRoleBindings: verbs, resources and subresources, `resourceNames`
+//! (a list or watch pinned by a `metadata.name` field selector counts as named), wildcards,
+//! non-resource URLs. A refusal is upstream's 403 `Forbidden` `Status` and message
+//! (`deployments.apps "d" is forbidden: User "system:serviceaccount:default:sa" cannot get
+//! resource "deployments/scale" in API group "apps" in the namespace "default"`), recorded
+//! in [`ApiServer::denials`] ([`Denial`]). [`ApiServer::client`] and the kubeconfig carry the
+//! admin token (`system:admin` in `system:masters`); [`ApiServer::service_account_token`],
+//! [`ApiServer::service_account_client`] and the TokenRequest API
+//! (`serviceaccounts/<name>/token`, `kubectl create token`) give ServiceAccount tokens;
+//! `SelfSubjectAccessReview` answers `kubectl auth can-i`'s question. Discovery, OpenAPI,
+//! `/version` and health are granted to every authenticated user by the stored bootstrap
+//! roles. The server speaks plain HTTP, and kubectl (client-go) sends a kubeconfig's
+//! credentials only to TLS servers: in RBAC mode use `kube` clients, not kubectl.
 //!
 //! # Faults and test hooks
 //!
@@ -162,8 +185,8 @@
 //! descriptors in `protos/kubernetes.fds` (Kubernetes 1.35): kinds made GA later have JSON
 //! only (protobuf bodies get 415), and a protobuf body's non-pointer zero numbers and
 //! booleans are stored as sent (`paused: false`) while its empty strings are left out.
-//! Review kinds (`TokenReview`, `SubjectAccessReview`, ...), `ComponentStatus` and the
-//! `binding`, `eviction` and `token` subresources are not served. Every built-in object
+//! Review kinds other than `SelfSubjectAccessReview` (`TokenReview`, `SubjectAccessReview`,
+//! ...), `ComponentStatus` and the `binding` and `eviction` subresources are not served. Every built-in object
 //! must decode as its k8s-openapi type (400 otherwise); beyond that, built-in validation is
 //! a subset (names, labels, annotations, owner references, pod containers, deployment and
 //! replicaset selector and template, service ports, webhook configurations): unknown
@@ -175,7 +198,9 @@
 //! first to answer), changes a mutating webhook makes to an applied object are not
 //! attributed in `managedFields`, Table reads of a custom resource in a version other than
 //! the stored one are not converted by its conversion webhook, and every request is made as
-//! `system:admin`. A list or watch from a resourceVersion newer than the server's answers
+//! `system:admin`. RBAC: aggregated ClusterRoles are resolved when a request is authorized
+//! (their stored `rules` are not rewritten), ServiceAccount tokens are opaque (not JWTs), and
+//! only the bootstrap roles that concern API access exist (no `admin`, `edit`, `view`). A list or watch from a resourceVersion newer than the server's answers
 //! 504 at once (upstream waits about 3 s for its cache). There is no kubelet: a running pod bound
 //! to a node stays (terminating) until deleted with a grace period of 0. The garbage
 //! collector matches owners by uid only.
@@ -185,7 +210,8 @@
 //! Roughly bottom-up: each folder or file uses only those in rows above it, except that
 //! `api/` and `kinds/` use each other's files (the wire formats name the resource type of
 //! `kinds/resource_info.rs`; `kinds/crd.rs` and `kinds/schema.rs` report `api/status.rs`
-//! causes), still without a loop between files. `lib.rs` declares the modules, re-exports
+//! causes), and that `auth/` reads the parsed path of `http/route.rs` (which uses nothing of
+//! `auth/`), still without a loop between files. `lib.rs` declares the modules, re-exports
 //! the public types and defines [`SIM_PREFIX`].
 //!
 //! | path | what it holds |
@@ -199,14 +225,16 @@
 //! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate`, `convert` (writes to a type served in another form than stored) |
 //! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
 //! | `admission/` | admission and conversion webhooks: the configured webhooks, parsed and cached (`hooks`; `shared.rs` holds the cache and the service table of `endpoints`, which use only `store/`), which requests call them (`matching`), the `AdmissionReview` format and denials (`review`), calling them in order (`dispatch`), CRD versions through conversion webhooks (`conversion`, `watch_conversion`), the HTTPS client (`client`) |
+//! | `auth/` | authentication (bearer tokens: `identity`, `tokens`) and RBAC authorization (`attributes` of a request, `rules` matching, `rbac` bindings and aggregation, `forbidden` errors, `denials`, the `bootstrap` roles), the TokenRequest subresource (`token_request`) and SelfSubjectAccessReview (`review`) |
 //! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads`) |
-//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
-//! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`) |
+//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), the TokenRequest and SelfSubjectAccessReview endpoints (`auth_endpoints`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
+//! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`), tokens and denials of RBAC mode (`auth`) |
 //! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
 //! | `benches/throughput.rs` | bench binary: `cargo bench -p kube-rt-apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |
 
 mod admission;
 mod api;
+mod auth;
 mod controllers;
 mod counts;
 mod error;
@@ -221,6 +249,7 @@ mod watch;
 
 pub use admission::endpoints::{ServiceEndpoint, parse_service_endpoint};
 pub use api::status::{ApiError, Cause, Details};
+pub use auth::denials::Denial;
 pub use error::{Error, Result};
 pub use faults::chaos::config::ChaosConfig;
 pub use faults::chaos::profile::{ChaosProfile, ChaosRates, UnknownChaosProfile};

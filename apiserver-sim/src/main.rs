@@ -34,6 +34,12 @@ struct Args {
     /// are called there, the certificate verified for `<name>.<namespace>.svc`.
     #[arg(long, value_name = "NS/NAME[:PORT]=URL", value_parser = kube_rt_apiserver_sim::parse_service_endpoint)]
     service_endpoint: Vec<kube_rt_apiserver_sim::ServiceEndpoint>,
+    /// Authenticate requests with bearer tokens and authorize them with RBAC, like a real
+    /// cluster: the kubeconfig carries the admin token, ServiceAccount tokens come from the
+    /// TokenRequest API, refusals are 403 Forbidden. Off by default. kubectl sends no
+    /// credentials over plain HTTP, so use kube clients in this mode.
+    #[arg(long)]
+    rbac: bool,
 }
 
 #[tokio::main]
@@ -47,7 +53,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     let mut builder = kube_rt_apiserver_sim::ApiServer::builder()
         .port(args.port)
-        .history_limit(args.history_limit);
+        .history_limit(args.history_limit)
+        .rbac(args.rbac);
     for ep in &args.service_endpoint {
         builder = builder.service_endpoint(&ep.namespace, &ep.name, ep.port, &ep.url);
     }

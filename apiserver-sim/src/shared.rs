@@ -34,6 +34,8 @@ pub struct ServerConfig {
     pub chaos: Option<ChaosConfig>,
     /// Where webhook services are reachable (there is no cluster network).
     pub service_endpoints: ServiceEndpoints,
+    /// Whether requests are authenticated and authorized with RBAC (default: off).
+    pub rbac: bool,
 }
 
 impl Default for ServerConfig {
@@ -46,6 +48,7 @@ impl Default for ServerConfig {
             workload_delay: None,
             chaos: None,
             service_endpoints: ServiceEndpoints::default(),
+            rbac: false,
         }
     }
 }
@@ -81,6 +84,8 @@ pub(crate) struct Shared {
     pub addr: std::sync::OnceLock<std::net::SocketAddr>,
     /// The admission webhooks as last configured.
     pub admission: HookCache,
+    /// Authentication and authorization (RBAC), on or off.
+    pub auth: crate::auth::Auth,
 }
 
 /// How the server treats `sendInitialEvents` (streaming lists, the WatchList feature).
@@ -133,6 +138,7 @@ impl Shared {
             controllers.clone(),
         );
         let chaos = config.chaos.map(Chaos::new);
+        let auth = crate::auth::Auth::new(config.rbac);
         Arc::new(Self {
             state: Mutex::new(state),
             config,
@@ -150,6 +156,7 @@ impl Shared {
             controllers,
             addr: std::sync::OnceLock::new(),
             admission: HookCache::default(),
+            auth,
         })
     }
 }

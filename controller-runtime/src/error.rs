@@ -58,6 +58,14 @@ pub enum Error {
         message: String,
     },
 
+    /// An RBAC rule was refused (it grants nothing).
+    #[error("invalid RBAC rule: {0}")]
+    InvalidRule(String),
+
+    /// The RBAC roles could not be written as YAML.
+    #[error("cannot write the RBAC roles as YAML: {0}")]
+    RbacYaml(#[source] serde_yaml::Error),
+
     /// Listening for SIGINT/SIGTERM failed.
     #[error("cannot listen for shutdown signals: {0}; disable them with `handle_signals(false)`")]
     Signal(#[source] std::io::Error),

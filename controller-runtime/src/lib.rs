@@ -60,6 +60,8 @@
 //!   informers, [`ShutdownHandle`].
 //! - `webhook/`: admission (validator, defaulter, raw), conversion (hub and spoke), the TLS
 //!   server and its certificate reload, the configuration objects.
+//! - `rbac/`: [`rbac::Rule`], [`rbac::Permissions`] and [`rbac::RbacPolicy`]; the manager's
+//!   recording of what it needs is `manager/rbac.rs`.
 //! - `ops/`: [`leader_election`] (settings, the Lease record, the elector), [`metrics`]
 //!   (Prometheus, or no-op without the `metrics` feature), the health checks and the HTTP
 //!   server of `/metrics`, `/healthz` and `/readyz`.
@@ -385,10 +387,10 @@
 //! Reading the cache: [`Error::NotCached`] (a kind nothing registered),
 //! [`Error::NamespaceNotCached`] (a namespace outside the cached set),
 //! [`Error::UnknownFieldIndex`], [`Error::LazySyncTimeout`], [`Error::CacheNotStarted`]; none
-//! stops the manager. [`Error`] from [`Manager::start`] and the builders is a configuration or start-up problem
-//! (duplicate controller names, invalid settings such as a zero debounce or a source's
-//! priority out of range, leader-election timings, a bind address in use, caches that did not
-//! sync in time — named) or the end of the manager's run
+//! stops the manager. [`Error`] from [`Manager::start`] and the builders is a configuration or
+//! start-up problem (duplicate controller names, invalid settings such as a zero debounce, a
+//! source's priority out of range or an RBAC rule without verbs, leader-election timings, a
+//! bind address in use, caches that did not sync in time — named) or the end of the manager's run
 //! ([`Error::LeadershipLost`], a failed runnable, a forced shutdown); none is retried, so an
 //! operator's `main` should exit with it and let its Deployment restart the process, as
 //! controller-runtime does. A reconcile's own error is never an [`Error`] of the manager: it is
@@ -411,8 +413,14 @@
 //!   [`ManagerBuilder::health_probe_bind_address`]): `/metrics`, `/healthz`, `/readyz` with
 //!   [`Manager::add_healthz_check`] and [`Manager::add_readyz_check`]; with a webhook server,
 //!   `/readyz` includes `webhook`.
+//! - **RBAC** ([`rbac`], [`Manager::rbac_policy`]): the least-privilege `ClusterRole` (and
+//!   `Role`s for a namespaced manager) the operator needs, generated from what the manager runs
+//!   — list and watch per cached type, the event recorder's `events.k8s.io` writes, leader
+//!   election's Lease — and the writes its reconcilers declare
+//!   ([`ControllerBuilder::permissions`], [`Manager::require`]).
 //!
-//! The repository's `docs/operations.md` lists every metric and explains the tuning.
+//! The repository's `docs/operations.md` lists every metric and explains the tuning and the
+//! generated role.
 
 mod apply;
 mod controller;
@@ -423,6 +431,7 @@ mod kind;
 mod manager;
 mod ops;
 mod owner;
+pub mod rbac;
 mod recorder;
 #[cfg(feature = "webhook")]
 pub mod webhook;

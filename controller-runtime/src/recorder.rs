@@ -306,6 +306,14 @@ impl Runnable for RecorderTask {
         false
     }
 
+    /// Creates `events.k8s.io` Events and patches them to bump their series.
+    fn permissions(&self) -> Vec<crate::rbac::Rule> {
+        vec![
+            crate::rbac::Rule::of::<KubeEvent>()
+                .verbs([crate::rbac::Verb::Create, crate::rbac::Verb::Patch]),
+        ]
+    }
+
     async fn run(
         self: Box<Self>,
         shutdown: CancellationToken,

@@ -5,6 +5,7 @@ mod admission_flow;
 mod admitted;
 mod admitted_apply;
 mod admitted_delete;
+mod auth_endpoints;
 mod converted;
 mod decode;
 mod discovery;
@@ -12,7 +13,7 @@ mod reads;
 mod render;
 mod request;
 mod respond;
-mod route;
+pub(crate) mod route;
 mod scale;
 mod sim;
 mod trickle;
@@ -255,6 +256,20 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
     let not_found = || respond::error(&ApiError::unknown_path());
     if let Route::Resource(rp) = &route {
         request::count(shared, &method, rp, &query);
+    }
+    let identity = match crate::auth::gate(
+        shared,
+        &method,
+        parts.uri.path(),
+        &route,
+        &query,
+        &parts.headers,
+    ) {
+        Ok(identity) => identity,
+        Err(e) => return respond::error(&e),
+    };
+    if let Some(resp) = auth_endpoints::serve(shared, &identity, &method, &route, &body) {
+        return resp;
     }
     let ready = shared.ready.load(std::sync::atomic::Ordering::SeqCst);
     match route {

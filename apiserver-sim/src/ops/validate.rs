@@ -194,6 +194,17 @@ fn check_string_map(md: Option<&Value>, field: &str, causes: &mut Vec<Cause>, ch
     }
 }
 
+/// Why `name` is not a valid path segment (the name rule of RBAC objects), if it is not.
+fn path_segment_problem(name: &str) -> Option<&'static str> {
+    match name {
+        "." => Some("may not be '.'"),
+        ".." => Some("may not be '..'"),
+        _ if name.contains('/') => Some("may not contain '/'"),
+        _ if name.contains('%') => Some("may not contain '%'"),
+        _ => None,
+    }
+}
+
 /// Validation shared by every type: name, labels, annotations, owner references.
 pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
@@ -206,6 +217,11 @@ pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
             "metadata.name",
             "name or generateName is required",
         ));
+    } else if info.group == "rbac.authorization.k8s.io" {
+        // RBAC names are path segments (`system:discovery` is valid), as upstream.
+        if let Some(why) = path_segment_problem(name) {
+            causes.push(invalid_value("metadata.name", name, why));
+        }
     } else {
         let ok = if info.group.is_empty() && info.plural == "namespaces" {
             meta::is_dns_label(name)

@@ -108,6 +108,19 @@ impl ApiServerBuilder {
         self
     }
 
+    /// Authenticates every request with a bearer token and authorizes it with RBAC, as a
+    /// real cluster does (default: off, every request passes). With it on, [`ApiServer::client`]
+    /// and the written kubeconfig carry the admin token (`system:admin` in `system:masters`),
+    /// ServiceAccount tokens come from [`ApiServer::service_account_token`] or the TokenRequest
+    /// API, requests without a valid token get 401, and refusals get upstream's 403
+    /// `Forbidden` (see [`ApiServer::denials`]). The bootstrap roles `cluster-admin`,
+    /// `system:discovery`, `system:public-info-viewer` and `system:basic-user` and their
+    /// bindings are stored at start.
+    pub fn rbac(mut self, enabled: bool) -> Self {
+        self.config.rbac = enabled;
+        self
+    }
+
     /// Binds the socket, creates the default namespaces and starts serving.
     /// Must be called inside a Tokio runtime.
     pub async fn start(self) -> Result<ApiServer> {
@@ -138,6 +151,9 @@ impl ApiServerBuilder {
                     json!({"metadata": {"name": ns}}),
                     &Default::default(),
                 )?;
+            }
+            if shared.config.rbac {
+                crate::auth::bootstrap::seed(&mut st)?;
             }
         }
         let serve = tokio::spawn(crate::http::serve(listener, shared.clone()));
@@ -215,14 +231,21 @@ impl ApiServer {
         format!("http://{}", self.addr)
     }
 
-    /// A `kube::Client` for this server (default namespace `default`).
+    /// A `kube::Client` for this server (default namespace `default`); with
+    /// [RBAC](ApiServerBuilder::rbac) on, it authenticates as the cluster admin.
     pub fn client(&self) -> Result<kube::Client> {
+        self.client_with(self.admin_token())
+    }
+
+    /// A client sending `token` as its bearer token, or none.
+    pub(super) fn client_with(&self, token: Option<&str>) -> Result<kube::Client> {
         let uri: http::Uri = self
             .url()
             .parse()
             .map_err(|e: http::uri::InvalidUri| Error::Client(e.to_string()))?;
         let mut config = kube::Config::new(uri);
         config.default_namespace = "default".into();
+        config.auth_info.token = token.map(|t| t.to_string().into());
         kube::Client::try_from(config).map_err(|e| Error::Client(e.to_string()))
     }
 
@@ -231,14 +254,18 @@ impl ApiServer {
             "apiVersion": "v1",
             "kind": "Config",
             "clusters": [{"name": "apiserver-sim", "cluster": {"server": self.url()}}],
-            "users": [{"name": "apiserver-sim", "user": {}}],
+            "users": [{"name": "apiserver-sim", "user": match self.admin_token() {
+                Some(token) => json!({"token": token}),
+                None => json!({}),
+            }}],
             "contexts": [{"name": "apiserver-sim",
                           "context": {"cluster": "apiserver-sim", "user": "apiserver-sim", "namespace": "default"}}],
             "current-context": "apiserver-sim",
         })
     }
 
-    /// A kubeconfig pointing at this server (no credentials), as `kube::Config` reads it.
+    /// A kubeconfig pointing at this server (with RBAC on, with the admin token), as
+    /// `kube::Config` reads it.
     pub fn kubeconfig(&self) -> Result<Kubeconfig> {
         Ok(serde_json::from_value(self.kubeconfig_json())?)
     }

@@ -7,8 +7,10 @@
 //! - [`seed`]: objects written straight into the store;
 //! - [`crds`]: a CRD created and established in one call;
 //! - [`inspect`]: the server's own view of its objects, watches and request counts;
-//! - [`hooks`]: fault and test hooks.
+//! - [`hooks`]: fault and test hooks;
+//! - [`auth`]: tokens, clients acting as ServiceAccounts, and refusals (RBAC mode).
 
+pub(crate) mod auth;
 pub(crate) mod crds;
 pub(crate) mod handle;
 pub(crate) mod hooks;

@@ -25,6 +25,7 @@ mod managed_fields;
 mod managed_fields_kinds;
 mod negotiation;
 mod protobuf;
+mod rbac;
 mod robustness;
 mod smoke;
 mod tables;

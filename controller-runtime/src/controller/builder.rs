@@ -29,8 +29,10 @@ use crate::kind::Kind;
 use crate::manager::cache::KindKey;
 use crate::manager::controllers::Teardown;
 use crate::manager::kind_cache::KindCache;
+use crate::manager::runnable::Runnable;
 use crate::manager::running::Manager;
 use crate::owner::OwnerKind;
+use crate::rbac::Rule;
 use crate::recorder::{DEFAULT_EVENT_QUEUE, Recorder};
 
 /// How many workers a controller runs unless told otherwise (controller-runtime's default).
@@ -93,6 +95,8 @@ impl<'m> Controller<'m> {
             priority_queue: true,
             debounce: None,
             sources: Vec::new(),
+            permissions: Vec::new(),
+            event_recorder: true,
         }
     }
 }
@@ -125,6 +129,10 @@ pub struct ControllerBuilder<'m, K: Object> {
     /// Quiet time and maximum wait, as given (checked by `build`).
     debounce: Option<(Duration, Duration)>,
     sources: Vec<Source>,
+    /// RBAC rules declared for the reconciler's own calls.
+    permissions: Vec<Rule>,
+    /// Whether the controller runs its event recorder.
+    event_recorder: bool,
 }
 
 impl<K: Object> std::fmt::Debug for ControllerBuilder<'_, K> {
@@ -330,6 +338,29 @@ impl<'m, K: Object> ControllerBuilder<'m, K> {
         self
     }
 
+    /// Declares the RBAC rules the reconciler's own API calls need — its writes (creates,
+    /// updates, status updates, patches, deletes) and any reads that bypass the cache — which
+    /// the manager cannot infer from code. They join the manager's
+    /// [`rbac_policy`](Manager::rbac_policy) when the controller is built, next to what the
+    /// manager records itself (list and watch of every cached type, the event recorder,
+    /// leader election). Repeatable.
+    pub fn permissions(mut self, rules: impl IntoIterator<Item = Rule>) -> Self {
+        self.permissions.extend(rules);
+        self
+    }
+
+    /// Whether the controller runs an event [`Recorder`] for [`Context::recorder`]
+    /// (default: yes), which needs `events.k8s.io` events: create and patch. A controller
+    /// that reports no events that way (or reports them through a recorder of its own) turns
+    /// it off so its role does not grant them; what is still published to
+    /// [`Context::recorder`] is then dropped and counted in [`Recorder::dropped`].
+    ///
+    /// [`Context::recorder`]: crate::Context::recorder
+    pub fn event_recorder(mut self, enabled: bool) -> Self {
+        self.event_recorder = enabled;
+        self
+    }
+
     /// Registers the watches and adds the controller to the manager; it runs from
     /// [`Manager::start`] — or, built while the manager runs, at once: the informers of kinds
     /// new to the manager start, and the workers start once the controller's handlers synced
@@ -362,8 +393,15 @@ impl<'m, K: Object> ControllerBuilder<'m, K> {
                 }
             }
         }
+        if let Some(rule) = self.permissions.iter().find(|r| r.verb_set().is_empty()) {
+            return Err(invalid(format!(
+                "the permission on {} has no verbs; add them with `.verbs([...])`",
+                rule.resource_name()
+            )));
+        }
         let manager = self.manager;
         manager.reserve_name(&self.name)?;
+        manager.require_all(self.permissions)?;
         let limiter: Box<dyn RateLimiter<ObjectKey>> = self
             .rate_limiter
             .unwrap_or_else(|| Box::new(default_controller_rate_limiter()));
@@ -436,11 +474,11 @@ impl<'m, K: Object> ControllerBuilder<'m, K> {
                 .metrics()
                 .controller(&self.name, self.max_concurrent_reconciles),
         };
-        manager.add_controller(
-            &self.name,
-            vec![Box::new(recorder_task), Box::new(run)],
-            teardown,
-        )?;
+        let mut runnables: Vec<Box<dyn Runnable>> = vec![Box::new(run)];
+        if self.event_recorder {
+            runnables.insert(0, Box::new(recorder_task));
+        }
+        manager.add_controller(&self.name, runnables, teardown)?;
         Ok(ControllerHandle {
             name: self.name,
             stats,

@@ -21,6 +21,7 @@ use crate::manager::kind_cache::{KindCache, KindUsage};
 use crate::manager::lister::CacheLister;
 use crate::manager::options::{CacheOptions, Namespaces};
 use crate::ops::metrics::InformerSet;
+use crate::rbac::{Rule, Verb};
 
 /// What the manager shares with its controllers and caches: the client, the informer factory,
 /// the cache options and every kind's cache.
@@ -86,7 +87,7 @@ impl Shared {
     /// but not kept once no controller uses it ([`acquire`](Self::acquire) and
     /// [`release`](Self::release) count them).
     pub(crate) fn controller_kind_cache<K: Kind>(&self) -> Arc<KindCache<K>> {
-        self.get_or_create(KindKey::of::<K>(), || self.create::<K>())
+        self.get_or_create(KindKey::of::<K>(), Rule::of::<K>(), || self.create::<K>())
     }
 
     /// The cache of the dynamic kind `kind`, kept for the manager's lifetime.
@@ -102,7 +103,8 @@ impl Shared {
         &self,
         kind: &DynamicKind,
     ) -> Arc<KindCache<DynamicObject>> {
-        self.get_or_create(KindKey::dynamic(kind), || self.create_dynamic(kind))
+        let rule = Rule::resource(&kind.resource.group, &kind.resource.plural, kind.namespaced);
+        self.get_or_create(KindKey::dynamic(kind), rule, || self.create_dynamic(kind))
     }
 
     /// The cache registered under `key`, or a new one from `create` (whose informers start at
@@ -111,6 +113,7 @@ impl Shared {
     pub(super) fn get_or_create<K: Object>(
         &self,
         key: KindKey,
+        resource: Rule,
         create: impl FnOnce() -> KindCache<K>,
     ) -> Arc<KindCache<K>> {
         let created = {
@@ -125,6 +128,7 @@ impl Shared {
             let entry = KindEntry {
                 typed: cache.clone(),
                 usage: cache.clone(),
+                access: list_and_watch(resource, cache.namespaces()),
             };
             kinds.insert(key, entry);
             cache
@@ -231,6 +235,16 @@ impl Shared {
         self.running.load(Ordering::SeqCst)
     }
 
+    /// The RBAC rules of every cached kind's informers: list and watch, in each cached
+    /// namespace.
+    pub(crate) fn access_rules(&self) -> Vec<Rule> {
+        self.kinds
+            .lock()
+            .values()
+            .flat_map(|entry| entry.access.iter().cloned())
+            .collect()
+    }
+
     /// How many kinds are cached.
     pub(crate) fn kind_count(&self) -> usize {
         self.kinds.lock().len()
@@ -271,10 +285,24 @@ impl KindKey {
     }
 }
 
-/// One kind's cache, typed (`Arc<KindCache<K>>`) and as its usage.
+/// One kind's cache, typed (`Arc<KindCache<K>>`) and as its usage, with the RBAC rules its
+/// informers need.
 struct KindEntry {
     typed: Arc<dyn Any + Send + Sync>,
     usage: Arc<dyn KindUsage>,
+    access: Vec<Rule>,
+}
+
+/// List and watch of `resource`: one rule, or one per cached namespace (for a Role in each).
+fn list_and_watch(resource: Rule, namespaces: Option<Vec<String>>) -> Vec<Rule> {
+    let rule = resource.verbs([Verb::List, Verb::Watch]);
+    match namespaces {
+        Some(namespaces) if rule.is_namespaced() => namespaces
+            .into_iter()
+            .map(|namespace| rule.clone().in_namespace(namespace))
+            .collect(),
+        _ => vec![rule],
+    }
 }
 
 /// Reads objects from the manager's caches (never from the API server). Cheap to clone.

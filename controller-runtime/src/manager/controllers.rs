@@ -57,6 +57,7 @@ impl Manager {
     }
 
     fn add_boxed(&self, runnable: Box<dyn Runnable>) -> Result<(), Error> {
+        self.require_all(runnable.permissions())?;
         let mut state = self.state.lock();
         if state.stopped {
             return Err(Error::ManagerStopped);

@@ -25,6 +25,7 @@ use crate::manager::cache::{Cache, KindKey, Shared};
 use crate::manager::kind_cache::{KindCache, KindUsage};
 use crate::manager::lister::CacheLister;
 use crate::manager::running::Manager;
+use crate::rbac::Rule;
 
 impl Shared {
     /// The metadata cache of `K`, created on first request and kept for the manager's lifetime.
@@ -38,7 +39,7 @@ impl Shared {
     pub(crate) fn controller_metadata_kind_cache<K: Kind>(
         &self,
     ) -> Arc<KindCache<PartialObjectMeta<K>>> {
-        self.get_or_create(KindKey::metadata::<K>(), || {
+        self.get_or_create(KindKey::metadata::<K>(), Rule::of::<K>(), || {
             let options = self
                 .options
                 .resolve::<K>(<K::Scope as WatchScope>::NAMESPACED);

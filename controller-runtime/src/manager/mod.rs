@@ -13,6 +13,7 @@
 //! - `controllers.rs`: adding runnables and controllers (also to a running manager), removing
 //!   a controller, waiting for a kind to be served; `removable.rs`: a runnable stopped alone.
 //! - `shutdown.rs`: [`ShutdownHandle`] and the signal listener.
+//! - `rbac.rs`: the RBAC rules the manager needs ([`Manager::rbac_policy`]).
 
 pub(crate) mod builder;
 pub(crate) mod cache;
@@ -22,6 +23,7 @@ pub(crate) mod kind_cache;
 pub(crate) mod lister;
 mod metadata;
 pub(crate) mod options;
+mod rbac;
 mod readiness;
 mod removable;
 pub(crate) mod runnable;

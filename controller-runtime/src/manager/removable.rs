@@ -52,6 +52,10 @@ impl Runnable for Removable {
         self.inner.need_leader_election()
     }
 
+    fn permissions(&self) -> Vec<crate::rbac::Rule> {
+        self.inner.permissions()
+    }
+
     async fn run(
         self: Box<Self>,
         shutdown: CancellationToken,

@@ -28,6 +28,12 @@ pub trait Runnable: Send + 'static {
         true
     }
 
+    /// The RBAC rules this runnable needs (default: none); the manager adds them to its
+    /// [`rbac_policy`](crate::Manager::rbac_policy) when the runnable is added.
+    fn permissions(&self) -> Vec<crate::rbac::Rule> {
+        Vec::new()
+    }
+
     /// Runs until `shutdown` is cancelled.
     async fn run(
         self: Box<Self>,

@@ -37,6 +37,8 @@ pub(super) struct State {
     pub(super) late: Option<mpsc::UnboundedSender<Box<dyn Runnable>>>,
     /// Once `start` returned: nothing can be added any more.
     pub(super) stopped: bool,
+    /// The RBAC rules recorded and declared so far (see `rbac.rs`).
+    pub(super) permissions: crate::rbac::Permissions,
 }
 
 /// Owns one [`InformerFactory`](informer::InformerFactory) (so every controller shares one cache and one watch per type),

@@ -22,6 +22,7 @@ mod metrics;
 mod namespaces;
 mod owns;
 mod priority;
+mod rbac;
 mod recorder;
 mod shutdown;
 mod soak;

@@ -6,17 +6,17 @@
 //!
 //! `--metrics-addr ADDR` serves `/metrics`, `/healthz` and `/readyz` on ADDR (port 0 picks a free
 //! port; the bound address is printed). `--leader-elect` elects a leader among replicas on the
-//! Lease `sample-controller` in the controller's namespace.
+//! Lease `sample-controller` in the controller's namespace. `sample-controller rbac` prints the
+//! least-privilege RBAC roles the controller needs (`crd` prints its CRD).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use controller_runtime::{LeaderElectionConfig, Manager};
 use examples::cluster::{ClusterError, Embedded, cluster_config, install_crd};
 use examples::foo::{Foo, crd, crd_yaml, new_foo};
-use examples::sample::{self, RESYNC_PERIOD, SetupError};
+use examples::sample::{self, LEASE_NAME, Settings, SetupError};
 use kube::api::PostParams;
 use kube::{Api, Client};
 
@@ -49,6 +49,15 @@ struct Cli {
 enum Command {
     /// Print the Foo CustomResourceDefinition as YAML (for `kubectl apply -f -`).
     Crd,
+    /// Print the least-privilege RBAC roles the controller needs with `--leader-elect`, as
+    /// YAML: the ClusterRole, and with `--namespace` the Role in that namespace. Generated
+    /// from what the manager runs; `examples/manifests/cluster-role.yaml` is its output.
+    Rbac {
+        /// The namespace the Lease is in (default: `--namespace`, else `default`, where the
+        /// manifests deploy the controller).
+        #[arg(long, value_name = "NAMESPACE")]
+        lease_namespace: Option<String>,
+    },
 }
 
 /// Why the controller stopped with an error.
@@ -80,9 +89,26 @@ async fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> Result<(), RunError> {
-    if let Some(Command::Crd) = cli.command {
-        print!("{}", crd_yaml()?);
-        return Ok(());
+    match &cli.command {
+        Some(Command::Crd) => {
+            print!("{}", crd_yaml()?);
+            return Ok(());
+        }
+        Some(Command::Rbac { lease_namespace }) => {
+            let settings = Settings {
+                namespace: cli.namespace.clone(),
+                lease_namespace: Some(
+                    lease_namespace
+                        .clone()
+                        .or_else(|| cli.namespace.clone())
+                        .unwrap_or_else(|| "default".to_owned()),
+                ),
+                metrics_addr: None,
+            };
+            print!("{}", sample::rbac_yaml(&settings).await?);
+            return Ok(());
+        }
+        None => {}
     }
     let config = if cli.embedded {
         None
@@ -125,29 +151,21 @@ async fn run_embedded(embedded: &Embedded, cli: &Cli) -> Result<(), RunError> {
     run_controller(client, cli).await
 }
 
-/// The Lease the replicas elect a leader on.
-const LEASE_NAME: &str = "sample-controller";
-
 /// Runs the controller until Ctrl-C (or SIGTERM); a second one exits at once.
 async fn run_controller(client: Client, cli: &Cli) -> Result<(), RunError> {
     let lease_namespace = cli
         .namespace
         .clone()
         .unwrap_or_else(|| client.default_namespace().to_owned());
-    let mut builder = Manager::builder(client).resync_period(RESYNC_PERIOD);
-    if let Some(namespace) = &cli.namespace {
-        builder = builder.namespace(namespace);
-    }
-    if let Some(address) = cli.metrics_addr {
-        builder = builder
-            .metrics_bind_address(address)
-            .health_probe_bind_address(address);
-    }
     if cli.leader_elect {
         println!("sample-controller: leader election on lease {lease_namespace}/{LEASE_NAME}");
-        builder = builder.leader_election(LeaderElectionConfig::new(lease_namespace, LEASE_NAME));
     }
-    let manager = builder.build();
+    let settings = Settings {
+        namespace: cli.namespace.clone(),
+        lease_namespace: cli.leader_elect.then_some(lease_namespace),
+        metrics_addr: cli.metrics_addr,
+    };
+    let manager = sample::manager_builder(client, &settings).build();
     sample::register(&manager)?;
     let start = manager.start();
     tokio::pin!(start);

@@ -4,6 +4,8 @@
 //! the Foo's replicas, and mirrors the Deployment's available replicas into the Foo's status.
 
 mod deployment;
+mod operator;
+mod rbac;
 mod sync;
 mod watch;
 
@@ -13,6 +15,8 @@ use controller_runtime::{ControllerHandle, Manager};
 use k8s_openapi::api::apps::v1::Deployment;
 
 pub use deployment::{new_deployment, nginx_deployment_spec};
+pub use operator::{LEASE_NAME, Settings, manager_builder};
+pub use rbac::{rbac_policy, rbac_yaml, reconciler_permissions};
 pub use sync::{SampleController, SyncError, resource_exists_message};
 pub use watch::{FooAddOrUpdate, controlling_foo, rate_limiter};
 
@@ -38,13 +42,17 @@ pub enum SetupError {
     /// The rate limiter's settings were refused.
     #[error("rate limiter: {0}")]
     RateLimiter(#[from] workqueue::Error),
-    /// The manager refused the controller.
+    /// The manager refused the controller (or its roles could not be written).
     #[error("controller: {0}")]
     Controller(#[from] controller_runtime::Error),
+    /// The placeholder client of the `rbac` subcommand could not be built.
+    #[error("client: {0}")]
+    Client(#[source] kube::Error),
 }
 
 /// Registers the sample-controller with `manager` (build the manager with
-/// [`RESYNC_PERIOD`] as its resync period to match the Go controller).
+/// [`manager_builder`], or at least with [`RESYNC_PERIOD`] as its resync period, to match the
+/// Go controller), declaring its writes for the manager's generated RBAC roles.
 pub fn register(manager: &Manager) -> Result<ControllerHandle, SetupError> {
     let foos = manager.informer::<Foo>().lister();
     let recorder = Recorder::new(manager.client().clone(), AGENT_NAME);
@@ -57,6 +65,9 @@ pub fn register(manager: &Manager) -> Result<ControllerHandle, SetupError> {
             watch::deployment_predicate(),
         )
         .max_concurrent_reconciles(WORKERS)
+        // Events go out as core/v1 Events through the Go-style recorder, declared below.
+        .event_recorder(false)
+        .permissions(reconciler_permissions())
         .rate_limiter(rate_limiter()?)
         .build(reconciler)?;
     Ok(handle)

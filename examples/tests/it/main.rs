@@ -8,6 +8,7 @@ mod configmap_mirror;
 mod end_to_end;
 mod foo_webhooks;
 mod kubectl;
+mod least_privilege;
 mod manifests;
 mod operations_flags;
 mod pod_index;

@@ -1,0 +1,247 @@
+//! The RBAC authorizer: which bindings apply to a user, which rules their roles grant
+//! (aggregated ClusterRoles included), and the decision for one request — read from the
+//! stored `rbac.authorization.k8s.io/v1` objects on every request, like kube-apiserver's
+//! authorizer reads its informers.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use k8s_openapi::api::rbac::v1::{
+    ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject,
+};
+use serde_json::Value;
+
+use super::attributes::Attributes;
+use super::identity::{Identity, service_account_user};
+use super::rules::allows;
+use crate::admission::matching::selector_matches;
+use crate::kinds::resource_info::GroupResourceRef;
+use crate::store::State;
+
+/// The RBAC API group.
+pub(crate) const GROUP: &str = "rbac.authorization.k8s.io";
+
+/// The authorizer's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Decision {
+    /// Whether a rule allows the request.
+    pub allowed: bool,
+    /// Why bindings could not be evaluated (`RBAC: role.rbac.authorization.k8s.io "x" not
+    /// found`), or empty.
+    pub reason: String,
+}
+
+/// Decides whether `who` may do `attrs`: members of `system:masters` always may; others need
+/// a rule of a role bound to them, cluster-wide by a ClusterRoleBinding or, for a request in
+/// a namespace, by a RoleBinding there.
+pub(crate) fn authorize(st: &State, who: &Identity, attrs: &Attributes) -> Decision {
+    if who.is_superuser() {
+        return Decision {
+            allowed: true,
+            reason: String::new(),
+        };
+    }
+    let mut errors: Vec<String> = Vec::new();
+    let mut allowed = false;
+    visit_rules(
+        st,
+        who,
+        attrs.resource.as_ref().and_then(|r| r.namespace.as_deref()),
+        |rules| {
+            match rules {
+                Ok(rules) => allowed = rules.iter().any(|rule| allows(rule, attrs)),
+                Err(e) => {
+                    if !errors.contains(&e) {
+                        errors.push(e);
+                    }
+                }
+            }
+            allowed
+        },
+    );
+    let reason = match errors.as_slice() {
+        _ if allowed => String::new(),
+        [] => String::new(),
+        [one] => format!("RBAC: {one}"),
+        many => format!("RBAC: [{}]", many.join(", ")),
+    };
+    Decision { allowed, reason }
+}
+
+/// Calls `visit` with the rules (or the resolution error) of each role bound to `who` that
+/// applies in `namespace`, until it returns true.
+fn visit_rules(
+    st: &State,
+    who: &Identity,
+    namespace: Option<&str>,
+    mut visit: impl FnMut(Result<Vec<PolicyRule>, String>) -> bool,
+) {
+    for binding in objects::<ClusterRoleBinding>(st, "clusterrolebindings", None) {
+        if !bound(binding.subjects.as_deref(), who, "") {
+            continue;
+        }
+        if visit(cluster_role_rules(st, &binding.role_ref.name)) {
+            return;
+        }
+    }
+    let Some(ns) = namespace.filter(|ns| !ns.is_empty()) else {
+        return;
+    };
+    for binding in objects::<RoleBinding>(st, "rolebindings", Some(ns)) {
+        if !bound(binding.subjects.as_deref(), who, ns) {
+            continue;
+        }
+        if visit(role_ref_rules(st, ns, &binding.role_ref)) {
+            return;
+        }
+    }
+}
+
+/// The stored objects of an RBAC resource (in `namespace` only, when given) that decode.
+fn objects<T: serde::de::DeserializeOwned>(
+    st: &State,
+    resource: &str,
+    namespace: Option<&str>,
+) -> Vec<T> {
+    let key = GroupResourceRef {
+        group: GROUP,
+        resource,
+    };
+    let Some(store) = st.resource(&key) else {
+        return Vec::new();
+    };
+    store
+        .objects
+        .iter()
+        .filter(|((ns, _), _)| namespace.is_none_or(|want| ns == want))
+        .filter_map(|(_, stored)| decode(&stored.obj))
+        .collect()
+}
+
+fn decode<T: serde::de::DeserializeOwned>(obj: &Arc<Value>) -> Option<T> {
+    serde_json::from_value(Value::clone(obj)).ok()
+}
+
+fn get<T: serde::de::DeserializeOwned>(
+    st: &State,
+    resource: &str,
+    ns: &str,
+    name: &str,
+) -> Option<T> {
+    let key = GroupResourceRef {
+        group: GROUP,
+        resource,
+    };
+    decode(&st.get(&key, &(ns.to_string(), name.to_string()))?)
+}
+
+/// Whether one of `subjects` of a binding in `binding_ns` (`""` for a ClusterRoleBinding) is
+/// `who`. A ServiceAccount subject without a namespace means the binding's own.
+fn bound(subjects: Option<&[Subject]>, who: &Identity, binding_ns: &str) -> bool {
+    subjects
+        .into_iter()
+        .flatten()
+        .any(|s| match s.kind.as_str() {
+            "User" => s.name == who.user,
+            "Group" => who.groups.contains(&s.name),
+            "ServiceAccount" => {
+                let ns = s
+                    .namespace
+                    .as_deref()
+                    .filter(|ns| !ns.is_empty())
+                    .unwrap_or(binding_ns);
+                !ns.is_empty() && who.user == service_account_user(ns, &s.name)
+            }
+            _ => false,
+        })
+}
+
+fn role_ref_rules(st: &State, ns: &str, role_ref: &RoleRef) -> Result<Vec<PolicyRule>, String> {
+    match role_ref.kind.as_str() {
+        "ClusterRole" => cluster_role_rules(st, &role_ref.name),
+        "Role" => get::<Role>(st, "roles", ns, &role_ref.name)
+            .map(|role| role.rules.unwrap_or_default())
+            .ok_or_else(|| format!("role.{GROUP} {:?} not found", role_ref.name)),
+        other => Err(format!("unsupported role reference kind: {other:?}")),
+    }
+}
+
+/// The rules of the ClusterRole `name`; for an aggregated one (`aggregationRule`), the rules
+/// of every ClusterRole its selectors match, as the aggregation controller would write them.
+fn cluster_role_rules(st: &State, name: &str) -> Result<Vec<PolicyRule>, String> {
+    let role: ClusterRole = get(st, "clusterroles", "", name)
+        .ok_or_else(|| format!("clusterrole.{GROUP} {name:?} not found"))?;
+    let mut seen = HashSet::from([name.to_string()]);
+    Ok(effective_rules(st, role, &mut seen))
+}
+
+fn effective_rules(st: &State, role: ClusterRole, seen: &mut HashSet<String>) -> Vec<PolicyRule> {
+    let selectors: Vec<Value> = role
+        .aggregation_rule
+        .and_then(|a| a.cluster_role_selectors)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|s| serde_json::to_value(s).ok())
+        .collect();
+    if selectors.is_empty() {
+        return role.rules.unwrap_or_default();
+    }
+    let mut rules: Vec<PolicyRule> = Vec::new();
+    for other in objects::<ClusterRole>(st, "clusterroles", None) {
+        let name = other.metadata.name.clone().unwrap_or_default();
+        let empty = serde_json::Map::new();
+        let labels = serde_json::to_value(&other.metadata.labels).unwrap_or(Value::Null);
+        let labels = labels.as_object().unwrap_or(&empty);
+        if seen.contains(&name) || !selectors.iter().any(|s| selector_matches(s, labels)) {
+            continue;
+        }
+        seen.insert(name);
+        for rule in effective_rules(st, other, seen) {
+            if !rules.contains(&rule) {
+                rules.push(rule);
+            }
+        }
+    }
+    rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subject(kind: &str, name: &str, namespace: Option<&str>) -> Subject {
+        Subject {
+            kind: kind.into(),
+            name: name.into(),
+            namespace: namespace.map(str::to_string),
+            api_group: None,
+        }
+    }
+
+    #[test]
+    fn subjects_match_users_groups_and_service_accounts() {
+        let sa = Identity::service_account("team", "robot");
+        let yes = |s: Subject, binding_ns: &str| bound(Some(&[s]), &sa, binding_ns);
+        assert!(yes(
+            subject("User", "system:serviceaccount:team:robot", None),
+            ""
+        ));
+        assert!(yes(
+            subject("Group", "system:serviceaccounts:team", None),
+            ""
+        ));
+        assert!(yes(subject("Group", "system:authenticated", None), ""));
+        assert!(!yes(
+            subject("Group", "system:serviceaccounts:other", None),
+            ""
+        ));
+        assert!(yes(subject("ServiceAccount", "robot", Some("team")), ""));
+        assert!(!yes(subject("ServiceAccount", "robot", Some("other")), ""));
+        // Without a namespace, a ServiceAccount subject means the binding's namespace; a
+        // ClusterRoleBinding has none, so it matches nobody.
+        assert!(yes(subject("ServiceAccount", "robot", None), "team"));
+        assert!(!yes(subject("ServiceAccount", "robot", None), "other"));
+        assert!(!yes(subject("ServiceAccount", "robot", None), ""));
+        assert!(!bound(None, &sa, "team"));
+    }
+}

@@ -1,0 +1,93 @@
+//! The TokenRequest API: `POST /api/v1/namespaces/<ns>/serviceaccounts/<name>/token` (what
+//! `kubectl create token` calls) answers a `TokenRequest` whose `status.token` authenticates
+//! as that ServiceAccount until `status.expirationTimestamp`.
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::{Value, json};
+
+use super::service_account_uid;
+use super::tokens::{DEFAULT_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS};
+use crate::api::status::{ApiError, ApiResult, Cause};
+use crate::shared::Shared;
+
+/// Whether a resource request is a TokenRequest: `serviceaccounts/<name>/token` in core v1.
+pub(crate) fn is_token_request(group: &str, plural: &str, subresource: Option<&str>) -> bool {
+    group.is_empty() && plural == "serviceaccounts" && subresource == Some("token")
+}
+
+/// A token for the ServiceAccount `namespace/name`, valid for `seconds`: the token and when it
+/// expires. 404 if the ServiceAccount does not exist.
+pub(crate) fn issue(
+    shared: &Shared,
+    namespace: &str,
+    name: &str,
+    seconds: i64,
+) -> ApiResult<(String, Timestamp)> {
+    let st = shared.state.lock();
+    let Some(uid) = service_account_uid(&st, namespace, name) else {
+        let info = st
+            .lookup("", "v1", "serviceaccounts")
+            .ok_or_else(ApiError::unknown_path)?;
+        return Err(ApiError::not_found(&info, name));
+    };
+    drop(st);
+    let expires = Timestamp::now()
+        .checked_add(SignedDuration::from_secs(seconds))
+        .map_err(|e| ApiError::bad_request(format!("expirationSeconds: {e}")))?;
+    Ok((
+        shared.auth.tokens.issue(namespace, name, &uid, expires),
+        expires,
+    ))
+}
+
+/// Serves a TokenRequest `body` for `namespace/name`: the TokenRequest to answer with 201.
+pub(crate) fn serve(shared: &Shared, namespace: &str, name: &str, body: &[u8]) -> ApiResult<Value> {
+    let request: Value = if body.is_empty() {
+        json!({})
+    } else {
+        serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request(format!("decoding TokenRequest: {e}")))?
+    };
+    let spec = request.get("spec").cloned().unwrap_or_else(|| json!({}));
+    let seconds = match spec.get("expirationSeconds") {
+        None | Some(Value::Null) => DEFAULT_EXPIRATION_SECONDS,
+        Some(v) => v
+            .as_i64()
+            .ok_or_else(|| ApiError::bad_request("spec.expirationSeconds must be an integer"))?,
+    };
+    if seconds < MIN_EXPIRATION_SECONDS {
+        let message = "may not specify a duration less than 10 minutes";
+        let mut e = ApiError::new(
+            422,
+            "Invalid",
+            format!(
+                "TokenRequest.authentication.k8s.io {name:?} is invalid: spec.expirationSeconds: Invalid value: {seconds}: {message}"
+            ),
+        );
+        e.details.name = Some(name.to_string());
+        e.details.group = Some("authentication.k8s.io".into());
+        e.details.kind = Some("TokenRequest".into());
+        e.details.causes = vec![Cause {
+            reason: "FieldValueInvalid".into(),
+            message: format!("Invalid value: {seconds}: {message}"),
+            field: "spec.expirationSeconds".into(),
+        }];
+        return Err(e);
+    }
+    let (token, expires) = issue(shared, namespace, name, seconds)?;
+    let now = Timestamp::now().to_string();
+    Ok(json!({
+        "kind": "TokenRequest",
+        "apiVersion": "authentication.k8s.io/v1",
+        "metadata": {"name": name, "namespace": namespace, "creationTimestamp": now},
+        "spec": {
+            "audiences": spec.get("audiences").cloned().unwrap_or_else(|| json!([])),
+            "expirationSeconds": seconds,
+            "boundObjectRef": spec.get("boundObjectRef").cloned().unwrap_or(Value::Null),
+        },
+        "status": {
+            "token": token,
+            "expirationTimestamp": expires.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        },
+    }))
+}

@@ -1,0 +1,45 @@
+//! The endpoints of the auth module that are not stored resources: TokenRequest
+//! (`serviceaccounts/<name>/token`) and SelfSubjectAccessReview.
+
+use http::{Method, Response};
+
+use super::respond::{self, Body};
+use super::route::Route;
+use crate::api::status::ApiError;
+use crate::auth::identity::Identity;
+use crate::auth::{review, token_request};
+use crate::shared::Shared;
+
+/// The response of an auth endpoint, or `None` for any other request.
+pub(super) fn serve(
+    shared: &Shared,
+    who: &Identity,
+    method: &Method,
+    route: &Route,
+    body: &[u8],
+) -> Option<Response<Body>> {
+    let Route::Resource(rp) = route else {
+        return None;
+    };
+    let answer =
+        if token_request::is_token_request(&rp.group, &rp.plural, rp.subresource.as_deref()) {
+            let (Some(ns), Some(name)) = (rp.namespace.as_deref(), rp.name.as_deref()) else {
+                return Some(respond::error(&ApiError::unknown_path()));
+            };
+            if method != Method::POST {
+                return Some(respond::error(&ApiError::method_not_allowed()));
+            }
+            token_request::serve(shared, ns, name, body)
+        } else if review::is_review(&rp.group, &rp.plural, rp.name.as_deref()) {
+            if method != Method::POST {
+                return Some(respond::error(&ApiError::method_not_allowed()));
+            }
+            review::serve(shared, who, body)
+        } else {
+            return None;
+        };
+    Some(match answer {
+        Ok(doc) => respond::json(201, &doc),
+        Err(e) => respond::error(&e),
+    })
+}

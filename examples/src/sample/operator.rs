@@ -1,0 +1,55 @@
+//! How the sample-controller's manager is configured (namespace, resync, leader election,
+//! probes), shared by the binary, its `rbac` subcommand and the tests.
+
+use std::net::SocketAddr;
+
+use controller_runtime::{LeaderElectionConfig, ManagerBuilder};
+use kube::Client;
+
+use super::RESYNC_PERIOD;
+
+/// The Lease the replicas elect a leader on (`--leader-elect`).
+pub const LEASE_NAME: &str = "sample-controller";
+
+/// The manager settings the binary's flags choose.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    /// Watch Foos and Deployments in this namespace only (`--namespace`; default: all).
+    pub namespace: Option<String>,
+    /// Elect a leader on the Lease [`LEASE_NAME`] in this namespace (`--leader-elect`).
+    pub lease_namespace: Option<String>,
+    /// Serve `/metrics`, `/healthz` and `/readyz` here (`--metrics-addr`).
+    pub metrics_addr: Option<SocketAddr>,
+}
+
+impl Settings {
+    /// The settings of a `--leader-elect` deployment watching all namespaces, electing in
+    /// `lease_namespace` (what the manifests in `examples/manifests/` run).
+    pub fn leader_elected(lease_namespace: &str) -> Self {
+        Self {
+            lease_namespace: Some(lease_namespace.to_owned()),
+            ..Self::default()
+        }
+    }
+}
+
+/// A manager builder over `client` with `settings` and the Go controller's resync period;
+/// build it, then [`register`](super::register) the controller.
+pub fn manager_builder(client: Client, settings: &Settings) -> ManagerBuilder {
+    let mut builder = controller_runtime::Manager::builder(client).resync_period(RESYNC_PERIOD);
+    if let Some(namespace) = &settings.namespace {
+        builder = builder.namespace(namespace);
+    }
+    if let Some(address) = settings.metrics_addr {
+        builder = builder
+            .metrics_bind_address(address)
+            .health_probe_bind_address(address);
+    }
+    if let Some(lease_namespace) = &settings.lease_namespace {
+        builder = builder.leader_election(LeaderElectionConfig::new(
+            lease_namespace.clone(),
+            LEASE_NAME,
+        ));
+    }
+    builder
+}
