@@ -351,7 +351,9 @@ fn summarize(name: &str, unit: &str, figures: &[Figure]) {
 fn main() {
     // `cargo bench` passes `--bench`; under `cargo test --all-targets` there is nothing to time.
     if !std::env::args().any(|a| a == "--bench") {
-        println!("apiserver-sim throughput bench: run it with `cargo bench -p kube-rt-apiserver-sim`");
+        println!(
+            "apiserver-sim throughput bench: run it with `cargo bench -p kube-rt-apiserver-sim`"
+        );
         return;
     }
     let rt = tokio::runtime::Builder::new_multi_thread()

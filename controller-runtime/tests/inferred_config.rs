@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use kube_rt_controller_runtime::{Action, Context, Controller, Manager, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_controller_runtime::{Action, Context, Controller, Manager, Request, reconciler_fn};
 
 #[tokio::test]
 async fn the_client_is_inferred_from_the_environment() {

@@ -10,8 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
-use kube_rt_controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_controller_runtime::{
+    Action, Context, Controller, Error, Manager, Request, reconciler_fn,
+};
 
 fn signal_self(signal: &str) {
     let status = std::process::Command::new("kill")

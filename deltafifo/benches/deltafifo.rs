@@ -11,10 +11,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group};
-use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, Deltas};
 use indexer::{Indexer, Indexers, NAMESPACE_INDEX, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;
+use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, Deltas};
 
 const OBJECTS: usize = 100_000;
 const UPDATES: usize = 1_000_000;

@@ -16,10 +16,10 @@ use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
-use tokio::runtime::Runtime;
 use kube_rt_workqueue::{
     PriorityQueue, Queue, RateLimiter, RateLimitingQueue, default_controller_rate_limiter,
 };
+use tokio::runtime::Runtime;
 
 type Key = Arc<str>;
 

@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::time::Instant;
 use kube_rt_workqueue::DelayingQueue;
+use tokio::time::Instant;
 
 type Key = Arc<str>;
 

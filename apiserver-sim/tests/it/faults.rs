@@ -2,9 +2,9 @@
 
 use crate::common;
 
-use kube_rt_apiserver_sim::{ApiServer, FailRule};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, PostParams};
+use kube_rt_apiserver_sim::{ApiServer, FailRule};
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 

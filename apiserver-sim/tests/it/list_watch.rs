@@ -6,12 +6,12 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use kube_rt_apiserver_sim::ApiServer;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
+use kube_rt_apiserver_sim::ApiServer;
 use serde_json::json;
 
 async fn make_cm(api: &Api<ConfigMap>, name: &str, labels: &[(&str, &str)]) -> ConfigMap {
@@ -650,7 +650,10 @@ async fn binds_a_given_port() {
         .start()
         .await
         .expect_err("port in use");
-    assert!(matches!(err, kube_rt_apiserver_sim::Error::Bind { .. }), "{err}");
+    assert!(
+        matches!(err, kube_rt_apiserver_sim::Error::Bind { .. }),
+        "{err}"
+    );
 }
 
 #[tokio::test]

@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use kube_rt_apiserver_sim::ApiServer;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
 use kube::runtime::wait::{Condition, await_condition};
+use kube_rt_apiserver_sim::ApiServer;
 use serde_json::json;
 
 const DELAY: Duration = Duration::from_millis(200);

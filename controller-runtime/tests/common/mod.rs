@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use apiserver_sim::ApiServer;
-use kube_rt_controller_runtime::{Manager, ManagerBuilder};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
 use kube::api::ObjectMeta;
+use kube_rt_controller_runtime::{Manager, ManagerBuilder};
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 

@@ -7,8 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use kube_rt_controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_controller_runtime::{
+    Action, Context, Controller, ReconcileError, Request, reconciler_fn,
+};
 use parking_lot::Mutex;
 use tokio::time::Instant;
 

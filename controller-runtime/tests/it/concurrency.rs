@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
-use kube_rt_controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
 use parking_lot::Mutex;
 
 const OBJECTS: usize = 500;

@@ -13,13 +13,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube_rt_controller_runtime::predicate::{from_fn, update_fn};
 use kube_rt_controller_runtime::{
     Action, Context, Controller, Kind, ObjectKey, Reconciler, Request, reconciler_fn,
 };
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 
 /// A Deployment of `replicas`, `paused` or not, controlled by `owner`.
 fn deployment_of(

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use kube_rt_controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
 use kube::api::{Patch, PatchParams};
+use kube_rt_controller_runtime::{
+    Action, Context, Controller, ReconcileError, Request, reconciler_fn,
+};
 use serde_json::json;
 
 #[tokio::test(start_paused = true)]

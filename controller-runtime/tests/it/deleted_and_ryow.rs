@@ -10,8 +10,10 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use common::*;
-use kube_rt_controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_controller_runtime::{
+    Action, Context, Controller, ReconcileError, Request, reconciler_fn,
+};
 use parking_lot::Mutex;
 
 fn value(cm: &ConfigMap) -> Option<String> {

@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
     Action, Context, Controller, FinalizerEvent, ReconcileError, Request, finalizer, reconciler_fn,
 };
-use k8s_openapi::api::core::v1::ConfigMap;
 
 const FINALIZER: &str = "example.com/cleanup";
 

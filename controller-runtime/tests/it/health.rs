@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use common::*;
-use kube_rt_controller_runtime::{Action, Context, Controller, Error, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_controller_runtime::{Action, Context, Controller, Error, Request, reconciler_fn};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_waits_for_sync_and_user_checks_fail_with_500() {

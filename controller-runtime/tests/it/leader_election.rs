@@ -15,11 +15,11 @@ use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
     Action, Context, Controller, Error, LeaderElectionConfig, Manager, Request, reconciler_fn,
 };
-use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;

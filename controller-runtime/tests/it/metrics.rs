@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
     Action, Context, Controller, LeaderElectionConfig, ReconcileError, Request, reconciler_fn,
 };
-use k8s_openapi::api::core::v1::ConfigMap;
 use prometheus_parse::{Sample, Scrape, Value};
 
 /// One GET over a fresh connection: the status code and the body.

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use kube_rt_controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube_rt_controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
 
 #[tokio::test(start_paused = true)]
 async fn owned_secrets_trigger_their_controller_only() {

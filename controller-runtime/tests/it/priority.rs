@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
     Action, Context, Controller, Manager, Priority, ReconcileError, Request, reconciler_fn,
 };
-use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 use prometheus_parse::{Scrape, Value};
 use tokio::sync::Semaphore;
@@ -39,7 +39,10 @@ impl Seen {
 }
 
 /// A reconciler that records each reconcile, then waits for a permit of `gate`.
-fn gated(seen: &Seen, gate: &Arc<Semaphore>) -> impl kube_rt_controller_runtime::Reconciler<ConfigMap> {
+fn gated(
+    seen: &Seen,
+    gate: &Arc<Semaphore>,
+) -> impl kube_rt_controller_runtime::Reconciler<ConfigMap> {
     let (seen, gate) = (seen.clone(), Arc::clone(gate));
     reconciler_fn(move |request: Request, ctx: Context<ConfigMap>| {
         seen.record(&request, ctx.priority());

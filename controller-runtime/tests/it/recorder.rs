@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::events::v1::Event;
 use kube_rt_controller_runtime::{
     Action, Context, Controller, EventRecord, EventType, ReconcileError, Recorder, Request,
     reconciler_fn, reference_to,
 };
-use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::api::events::v1::Event;
 
 fn record(reason: &str) -> EventRecord {
     EventRecord {

@@ -9,8 +9,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
-use kube_rt_controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_controller_runtime::{
+    Action, Context, Controller, Error, Manager, Request, reconciler_fn,
+};
 use tokio_util::sync::CancellationToken;
 
 /// A controller whose reconcile of every key takes `work` (of tokio time); returns how many

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::predicate::meta_fn;
 use kube_rt_controller_runtime::{
     Action, Context, Controller, Error, ObjectKey, Priority, Request, reconciler_fn,
 };
-use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 use tokio::time::Instant;

@@ -11,9 +11,11 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use common::*;
-use kube_rt_controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::Selector;
+use kube_rt_controller_runtime::{
+    Action, Context, Controller, Error, Manager, Request, reconciler_fn,
+};
 
 #[tokio::test(start_paused = true)]
 async fn reconciles_only_see_synced_caches() {

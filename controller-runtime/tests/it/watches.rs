@@ -9,13 +9,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::core::Selector;
 use kube_rt_controller_runtime::predicate::{LabelSelector, ResourceVersionChanged, not};
 use kube_rt_controller_runtime::{
     Action, Context, Controller, Error, ObjectKey, Request, Runnable, Selectors, async_trait,
     reconciler_fn,
 };
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::core::Selector;
 use tokio_util::sync::CancellationToken;
 
 fn counting(counts: &Counts) -> impl kube_rt_controller_runtime::Reconciler<ConfigMap> {

@@ -10,9 +10,9 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use kube_rt_deltafifo::{Delta, DeltaFifo, Error};
 use indexer::{Indexer, Indexers, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_deltafifo::{Delta, DeltaFifo, Error};
 use support::{cm, rv_of, with_known};
 
 /// A small deterministic generator, so a failing seed reproduces.

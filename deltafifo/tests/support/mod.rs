@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas};
 use indexer::{Indexer, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;
+use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas};
 
 /// A ConfigMap `ns/name` at resource version `rv`.
 pub fn cm(ns: &str, name: &str, rv: u64) -> Arc<ConfigMap> {

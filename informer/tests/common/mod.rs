@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::ApiServer;
-use kube_rt_informer::SharedIndexInformer;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
+use kube_rt_informer::SharedIndexInformer;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 

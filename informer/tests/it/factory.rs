@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
-use kube_rt_informer::{Error, InformerFactory, Selectors};
 use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod, PodSpec};
 use kube::api::{ApiResource, ObjectMeta};
+use kube_rt_informer::{Error, InformerFactory, Selectors};
 
 fn pod(name: &str) -> Pod {
     Pod {

@@ -8,8 +8,10 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
-use kube_rt_informer::{Error, FilteringHandler, Indexers, strip_managed_fields, wait_for_cache_sync};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_informer::{
+    Error, FilteringHandler, Indexers, strip_managed_fields, wait_for_cache_sync,
+};
 
 #[tokio::test(start_paused = true)]
 async fn settings_handlers_and_accessors_follow_the_informer_life() {

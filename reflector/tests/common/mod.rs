@@ -11,11 +11,11 @@ use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use parking_lot::Mutex;
 use kube_rt_reflector::{
     ApiListerWatcher, BackoffStep, Error, ListParams, ListerWatcher, ObjectList, Reflector,
     ReflectorOptions, WatchParams, WatchStream,
 };
+use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;

@@ -15,10 +15,10 @@ use common::*;
 use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions};
 use indexer::{Indexer, Indexers, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
-use parking_lot::Mutex;
 use kube_rt_reflector::{
     Error, ListParams, ListerWatcher, ObjectList, ReflectorOptions, WatchParams, WatchStream,
 };
+use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 
 /// A fifo, the consumer's cache it pops into, and every key the consumer deleted.

@@ -13,8 +13,8 @@ use common::*;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use proptest::prelude::*;
 use kube_rt_reflector::{ApiListerWatcher, Error, ListerWatcher, WatchEvent, WatchParams, fuzzing};
+use proptest::prelude::*;
 
 /// Decodes `body` cut at `cuts` (reduced modulo its length + 1), checking the buffering bound.
 fn decode(body: &[u8], cuts: &[usize], max_line_len: usize) -> Vec<String> {

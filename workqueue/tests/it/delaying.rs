@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use tokio::time::Instant;
 use kube_rt_workqueue::DelayingQueue;
+use tokio::time::Instant;
 
 use crate::support::still_pending;
 

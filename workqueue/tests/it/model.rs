@@ -4,8 +4,8 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 
-use proptest::prelude::*;
 use kube_rt_workqueue::Queue;
+use proptest::prelude::*;
 
 use crate::support::poll_once;
 

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use proptest::prelude::*;
 use kube_rt_workqueue::{AddOptions, ItemExponentialFailure, Priority, PriorityQueue};
+use proptest::prelude::*;
 
 use crate::model::QueueModel;
 use crate::support::poll_once;

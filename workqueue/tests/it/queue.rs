@@ -4,8 +4,8 @@
 
 use std::hash::Hash;
 
-use tokio::task::JoinHandle;
 use kube_rt_workqueue::Queue;
+use tokio::task::JoinHandle;
 
 use crate::support::still_pending;
 

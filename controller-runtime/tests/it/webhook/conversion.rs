@@ -5,11 +5,11 @@ use std::borrow::Cow;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::core::NamespaceResourceScope;
 use kube_rt_controller_runtime::webhook::{
     Conversion, ConversionError, Convertible, WebhookError, WebhookServer,
 };
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::core::NamespaceResourceScope;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
