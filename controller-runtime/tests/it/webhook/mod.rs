@@ -5,6 +5,7 @@
 mod admission;
 mod conversion;
 mod manager;
+mod review_bodies;
 mod robustness;
 mod support;
 mod tls;
