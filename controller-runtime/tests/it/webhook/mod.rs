@@ -3,6 +3,7 @@
 //! bodies), metrics and readiness through the manager.
 
 mod admission;
+mod chaos;
 mod conversion;
 mod manager;
 mod review_bodies;
