@@ -13,7 +13,10 @@
 //!   its last change), and every ConfigMap has its mirrored Secret;
 //! - no key was reconciled by two workers at once (across both managers);
 //! - every reconcile ran while its manager held the Lease on the server (start and end);
-//! - no reconcile panicked, and no manager failed other than by losing its lease.
+//! - no reconcile panicked, and no manager failed other than by losing its lease;
+//! - reconciles stay within [`MAX_RECONCILES_PER_OP`] per driver operation (plus a fixed
+//!   allowance): a write loop or a retry storm fails the run with a breakdown of where the
+//!   reconciles went.
 //!
 //! `SOAK_SEED` (default [`DEFAULT_SEED`]), `SOAK_SECS` (chaos phase, default
 //! [`DEFAULT_SECS`]) and `SOAK_PROFILE` (default `standard`) choose the run; every failure
