@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use informer::{InformerFactory, Object, Selectors, SharedIndexInformer};
+use informer::{InformerFactory, MetadataInformer, Object, Selectors, SharedIndexInformer};
 use kube::core::{ClusterResourceScope, NamespaceResourceScope};
 use kube::{Api, Client, Resource};
 
@@ -47,6 +47,16 @@ pub trait WatchScope: sealed::Sealed {
     where
         K: Object + Resource<DynamicType = (), Scope = Self>;
 
+    /// The manager's shared metadata informer for `K`.
+    #[doc(hidden)]
+    fn metadata_informer<K>(
+        factory: &InformerFactory,
+        namespace: Option<&str>,
+        selectors: Option<Selectors>,
+    ) -> Arc<MetadataInformer<K>>
+    where
+        K: Object + Resource<DynamicType = (), Scope = Self>;
+
     /// An `Api<K>` for objects in `namespace` (ignored for cluster-scoped types).
     #[doc(hidden)]
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
@@ -66,6 +76,17 @@ impl WatchScope for NamespaceResourceScope {
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
         factory.scoped_informer::<K>(namespace, selectors)
+    }
+
+    fn metadata_informer<K>(
+        factory: &InformerFactory,
+        namespace: Option<&str>,
+        selectors: Option<Selectors>,
+    ) -> Arc<MetadataInformer<K>>
+    where
+        K: Object + Resource<DynamicType = (), Scope = Self>,
+    {
+        factory.scoped_metadata_informer::<K>(namespace, selectors)
     }
 
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
@@ -91,6 +112,17 @@ impl WatchScope for ClusterResourceScope {
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
         factory.informer::<K>()
+    }
+
+    fn metadata_informer<K>(
+        factory: &InformerFactory,
+        _namespace: Option<&str>,
+        _selectors: Option<Selectors>,
+    ) -> Arc<MetadataInformer<K>>
+    where
+        K: Object + Resource<DynamicType = (), Scope = Self>,
+    {
+        factory.metadata_informer::<K>()
     }
 
     fn api<K>(client: Client, _namespace: Option<&str>) -> Api<K>

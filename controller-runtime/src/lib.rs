@@ -20,6 +20,8 @@
 //!   on the whole object ([`for_with`](Controller::for_with),
 //!   [`owns_with`](ControllerBuilder::owns_with), [`watches_with`](ControllerBuilder::watches_with))
 //!   and for all watches on metadata ([`with_event_filter`](ControllerBuilder::with_event_filter)),
+//!   metadata-only watches ([`owns_metadata`](ControllerBuilder::owns_metadata),
+//!   [`watches_metadata`](ControllerBuilder::watches_metadata) and their `_with` variants, below),
 //!   external sources ([`watches_stream`](ControllerBuilder::watches_stream): any
 //!   `futures::Stream` of keys — a channel, a timer, a message bus),
 //!   `max_concurrent_reconciles` (default 1), a rate limiter (default: workqueue's
@@ -46,6 +48,33 @@
 //!   handlers on kube's admission types, and hub-and-spoke [`Conversion`]s of a CRD's versions
 //!   with [`Manager::add_webhook`] and [`Manager::add_conversion`]; the webhook configurations
 //!   and a CRD's `spec.conversion` that route to them are generated from the registrations.
+//!
+//! # Reading the cache
+//!
+//! A reconcile reads other objects from the manager's caches, not from the API server: by key
+//! with [`Cache::get`], or through a [`Lister`] by namespace and label selector. The kind must be
+//! watched — the primary kind, an [`owns`](ControllerBuilder::owns) or
+//! [`watches`](ControllerBuilder::watches) kind, or one requested with [`Manager::informer`]
+//! before `start` — otherwise [`Cache::lister`] is [`Error::NotCached`]. Selectors are kube's
+//! label [`Selector`](kube::core::Selector): from `(key, value)` pairs, or from
+//! [`Expression`](kube::core::Expression)s.
+//!
+//! ```no_run
+//! use kube_rt_controller_runtime::{Context, Error};
+//! use k8s_openapi::api::apps::v1::Deployment;
+//! use k8s_openapi::api::core::v1::Pod;
+//! use kube::ResourceExt;
+//! use kube::core::{Expression, Selector};
+//!
+//! fn pods_of(ctx: &Context<Deployment>, app: &str) -> Result<Vec<String>, Error> {
+//!     let namespace = ctx.key().namespace().unwrap_or("default");
+//!     // app=<app>, and a tier label that is not "db".
+//!     let mut selector: Selector = [("app".to_owned(), app.to_owned())].into_iter().collect();
+//!     selector.extend([Expression::NotEqual("tier".into(), "db".into())]);
+//!     let pods = ctx.cache().lister::<Pod>()?.namespace(namespace).list(&selector);
+//!     Ok(pods.iter().map(|pod| pod.name_any()).collect())
+//! }
+//! ```
 //!
 //! # Layout
 //!
@@ -103,6 +132,36 @@
 //! version or its deletion was seen. So a reconciler never acts on a cache older than its own
 //! last write to that object, unless the wait timed out (logged as a warning). Writes through a
 //! plain `kube::Api` are not tracked.
+//!
+//! **Metadata-only watches.** An owned or watched type that is only mapped to its owner
+//! needs its owner references and labels, not its spec, status or data:
+//! `.owns_metadata::<Secret>()` (or [`watches_metadata`](ControllerBuilder::watches_metadata)
+//! with a mapper over `PartialObjectMeta<W>`) lists and watches it as `PartialObjectMetadata`
+//! and caches `kube::core::PartialObjectMeta<Secret>`, a fraction of a full object's memory
+//! (for the repository benchmark's pods, with managedFields stripped as the manager does by
+//! default, 2.7 KB per pod against 17.9 KB; `docs/benchmarks.md`); a Secret's data never
+//! reaches the process. Predicates are typed over `PartialObjectMeta<W>`; the built-in
+//! ones work unchanged. The metadata cache is shared like a full one and scoped the same way
+//! (the manager's namespace, the type's selectors); read it with [`Cache::metadata_lister`] and
+//! [`Cache::get_metadata`], or get its informer with [`Manager::metadata_informer`]. A type can
+//! be watched both ways at once: the two caches are distinct.
+//!
+//! ```
+//! # use kube_rt_controller_runtime::{Action, Context, Controller, Manager, Request, reconciler_fn};
+//! # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+//! # fn wire(manager: &Manager) -> Result<(), kube_rt_controller_runtime::Error> {
+//! Controller::new(manager)
+//!     .for_::<ConfigMap>()
+//!     .owns_metadata::<Secret>()
+//!     .build(reconciler_fn(|request: Request, ctx: Context<ConfigMap>| async move {
+//!         // The Secret of the same name: its labels and annotations, without its data.
+//!         let secret = ctx.cache().get_metadata::<Secret>(&request.key)?;
+//!         let _rotated = secret.and_then(|s| s.metadata.annotations.clone());
+//!         Ok::<_, kube_rt_controller_runtime::Error>(Action::Done)
+//!     }))?;
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! **Deleted objects.** When the primary object is gone, [`Context::deleted`] holds its last
 //! known state (from the delete event, or the tombstone of a deletion missed during a watch gap)
@@ -271,8 +330,10 @@ pub use webhook::{
 /// manager keeps them as trait objects, so their futures are boxed; [`Reconciler`] is a native
 /// async trait).
 pub use async_trait::async_trait;
-pub use indexer::{Lister, ObjectKey};
-pub use informer::{Object, Selectors};
+/// The cache types [`Cache`] and [`Manager::informer`] hand out, re-exported so their pages are
+/// one click away.
+pub use indexer::{Indexer, Lister, NamespaceLister, ObjectKey};
+pub use informer::{Object, Registration, Selectors, SharedIndexInformer};
 /// The priority of a key in a controller's queue (higher first); see
 /// [`ControllerBuilder::priority_queue`].
 pub use workqueue::Priority;

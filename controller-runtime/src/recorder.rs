@@ -66,6 +66,18 @@ pub struct EventRecord {
     pub note: Option<String>,
 }
 
+impl EventRecord {
+    /// An event of `type_` with `reason` (also its `action`) and `note`.
+    pub fn new(type_: EventType, reason: &str, note: impl Into<String>) -> Self {
+        Self {
+            type_,
+            reason: reason.to_owned(),
+            action: reason.to_owned(),
+            note: Some(note.into()),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct SeriesKey {
     regarding: (
@@ -119,6 +131,23 @@ impl Recorder {
                 tracing::warn!(dropped, "event queue full or closed; dropping events");
             }
         }
+    }
+
+    /// Queues a `Normal` event about `obj` — client-go's `Recorder.Event(obj, "Normal", reason,
+    /// note)`. The event's `action` is its `reason`; use [`publish`](Self::publish) to set both.
+    pub fn normal<K: Kind>(&self, obj: &K, reason: &str, note: impl Into<String>) {
+        self.publish(
+            reference_to(obj),
+            EventRecord::new(EventType::Normal, reason, note),
+        );
+    }
+
+    /// Queues a `Warning` event about `obj`; see [`normal`](Self::normal).
+    pub fn warning<K: Kind>(&self, obj: &K, reason: &str, note: impl Into<String>) {
+        self.publish(
+            reference_to(obj),
+            EventRecord::new(EventType::Warning, reason, note),
+        );
     }
 
     /// How many events were dropped because the queue was full (or the task had stopped).

@@ -249,3 +249,16 @@ async fn wait_for_signal() {
 async fn wait_for_signal() {
     let _interrupted = tokio::signal::ctrl_c().await;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_client_for_an_https_cluster_can_be_built() {
+        // A real cluster speaks HTTPS: without a TLS stack in kube's features this is
+        // `TlsRequired`, and the binaries could only reach the embedded server.
+        let config = Config::new("https://127.0.0.1:6443".parse().unwrap());
+        assert!(Client::try_from(config).is_ok());
+    }
+}

@@ -17,27 +17,29 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::wait::CacheSynced;
-use crate::{Error, Object, SharedIndexInformer, strip_managed_fields};
+use crate::{Error, Object, SharedIndexInformer, TransformFn, strip_managed_fields};
 
 type OptionsFn = Arc<dyn Fn() -> ReflectorOptions + Send + Sync>;
 
 /// Hands out one [`SharedIndexInformer`] per (object type, resource, namespace, selectors), so
 /// every controller asking for Pods shares one cache and one watch; starts them, waits for their
-/// caches and shuts them down together.
+/// caches and shuts them down together. Metadata informers
+/// ([`metadata_informer`](Self::metadata_informer) and its scoped and dynamic variants) are
+/// shared the same way, apart from the full informers of the same kind.
 ///
 /// Informers come with the namespace index; add more with
 /// [`SharedIndexInformer::add_indexers`]. An informer requested after [`start`](Self::start)
 /// runs from the next `start`. `InformerFactory` is a handle: clones share the informers.
 #[derive(Clone)]
 pub struct InformerFactory {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-struct Inner {
-    client: Client,
+pub(crate) struct Inner {
+    pub(crate) client: Client,
     default_resync: Duration,
     resync_overrides: HashMap<String, Duration>,
-    selectors: Selectors,
+    pub(crate) selectors: Selectors,
     strip_managed_fields: bool,
     reflector_options: OptionsFn,
     shutdown: CancellationToken,
@@ -206,7 +208,7 @@ impl InformerFactory {
     {
         let api = Api::all(self.inner.client.clone());
         let selectors = self.inner.selectors.clone();
-        self.shared(api, &(), selectors, ApiListerWatcher::new)
+        self.shared(api, &(), selectors, ApiListerWatcher::new, None)
     }
 
     /// The shared informer of `K` in `namespace` (all namespaces if `None`) with `selectors`
@@ -225,7 +227,7 @@ impl InformerFactory {
             api = api.constrain(namespace);
         }
         let selectors = selectors.unwrap_or_else(|| self.inner.selectors.clone());
-        self.shared(api, &(), selectors, ApiListerWatcher::new)
+        self.shared(api, &(), selectors, ApiListerWatcher::new, None)
     }
 
     /// The shared informer of `K` in `namespace`, with the factory's selectors.
@@ -249,18 +251,19 @@ impl InformerFactory {
             api = api.constrain(namespace);
         }
         let selectors = self.inner.selectors.clone();
-        self.shared(api, resource, selectors, |api| {
-            ApiListerWatcher::dynamic(api, resource)
-        })
+        let dynamic = |api| ApiListerWatcher::dynamic(api, resource);
+        self.shared(api, resource, selectors, dynamic, None)
     }
 
-    /// The informer for `api` and `selectors`: the existing one, or a new one.
-    fn shared<K: Object>(
+    /// The informer for `api` and `selectors`: the existing one, or a new one (whose transform
+    /// is `transform`, after the managed-fields stripping when the factory strips them).
+    pub(crate) fn shared<K: Object>(
         &self,
         api: Api<K>,
         dyntype: &K::DynamicType,
         selectors: Selectors,
         lister_watcher: impl FnOnce(Api<K>) -> ApiListerWatcher<K>,
+        transform: Option<TransformFn<K>>,
     ) -> Arc<SharedIndexInformer<K>> {
         let inner = &self.inner;
         let key = InformerKey {
@@ -294,10 +297,15 @@ impl InformerFactory {
                 .name(name)
                 .build(),
         );
-        if inner.strip_managed_fields {
+        let transform: Option<TransformFn<K>> = match (inner.strip_managed_fields, transform) {
+            (false, transform) => transform,
+            (true, None) => Some(Arc::new(strip_managed_fields)),
+            (true, Some(then)) => Some(Arc::new(move |obj| then(strip_managed_fields(obj)?))),
+        };
+        if let Some(transform) = transform {
             // A new informer has not started, so this cannot fail.
-            if let Err(error) = informer.set_transform(strip_managed_fields) {
-                tracing::warn!(%error, "could not set the managed-fields transform");
+            if let Err(error) = informer.set_transform(move |obj| transform(obj)) {
+                tracing::warn!(%error, "could not set the factory's transform");
             }
         }
         state.informers.insert(
@@ -387,6 +395,9 @@ fn describe<K: Resource>(
     selectors: &Selectors,
 ) -> String {
     let mut name = format!("{} {}", K::api_version(dyntype), K::kind(dyntype));
+    if K::metadata_api() {
+        name.push_str(" metadata");
+    }
     match namespace {
         Some(namespace) => name.push_str(&format!(" in {namespace}")),
         None => name.push_str(" in all namespaces"),

@@ -12,7 +12,9 @@
 //! - [`ListerWatcher`] / [`ApiListerWatcher`]: the two calls to the server; over `kube::Api<K>`
 //!   for typed resources and over `Api<DynamicObject>` with an `ApiResource`
 //!   ([`ApiListerWatcher::dynamic`]), scoped by the `Api`'s namespace and by label and field
-//!   selectors.
+//!   selectors. Over an `Api<PartialObjectMeta<K>>` ([`MetadataListerWatcher`]) it lists and
+//!   watches metadata only (`PartialObjectMetadata`), so a cache holds each object's
+//!   `ObjectMeta` and nothing else: every reflector feature works the same on it.
 //! - [`Reflector`]: [`run`](Reflector::run) until a shutdown token fires;
 //!   [`last_sync_resource_version`](Reflector::last_sync_resource_version).
 //! - [`ReflectorOptions`]: page size, resync period and its gate
@@ -115,8 +117,11 @@ pub use decode::{
     decode_watch_body, decode_watch_event,
 };
 pub use error::Error;
+/// The cache trait a [`Reflector`] writes into, re-exported from `indexer`.
+pub use indexer::Store;
 pub use kube::api::{ListParams, ObjectList, WatchEvent, WatchParams};
-pub use lister_watcher::{ApiListerWatcher, ListerWatcher, WatchStream};
+pub use kube::core::PartialObjectMeta;
+pub use lister_watcher::{ApiListerWatcher, ListerWatcher, MetadataListerWatcher, WatchStream};
 pub use object::Object;
 pub use options::{BackoffObserver, ErrorHandler, ReflectorOptions, ResyncGate};
 pub use reflector::Reflector;

@@ -1,6 +1,6 @@
 //! `ListerWatcher`: the two calls a reflector makes to the API server, and `ApiListerWatcher`,
-//! their implementation over `kube::Api` for typed and dynamic objects (client-go's
-//! `listwatch.go`).
+//! their implementation over `kube::Api` for typed and dynamic objects, full or metadata only
+//! (client-go's `listwatch.go` and its metadata informer's lister-watcher).
 
 use std::any::type_name;
 use std::fmt::Debug;
@@ -9,6 +9,7 @@ use std::sync::Arc;
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{ApiResource, DynamicObject, ListParams, ObjectList, WatchEvent, WatchParams};
+use kube::core::PartialObjectMeta;
 use kube::{Api, Client};
 
 use crate::{DEFAULT_MAX_WATCH_LINE_LEN, Error, Object, decode_watch_body};
@@ -61,6 +62,17 @@ type KindCheck<K> = Arc<dyn Fn(&K) -> Result<(), Error> + Send + Sync>;
 /// Lists go through `Api::list`; watch responses are decoded by this crate's
 /// [`WatchLineDecoder`](crate::WatchLineDecoder), line by line as the body arrives, with a
 /// limit on the length of one line ([`max_watch_line_len`](Self::max_watch_line_len)).
+///
+/// # Metadata only
+///
+/// Over an `Api<PartialObjectMeta<K>>` ([`MetadataListerWatcher`]: e.g.
+/// `ApiListerWatcher::new(Api::<PartialObjectMeta<Pod>>::all(client))`) every list, watch and streaming list asks the server for
+/// `PartialObjectMetadata` (`Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`,
+/// `as=PartialObjectMetadata` for watches): objects arrive and are cached with their
+/// `metadata` only (name, namespace, labels, annotations, owner references, finalizers,
+/// resource version, …), which is all an owner mapping or a label-driven controller needs and
+/// a fraction of a full object's memory. Everything else (paging, bookmarks, streaming lists
+/// with their fallback, relists on 410) works as for full objects.
 pub struct ApiListerWatcher<K> {
     api: Api<K>,
     /// The `Api`'s client, for the raw watch request.
@@ -152,6 +164,12 @@ impl<K: Clone> ApiListerWatcher<K> {
     }
 }
 
+/// A [`ListerWatcher`] of the metadata of `K`'s objects (controller-runtime's metadata-only
+/// watches, kube's `Api::list_metadata`/`watch_metadata`): lists and watches
+/// `PartialObjectMetadata` and yields [`PartialObjectMeta<K>`]. Built with
+/// [`ApiListerWatcher::new`] from an `Api<PartialObjectMeta<K>>`.
+pub type MetadataListerWatcher<K> = ApiListerWatcher<PartialObjectMeta<K>>;
+
 impl ApiListerWatcher<DynamicObject> {
     /// Lists and watches dynamic objects of `resource`; objects of any other `apiVersion` or
     /// `kind` are reported as [`Error::UnexpectedKind`] and skipped by the reflector.
@@ -226,9 +244,16 @@ where
             verb: "watch",
             source,
         };
-        let mut request = kube::core::Request::new(self.api.resource_url())
-            .watch(&self.watch_params(params), resource_version)
-            .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
+        // `Api::list` asks for metadata by itself when `K` is a `PartialObjectMeta`; the watch
+        // is built here, so it asks the same way.
+        let request = kube::core::Request::new(self.api.resource_url());
+        let params = self.watch_params(params);
+        let mut request = if K::metadata_api() {
+            request.watch_metadata(&params, resource_version)
+        } else {
+            request.watch(&params, resource_version)
+        }
+        .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
         // One JSON line per event: a compressed body would have to be decoded before the lines
         // (and some servers compress each event separately), so ask for none. The extension
         // names the request for the client's tracing layer, as `Api::watch` does.
@@ -259,6 +284,9 @@ where
             if let Some(selector) = selector {
                 description.push_str(&format!(" {name}={selector}"));
             }
+        }
+        if K::metadata_api() {
+            description.push_str(" (metadata only)");
         }
         description
     }

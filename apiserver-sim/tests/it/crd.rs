@@ -414,3 +414,38 @@ async fn cluster_scoped_custom_resource() {
         .expect("delete");
     assert!(bars.get_opt("b").await.expect("get").is_none());
 }
+
+#[tokio::test]
+async fn install_crd_returns_once_the_custom_resources_are_served() {
+    let server = kube_rt_apiserver_sim::ApiServer::start().await.unwrap();
+    let crd: CustomResourceDefinition =
+        serde_json::from_value(foo_crd("Namespaced", "foos", "Foo")).unwrap();
+
+    let installed = server.install_crd(&crd).await.unwrap();
+    let established = installed
+        .status
+        .and_then(|status| status.conditions)
+        .unwrap_or_default()
+        .into_iter()
+        .any(|c| c.type_ == "Established" && c.status == "True");
+    assert!(established);
+    // Served at once: no polling between the install and the first request.
+    let foos = foo_api(&server, "v1alpha1");
+    foos.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({
+            "apiVersion": "samplecontroller.k8s.io/v1alpha1", "kind": "Foo",
+            "metadata": {"name": "first"}, "spec": {"replicas": 1}
+        }))
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+
+    // A second install of the same CRD is the real server's 409.
+    let again = server.install_crd(&crd).await.unwrap_err();
+    assert!(
+        matches!(&again, kube_rt_apiserver_sim::Error::Api(status) if status.code == 409 && status.reason == "AlreadyExists"),
+        "{again}"
+    );
+}

@@ -10,7 +10,8 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{ObjectList, WatchEvent};
 use serde::Serialize;
 
-use crate::fixtures::Fixture;
+use crate::fixtures::{DEFAULT_NAMESPACES, Fixture};
+use crate::served::View;
 
 /// Page size of the list, as the informers use.
 const PAGE: usize = 500;
@@ -32,12 +33,12 @@ pub struct DecodeFigures {
 
 /// Decodes every list page and then every event line of a fixture of this size.
 pub fn run(objects: usize, events: usize) -> Result<DecodeFigures> {
-    let fixture = Fixture::build(objects, events)?;
+    let fixture = Fixture::build(objects, events, DEFAULT_NAMESPACES)?;
     let pages: Vec<Vec<u8>> = (0..objects)
         .step_by(PAGE)
         .map(|start| {
-            fixture
-                .list_chunks(start, (start + PAGE).min(objects), PAGE, false)
+            View::full(&fixture)
+                .list_chunks(start, PAGE, PAGE, false)
                 .fold(Vec::new(), concat)
         })
         .collect();

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use k8s_openapi::api::core::v1::{
     Container, ContainerPort, ContainerStatus, EnvVar, Pod, PodCondition, PodSpec, PodStatus,
     ResourceRequirements, Volume, VolumeMount,
@@ -21,8 +21,8 @@ use serde_json::json;
 pub const SENT_ANNOTATION: &str = "bench.pipeline/sent-ns";
 /// The placeholder value of [`SENT_ANNOTATION`] in pre-serialized events.
 pub const SENT_PLACEHOLDER: &[u8; 20] = b"00000000000000000000";
-/// Namespaces the pods are spread over.
-const NAMESPACES: usize = 50;
+/// Namespaces the pods are spread over unless told otherwise (`--namespaces`).
+pub const DEFAULT_NAMESPACES: usize = 50;
 
 /// The serialized workload shared by the server and the decode limit.
 #[derive(Debug)]
@@ -40,6 +40,11 @@ pub struct Fixture {
     pub relist_sentinel: Bytes,
     /// Resource version of a relist.
     pub relist_rv: u64,
+    /// Namespaces the pods are spread over: pod `i` lives in namespace `i % namespaces`
+    /// ([`namespace_name`]).
+    pub namespaces: usize,
+    /// The namespace (number) of each watch event's pod.
+    pub event_namespaces: Vec<usize>,
 }
 
 /// Where the last watch event lands: the client waits for this pod at this resource version.
@@ -56,17 +61,18 @@ pub struct Marker {
 impl Fixture {
     /// Builds `objects` pods and `events` watch events (mostly MODIFIED, one in ten an ADDED of
     /// a new pod or a DELETED of an earlier added one; the last is always a MODIFIED).
-    pub fn build(objects: usize, events: usize) -> Result<Self> {
+    pub fn build(objects: usize, events: usize, namespaces: usize) -> Result<Self> {
         anyhow::ensure!(objects > 0, "--objects must be at least 1");
+        anyhow::ensure!(namespaces > 0, "--namespaces must be at least 1");
         let list_rv = objects as u64;
         let pods = build_parallel(objects, |i| {
-            let pod = pod(i, i as u64 + 1, i.is_multiple_of(2), false);
+            let pod = pod(i, namespaces, i as u64 + 1, i.is_multiple_of(2), false);
             Ok(Bytes::from(serde_json::to_vec(&pod)?))
         })?;
         let prefix = format!("\"{SENT_ANNOTATION}\":\"");
         let built = build_parallel(events, |j| {
             let rv = list_rv + 1 + j as u64;
-            let (kind, pod) = event(j, events, objects, rv);
+            let (kind, pod) = event(j, events, objects, namespaces, rv);
             let mut line = serde_json::to_vec(&json!({"type": kind, "object": pod}))?;
             line.push(b'\n');
             let offset =
@@ -78,6 +84,7 @@ impl Fixture {
         let last = objects - 1;
         let relist_sentinel = Bytes::from(serde_json::to_vec(&pod(
             last,
+            namespaces,
             relist_rv,
             last.is_multiple_of(2),
             false,
@@ -89,6 +96,10 @@ impl Fixture {
             list_rv,
             relist_sentinel,
             relist_rv,
+            namespaces,
+            event_namespaces: (0..events)
+                .map(|j| event_pod(j, events, objects) % namespaces)
+                .collect(),
         })
     }
 
@@ -97,17 +108,18 @@ impl Fixture {
     pub fn watch_marker(&self) -> Marker {
         let events = self.events.len();
         if events == 0 {
-            return marker(self.pods.len() - 1, self.list_rv);
+            return marker(self.pods.len() - 1, self.namespaces, self.list_rv);
         }
         marker(
             modified_index(events - 1, self.pods.len()),
+            self.namespaces,
             self.list_rv + events as u64,
         )
     }
 
     /// The pod and resource version that show a relist has reached the cache.
     pub fn relist_marker(&self) -> Marker {
-        marker(self.pods.len() - 1, self.relist_rv)
+        marker(self.pods.len() - 1, self.namespaces, self.relist_rv)
     }
 
     /// The number of pods in the cache after every event.
@@ -120,47 +132,6 @@ impl Fixture {
             .filter(|&j| kind_of(j, events) == Kind::Deleted)
             .count();
         self.pods.len() + added - deleted
-    }
-
-    /// The body of a list response holding pods `start..end` (in chunks of at most `chunk`
-    /// items), with a continue token when more follow. A relist serves the relist sentinel and
-    /// version.
-    pub fn list_chunks(
-        &self,
-        start: usize,
-        end: usize,
-        chunk: usize,
-        relist: bool,
-    ) -> impl Iterator<Item = Bytes> + '_ {
-        let total = self.pods.len();
-        let rv = if relist { self.relist_rv } else { self.list_rv };
-        let continuation = if end < total {
-            format!(",\"continue\":\"{end}\"")
-        } else {
-            String::new()
-        };
-        let head = format!(
-            "{{\"apiVersion\":\"v1\",\"kind\":\"PodList\",\"metadata\":{{\"resourceVersion\":\"{rv}\"{continuation}}},\"items\":["
-        );
-        let items = (start..end).step_by(chunk.max(1)).map(move |from| {
-            let to = (from + chunk.max(1)).min(end);
-            let mut buf = BytesMut::with_capacity((to - from) * 3 * 1024);
-            for i in from..to {
-                if i > start {
-                    buf.extend_from_slice(b",");
-                }
-                let pod = if relist && i + 1 == total {
-                    &self.relist_sentinel
-                } else {
-                    &self.pods[i]
-                };
-                buf.extend_from_slice(pod);
-            }
-            buf.freeze()
-        });
-        std::iter::once(Bytes::from(head))
-            .chain(items)
-            .chain(std::iter::once(Bytes::from_static(b"]}")))
     }
 
     /// Total bytes of the pods' JSON.
@@ -193,19 +164,38 @@ fn modified_index(j: usize, objects: usize) -> usize {
     (j.wrapping_mul(7919)) % objects
 }
 
-fn event(j: usize, events: usize, objects: usize, rv: u64) -> (&'static str, Pod) {
+/// The index of the pod event `j` is about.
+fn event_pod(j: usize, events: usize, objects: usize) -> usize {
     match kind_of(j, events) {
-        Kind::Added => ("ADDED", pod(objects + j, rv, false, true)),
-        Kind::Deleted => ("DELETED", pod(objects + j - 10, rv, false, true)),
-        Kind::Modified => {
-            let i = modified_index(j, objects);
-            ("MODIFIED", pod(i, rv, i.is_multiple_of(2), true))
-        }
+        Kind::Added => objects + j,
+        Kind::Deleted => objects + j - 10,
+        Kind::Modified => modified_index(j, objects),
+    }
+}
+
+fn event(
+    j: usize,
+    events: usize,
+    objects: usize,
+    namespaces: usize,
+    rv: u64,
+) -> (&'static str, Pod) {
+    let i = event_pod(j, events, objects);
+    match kind_of(j, events) {
+        Kind::Added => ("ADDED", pod(i, namespaces, rv, false, true)),
+        Kind::Deleted => ("DELETED", pod(i, namespaces, rv, false, true)),
+        Kind::Modified => (
+            "MODIFIED",
+            pod(i, namespaces, rv, i.is_multiple_of(2), true),
+        ),
     }
 }
 
 /// `build(0..n)` on every core (the fixture is built before anything is measured).
-fn build_parallel<T: Send>(n: usize, build: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
+pub fn build_parallel<T: Send>(
+    n: usize,
+    build: impl Fn(usize) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
     let per_thread = n.div_ceil(threads).max(1);
     let build = &build;
@@ -232,16 +222,22 @@ fn build_parallel<T: Send>(n: usize, build: impl Fn(usize) -> Result<T> + Sync) 
     Ok(all)
 }
 
-fn marker(i: usize, rv: u64) -> Marker {
+fn marker(i: usize, namespaces: usize, rv: u64) -> Marker {
     Marker {
-        namespace: namespace(i),
+        namespace: namespace_name(i % namespaces),
         name: format!("pod-{i}"),
         resource_version: rv.to_string(),
     }
 }
 
-fn namespace(i: usize) -> String {
-    format!("team-{:02}", i % NAMESPACES)
+/// The name of namespace number `k`.
+pub fn namespace_name(k: usize) -> String {
+    format!("team-{k:02}")
+}
+
+/// The number of a namespace named by [`namespace_name`], if it is one.
+pub fn namespace_number(name: &str) -> Option<usize> {
+    name.strip_prefix("team-")?.parse().ok()
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -256,7 +252,7 @@ fn time(seconds: i64) -> Option<Time> {
 
 /// One pod: labels, annotations, an owner, one container, four conditions; managed fields when
 /// `managed`; the sent-time placeholder when it belongs to a watch event.
-fn pod(i: usize, rv: u64, managed: bool, with_sent: bool) -> Pod {
+fn pod(i: usize, namespaces: usize, rv: u64, managed: bool, with_sent: bool) -> Pod {
     let app = format!("app-{}", i % 97);
     let labels = BTreeMap::from([
         ("app.kubernetes.io/name".to_owned(), app.clone()),
@@ -290,7 +286,7 @@ fn pod(i: usize, rv: u64, managed: bool, with_sent: bool) -> Pod {
     }
     let metadata = ObjectMeta {
         name: Some(format!("pod-{i}")),
-        namespace: Some(namespace(i)),
+        namespace: Some(namespace_name(i % namespaces)),
         uid: Some(format!("{:08x}-0000-4000-8000-{:012x}", i, rv)),
         resource_version: Some(rv.to_string()),
         creation_timestamp: time(i as i64 % 86_400),
@@ -429,7 +425,7 @@ mod tests {
 
     #[test]
     fn pods_are_two_to_three_kilobytes_and_events_carry_the_placeholder() -> Result<()> {
-        let fixture = Fixture::build(200, 100)?;
+        let fixture = Fixture::build(200, 100, DEFAULT_NAMESPACES)?;
         let average = fixture.pod_bytes() / fixture.pods.len();
         assert!(
             (1_500..3_500).contains(&average),

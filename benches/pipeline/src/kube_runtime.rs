@@ -22,6 +22,10 @@ impl Peer for KubeRuntime {
     const NAME: &'static str = "kube-runtime";
 
     fn start(client: kube::Client, options: &RunOptions) -> Result<Self> {
+        anyhow::ensure!(
+            !options.per_namespace,
+            "the full kube-runtime peer watches cluster-wide only"
+        );
         let mut config = watcher::Config::default().page_size(options.page_size.unwrap_or(500));
         if options.stream {
             config = config.streaming_lists();

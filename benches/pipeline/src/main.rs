@@ -1,5 +1,5 @@
-//! `pipeline-bench`: the informer pipeline against kube-runtime and the decode limit, and the
-//! cost of admission webhooks per write.
+//! `pipeline-bench`: the informer pipeline against kube-runtime and the decode limit, the
+//! metadata-only caches, and the cost of admission webhooks per write.
 //!
 //! Every subcommand prints one JSON line of figures, then one human line. Memory figures come
 //! from `/proc/self/status` of a process that measures nothing else; the server runs in a child
@@ -14,8 +14,11 @@ mod fixtures;
 mod kube_runtime;
 mod measure;
 mod memory;
+mod metadata;
+mod metadata_peers;
 mod ours;
 mod priority;
+mod served;
 mod server;
 mod suite;
 
@@ -87,6 +90,20 @@ enum Cmd {
         #[arg(long, default_value_t = 3)]
         rounds: usize,
     },
+    /// Metadata-only caches: bytes per cached pod and sync rate of our metadata informer vs
+    /// our full informer and kube-runtime's metadata watcher, cluster-wide and one cache per
+    /// namespace.
+    Metadata {
+        /// Pods in the initial list.
+        #[arg(long, default_value_t = 100_000)]
+        objects: usize,
+        /// Namespaces the pods are spread over (one cache each in the per-namespace runs).
+        #[arg(long, default_value_t = 3)]
+        namespaces: usize,
+        /// Rounds of every configuration (in turns).
+        #[arg(long, default_value_t = 1)]
+        rounds: usize,
+    },
     /// decode, informer and kube-runtime interleaved; median ratios.
     Compare {
         #[command(flatten)]
@@ -109,6 +126,9 @@ enum Cmd {
     Serve {
         #[command(flatten)]
         size: Size,
+        /// Namespaces the pods are spread over.
+        #[arg(long, default_value_t = fixtures::DEFAULT_NAMESPACES)]
+        namespaces: usize,
         /// Pace the events at this many per second, stamping their send time.
         #[arg(long)]
         rate: Option<u32>,
@@ -119,6 +139,8 @@ enum Cmd {
 enum PeerName {
     Ours,
     KubeRuntime,
+    OursMetadata,
+    KubeRuntimeMetadata,
 }
 
 fn main() -> Result<()> {
@@ -168,6 +190,14 @@ fn main() -> Result<()> {
             let figures = runtime()?.block_on(priority::run(objects, rounds))?;
             print(&figures, &priority::describe(&figures))
         }
+        Cmd::Metadata {
+            objects,
+            namespaces,
+            rounds,
+        } => {
+            let figures = metadata::run(objects, namespaces, rounds)?;
+            print(&figures, &metadata::describe(&figures))
+        }
         Cmd::Compare { size, rounds } => {
             let comparison = compare::run(size.objects, size.events, rounds)?;
             print(&comparison, &compare::describe(&comparison))
@@ -178,6 +208,11 @@ fn main() -> Result<()> {
                 PeerName::KubeRuntime => {
                     runtime()?.block_on(measure::run::<kube_runtime::KubeRuntime>(options))?
                 }
+                PeerName::OursMetadata => {
+                    runtime()?.block_on(measure::run::<metadata_peers::OursMetadata>(options))?
+                }
+                PeerName::KubeRuntimeMetadata => runtime()?
+                    .block_on(measure::run::<metadata_peers::KubeRuntimeMetadata>(options))?,
             };
             let human = format!(
                 "{} {:?}: synced {} pods at {:.0}/s",
@@ -185,10 +220,14 @@ fn main() -> Result<()> {
             );
             print(&figures, &human)
         }
-        Cmd::Serve { size, rate } => tokio::runtime::Builder::new_current_thread()
+        Cmd::Serve {
+            size,
+            namespaces,
+            rate,
+        } => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?
-            .block_on(server::serve(size.objects, size.events, rate)),
+            .block_on(server::serve(size.objects, size.events, namespaces, rate)),
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
-use crate::fixtures::Marker;
+use crate::fixtures::{DEFAULT_NAMESPACES, Marker};
 use crate::memory;
 use crate::server::{EXPIRE_PATH, RELEASE_PATH, ServerProcess};
 
@@ -37,6 +37,12 @@ pub struct RunOptions {
     /// Force this list page size on every list, relists included (default: each peer's own).
     #[arg(long)]
     pub page_size: Option<u32>,
+    /// Namespaces the fixture spreads its pods over.
+    #[arg(long, default_value_t = DEFAULT_NAMESPACES)]
+    pub namespaces: usize,
+    /// One cache per namespace instead of one cluster-wide cache (metadata peers only).
+    #[arg(long)]
+    pub per_namespace: bool,
 }
 
 /// A cache kept in step with the server: ours (informer) or kube-runtime's reflector store.
@@ -89,7 +95,8 @@ pub struct RunFigures {
 
 /// Runs the measurement in this process, against a server process of its own.
 pub async fn run<P: Peer>(options: RunOptions) -> Result<RunFigures> {
-    let server = ServerProcess::spawn(options.objects, options.events, None)?;
+    let server =
+        ServerProcess::spawn_in(options.objects, options.events, options.namespaces, None)?;
     let client = server.client()?;
     let before = memory::read()?;
     let started = Instant::now();
@@ -188,11 +195,14 @@ pub fn run_args(peer: &str, options: &RunOptions) -> Vec<String> {
         options.objects.to_string(),
         "--events".to_owned(),
         options.events.to_string(),
+        "--namespaces".to_owned(),
+        options.namespaces.to_string(),
     ];
     for (flag, on) in [
         ("--stream", options.stream),
         ("--strip-managed-fields", options.strip_managed_fields),
         ("--relist", options.relist),
+        ("--per-namespace", options.per_namespace),
     ] {
         if on {
             args.push(flag.to_owned());

@@ -51,7 +51,8 @@ impl Ours {
     }
 }
 
-fn reflector_options(options: &RunOptions) -> ReflectorOptions {
+/// The reflector options of a run (streaming list, page size).
+pub fn reflector_options(options: &RunOptions) -> ReflectorOptions {
     let reflector = ReflectorOptions::default().streaming_list(options.stream);
     match options.page_size {
         Some(page_size) => reflector.page_size(page_size),
@@ -63,6 +64,10 @@ impl Peer for Ours {
     const NAME: &'static str = "ours";
 
     fn start(client: kube::Client, options: &RunOptions) -> Result<Self> {
+        anyhow::ensure!(
+            !options.per_namespace,
+            "the full informer peer watches cluster-wide only"
+        );
         Ok(Self::run(Self::informer(client, options)?))
     }
 

@@ -1,6 +1,7 @@
 //! A tiny HTTP server that serves the [`Fixture`]'s pre-serialized bytes: paginated lists,
 //! watches (JSON lines), streaming-list initial events with the initial-events-end bookmark,
-//! and a 410 on demand. It runs in its own process (`pipeline-bench serve`) so that its memory
+//! and a 410 on demand; across all namespaces or in one, as full pods or, when the `Accept`
+//! header asks for it, as `PartialObjectMetadata` (`served.rs`). It runs in its own process (`pipeline-bench serve`) so that its memory
 //! never counts in the measured process; [`ServerProcess`] starts it and talks to it.
 
 use std::convert::Infallible;
@@ -8,7 +9,6 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
@@ -22,14 +22,13 @@ use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 
-use crate::fixtures::{Fixture, Marker, SENT_PLACEHOLDER};
+use crate::fixtures::{DEFAULT_NAMESPACES, Fixture, Marker, SENT_PLACEHOLDER};
+use crate::served::{EventsTaken, MetadataBytes, Repr, Scope, View};
 
 /// Frames are flushed once they reach this size (unless events are paced).
 const FRAME_BYTES: usize = 256 * 1024;
 /// Items per chunk of a list body.
 const LIST_CHUNK: usize = 500;
-/// Path of the one collection served.
-const PODS_PATH: &str = "/api/v1/pods";
 /// Control endpoint: start sending the watch events.
 pub const RELEASE_PATH: &str = "/bench/release";
 /// Control endpoint: end open watches with a 410 and serve later lists at the relist version.
@@ -56,10 +55,12 @@ pub struct ServerInfo {
 
 struct State {
     fixture: Fixture,
+    /// The fixture as `PartialObjectMetadata`, for metadata lists and watches.
+    metadata: MetadataBytes,
     /// Events per second when paced (stamping each with its send time); `None`: all at once.
     rate: Option<u32>,
     released: watch::Sender<bool>,
-    events_taken: AtomicBool,
+    events_taken: EventsTaken,
     /// Bumped by each expiry; a watch that started before the bump ends with a 410.
     expiries: watch::Sender<u64>,
 }
@@ -67,8 +68,14 @@ struct State {
 type Body = BoxBody<Bytes, Infallible>;
 
 /// Runs the server until the process is killed; prints its [`ServerInfo`] as one JSON line.
-pub async fn serve(objects: usize, events: usize, rate: Option<u32>) -> Result<()> {
-    let fixture = Fixture::build(objects, events)?;
+pub async fn serve(
+    objects: usize,
+    events: usize,
+    namespaces: usize,
+    rate: Option<u32>,
+) -> Result<()> {
+    let fixture = Fixture::build(objects, events, namespaces)?;
+    let metadata = MetadataBytes::of(&fixture)?;
     let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0))).await?;
     let info = ServerInfo {
         port: listener.local_addr()?.port(),
@@ -81,9 +88,10 @@ pub async fn serve(objects: usize, events: usize, rate: Option<u32>) -> Result<(
     };
     let state = Arc::new(State {
         fixture,
+        metadata,
         rate,
         released: watch::Sender::new(false),
-        events_taken: AtomicBool::new(false),
+        events_taken: EventsTaken::default(),
         expiries: watch::Sender::new(0),
     });
     println!("{}", serde_json::to_string(&info)?);
@@ -116,6 +124,11 @@ fn exit_when_stdin_closes() {
 
 fn route(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
     let query = Query::parse(req.uri().query().unwrap_or(""));
+    let accept = req
+        .headers()
+        .get(http::header::ACCEPT)
+        .and_then(|value| value.to_str().ok());
+    let repr = Repr::of_accept(accept);
     match (req.method(), req.uri().path()) {
         (&Method::POST, RELEASE_PATH) => {
             state.released.send_replace(true);
@@ -125,13 +138,20 @@ fn route(state: &Arc<State>, req: &Request<Incoming>) -> Response<Body> {
             state.expiries.send_modify(|n| *n += 1);
             reply(StatusCode::OK, Bytes::from_static(b"{}"))
         }
-        (&Method::GET, PODS_PATH) if query.watch => streamed(watch_body(state, &query)),
-        (&Method::GET, PODS_PATH) => streamed(list_body(state, &query)),
-        _ => reply(
-            StatusCode::NOT_FOUND,
-            Bytes::from_static(b"{\"kind\":\"Status\",\"code\":404}"),
-        ),
+        (&Method::GET, path) => match Scope::of_path(path) {
+            Some(scope) if query.watch => streamed(watch_body(state, &query, repr, scope)),
+            Some(scope) => streamed(list_body(state, &query, repr, scope)),
+            None => not_found(),
+        },
+        _ => not_found(),
     }
+}
+
+fn not_found() -> Response<Body> {
+    reply(
+        StatusCode::NOT_FOUND,
+        Bytes::from_static(b"{\"kind\":\"Status\",\"code\":404}"),
+    )
 }
 
 fn reply(status: StatusCode, body: Bytes) -> Response<Body> {
@@ -190,20 +210,19 @@ fn expired(state: &State) -> bool {
     *state.expiries.borrow() > 0
 }
 
+fn view(state: &State, repr: Repr, scope: Scope) -> View<'_> {
+    View::new(&state.fixture, &state.metadata, repr, scope)
+}
+
 /// One page (or, without a limit, the whole list), streamed in chunks of [`LIST_CHUNK`] items.
-fn list_body(state: &Arc<State>, query: &Query) -> mpsc::Receiver<Bytes> {
+fn list_body(state: &Arc<State>, query: &Query, repr: Repr, scope: Scope) -> mpsc::Receiver<Bytes> {
     let (tx, rx) = mpsc::channel(4);
     let state = Arc::clone(state);
-    let total = state.fixture.pods.len();
-    let start = query.start.min(total);
-    let end = if query.limit == 0 {
-        total
-    } else {
-        (start + query.limit).min(total)
-    };
+    let (start, limit) = (query.start, query.limit);
     tokio::spawn(async move {
         let relist = expired(&state);
-        for chunk in state.fixture.list_chunks(start, end, LIST_CHUNK, relist) {
+        let view = view(&state, repr, scope);
+        for chunk in view.list_chunks(start, limit, LIST_CHUNK, relist) {
             if tx.send(chunk).await.is_err() {
                 return;
             }
@@ -214,7 +233,12 @@ fn list_body(state: &Arc<State>, query: &Query) -> mpsc::Receiver<Bytes> {
 
 /// A watch: the initial events and their end bookmark if asked, then (once released, for the
 /// first watch only) the fixture's events, then silence until the client leaves or an expiry.
-fn watch_body(state: &Arc<State>, query: &Query) -> mpsc::Receiver<Bytes> {
+fn watch_body(
+    state: &Arc<State>,
+    query: &Query,
+    repr: Repr,
+    scope: Scope,
+) -> mpsc::Receiver<Bytes> {
     let (tx, rx) = mpsc::channel(4);
     let state = Arc::clone(state);
     let initial = query.send_initial_events;
@@ -228,9 +252,10 @@ fn watch_body(state: &Arc<State>, query: &Query) -> mpsc::Receiver<Bytes> {
         if too_old {
             return expire(&tx).await;
         }
+        let view = view(&state, repr, scope);
         let mut expiries = state.expiries.subscribe();
         let seen = *expiries.borrow_and_update();
-        if initial && send_initial_events(&state, &tx).await.is_err() {
+        if initial && send_initial_events(&view, &tx).await.is_err() {
             return;
         }
         let mut released = state.released.subscribe();
@@ -239,9 +264,7 @@ fn watch_body(state: &Arc<State>, query: &Query) -> mpsc::Receiver<Bytes> {
             () = until(&mut expiries, |n| *n > seen) => return expire(&tx).await,
             () = tx.closed() => return,
         }
-        if !state.events_taken.swap(true, Ordering::SeqCst)
-            && send_events(&state, &tx).await.is_err()
-        {
+        if state.events_taken.take(&view) && send_events(&view, state.rate, &tx).await.is_err() {
             return;
         }
         tokio::select! {
@@ -266,9 +289,9 @@ async fn expire(tx: &mpsc::Sender<Bytes>) {
 
 type Closed = mpsc::error::SendError<Bytes>;
 
-async fn send_initial_events(state: &State, tx: &mpsc::Sender<Bytes>) -> Result<(), Closed> {
+async fn send_initial_events(view: &View<'_>, tx: &mpsc::Sender<Bytes>) -> Result<(), Closed> {
     let mut buf = BytesMut::with_capacity(FRAME_BYTES + 4096);
-    for pod in &state.fixture.pods {
+    for pod in view.listed() {
         buf.extend_from_slice(b"{\"type\":\"ADDED\",\"object\":");
         buf.extend_from_slice(pod);
         buf.extend_from_slice(b"}\n");
@@ -276,20 +299,18 @@ async fn send_initial_events(state: &State, tx: &mpsc::Sender<Bytes>) -> Result<
             tx.send(buf.split().freeze()).await?;
         }
     }
-    let bookmark = format!(
-        "{{\"type\":\"BOOKMARK\",\"object\":{{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"{}\",\"annotations\":{{\"{}\":\"true\"}}}}}}}}\n",
-        state.fixture.list_rv,
-        reflector::INITIAL_EVENTS_END_ANNOTATION
-    );
-    buf.extend_from_slice(bookmark.as_bytes());
+    buf.extend_from_slice(view.end_bookmark().as_bytes());
     tx.send(buf.freeze()).await
 }
 
-async fn send_events(state: &State, tx: &mpsc::Sender<Bytes>) -> Result<(), Closed> {
-    let events = &state.fixture.events;
-    let Some(rate) = state.rate else {
+async fn send_events(
+    view: &View<'_>,
+    rate: Option<u32>,
+    tx: &mpsc::Sender<Bytes>,
+) -> Result<(), Closed> {
+    let Some(rate) = rate else {
         let mut buf = BytesMut::with_capacity(FRAME_BYTES + 4096);
-        for line in events {
+        for (line, _) in view.events() {
             buf.extend_from_slice(line);
             if buf.len() >= FRAME_BYTES {
                 tx.send(buf.split().freeze()).await?;
@@ -302,13 +323,11 @@ async fn send_events(state: &State, tx: &mpsc::Sender<Bytes>) -> Result<(), Clos
     let period = Duration::from_secs_f64(per_tick as f64 / f64::from(rate.max(1)));
     let mut ticks = tokio::time::interval(period);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
-    for (batch, offsets) in events
-        .chunks(per_tick)
-        .zip(state.fixture.sent_offsets.chunks(per_tick))
-    {
+    let events: Vec<(&Bytes, usize)> = view.events().collect();
+    for batch in events.chunks(per_tick) {
         ticks.tick().await;
         let mut buf = BytesMut::new();
-        for (line, &offset) in batch.iter().zip(offsets) {
+        for &(line, offset) in batch {
             let start = buf.len();
             buf.extend_from_slice(line);
             let stamp = format!("{:020}", now_ns());
@@ -338,6 +357,16 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts the server with this workload and waits for its [`ServerInfo`].
     pub fn spawn(objects: usize, events: usize, rate: Option<u32>) -> Result<Self> {
+        Self::spawn_in(objects, events, DEFAULT_NAMESPACES, rate)
+    }
+
+    /// [`spawn`](Self::spawn) with the pods spread over `namespaces` namespaces.
+    pub fn spawn_in(
+        objects: usize,
+        events: usize,
+        namespaces: usize,
+        rate: Option<u32>,
+    ) -> Result<Self> {
         let mut command = Command::new(std::env::current_exe()?);
         command.args([
             "serve",
@@ -345,6 +374,8 @@ impl ServerProcess {
             &objects.to_string(),
             "--events",
             &events.to_string(),
+            "--namespaces",
+            &namespaces.to_string(),
         ]);
         if let Some(rate) = rate {
             command.args(["--rate", &rate.to_string()]);

@@ -5,6 +5,7 @@
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use crate::fixtures::DEFAULT_NAMESPACES;
 use crate::measure::{RunFigures, RunOptions, in_fresh_process, run_args};
 
 /// One peer's figures, named after the workloads.
@@ -43,6 +44,8 @@ pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
         strip_managed_fields: false,
         relist: true,
         page_size: None,
+        namespaces: DEFAULT_NAMESPACES,
+        per_namespace: false,
     };
     let main: RunFigures = in_fresh_process(&run_args(peer, &base))?;
     let stream: RunFigures = in_fresh_process(&run_args(

@@ -131,3 +131,62 @@ fn admission_writes_through_both_webhooks_exactly_once_each() {
     assert_eq!(figures["admission_calls"], 80, "{figures}");
     positive(&figures, "admission_round_trips_per_s");
 }
+
+#[test]
+fn metadata_measures_every_cache_with_every_pod() {
+    let figures = run(&[
+        "metadata",
+        "--objects",
+        "300",
+        "--namespaces",
+        "3",
+        "--rounds",
+        "1",
+    ]);
+    for row in [
+        "ours_full",
+        "ours_full_stripped",
+        "ours_metadata",
+        "kube_metadata",
+        "ours_metadata_per_namespace",
+        "kube_metadata_per_namespace",
+        "ours_metadata_stripped",
+        "kube_metadata_stripped",
+    ] {
+        let figures = &figures[row];
+        assert_eq!(figures["objects_synced"], 300, "{row}: {figures}");
+        positive(figures, "sync_objects_per_s");
+        positive(figures, "bytes_per_object");
+    }
+    for ratio in [
+        "metadata_vs_full",
+        "stripped_metadata_vs_stripped_full",
+        "metadata_bytes_vs_kube",
+        "metadata_sync_vs_kube",
+        "per_namespace_sync_vs_kube",
+    ] {
+        positive(&figures, ratio);
+    }
+}
+
+#[test]
+fn metadata_caches_per_namespace_get_their_events_and_relist() {
+    for peer in ["ours-metadata", "kube-runtime-metadata"] {
+        let figures = run(&[
+            "run",
+            "--peer",
+            peer,
+            "--objects",
+            "300",
+            "--events",
+            "200",
+            "--namespaces",
+            "3",
+            "--per-namespace",
+            "--relist",
+        ]);
+        assert_eq!(figures["objects_synced"], 300, "{peer}: {figures}");
+        assert_eq!(figures["objects_after_watch"], 300, "{peer}: {figures}");
+        positive(&figures, "relist_peak_ratio");
+    }
+}

@@ -73,7 +73,7 @@ impl<'m> Controller<'m> {
 
 /// Registers one secondary watch: given the controller's intake of keys and its event filters,
 /// adds a handler to the watched type's informer.
-type WatchFn =
+pub(crate) type WatchFn =
     Box<dyn FnOnce(&Manager, &Intake, &Arc<[EventFilter]>) -> Result<Registration, Error>>;
 
 /// Builds a controller for the primary type `K`; from [`Controller::for_`].
@@ -174,6 +174,13 @@ impl<'m, K: Kind> ControllerBuilder<'m, K> {
             register_secondary(&manager.informer::<W>(), intake, filter, mapper)
         });
         self.watches.push((type_name::<W>().to_owned(), register));
+        self
+    }
+
+    /// Adds a secondary watch, named `name` in logs, registered by `register` when the
+    /// controller is built.
+    pub(crate) fn add_watch(mut self, name: String, register: WatchFn) -> Self {
+        self.watches.push((name, register));
         self
     }
 

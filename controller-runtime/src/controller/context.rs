@@ -71,6 +71,11 @@ impl<K: Kind> Context<K> {
         &self.state.name
     }
 
+    /// The key of the object being reconciled.
+    pub fn key(&self) -> &ObjectKey {
+        &self.key
+    }
+
     /// This reconcile's unique id (also in its tracing span).
     pub fn reconcile_id(&self) -> &str {
         &self.reconcile_id

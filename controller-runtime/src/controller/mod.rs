@@ -5,7 +5,8 @@
 //!   `handlers.rs`: the event handlers that turn watch events into queue keys, with their
 //!   priority; `source.rs`: external sources (streams of keys); `intake.rs`: where events and
 //!   sources hand in keys; `debounce.rs`: the optional debouncer; `queue.rs`: the controller's
-//!   queue, priority or plain.
+//!   queue, priority or plain; `metadata.rs`: metadata-only watches (`owns_metadata`,
+//!   `watches_metadata`).
 //! - `worker.rs`: the running controller (sources, handler sync, workers, outcome of each
 //!   reconcile); `state.rs`: what its handlers and workers share; `stats.rs`: [`ControllerStats`].
 //! - `reconciler.rs`: [`Reconciler`], [`Request`], [`Action`], [`ReconcileError`];
@@ -14,8 +15,10 @@
 pub(crate) mod builder;
 pub(crate) mod context;
 pub(crate) mod debounce;
+pub(crate) mod events;
 pub(crate) mod handlers;
 pub(crate) mod intake;
+pub(crate) mod metadata;
 pub mod predicate;
 pub(crate) mod queue;
 pub(crate) mod reconciler;

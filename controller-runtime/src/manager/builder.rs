@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use informer::{InformerFactory, Selectors};
 use kube::Client;
-use kube::core::NamespaceScope;
+use kube::core::{NamespaceScope, PartialObjectMeta};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
@@ -81,11 +81,14 @@ impl ManagerBuilder {
     }
 
     /// The selectors of the namespaced type `K`: only matching objects are cached and reconciled.
+    /// They apply to `K`'s metadata-only watches too.
     pub fn selectors_for<K>(mut self, selectors: Selectors) -> Self
     where
         K: Kind,
         K::Scope: NamespaceScope,
     {
+        self.selectors
+            .insert(TypeId::of::<PartialObjectMeta<K>>(), selectors.clone());
         self.selectors.insert(TypeId::of::<K>(), selectors);
         self
     }

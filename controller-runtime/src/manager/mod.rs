@@ -5,11 +5,13 @@
 //!   health and readiness checks.
 //! - `running.rs`: [`Manager`] and [`start`](Manager::start); `supervisor.rs`: running the
 //!   [`Runnable`]s (`runnable.rs`) and draining them.
-//! - `cache.rs`: [`Cache`] and the manager's shared informers.
+//! - `cache.rs`: [`Cache`] and the manager's shared informers; `metadata.rs`: their
+//!   metadata-only counterparts (`Manager::metadata_informer`, `Cache::metadata_lister`).
 //! - `shutdown.rs`: [`ShutdownHandle`] and the signal listener.
 
 pub(crate) mod builder;
 pub(crate) mod cache;
+mod metadata;
 mod readiness;
 pub(crate) mod runnable;
 pub(crate) mod running;

@@ -16,6 +16,7 @@ mod finalizer;
 mod health;
 mod leader_election;
 mod managed_fields;
+mod metadata;
 mod metrics;
 mod owns;
 mod priority;

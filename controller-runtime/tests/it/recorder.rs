@@ -24,6 +24,67 @@ fn record(reason: &str) -> EventRecord {
 }
 
 #[tokio::test(start_paused = true)]
+async fn shorthands_report_on_the_reconciled_object() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .named("shorthand")
+        .build(reconciler_fn(
+            move |_req: Request, ctx: Context<ConfigMap>| async move {
+                ctx.normal_event("Synced", "ConfigMap synced");
+                ctx.warning_event("Odd", "no data.size");
+                Ok::<_, ReconcileError>(Action::Done)
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    let created = server.create(&cm("a", "1")).unwrap();
+    eventually("both events", Duration::from_secs(30), || {
+        server.list::<Event>().len() == 2
+    })
+    .await;
+    let events = server.list::<Event>();
+    let by_reason = |reason: &str| {
+        events
+            .iter()
+            .find(|event| event.reason.as_deref() == Some(reason))
+            .unwrap()
+    };
+    let (synced, odd) = (by_reason("Synced"), by_reason("Odd"));
+    assert_eq!(
+        (
+            synced.type_.as_deref(),
+            synced.action.as_deref(),
+            synced.note.as_deref()
+        ),
+        (Some("Normal"), Some("Synced"), Some("ConfigMap synced"))
+    );
+    assert_eq!(
+        (
+            odd.type_.as_deref(),
+            odd.action.as_deref(),
+            odd.note.as_deref()
+        ),
+        (Some("Warning"), Some("Odd"), Some("no data.size"))
+    );
+    let regarding = synced.regarding.as_ref().unwrap();
+    assert_eq!(
+        (
+            regarding.kind.as_deref(),
+            regarding.name.as_deref(),
+            regarding.uid.as_ref()
+        ),
+        (Some("ConfigMap"), Some("a"), created.metadata.uid.as_ref())
+    );
+    assert_eq!(synced.reporting_controller.as_deref(), Some("shorthand"));
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
 async fn repeats_become_a_series() {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());

@@ -10,17 +10,17 @@
 //!   [`FooValidator`] refuses a Foo without a valid Deployment name or with replicas outside
 //!   1..=10, and a renamed Deployment; [`FooDefaulter`] sets absent replicas to 1.
 //! - Reconcile: [`FooReconciler`] keeps each Foo's Deployment and its status.
-//! - Start ([`start`]): a CA and a serving certificate made with `rcgen`, the manager and its
+//! - Start ([`start`]): a CA and a serving certificate (the test environment's
+//!   `ServingCerts`), the manager and its
 //!   webhook server, the CRD; once the server listens, the `ValidatingWebhookConfiguration`,
 //!   the `MutatingWebhookConfiguration` and the CRD's `spec.conversion`, reaching the server by
 //!   URL or through a Service ([`Settings`]) and trusting the CA.
 //!
 //! Files: `v1.rs`, `v1alpha1.rs` (the versions and the conversion), `crd.rs`, `admission.rs`,
-//! `reconcile.rs`, `register.rs` (what the manager runs), `certs.rs`, `install.rs` (what is
+//! `reconcile.rs`, `register.rs` (what the manager runs), `install.rs` (what is
 //! written to the API server), `operator.rs` ([`start`], [`Running`]), `names.rs`.
 
 mod admission;
-mod certs;
 mod crd;
 mod install;
 mod names;
@@ -31,7 +31,6 @@ pub mod v1;
 pub mod v1alpha1;
 
 pub use admission::{DEFAULT_REPLICAS, FooDefaulter, FooValidator, MAX_REPLICAS, check_deployment};
-pub use certs::{CertError, ServingCerts};
 pub use crd::crd;
 pub use install::{InstallError, install_crd, install_webhooks};
 pub use names::{

@@ -12,9 +12,9 @@ use controller_runtime::webhook::{
 };
 use controller_runtime::{Manager, ShutdownHandle};
 use kube::Client;
+use testenv::webhook::ServingCerts;
 use tokio::task::JoinHandle;
 
-use super::certs::{CertError, ServingCerts};
 use super::install::{InstallError, install_crd, install_webhooks};
 use super::names::CONTROLLER_NAME;
 use super::register::register;
@@ -106,7 +106,7 @@ impl Settings {
 pub enum OperatorError {
     /// The certificates could not be made.
     #[error(transparent)]
-    Certs(#[from] CertError),
+    Certs(#[from] testenv::Error),
     /// Installing the CRD or the webhook configurations failed.
     #[error(transparent)]
     Install(#[from] InstallError),

@@ -72,6 +72,10 @@ impl Reconciler<Foo> for FooReconciler {
             )
             .await?;
         }
+        ctx.normal_event(
+            "Synced",
+            format!("Deployment {deployment_name} has {available} available replicas"),
+        );
         Ok(Action::Done)
     }
 }

@@ -108,16 +108,3 @@ fn settings_name_the_service_or_the_bound_url() {
         assert!(bad.parse::<WebhookService>().is_err(), "{bad}");
     }
 }
-
-#[test]
-fn certificates_are_written_for_the_server() {
-    let certs = ServingCerts::generate("test", &["localhost".to_owned()]).unwrap();
-    let pem = std::str::from_utf8(certs.ca_pem()).unwrap();
-    assert!(pem.starts_with("-----BEGIN CERTIFICATE-----"));
-    for file in ["tls.crt", "tls.key"] {
-        assert!(certs.dir().join(file).is_file(), "{file}");
-    }
-    let dir = certs.dir().to_owned();
-    drop(certs);
-    assert!(!dir.exists(), "removed on drop");
-}

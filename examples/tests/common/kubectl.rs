@@ -63,7 +63,13 @@ pub fn standalone_apiserver_sim() -> PathBuf {
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let output = std::process::Command::new(cargo)
-        .args(["build", "-p", "apiserver-sim", "--bin", "apiserver-sim"])
+        .args([
+            "build",
+            "-p",
+            "kube-rt-apiserver-sim",
+            "--bin",
+            "apiserver-sim",
+        ])
         .arg("--message-format=json")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stderr(Stdio::inherit())

@@ -1,29 +1,12 @@
-//! Helpers shared by the integration tests: a simulator with the Foo CRD, polling with a
-//! deadline instead of fixed sleeps, signals to child processes, and (`kubectl`) running
-//! kubectl against the standalone simulator binary.
+//! Helpers shared by the integration tests that run processes: signals to child processes, and
+//! (`kubectl`) running kubectl against the standalone simulator binary. Tests in this process
+//! use the public test environment (`testenv`).
 
 #![allow(dead_code)]
 
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
-use examples::cluster::install_crd;
-use examples::foo::crd;
-pub use testkit::eventually_some;
-
 pub mod kubectl;
-
-/// How long a condition may take before a test fails.
-pub const DEADLINE: Duration = Duration::from_secs(20);
-
-/// A simulator with the Foo CRD established.
-pub async fn server_with_crd() -> ApiServer {
-    let server = ApiServer::start().await.unwrap();
-    install_crd(&server.client().unwrap(), &crd())
-        .await
-        .unwrap();
-    server
-}
 
 /// Sends `signal` (`INT`, `TERM`, ...) to a child process.
 pub async fn signal(child: &tokio::process::Child, signal: &str) {

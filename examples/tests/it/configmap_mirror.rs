@@ -1,13 +1,10 @@
 //! `configmap-mirror`: copies appear, follow edits, are repaired, and go with their source.
 
-use crate::common;
-
-use apiserver_sim::ApiServer;
-use common::{DEADLINE, eventually_some};
 use examples::configmap_mirror::{FINALIZER, MirrorConfig, SOURCE_LABEL, run, seed_demo};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::{Api, ResourceExt};
+use testenv::TestEnv;
 use tokio_util::sync::CancellationToken;
 
 fn data(cm: &ConfigMap) -> Option<String> {
@@ -16,8 +13,8 @@ fn data(cm: &ConfigMap) -> Option<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mirrors_repairs_and_cleans_up() {
-    let server = ApiServer::start().await.unwrap();
-    let client = server.client().unwrap();
+    let env = TestEnv::start().await.unwrap();
+    let client = env.client();
     let config = MirrorConfig {
         source: "shared".into(),
         targets: vec!["team-a".into(), "team-b".into()],
@@ -30,10 +27,12 @@ async fn mirrors_repairs_and_cleans_up() {
     let team_a: Api<ConfigMap> = Api::namespaced(client.clone(), "team-a");
     let team_b: Api<ConfigMap> = Api::namespaced(client.clone(), "team-b");
     for copies in [&team_a, &team_b] {
-        let copy = eventually_some("a copy", DEADLINE, || async {
-            copies.get_opt("app-settings").await.unwrap()
-        })
-        .await;
+        let copy = env
+            .eventually("a copy", || async {
+                copies.get_opt("app-settings").await.unwrap()
+            })
+            .await
+            .unwrap();
         assert_eq!(data(&copy).as_deref(), Some("info"));
         assert_eq!(copy.labels()[SOURCE_LABEL], "shared");
     }
@@ -51,11 +50,12 @@ async fn mirrors_repairs_and_cleans_up() {
         .await
         .unwrap();
     for copies in [&team_a, &team_b] {
-        eventually_some("the edit copied", DEADLINE, || async {
+        env.eventually("the edit copied", || async {
             let copy = copies.get("app-settings").await.unwrap();
             (data(&copy).as_deref() == Some("debug")).then_some(())
         })
-        .await;
+        .await
+        .unwrap();
     }
 
     // A copy deleted by hand comes back.
@@ -63,17 +63,18 @@ async fn mirrors_repairs_and_cleans_up() {
         .delete("app-settings", &DeleteParams::default())
         .await
         .unwrap();
-    eventually_some("the copy restored", DEADLINE, || async {
+    env.eventually("the copy restored", || async {
         team_b.get_opt("app-settings").await.unwrap()
     })
-    .await;
+    .await
+    .unwrap();
 
     // Deleting the source deletes the copies first, then the source goes.
     source
         .delete("app-settings", &DeleteParams::default())
         .await
         .unwrap();
-    eventually_some("source and copies gone", DEADLINE, || async {
+    env.eventually("source and copies gone", || async {
         let left = [
             source.get_opt("app-settings").await.unwrap(),
             team_a.get_opt("app-settings").await.unwrap(),
@@ -81,7 +82,8 @@ async fn mirrors_repairs_and_cleans_up() {
         ];
         left.iter().all(Option::is_none).then_some(())
     })
-    .await;
+    .await
+    .unwrap();
 
     shutdown.cancel();
     task.await.unwrap().unwrap();

@@ -1,12 +1,10 @@
 //! `pod-index`: the per-node counts follow Pods being created, moved and deleted.
 
-use crate::common;
-
-use apiserver_sim::ApiServer;
 use examples::pod_index::{NodeCounts, format_counts, pod_on, watch_node_counts};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use kube::api::{DeleteParams, PostParams};
+use testenv::TestEnv;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -19,7 +17,8 @@ fn counts(pairs: &[(&str, usize)]) -> NodeCounts {
 
 #[tokio::test]
 async fn counts_follow_pods() {
-    let server = ApiServer::start().await.unwrap();
+    let env = TestEnv::start().await.unwrap();
+    let server = env.server();
     server.create(&pod_on("a1", "node-a")).unwrap();
     server.create(&pod_on("a2", "node-a")).unwrap();
     server.create(&pod_on("b1", "node-b")).unwrap();
@@ -27,21 +26,21 @@ async fn counts_follow_pods() {
     let (tx, mut reports) = mpsc::unbounded_channel();
     let shutdown = CancellationToken::new();
     let task = tokio::spawn(watch_node_counts(
-        server.client().unwrap(),
+        env.client(),
         shutdown.clone(),
         move |counts| {
             let _ = tx.send(counts.clone());
         },
     ));
     let mut next = async || {
-        tokio::time::timeout(common::DEADLINE, reports.recv())
+        tokio::time::timeout(env.timeout(), reports.recv())
             .await
             .unwrap()
             .unwrap()
     };
     assert_eq!(next().await, counts(&[("node-a", 2), ("node-b", 1)]));
 
-    let pods: Api<Pod> = Api::namespaced(server.client().unwrap(), "default");
+    let pods: Api<Pod> = Api::namespaced(env.client(), "default");
     pods.create(&PostParams::default(), &pod_on("c1", "node-c"))
         .await
         .unwrap();

@@ -2,21 +2,19 @@
 //! pre-filled listers (no informers), and the writes it makes are read from the simulator's
 //! request counts.
 
-use crate::common;
-
 use std::sync::Arc;
 
-use apiserver_sim::ApiServer;
-use examples::foo::{Foo, new_foo};
+use examples::foo::{Foo, crd, new_foo};
 use examples::recorder::Recorder;
 use examples::sample::{AGENT_NAME, SampleController, SyncError, new_deployment};
 use indexer::{Indexer, Indexers, Lister, ObjectKey, Store};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Event;
+use testenv::TestEnv;
 
 /// The Go fixture: Foos and Deployments in the server and in the listers.
 struct Fixture {
-    server: ApiServer,
+    env: TestEnv,
     foos: Indexer<Foo>,
     deployments: Indexer<Deployment>,
 }
@@ -24,7 +22,7 @@ struct Fixture {
 impl Fixture {
     async fn new() -> Self {
         Self {
-            server: common::server_with_crd().await,
+            env: TestEnv::builder().crd(crd()).start().await.unwrap(),
             foos: Indexer::new(Indexers::default()),
             deployments: Indexer::new(Indexers::default()),
         }
@@ -34,20 +32,20 @@ impl Fixture {
     fn foo(&self, name: &str, replicas: i32) -> Foo {
         let mut foo = new_foo(name, &format!("{name}-deployment"), Some(replicas));
         foo.metadata.namespace = Some("default".into());
-        let stored = self.server.create(&foo).unwrap();
+        let stored = self.env.server().create(&foo).unwrap();
         self.foos.add(Arc::new(stored.clone())).unwrap();
         stored
     }
 
     fn deployment(&self, deployment: Deployment) {
-        let stored = self.server.create(&deployment).unwrap();
+        let stored = self.env.server().create(&deployment).unwrap();
         self.deployments.add(Arc::new(stored)).unwrap();
     }
 
     async fn sync(&self, foo: &Foo) -> Result<(), SyncError> {
-        let client = self.server.client().unwrap();
+        let client = self.env.client();
         let controller = SampleController::new(client.clone(), Recorder::new(client, AGENT_NAME));
-        self.server.reset_request_counts();
+        self.env.server().reset_request_counts();
         let key = ObjectKey::new(Some("default"), foo.metadata.name.as_deref().unwrap()).unwrap();
         let cached = self.foos.get_by_key(&key);
         controller
@@ -58,14 +56,15 @@ impl Fixture {
     /// (deployment creates, deployment updates, Foo status updates) since the sync began.
     fn actions(&self) -> (u64, u64, u64) {
         (
-            self.server.request_count("create", "deployments"),
-            self.server.request_count("update", "deployments"),
-            self.server.request_count("update", "foos/status"),
+            self.env.server().request_count("create", "deployments"),
+            self.env.server().request_count("update", "deployments"),
+            self.env.server().request_count("update", "foos/status"),
         )
     }
 
     fn event_reasons(&self) -> Vec<String> {
-        self.server
+        self.env
+            .server()
             .list::<Event>()
             .into_iter()
             .filter_map(|event| event.reason)
@@ -79,7 +78,7 @@ async fn creates_deployment() {
     let foo = fixture.foo("test", 1);
     fixture.sync(&foo).await.unwrap();
     assert_eq!(fixture.actions(), (1, 0, 1));
-    let deployments = fixture.server.list::<Deployment>();
+    let deployments = fixture.env.server().list::<Deployment>();
     assert_eq!(deployments.len(), 1);
     let created = &deployments[0];
     assert_eq!(created.metadata.name.as_deref(), Some("test-deployment"));
@@ -114,7 +113,7 @@ async fn update_deployment() {
     fixture.deployment(outdated);
     fixture.sync(&foo).await.unwrap();
     assert_eq!(fixture.actions(), (0, 1, 1));
-    let deployment = &fixture.server.list::<Deployment>()[0];
+    let deployment = &fixture.env.server().list::<Deployment>()[0];
     assert_eq!(deployment.spec.replicas, Some(2));
 }
 
@@ -133,7 +132,8 @@ async fn not_controlled_by_us() {
     );
     assert_eq!(fixture.actions(), (0, 0, 0));
     let warning = fixture
-        .server
+        .env
+        .server()
         .list::<Event>()
         .into_iter()
         .find(|event| event.reason.as_deref() == Some("ErrResourceExists"))
@@ -147,7 +147,7 @@ async fn missing_deployment_name_is_dropped_without_retry() {
     let fixture = Fixture::new().await;
     let mut foo = new_foo("nameless", "", Some(1));
     foo.metadata.namespace = Some("default".into());
-    let stored = fixture.server.create(&foo).unwrap();
+    let stored = fixture.env.server().create(&foo).unwrap();
     fixture.foos.add(Arc::new(stored.clone())).unwrap();
     fixture.sync(&stored).await.unwrap();
     assert_eq!(fixture.actions(), (0, 0, 0));

@@ -6,6 +6,7 @@ mod common;
 mod chaos;
 mod factory;
 mod late_handler;
+mod metadata;
 mod lifecycle;
 mod panics;
 mod resync;

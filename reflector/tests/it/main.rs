@@ -6,6 +6,7 @@ mod common;
 mod backoff;
 mod events;
 mod list_watch;
+mod metadata;
 mod paged_list;
 mod randomized;
 mod streaming_list;

@@ -5,16 +5,16 @@
 
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use examples::foo_webhooks::{
     self, DEFAULT_REPLICAS, GROUP, Settings, VALIDATING_WEBHOOK, check_deployment, v1, v1alpha1,
 };
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::events::v1::Event;
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
+use testenv::TestEnv;
 
 use super::{foo_resource, refusal};
-use crate::common::{DEADLINE, eventually_some};
 
 /// The message the API server gives for a denial of the validating webhook.
 fn denied(reason: &str) -> String {
@@ -23,12 +23,12 @@ fn denied(reason: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_simulator_calls_the_webhooks_and_the_controller_keeps_the_deployment() {
-    let server = ApiServer::builder()
-        .workload_simulator(Duration::from_millis(50))
+    let env = TestEnv::builder()
+        .server(|server| server.workload_simulator(Duration::from_millis(50)))
         .start()
         .await
         .unwrap();
-    let client = server.client().unwrap();
+    let client = env.client();
     let settings = Settings {
         port: 0,
         ..Settings::default()
@@ -107,10 +107,12 @@ async fn the_simulator_calls_the_webhooks_and_the_controller_keeps_the_deploymen
 
     // The controller keeps the Deployment and reports its replicas, read here as v1alpha1.
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
-    let deployment = eventually_some("the Deployment", DEADLINE, || async {
-        deployments.get_opt("example").await.unwrap()
-    })
-    .await;
+    let deployment = env
+        .eventually("the Deployment", || async {
+            deployments.get_opt("example").await.unwrap()
+        })
+        .await
+        .unwrap();
     assert_eq!(deployment.spec.replicas, Some(DEFAULT_REPLICAS));
     let owner = &deployment.owner_references()[0];
     assert_eq!(
@@ -121,17 +123,30 @@ async fn the_simulator_calls_the_webhooks_and_the_controller_keeps_the_deploymen
         ),
         ("webhooks.kube-rt.dev/v1", "Foo", "example")
     );
-    eventually_some(
-        "availableReplicas in the Foo's status",
-        DEADLINE,
-        || async {
-            let foo = alpha.get("example").await.unwrap();
-            let available = foo.status.map(|status| status.available_replicas);
-            (available == Some(DEFAULT_REPLICAS)).then_some(())
-        },
-    )
-    .await;
+    env.eventually("availableReplicas in the Foo's status", || async {
+        let foo = alpha.get("example").await.unwrap();
+        let available = foo.status.map(|status| status.available_replicas);
+        (available == Some(DEFAULT_REPLICAS)).then_some(())
+    })
+    .await
+    .unwrap();
+
+    // Each reconcile reports through the controller's event recorder.
+    let synced = env
+        .eventually("the Synced event", || async {
+            env.server().list::<Event>().into_iter().find(|event| {
+                event.reason.as_deref() == Some("Synced")
+                    && event.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("example")
+            })
+        })
+        .await
+        .unwrap();
+    assert_eq!(synced.type_.as_deref(), Some("Normal"));
+    assert_eq!(
+        synced.reporting_controller.as_deref(),
+        Some(foo_webhooks::CONTROLLER_NAME)
+    );
 
     running.stop().await.unwrap();
-    server.shutdown().await;
+    env.stop().await;
 }

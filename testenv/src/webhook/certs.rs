@@ -1,6 +1,6 @@
-//! [`ServingCerts`]: a certificate authority made at start and the serving certificate it
-//! signs, written where the webhook server reads them (`tls.crt`, `tls.key`). The CA's PEM is
-//! the `caBundle` of the webhook configurations and of the CRD's conversion.
+//! [`ServingCerts`]: a certificate authority made on the spot and the serving certificate it
+//! signs, written where a webhook server reads them (`tls.crt`, `tls.key`). The CA's PEM is the
+//! `caBundle` of the webhook configurations and of a CRD's conversion.
 
 use std::path::Path;
 
@@ -10,18 +10,9 @@ use rcgen::{
 };
 use tempfile::TempDir;
 
-/// Why the certificates could not be made.
-#[derive(Debug, thiserror::Error)]
-pub enum CertError {
-    /// Generating a key or signing a certificate failed (or a name was refused).
-    #[error("generating certificates: {0}")]
-    Generate(#[from] rcgen::Error),
-    /// The files could not be written.
-    #[error("writing certificates: {0}")]
-    Write(#[from] std::io::Error),
-}
+use crate::error::Error;
 
-/// A CA and a serving certificate for the webhook server, in a private temporary directory
+/// A CA and a serving certificate for a webhook server, in a private temporary directory
 /// removed on drop.
 #[derive(Debug)]
 pub struct ServingCerts {
@@ -32,7 +23,14 @@ pub struct ServingCerts {
 impl ServingCerts {
     /// A new CA (`<common_name> CA`) and a serving certificate for `names` (DNS names or IP
     /// addresses, the first one its common name), written as `tls.crt` and `tls.key`.
-    pub fn generate(common_name: &str, names: &[String]) -> Result<Self, CertError> {
+    pub fn generate(common_name: &str, names: &[String]) -> Result<Self, Error> {
+        Self::try_generate(common_name, names).map_err(|e| Error::Certificates(e.to_string()))
+    }
+
+    fn try_generate(
+        common_name: &str,
+        names: &[String],
+    ) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
         let ca_key = KeyPair::generate()?;
         let mut ca = CertificateParams::new(Vec::<String>::new())?;
         ca.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
@@ -57,7 +55,7 @@ impl ServingCerts {
 
         // A fresh directory only this user can read (tempfile makes it 0700).
         let dir = tempfile::Builder::new()
-            .prefix("foo-webhooks-certs-")
+            .prefix("webhook-certs-")
             .tempdir()?;
         std::fs::write(dir.path().join("tls.crt"), cert.pem())?;
         std::fs::write(dir.path().join("tls.key"), key.serialize_pem())?;
@@ -72,5 +70,23 @@ impl ServingCerts {
     /// The CA certificate, PEM: the `caBundle` that lets the API server trust the server.
     pub fn ca_pem(&self) -> &[u8] {
         self.ca_pem.as_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn certificates_are_written_for_the_server() {
+        let certs = ServingCerts::generate("test", &["localhost".to_owned()]).unwrap();
+        let pem = std::str::from_utf8(certs.ca_pem()).unwrap();
+        assert!(pem.starts_with("-----BEGIN CERTIFICATE-----"));
+        for file in ["tls.crt", "tls.key"] {
+            assert!(certs.dir().join(file).is_file(), "{file}");
+        }
+        let dir = certs.dir().to_owned();
+        drop(certs);
+        assert!(!dir.exists(), "removed on drop");
     }
 }

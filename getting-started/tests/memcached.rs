@@ -1,0 +1,98 @@
+//! The operator against the test environment: the Deployment follows `spec.size`, the status
+//! lists the Pods, an event reports the reconcile, and the Deployment goes with the Memcached.
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+use k8s_openapi::api::events::v1::Event;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::{CustomResourceExt, ResourceExt};
+use memcached_operator::{INSTANCE_LABEL, Memcached, MemcachedSpec, register};
+use testenv::TestEnv;
+
+fn pod(name: &str, instance: &str) -> Pod {
+    let mut pod = Pod::default();
+    pod.metadata.name = Some(name.to_owned());
+    pod.metadata.labels = Some([(INSTANCE_LABEL.to_owned(), instance.to_owned())].into());
+    pod.spec = Some(PodSpec {
+        containers: vec![Container {
+            name: "memcached".to_owned(),
+            image: Some("memcached:1.6-alpine".to_owned()),
+            ..Container::default()
+        }],
+        ..PodSpec::default()
+    });
+    pod
+}
+
+#[tokio::test]
+async fn a_memcached_gets_its_deployment_status_and_event() -> Result<(), Box<dyn std::error::Error>>
+{
+    let env = TestEnv::builder().crd(Memcached::crd()).start().await?;
+    let manager = env.manager();
+    register(&manager)?;
+    let running = env.start_manager(manager);
+
+    let memcacheds: Api<Memcached> = Api::default_namespaced(env.client());
+    let deployments: Api<Deployment> = Api::default_namespaced(env.client());
+    let pods: Api<Pod> = Api::default_namespaced(env.client());
+    let created = memcacheds
+        .create(
+            &PostParams::default(),
+            &Memcached::new("cache", MemcachedSpec { size: 3 }),
+        )
+        .await?;
+
+    // A Deployment of `size` replicas, controlled by the Memcached.
+    let deployment = env
+        .eventually("the Deployment", || async {
+            deployments.get_opt("cache").await
+        })
+        .await?;
+    assert_eq!(deployment.spec.replicas, Some(3));
+    let owner = &deployment.owner_references()[0];
+    assert_eq!(
+        (owner.uid.as_str(), owner.controller),
+        (created.uid().unwrap().as_str(), Some(true))
+    );
+
+    // The Pods (made here: the simulator runs no kubelet) show up in the status.
+    for name in ["cache-a", "cache-b"] {
+        pods.create(&PostParams::default(), &pod(name, "cache"))
+            .await?;
+    }
+    pods.create(&PostParams::default(), &pod("other", "another-cache"))
+        .await?;
+    env.eventually("both Pods in the status", || async {
+        let status = memcacheds.get("cache").await.ok()?.status?;
+        (status.nodes == ["cache-a", "cache-b"]).then_some(())
+    })
+    .await?;
+    env.eventually("the Reconciled event", || async {
+        env.server().list::<Event>().into_iter().find(|event| {
+            event.reason.as_deref() == Some("Reconciled")
+                && event.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("cache")
+        })
+    })
+    .await?;
+
+    // A new size reaches the Deployment.
+    let resize = serde_json::json!({"spec": {"size": 5}});
+    memcacheds
+        .patch("cache", &PatchParams::default(), &Patch::Merge(&resize))
+        .await?;
+    env.eventually("five replicas", || async {
+        let deployment = deployments.get("cache").await.ok()?;
+        (deployment.spec.replicas == Some(5)).then_some(())
+    })
+    .await?;
+
+    // Deleting the Memcached collects its Deployment.
+    memcacheds.delete("cache", &DeleteParams::default()).await?;
+    env.eventually("the Deployment collected", || async {
+        matches!(deployments.get_opt("cache").await, Ok(None))
+    })
+    .await?;
+
+    running.stop().await?;
+    Ok(())
+}

@@ -1,0 +1,145 @@
+//! [`TestEnvBuilder`]: which CRDs to install, how the simulator is configured, how long waits
+//! last, and whether webhooks are wired.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use apiserver_sim::{ApiServer, ApiServerBuilder};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use tokio_util::sync::CancellationToken;
+
+use crate::crds::{read_crd_dir, read_crd_file};
+use crate::env::TestEnv;
+use crate::error::Error;
+use crate::wait::DEFAULT_TIMEOUT;
+
+/// Where a CRD comes from.
+enum CrdSource {
+    Value(Box<CustomResourceDefinition>),
+    File(PathBuf),
+    Dir(PathBuf),
+}
+
+type Configure = Box<dyn FnOnce(ApiServerBuilder) -> ApiServerBuilder + Send>;
+
+/// Builds a [`TestEnv`]; from [`TestEnv::builder`].
+#[must_use]
+pub struct TestEnvBuilder {
+    crds: Vec<CrdSource>,
+    configure: Option<Configure>,
+    timeout: Duration,
+    #[cfg(feature = "webhook")]
+    webhooks: bool,
+}
+
+impl std::fmt::Debug for TestEnvBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestEnvBuilder")
+            .field("crds", &self.crds.len())
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for TestEnvBuilder {
+    fn default() -> Self {
+        Self {
+            crds: Vec::new(),
+            configure: None,
+            timeout: DEFAULT_TIMEOUT,
+            #[cfg(feature = "webhook")]
+            webhooks: false,
+        }
+    }
+}
+
+impl TestEnvBuilder {
+    /// Installs `crd` at start, e.g. `Foo::crd()` of a `#[derive(CustomResource)]` type.
+    pub fn crd(mut self, crd: CustomResourceDefinition) -> Self {
+        self.crds.push(CrdSource::Value(Box::new(crd)));
+        self
+    }
+
+    /// Installs every CRD of the YAML file `path` (one or more `---`-separated documents).
+    pub fn crd_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.crds.push(CrdSource::File(path.into()));
+        self
+    }
+
+    /// Installs every CRD of the `.yaml`/`.yml` files in `dir` (envtest's `CRDDirectoryPaths`).
+    pub fn crd_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.crds.push(CrdSource::Dir(dir.into()));
+        self
+    }
+
+    /// Configures the simulator before it starts (its workload simulator, chaos, service
+    /// endpoints, limits …).
+    pub fn server(
+        mut self,
+        configure: impl FnOnce(ApiServerBuilder) -> ApiServerBuilder + Send + 'static,
+    ) -> Self {
+        self.configure = Some(Box::new(configure));
+        self
+    }
+
+    /// How long [`TestEnv::eventually`] and the other waits of the environment last (default
+    /// [`DEFAULT_TIMEOUT`]).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Wires admission and conversion webhooks: the environment makes a CA and a serving
+    /// certificate for 127.0.0.1, [`TestEnv::manager_builder`] gives managers a webhook server on
+    /// a free loopback port presenting it, and
+    /// [`RunningManager::install_webhooks`](crate::RunningManager::install_webhooks) routes the
+    /// simulator to that server.
+    #[cfg(feature = "webhook")]
+    pub fn webhooks(mut self) -> Self {
+        self.webhooks = true;
+        self
+    }
+
+    /// Starts the simulator on a free loopback port and installs the CRDs, each established and
+    /// served before this returns.
+    pub async fn start(self) -> Result<TestEnv, Error> {
+        let mut crds = Vec::new();
+        for source in self.crds {
+            match source {
+                CrdSource::Value(crd) => crds.push(*crd),
+                CrdSource::File(path) => crds.extend(read_crd_file(&path)?),
+                CrdSource::Dir(dir) => crds.extend(read_crd_dir(&dir)?),
+            }
+        }
+        #[cfg(feature = "webhook")]
+        let certs = if self.webhooks {
+            Some(crate::webhook::ServingCerts::generate(
+                "kube-rt-testenv",
+                &crate::webhook::loopback_names(),
+            )?)
+        } else {
+            None
+        };
+        let builder = ApiServer::builder();
+        let builder = match self.configure {
+            Some(configure) => configure(builder),
+            None => builder,
+        };
+        let server = builder.start().await?;
+        let client = server.client()?;
+        let shutdown = CancellationToken::new();
+        let env = TestEnv {
+            server,
+            client,
+            timeout: self.timeout,
+            _stop_on_drop: shutdown.clone().drop_guard(),
+            shutdown,
+            #[cfg(feature = "webhook")]
+            certs,
+        };
+        for crd in &crds {
+            env.install_crd(crd).await?;
+        }
+        Ok(env)
+    }
+}

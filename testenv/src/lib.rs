@@ -1,0 +1,110 @@
+//! A test environment for operators, in the spirit of controller-runtime's envtest: an
+//! in-process API server (`apiserver-sim`, the real wire protocol over HTTP on loopback) with
+//! your CRDs installed and established, a `kube::Client` for it, managers that start and stop
+//! with the test, and a wait with a deadline whose failure says what was awaited.
+//!
+//! # Use
+//!
+//! 1. [`TestEnv::builder`]: CRDs from Rust types ([`crd`](TestEnvBuilder::crd), e.g.
+//!    `Foo::crd()`), from YAML files ([`crd_file`](TestEnvBuilder::crd_file)) or directories
+//!    ([`crd_dir`](TestEnvBuilder::crd_dir)); simulator options
+//!    ([`server`](TestEnvBuilder::server)); the wait timeout; optional
+//!    [`webhooks`](TestEnvBuilder::webhooks). [`start`](TestEnvBuilder::start) returns once
+//!    every CRD is served.
+//! 2. [`TestEnv::manager`] (or [`manager_builder`](TestEnv::manager_builder) to configure it):
+//!    a manager on the environment's client that ignores signals and stops with the
+//!    environment. Register controllers on it, then [`TestEnv::start_manager`].
+//! 3. Act through [`TestEnv::client`], seed or inspect through [`TestEnv::server`], and wait
+//!    for the operator with [`TestEnv::eventually`]: it polls until a condition returns `true`,
+//!    `Some(value)`, `Ok(true)` or `Ok(Some(value))` (see [`Outcome`]) and otherwise fails with
+//!    [`Error::Timeout`], naming the condition and its last error.
+//! 4. [`RunningManager::stop`] reports whether the manager failed; dropping the environment
+//!    stops everything.
+//!
+//! ```
+//! use controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
+//! use kube::api::{Api, Patch, PatchParams, PostParams};
+//! use kube::CustomResource;
+//! use kube_rt_testenv::TestEnv;
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+//! #[kube(group = "example.dev", version = "v1", kind = "Widget", namespaced)]
+//! #[kube(status = "WidgetStatus")]
+//! pub struct WidgetSpec {
+//!     size: i32,
+//! }
+//!
+//! #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+//! pub struct WidgetStatus {
+//!     seen: i32,
+//! }
+//!
+//! # #[tokio::main]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use kube::CustomResourceExt;
+//! let env = TestEnv::builder().crd(Widget::crd()).start().await?;
+//!
+//! // The operator under test: it copies spec.size into status.seen.
+//! let manager = env.manager();
+//! Controller::new(&manager).for_::<Widget>().build(reconciler_fn(
+//!     |_: Request, ctx: Context<Widget>| async move {
+//!         if let Some(widget) = ctx.get() {
+//!             let status = serde_json::json!({"status": {"seen": widget.spec.size}});
+//!             ctx.patch_status(&PatchParams::default(), &Patch::Merge(&status)).await?;
+//!         }
+//!         Ok::<_, kube::Error>(Action::Done)
+//!     },
+//! ))?;
+//! let running = env.start_manager(manager);
+//!
+//! let widgets: Api<Widget> = Api::default_namespaced(env.client());
+//! widgets
+//!     .create(&PostParams::default(), &Widget::new("w", WidgetSpec { size: 3 }))
+//!     .await?;
+//! let seen = env
+//!     .eventually("the widget's status", || async {
+//!         Some(widgets.get("w").await.ok()?.status?.seen)
+//!     })
+//!     .await?;
+//! assert_eq!(seen, 3);
+//! running.stop().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! # Webhooks
+//!
+//! With [`TestEnvBuilder::webhooks`] (feature `webhook`, on by default) the environment makes a
+//! CA and a serving certificate; managers from [`TestEnv::manager_builder`] get a webhook server
+//! on a free loopback port that presents it; after `start_manager`,
+//! [`RunningManager::install_webhooks`] writes the validating and mutating webhook
+//! configurations that route the simulator to that server. [`webhook::ServingCerts`] is also
+//! usable on its own.
+//!
+//! # Errors
+//!
+//! Every call returns [`Error`]: a CRD the server refuses (with the server's Status), a YAML
+//! document that is not a CRD (naming the file and document), a manager that failed or
+//! panicked, or a wait that timed out.
+//!
+//! # Versions
+//!
+//! The simulator serves every kind of the newest Kubernetes version `k8s-openapi` knows, and
+//! enables `k8s-openapi`'s `latest` feature: a crate that tests with this one picks `latest` too.
+
+mod builder;
+mod crds;
+mod env;
+mod error;
+mod running;
+mod wait;
+#[cfg(feature = "webhook")]
+pub mod webhook;
+
+pub use builder::TestEnvBuilder;
+pub use crds::{read_crd_dir, read_crd_file};
+pub use env::TestEnv;
+pub use error::Error;
+pub use running::RunningManager;
+pub use wait::{DEFAULT_TIMEOUT, Outcome, POLL_INTERVAL, eventually};
