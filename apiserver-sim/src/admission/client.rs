@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio::net::TcpStream;
 
 use super::endpoints::Target;
+use crate::faults::chaos::state::WebhookFault;
 
 /// Trusted roots from a base64-encoded PEM bundle (invalid or empty: no roots).
 fn roots(ca_bundle: &str) -> rustls::RootCertStore {
@@ -72,7 +73,8 @@ fn http_error(code: u16, body: &[u8]) -> String {
     }
 }
 
-async fn call(target: &Target, body: Bytes) -> Result<Value, String> {
+/// A TLS connection to the target, trusting its `caBundle`.
+async fn connect(target: &Target) -> Result<tokio_rustls::client::TlsStream<TcpStream>, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -86,10 +88,14 @@ async fn call(target: &Target, body: Bytes) -> Result<Value, String> {
         .map_err(|e| format!("dial tcp {addr}: connect: {}", io_cause(&e)))?;
     let name = ServerName::try_from(target.server_name.clone())
         .map_err(|e| format!("invalid server name {:?}: {e}", target.server_name))?;
-    let tls = connector
+    connector
         .connect(name, tcp)
         .await
-        .map_err(|e| tls_error(&e))?;
+        .map_err(|e| tls_error(&e))
+}
+
+async fn call(target: &Target, body: Bytes) -> Result<Value, String> {
+    let tls = connect(target).await?;
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
         .await
         .map_err(|e| e.to_string())?;
@@ -123,17 +129,54 @@ async fn call(target: &Target, body: Bytes) -> Result<Value, String> {
     serde_json::from_slice(&bytes).map_err(|e| format!("unable to decode the response: {e}"))
 }
 
+/// Sends the head of the request, then drops the connection before any answer (the webhook
+/// sees a request cut short): chaos mode's dropped call. The error is the client's `EOF`.
+async fn drop_call(target: &Target, body: &Bytes) -> Result<Value, String> {
+    use tokio::io::AsyncWriteExt as _;
+    let mut tls = connect(target).await?;
+    let head = format!(
+        "POST {} HTTP/1.1\r\nHost: {}:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        target.path,
+        target.server_name,
+        target.port,
+        body.len()
+    );
+    let _ = tls.write_all(head.as_bytes()).await;
+    let _ = tls.write_all(&body[..body.len() / 2]).await;
+    let _ = tls.flush().await;
+    drop(tls);
+    Err("EOF".to_owned())
+}
+
 /// POSTs `body` to the target with `?timeout=<s>s` (as a real server tells the webhook its
 /// deadline) and decodes the JSON answer. Errors read like Go's client:
-/// `Post "<url>?timeout=10s": <cause>` (`context deadline exceeded` on timeout).
-pub async fn post(target: &Target, body: &Value, timeout: Duration) -> Result<Value, String> {
+/// `Post "<url>?timeout=10s": <cause>` (`context deadline exceeded` on timeout). A chaos
+/// `fault` fails the call as a 500 would, drops it mid-request, or delays it (the delay
+/// counts against the timeout).
+pub async fn post(
+    target: &Target,
+    body: &Value,
+    timeout: Duration,
+    fault: Option<WebhookFault>,
+) -> Result<Value, String> {
     let secs = timeout.as_secs().max(1);
     let sep = if target.path.contains('?') { '&' } else { '?' };
     let mut target = target.clone();
     target.path = format!("{}{sep}timeout={secs}s", target.path);
     let shown = format!("{}{sep}timeout={secs}s", target.display_url);
     let bytes = Bytes::from(serde_json::to_vec(body).unwrap_or_default());
-    match tokio::time::timeout(timeout, call(&target, bytes)).await {
+    let attempt = async {
+        match fault {
+            None => call(&target, bytes).await,
+            Some(WebhookFault::Error) => Err(http_error(500, b"injected fault")),
+            Some(WebhookFault::Drop) => drop_call(&target, &bytes).await,
+            Some(WebhookFault::Slow(delay)) => {
+                tokio::time::sleep(delay).await;
+                call(&target, bytes).await
+            }
+        }
+    };
+    match tokio::time::timeout(timeout, attempt).await {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(format!("Post {shown:?}: {e}")),
         Err(_) => Err(format!("Post {shown:?}: context deadline exceeded")),

@@ -220,7 +220,7 @@ impl Converter {
             "kind": "ConversionReview",
             "request": {"uid": uid, "desiredAPIVersion": desired, "objects": objects},
         });
-        let answer = super::client::post(&target, &review, TIMEOUT).await?;
+        let answer = super::client::post(&target, &review, TIMEOUT, None).await?;
         if version == "v1" {
             let av = answer
                 .get("apiVersion")

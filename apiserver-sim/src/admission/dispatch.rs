@@ -6,6 +6,7 @@
 //! called (down, timed out, nonsense answer) fails the request; a denial always does; on a
 //! dry run a webhook with side effects fails the request without being called.
 
+use crate::faults::chaos::state::Chaos;
 use std::collections::HashSet;
 
 use serde_json::Value;
@@ -25,6 +26,8 @@ pub struct Context<'a> {
     pub converter: &'a Converter,
     /// Labels of the request's namespace (see [`NamespaceLabels`]).
     pub namespace_labels: NamespaceLabels,
+    /// Chaos mode, when on: it may fail, drop or delay each webhook call.
+    pub chaos: Option<&'a Chaos>,
 }
 
 /// Why one call did not admit the request.
@@ -91,7 +94,8 @@ async fn call(
         .map_err(|(url, why)| {
             CallError::Calling(format!("failed to call webhook: Post {url:?}: {why}"))
         })?;
-    let answer = super::client::post(&target, &request, hook.timeout)
+    let fault = ctx.chaos.and_then(Chaos::on_webhook_call);
+    let answer = super::client::post(&target, &request, hook.timeout, fault)
         .await
         .map_err(|e| CallError::Calling(format!("failed to call webhook: {e}")))?;
     let answer = review::verify(hook, &uid, mutating, &answer)

@@ -70,6 +70,7 @@ async fn dry_run_refuses_webhooks_with_side_effects() {
         endpoints: &endpoints,
         converter: &converter,
         namespace_labels: None,
+        chaos: None,
     };
     for effects in ["Some", "Unknown"] {
         let mut warnings = Vec::new();

@@ -135,6 +135,7 @@ impl Flow<'_, '_> {
             endpoints: &self.shared.config.service_endpoints,
             converter: &self.conv,
             namespace_labels: labels,
+            chaos: self.shared.chaos.as_ref(),
         }
     }
 

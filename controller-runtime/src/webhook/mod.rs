@@ -69,6 +69,8 @@ mod configuration;
 mod contain;
 pub mod conversion;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod manager;
 mod paths;
 mod registration;

@@ -2,6 +2,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../workload/mod.rs"]
+mod workload;
 
 mod apply;
 mod backoff;
@@ -27,6 +29,7 @@ mod recorder;
 mod shutdown;
 mod soak;
 mod sources;
+mod stale_owner;
 mod sync;
 mod watches;
 #[cfg(feature = "webhook")]

@@ -13,30 +13,33 @@
 //!   its last change), and every ConfigMap has its mirrored Secret;
 //! - no key was reconciled by two workers at once (across both managers);
 //! - every reconcile ran while its manager held the Lease on the server (start and end);
-//! - no reconcile panicked, and no manager failed other than by losing its lease.
+//! - no reconcile panicked, and no manager failed other than by losing its lease;
+//! - reconciles stay within [`MAX_RECONCILES_PER_OP`] per driver operation (plus a fixed
+//!   allowance): a write loop or a retry storm fails the run with a breakdown of where the
+//!   reconciles went.
 //!
 //! `SOAK_SEED` (default [`DEFAULT_SEED`]), `SOAK_SECS` (chaos phase, default
 //! [`DEFAULT_SECS`]) and `SOAK_PROFILE` (default `standard`) choose the run; every failure
 //! message starts with them, so a failing run can be replayed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile};
-use k8s_openapi::ByteString;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube::{Resource, ResourceExt};
+use kube::ResourceExt;
+use kube::api::Api;
 use kube_rt_controller_runtime::{
     Action, Context, Controller, ControllerHandle, Error, LeaderElectionConfig, Manager,
-    ReconcileError, Reconciler, Request, create_or_update, set_controller_reference,
+    ReconcileError, Reconciler, Request,
 };
 use parking_lot::Mutex;
-use serde_json::json;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+
+use crate::workload::{self, versions};
 
 /// Seed of the default (CI) run.
 const DEFAULT_SEED: u64 = 20_261_121;
@@ -48,6 +51,16 @@ const NS: &str = "default";
 const LEASE: &str = "soak-leader";
 /// ConfigMap names the driver picks from.
 const NAMES: usize = 10;
+/// Reconciles a driver operation may cost on average, faults and handover included. A
+/// successful write costs about four (`mirror` on the ConfigMap event, `stamp` on the new
+/// Secret data, `mirror` and `stamp` again on the stamp's patch), a refused or failed one
+/// none; retries after injected faults, relists and the handover's initial lists add their
+/// share. Runs stay between 0.5 and 3 per operation; a write loop or a retry storm makes
+/// tens, and fails the run.
+const MAX_RECONCILES_PER_OP: f64 = 6.0;
+/// Reconciles the bound always allows: every key listed again by a few relists and new
+/// incarnations, before the driver made many operations.
+const RECONCILE_ALLOWANCE: usize = 100;
 
 /// The run's parameters, from the environment.
 #[derive(Debug, Clone, Copy)]
@@ -190,7 +203,7 @@ impl Drop for InFlight {
     }
 }
 
-/// ConfigMap → a Secret of the same name holding the same data, controlled by the ConfigMap.
+/// `mirror` (see `workload::mirror`), journaled.
 struct Mirror(Witness);
 
 impl Reconciler<ConfigMap> for Mirror {
@@ -201,56 +214,13 @@ impl Reconciler<ConfigMap> for Mirror {
         req: Request,
         ctx: Context<ConfigMap>,
     ) -> Result<Action, ReconcileError> {
-        let config = ctx.get();
-        let guard = self.0.begin(
-            "mirror",
-            &req,
-            config.as_ref().and_then(|c| c.resource_version()),
-        );
-        let result = async {
-            let Some(config) = config else {
-                return Ok(Action::Done);
-            };
-            let data: BTreeMap<String, ByteString> = config
-                .data
-                .iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), ByteString(v.clone().into_bytes())))
-                .collect();
-            let secrets: Api<Secret> = Api::namespaced(ctx.client().clone(), NS);
-            let mut owner_error = None;
-            create_or_update(&secrets, req.name(), |secret| {
-                // A new Secret starts as `Secret::default()`: without its namespace,
-                // `set_controller_reference` takes it for a cluster-scoped object.
-                secret.metadata.namespace = Some(NS.into());
-                secret.data = Some(data);
-                owner_error = set_controller_reference(config.as_ref(), secret).err();
-            })
-            .await?;
-            match owner_error {
-                Some(e) => Err(ReconcileError::terminal(e)),
-                None => Ok(Action::Done),
-            }
-        }
-        .await;
-        guard.finish(result)
+        let seen = ctx.get().and_then(|c| c.resource_version());
+        let guard = self.0.begin("mirror", &req, seen);
+        guard.finish(workload::mirror(&req, &ctx).await)
     }
 }
 
-/// The annotation `stamp` keeps on every Secret: its data keys, sorted, comma-separated.
-const KEYS_ANNOTATION: &str = "soak.example.com/keys";
-
-fn data_keys(secret: &Secret) -> String {
-    let keys: Vec<&str> = secret
-        .data
-        .iter()
-        .flatten()
-        .map(|(k, _)| k.as_str())
-        .collect();
-    keys.join(",")
-}
-
-/// Secret → the [`KEYS_ANNOTATION`] annotation.
+/// `stamp` (see `workload::stamp`), journaled.
 struct Stamp(Witness);
 
 impl Reconciler<Secret> for Stamp {
@@ -261,27 +231,9 @@ impl Reconciler<Secret> for Stamp {
         req: Request,
         ctx: Context<Secret>,
     ) -> Result<Action, ReconcileError> {
-        let secret = ctx.get();
-        let guard = self.0.begin(
-            "stamp",
-            &req,
-            secret.as_ref().and_then(|s| s.resource_version()),
-        );
-        let result = async {
-            let Some(secret) = secret else {
-                return Ok(Action::Done);
-            };
-            let keys = data_keys(&secret);
-            if secret.annotations().get(KEYS_ANNOTATION) == Some(&keys) {
-                return Ok(Action::Done);
-            }
-            let patch = json!({"metadata": {"annotations": {KEYS_ANNOTATION: keys}}});
-            ctx.patch(&PatchParams::default(), &Patch::Merge(patch))
-                .await?;
-            Ok(Action::Done)
-        }
-        .await;
-        guard.finish(result)
+        let seen = ctx.get().and_then(|s| s.resource_version());
+        let guard = self.0.begin("stamp", &req, seen);
+        guard.finish(workload::stamp(&ctx).await)
     }
 }
 
@@ -411,28 +363,8 @@ async fn drive(client: kube::Client, seed: u64, until: Instant) -> DriverStats {
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut stats = DriverStats::default();
     while Instant::now() < until {
-        let name = format!("cm-{}", rng.usize(..NAMES));
-        let value = rng.u32(..1000).to_string();
-        let key = format!("k{}", rng.u8(..3));
-        let op = async {
-            match rng.u8(..10) {
-                0..=3 => {
-                    let mut cm = ConfigMap::default();
-                    cm.metadata.name = Some(name.clone());
-                    cm.data = Some([(key, value)].into());
-                    cms.create(&PostParams::default(), &cm).await.map(drop)
-                }
-                4..=7 => {
-                    let patch = json!({"data": {key: value}});
-                    cms.patch(&name, &PatchParams::default(), &Patch::Merge(patch))
-                        .await
-                        .map(drop)
-                }
-                _ => cms.delete(&name, &DeleteParams::default()).await.map(drop),
-            }
-        };
         stats.attempted += 1;
-        if let Ok(Ok(())) = tokio::time::timeout(Duration::from_secs(5), op).await {
+        if workload::random_write(&cms, &mut rng, NAMES).await {
             stats.succeeded += 1;
         }
         tokio::time::sleep(Duration::from_millis(rng.u64(10..60))).await;
@@ -440,27 +372,20 @@ async fn drive(client: kube::Client, seed: u64, until: Instant) -> DriverStats {
     stats
 }
 
-/// name → resourceVersion.
-fn versions<K: Resource>(objs: impl IntoIterator<Item = Arc<K>>) -> BTreeMap<String, String> {
-    objs.into_iter()
-        .map(|o| (o.name_any(), o.resource_version().unwrap_or_default()))
-        .collect()
-}
-
 /// The properties that hold only once the system has converged; empty when they all do.
 fn convergence_gaps(server: &ApiServer, slots: &[Slot], journal: &Journal) -> Vec<String> {
     let mut gaps = Vec::new();
     let cms: Vec<ConfigMap> = server.list();
     let secrets: Vec<Secret> = server.list();
-    let want_cms = versions(cms.iter().cloned().map(Arc::new));
-    let want_secrets = versions(secrets.iter().cloned().map(Arc::new));
+    let want_cms = versions::<ConfigMap>(&cms);
+    let want_secrets = versions::<Secret>(&secrets);
     for slot in slots {
         let Some(m) = slot.manager() else {
             gaps.push(format!("slot {} has no manager", slot.name));
             continue;
         };
-        let have_cms = versions(m.informer::<ConfigMap>().indexer().list());
-        let have_secrets = versions(m.informer::<Secret>().indexer().list());
+        let have_cms = versions::<ConfigMap>(m.informer::<ConfigMap>().indexer().list());
+        let have_secrets = versions::<Secret>(m.informer::<Secret>().indexer().list());
         if have_cms != want_cms {
             gaps.push(format!(
                 "{} ConfigMap cache {have_cms:?} != server {want_cms:?}",
@@ -507,27 +432,7 @@ fn convergence_gaps(server: &ApiServer, slots: &[Slot], journal: &Journal) -> Ve
             }
         }
     }
-    for cm in &cms {
-        let name = cm.name_any();
-        let mirrored = secrets.iter().find(|s| s.name_any() == name);
-        let want: BTreeMap<String, ByteString> = cm
-            .data
-            .iter()
-            .flatten()
-            .map(|(k, v)| (k.clone(), ByteString(v.clone().into_bytes())))
-            .collect();
-        match mirrored {
-            Some(s) if s.data.clone().unwrap_or_default() == want => {
-                if s.annotations().get(KEYS_ANNOTATION) != Some(&data_keys(s)) {
-                    gaps.push(format!("secret {name} is not stamped"));
-                }
-            }
-            other => gaps.push(format!(
-                "{name} is not mirrored: {:?}",
-                other.map(|s| &s.data)
-            )),
-        }
-    }
+    gaps.extend(workload::unfinished(&cms, &secrets));
     gaps
 }
 
@@ -658,10 +563,12 @@ async fn soak_under_chaos() {
     let lost: u32 = slots.iter().map(|s| *s.lost.lock()).sum();
     println!(
         "soak {settings}: driver ops {}/{} ok, {} reconciles by {leaders:?}, handover of {handover:?}, \
-         {lost} leases lost, converged {converged_after:?} after chaos; faults injected: {faults}",
+         {lost} leases lost, converged {converged_after:?} after chaos; faults injected: {faults}; \
+         {:.2} reconciles per driver operation",
         driven.succeeded,
         driven.attempted,
         records.len(),
+        records.len() as f64 / driven.attempted.max(1) as f64,
     );
     assert!(
         gaps.is_empty(),
@@ -669,6 +576,15 @@ async fn soak_under_chaos() {
     );
     let violations = safety_violations(&journal);
     assert!(violations.is_empty(), "{settings}: {violations:#?}");
+    let bound = RECONCILE_ALLOWANCE + (MAX_RECONCILES_PER_OP * driven.attempted as f64) as usize;
+    assert!(
+        records.len() <= bound,
+        "{settings}: reconcile amplification: {} reconciles for {} driver operations (at most \
+         {bound} allowed: {MAX_RECONCILES_PER_OP} per operation + {RECONCILE_ALLOWANCE}); {}",
+        records.len(),
+        driven.attempted,
+        breakdown(&records, started)
+    );
     for slot in &slots {
         let failures = slot.failures.lock().clone();
         assert!(
@@ -693,4 +609,39 @@ async fn soak_under_chaos() {
         "{settings}: the handover moved no reconciles to another manager: {leaders:?}"
     );
     assert!(faults.total() > 0, "{settings}: no fault injected");
+}
+
+/// Where the reconciles went, for an amplification report: counts by controller, outcome and
+/// error, the busiest keys (with how many distinct resourceVersions their reconciles saw: a
+/// loop reconciles one version over and over), and reconciles per second of the run.
+fn breakdown(records: &[Record], started: Instant) -> String {
+    let mut by_outcome: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_key: BTreeMap<String, (usize, BTreeSet<Option<String>>)> = BTreeMap::new();
+    let mut by_second: BTreeMap<u64, usize> = BTreeMap::new();
+    for r in records {
+        let error: String = r.error.as_deref().unwrap_or("").chars().take(80).collect();
+        let outcome = format!("{} {:?} {error}", r.controller, r.outcome);
+        *by_outcome.entry(outcome).or_default() += 1;
+        let key = by_key
+            .entry(format!("{} {}", r.controller, r.key))
+            .or_default();
+        key.0 += 1;
+        key.1.insert(r.seen_rv.clone());
+        *by_second
+            .entry(r.start.saturating_duration_since(started).as_secs())
+            .or_default() += 1;
+    }
+    let mut busiest: Vec<(String, usize, usize)> = by_key
+        .into_iter()
+        .map(|(key, (n, versions))| (key, n, versions.len()))
+        .collect();
+    busiest.sort_by_key(|(_, n, _)| std::cmp::Reverse(*n));
+    busiest.truncate(6);
+    let busiest: Vec<String> = busiest
+        .into_iter()
+        .map(|(key, n, versions)| format!("{key}: {n} reconciles of {versions} versions"))
+        .collect();
+    format!(
+        "by outcome {by_outcome:#?}, busiest keys {busiest:#?}, per second of the run {by_second:?}"
+    )
 }

@@ -80,6 +80,16 @@ pub struct ChaosRates {
     pub restart_every: Duration,
     /// How long after a restart new connections are dropped as soon as accepted.
     pub restart_downtime: Duration,
+    /// Fraction of admission webhook calls that fail as if the webhook answered 500.
+    pub webhook_error: f64,
+    /// Fraction of admission webhook calls whose connection is dropped mid-request (the
+    /// webhook sees a request cut short; the call fails with `EOF`).
+    pub webhook_drop: f64,
+    /// Fraction of admission webhook calls delayed before they are made (within the
+    /// webhook's timeout, which a long delay overruns).
+    pub webhook_slow: f64,
+    /// Longest delay of a slow webhook call (each uniform in `[1 ms, max_webhook_delay]`).
+    pub max_webhook_delay: Duration,
 }
 
 impl ChaosProfile {
@@ -100,6 +110,10 @@ impl ChaosProfile {
                 compaction_every: ms(10_000),
                 restart_every: ms(30_000),
                 restart_downtime: ms(200),
+                webhook_error: 0.02,
+                webhook_drop: 0.01,
+                webhook_slow: 0.10,
+                max_webhook_delay: ms(200),
             },
             Self::Standard => ChaosRates {
                 server_error: 0.05,
@@ -114,6 +128,10 @@ impl ChaosProfile {
                 compaction_every: ms(5_000),
                 restart_every: ms(8_000),
                 restart_downtime: ms(300),
+                webhook_error: 0.05,
+                webhook_drop: 0.03,
+                webhook_slow: 0.20,
+                max_webhook_delay: ms(1_000),
             },
             Self::Harsh => ChaosRates {
                 server_error: 0.10,
@@ -128,6 +146,10 @@ impl ChaosProfile {
                 compaction_every: ms(2_000),
                 restart_every: ms(4_000),
                 restart_downtime: ms(500),
+                webhook_error: 0.10,
+                webhook_drop: 0.05,
+                webhook_slow: 0.30,
+                max_webhook_delay: ms(2_000),
             },
         }
     }

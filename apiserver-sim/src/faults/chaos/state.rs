@@ -22,6 +22,17 @@ pub(crate) struct RequestFaults {
     pub tiny_writes: Option<u64>,
 }
 
+/// What chaos does to one admission webhook call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WebhookFault {
+    /// Fail the call as if the webhook answered 500, without calling it.
+    Error,
+    /// Send the request head, then drop the connection before the answer.
+    Drop,
+    /// Wait this long before calling (inside the call's timeout).
+    Slow(Duration),
+}
+
 /// Chaos mode's live state, shared by the HTTP front end, watches and the timeline task.
 #[derive(Debug)]
 pub(crate) struct Chaos {
@@ -97,6 +108,28 @@ impl Chaos {
             delay,
             tiny_writes,
         }
+    }
+
+    /// Draws the fault of one admission webhook call (if any) and counts it.
+    pub fn on_webhook_call(&self) -> Option<WebhookFault> {
+        if !self.active() {
+            return None;
+        }
+        let r = &self.rates;
+        let mut rng = self.rng.lock();
+        let roll = rng.f64();
+        let (kind, fault) = if roll < r.webhook_error {
+            (FaultKind::WebhookError, WebhookFault::Error)
+        } else if roll < r.webhook_error + r.webhook_drop {
+            (FaultKind::WebhookDrop, WebhookFault::Drop)
+        } else if roll < r.webhook_error + r.webhook_drop + r.webhook_slow {
+            let delay = uniform_delay(&mut rng, r.max_webhook_delay);
+            (FaultKind::WebhookSlow, WebhookFault::Slow(delay))
+        } else {
+            return None;
+        };
+        self.record(kind);
+        Some(fault)
     }
 
     /// Whether a new bookmark-enabled watch sends its bookmarks late.

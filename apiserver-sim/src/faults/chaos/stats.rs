@@ -26,11 +26,17 @@ pub enum FaultKind {
     Restart,
     /// A connection closed as soon as accepted, during a restart's downtime.
     RefusedConnection,
+    /// An admission webhook call failed as if the webhook answered 500.
+    WebhookError,
+    /// An admission webhook call whose connection was dropped mid-request.
+    WebhookDrop,
+    /// An admission webhook call delayed before it was made.
+    WebhookSlow,
 }
 
 impl FaultKind {
     /// Every kind, in a fixed order.
-    pub const ALL: [FaultKind; 9] = [
+    pub const ALL: [FaultKind; 12] = [
         FaultKind::ServerError,
         FaultKind::Throttle,
         FaultKind::Latency,
@@ -40,6 +46,9 @@ impl FaultKind {
         FaultKind::Compaction,
         FaultKind::Restart,
         FaultKind::RefusedConnection,
+        FaultKind::WebhookError,
+        FaultKind::WebhookDrop,
+        FaultKind::WebhookSlow,
     ];
 
     /// A short name (`server_error`, `throttle`, ...), used by [`ChaosStats`]'s
@@ -55,6 +64,9 @@ impl FaultKind {
             FaultKind::Compaction => "compaction",
             FaultKind::Restart => "restart",
             FaultKind::RefusedConnection => "refused_connection",
+            FaultKind::WebhookError => "webhook_error",
+            FaultKind::WebhookDrop => "webhook_drop",
+            FaultKind::WebhookSlow => "webhook_slow",
         }
     }
 

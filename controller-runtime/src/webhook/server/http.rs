@@ -49,21 +49,34 @@ async fn admission(
     hook: Arc<dyn AdmissionHook>,
     request: Request<Incoming>,
 ) -> Response<Full<Bytes>> {
-    let bad_request = |message: String| {
-        let response = admission::errored(400, message);
-        json(
-            StatusCode::BAD_REQUEST,
-            admission_review::encode(&admission_review::default_types(), response),
-        )
-    };
     let body = match read_body(shared, request).await {
         Ok(body) => body,
         Err(BodyError::Method(method)) => return method_not_allowed(&method),
-        Err(BodyError::Invalid(message)) => return bad_request(message),
+        Err(BodyError::Invalid(message)) => {
+            return json(StatusCode::BAD_REQUEST, admission_bad_request(message));
+        }
     };
-    let review: DecodedReview = match admission_review::decode(&body) {
+    let (status, answer) = answer_admission(shared, hook, &body).await;
+    json(status, answer)
+}
+
+/// The answer to an admission request whose body could not be read or decoded.
+fn admission_bad_request(message: String) -> Vec<u8> {
+    let response = admission::errored(400, message);
+    admission_review::encode(&admission_review::default_types(), response)
+}
+
+/// Answers an `AdmissionReview` body with `hook`: 400 and an error review when it does not
+/// decode, otherwise 200 and the handler's response (an error response if it panics or
+/// overruns the handler timeout), with the request's uid.
+pub(crate) async fn answer_admission(
+    shared: &Shared,
+    hook: Arc<dyn AdmissionHook>,
+    body: &[u8],
+) -> (StatusCode, Vec<u8>) {
+    let review: DecodedReview = match admission_review::decode(body) {
         Ok(review) => review,
-        Err(message) => return bad_request(message),
+        Err(message) => return (StatusCode::BAD_REQUEST, admission_bad_request(message)),
     };
     let uid = review.request.uid.clone();
     let types = review.types.clone();
@@ -78,7 +91,7 @@ async fn admission(
         }
     };
     response.uid = uid;
-    json(StatusCode::OK, admission_review::encode(&types, response))
+    (StatusCode::OK, admission_review::encode(&types, response))
 }
 
 /// Serves a `ConversionReview`.
@@ -93,10 +106,18 @@ async fn conversion(shared: &Shared, request: Request<Incoming>) -> Response<Ful
             );
         }
     };
-    let request = match conversion_review::decode(&body) {
+    let (status, answer) = answer_conversion(shared, &body).await;
+    json(status, answer)
+}
+
+/// Answers a `ConversionReview` body with the registered conversions: 400 and a failed review
+/// when it does not decode, otherwise 200 and every object converted, or the review failed
+/// with the first object's error (a panicking or overrunning conversion fails it too).
+pub(crate) async fn answer_conversion(shared: &Shared, body: &[u8]) -> (StatusCode, Vec<u8>) {
+    let request = match conversion_review::decode(body) {
         Ok(request) => request,
         Err(message) => {
-            return json(
+            return (
                 StatusCode::BAD_REQUEST,
                 conversion_review::encode("", Err(message)),
             );
@@ -118,7 +139,7 @@ async fn conversion(shared: &Shared, request: Request<Incoming>) -> Response<Ful
     if let Err(message) = &outcome {
         tracing::warn!(%uid, %message, "conversion failed");
     }
-    json(StatusCode::OK, conversion_review::encode(&uid, outcome))
+    (StatusCode::OK, conversion_review::encode(&uid, outcome))
 }
 
 /// Why a body was not read.

@@ -88,6 +88,17 @@ impl WebhookServer {
         }
     }
 
+    /// The answer (status and body) to a request body on `path`, as the server would send it
+    /// once the body is read; `None` when nothing is served there. For the fuzzing checks.
+    pub(crate) async fn answer(&self, path: &str, body: &[u8]) -> Option<(u16, Vec<u8>)> {
+        let route = self.shared.routes.read().get(path).cloned()?;
+        let (status, answer) = match route {
+            Route::Admission(hook) => http::answer_admission(&self.shared, hook, body).await,
+            Route::Conversion => http::answer_conversion(&self.shared, body).await,
+        };
+        Some((status.as_u16(), answer))
+    }
+
     /// The server's settings.
     pub fn config(&self) -> &WebhookServerConfig {
         &self.shared.config

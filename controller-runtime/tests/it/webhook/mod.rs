@@ -3,8 +3,10 @@
 //! bodies), metrics and readiness through the manager.
 
 mod admission;
+mod chaos;
 mod conversion;
 mod manager;
+mod review_bodies;
 mod robustness;
 mod support;
 mod tls;

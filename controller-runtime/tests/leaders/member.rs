@@ -1,0 +1,214 @@
+//! A member process: one manager electing on the soak's Lease, running the workload's
+//! controllers with every reconcile logged, and writing its cache (name → resourceVersion) to
+//! a snapshot file a few times a second. It exits 0 when told to stop, [`LOST_LEASE_EXIT`]
+//! when it loses its lease, and 2 on any other failure.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::ResourceExt;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube_rt_controller_runtime::{
+    Action, Context, Controller, Error, LeaderElectionConfig, Manager, ReconcileError, Request,
+    reconciler_fn,
+};
+
+use crate::journal::Writer;
+use crate::workload;
+
+/// Exit code of a member that lost its lease (and stepped down).
+pub const LOST_LEASE_EXIT: i32 = 3;
+/// The Lease the members elect on.
+pub const LEASE: &str = "leaders-soak";
+pub const NS: &str = "default";
+/// Election timings: short, so failovers fit a CI run. A killed leader's lease expires after
+/// [`LEASE_SECS`]; a leader that cannot renew steps down after [`RENEW_DEADLINE`].
+pub const LEASE_SECS: u64 = 3;
+pub const RENEW_DEADLINE: Duration = Duration::from_secs(2);
+const RETRY_PERIOD: Duration = Duration::from_millis(400);
+
+/// What the parent tells a member through its environment.
+pub struct MemberEnv {
+    pub identity: String,
+    pub kubeconfig: PathBuf,
+    pub log: PathBuf,
+    pub snapshot: PathBuf,
+}
+
+impl MemberEnv {
+    pub const IDENTITY: &'static str = "LEADERS_MEMBER";
+    const KUBECONFIG: &'static str = "LEADERS_KUBECONFIG";
+    const LOG: &'static str = "LEADERS_LOG";
+    const SNAPSHOT: &'static str = "LEADERS_SNAPSHOT";
+
+    /// The member's settings, when this process is a member.
+    pub fn from_env() -> Option<Self> {
+        let identity = std::env::var(Self::IDENTITY).ok()?;
+        let path = |name: &str| {
+            std::env::var_os(name)
+                .map(PathBuf::from)
+                .unwrap_or_default()
+        };
+        Some(Self {
+            identity,
+            kubeconfig: path(Self::KUBECONFIG),
+            log: path(Self::LOG),
+            snapshot: path(Self::SNAPSHOT),
+        })
+    }
+
+    /// The environment to start a member with.
+    pub fn vars(&self) -> [(&'static str, std::ffi::OsString); 4] {
+        [
+            (Self::IDENTITY, self.identity.clone().into()),
+            (Self::KUBECONFIG, self.kubeconfig.clone().into()),
+            (Self::LOG, self.log.clone().into()),
+            (Self::SNAPSHOT, self.snapshot.clone().into()),
+        ]
+    }
+}
+
+/// A member's cache as it writes it.
+pub type Snapshot = BTreeMap<String, BTreeMap<String, String>>;
+
+/// Runs the member until it is killed, stopped or loses its lease; the exit code.
+pub fn run(env: MemberEnv) -> i32 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("member {}: runtime: {e}", env.identity);
+            return 2;
+        }
+    };
+    let log = match Writer::open(&env.log, &env.identity) {
+        Ok(log) => log,
+        Err(e) => {
+            eprintln!("member {}: {}: {e}", env.identity, env.log.display());
+            return 2;
+        }
+    };
+    let client = match runtime.block_on(client(&env)) {
+        Ok(client) => client,
+        Err(e) => {
+            eprintln!("member {}: {e}", env.identity);
+            return 2;
+        }
+    };
+    match runtime.block_on(serve(&env, client, log)) {
+        Ok(()) => 0,
+        Err(Error::LeadershipLost) => LOST_LEASE_EXIT,
+        Err(e) => {
+            eprintln!("member {}: {e}", env.identity);
+            2
+        }
+    }
+}
+
+async fn client(env: &MemberEnv) -> Result<kube::Client, String> {
+    let kubeconfig = Kubeconfig::read_from(&env.kubeconfig).map_err(|e| e.to_string())?;
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .map_err(|e| e.to_string())?;
+    kube::Client::try_from(config).map_err(|e| e.to_string())
+}
+
+async fn serve(env: &MemberEnv, client: kube::Client, log: Writer) -> Result<(), Error> {
+    let election = LeaderElectionConfig::new(NS, LEASE)
+        .identity(env.identity.clone())
+        .lease_duration(Duration::from_secs(LEASE_SECS))
+        .renew_deadline(RENEW_DEADLINE)
+        .retry_period(RETRY_PERIOD);
+    let manager = Arc::new(
+        Manager::builder(client)
+            .leader_election(election)
+            .warm_up_before_leadership(true)
+            .cache_sync_timeout(Duration::from_secs(60))
+            .build(),
+    );
+    let mirror_log = log.clone();
+    Controller::new(&manager)
+        .for_::<ConfigMap>()
+        .owns::<Secret>()
+        .named("mirror")
+        .max_concurrent_reconciles(2)
+        .build(reconciler_fn(
+            move |req: Request, ctx: Context<ConfigMap>| {
+                let log = mirror_log.clone();
+                async move {
+                    let seen = ctx.get().and_then(|c| c.resource_version());
+                    let reconcile = log.begin("mirror", req.key.to_string(), seen);
+                    reconcile.finish(workload::mirror(&req, &ctx).await)
+                }
+            },
+        ))?;
+    Controller::new(&manager)
+        .for_::<Secret>()
+        .named("stamp")
+        .max_concurrent_reconciles(2)
+        .build(reconciler_fn(move |req: Request, ctx: Context<Secret>| {
+            let log = log.clone();
+            async move {
+                let seen = ctx.get().and_then(|s| s.resource_version());
+                let reconcile = log.begin("stamp", req.key.to_string(), seen);
+                let result: Result<Action, ReconcileError> = workload::stamp(&ctx).await;
+                reconcile.finish(result)
+            }
+        }))?;
+    let snapshots = {
+        let manager = Arc::clone(&manager);
+        let path = env.snapshot.clone();
+        tokio::spawn(async move {
+            loop {
+                write_snapshot(&manager, &path);
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        })
+    };
+    let outcome = manager.start().await;
+    snapshots.abort();
+    outcome
+}
+
+/// Writes the cache to `path` (through a rename, so the parent never reads half of it).
+fn write_snapshot(manager: &Manager, path: &std::path::Path) {
+    let names = |list: Vec<(String, Option<String>)>| -> BTreeMap<String, String> {
+        list.into_iter()
+            .map(|(name, rv)| (name, rv.unwrap_or_default()))
+            .collect()
+    };
+    let cms = manager.informer::<ConfigMap>().indexer().list();
+    let secrets = manager.informer::<Secret>().indexer().list();
+    let snapshot: Snapshot = [
+        (
+            "configmaps".to_owned(),
+            names(
+                cms.iter()
+                    .map(|o| (o.name_any(), o.resource_version()))
+                    .collect(),
+            ),
+        ),
+        (
+            "secrets".to_owned(),
+            names(
+                secrets
+                    .iter()
+                    .map(|o| (o.name_any(), o.resource_version()))
+                    .collect(),
+            ),
+        ),
+    ]
+    .into();
+    let partial = path.with_extension("partial");
+    if let Ok(text) = serde_json::to_vec(&snapshot)
+        && std::fs::write(&partial, text).is_ok()
+    {
+        let _ = std::fs::rename(&partial, path);
+    }
+}
