@@ -79,15 +79,8 @@ impl WatchScope for NamespaceResourceScope {
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        match namespaces {
-            Namespaces::All => vec![factory.scoped_informer::<K>(None, Some(selectors))],
-            Namespaces::Only(set) => set
-                .iter()
-                .map(|namespace| {
-                    factory.scoped_informer::<K>(Some(namespace), Some(selectors.clone()))
-                })
-                .collect(),
-        }
+        namespaces
+            .each(|namespace| factory.scoped_informer::<K>(namespace, Some(selectors.clone())))
     }
 
     fn metadata_informers<K>(
@@ -98,15 +91,9 @@ impl WatchScope for NamespaceResourceScope {
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        match namespaces {
-            Namespaces::All => vec![factory.scoped_metadata_informer::<K>(None, Some(selectors))],
-            Namespaces::Only(set) => set
-                .iter()
-                .map(|namespace| {
-                    factory.scoped_metadata_informer::<K>(Some(namespace), Some(selectors.clone()))
-                })
-                .collect(),
-        }
+        namespaces.each(|namespace| {
+            factory.scoped_metadata_informer::<K>(namespace, Some(selectors.clone()))
+        })
     }
 
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>

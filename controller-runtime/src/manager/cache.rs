@@ -201,16 +201,8 @@ impl Shared {
         } else {
             Namespaces::All
         };
-        let informers = match &namespaces {
-            Namespaces::All => vec![self.factory.dynamic_informer(&kind.resource, None)],
-            Namespaces::Only(set) => set
-                .iter()
-                .map(|namespace| {
-                    self.factory
-                        .dynamic_informer(&kind.resource, Some(namespace))
-                })
-                .collect(),
-        };
+        let informers =
+            namespaces.each(|namespace| self.factory.dynamic_informer(&kind.resource, namespace));
         for informer in &informers {
             self.informers.insert(informer.clone());
         }

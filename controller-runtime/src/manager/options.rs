@@ -119,6 +119,15 @@ pub enum Namespaces {
 }
 
 impl Namespaces {
+    /// One `make(namespace)` per cached namespace, in the set's order, or a single `make(None)`
+    /// for all namespaces.
+    pub(crate) fn each<T>(&self, mut make: impl FnMut(Option<&str>) -> T) -> Vec<T> {
+        match self {
+            Self::All => vec![make(None)],
+            Self::Only(set) => set.iter().map(|namespace| make(Some(namespace))).collect(),
+        }
+    }
+
     /// From a set: empty means all namespaces.
     pub(crate) fn from_set(set: BTreeSet<String>) -> Self {
         if set.is_empty() {
