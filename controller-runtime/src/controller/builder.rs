@@ -13,6 +13,7 @@ use parking_lot::Mutex;
 use workqueue::{Priority, QueueConfig, RateLimiter, default_controller_rate_limiter};
 
 use crate::controller::debounce::{Debounce, Debouncer};
+use crate::controller::handle::ControllerHandle;
 use crate::controller::handlers::{register_primary, register_secondary};
 use crate::controller::intake::Intake;
 use crate::controller::predicate::{AnyObject, EventFilter, Everything, Predicate, WatchFilter};
@@ -484,40 +485,5 @@ impl<'m, K: Object> ControllerBuilder<'m, K> {
             stats,
             queue,
         })
-    }
-}
-
-/// A built controller: its name, live counters, and a way to enqueue keys from anywhere.
-#[derive(Clone, Debug)]
-pub struct ControllerHandle {
-    name: String,
-    stats: Arc<ControllerStats>,
-    queue: ControllerQueue,
-}
-
-impl ControllerHandle {
-    /// The controller's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The controller's reconcile counters.
-    pub fn stats(&self) -> &ControllerStats {
-        &self.stats
-    }
-
-    /// Asks for `key` to be reconciled with `priority`, once `delay` has passed (at once if it
-    /// is zero): for code outside the controller's watches (a cloud API's callback, a
-    /// scheduler). The key goes straight to the queue, past predicates and the debouncer, and
-    /// keeps the queue's rules: dedup (a waiting key keeps the higher priority and the earlier
-    /// ready time), never two workers on one key, shutdown. Before the manager starts the key
-    /// waits for the workers; after the controller stopped it is dropped. With the plain queue
-    /// ([`ControllerBuilder::priority_queue`]`(false)`) the priority is ignored.
-    pub fn enqueue(&self, key: ObjectKey, priority: Priority, delay: Duration) {
-        if delay.is_zero() {
-            self.queue.add(key, priority);
-        } else {
-            self.queue.add_after(key, delay, priority);
-        }
     }
 }

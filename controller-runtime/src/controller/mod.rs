@@ -1,8 +1,8 @@
 //! Controllers: the builder that wires watches and predicates to a workqueue, the workers that
 //! reconcile what the queue hands out, and what a reconcile sees.
 //!
-//! - `builder.rs`: [`Controller`], [`ControllerBuilder`], [`ControllerHandle`]; `dynamic.rs`:
-//!   dynamic primary, owned and watched kinds;
+//! - `builder.rs`: [`Controller`], [`ControllerBuilder`]; `handle.rs`: [`ControllerHandle`];
+//!   `dynamic.rs`: dynamic primary, owned and watched kinds;
 //!   `handlers.rs`: the event handlers that turn watch events into queue keys, with their
 //!   priority; `source.rs`: external sources (streams of keys); `intake.rs`: where events and
 //!   sources hand in keys; `registered.rs`: the handlers a watch added (and their removal);
@@ -19,6 +19,7 @@ pub(crate) mod context;
 pub(crate) mod debounce;
 pub(crate) mod dynamic;
 pub(crate) mod events;
+pub(crate) mod handle;
 pub(crate) mod handlers;
 pub(crate) mod intake;
 pub(crate) mod metadata;
@@ -32,10 +33,9 @@ pub(crate) mod state;
 pub(crate) mod stats;
 pub(crate) mod worker;
 
-pub use builder::{
-    Controller, ControllerBuilder, ControllerHandle, DEFAULT_MAX_CONCURRENT_RECONCILES,
-};
+pub use builder::{Controller, ControllerBuilder, DEFAULT_MAX_CONCURRENT_RECONCILES};
 pub use context::Context;
+pub use handle::ControllerHandle;
 pub use reconciler::{Action, FnReconciler, ReconcileError, Reconciler, Request, reconciler_fn};
 pub use ryow::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
 pub use source::{SourceError, SourceItem};
