@@ -35,7 +35,8 @@ impl ControllerHandle {
     /// keeps the queue's rules: dedup (a waiting key keeps the higher priority and the earlier
     /// ready time), never two workers on one key, shutdown. Before the manager starts the key
     /// waits for the workers; after the controller stopped it is dropped. With the plain queue
-    /// ([`ControllerBuilder::priority_queue`]`(false)`) the priority is ignored.
+    /// ([`ControllerBuilder::priority_queue`](crate::ControllerBuilder::priority_queue)`(false)`)
+    /// the priority is ignored.
     pub fn enqueue(&self, key: ObjectKey, priority: Priority, delay: Duration) {
         if delay.is_zero() {
             self.queue.add(key, priority);
