@@ -1,313 +1,20 @@
-//! The top of the stack: a [`Manager`] that owns the client and the shared informers, and
-//! [`Controller`]s that turn watch events into reconciles of a [`Reconciler`] through a
-//! rate-limited workqueue — controller-runtime's model, built on this workspace's `informer`,
-//! `workqueue` and `indexer` crates.
+//! The top of the stack: a [`Manager`](manager::Manager) that owns the client and the
+//! [cache](cache), and [`Controller`](controller::Controller)s that turn watch events into
+//! reconciles of your [`Reconciler`](controller::Reconciler) through a rate-limited workqueue —
+//! controller-runtime's model, on this workspace's `informer`, `workqueue` and `indexer` crates.
 //!
-//! # The pieces
-//!
-//! - [`Manager`] ([`Manager::builder`], or [`Manager::try_default`] for the defaults and a
-//!   client inferred from the environment): one `InformerFactory` shared by every controller (one
-//!   watch and one cache per type), namespace scoping, per-type [`Selectors`], `managedFields`
-//!   stripped from cached objects by default. [`Manager::start`] starts the informers, waits for
-//!   their caches (default 2 min; the error names the informer that did not sync), runs the
-//!   controllers and other [`Runnable`]s, and returns on SIGINT/SIGTERM, a cancellation token or
-//!   a [`ShutdownHandle`] request: the first request stops intake and drains in-flight
-//!   reconciles (default 30 s), a second one returns at once.
-//! - [`Controller`]: `Controller::new(&manager).for_::<K>()` (the primary type, exactly once —
-//!   the builder has no second `for_`), [`owns`](ControllerBuilder::owns) (enqueues the owner
-//!   named by a child's *controller* reference, matching kind and API group),
-//!   [`watches`](ControllerBuilder::watches) (any mapping to requests), [`predicate`]s per watch
-//!   on the whole object ([`for_with`](Controller::for_with),
-//!   [`owns_with`](ControllerBuilder::owns_with), [`watches_with`](ControllerBuilder::watches_with))
-//!   and for all watches on metadata ([`with_event_filter`](ControllerBuilder::with_event_filter)),
-//!   metadata-only watches ([`owns_metadata`](ControllerBuilder::owns_metadata),
-//!   [`watches_metadata`](ControllerBuilder::watches_metadata) and their `_with` variants, below),
-//!   external sources ([`watches_stream`](ControllerBuilder::watches_stream): any
-//!   `futures::Stream` of keys — a channel, a timer, a message bus),
-//!   `max_concurrent_reconciles` (default 1), a rate limiter (default: workqueue's
-//!   controller limiter), the queue ([`priority_queue`](ControllerBuilder::priority_queue), on
-//!   by default), an optional [`debounce`](ControllerBuilder::debounce), a unique name, an
-//!   optional reconcile timeout. The built [`ControllerHandle`] has the controller's counters
-//!   and [`enqueue`](ControllerHandle::enqueue) for keys from anywhere.
-//! - [`Reconciler`] (a native async trait: implement it with an `async fn`; or
-//!   [`reconciler_fn`] for a closure) gets a [`Request`] (the object's
-//!   [`ObjectKey`]) and a [`Context`] (client, cache, the primary object or — once it is gone — its
-//!   last known state, the key's [`Priority`]) and returns an [`Action`] or a
-//!   [`ReconcileError`], which may be [terminal](ReconcileError::terminal).
-//! - [`Recorder`] ([`Context::recorder`]): events on `events.k8s.io/v1`, repeats folded into a
-//!   series with a count, published through a bounded queue that drops (and counts) rather than
-//!   block a reconcile.
-//! - Helpers: [`set_controller_reference`], [`is_controlled_by`], [`get_controller_of`];
-//!   [`finalizer`]; [`create_or_update`] and [`server_side_apply`].
-//! - [`Kind`]: the one bound on the object types all of these take — any `k8s-openapi` type or
-//!   `#[derive(CustomResource)]` type.
-//! - Webhooks ([`webhook`], feature `webhook`, on by default): a [`WebhookServer`] that the
-//!   manager runs ([`ManagerBuilder::webhook_server`]) before its caches sync and on every
-//!   replica, over HTTPS with the certificate re-read from its directory. Register typed
-//!   [`Validator`]s and [`Defaulter`]s (the server computes the defaulter's JSON patch), raw
-//!   handlers on kube's admission types, and hub-and-spoke [`Conversion`]s of a CRD's versions
-//!   with [`Manager::add_webhook`] and [`Manager::add_conversion`]; the webhook configurations
-//!   and a CRD's `spec.conversion` that route to them are generated from the registrations.
-//!
-//! # Layout
-//!
-//! - `controller/`: the controller — its builder ([`Controller`]), the event handlers that
-//!   enqueue keys with their priority, external sources, the debouncer, its queue (priority or
-//!   plain), the workers, what a reconcile sees ([`Reconciler`], [`Request`], [`Context`],
-//!   read-your-own-writes), [`predicate`]s and [`ControllerStats`].
-//! - `manager/`: [`ManagerBuilder`] (the configuration) and the built [`Manager`] (its start,
-//!   the supervision of [`Runnable`]s, the built-in readiness checks), [`Cache`] over the shared
-//!   informers, [`ShutdownHandle`].
-//! - `webhook/`: admission (validator, defaulter, raw), conversion (hub and spoke), the TLS
-//!   server and its certificate reload, the configuration objects.
-//! - `rbac/`: [`rbac::Rule`], [`rbac::Permissions`] and [`rbac::RbacPolicy`]; the manager's
-//!   recording of what it needs is `manager/rbac.rs`.
-//! - `ops/`: [`leader_election`] (settings, the Lease record, the elector), [`metrics`]
-//!   (Prometheus, or no-op without the `metrics` feature), the health checks and the HTTP
-//!   server of `/metrics`, `/healthz` and `/readyz`.
-//! - At the top: the helpers a reconciler calls, whatever controller runs it —
-//!   [`create_or_update`] and [`server_side_apply`] (`apply.rs`), [`finalizer`], owner
-//!   references (`owner.rs`), the event [`Recorder`] — the [`Kind`] bound and [`WatchScope`]
-//!   (`kind.rs`), and the crate's [`Error`].
-//!
-//! # Semantics
-//!
-//! Event handlers only enqueue keys; one workqueue per controller; workers start after every
-//! informer handler the controller registered has synced; the same key is never reconciled by two
-//! workers at once. After a reconcile: `Ok(Done)` → `forget`; `Ok(RequeueAfter(d))` → `forget`
-//! then `add_after(d)`; `Ok(Requeue)` → `add_rate_limited`; an error → `add_rate_limited`, unless
-//! terminal (not retried, counted); a panic is caught, logged, counted and treated as an error;
-//! a reconcile over its timeout is cancelled and treated as an error. Counters are in
-//! [`ControllerHandle::stats`]. Every reconcile runs in a `reconcile` tracing span with the
-//! controller name, the key and a unique reconcile id.
-//!
-//! **Priorities.** The queue is `workqueue`'s priority queue unless
-//! [`priority_queue(false)`](ControllerBuilder::priority_queue) keeps the plain one, as in
-//! controller-runtime from v0.23: the adds of an informer's initial list and resyncs (updates
-//! with an unchanged resourceVersion) are queued at [`Priority::LOW`], every other event at
-//! [`Priority::NORMAL`], so after a restart or a resync of a big cluster a real change does not
-//! wait behind thousands of keys that need nothing (`priority_latency` in the repository's
-//! `docs/benchmarks.md`). A requeue or retry keeps the priority its key was
-//! handed out with, unless the [`Action`] names one
-//! ([`with_priority`](Action::with_priority)); an item added again while it waits keeps the
-//! higher priority and the earlier ready time.
-//!
-//! **External sources and debounce.** [`watches_stream`](ControllerBuilder::watches_stream)
-//! and [`ControllerHandle::enqueue`] bring keys from outside the cluster's watches; they pass
-//! no predicate but keep the queue's dedup and rate limiting. A stream's errors and its end are
-//! logged and counted ([`ControllerStats::source_errors`],
-//! [`ControllerStats::sources_ended`]); the controller runs on with its other sources. With
-//! [`debounce(quiet, max_wait)`](ControllerBuilder::debounce), a key's events (watch events
-//! and stream keys) are held until none came for `quiet`, but never longer than `max_wait`.
-//!
-//! **Read-your-own-writes.** Writes to the primary object made through [`Context::replace`],
-//! [`Context::replace_status`], [`Context::patch`] or [`Context::patch_status`] record the
-//! returned `resourceVersion`; the next reconcile of that key first waits (default at most 5 s,
-//! [`ControllerBuilder::read_your_writes_timeout`]) until the cached object is at least that
-//! version or its deletion was seen. So a reconciler never acts on a cache older than its own
-//! last write to that object, unless the wait timed out (logged as a warning). Writes through a
-//! plain `kube::Api` are not tracked.
-//!
-//! **Metadata-only watches.** An owned or watched type that is only mapped to its owner
-//! needs its owner references and labels, not its spec, status or data:
-//! `.owns_metadata::<Secret>()` (or [`watches_metadata`](ControllerBuilder::watches_metadata)
-//! with a mapper over `PartialObjectMeta<W>`) lists and watches it as `PartialObjectMetadata`
-//! and caches `kube::core::PartialObjectMeta<Secret>`, a fraction of a full object's memory
-//! (for the repository benchmark's pods, with managedFields stripped as the manager does by
-//! default, 2.7 KB per pod against 17.9 KB; `docs/benchmarks.md`); a Secret's data never
-//! reaches the process. Predicates are typed over `PartialObjectMeta<W>`; the built-in
-//! ones work unchanged. The metadata cache is shared like a full one and scoped the same way
-//! (the namespaces and selectors of the type's cache settings); read it with [`Cache::metadata_lister`] and
-//! [`Cache::get_metadata`], or get its informer with [`Manager::metadata_informer`]. A type can
-//! be watched both ways at once: the two caches are distinct.
-//!
-//! ```
-//! # use kube_rt_controller_runtime::{Action, Context, Controller, Manager, Request, reconciler_fn};
-//! # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-//! # fn wire(manager: &Manager) -> Result<(), kube_rt_controller_runtime::Error> {
-//! Controller::new(manager)
-//!     .for_::<ConfigMap>()
-//!     .owns_metadata::<Secret>()
-//!     .build(reconciler_fn(|request: Request, ctx: Context<ConfigMap>| async move {
-//!         // The Secret of the same name: its labels and annotations, without its data.
-//!         let secret = ctx.cache().get_metadata::<Secret>(&request.key)?;
-//!         let _rotated = secret.and_then(|s| s.metadata.annotations.clone());
-//!         Ok::<_, kube_rt_controller_runtime::Error>(Action::Done)
-//!     }))?;
-//! # Ok(())
-//! # }
-//! ```
-//!
-//! **Deleted objects.** When the primary object is gone, [`Context::deleted`] holds its last
-//! known state (from the delete event, or the tombstone of a deletion missed during a watch gap)
-//! until a reconcile of that key succeeds.
-//!
-//! # The cache
-//!
-//! Reconcilers read the manager's cache, never the API server: [`Context::get`] and
-//! [`Context::lister`] for the primary kind, [`Context::cache`] ([`Cache`]) for any other kind
-//! the manager caches. [`Cache::lister`] gives a [`CacheLister`]: every object by label
-//! selector, one namespace's, one by name, or by field index.
-//!
-//! **Namespaces and per-kind settings** (controller-runtime's `DefaultNamespaces` and
-//! `ByObject`). By default a kind is cached across all namespaces with one watch.
-//! [`ManagerBuilder::default_namespaces`] caches namespaced kinds in a set of namespaces: one
-//! watch per namespace, read as one cache per kind — listers and field indexes span them,
-//! [`CacheLister::has_synced`] and [`Manager::has_synced`] turn true once every namespace
-//! synced, and controllers start their workers only then. Objects in other namespaces are never
-//! cached nor reconciled, and reading one is [`Error::NamespaceNotCached`] (never an empty
-//! list). [`ManagerBuilder::by_object`] overrides the namespaces, label and field selectors and
-//! transform of one kind; cluster-scoped kinds take selectors and transforms (a namespace set
-//! does not compile for them).
-//!
-//! ```
-//! # use kube_rt_controller_runtime::{ByObject, Manager};
-//! # use k8s_openapi::api::core::v1::{Namespace, Secret};
-//! # fn build(client: kube::Client) -> Manager {
-//! Manager::builder(client)
-//!     .default_namespaces(["shop", "billing", "audit"])
-//!     .by_object(ByObject::<Secret>::new().namespaces(["shop"]).labels("app=shop"))
-//!     .by_object(ByObject::<Namespace>::new().labels("tenant"))
-//!     .build()
-//! # }
-//! ```
-//!
-//! **Label selectors.** Build kube's [`Selector`](kube::core::Selector) from expressions (or
-//! parse a string with `"app=web,tier!=db".parse::<Selector>()`) and list through a namespace.
-//! The kind must be cached already — watched by a controller (`for_`, `owns`, `watches`),
-//! requested with [`Manager::informer`] or indexed — or read with [`Cache::lazy_lister`],
-//! which starts its informer on first use; otherwise [`Error::NotCached`]:
-//!
-//! ```
-//! # use kube_rt_controller_runtime::{Context, Error};
-//! # use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-//! use kube::core::{Expression, Selector};
-//!
-//! # fn pods(ctx: &Context<ConfigMap>, ns: &str) -> Result<(), Error> {
-//! let selector: Selector = Selector::from_iter([
-//!     Expression::Equal("app".into(), "web".into()),
-//!     Expression::In("tier".into(), ["front".into(), "edge".into()].into()),
-//! ]);
-//! let web_pods = ctx.cache().lister::<Pod>()?.namespace(ns).list(&selector)?;
-//! # let _ = web_pods;
-//! # Ok(())
-//! # }
-//! ```
-//!
-//! **Field indexes** (controller-runtime's `FieldIndexer` and `MatchingFields`). Register an
-//! index on a kind before start with [`Manager::index_field`] — a name and a function from an
-//! object to the values of one of its fields — and query it with
-//! [`CacheLister::by_field`] (all cached namespaces) or
-//! [`NamespacedCacheLister::by_field`] (one). The typical use is a `watches` mapper that
-//! answers "every Foo that references this ConfigMap" without scanning every Foo; the
-//! `config-reloader` example of the repository is a whole operator built on it. Registering a
-//! name twice is [`Error::FieldIndexExists`]; querying a name never registered is
-//! [`Error::UnknownFieldIndex`].
-//!
-//! ```
-//! # use kube_rt_controller_runtime::{Controller, Error, Manager, ObjectKey, reconciler_fn};
-//! # use kube_rt_controller_runtime::{Action, Context, Request};
-//! # use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-//! # fn wire(manager: &Manager) -> Result<(), Error> {
-//! // Pods by the ConfigMaps their volumes mount.
-//! manager.index_field::<Pod>("spec.volumes.configMap", |pod| {
-//!     let volumes = pod.spec.iter().flat_map(|spec| spec.volumes.iter().flatten());
-//!     volumes.filter_map(|v| v.config_map.as_ref().map(|cm| cm.name.clone())).collect()
-//! })?;
-//! let cache = manager.cache();
-//! Controller::new(manager)
-//!     .for_::<Pod>()
-//!     // A ConfigMap change requests every Pod in its namespace that mounts it.
-//!     .watches(move |cm: &ConfigMap| -> Vec<ObjectKey> {
-//!         let (ns, name) = (cm.metadata.namespace.as_deref(), cm.metadata.name.as_deref());
-//!         cache
-//!             .lister::<Pod>()
-//!             .and_then(|pods| pods.namespace(ns.unwrap_or_default()).keys_by_field("spec.volumes.configMap", name.unwrap_or_default()))
-//!             .unwrap_or_default()
-//!     })
-//!     .build(reconciler_fn(|_req: Request, _ctx: Context<Pod>| async {
-//!         Ok::<_, Error>(Action::Done)
-//!     }))?;
-//! # Ok(())
-//! # }
-//! ```
-//!
-//! **Kinds added late** (a CRD installed after the operator started). Controllers and
-//! runnables can be added to a running manager: [`Manager::wait_for_kind`] waits until the
-//! API server serves the kind ([`Error::KindNotServed`] names it after the timeout), then
-//! [`ControllerBuilder::build`] starts the kind's informers at once, and the controller starts
-//! its workers once they synced. [`Manager::remove_controller`] stops a controller (draining
-//! in-flight reconciles), removes its event handlers, and stops the informers of the kinds it
-//! watched that nothing else uses. [`Cache::lazy_lister`] reads a kind nothing registered,
-//! starting its informer on first use and waiting for it to sync (controller-runtime's lazy
-//! cache; [`Error::LazySyncTimeout`] names the kind after the cache-sync timeout).
-//!
-//! ```
-//! # use std::time::Duration;
-//! # use kube_rt_controller_runtime::{Action, Context, Controller, Error, Manager, Request, reconciler_fn};
-//! # use k8s_openapi::api::apps::v1::Deployment;
-//! # use k8s_openapi::api::core::v1::Secret;
-//! # async fn late(manager: &Manager) -> Result<(), Error> {
-//! // Runs while `manager.start()` runs elsewhere; `Deployment` stands for a late CRD's type.
-//! manager.wait_for_kind::<Deployment>(Duration::from_secs(300)).await?;
-//! Controller::new(manager)
-//!     .for_::<Deployment>()
-//!     .build(reconciler_fn(|_req: Request, _ctx: Context<Deployment>| async {
-//!         Ok::<_, Error>(Action::Done)
-//!     }))?;
-//! // A kind no controller watches, cached from its first read on.
-//! let secrets = manager.cache().lazy_lister::<Secret>().await?;
-//! # let _ = secrets;
-//! // Later: stop it again; the Deployment watch stops if nothing else uses it.
-//! manager.remove_controller("deployment").await?;
-//! # Ok(())
-//! # }
-//! ```
-//!
-//! **Dynamic kinds** (kube-runtime's `Controller::new_with`). A kind known only at run time
-//! — a CRD found by discovery, a kind named in configuration — is a [`DynamicKind`] (its
-//! `ApiResource` and scope; [`DynamicKind::discover`] asks the server, and a kind it does not
-//! serve is [`Error::KindNotServed`], leaving the manager running).
-//! [`Controller::for_dynamic`] makes it the primary kind: the reconciler is a
-//! `Reconciler<DynamicObject>` and its [`Context::get`] gives the `DynamicObject`;
-//! [`ControllerBuilder::owns_dynamic`] and [`ControllerBuilder::watches_dynamic`] watch
-//! dynamic kinds from any controller, and [`Cache::dynamic_lister`] reads their cache.
-//!
-//! ```
-//! # use kube_rt_controller_runtime::{Action, Context, Controller, DynamicKind, Error, Manager, Request, reconciler_fn};
-//! # use k8s_openapi::api::core::v1::ConfigMap;
-//! use kube::api::DynamicObject;
-//!
-//! # async fn wire(manager: &Manager) -> Result<(), Error> {
-//! let widget = DynamicKind::discover(manager.client(), "example.com", "v1", "Widget").await?;
-//! Controller::new(manager)
-//!     .for_dynamic(widget)
-//!     .owns::<ConfigMap>()
-//!     .build(reconciler_fn(|_req: Request, ctx: Context<DynamicObject>| async move {
-//!         if let Some(widget) = ctx.get() {
-//!             let size = widget.data["spec"]["size"].as_i64();
-//!             # let _ = size;
-//!         }
-//!         Ok::<_, Error>(Action::Done)
-//!     }))?;
-//! # Ok(())
-//! # }
-//! ```
-//!
-//! # Example: a small operator
+//! # A small operator
 //!
 //! Every ConfigMap gets a Secret with the same data, owned by the ConfigMap (so the garbage
-//! collector deletes it with its owner, and deleting the Secret makes the operator recreate it).
-//! Run here against the in-process `apiserver-sim`; with a real cluster, use
-//! [`Manager::try_default`] (or `Manager::builder(kube::Client::try_default().await?)`).
+//! collector deletes it with its owner, and deleting the Secret makes the operator recreate
+//! it). Run here against the in-process `apiserver-sim`; against a cluster, build the manager
+//! with [`Manager::try_default`](manager::Manager::try_default) instead.
 //!
 //! ```
 //! use std::collections::BTreeMap;
 //!
-//! use kube_rt_controller_runtime::{
-//!     Action, Context, Controller, Manager, ReconcileError, Reconciler, Request, create_or_update,
-//!     set_controller_reference,
-//! };
+//! use kube_rt_controller_runtime::prelude::*;
+//! use kube_rt_controller_runtime::util::create_or_update;
 //! use k8s_openapi::ByteString;
 //! use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 //! use kube::Api;
@@ -319,7 +26,7 @@
 //!
 //!     async fn reconcile(&self, req: Request, ctx: Context<ConfigMap>) -> Result<Action, ReconcileError> {
 //!         // Gone: the garbage collector deletes the Secret it owned.
-//!         let Some(config) = ctx.get() else { return Ok(Action::Done) };
+//!         let Some(config) = ctx.get() else { return Ok(Action::done()) };
 //!         let data: BTreeMap<String, ByteString> = config
 //!             .data
 //!             .iter()
@@ -336,7 +43,7 @@
 //!         match owner_error {
 //!             // Another controller owns a Secret of this name: retrying cannot fix that.
 //!             Some(error) => Err(ReconcileError::terminal(error)),
-//!             None => Ok(Action::Done),
+//!             None => Ok(Action::done()),
 //!         }
 //!     }
 //! }
@@ -347,8 +54,8 @@
 //! # let client = server.client()?;
 //! let manager = Manager::builder(client).build();
 //! Controller::new(&manager)
-//!     .for_::<ConfigMap>()
-//!     .owns::<Secret>()
+//!     .for_(Watch::of::<ConfigMap>())
+//!     .owns(Watch::of::<Secret>())
 //!     .build(MirrorToSecret)?;
 //!
 //! let shutdown = manager.shutdown_handle();
@@ -372,107 +79,53 @@
 //! # }
 //! ```
 //!
-//! A controller has exactly one primary type; a second `for_` does not compile:
+//! # The modules
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`controller`] | the controller builder and its [`Watch`](controller::Watch)es, the [`Reconciler`](controller::Reconciler), [`Context`](controller::Context), [`Action`](controller::Action), [`predicate`](controller::predicate)s, priorities, external sources |
+//! | [`cache`] | what a reconcile reads: listers, `Result<Option<_>>` getters, label selectors, field indexes; per-kind settings; typed, metadata-only and dynamic kinds |
+//! | [`manager`] | the manager: configuration, start and graceful shutdown, runnables, probes |
+//! | [`util`] | what reconcilers call: owner references, `create_or_update`, server-side apply, finalizers (with what happens to the cleanup's result) |
+//! | [`events`] | Kubernetes events: `ctx.normal_event(..)`, `ctx.warning_event(..)`, the recorder |
+//! | [`leader_election`] | client-go's leader election on Leases |
+//! | [`metrics`] | controller-runtime's Prometheus metrics |
+//! | [`rbac`] | least-privilege roles generated from what the manager runs |
+//! | [`webhook`] | admission and conversion webhooks (feature `webhook`) |
+//!
+//! [`prelude`] brings the dozen names a first operator needs. Each module's page is its part of
+//! the guide, with its own `Error`. Testing an operator: the `kube-rt-testenv` crate (the test
+//! environment: an in-process API server with your CRDs, or an existing cluster), described in
+//! the repository's README.
+//!
+//! A controller has exactly one primary kind; a second `for_` does not compile:
 //!
 //! ```compile_fail
-//! # use kube_rt_controller_runtime::{Controller, Manager};
+//! # use kube_rt_controller_runtime::prelude::*;
 //! # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 //! # fn f(manager: &Manager) {
-//! Controller::new(manager).for_::<ConfigMap>().for_::<Secret>();
+//! Controller::new(manager).for_(Watch::of::<ConfigMap>()).for_(Watch::of::<Secret>());
 //! # }
 //! ```
-//!
-//! # Errors
-//!
-//! Reading the cache: [`Error::NotCached`] (a kind nothing registered),
-//! [`Error::NamespaceNotCached`] (a namespace outside the cached set),
-//! [`Error::UnknownFieldIndex`], [`Error::LazySyncTimeout`], [`Error::CacheNotStarted`]; none
-//! stops the manager. [`Error`] from [`Manager::start`] and the builders is a configuration or
-//! start-up problem (duplicate controller names, invalid settings such as a zero debounce, a
-//! source's priority out of range or an RBAC rule without verbs, leader-election timings, a
-//! bind address in use, caches that did not sync in time — named) or the end of the manager's run
-//! ([`Error::LeadershipLost`], a failed runnable, a forced shutdown); none is retried, so an
-//! operator's `main` should exit with it and let its Deployment restart the process, as
-//! controller-runtime does. A reconcile's own error is never an [`Error`] of the manager: it is
-//! logged, counted, and retried through the rate-limited queue, unless it is
-//! [terminal](ReconcileError::terminal) (counted, not retried). Watch and list failures
-//! never surface here; the informers' reflectors retry them.
-//!
-//! # Operations
-//!
-//! - **Leader election** ([`ManagerBuilder::leader_election`], [`LeaderElectionConfig`]):
-//!   client-go's protocol on a `coordination.k8s.io/v1` Lease (15 s / 10 s / 2 s by default).
-//!   Controllers run only while the manager leads; a leader that cannot renew by its renew
-//!   deadline aborts them at once and [`Manager::start`] returns [`Error::LeadershipLost`]; a
-//!   graceful shutdown releases the lease. [`Manager::elector`] exposes the state.
-//! - **Metrics** ([`Manager::metrics`], feature `metrics`, on by default): controller-runtime's
-//!   `controller_runtime_*`, `workqueue_*` (`workqueue_depth` with its `priority` label) and
-//!   `leader_election_master_status` series with the same names and labels, plus informer
-//!   statistics; one registry per manager.
-//! - **Probes** ([`ManagerBuilder::metrics_bind_address`],
-//!   [`ManagerBuilder::health_probe_bind_address`]): `/metrics`, `/healthz`, `/readyz` with
-//!   [`Manager::add_healthz_check`] and [`Manager::add_readyz_check`]; with a webhook server,
-//!   `/readyz` includes `webhook`.
-//! - **RBAC** ([`rbac`], [`Manager::rbac_policy`]): the least-privilege `ClusterRole` (and
-//!   `Role`s for a namespaced manager) the operator needs, generated from what the manager runs
-//!   — list and watch per cached type, the event recorder's `events.k8s.io` writes, leader
-//!   election's Lease — and the writes its reconcilers declare
-//!   ([`ControllerBuilder::permissions`], [`Manager::require`]).
-//!
-//! The repository's `docs/operations.md` lists every metric and explains the tuning and the
-//! generated role.
 
-mod apply;
-mod controller;
-mod dynamic;
-mod error;
-mod finalizer;
+pub mod cache;
+pub mod controller;
+pub mod events;
 mod kind;
-mod manager;
+pub mod manager;
 mod ops;
-mod owner;
+pub mod prelude;
 pub mod rbac;
-mod recorder;
+pub mod util;
 #[cfg(feature = "webhook")]
 pub mod webhook;
 
-pub use apply::{OperationResult, create_or_update, server_side_apply};
-pub use controller::{
-    Action, Context, Controller, ControllerBuilder, ControllerHandle, ControllerStats,
-    DEFAULT_MAX_CONCURRENT_RECONCILES, DEFAULT_READ_YOUR_WRITES_TIMEOUT, FnReconciler,
-    ReconcileError, Reconciler, Request, SourceError, SourceItem, predicate, reconciler_fn,
-};
-pub use dynamic::DynamicKind;
-pub use error::Error;
-pub use finalizer::{FinalizerEvent, finalizer};
-pub use kind::{Kind, WatchScope};
-pub use manager::{
-    ByObject, Cache, CacheLister, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,
-    Manager, ManagerBuilder, NamespacedCacheLister, Runnable, ShutdownHandle,
-};
-pub use ops::health::{Check, ping};
-pub use ops::leader_election::{LeaderElectionConfig, LeaderElector, LeaderState};
-pub use ops::metrics::Metrics;
 pub use ops::{leader_election, metrics};
-pub use owner::{get_controller_of, is_controlled_by, set_controller_reference};
-pub use predicate::Predicate;
-pub use recorder::{
-    DEFAULT_EVENT_QUEUE, EventRecord, EventType, Recorder, RecorderTask, SERIES_WINDOW,
-    reference_to,
-};
-#[cfg(feature = "webhook")]
-pub use webhook::{
-    Conversion, Convertible, Defaulter, Validator, Webhook, WebhookServer, WebhookServerConfig,
-};
 
-/// Re-exported so [`Runnable`]s can be implemented without depending on `async-trait` (the
-/// manager keeps them as trait objects, so their futures are boxed; [`Reconciler`] is a native
-/// async trait).
-pub use async_trait::async_trait;
-/// The cache types [`Cache`] and [`Manager::informer`] hand out, re-exported so their pages are
-/// one click away.
-pub use indexer::{Indexer, Lister, NamespaceLister, ObjectKey};
-pub use informer::{Object, Registration, Selectors, SharedIndexInformer};
-/// The priority of a key in a controller's queue (higher first); see
-/// [`ControllerBuilder::priority_queue`].
-pub use workqueue::Priority;
+/// An object's namespace (if namespaced) and name: what a controller reconciles.
+pub use indexer::ObjectKey;
+
+/// The layers below, for their types and for using them directly: the cache and its indices
+/// ([`indexer`]), shared informers and their handlers ([`informer`]), work queues and rate
+/// limiters ([`workqueue`]).
+pub use {indexer, informer, workqueue};

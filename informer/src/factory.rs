@@ -252,17 +252,19 @@ impl InformerFactory {
     }
 
     /// The shared informer of a resource known only at run time (a custom resource found by
-    /// discovery, say), in `namespace` or across all namespaces, with the factory's selectors.
+    /// discovery, say), in `namespace` or across all namespaces, with `selectors` (the
+    /// factory's if `None`).
     pub fn dynamic_informer(
         &self,
         resource: &ApiResource,
         namespace: Option<&str>,
+        selectors: Option<Selectors>,
     ) -> Arc<SharedIndexInformer<DynamicObject>> {
         let mut api = Api::all_with(self.inner.client.clone(), resource);
         if let Some(namespace) = namespace {
             api = api.constrain(namespace);
         }
-        let selectors = self.inner.selectors.clone();
+        let selectors = selectors.unwrap_or_else(|| self.inner.selectors.clone());
         let dynamic = |api| ApiListerWatcher::dynamic(api, resource);
         self.shared(api, resource, selectors, dynamic, None)
     }

@@ -1,4 +1,4 @@
-//! [`Context`]: what a reconcile gets besides its [`Request`](crate::Request): the client, the
+//! [`Context`]: what a reconcile gets besides its [`Request`](crate::controller::Request): the client, the
 //! caches, the primary object (or its last known state once deleted) and write methods that
 //! keep the controller reading its own writes.
 
@@ -12,11 +12,9 @@ use kube::{Api, Client};
 use serde::Serialize;
 use workqueue::Priority;
 
+use crate::cache::{Cache, CacheLister, Kind, WatchScope};
 use crate::controller::state::ControllerState;
-use crate::kind::{Kind, WatchScope};
-use crate::manager::cache::Cache;
-use crate::manager::lister::CacheLister;
-use crate::recorder::Recorder;
+use crate::events::Recorder;
 
 /// The context of one reconcile. Cheap to clone.
 pub struct Context<K: Object> {
@@ -86,7 +84,7 @@ impl<K: Object> Context<K> {
     /// The priority the key was queued with: [`Priority::LOW`] when it came from an
     /// informer's initial list or a resync, [`Priority::NORMAL`] for a live change, or what a
     /// requeue or an external source named. A requeue or retry keeps it unless the returned
-    /// [`Action`](crate::Action) names another. Always [`Priority::NORMAL`] with the plain
+    /// [`Action`](crate::controller::Action) names another. Always [`Priority::NORMAL`] with the plain
     /// queue.
     pub fn priority(&self) -> Priority {
         self.priority

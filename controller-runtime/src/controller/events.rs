@@ -5,15 +5,15 @@ use k8s_openapi::api::core::v1::ObjectReference;
 
 use crate::controller::context::Context;
 use crate::kind::Kind;
-use crate::recorder::{EventRecord, EventType, reference_to};
+use crate::events::{EventRecord, EventType, reference_to};
 
 impl<K: Kind> Context<K> {
     /// Publishes a `Normal` event about the object being reconciled through the controller's
     /// recorder (`events.k8s.io/v1`; repeats fold into a series). The event's `action` is its
-    /// `reason`. Never waits; see [`Recorder`](crate::Recorder).
+    /// `reason`. Never waits; see [`Recorder`](crate::events::Recorder).
     ///
     /// ```no_run
-    /// # use kube_rt_controller_runtime::Context;
+    /// # use kube_rt_controller_runtime::controller::Context;
     /// # use k8s_openapi::api::core::v1::ConfigMap;
     /// # fn demo(ctx: &Context<ConfigMap>) {
     /// ctx.normal_event("Synced", "ConfigMap synced successfully");

@@ -1,4 +1,4 @@
-//! [`ControllerHandle`]: what [`ControllerBuilder::build`](crate::ControllerBuilder::build)
+//! [`ControllerHandle`]: what [`ControllerBuilder::build`](crate::controller::ControllerBuilder::build)
 //! returns — the controller's name, its counters, and keys enqueued from anywhere.
 
 use std::sync::Arc;
@@ -35,7 +35,7 @@ impl ControllerHandle {
     /// keeps the queue's rules: dedup (a waiting key keeps the higher priority and the earlier
     /// ready time), never two workers on one key, shutdown. Before the manager starts the key
     /// waits for the workers; after the controller stopped it is dropped. With the plain queue
-    /// ([`ControllerBuilder::priority_queue`](crate::ControllerBuilder::priority_queue)`(false)`)
+    /// ([`ControllerBuilder::priority_queue`](crate::controller::ControllerBuilder::priority_queue)`(false)`)
     /// the priority is ignored.
     pub fn enqueue(&self, key: ObjectKey, priority: Priority, delay: Duration) {
         if delay.is_zero() {

@@ -15,7 +15,7 @@ use workqueue::Priority;
 use crate::controller::intake::Intake;
 use crate::controller::predicate::WatchFilter;
 use crate::controller::state::ControllerState;
-use crate::error::Error;
+use crate::controller::error::Error;
 
 /// The priority of an add: low for the informer's initial list.
 fn add_priority(is_in_initial_list: bool) -> Priority {

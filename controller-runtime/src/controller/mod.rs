@@ -1,42 +1,138 @@
-//! Controllers: the builder that wires watches and predicates to a workqueue, the workers that
-//! reconcile what the queue hands out, and what a reconcile sees.
+//! Controllers: watches that turn events into keys, a rate-limited queue, and workers that
+//! hand each key to your [`Reconciler`].
 //!
-//! - `builder.rs`: [`Controller`], [`ControllerBuilder`]; `handle.rs`: [`ControllerHandle`];
-//!   `dynamic.rs`: dynamic primary, owned and watched kinds;
-//!   `handlers.rs`: the event handlers that turn watch events into queue keys, with their
-//!   priority; `source.rs`: external sources (streams of keys); `intake.rs`: where events and
-//!   sources hand in keys; `registered.rs`: the handlers a watch added (and their removal);
-//!   `debounce.rs`: the optional debouncer; `queue.rs`: the controller's queue, priority or
-//!   plain; `metadata.rs`: metadata-only watches (`owns_metadata`, `watches_metadata`);
-//!   `events.rs`: event shorthands on the context.
-//! - `worker.rs`: the running controller (sources, handler sync, workers, outcome of each
-//!   reconcile); `state.rs`: what its handlers and workers share; `stats.rs`: [`ControllerStats`].
-//! - `reconciler.rs`: [`Reconciler`], [`Request`], [`Action`], [`ReconcileError`];
-//!   `context.rs`: [`Context`]; `ryow.rs`: read-your-own-writes; `predicate.rs`: predicates.
+//! # Building one
+//!
+//! `Controller::new(&manager)` then [`for_`](Controller::for_) the primary kind (exactly once)
+//! and any number of [`owns`](ControllerBuilder::owns) (enqueues the owner named by a child's
+//! *controller* owner reference), [`watches`](ControllerBuilder::watches) (a mapper from an
+//! object to the keys it concerns) and [`watches_stream`](ControllerBuilder::watches_stream)
+//! (keys from outside the cluster). What each watch watches, and how, is a [`Watch`] value:
+//! a typed kind ([`Watch::of::<K>()`](Watch::of)), its metadata only
+//! ([`Watch::of::<Metadata<K>>()`](Watch::of), cached as `PartialObjectMeta<K>`), or a kind
+//! known only at run time ([`Watch::dynamic`]), each with its [`predicate`]s. The primary kind
+//! can be any of the three; the reconciler is a `Reconciler<T>` of its object type.
+//!
+//! ```
+//! # use kube_rt_controller_runtime::cache::Metadata;
+//! # use kube_rt_controller_runtime::controller::{Action, Context, Controller, Error, Request, Watch, predicate::GenerationChanged, reconciler_fn};
+//! # use kube_rt_controller_runtime::manager::Manager;
+//! # use k8s_openapi::api::{apps::v1::Deployment, core::v1::{ConfigMap, Secret}};
+//! # fn wire(manager: &Manager) -> Result<(), Error> {
+//! Controller::new(manager)
+//!     .for_(Watch::of::<Deployment>().predicate(GenerationChanged))
+//!     .owns(Watch::of::<Metadata<Secret>>())
+//!     .watches(Watch::of::<ConfigMap>(), |cm: &ConfigMap| {
+//!         // The Deployment of the same name as the ConfigMap.
+//!         kube_rt_controller_runtime::ObjectKey::new(cm.metadata.namespace.as_deref(), cm.metadata.name.as_deref().unwrap_or_default()).ok()
+//!     })
+//!     .max_concurrent_reconciles(4)
+//!     .build(reconciler_fn(|_request: Request, _ctx: Context<Deployment>| async {
+//!         Ok::<_, Error>(Action::done())
+//!     }))?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Other settings: a unique [`named`](ControllerBuilder::named), filters on every watch's
+//! metadata ([`with_event_filter`](ControllerBuilder::with_event_filter)),
+//! `max_concurrent_reconciles` (default 1), a [`rate_limiter`](ControllerBuilder::rate_limiter)
+//! (default: workqueue's controller limiter), the queue
+//! ([`priority_queue`](ControllerBuilder::priority_queue), on by default), a
+//! [`debounce`](ControllerBuilder::debounce), a reconcile timeout, the RBAC rules its writes
+//! need ([`permissions`](ControllerBuilder::permissions)). The built [`ControllerHandle`] has
+//! the controller's counters and [`enqueue`](ControllerHandle::enqueue) for keys from anywhere.
+//!
+//! # Reconciling
+//!
+//! A [`Reconciler`] (a native async trait: implement it with an `async fn`; or
+//! [`reconciler_fn`] for a closure) gets a [`Request`] (the object's key) and a [`Context`]:
+//! the cached object ([`Context::get`]) or — once it is gone — its last known state
+//! ([`Context::deleted`]), the client, the manager's [cache](crate::cache), an event recorder
+//! ([`Context::normal_event`]) and write methods that keep read-your-own-writes. It returns an
+//! [`Action`] — [`done`](Action::done), [`requeue`](Action::requeue) after the key's backoff,
+//! [`requeue_after`](Action::requeue_after) a delay, each optionally
+//! [`with_priority`](Action::with_priority) — or a [`ReconcileError`], which may be
+//! [terminal](ReconcileError::terminal).
+//!
+//! Event handlers only enqueue keys; one queue per controller; workers start after every
+//! informer handler the controller registered has synced; the same key is never reconciled by
+//! two workers at once. After a reconcile: `done` → `forget`; `requeue_after(d)` → `forget`
+//! then `add_after(d)`; `requeue` → `add_rate_limited`; an error → `add_rate_limited`, unless
+//! terminal (not retried, counted); a panic is caught, logged, counted and treated as an error;
+//! a reconcile over its timeout is cancelled and treated as an error. Counters are in
+//! [`ControllerHandle::stats`]. Every reconcile runs in a `reconcile` tracing span with the
+//! controller name, the key and a unique reconcile id.
+//!
+//! # Priorities
+//!
+//! The queue is workqueue's priority queue unless
+//! [`priority_queue(false)`](ControllerBuilder::priority_queue) keeps the plain one, as in
+//! controller-runtime from v0.23: the adds of an informer's initial list and resyncs (updates
+//! with an unchanged resourceVersion) are queued at [`Priority::LOW`], every other event at
+//! [`Priority::NORMAL`], so after a restart or a resync of a big cluster a real change does not
+//! wait behind thousands of keys that need nothing. A requeue or retry keeps the priority its
+//! key was handed out with, unless the [`Action`] names one; an item added again while it waits
+//! keeps the higher priority and the earlier ready time. An external source's keys take its
+//! [`KeyStream::priority`].
+//!
+//! # External sources and debounce
+//!
+//! [`watches_stream`](ControllerBuilder::watches_stream) and [`ControllerHandle::enqueue`] bring
+//! keys from outside the cluster's watches; they pass no predicate but keep the queue's dedup
+//! and rate limiting. A stream's errors and its end are logged and counted
+//! ([`ControllerStats::source_errors`], [`ControllerStats::sources_ended`]). With
+//! [`debounce(quiet, max_wait)`](ControllerBuilder::debounce), a key's events are held until
+//! none came for `quiet`, but never longer than `max_wait`.
+//!
+//! # Read-your-own-writes
+//!
+//! Writes to the primary object made through [`Context::replace`],
+//! [`Context::replace_status`], [`Context::patch`] or [`Context::patch_status`] record the
+//! returned `resourceVersion`; the next reconcile of that key first waits (default at most 5 s,
+//! [`ControllerBuilder::read_your_writes_timeout`]) until the cached object is at least that
+//! version or its deletion was seen. So a reconciler never acts on a cache older than its own
+//! last write to that object, unless the wait timed out (logged as a warning). Writes through a
+//! plain `kube::Api` are not tracked.
+//!
+//! # Errors
+//!
+//! [`Error`] from [`ControllerBuilder::build`] is a configuration problem (an invalid setting,
+//! a name already taken, contradictory cache settings of a watched kind) or a manager that has
+//! stopped; from a running controller, handlers that did not sync in time. A reconcile's own
+//! error is never an [`Error`]: it is logged, counted and retried.
 
-pub(crate) mod builder;
-pub(crate) mod context;
-pub(crate) mod debounce;
-pub(crate) mod dynamic;
-pub(crate) mod events;
-pub(crate) mod handle;
-pub(crate) mod handlers;
-pub(crate) mod intake;
-pub(crate) mod metadata;
+mod action;
+mod build;
+mod builder;
+mod context;
+mod debounce;
+mod error;
+mod events;
+mod handle;
+mod handlers;
+mod intake;
 pub mod predicate;
-pub(crate) mod queue;
-pub(crate) mod reconciler;
-pub(crate) mod registered;
-pub(crate) mod ryow;
-pub(crate) mod source;
-pub(crate) mod state;
-pub(crate) mod stats;
-pub(crate) mod worker;
+mod queue;
+mod reconciler;
+mod registered;
+mod ryow;
+mod source;
+mod state;
+mod stats;
+mod watch;
+mod worker;
 
+pub use action::Action;
 pub use builder::{Controller, ControllerBuilder, DEFAULT_MAX_CONCURRENT_RECONCILES};
 pub use context::Context;
+pub use error::Error;
 pub use handle::ControllerHandle;
-pub use reconciler::{Action, FnReconciler, ReconcileError, Reconciler, Request, reconciler_fn};
+pub use reconciler::{FnReconciler, ReconcileError, Reconciler, Request, reconciler_fn};
 pub use ryow::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
-pub use source::{SourceError, SourceItem};
+pub use source::{KeyStream, SourceError, SourceItem};
 pub use stats::ControllerStats;
+pub use watch::Watch;
+/// The priority of a key in a controller's queue (higher first); see
+/// [`ControllerBuilder::priority_queue`].
+pub use workqueue::Priority;

@@ -5,12 +5,11 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
-use std::time::Duration;
 
 use indexer::ObjectKey;
 use informer::Object;
-use workqueue::Priority;
 
+use crate::controller::action::Action;
 use crate::controller::context::Context;
 
 /// What to reconcile: the key of the primary object. Reconcilers are level-based: they read the
@@ -42,44 +41,6 @@ impl Request {
 impl fmt::Display for Request {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.key, f)
-    }
-}
-
-/// What the controller does with a key after a successful reconcile.
-///
-/// A requeued key keeps the priority it was handed out with (as after an error) unless the
-/// action names another: [`RequeueWithPriority`](Action::RequeueWithPriority),
-/// [`RequeueAfterWithPriority`](Action::RequeueAfterWithPriority), or any requeue
-/// [`with_priority`](Action::with_priority). Priorities matter only with the priority queue,
-/// the default (see [`ControllerBuilder::priority_queue`](crate::ControllerBuilder::priority_queue)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// Nothing more to do until the next change: the key's backoff history is cleared.
-    Done,
-    /// Reconcile again after the key's rate-limited backoff (as after an error, but without
-    /// counting an error).
-    Requeue,
-    /// Reconcile again after this delay: the backoff history is cleared first.
-    RequeueAfter(Duration),
-    /// [`Requeue`](Action::Requeue), queued with this priority.
-    RequeueWithPriority(Priority),
-    /// [`RequeueAfter`](Action::RequeueAfter), queued with this priority.
-    RequeueAfterWithPriority(Duration, Priority),
-}
-
-impl Action {
-    /// This action queuing the key with `priority` if it requeues it (`Done` stays `Done`):
-    /// `Action::RequeueAfter(d).with_priority(Priority::LOW)`.
-    pub fn with_priority(self, priority: Priority) -> Self {
-        match self {
-            Action::Done => Action::Done,
-            Action::Requeue | Action::RequeueWithPriority(_) => {
-                Action::RequeueWithPriority(priority)
-            }
-            Action::RequeueAfter(delay) | Action::RequeueAfterWithPriority(delay, _) => {
-                Action::RequeueAfterWithPriority(delay, priority)
-            }
-        }
     }
 }
 
@@ -155,7 +116,7 @@ impl fmt::Debug for ReconcileError {
 /// `async-trait` macro and without boxing each call's future:
 ///
 /// ```
-/// use kube_rt_controller_runtime::{Action, Context, ReconcileError, Reconciler, Request};
+/// use kube_rt_controller_runtime::controller::{Action, Context, ReconcileError, Reconciler, Request};
 /// use k8s_openapi::api::core::v1::ConfigMap;
 ///
 /// struct LogConfigMaps;
@@ -168,7 +129,7 @@ impl fmt::Debug for ReconcileError {
 ///             Some(config) => println!("{request}: {} keys", config.data.iter().flatten().count()),
 ///             None => println!("{request}: gone"),
 ///         }
-///         Ok(Action::Done)
+///         Ok(Action::done())
 ///     }
 /// }
 /// ```
@@ -232,22 +193,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn with_priority_names_the_priority_of_requeues_only() {
-        let second = Duration::from_secs(1);
-        assert_eq!(Action::Done.with_priority(Priority::LOW), Action::Done);
-        assert_eq!(
-            Action::Requeue.with_priority(Priority::LOW),
-            Action::RequeueWithPriority(Priority::LOW)
-        );
-        assert_eq!(
-            Action::RequeueAfter(second)
-                .with_priority(Priority::MAX)
-                .with_priority(Priority::LOW),
-            Action::RequeueAfterWithPriority(second, Priority::LOW)
-        );
-    }
 
     #[test]
     fn errors_convert_and_keep_their_kind() {

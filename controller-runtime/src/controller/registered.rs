@@ -5,9 +5,8 @@ use std::sync::Arc;
 
 use informer::{Object, Registration, SharedIndexInformer};
 
-use crate::error::Error;
-use crate::manager::cache::KindKey;
-use crate::manager::kind_cache::KindCache;
+use crate::cache::{KindCache, KindKey};
+use crate::controller::error::Error;
 
 /// The handlers one watch added, one per informer of the watched kind.
 pub(crate) struct Registered {

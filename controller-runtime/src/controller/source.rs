@@ -1,13 +1,13 @@
-//! External sources ([`ControllerBuilder::watches_stream`](crate::ControllerBuilder::watches_stream)):
+//! External sources ([`ControllerBuilder::watches_stream`](crate::controller::ControllerBuilder::watches_stream)):
 //! keys to reconcile from anything outside the cluster's watches — a channel fed by a cloud
 //! API's webhook, a timer, a message bus — as a [`futures::Stream`].
 //!
 //! Each source runs as one task of the running controller. Its keys take the same way as watch
 //! events (the debouncer, if any, then the queue's dedup and rate limiting) but no predicate:
 //! predicates judge objects, and a source yields only keys. An error item is logged and
-//! counted ([`ControllerStats::source_errors`](crate::ControllerStats::source_errors)) and the
+//! counted ([`ControllerStats::source_errors`](crate::controller::ControllerStats::source_errors)) and the
 //! source is read on; a source that ends is logged and counted
-//! ([`ControllerStats::sources_ended`](crate::ControllerStats::sources_ended)) and the
+//! ([`ControllerStats::sources_ended`](crate::controller::ControllerStats::sources_ended)) and the
 //! controller runs on with its other sources and watches.
 
 use std::error::Error as StdError;
@@ -55,34 +55,87 @@ where
     }
 }
 
-/// One external source of a controller, as the builder received it.
-pub(crate) struct Source {
-    /// Names the source in logs: `stream #n` in the order of the builder's calls.
-    pub(crate) name: String,
-    /// The priority of its keys, as given (checked when the controller is built).
-    pub(crate) priority: i32,
+/// An external source of keys to reconcile: any [`Stream`] of [`ObjectKey`]s or
+/// [`Request`]s, or of `Result`s of them, with the priority its keys are queued with (default
+/// [`Priority::NORMAL`]) and a name for logs. Give it to
+/// [`ControllerBuilder::watches_stream`](crate::controller::ControllerBuilder::watches_stream);
+/// a plain stream converts into one.
+///
+/// ```
+/// # use std::time::Duration;
+/// # use kube_rt_controller_runtime::controller::{KeyStream, Priority};
+/// # use kube_rt_controller_runtime::ObjectKey;
+/// // One key every five minutes, behind live changes.
+/// let inventory = KeyStream::new(futures::stream::unfold((), |()| async {
+///     tokio::time::sleep(Duration::from_secs(300)).await;
+///     Some((ObjectKey::namespaced("default", "inventory"), ()))
+/// }))
+/// .priority(Priority::LOW)
+/// .named("inventory timer");
+/// # let _ = inventory;
+/// ```
+pub struct KeyStream {
+    name: Option<String>,
+    priority: Priority,
     keys: BoxStream<'static, Result<ObjectKey, SourceError>>,
 }
 
-impl Source {
-    /// The source `name` reading `stream`, its keys at `priority`.
-    pub(crate) fn new<S>(name: String, stream: S, priority: i32) -> Self
+impl std::fmt::Debug for KeyStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyStream")
+            .field("name", &self.name)
+            .field("priority", &self.priority)
+            .finish_non_exhaustive()
+    }
+}
+
+impl KeyStream {
+    /// The source reading `stream`, its keys at [`Priority::NORMAL`].
+    pub fn new<S>(stream: S) -> Self
     where
         S: Stream + Send + 'static,
         S::Item: SourceItem,
     {
         Self {
-            name,
-            priority,
+            name: None,
+            priority: Priority::NORMAL,
             keys: stream.map(SourceItem::into_key).boxed(),
         }
     }
 
-    /// Reads the source until it ends or `shutdown`, handing its keys to `intake` at
-    /// `priority`.
+    /// Queues the source's keys with `priority`.
+    pub fn priority(mut self, priority: Priority) -> Self {
+        self.priority = priority;
+        self
+    }
+
+    /// Names the source in logs (default: `stream #n`, in the order of the builder's calls).
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The source's name, or `default`.
+    pub(crate) fn name_or(&mut self, default: impl FnOnce() -> String) -> String {
+        self.name.get_or_insert_with(default).clone()
+    }
+}
+
+impl<S> From<S> for KeyStream
+where
+    S: Stream + Send + 'static,
+    S::Item: SourceItem,
+{
+    fn from(stream: S) -> Self {
+        KeyStream::new(stream)
+    }
+}
+
+impl KeyStream {
+    /// Reads the source until it ends or `shutdown`, handing its keys to `intake` at its
+    /// priority.
     pub(crate) async fn run(
         mut self,
-        priority: Priority,
         intake: Intake,
         stats: Arc<ControllerStats>,
         controller: Arc<str>,
@@ -95,12 +148,12 @@ impl Source {
                 item = self.keys.next() => item,
             };
             match item {
-                Some(Ok(key)) => intake.add(key, priority),
+                Some(Ok(key)) => intake.add(key, self.priority),
                 Some(Err(error)) => {
                     ControllerStats::count(&stats.source_errors);
                     tracing::warn!(
                         controller = %controller,
-                        source = %self.name,
+                        source = self.name.as_deref().unwrap_or("stream"),
                         %error,
                         "external source yielded an error; reading on"
                     );
@@ -109,7 +162,7 @@ impl Source {
                     ControllerStats::count(&stats.sources_ended);
                     tracing::warn!(
                         controller = %controller,
-                        source = %self.name,
+                        source = self.name.as_deref().unwrap_or("stream"),
                         "external source ended; the controller runs on with its other sources"
                     );
                     return;

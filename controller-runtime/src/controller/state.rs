@@ -1,6 +1,6 @@
 //! [`ControllerState`]: what one controller's event handlers and workers share — the primary
 //! informer, the write tracker of read-your-own-writes, deleted objects' last known state — and
-//! what each reconcile's [`Context`](crate::Context) reads through.
+//! what each reconcile's [`Context`](crate::controller::Context) reads through.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,10 +11,9 @@ use informer::Object;
 use kube::Client;
 use parking_lot::Mutex;
 
+use crate::cache::{Cache, KindCache};
 use crate::controller::ryow::WriteTracker;
-use crate::manager::cache::Cache;
-use crate::manager::kind_cache::KindCache;
-use crate::recorder::Recorder;
+use crate::events::Recorder;
 
 /// State one controller shares between its event handlers and its workers.
 pub(crate) struct ControllerState<K: Object> {

@@ -1,7 +1,10 @@
-//! [`ControllerStats`]: a controller's reconcile counters (the data behind
-//! `controller_runtime_reconcile_*` metrics) and those of its external sources.
+//! [`ControllerStats`]: a controller's reconcile counters — the one count of each outcome, which
+//! the `controller_runtime_reconcile_*` metrics read at scrape time — and those of its external
+//! sources.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::ops::metrics::{CountsReconciles, ReconcileCounts};
 
 /// Counters of one controller, updated after every reconcile (and by its external sources).
 #[derive(Debug, Default)]
@@ -19,17 +22,18 @@ pub struct ControllerStats {
 }
 
 impl ControllerStats {
-    /// Reconciles that returned `Action::Done`.
+    /// Reconciles that returned [`Action::done`](crate::controller::Action::done).
     pub fn successes(&self) -> u64 {
         self.success.load(Ordering::Relaxed)
     }
 
-    /// Reconciles that returned `Action::Requeue`.
+    /// Reconciles that returned [`Action::requeue`](crate::controller::Action::requeue).
     pub fn requeues(&self) -> u64 {
         self.requeue.load(Ordering::Relaxed)
     }
 
-    /// Reconciles that returned `Action::RequeueAfter`.
+    /// Reconciles that returned
+    /// [`Action::requeue_after`](crate::controller::Action::requeue_after).
     pub fn requeues_after(&self) -> u64 {
         self.requeue_after.load(Ordering::Relaxed)
     }
@@ -71,5 +75,20 @@ impl ControllerStats {
 
     pub(crate) fn count(counter: &AtomicU64) {
         counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl CountsReconciles for ControllerStats {
+    fn counts(&self) -> ReconcileCounts {
+        ReconcileCounts {
+            success: self.successes(),
+            requeue: self.requeues(),
+            requeue_after: self.requeues_after(),
+            errors: self.errors(),
+            terminal: self.terminal_errors(),
+            panics: self.panics(),
+            timeouts: self.timeouts(),
+            active_workers: self.active_workers(),
+        }
     }
 }

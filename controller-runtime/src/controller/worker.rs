@@ -24,12 +24,13 @@ use crate::controller::context::Context;
 use crate::controller::debounce::Debouncer;
 use crate::controller::intake::Intake;
 use crate::controller::queue::ControllerQueue;
-use crate::controller::reconciler::{Action, ReconcileError, Reconciler, Request};
-use crate::controller::source::Source;
+use crate::controller::action::{Action, Requeue};
+use crate::controller::reconciler::{ReconcileError, Reconciler, Request};
+use crate::controller::source::KeyStream;
 use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
-use crate::error::Error;
-use crate::manager::runnable::Runnable;
+use crate::controller::error::Error;
+use crate::manager::Runnable;
 use crate::ops::leader_election::LeaderElector;
 use crate::ops::metrics::ControllerMetrics;
 use informer::Object;
@@ -53,7 +54,7 @@ pub(crate) struct ControllerRun<K: Object, R> {
     pub(crate) debouncer: Option<Arc<Debouncer>>,
     /// External sources and the priority of their keys; taken when the controller runs (a
     /// lock makes the shared run `Sync`: a stream need not be).
-    pub(crate) sources: Mutex<Vec<(Source, Priority)>>,
+    pub(crate) sources: Mutex<Vec<KeyStream>>,
     pub(crate) reconciler: Arc<R>,
     pub(crate) registrations: Vec<(String, Registration)>,
     pub(crate) stats: Arc<ControllerStats>,
@@ -96,9 +97,8 @@ where
             let shutdown = shutdown.clone();
             background.spawn(async move { debouncer.run(shutdown).await });
         }
-        for (source, priority) in sources {
+        for source in sources {
             background.spawn(source.run(
-                priority,
                 this.intake.clone(),
                 Arc::clone(&this.stats),
                 Arc::clone(&name),
@@ -213,11 +213,9 @@ where
                 priority,
             );
             self.stats.active_workers.fetch_add(1, Ordering::Relaxed);
-            self.metrics.worker_started();
             let started = tokio::time::Instant::now();
             let outcome = self.reconcile(key.clone(), ctx).await;
             self.metrics.reconciled(started.elapsed());
-            self.metrics.worker_finished();
             self.stats.active_workers.fetch_sub(1, Ordering::Relaxed);
             self.act(key, priority, outcome);
         }
@@ -248,61 +246,31 @@ where
         }
     }
 
-    /// Requeues, forgets or backs off `key` according to `outcome`; a requeue or retry keeps
-    /// `priority`, the key's priority when it was handed out, unless the action names another.
+    /// Requeues, forgets or backs off `key` according to `outcome`, counting it once; a
+    /// requeue or retry keeps `priority`, the key's priority when it was handed out, unless the
+    /// action names another.
     fn act(&self, key: &ObjectKey, priority: Priority, outcome: Outcome) {
         let queue = &self.queue;
         let stats = &self.stats;
-        let (outcome, priority) = match outcome {
-            Outcome::Finished(Ok(Action::RequeueWithPriority(named))) => {
-                (Outcome::Finished(Ok(Action::Requeue)), named)
-            }
-            Outcome::Finished(Ok(Action::RequeueAfterWithPriority(delay, named))) => {
-                (Outcome::Finished(Ok(Action::RequeueAfter(delay))), named)
-            }
-            outcome => (outcome, priority),
-        };
         match outcome {
-            Outcome::Finished(Ok(Action::Done)) => {
-                ControllerStats::count(&stats.success);
-                self.metrics.success();
-                queue.forget(key);
-                self.settle_deleted(key);
-                tracing::debug!("reconciled");
-            }
-            Outcome::Finished(Ok(Action::Requeue)) => {
-                ControllerStats::count(&stats.requeue);
-                self.metrics.requeue();
-                queue.add_rate_limited(key.clone(), priority);
-            }
-            // Named priorities were taken out above.
-            Outcome::Finished(Ok(
-                Action::RequeueWithPriority(_) | Action::RequeueAfterWithPriority(..),
-            )) => {}
-            Outcome::Finished(Ok(Action::RequeueAfter(delay))) => {
-                ControllerStats::count(&stats.requeue_after);
-                self.metrics.requeue_after();
-                queue.forget(key);
-                queue.add_after(key.clone(), delay, priority);
+            Outcome::Finished(Ok(action)) => {
+                let priority = action.priority.unwrap_or(priority);
+                self.requeue(key, priority, action);
             }
             Outcome::Finished(Err(error)) if error.is_terminal() => {
                 ControllerStats::count(&stats.terminal_errors);
-                self.metrics.terminal();
                 queue.forget(key);
                 self.settle_deleted(key);
                 tracing::error!(%error, "reconcile failed with a terminal error; not retrying");
             }
             Outcome::Finished(Err(error)) => {
                 ControllerStats::count(&stats.errors);
-                self.metrics.error();
                 tracing::warn!(%error, retries = queue.num_requeues(key), "reconcile failed; retrying with backoff");
                 queue.add_rate_limited(key.clone(), priority);
             }
             Outcome::Panicked(payload) => {
                 ControllerStats::count(&stats.panics);
                 ControllerStats::count(&stats.errors);
-                self.metrics.panic();
-                self.metrics.error();
                 tracing::error!(
                     panic = panic_message(payload.as_ref()),
                     "reconciler panicked; retrying with backoff"
@@ -312,10 +280,30 @@ where
             Outcome::TimedOut(limit) => {
                 ControllerStats::count(&stats.timeouts);
                 ControllerStats::count(&stats.errors);
-                self.metrics.timeout();
-                self.metrics.error();
                 tracing::warn!(timeout = ?limit, "reconcile timed out; retrying with backoff");
                 queue.add_rate_limited(key.clone(), priority);
+            }
+        }
+    }
+
+    /// Acts on a successful reconcile's `action`.
+    fn requeue(&self, key: &ObjectKey, priority: Priority, action: Action) {
+        let (queue, stats) = (&self.queue, &self.stats);
+        match action.requeue {
+            Requeue::No => {
+                ControllerStats::count(&stats.success);
+                queue.forget(key);
+                self.settle_deleted(key);
+                tracing::debug!("reconciled");
+            }
+            Requeue::Backoff => {
+                ControllerStats::count(&stats.requeue);
+                queue.add_rate_limited(key.clone(), priority);
+            }
+            Requeue::After(delay) => {
+                ControllerStats::count(&stats.requeue_after);
+                queue.forget(key);
+                queue.add_after(key.clone(), delay, priority);
             }
         }
     }

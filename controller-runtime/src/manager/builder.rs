@@ -8,16 +8,13 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use informer::{InformerFactory, Selectors};
+use informer::{InformerFactory, Object, Selectors};
 use kube::Client;
-use kube::core::NamespaceScope;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use crate::error::Error;
-use crate::kind::Kind;
-use crate::manager::cache::Shared;
-use crate::manager::options::{ByObject, CacheOptions, Namespaces};
+use crate::cache::{ByObject, CacheOptions, Namespaces, Registry};
+use crate::manager::error::Error;
 use crate::manager::readiness::Readiness;
 use crate::manager::running::{Manager, State};
 use crate::manager::shutdown::ShutdownHandle;
@@ -76,7 +73,9 @@ impl ManagerBuilder {
     /// `DefaultNamespaces`; default: all namespaces): one watch per namespace, read as one
     /// cache per kind — listers span them, indexes cover them, and a kind has synced once
     /// every namespace has. Objects elsewhere are never cached nor reconciled, and reading
-    /// another namespace is [`Error::NamespaceNotCached`]. An empty set means all namespaces.
+    /// another namespace is
+    /// [`cache::Error::NamespaceNotCached`](crate::cache::Error::NamespaceNotCached). An empty set
+    /// means all namespaces.
     /// [`by_object`](Self::by_object) overrides it per kind.
     pub fn default_namespaces<I, S>(mut self, namespaces: I) -> Self
     where
@@ -94,31 +93,24 @@ impl ManagerBuilder {
         self
     }
 
-    /// The selectors of the namespaced type `K`: only matching objects are cached and reconciled.
-    /// They apply to `K`'s metadata-only watches too.
-    pub fn selectors_for<K>(mut self, selectors: Selectors) -> Self
-    where
-        K: Kind,
-        K::Scope: NamespaceScope,
-    {
-        self.cache.set_selectors::<K>(selectors);
-        self
-    }
-
-    /// The cache settings of kind `K` (controller-runtime's `ByObject`): its namespaces (for a
-    /// namespaced kind), selectors and transform, replacing the manager's defaults for `K`
-    /// (and any earlier settings of `K`).
+    /// The cache settings of one kind (controller-runtime's `ByObject`): its namespaces (for a
+    /// namespaced kind), label and field selectors, and transform, overriding the manager's
+    /// defaults for that kind — typed, metadata-only or dynamic. Several settings of one kind
+    /// combine the same whatever their order (see [`ByObject`]); contradictory ones make
+    /// [`Manager::start`] (and a controller watching the kind) fail with
+    /// [`cache::Error::InvalidSettings`](crate::cache::Error::InvalidSettings).
     ///
     /// ```
-    /// # use kube_rt_controller_runtime::{ByObject, Manager};
+    /// # use kube_rt_controller_runtime::cache::ByObject;
+    /// # use kube_rt_controller_runtime::manager::Manager;
     /// # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
     /// # fn configure(client: kube::Client) -> Manager {
     /// Manager::builder(client)
     ///     .default_namespaces(["shop", "billing", "audit"])
     ///     // Secrets: only in `shop`, only those this operator labels.
-    ///     .by_object(ByObject::<Secret>::new().namespaces(["shop"]).labels("app=shop"))
+    ///     .by_object(ByObject::of::<Secret>().namespaces(["shop"]).labels("app=shop"))
     ///     // ConfigMaps: in the three default namespaces, without their binary data.
-    ///     .by_object(ByObject::<ConfigMap>::new().transform(|cm| {
+    ///     .by_object(ByObject::of::<ConfigMap>().transform(|cm| {
     ///         let mut cm = std::sync::Arc::unwrap_or_clone(cm);
     ///         cm.binary_data = None;
     ///         Ok(std::sync::Arc::new(cm))
@@ -126,8 +118,8 @@ impl ManagerBuilder {
     ///     .build()
     /// # }
     /// ```
-    pub fn by_object<K: Kind>(mut self, options: ByObject<K>) -> Self {
-        self.cache.insert(options);
+    pub fn by_object<T: Object>(mut self, settings: ByObject<T>) -> Self {
+        self.cache.insert(settings);
         self
     }
 
@@ -214,9 +206,9 @@ impl ManagerBuilder {
 
     /// The manager.
     pub fn build(self) -> Manager {
+        // The cache strips managed fields itself, in the one transform of each kind's cache.
         let mut factory = InformerFactory::builder(self.client.clone())
-            .selectors(self.cache.default_selectors.clone())
-            .strip_managed_fields(self.strip_managed_fields);
+            .selectors(self.cache.default_selectors.clone());
         if let Some(resync) = self.resync {
             factory = factory.default_resync(resync);
         }
@@ -248,7 +240,7 @@ impl ManagerBuilder {
             server
         });
         Manager {
-            shared: Arc::new(Shared::new(
+            registry: Arc::new(Registry::new(
                 self.client,
                 factory.build(),
                 self.cache,
@@ -301,6 +293,7 @@ impl Manager {
     /// (kubeconfig or in-cluster), as `kube::Client::try_default` infers it. To configure one,
     /// start from `Manager::builder(Client::try_default().await?)`.
     pub async fn try_default() -> Result<Manager, Error> {
-        Ok(Self::builder(Client::try_default().await?).build())
+        let client = Client::try_default().await.map_err(Error::Client)?;
+        Ok(Self::builder(client).build())
     }
 }

@@ -1,27 +1,17 @@
-//! Adding runnables and controllers — before `start`, or to a running manager — removing a
-//! controller (its watches stop when no one else uses them), and waiting until the API server
-//! serves a kind (a CRD installed after the manager started).
+//! Adding runnables and controllers — before `start`, or to a running manager — and removing a
+//! controller (its watches stop when no one else uses them).
 
-use std::time::Duration;
-
-use kube::Api;
-use kube::api::ListParams;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::error::Error;
-use crate::kind::Kind;
-use crate::manager::cache::KindKey;
+use crate::cache::KindKey;
+use crate::manager::error::Error;
 use crate::manager::removable::{Phase, Removable};
 use crate::manager::runnable::Runnable;
 use crate::manager::running::Manager;
 
-/// How often [`Manager::wait_for_kind`] asks the API server at most.
-const SERVED_POLL_MAX: Duration = Duration::from_secs(2);
-/// How often it asks at first.
-const SERVED_POLL_MIN: Duration = Duration::from_millis(100);
-
 /// What removing a controller undoes: its event handlers, and its use of each kind's cache.
+#[derive(Default)]
 pub(crate) struct Teardown {
     /// Removes one event handler from its informer.
     pub(crate) handlers: Vec<Box<dyn FnOnce() + Send>>,
@@ -41,7 +31,7 @@ impl Manager {
     pub(crate) fn reserve_name(&self, name: &str) -> Result<(), Error> {
         let mut state = self.state.lock();
         if state.stopped {
-            return Err(Error::ManagerStopped);
+            return Err(Error::Stopped);
         }
         if !state.names.insert(name.to_owned()) {
             return Err(Error::DuplicateName(name.to_owned()));
@@ -51,7 +41,7 @@ impl Manager {
 
     /// Adds a runnable. Before [`start`](Self::start) it runs once the caches synced; added to
     /// a running manager it starts at once (if it needs leadership: once this manager leads).
-    /// [`Error::ManagerStopped`] once `start` has returned.
+    /// [`Error::Stopped`] once `start` has returned.
     pub fn add(&self, runnable: impl Runnable) -> Result<(), Error> {
         self.add_boxed(Box::new(runnable))
     }
@@ -60,10 +50,10 @@ impl Manager {
         self.require_all(runnable.permissions())?;
         let mut state = self.state.lock();
         if state.stopped {
-            return Err(Error::ManagerStopped);
+            return Err(Error::Stopped);
         }
         match &state.late {
-            Some(late) => late.send(runnable).map_err(|_| Error::ManagerStopped),
+            Some(late) => late.send(runnable).map_err(|_| Error::Stopped),
             None => {
                 state.runnables.push(runnable);
                 Ok(())
@@ -86,7 +76,7 @@ impl Manager {
             self.add_boxed(Box::new(Removable::new(runnable, removed.clone(), phase)))?;
         }
         for kind in &teardown.kinds {
-            self.shared.acquire(kind);
+            self.registry.acquire(kind);
         }
         let slot = ControllerSlot {
             removed,
@@ -129,7 +119,7 @@ impl Manager {
             remove();
         }
         for kind in slot.teardown.kinds {
-            self.shared.release(&kind);
+            self.registry.release(&kind);
         }
         tracing::info!(controller = name, "controller removed");
         Ok(())
@@ -142,49 +132,4 @@ impl Manager {
         names
     }
 
-    /// Waits until the API server serves `K` — its CustomResourceDefinition installed and
-    /// established — for at most `timeout`; [`Error::KindNotServed`] names the kind if it is
-    /// still not served then. Use it before adding a controller for a kind installed after the
-    /// manager started: once it returns, a controller built for `K` starts its informers, waits
-    /// for their sync and starts its workers. Other API errors (say, forbidden) are returned
-    /// at once.
-    pub async fn wait_for_kind<K: Kind>(&self, timeout: Duration) -> Result<(), Error> {
-        let api: Api<K> = Api::all(self.client().clone());
-        let kind = format!(
-            "{} ({}, resource {})",
-            K::kind(&()),
-            K::api_version(&()),
-            K::plural(&())
-        );
-        wait_served(&api, kind, timeout).await
-    }
-}
-
-/// Polls `api` with a one-object list until it answers, for at most `timeout`.
-pub(crate) async fn wait_served<K>(
-    api: &Api<K>,
-    kind: String,
-    timeout: Duration,
-) -> Result<(), Error>
-where
-    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
-{
-    let deadline = tokio::time::Instant::now() + timeout;
-    let mut pause = SERVED_POLL_MIN;
-    loop {
-        match api.list_metadata(&ListParams::default().limit(1)).await {
-            Ok(_) => return Ok(()),
-            Err(kube::Error::Api(status)) if status.code == 404 => {}
-            Err(error) => return Err(Error::Kube(error)),
-        }
-        let now = tokio::time::Instant::now();
-        if now >= deadline {
-            return Err(Error::KindNotServed {
-                kind,
-                waited: Some(timeout),
-            });
-        }
-        tokio::time::sleep(pause.min(deadline - now)).await;
-        pause = (pause * 2).min(SERVED_POLL_MAX);
-    }
 }

@@ -7,12 +7,11 @@
 //! reconcilers' writes ([`Manager::require`], [`ControllerBuilder::permissions`]), which code
 //! cannot reveal. The admission and conversion webhook server calls no API and needs nothing.
 //!
-//! [`ControllerBuilder::permissions`]: crate::ControllerBuilder::permissions
+//! [`ControllerBuilder::permissions`]: crate::controller::ControllerBuilder::permissions
 
 use k8s_openapi::api::coordination::v1::Lease;
 
-use crate::error::Error;
-use crate::manager::options::Namespaces;
+use crate::manager::error::Error;
 use crate::manager::running::Manager;
 use crate::ops::leader_election::LeaderElectionConfig;
 use crate::rbac::{Permissions, RbacPolicy, Rule, Verb};
@@ -22,7 +21,7 @@ impl Manager {
     /// manager cannot see): it becomes part of [`rbac_policy`](Self::rbac_policy). Fails if
     /// the rule has no verbs.
     pub fn require(&self, rule: Rule) -> Result<(), Error> {
-        self.state.lock().permissions.add(rule)
+        Ok(self.state.lock().permissions.add(rule)?)
     }
 
     /// Every rule the manager needs now, merged (one per resource, names and namespace).
@@ -32,7 +31,7 @@ impl Manager {
 
     /// The least-privilege roles named `name` for this manager, as configured so far (build
     /// every controller first): a `ClusterRole`, and for a manager restricted to namespaces
-    /// ([`ManagerBuilder::default_namespaces`](crate::ManagerBuilder::default_namespaces)) a
+    /// ([`ManagerBuilder::default_namespaces`](crate::manager::ManagerBuilder::default_namespaces)) a
     /// `Role` in each of them holding its namespaced rules (see [`Permissions::policy`]).
     pub fn rbac_policy(&self, name: &str) -> RbacPolicy {
         self.permission_set().policy(name, None)
@@ -42,11 +41,8 @@ impl Manager {
     /// namespace set, each namespaced rule not pinned already is pinned to every namespace.
     fn permission_set(&self) -> Permissions {
         let declared = self.state.lock().permissions.rules();
-        let cached = self.shared.access_rules();
-        let namespaces = match &self.shared.options.default_namespaces {
-            Namespaces::All => None,
-            Namespaces::Only(set) => Some(set.clone()),
-        };
+        let cached = self.registry.access_rules();
+        let namespaces = self.registry.default_namespaces();
         let mut rules: Vec<Rule> = declared.into_iter().chain(cached).collect();
         if let Some(elector) = self.elector() {
             rules.extend(leader_election_rules(

@@ -6,14 +6,14 @@ use std::error::Error as StdError;
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
-/// A long-running task owned by a [`Manager`](crate::Manager).
+/// A long-running task owned by a [`Manager`](crate::manager::Manager).
 ///
 /// `run` is called once, after every informer of the manager synced; it should return when
 /// `shutdown` is cancelled (after finishing in-flight work). Returning an error early stops the
 /// whole manager, which reports the error from `start`.
 ///
-/// Implement it with [`#[async_trait]`](crate::async_trait): the manager keeps its runnables as
-/// `Box<dyn Runnable>`, and a trait object needs boxed futures. ([`Reconciler`](crate::Reconciler),
+/// Implement it with [`#[async_trait]`](crate::manager::async_trait): the manager keeps its runnables as
+/// `Box<dyn Runnable>`, and a trait object needs boxed futures. ([`Reconciler`](crate::controller::Reconciler),
 /// which a controller holds by type, is a native async trait instead.)
 #[async_trait]
 pub trait Runnable: Send + 'static {
@@ -29,7 +29,7 @@ pub trait Runnable: Send + 'static {
     }
 
     /// The RBAC rules this runnable needs (default: none); the manager adds them to its
-    /// [`rbac_policy`](crate::Manager::rbac_policy) when the runnable is added.
+    /// [`rbac_policy`](crate::manager::Manager::rbac_policy) when the runnable is added.
     fn permissions(&self) -> Vec<crate::rbac::Rule> {
         Vec::new()
     }

@@ -8,20 +8,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use informer::SharedIndexInformer;
 use kube::Client;
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::error::Error;
-use crate::kind::Kind;
-use crate::manager::cache::{Cache, Shared};
+use crate::cache::{Cache, Registry};
 use crate::manager::controllers::ControllerSlot;
+use crate::manager::error::Error;
 use crate::manager::runnable::Runnable;
 use crate::manager::shutdown::{ShutdownHandle, listen_for_signals};
 use crate::ops::health::{Check, Probe, Probes};
-use crate::ops::leader_election::elector::LeaderElector;
+use crate::ops::leader_election::{Error as LeaderElectionError, LeaderElector};
 use crate::ops::metrics::Metrics;
 use crate::ops::server::{Bound, start_servers};
 
@@ -41,8 +39,8 @@ pub(super) struct State {
     pub(super) permissions: crate::rbac::Permissions,
 }
 
-/// Owns one [`InformerFactory`](informer::InformerFactory) (so every controller shares one cache and one watch per type),
-/// the controllers and other [`Runnable`]s.
+/// Owns the [`Cache`] (one informer factory, so every controller shares one cache and one
+/// watch per kind), the controllers and other [`Runnable`]s.
 ///
 /// [`start`](Self::start) starts the informers, waits for their caches (failing with the names
 /// of those that did not sync within the cache-sync timeout), runs every runnable, and returns
@@ -50,7 +48,7 @@ pub(super) struct State {
 /// [`ShutdownHandle`] — once in-flight reconciles drained (bounded by the graceful shutdown
 /// timeout). A second request returns at once.
 pub struct Manager {
-    pub(crate) shared: Arc<Shared>,
+    pub(crate) registry: Arc<Registry>,
     pub(super) cache_sync_timeout: Duration,
     pub(super) graceful_shutdown_timeout: Duration,
     pub(super) handle_signals: bool,
@@ -58,14 +56,14 @@ pub struct Manager {
     pub(super) shutdown: ShutdownHandle,
     pub(super) state: Mutex<State>,
     pub(super) metrics: Metrics,
-    pub(super) elector: Option<Result<LeaderElector, String>>,
+    pub(super) elector: Option<Result<LeaderElector, LeaderElectionError>>,
     pub(super) warm_up: bool,
     pub(super) synced: Arc<AtomicBool>,
     pub(super) probes: Arc<Probes>,
     pub(super) metrics_bind_address: Option<SocketAddr>,
     pub(super) health_probe_bind_address: Option<SocketAddr>,
     pub(super) bound: Mutex<Bound>,
-    /// The webhook server, started with the probe servers (see `webhook/manager.rs`).
+    /// The webhook server, started with the probe servers (see `webhooks.rs`).
     #[cfg(feature = "webhook")]
     pub(crate) webhooks: Option<crate::webhook::WebhookServer>,
 }
@@ -73,11 +71,8 @@ pub struct Manager {
 impl std::fmt::Debug for Manager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Manager")
-            .field(
-                "default_namespaces",
-                &self.shared.options.default_namespaces,
-            )
-            .field("informers", &self.shared.factory.len())
+            .field("default_namespaces", &self.registry.default_namespaces())
+            .field("informers", &self.registry.factory.len())
             .finish_non_exhaustive()
     }
 }
@@ -104,14 +99,18 @@ impl Manager {
         }
     }
 
-    /// The address `/metrics` is served on, once [`start`](Self::start) bound it.
-    pub fn metrics_addr(&self) -> Option<SocketAddr> {
-        self.bound.lock().metrics
-    }
-
-    /// The address `/healthz` and `/readyz` are served on, once [`start`](Self::start) bound it.
-    pub fn health_probe_addr(&self) -> Option<SocketAddr> {
-        self.bound.lock().probes
+    /// Where the manager's servers listen, once [`start`](Self::start) bound them (each `None`
+    /// until then, and for a server the manager does not run).
+    pub fn addresses(&self) -> Addresses {
+        let bound = self.bound.lock();
+        Addresses {
+            metrics: bound.metrics,
+            health_probes: bound.probes,
+            #[cfg(feature = "webhook")]
+            webhook: crate::manager::webhooks::webhook_addr(self),
+            #[cfg(not(feature = "webhook"))]
+            webhook: None,
+        }
     }
 
     /// Whether the informer caches have synced.
@@ -148,85 +147,14 @@ impl Manager {
 
     /// The client.
     pub fn client(&self) -> &Client {
-        &self.shared.client
+        &self.registry.client
     }
 
-    /// Read access to the caches.
+    /// The caches: reads, field indexes, informers, kinds added late.
     pub fn cache(&self) -> Cache {
         Cache {
-            shared: Arc::clone(&self.shared),
+            registry: Arc::clone(&self.registry),
         }
-    }
-
-    /// The manager's shared informer for `K` (scoped by the manager's namespaces and `K`'s
-    /// options), for adding handlers, or to cache a type no controller watches. When `K` is
-    /// cached in several namespaces this is the first namespace's informer; see
-    /// [`informers`](Self::informers). Requested after `start`, it starts at once.
-    pub fn informer<K: Kind>(&self) -> Arc<SharedIndexInformer<K>> {
-        self.shared.informer::<K>()
-    }
-
-    /// `K`'s cache for a controller's watch, created on first request.
-    pub(crate) fn controller_kind_cache<K: Kind>(
-        &self,
-    ) -> Arc<crate::manager::kind_cache::KindCache<K>> {
-        self.shared.controller_kind_cache::<K>()
-    }
-
-    /// Every informer of the dynamic kind `kind`'s cache (created on first request, and kept):
-    /// one per cached namespace, or a single one.
-    pub fn dynamic_informers(
-        &self,
-        kind: &crate::DynamicKind,
-    ) -> Vec<Arc<SharedIndexInformer<kube::api::DynamicObject>>> {
-        self.shared.dynamic_kind_cache(kind).informers().to_vec()
-    }
-
-    /// Waits until the API server serves the dynamic kind `kind`, for at most `timeout`
-    /// ([`Error::KindNotServed`] then); see [`wait_for_kind`](Self::wait_for_kind).
-    pub async fn wait_for_dynamic_kind(
-        &self,
-        kind: &crate::DynamicKind,
-        timeout: Duration,
-    ) -> Result<(), Error> {
-        let api: kube::Api<kube::api::DynamicObject> =
-            kube::Api::all_with(self.client().clone(), kind.resource());
-        crate::manager::controllers::wait_served(&api, kind.describe(), timeout).await
-    }
-
-    /// Every informer of `K`'s cache: one per cached namespace, or a single one.
-    pub fn informers<K: Kind>(&self) -> Vec<Arc<SharedIndexInformer<K>>> {
-        self.shared.kind_cache::<K>().informers().to_vec()
-    }
-
-    /// Registers the field index `name` on kind `K` (controller-runtime's
-    /// `FieldIndexer.IndexField`): `extract` returns the values of the field for an object (any
-    /// number). Query it with [`CacheLister::by_field`](crate::CacheLister::by_field) — from a
-    /// reconciler's [`Context`](crate::Context), or from a `watches` mapper through a
-    /// [`Cache`] — to find, say, every `Foo` whose `spec.configMapRef` names a ConfigMap.
-    /// Registering caches `K` (as a watch of it would). Index values are kept per namespace,
-    /// so a query can be limited to one. [`Error::FieldIndexExists`] if `name` is already
-    /// registered on `K`.
-    ///
-    /// ```
-    /// # use kube_rt_controller_runtime::{Error, Manager};
-    /// # use k8s_openapi::api::core::v1::Pod;
-    /// # fn index(manager: &Manager) -> Result<(), Error> {
-    /// manager.index_field::<Pod>("spec.nodeName", |pod| {
-    ///     pod.spec.as_ref().and_then(|spec| spec.node_name.clone()).into_iter().collect()
-    /// })?;
-    /// // Later, in a reconcile: every cached Pod on node-a.
-    /// let on_node_a = manager.cache().lister::<Pod>()?.by_field("spec.nodeName", "node-a")?;
-    /// # let _ = on_node_a;
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn index_field<K: Kind>(
-        &self,
-        name: &str,
-        extract: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
-    ) -> Result<(), Error> {
-        self.shared.kind_cache::<K>().add_field_index(name, extract)
     }
 
     /// A handle that requests this manager's shutdown.
@@ -238,8 +166,8 @@ impl Manager {
         self.cache_sync_timeout
     }
 
-    /// Runs the manager until a shutdown request (see [`Manager`]). Fails if the caches do not
-    /// sync in time, if a runnable fails, if the graceful shutdown times out, if a second
+    /// Runs the manager until a shutdown request (see [`Manager`]). Fails if a kind's cache
+    /// settings contradict each other, if the caches do not sync in time, if a runnable fails, if the graceful shutdown times out, if a second
     /// shutdown request forced the exit, or — when electing — if leadership is lost
     /// ([`Error::LeadershipLost`]).
     ///
@@ -247,6 +175,9 @@ impl Manager {
     /// leadership is acquired, unless warming up); runnables that do not need leadership;
     /// once leading, the others (controllers).
     pub async fn start(&self) -> Result<(), Error> {
+        if let Some(invalid) = self.registry.options.problems().into_iter().next() {
+            return Err(Error::Cache(invalid));
+        }
         let (runnables, late) = {
             let mut state = self.state.lock();
             if state.started {
@@ -262,7 +193,7 @@ impl Manager {
         let elector = match &self.elector {
             None => None,
             Some(Ok(elector)) => Some(elector.clone()),
-            Some(Err(reason)) => return Err(Error::LeaderElection(reason.clone())),
+            Some(Err(invalid)) => return Err(Error::LeaderElection(invalid.clone())),
         };
         let _signals = if self.handle_signals {
             Some(AbortOnDrop(
@@ -288,7 +219,12 @@ impl Manager {
             &self.bound,
             &servers,
         )
-        .await?;
+        .await
+        .map_err(|bind| Error::Bind {
+            what: bind.what,
+            address: bind.address,
+            source: bind.source,
+        })?;
         // Before the caches: listing a converted kind may need the conversion webhook. Every
         // replica serves, leader or not; it stops when `start` returns.
         #[cfg(feature = "webhook")]
@@ -321,7 +257,7 @@ impl Manager {
         if let Some(task) = elector_task.as_mut() {
             let _ = (&mut task.0).await;
         }
-        let factory = &self.shared.factory;
+        let factory = &self.registry.factory;
         if matches!(outcome, Err(Error::ForcedShutdown)) {
             // Exit at once: the informers stop in the background.
             let factory = factory.clone();
@@ -332,6 +268,21 @@ impl Manager {
         tracing::info!("manager stopped");
         outcome
     }
+}
+
+/// Where a manager's servers listen; from [`Manager::addresses`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Addresses {
+    /// Where `/metrics` is served
+    /// ([`metrics_bind_address`](crate::manager::ManagerBuilder::metrics_bind_address)).
+    pub metrics: Option<SocketAddr>,
+    /// Where `/healthz` and `/readyz` are served
+    /// ([`health_probe_bind_address`](crate::manager::ManagerBuilder::health_probe_bind_address)).
+    pub health_probes: Option<SocketAddr>,
+    /// Where the webhook server listens
+    /// ([`webhook_server`](crate::manager::ManagerBuilder::webhook_server)).
+    pub webhook: Option<SocketAddr>,
 }
 
 /// Marks the manager stopped when dropped: runnables added later are refused.

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
-/// A cheap, cloneable handle that stops the [`Manager`](crate::Manager) it came from.
+/// A cheap, cloneable handle that stops the [`Manager`](crate::manager::Manager) it came from.
 #[derive(Clone, Debug, Default)]
 pub struct ShutdownHandle {
     inner: Arc<Inner>,

@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::error::Error;
+use crate::manager::error::Error;
 use crate::manager::runnable::Runnable;
 use crate::manager::running::Manager;
 use crate::ops::leader_election::elector::LeaderElector;
@@ -32,8 +32,8 @@ impl Manager {
                 return Ok(());
             }
         }
-        let factory = &self.shared.factory;
-        self.shared.set_running();
+        let factory = &self.registry.factory;
+        self.registry.set_running();
         factory.start();
         tracing::info!(informers = factory.len(), "waiting for caches to sync");
         tokio::select! {

@@ -5,9 +5,12 @@
 //!   the election record on the Lease, and the [`LeaderElector`](leader_election::LeaderElector).
 //! - `metrics/`: [`Metrics`](metrics::Metrics), Prometheus or (without the `metrics` feature)
 //!   no-op.
-//! - `health.rs`: health and readiness checks; `server.rs`: the HTTP server.
+//! - `health.rs`: health and readiness checks; `server.rs`: the server of `/metrics` and the
+//!   probes; `serve.rs`: the accept loop and HTTP/1.1 serving it shares with the webhook
+//!   server.
 
 pub(crate) mod health;
 pub mod leader_election;
 pub mod metrics;
+pub(crate) mod serve;
 pub(crate) mod server;

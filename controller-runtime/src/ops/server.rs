@@ -2,7 +2,6 @@
 //! `HEAD` only): one listener per address, or one for both when the metrics and probe addresses
 //! are equal.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -10,16 +9,24 @@ use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
 use parking_lot::Mutex;
 use tokio::net::TcpListener;
-use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use crate::error::Error;
 use crate::ops::health::{Probe, Probes};
 use crate::ops::metrics::Metrics;
+use crate::ops::serve::{accept_until, http1};
+
+/// A server's address could not be bound.
+#[derive(Debug)]
+pub(crate) struct BindError {
+    /// What the listener was for.
+    pub(crate) what: &'static str,
+    /// The address.
+    pub(crate) address: SocketAddr,
+    /// Why binding failed.
+    pub(crate) source: std::io::Error,
+}
 
 /// Addresses the servers were bound to.
 #[derive(Debug, Default)]
@@ -40,7 +47,7 @@ pub(crate) async fn start_servers(
     probes: &Arc<Probes>,
     addresses: &Mutex<Bound>,
     stop: &CancellationToken,
-) -> Result<(), Error> {
+) -> Result<(), BindError> {
     let mut listeners: Vec<(SocketAddr, Endpoints, &'static str)> = Vec::new();
     if let Some(address) = metrics_address {
         listeners.push((
@@ -66,7 +73,7 @@ pub(crate) async fn start_servers(
         }
     }
     for (address, endpoints, what) in listeners {
-        let (listener, bound) = bind(address).await.map_err(|source| Error::Bind {
+        let (listener, bound) = bind(address).await.map_err(|source| BindError {
             what,
             address,
             source,
@@ -81,7 +88,14 @@ pub(crate) async fn start_servers(
             }
         }
         tracing::info!(%bound, what, "serving");
-        tokio::spawn(serve(listener, endpoints, stop.clone()));
+        let endpoints = Arc::new(endpoints);
+        tokio::spawn(accept_until(listener, stop.clone(), what, move |stream, _peer| {
+            let endpoints = Arc::clone(&endpoints);
+            http1(stream, what, move |request| {
+                let response = endpoints.respond(&request);
+                async move { response }
+            })
+        }));
     }
     Ok(())
 }
@@ -159,39 +173,4 @@ async fn bind(address: SocketAddr) -> Result<(TcpListener, SocketAddr), std::io:
     let listener = TcpListener::bind(address).await?;
     let bound = listener.local_addr()?;
     Ok((listener, bound))
-}
-
-/// Serves `endpoints` on `listener` (HTTP/1.1) until `shutdown` fires; open connections are
-/// closed then.
-async fn serve(listener: TcpListener, endpoints: Endpoints, shutdown: CancellationToken) {
-    let endpoints = Arc::new(endpoints);
-    let mut connections = JoinSet::new();
-    loop {
-        let accepted = tokio::select! {
-            () = shutdown.cancelled() => break,
-            accepted = listener.accept() => accepted,
-            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
-        };
-        let (stream, _) = match accepted {
-            Ok(accepted) => accepted,
-            Err(error) => {
-                tracing::warn!(%error, "cannot accept a connection");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let endpoints = Arc::clone(&endpoints);
-        connections.spawn(async move {
-            let service = service_fn(move |request: Request<Incoming>| {
-                let response = endpoints.respond(&request);
-                async move { Ok::<_, Infallible>(response) }
-            });
-            if let Err(error) = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await
-            {
-                tracing::debug!(%error, "probe/metrics connection ended with an error");
-            }
-        });
-    }
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
 use kube::api::ObjectMeta;
 
-use crate::error::Error;
+use crate::rbac::error::Error;
 use crate::rbac::rule::{Rule, Verb};
 
 /// What identifies a rule apart from its verbs.
@@ -127,10 +127,10 @@ impl RbacPolicy {
     pub fn to_yaml(&self) -> Result<String, Error> {
         let mut docs = Vec::new();
         if let Some(role) = &self.cluster_role {
-            docs.push(serde_yaml::to_string(role).map_err(Error::RbacYaml)?);
+            docs.push(serde_yaml::to_string(role).map_err(Error::Yaml)?);
         }
         for role in &self.roles {
-            docs.push(serde_yaml::to_string(role).map_err(Error::RbacYaml)?);
+            docs.push(serde_yaml::to_string(role).map_err(Error::Yaml)?);
         }
         Ok(docs.join("---\n"))
     }

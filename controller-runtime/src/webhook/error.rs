@@ -1,13 +1,14 @@
-//! [`WebhookError`]: why a webhook could not be registered or the webhook server could not start.
+//! [`Error`]: why a webhook could not be registered or the webhook server could not start.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 /// A registration or start-up problem of the webhook server (reported through
-/// [`Error::Webhook`](crate::Error::Webhook) by the manager). Problems of one review are never
-/// errors of the server: they are answered in the review itself.
+/// [`manager::Error::Webhook`](crate::manager::Error::Webhook) by the manager). Problems of one
+/// review are never errors of the server: they are answered in the review itself.
 #[derive(Debug, thiserror::Error)]
-pub enum WebhookError {
+#[non_exhaustive]
+pub enum Error {
     /// Two webhooks were registered on one path.
     #[error(
         "a webhook is already registered on `{0}`; give one of them another path with `with_path`"

@@ -8,7 +8,7 @@
 //! use kube_rt_controller_runtime::webhook::{
 //!     AdmissionRequest, Denial, Validation, Validator, Warnings, Webhook, WebhookServerConfig,
 //! };
-//! use kube_rt_controller_runtime::Manager;
+//! use kube_rt_controller_runtime::manager::Manager;
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //!
 //! struct SmallConfigMaps;
@@ -23,7 +23,7 @@
 //!     }
 //! }
 //!
-//! # async fn run(client: kube::Client) -> Result<(), kube_rt_controller_runtime::Error> {
+//! # async fn run(client: kube::Client) -> Result<(), kube_rt_controller_runtime::manager::Error> {
 //! let manager = Manager::builder(client)
 //!     .webhook_server(WebhookServerConfig::new().cert_dir("/tmp/k8s-webhook-server/serving-certs"))
 //!     .build();
@@ -60,8 +60,17 @@
 //! - `conversion/`: [`Convertible`], [`Conversion`] and the `ConversionReview` answer.
 //! - `server/`: [`WebhookServer`], its accept loop, request handling, TLS and metrics.
 //! - `config.rs` ([`WebhookServerConfig`]), `registration.rs` ([`Webhook`]), `paths.rs`,
-//!   `configuration.rs` (the API objects), `contain.rs` (panics and timeouts), `manager.rs`
-//!   (the manager's webhook methods), `error.rs` ([`WebhookError`]).
+//!   `configuration.rs` (the API objects), `contain.rs` (panics and timeouts), `error.rs`
+//!   ([`Error`]). The manager runs the server and registers webhooks on it
+//!   ([`ManagerBuilder::webhook_server`](crate::manager::ManagerBuilder::webhook_server),
+//!   [`Manager::add_webhook`](crate::manager::Manager::add_webhook),
+//!   [`Manager::add_conversion`](crate::manager::Manager::add_conversion)).
+//!
+//! # Errors
+//!
+//! [`Error`]: a registration (a path taken or invalid, an inconsistent conversion) or the
+//! server's start (its certificate, its address) went wrong. Problems of one review are never
+//! errors of the server: they are answered in the review.
 
 pub mod admission;
 mod config;
@@ -69,9 +78,10 @@ mod configuration;
 mod contain;
 pub mod conversion;
 mod error;
+/// Review bodies for the fuzz targets; compiled only with the `fuzzing` feature.
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-mod manager;
 mod paths;
 mod registration;
 mod server;
@@ -88,7 +98,7 @@ pub use configuration::{
     ClientConfig, crd_conversion, mutating_webhook_configuration, validating_webhook_configuration,
 };
 pub use conversion::{Conversion, ConversionError, Convertible, KindConversion};
-pub use error::WebhookError;
+pub use error::Error;
 pub use paths::{CONVERT_PATH, mutate_path, validate_path};
 pub use registration::{FailurePolicy, Webhook};
 pub use server::WebhookServer;

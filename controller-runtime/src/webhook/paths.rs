@@ -1,7 +1,7 @@
 //! The paths webhooks are served on, derived from group, version and kind exactly as
 //! controller-runtime's builder derives them, and the check a custom path must pass.
 
-use crate::webhook::error::WebhookError;
+use crate::webhook::error::Error;
 
 /// The path of every conversion webhook (one for all kinds, as in controller-runtime).
 pub const CONVERT_PATH: &str = "/convert";
@@ -28,9 +28,9 @@ fn path_suffix(group: &str, version: &str, kind: &str) -> String {
 }
 
 /// Checks a custom path against controller-runtime's rule `^((/[a-zA-Z0-9-_]+)+|/)$`.
-pub(crate) fn check_path(path: &str) -> Result<(), WebhookError> {
+pub(crate) fn check_path(path: &str) -> Result<(), Error> {
     let invalid = |reason: &str| {
-        Err(WebhookError::InvalidPath {
+        Err(Error::InvalidPath {
             path: path.to_owned(),
             reason: reason.to_owned(),
         })

@@ -100,10 +100,10 @@ async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
         kind: "Widget".into(),
         plural: "widgets".into(),
     };
-    let dynamic = factory.dynamic_informer(&widgets, Some(NS));
+    let dynamic = factory.dynamic_informer(&widgets, Some(NS), None);
     assert!(Arc::ptr_eq(
         &dynamic,
-        &factory.dynamic_informer(&widgets, Some(NS))
+        &factory.dynamic_informer(&widgets, Some(NS), None)
     ));
     factory.start();
 
@@ -135,7 +135,7 @@ async fn dynamic_informers_cache_objects_of_a_runtime_resource() {
         .strip_managed_fields(true)
         .build();
     let resource = ApiResource::erase::<ConfigMap>(&());
-    let dynamic = factory.dynamic_informer(&resource, None);
+    let dynamic = factory.dynamic_informer(&resource, None, None);
     factory.start();
     factory
         .wait_for_cache_sync(Duration::from_secs(30))

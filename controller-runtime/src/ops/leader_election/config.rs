@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::error::Error;
+use crate::ops::leader_election::error::Error;
 
 /// Default lease duration (controller-runtime's): how long standbys wait, from the last change
 /// they observed, before taking a lease over.
@@ -130,35 +130,30 @@ impl LeaderElectionConfig {
     }
 
     /// Checks the timings as client-go does: renew deadline > 1.2 × retry period, lease
-    /// duration > renew deadline, all positive; and a non-empty lease name. Fails with
-    /// [`Error::LeaderElection`] naming the first rule broken.
+    /// duration > renew deadline, all positive; and a non-empty lease name. Fails with the
+    /// [`Error`] of the first rule broken.
     pub fn validate(&self) -> Result<(), Error> {
         if self.name.is_empty() || self.namespace.is_empty() {
-            return Err(Error::LeaderElection(
-                "the lease namespace and name must not be empty".to_owned(),
-            ));
+            return Err(Error::MissingLease);
         }
         if self.retry_period.is_zero() {
-            return Err(Error::LeaderElection(
-                "retry period must be positive".to_owned(),
-            ));
+            return Err(Error::ZeroRetryPeriod);
         }
         if self.lease_duration <= self.renew_deadline {
-            return Err(Error::LeaderElection(format!(
-                "lease duration ({:?}) must be greater than renew deadline ({:?})",
-                self.lease_duration, self.renew_deadline
-            )));
+            return Err(Error::LeaseNotAboveDeadline {
+                lease_duration: self.lease_duration,
+                renew_deadline: self.renew_deadline,
+            });
         }
         if self.renew_deadline.as_secs_f64() <= JITTER_FACTOR * self.retry_period.as_secs_f64() {
-            return Err(Error::LeaderElection(format!(
-                "renew deadline ({:?}) must be greater than {JITTER_FACTOR} × retry period ({:?})",
-                self.renew_deadline, self.retry_period
-            )));
+            return Err(Error::DeadlineBelowRetries {
+                renew_deadline: self.renew_deadline,
+                retry_period: self.retry_period,
+                factor: JITTER_FACTOR,
+            });
         }
         if self.identity.as_deref() == Some("") {
-            return Err(Error::LeaderElection(
-                "identity must not be empty".to_owned(),
-            ));
+            return Err(Error::EmptyIdentity);
         }
         Ok(())
     }

@@ -11,7 +11,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::error::Error;
+use crate::ops::leader_election::error::Error;
 use crate::ops::leader_election::config::{JITTER_FACTOR, LeaderElectionConfig, default_identity};
 use crate::ops::leader_election::record::{LeaseLock, Record, now_micro};
 use crate::ops::metrics::{LeaderMetrics, Metrics};
@@ -77,13 +77,8 @@ impl LeaderElector {
         client: Client,
         config: LeaderElectionConfig,
         metrics: &Metrics,
-    ) -> Result<Self, String> {
-        // The reason alone: `Manager::start` reports it as `Error::LeaderElection`.
-        match config.validate() {
-            Ok(()) => {}
-            Err(Error::LeaderElection(reason)) => return Err(reason),
-            Err(other) => return Err(other.to_string()),
-        }
+    ) -> Result<Self, Error> {
+        config.validate()?;
         let identity = config.identity.clone().unwrap_or_else(default_identity);
         let lock = LeaseLock::new(client, &config.namespace, &config.name);
         let metrics = metrics.leader(&config.name);

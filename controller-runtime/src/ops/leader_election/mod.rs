@@ -29,15 +29,23 @@
 //! it, as in client-go. Processes paused longer than that margin (a stopped VM) are the classic
 //! way to break the assumption.
 //!
+//! # Errors
+//!
+//! [`Error`]: settings that cannot work (reported by [`LeaderElectionConfig::validate`] and by
+//! the manager's `start`). Losing the lease is not an error of this module: the manager reports
+//! it ([`manager::Error::LeadershipLost`](crate::manager::Error::LeadershipLost)).
+//!
 //! The pieces: [`LeaderElectionConfig`] (settings and their validation, `config.rs`), the
 //! election record on the Lease and its reads and writes (`record.rs`), and the
 //! [`LeaderElector`] that campaigns, renews and releases (`elector.rs`).
 
 pub(crate) mod config;
 pub(crate) mod elector;
+mod error;
 mod record;
 
 pub use config::{
     DEFAULT_LEASE_DURATION, DEFAULT_RENEW_DEADLINE, DEFAULT_RETRY_PERIOD, LeaderElectionConfig,
 };
 pub use elector::{LeaderElector, LeaderState};
+pub use error::Error;

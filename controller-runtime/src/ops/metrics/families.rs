@@ -36,16 +36,12 @@ pub(super) fn labels(pairs: &[(&str, &str)]) -> Labels {
         .collect()
 }
 
-/// Every metric family of this crate; the series are created per controller, queue and lease.
+/// The metric families whose series are recorded as events happen (the reconcile counters are
+/// read from the controllers at scrape time: `controller_collector.rs`); the series are created
+/// per controller, queue and lease.
 pub(super) struct Families {
-    pub(super) reconcile_total: Family<Labels, Counter>,
-    pub(super) reconcile_errors: Family<Labels, Counter>,
-    pub(super) terminal_errors: Family<Labels, Counter>,
-    pub(super) panics: Family<Labels, Counter>,
-    pub(super) timeouts: Family<Labels, Counter>,
     pub(super) reconcile_time: HistogramFamily,
     pub(super) max_concurrent: Family<Labels, Gauge>,
-    pub(super) active_workers: Family<Labels, Gauge>,
     pub(super) depth: Family<Labels, Gauge>,
     pub(super) adds: Family<Labels, Counter>,
     pub(super) queue_duration: HistogramFamily,
@@ -61,14 +57,8 @@ impl Families {
     /// Every family, without series.
     pub(super) fn new() -> Self {
         Self {
-            reconcile_total: Family::default(),
-            reconcile_errors: Family::default(),
-            terminal_errors: Family::default(),
-            panics: Family::default(),
-            timeouts: Family::default(),
             reconcile_time: Family::new_with_constructor(reconcile_histogram),
             max_concurrent: Family::default(),
-            active_workers: Family::default(),
             depth: Family::default(),
             adds: Family::default(),
             queue_duration: Family::new_with_constructor(queue_histogram),
@@ -86,31 +76,6 @@ impl Families {
         // Counters are registered without `_total`: the encoder appends it.
         let f = self;
         registry.register(
-            "controller_runtime_reconcile",
-            "Total number of reconciliations per controller",
-            f.reconcile_total.clone(),
-        );
-        registry.register(
-            "controller_runtime_reconcile_errors",
-            "Total number of reconciliation errors per controller",
-            f.reconcile_errors.clone(),
-        );
-        registry.register(
-            "controller_runtime_terminal_reconcile_errors",
-            "Total number of terminal reconciliation errors per controller",
-            f.terminal_errors.clone(),
-        );
-        registry.register(
-            "controller_runtime_reconcile_panics",
-            "Total number of reconciliation panics per controller",
-            f.panics.clone(),
-        );
-        registry.register(
-            "controller_runtime_reconcile_timeouts",
-            "Total number of reconciliation timeouts per controller",
-            f.timeouts.clone(),
-        );
-        registry.register(
             "controller_runtime_reconcile_time_seconds",
             "Length of time per reconciliation per controller",
             f.reconcile_time.clone(),
@@ -119,11 +84,6 @@ impl Families {
             "controller_runtime_max_concurrent_reconciles",
             "Maximum number of concurrent reconciles per controller",
             f.max_concurrent.clone(),
-        );
-        registry.register(
-            "controller_runtime_active_workers",
-            "Number of currently used workers per controller",
-            f.active_workers.clone(),
         );
         registry.register(
             "workqueue_depth",

@@ -2,11 +2,10 @@
 //! handed out at scrape time.
 
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
-use prometheus_client::metrics::MetricType;
-use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::encoding::DescriptorEncoder;
 
-use crate::ops::metrics::families::{Labels, labels};
+use crate::ops::metrics::const_series::{counter, gauge};
+use crate::ops::metrics::families::labels;
 use crate::ops::metrics::informers::InformerSet;
 
 /// Reads the informers at scrape time (beyond controller-runtime, after its issue #3182).
@@ -16,33 +15,6 @@ impl std::fmt::Debug for InformerCollector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("InformerCollector").finish()
     }
-}
-
-fn gauge<V: prometheus_client::encoding::EncodeGaugeValue + Copy>(
-    encoder: &mut DescriptorEncoder,
-    name: &str,
-    help: &str,
-    samples: &[(Labels, V)],
-) -> Result<(), std::fmt::Error> {
-    let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
-    for (labels, value) in samples {
-        ConstGauge::new(*value).encode(metric.encode_family(labels)?)?;
-    }
-    Ok(())
-}
-
-fn counter(
-    encoder: &mut DescriptorEncoder,
-    name: &str,
-    help: &str,
-    samples: &[(Labels, u64)],
-) -> Result<(), std::fmt::Error> {
-    use prometheus_client::metrics::counter::ConstCounter;
-    let mut metric = encoder.encode_descriptor(name, help, None, MetricType::Counter)?;
-    for (labels, value) in samples {
-        ConstCounter::new(*value).encode(metric.encode_family(labels)?)?;
-    }
-    Ok(())
 }
 
 impl Collector for InformerCollector {

@@ -15,6 +15,10 @@
 
 mod buckets;
 #[cfg(feature = "metrics")]
+mod const_series;
+#[cfg(feature = "metrics")]
+mod controller_collector;
+#[cfg(feature = "metrics")]
 mod families;
 #[cfg(feature = "metrics")]
 mod informer_collector;
@@ -25,9 +29,13 @@ mod noop;
 mod prometheus;
 #[cfg(feature = "metrics")]
 mod queue;
+// Without the `metrics` feature nothing reads the counts (the no-op registry ignores them).
+#[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+mod reconciles;
 
 pub use buckets::RECONCILE_TIME_BUCKETS;
 pub(crate) use informers::InformerSet;
+pub(crate) use reconciles::{CountsReconciles, ReconcileCounts};
 #[cfg(not(feature = "metrics"))]
 pub use noop::*;
 #[cfg(feature = "metrics")]

@@ -7,6 +7,7 @@ use std::time::Duration;
 use workqueue::MetricsProvider;
 
 use crate::ops::metrics::informers::InformerSet;
+use crate::ops::metrics::reconciles::CountsReconciles;
 
 /// A manager's metrics; without the `metrics` feature, it records nothing and renders an
 /// empty page.
@@ -25,7 +26,12 @@ impl Metrics {
     pub fn render_openmetrics(&self) -> String {
         "# EOF\n".to_owned()
     }
-    pub(crate) fn controller(&self, _name: &str, _workers: usize) -> ControllerMetrics {
+    pub(crate) fn controller(
+        &self,
+        _name: &str,
+        _workers: usize,
+        _counts: Arc<dyn CountsReconciles>,
+    ) -> ControllerMetrics {
         ControllerMetrics
     }
     pub(crate) fn queue_provider(&self, _prioritized: bool) -> Option<Arc<dyn MetricsProvider>> {
@@ -41,16 +47,7 @@ impl Metrics {
 pub(crate) struct ControllerMetrics;
 
 impl ControllerMetrics {
-    pub(crate) fn worker_started(&self) {}
-    pub(crate) fn worker_finished(&self) {}
     pub(crate) fn reconciled(&self, _took: Duration) {}
-    pub(crate) fn success(&self) {}
-    pub(crate) fn requeue(&self) {}
-    pub(crate) fn requeue_after(&self) {}
-    pub(crate) fn error(&self) {}
-    pub(crate) fn terminal(&self) {}
-    pub(crate) fn panic(&self) {}
-    pub(crate) fn timeout(&self) {}
 }
 
 /// A lease's series: nothing, without the `metrics` feature.

@@ -11,16 +11,19 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use workqueue::MetricsProvider;
 
+use crate::ops::metrics::controller_collector::ControllerCollector;
 use crate::ops::metrics::families::{Families, labels};
 use crate::ops::metrics::informer_collector::InformerCollector;
 use crate::ops::metrics::informers::InformerSet;
 use crate::ops::metrics::queue::QueueProvider;
+use crate::ops::metrics::reconciles::{ControllerSet, CountsReconciles};
 
 /// A manager's Prometheus registry (see the [module docs](crate::metrics)). Cheap to clone.
 #[derive(Clone)]
 pub struct Metrics {
     registry: Arc<Mutex<Registry>>,
     families: Arc<Families>,
+    controllers: ControllerSet,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -36,9 +39,12 @@ impl Metrics {
         let mut registry = Registry::default();
         families.register(&mut registry);
         registry.register_collector(Box::new(InformerCollector(informers)));
+        let controllers = ControllerSet::default();
+        registry.register_collector(Box::new(ControllerCollector(controllers.clone())));
         Self {
             registry: Arc::new(Mutex::new(registry)),
             families: Arc::new(families),
+            controllers,
         }
     }
 
@@ -63,31 +69,24 @@ impl Metrics {
         register(&mut self.registry.lock())
     }
 
-    /// The series of one controller (created with zero values, as controller-runtime
-    /// initialises them so dashboards show the controller before its first reconcile).
-    pub(crate) fn controller(&self, name: &str, workers: usize) -> ControllerMetrics {
-        let f = &self.families;
+    /// The series of one controller, whose reconcile counters are read from `counts` at
+    /// scrape time (so they show zero values before its first reconcile, as controller-runtime
+    /// initialises them).
+    pub(crate) fn controller(
+        &self,
+        name: &str,
+        workers: usize,
+        counts: Arc<dyn CountsReconciles>,
+    ) -> ControllerMetrics {
         let controller = labels(&[("controller", name)]);
-        let result = |result: &str| {
-            f.reconcile_total
-                .get_or_create_owned(&labels(&[("controller", name), ("result", result)]))
-        };
-        let metrics = ControllerMetrics {
-            success: result("success"),
-            error: result("error"),
-            requeue: result("requeue"),
-            requeue_after: result("requeue_after"),
-            errors: f.reconcile_errors.get_or_create_owned(&controller),
-            terminal: f.terminal_errors.get_or_create_owned(&controller),
-            panics: f.panics.get_or_create_owned(&controller),
-            timeouts: f.timeouts.get_or_create_owned(&controller),
-            time: f.reconcile_time.get_or_create_owned(&controller),
-            active: f.active_workers.get_or_create_owned(&controller),
-        };
-        f.max_concurrent
+        self.controllers.insert(name, counts);
+        self.families
+            .max_concurrent
             .get_or_create_owned(&controller)
             .set(i64::try_from(workers).unwrap_or(i64::MAX));
-        metrics
+        ControllerMetrics {
+            time: self.families.reconcile_time.get_or_create_owned(&controller),
+        }
     }
 
     /// The workqueue metrics provider of a priority queue if `prioritized`, else of a plain
@@ -112,56 +111,17 @@ impl Metrics {
     }
 }
 
-/// One controller's series.
+/// The series of one controller recorded as it reconciles (its counters are read from its
+/// [`ControllerStats`](crate::controller::ControllerStats)).
 #[derive(Clone)]
 pub(crate) struct ControllerMetrics {
-    success: Counter,
-    error: Counter,
-    requeue: Counter,
-    requeue_after: Counter,
-    errors: Counter,
-    terminal: Counter,
-    panics: Counter,
-    timeouts: Counter,
     time: Histogram,
-    active: Gauge,
 }
 
 impl ControllerMetrics {
-    pub(crate) fn worker_started(&self) {
-        self.active.inc();
-    }
-    pub(crate) fn worker_finished(&self) {
-        self.active.dec();
-    }
+    /// A reconcile took `took`.
     pub(crate) fn reconciled(&self, took: Duration) {
         self.time.observe(took.as_secs_f64());
-    }
-    pub(crate) fn success(&self) {
-        self.success.inc();
-    }
-    pub(crate) fn requeue(&self) {
-        self.requeue.inc();
-    }
-    pub(crate) fn requeue_after(&self) {
-        self.requeue_after.inc();
-    }
-    /// A retried error (also panics and timeouts): `result="error"` and the errors counter.
-    pub(crate) fn error(&self) {
-        self.error.inc();
-        self.errors.inc();
-    }
-    /// A terminal error: `result="error"`, the errors and the terminal errors counters.
-    pub(crate) fn terminal(&self) {
-        self.error.inc();
-        self.errors.inc();
-        self.terminal.inc();
-    }
-    pub(crate) fn panic(&self) {
-        self.panics.inc();
-    }
-    pub(crate) fn timeout(&self) {
-        self.timeouts.inc();
     }
 }
 
@@ -221,9 +181,17 @@ mod tests {
 
     #[test]
     fn counters_are_named_with_total_in_prometheus_text() {
+        struct OneSuccess;
+        impl CountsReconciles for OneSuccess {
+            fn counts(&self) -> crate::ops::metrics::reconciles::ReconcileCounts {
+                crate::ops::metrics::reconciles::ReconcileCounts {
+                    success: 1,
+                    ..Default::default()
+                }
+            }
+        }
         let metrics = Metrics::new(InformerSet::default());
-        let controller = metrics.controller("foo", 2);
-        controller.success();
+        let _controller = metrics.controller("foo", 2, Arc::new(OneSuccess));
         let text = metrics.render();
         assert!(text.contains("# TYPE controller_runtime_reconcile_total counter"));
         assert!(text.contains(

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::kind::Kind;
 use crate::webhook::conversion::convertible::Convertible;
-use crate::webhook::error::WebhookError;
+use crate::webhook::error::Error;
 
 /// Where hub-and-spoke conversions start: [`Conversion::hub`].
 #[derive(Debug)]
@@ -172,21 +172,21 @@ impl Registry {
     pub(crate) fn add<H: Kind + Serialize>(
         &mut self,
         conversion: KindConversion<H>,
-    ) -> Result<(), WebhookError> {
+    ) -> Result<(), Error> {
         if !conversion.problems.is_empty() {
-            return Err(WebhookError::InvalidConversion(
+            return Err(Error::InvalidConversion(
                 conversion.problems.join("; "),
             ));
         }
         if conversion.spokes.is_empty() {
-            return Err(WebhookError::InvalidConversion(format!(
+            return Err(Error::InvalidConversion(format!(
                 "{}/{} has only its hub version {}; add the other versions with `spoke`",
                 conversion.group, conversion.kind, conversion.hub_version
             )));
         }
         let key = (conversion.group.clone(), conversion.kind.clone());
         if self.kinds.contains_key(&key) {
-            return Err(WebhookError::InvalidConversion(format!(
+            return Err(Error::InvalidConversion(format!(
                 "conversions of {}/{} are already registered",
                 key.0, key.1
             )));

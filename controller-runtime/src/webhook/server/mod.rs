@@ -31,7 +31,7 @@ use crate::webhook::configuration::{
     ClientConfig, mutating_webhook_configuration, validating_webhook_configuration,
 };
 use crate::webhook::conversion::{KindConversion, Registry};
-use crate::webhook::error::WebhookError;
+use crate::webhook::error::Error;
 use crate::webhook::paths::{CONVERT_PATH, check_path};
 use crate::webhook::registration::Webhook;
 use metrics::WebhookMetrics;
@@ -90,6 +90,7 @@ impl WebhookServer {
 
     /// The answer (status and body) to a request body on `path`, as the server would send it
     /// once the body is read; `None` when nothing is served there. For the fuzzing checks.
+    #[cfg(feature = "fuzzing")]
     pub(crate) async fn answer(&self, path: &str, body: &[u8]) -> Option<(u16, Vec<u8>)> {
         let route = self.shared.routes.read().get(path).cloned()?;
         let (status, answer) = match route {
@@ -105,7 +106,7 @@ impl WebhookServer {
     }
 
     /// Serves `webhook` on its path. Fails if the path is invalid or taken.
-    pub fn register(&self, webhook: Webhook) -> Result<(), WebhookError> {
+    pub fn register(&self, webhook: Webhook) -> Result<(), Error> {
         check_path(&webhook.path)?;
         let mut registered = self.registered.lock();
         self.add_route(&webhook.path, Route::Admission(Arc::clone(&webhook.hook)))?;
@@ -119,7 +120,7 @@ impl WebhookServer {
     pub fn register_conversion<H: Kind + Serialize>(
         &self,
         conversion: KindConversion<H>,
-    ) -> Result<(), WebhookError> {
+    ) -> Result<(), Error> {
         let _registered = self.registered.lock();
         self.shared.conversions.write().add(conversion)?;
         if !self.shared.routes.read().contains_key(CONVERT_PATH) {
@@ -129,10 +130,10 @@ impl WebhookServer {
         Ok(())
     }
 
-    fn add_route(&self, path: &str, route: Route) -> Result<(), WebhookError> {
+    fn add_route(&self, path: &str, route: Route) -> Result<(), Error> {
         let mut routes = self.shared.routes.write();
         if routes.contains_key(path) {
-            return Err(WebhookError::DuplicatePath(path.to_owned()));
+            return Err(Error::DuplicatePath(path.to_owned()));
         }
         routes.insert(path.to_owned(), route);
         self.shared.metrics.path_registered(path);
@@ -147,11 +148,11 @@ impl WebhookServer {
     /// Binds the address, loads the certificate (unless plain HTTP), and serves until
     /// `shutdown` is cancelled; returns the bound address (useful with port 0). The
     /// certificate is re-read every reload interval meanwhile.
-    pub async fn start(&self, shutdown: CancellationToken) -> Result<SocketAddr, WebhookError> {
+    pub async fn start(&self, shutdown: CancellationToken) -> Result<SocketAddr, Error> {
         {
             let mut registered = self.registered.lock();
             if registered.started {
-                return Err(WebhookError::AlreadyStarted);
+                return Err(Error::AlreadyStarted);
             }
             registered.started = true;
         }
@@ -165,7 +166,7 @@ impl WebhookServer {
     async fn bind_and_serve(
         &self,
         shutdown: CancellationToken,
-    ) -> Result<SocketAddr, WebhookError> {
+    ) -> Result<SocketAddr, Error> {
         let config = &self.shared.config;
         let tls = if config.tls {
             let certs = Arc::new(tls::CertReloader::load(
@@ -180,10 +181,10 @@ impl WebhookServer {
         let address = config.address();
         let listener = tokio::net::TcpListener::bind(address)
             .await
-            .map_err(|source| WebhookError::Bind { address, source })?;
+            .map_err(|source| Error::Bind { address, source })?;
         let bound = listener
             .local_addr()
-            .map_err(|source| WebhookError::Bind { address, source })?;
+            .map_err(|source| Error::Bind { address, source })?;
         self.registered.lock().address = Some(bound);
         self.shared.serving.store(true, Ordering::SeqCst);
         tracing::info!(%bound, tls = config.tls, "serving webhooks");

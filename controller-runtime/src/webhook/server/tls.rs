@@ -16,7 +16,7 @@ use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
 use tokio_util::sync::CancellationToken;
 
-use crate::webhook::error::WebhookError;
+use crate::webhook::error::Error;
 
 /// The current certificate and key, swapped when the files change.
 pub(crate) struct CertReloader {
@@ -38,7 +38,7 @@ impl fmt::Debug for CertReloader {
 
 impl CertReloader {
     /// Loads the certificate and key; fails with the file and the reason.
-    pub(crate) fn load(cert_path: PathBuf, key_path: PathBuf) -> Result<Self, WebhookError> {
+    pub(crate) fn load(cert_path: PathBuf, key_path: PathBuf) -> Result<Self, Error> {
         let cert_pem = read(&cert_path)?;
         let key_pem = read(&key_path)?;
         let key = certified_key(&cert_pem, &key_pem, &cert_path, &key_path)?;
@@ -52,7 +52,7 @@ impl CertReloader {
 
     /// Re-reads the files; swaps the certificate if they changed and load. Returns whether it
     /// swapped.
-    pub(crate) fn reload(&self) -> Result<bool, WebhookError> {
+    pub(crate) fn reload(&self) -> Result<bool, Error> {
         let cert_pem = read(&self.cert_path)?;
         let key_pem = read(&self.key_path)?;
         let mut loaded = self.loaded.lock();
@@ -98,11 +98,11 @@ impl ResolvesServerCert for CertReloader {
 
 /// The TLS settings of the server: TLS 1.2 and 1.3 on the ring provider, HTTP/1.1, the
 /// certificate from `certs`.
-pub(crate) fn server_config(certs: Arc<CertReloader>) -> Result<Arc<ServerConfig>, WebhookError> {
+pub(crate) fn server_config(certs: Arc<CertReloader>) -> Result<Arc<ServerConfig>, Error> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|error| WebhookError::Certificate {
+        .map_err(|error| Error::Certificate {
             path: certs.cert_path.clone(),
             reason: format!("cannot set up TLS: {error}"),
         })?
@@ -112,8 +112,8 @@ pub(crate) fn server_config(certs: Arc<CertReloader>) -> Result<Arc<ServerConfig
     Ok(Arc::new(config))
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, WebhookError> {
-    std::fs::read(path).map_err(|error| WebhookError::Certificate {
+fn read(path: &Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|error| Error::Certificate {
         path: path.to_owned(),
         reason: format!(
             "cannot read it: {error}; the directory must hold the serving certificate and key (PEM)"
@@ -127,12 +127,12 @@ fn certified_key(
     key_pem: &[u8],
     cert_path: &Path,
     key_path: &Path,
-) -> Result<CertifiedKey, WebhookError> {
-    let cert_error = |reason: String| WebhookError::Certificate {
+) -> Result<CertifiedKey, Error> {
+    let cert_error = |reason: String| Error::Certificate {
         path: cert_path.to_owned(),
         reason,
     };
-    let key_error = |reason: String| WebhookError::Certificate {
+    let key_error = |reason: String| Error::Certificate {
         path: key_path.to_owned(),
         reason,
     };

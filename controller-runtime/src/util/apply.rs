@@ -5,8 +5,8 @@ use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};
 use serde::Serialize;
 
-use crate::error::Error;
 use crate::kind::Kind;
+use crate::util::error::Error;
 
 /// What [`create_or_update`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,12 +8,13 @@ use indexer::{Lister, ObjectKey, key_of};
 use informer::Object;
 use kube::core::Selector;
 
-use crate::error::Error;
-use crate::manager::kind_cache::KindCache;
+use crate::cache::error::Error;
+use crate::cache::kind_cache::KindCache;
 
 /// Reads one kind from the manager's cache (never from the API server): by label selector,
-/// by namespace, by name and by [field index](crate::Manager::index_field). Cheap to clone;
-/// from [`Cache::lister`](crate::Cache::lister) or [`Context::lister`](crate::Context::lister).
+/// by namespace, by name and by [field index](crate::cache::Cache::index_field). Cheap to clone;
+/// from [`Cache::lister`](crate::cache::Cache::lister) or
+/// [`Context::lister`](crate::controller::Context::lister).
 ///
 /// When the manager caches the kind in a set of namespaces, reads span exactly those; reading
 /// another namespace is [`Error::NamespaceNotCached`], not an empty answer.
@@ -70,7 +71,7 @@ impl<K: Object> CacheLister<K> {
     }
 
     /// The objects, in every cached namespace, whose field index `index` (registered with
-    /// [`Manager::index_field`](crate::Manager::index_field)) holds `value`
+    /// [`Cache::index_field`](crate::cache::Cache::index_field)) holds `value`
     /// (controller-runtime's `MatchingFields`). [`Error::UnknownFieldIndex`] if no such index
     /// was registered for this kind.
     pub fn by_field(&self, index: &str, value: &str) -> Result<Vec<Arc<K>>, Error> {

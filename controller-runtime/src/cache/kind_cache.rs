@@ -12,9 +12,9 @@ use informer::{InformerFactory, Object, SharedIndexInformer};
 use kube::core::Selector;
 use parking_lot::Mutex;
 
-use crate::error::Error;
-use crate::manager::field_index::{index_fn, index_name, lookup_value};
-use crate::manager::options::Namespaces;
+use crate::cache::error::Error;
+use crate::cache::field_index::{index_fn, index_name, lookup_value};
+use crate::cache::options::Namespaces;
 use crate::ops::metrics::InformerSet;
 
 /// One kind's cache: its informers (one per namespace, or one for all), its field indexes, and
@@ -60,10 +60,7 @@ impl<K: Object> KindCache<K> {
     /// The cached namespaces; `None` when the kind is cached in all namespaces (or is
     /// cluster-scoped).
     pub(crate) fn namespaces(&self) -> Option<Vec<String>> {
-        match &self.namespaces {
-            Namespaces::All => None,
-            Namespaces::Only(set) => Some(set.iter().cloned().collect()),
-        }
+        self.namespaces.to_list()
     }
 
     /// Whether every informer holds its initial list.

@@ -1,18 +1,15 @@
-//! The manager's side of the webhook server: registering webhooks and conversions on the server
-//! configured with [`ManagerBuilder::webhook_server`](crate::ManagerBuilder::webhook_server),
-//! and where it listens.
+//! The manager's webhook server (feature `webhook`): registering webhooks and conversions on
+//! the server configured with [`ManagerBuilder::webhook_server`](super::ManagerBuilder::webhook_server),
+//! and where it listens. The manager starts it with its probe servers, before the caches sync.
 
 use std::net::SocketAddr;
 
 use serde::Serialize;
 
-use crate::error::Error;
 use crate::kind::Kind;
-use crate::manager::Manager;
-use crate::webhook::conversion::KindConversion;
-use crate::webhook::error::WebhookError;
-use crate::webhook::registration::Webhook;
-use crate::webhook::server::WebhookServer;
+use crate::manager::error::Error;
+use crate::manager::running::Manager;
+use crate::webhook::{Error as WebhookError, KindConversion, Webhook, WebhookServer};
 
 impl Manager {
     /// The webhook server, if the manager was built with one.
@@ -34,12 +31,12 @@ impl Manager {
         Ok(self.server()?.register_conversion(conversion)?)
     }
 
-    /// The address the webhook server listens on, once [`start`](Manager::start) bound it.
-    pub fn webhook_addr(&self) -> Option<SocketAddr> {
-        self.webhooks.as_ref().and_then(WebhookServer::local_addr)
-    }
-
     fn server(&self) -> Result<&WebhookServer, WebhookError> {
         self.webhooks.as_ref().ok_or(WebhookError::NotConfigured)
     }
+}
+
+/// Where the webhook server listens, once [`Manager::start`] bound it.
+pub(super) fn webhook_addr(manager: &Manager) -> Option<SocketAddr> {
+    manager.webhooks.as_ref().and_then(WebhookServer::local_addr)
 }

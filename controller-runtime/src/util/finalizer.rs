@@ -10,9 +10,9 @@ use std::sync::Arc;
 use kube::Api;
 use serde_json::{Value, json};
 
-use crate::controller::reconciler::{Action, ReconcileError};
-use crate::error::Error;
+use crate::controller::{Action, ReconcileError};
 use crate::kind::Kind;
+use crate::util::error::Error;
 
 /// What the finalizer helper asks the caller to do.
 #[derive(Debug)]
@@ -28,10 +28,18 @@ pub enum FinalizerEvent<K> {
 /// Drives `obj` through the finalizer named `name` (e.g. `example.com/cleanup`) using `api`
 /// (scoped to the object's namespace):
 ///
-/// - live object without the finalizer: adds it and returns `Done` (the update re-triggers);
-/// - live object with it: calls `reconcile(Apply(obj))`;
-/// - object being deleted with it: calls `reconcile(Cleanup(obj))`, then removes the finalizer;
+/// - live object without the finalizer: adds it and returns [`Action::done`] (the update
+///   triggers the next reconcile);
+/// - live object with it: calls `reconcile(Apply(obj))` and returns its result;
+/// - object being deleted with it: calls `reconcile(Cleanup(obj))`; if that succeeds, removes
+///   the finalizer and returns [`Action::done`] (the [`Action`] the cleanup returned is
+///   ignored: once the finalizer is gone the API server deletes the object, so there is nothing
+///   to requeue); if it fails, keeps the finalizer and returns the error, so the cleanup is
+///   retried with backoff;
 /// - object being deleted without it: nothing to do.
+///
+/// The patches are JSON patches guarded by a `test` of the finalizer list, so a concurrent edit
+/// fails the patch (a conflict: the reconcile is retried) instead of being overwritten.
 pub async fn finalizer<K, F, Fut, E>(
     api: &Api<K>,
     name: &str,
@@ -76,7 +84,7 @@ where
             )
             .await?;
             tracing::debug!(finalizer = name, "cleanup done; finalizer removed");
-            Ok(Action::Done)
+            Ok(Action::done())
         }
         (false, None) => {
             let patch = if finalizers.is_empty() {
@@ -92,9 +100,9 @@ where
             };
             json_patch(api, &object_name, patch).await?;
             tracing::debug!(finalizer = name, "finalizer added");
-            Ok(Action::Done)
+            Ok(Action::done())
         }
-        (true, None) => Ok(Action::Done),
+        (true, None) => Ok(Action::done()),
     }
 }
 

@@ -26,7 +26,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::kind::Kind;
-use crate::manager::runnable::Runnable;
+use crate::manager::Runnable;
 
 /// How long repeats of an event are folded into its series (client-go: 6 minutes).
 pub const SERIES_WINDOW: Duration = Duration::from_secs(6 * 60);
@@ -94,7 +94,7 @@ struct Queued {
     record: EventRecord,
 }
 
-/// Publishes events; cheap to clone. Obtained from [`Context::recorder`](crate::Context::recorder)
+/// Publishes events; cheap to clone. Obtained from [`Context::recorder`](crate::controller::Context::recorder)
 /// or [`Recorder::new`].
 #[derive(Clone, Debug)]
 pub struct Recorder {

@@ -1,6 +1,5 @@
-//! The object types this crate works with: [`Kind`], the one bound on the types controllers,
-//! the manager's caches and the reconciler helpers take, and [`WatchScope`], how a namespaced or
-//! cluster-scoped type is watched and addressed.
+//! [`Kind`], the one bound on the types controllers, caches and the reconciler helpers take,
+//! and [`WatchScope`], how a namespaced or cluster-scoped type is watched and addressed.
 
 use std::sync::Arc;
 
@@ -8,20 +7,15 @@ use informer::{InformerFactory, MetadataInformer, Object, Selectors, SharedIndex
 use kube::core::{ClusterResourceScope, NamespaceResourceScope};
 use kube::{Api, Client, Resource};
 
-use crate::manager::options::Namespaces;
-
 /// A Kubernetes object type known at compile time: an [`Object`] (deserializable, cloneable,
 /// shareable across tasks) whose kind, group and version are static (`DynamicType = ()`) and
 /// whose scope is namespaced or cluster-wide ([`WatchScope`]).
 ///
 /// Implemented for every such type: `k8s-openapi`'s built-in types and
-/// `#[derive(CustomResource)]` types alike. It is the bound of [`Controller::for_`],
-/// [`owns`](crate::ControllerBuilder::owns), [`watches`](crate::ControllerBuilder::watches),
-/// [`Cache`](crate::Cache) and the helpers. Kinds known only at run time are
-/// [`DynamicKind`](crate::DynamicKind)s instead, watched as `DynamicObject`;
-/// [`Reconciler`](crate::Reconciler) and [`Context`](crate::Context) take both.
-///
-/// [`Controller::for_`]: crate::Controller::for_
+/// `#[derive(CustomResource)]` types alike. It is the bound of
+/// [`Watch::of`](crate::controller::Watch::of), of the [`Cache`](crate::cache::Cache)'s reads
+/// and of the helpers. Kinds known only at run time are
+/// [`DynamicKind`](crate::cache::DynamicKind)s instead, watched as `DynamicObject`.
 pub trait Kind: Object + Resource<DynamicType = (), Scope: WatchScope> {}
 
 impl<K> Kind for K where K: Object + Resource<DynamicType = (), Scope: WatchScope> {}
@@ -34,30 +28,30 @@ mod sealed {
 
 /// The scope of a typed resource (`k8s-openapi`'s `NamespaceResourceScope` or
 /// `ClusterResourceScope`); sealed. Namespaced types honour the manager's namespaces and
-/// per-kind options; cluster-scoped types are always watched cluster-wide, with their own
-/// selectors if [`ByObject`](crate::ByObject) sets some.
+/// per-kind settings; cluster-scoped types are always watched cluster-wide, with their own
+/// selectors if [`ByObject`](crate::cache::ByObject) sets some.
 pub trait WatchScope: sealed::Sealed {
     /// Whether objects of this scope live in a namespace.
     const NAMESPACED: bool;
 
-    /// The manager's shared informers for `K`: one across all namespaces, or one per namespace
-    /// of `namespaces` (in the set's order).
+    /// The factory's shared informer of `K` in `namespace` (all namespaces when `None`; always
+    /// cluster-wide for a cluster-scoped kind) with `selectors`.
     #[doc(hidden)]
-    fn informers<K>(
+    fn informer<K>(
         factory: &InformerFactory,
-        namespaces: &Namespaces,
+        namespace: Option<&str>,
         selectors: Selectors,
-    ) -> Vec<Arc<SharedIndexInformer<K>>>
+    ) -> Arc<SharedIndexInformer<K>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>;
 
-    /// The manager's shared metadata informers for `K`, scoped as [`informers`](Self::informers).
+    /// The factory's shared metadata informer of `K`, scoped as [`informer`](Self::informer).
     #[doc(hidden)]
-    fn metadata_informers<K>(
+    fn metadata_informer<K>(
         factory: &InformerFactory,
-        namespaces: &Namespaces,
+        namespace: Option<&str>,
         selectors: Selectors,
-    ) -> Vec<Arc<MetadataInformer<K>>>
+    ) -> Arc<MetadataInformer<K>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>;
 
@@ -71,29 +65,26 @@ pub trait WatchScope: sealed::Sealed {
 impl WatchScope for NamespaceResourceScope {
     const NAMESPACED: bool = true;
 
-    fn informers<K>(
+    fn informer<K>(
         factory: &InformerFactory,
-        namespaces: &Namespaces,
+        namespace: Option<&str>,
         selectors: Selectors,
-    ) -> Vec<Arc<SharedIndexInformer<K>>>
+    ) -> Arc<SharedIndexInformer<K>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        namespaces
-            .each(|namespace| factory.scoped_informer::<K>(namespace, Some(selectors.clone())))
+        factory.scoped_informer::<K>(namespace, Some(selectors))
     }
 
-    fn metadata_informers<K>(
+    fn metadata_informer<K>(
         factory: &InformerFactory,
-        namespaces: &Namespaces,
+        namespace: Option<&str>,
         selectors: Selectors,
-    ) -> Vec<Arc<MetadataInformer<K>>>
+    ) -> Arc<MetadataInformer<K>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        namespaces.each(|namespace| {
-            factory.scoped_metadata_informer::<K>(namespace, Some(selectors.clone()))
-        })
+        factory.scoped_metadata_informer::<K>(namespace, Some(selectors))
     }
 
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
@@ -110,26 +101,26 @@ impl WatchScope for NamespaceResourceScope {
 impl WatchScope for ClusterResourceScope {
     const NAMESPACED: bool = false;
 
-    fn informers<K>(
+    fn informer<K>(
         factory: &InformerFactory,
-        _namespaces: &Namespaces,
+        _namespace: Option<&str>,
         selectors: Selectors,
-    ) -> Vec<Arc<SharedIndexInformer<K>>>
+    ) -> Arc<SharedIndexInformer<K>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        vec![factory.informer_with_selectors::<K>(selectors)]
+        factory.informer_with_selectors::<K>(selectors)
     }
 
-    fn metadata_informers<K>(
+    fn metadata_informer<K>(
         factory: &InformerFactory,
-        _namespaces: &Namespaces,
+        _namespace: Option<&str>,
         selectors: Selectors,
-    ) -> Vec<Arc<MetadataInformer<K>>>
+    ) -> Arc<MetadataInformer<K>>
     where
         K: Object + Resource<DynamicType = (), Scope = Self>,
     {
-        vec![factory.metadata_informer_with_selectors::<K>(selectors)]
+        factory.metadata_informer_with_selectors::<K>(selectors)
     }
 
     fn api<K>(client: Client, _namespace: Option<&str>) -> Api<K>

@@ -1,21 +1,12 @@
-//! Owner references: [`set_controller_reference`], [`is_controlled_by`], [`get_controller_of`],
-//! and the child → owner mapping behind [`owns`](crate::ControllerBuilder::owns).
+//! Owner references: [`set_controller_reference`] and [`is_controlled_by`] (the child → owner
+//! mapping behind the controller builder's `owns` is `kind::OwnerKind`).
 
-use indexer::ObjectKey;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::Resource;
 use kube::core::ObjectMeta;
 
-use crate::error::Error;
-use crate::kind::{Kind, WatchScope};
-
-/// The owner reference marked `controller: true`, if any (there is at most one).
-pub fn get_controller_of(meta: &ObjectMeta) -> Option<&OwnerReference> {
-    meta.owner_references
-        .as_deref()?
-        .iter()
-        .find(|reference| reference.controller == Some(true))
-}
+use crate::kind::{Kind, WatchScope, get_controller_of};
+use crate::util::error::Error;
 
 /// Whether `child`'s controller owner reference points at `owner` (same uid).
 pub fn is_controlled_by<O: Resource>(child: &ObjectMeta, owner: &O) -> bool {
@@ -27,7 +18,7 @@ pub fn is_controlled_by<O: Resource>(child: &ObjectMeta, owner: &O) -> bool {
 
 /// Makes `owner` the controller of `child`: adds (or refreshes) an owner reference with
 /// `controller: true` and `blockOwnerDeletion: true`, so the garbage collector deletes `child`
-/// with its owner and `owns::<C>()` watches map `child` back to `owner`.
+/// with its owner and an `owns` watch maps `child` back to `owner`.
 ///
 /// Fails if `owner` lacks a name or uid (it must have been read from the API server), if `child`
 /// is already controlled by another object, or if the reference would cross namespaces (a
@@ -88,61 +79,10 @@ where
     Ok(())
 }
 
-/// The group of an `apiVersion` (`""` for the core group's `v1`).
-fn group_of(api_version: &str) -> &str {
-    api_version
-        .rsplit_once('/')
-        .map_or("", |(group, _version)| group)
-}
-
-/// The key of the object of type `O` named by `child`'s controller owner reference, if that
-/// reference's kind and apiVersion group match `O` (the version may differ).
-#[cfg(test)]
-pub(crate) fn controller_owner_key<O>(child: &ObjectMeta) -> Option<ObjectKey>
-where
-    O: Kind,
-{
-    OwnerKind::of::<O>().owner_key(child)
-}
-
-/// What an owner reference must name to point at an object of one kind: the kind, its API
-/// group (any version), and whether the owner lives in the child's namespace.
-#[derive(Clone, Debug)]
-pub(crate) struct OwnerKind {
-    pub(crate) kind: String,
-    pub(crate) group: String,
-    pub(crate) namespaced: bool,
-}
-
-impl OwnerKind {
-    /// The owner kind of the typed kind `O`.
-    pub(crate) fn of<O: Kind>() -> Self {
-        Self {
-            kind: O::kind(&()).into_owned(),
-            group: O::group(&()).into_owned(),
-            namespaced: <O::Scope as WatchScope>::NAMESPACED,
-        }
-    }
-
-    /// The key of the owner named by `child`'s controller owner reference, if it is of this
-    /// kind.
-    pub(crate) fn owner_key(&self, child: &ObjectMeta) -> Option<ObjectKey> {
-        let reference = get_controller_of(child)?;
-        if reference.kind != self.kind || group_of(&reference.api_version) != self.group {
-            return None;
-        }
-        let namespace = if self.namespaced {
-            Some(child.namespace.as_deref()?)
-        } else {
-            None
-        };
-        ObjectKey::new(namespace, &reference.name).ok()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kind::OwnerKind;
     use k8s_openapi::api::apps::v1::Deployment;
     use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 
@@ -159,6 +99,10 @@ mod tests {
         secret.metadata.namespace = Some(ns.into());
         secret.metadata.name = Some("s".into());
         secret
+    }
+
+    fn controller_owner_key<O: Kind>(child: &ObjectMeta) -> Option<indexer::ObjectKey> {
+        OwnerKind::of::<O>().owner_key(child)
     }
 
     #[test]

@@ -1,0 +1,146 @@
+//! [`ControllerBuilder::build`]: checks the settings, makes the controller's queue, registers
+//! its watches on the manager's caches and adds it to the manager.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use indexer::ObjectKey;
+use informer::Object;
+use parking_lot::Mutex;
+use workqueue::{QueueConfig, RateLimiter, default_controller_rate_limiter};
+
+use crate::controller::builder::ControllerBuilder;
+use crate::controller::debounce::{Debounce, Debouncer};
+use crate::controller::error::Error;
+use crate::controller::handle::ControllerHandle;
+use crate::controller::handlers::register_primary;
+use crate::controller::intake::Intake;
+use crate::controller::predicate::{EventFilter, WatchFilter};
+use crate::controller::queue::ControllerQueue;
+use crate::controller::reconciler::Reconciler;
+use crate::controller::registered::Registered;
+use crate::controller::ryow::WriteTracker;
+use crate::controller::state::ControllerState;
+use crate::controller::stats::ControllerStats;
+use crate::controller::worker::{ControllerRun, Settings};
+use crate::events::{DEFAULT_EVENT_QUEUE, Recorder};
+use crate::manager::{Runnable, Teardown};
+
+impl<K: Object> ControllerBuilder<'_, K> {
+    /// Registers the watches and adds the controller to the manager; it runs from
+    /// [`Manager::start`](crate::manager::Manager::start) — or, built while the manager runs,
+    /// at once: the informers of kinds new to the manager start, and the workers start once the
+    /// controller's handlers synced (see
+    /// [`Cache::wait_for_kind`](crate::cache::Cache::wait_for_kind) for a kind installed late).
+    /// Fails if the name is taken, a setting is invalid (no worker, a zero reconcile timeout, a
+    /// zero debounce or a maximum wait below it, a declared permission without verbs), a
+    /// watched kind's cache settings contradict each other, or the manager has stopped.
+    pub fn build<R: Reconciler<K>>(self, reconciler: R) -> Result<ControllerHandle, Error> {
+        let settings = self.settings;
+        let invalid = |reason: String| Error::InvalidSetting {
+            controller: self.name.clone(),
+            reason,
+        };
+        if settings.max_concurrent_reconciles == 0 {
+            return Err(invalid(
+                "max_concurrent_reconciles must be at least 1".to_owned(),
+            ));
+        }
+        if settings.reconcile_timeout == Some(Duration::ZERO) {
+            return Err(invalid("reconcile_timeout must be positive".to_owned()));
+        }
+        let debounce = match settings.debounce {
+            Some((quiet, max_wait)) => Some(Debounce::new(quiet, max_wait).map_err(invalid)?),
+            None => None,
+        };
+        if let Some(rule) = settings.permissions.iter().find(|r| r.verb_set().is_empty()) {
+            return Err(invalid(format!(
+                "the permission on {} has no verbs; add them with `.verbs([...])`",
+                rule.resource_name()
+            )));
+        }
+        let manager = self.manager;
+        manager.reserve_name(&self.name)?;
+        manager.require_all(settings.permissions)?;
+        let limiter: Box<dyn RateLimiter<ObjectKey>> = settings
+            .rate_limiter
+            .unwrap_or_else(|| Box::new(default_controller_rate_limiter()));
+        let mut queue_config = QueueConfig::new().name(self.name.clone());
+        if let Some(provider) = manager.metrics().queue_provider(settings.priority_queue) {
+            queue_config = queue_config.metrics(provider);
+        }
+        let queue = ControllerQueue::new(limiter, queue_config, settings.priority_queue);
+        let debouncer = debounce.map(|debounce| Arc::new(Debouncer::new(debounce, queue.clone())));
+        let intake = Intake::new(queue.clone(), debouncer.clone());
+
+        let (recorder, recorder_task) =
+            Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
+        let (spec, predicate, _) = self.primary.into_parts();
+        let cache = manager.cache();
+        let primary = cache.registry.controller_kind_cache(&spec)?;
+        let primary_key = spec.key.clone();
+        let state = Arc::new(ControllerState {
+            name: self.name.clone().into(),
+            client: manager.client().clone(),
+            cache,
+            primary: Arc::clone(&primary),
+            dyntype: spec.dyntype,
+            writes: WriteTracker::default(),
+            deleted: Mutex::new(HashMap::new()),
+            read_your_writes_timeout: settings.read_your_writes_timeout,
+            recorder,
+        });
+        let event_filters: Arc<[EventFilter]> = self.event_filters.into();
+        let primary_filter = Arc::new(WatchFilter::new(Arc::clone(&event_filters), predicate));
+        let mut watched = vec![Registered::on(primary_key, &primary, |informer| {
+            register_primary(informer, &intake, &state, Arc::clone(&primary_filter))
+        })?];
+        for (_, register) in self.watches {
+            watched.push(register(manager, &intake, &event_filters)?);
+        }
+        let mut teardown = Teardown::default();
+        let mut registrations = Vec::new();
+        for registered in watched {
+            registrations.extend(registered.registrations);
+            teardown.handlers.extend(registered.removals);
+            teardown.kinds.push(registered.kind);
+        }
+
+        let stats = Arc::new(ControllerStats::default());
+        let run = ControllerRun {
+            state,
+            queue: queue.clone(),
+            intake,
+            debouncer,
+            sources: Mutex::new(self.sources),
+            reconciler: Arc::new(reconciler),
+            registrations,
+            stats: Arc::clone(&stats),
+            settings: Settings {
+                workers: settings.max_concurrent_reconciles,
+                reconcile_timeout: settings.reconcile_timeout,
+                sync_timeout: manager.cache_sync_timeout(),
+                leadership: if settings.need_leader_election {
+                    manager.elector().cloned()
+                } else {
+                    None
+                },
+                need_leader_election: settings.need_leader_election,
+            },
+            metrics: manager
+                .metrics()
+                .controller(&self.name, settings.max_concurrent_reconciles, stats.clone()),
+        };
+        let mut runnables: Vec<Box<dyn Runnable>> = vec![Box::new(run)];
+        if settings.event_recorder {
+            runnables.insert(0, Box::new(recorder_task));
+        }
+        manager.add_controller(&self.name, runnables, teardown)?;
+        Ok(ControllerHandle {
+            name: self.name,
+            stats,
+            queue,
+        })
+    }
+}

@@ -1,0 +1,50 @@
+//! Helpers a reconciler calls, whatever controller runs it (controller-runtime's
+//! `controllerutil`): owner references ([`set_controller_reference`], [`is_controlled_by`],
+//! [`get_controller_of`]), writing desired state ([`create_or_update`], [`server_side_apply`]),
+//! and running cleanup before an object goes away ([`finalizer`]).
+//!
+//! # Finalizers
+//!
+//! [`finalizer`] adds a finalizer on the first reconcile, hands the object to your cleanup once
+//! it is being deleted, and removes the finalizer only after the cleanup succeeded:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use kube_rt_controller_runtime::controller::{Action, Context, ReconcileError, Request};
+//! use kube_rt_controller_runtime::util::{FinalizerEvent, finalizer};
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//!
+//! async fn reconcile(_req: Request, ctx: Context<ConfigMap>) -> Result<Action, ReconcileError> {
+//!     let Some(config) = ctx.get() else { return Ok(Action::done()) };
+//!     finalizer(&ctx.api(), "example.com/cleanup", config, |event| async move {
+//!         match event {
+//!             // Live: reconcile as usual; the result is the reconcile's.
+//!             FinalizerEvent::Apply(config) => apply(&config).await,
+//!             // Being deleted: clean up outside the cluster. `Ok` removes the finalizer (the
+//!             // returned action is ignored: the object is about to go away); an error keeps
+//!             // it and the cleanup is retried with backoff.
+//!             FinalizerEvent::Cleanup(config) => forget(&config).await,
+//!         }
+//!     })
+//!     .await
+//! }
+//! # async fn apply(_: &Arc<ConfigMap>) -> Result<Action, ReconcileError> { Ok(Action::done()) }
+//! # async fn forget(_: &Arc<ConfigMap>) -> Result<Action, ReconcileError> { Ok(Action::done()) }
+//! ```
+//!
+//! # Errors
+//!
+//! [`Error`]: an object that lacks a name or uid (it must have been read from the API server),
+//! an owner reference that would cross namespaces or replace another controller, and the API
+//! server's answers.
+
+mod apply;
+mod error;
+mod finalizer;
+mod owner;
+
+pub use crate::kind::get_controller_of;
+pub use apply::{OperationResult, create_or_update, server_side_apply};
+pub use error::Error;
+pub use finalizer::{FinalizerEvent, finalizer};
+pub use owner::{is_controlled_by, set_controller_reference};
