@@ -1,5 +1,5 @@
 //! The top of the stack: a [`Manager`](manager::Manager) that owns the client and the
-//! [cache](cache), and [`Controller`](controller::Controller)s that turn watch events into
+//! [cache], and [`Controller`](controller::Controller)s that turn watch events into
 //! reconciles of your [`Reconciler`](controller::Reconciler) through a rate-limited workqueue —
 //! controller-runtime's model, on this workspace's `informer`, `workqueue` and `indexer` crates.
 //!

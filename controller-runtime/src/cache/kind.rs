@@ -111,9 +111,7 @@ impl DynamicKind {
 
 /// Makes the shared informer of a kind in one namespace (all namespaces when `None`).
 pub type InformerFn<T> = Arc<
-    dyn Fn(&InformerFactory, Option<&str>, Selectors) -> Arc<SharedIndexInformer<T>>
-        + Send
-        + Sync,
+    dyn Fn(&InformerFactory, Option<&str>, Selectors) -> Arc<SharedIndexInformer<T>> + Send + Sync,
 >;
 
 /// Everything the cache needs to know to make, name and secure the cache of one kind in one

@@ -106,9 +106,9 @@ mod served;
 mod transform;
 
 pub use crate::kind::{DynamicKind, Kind, WatchScope};
+pub use error::Error;
 /// Label and field selectors, for [`ManagerBuilder::default_selectors`](crate::manager::ManagerBuilder::default_selectors).
 pub use informer::Selectors;
-pub use error::Error;
 pub use kind::{CacheKind, Metadata};
 pub use lister::{CacheLister, NamespacedCacheLister};
 pub use options::ByObject;

@@ -54,7 +54,11 @@ fn not_served(gvk: &GroupVersionKind) -> Error {
 
 /// Polls `api` with a one-object list until it answers, for at most `timeout`; `kind` names
 /// it in the error.
-pub(crate) async fn wait_served<K>(api: &Api<K>, kind: String, timeout: Duration) -> Result<(), Error>
+pub(crate) async fn wait_served<K>(
+    api: &Api<K>,
+    kind: String,
+    timeout: Duration,
+) -> Result<(), Error>
 where
     K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {

@@ -37,10 +37,16 @@ mod tests {
     use k8s_openapi::api::core::v1::ConfigMap;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 
-    fn labelled(obj: Arc<ConfigMap>) -> Result<Arc<ConfigMap>, Box<dyn std::error::Error + Send + Sync>> {
+    fn labelled(
+        obj: Arc<ConfigMap>,
+    ) -> Result<Arc<ConfigMap>, Box<dyn std::error::Error + Send + Sync>> {
         let mut obj = Arc::unwrap_or_clone(obj);
         // Sees the object after the stripping: records whether managed fields were still there.
-        let seen = if obj.metadata.managed_fields.is_some() { "with" } else { "without" };
+        let seen = if obj.metadata.managed_fields.is_some() {
+            "with"
+        } else {
+            "without"
+        };
         obj.metadata.labels = Some([("managed-fields".to_owned(), seen.to_owned())].into());
         Ok(Arc::new(obj))
     }
@@ -56,18 +62,30 @@ mod tests {
         let transform = compose(true, None, Some(Arc::new(labelled))).unwrap();
         let out = transform(with_managed_fields()).unwrap();
         assert!(out.metadata.managed_fields.is_none());
-        assert_eq!(out.metadata.labels.as_ref().unwrap()["managed-fields"], "without");
+        assert_eq!(
+            out.metadata.labels.as_ref().unwrap()["managed-fields"],
+            "without"
+        );
 
         let keep = compose(false, None, Some(Arc::new(labelled))).unwrap();
         let out = keep(with_managed_fields()).unwrap();
         assert!(out.metadata.managed_fields.is_some());
-        assert_eq!(out.metadata.labels.as_ref().unwrap()["managed-fields"], "with");
+        assert_eq!(
+            out.metadata.labels.as_ref().unwrap()["managed-fields"],
+            "with"
+        );
     }
 
     #[test]
     fn nothing_to_apply_is_no_transform() {
         assert!(compose::<ConfigMap>(false, None, None).is_none());
         let only_strip = compose::<ConfigMap>(true, None, None).unwrap();
-        assert!(only_strip(with_managed_fields()).unwrap().metadata.managed_fields.is_none());
+        assert!(
+            only_strip(with_managed_fields())
+                .unwrap()
+                .metadata
+                .managed_fields
+                .is_none()
+        );
     }
 }

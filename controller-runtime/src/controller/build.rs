@@ -54,7 +54,11 @@ impl<K: Object> ControllerBuilder<'_, K> {
             Some((quiet, max_wait)) => Some(Debounce::new(quiet, max_wait).map_err(invalid)?),
             None => None,
         };
-        if let Some(rule) = settings.permissions.iter().find(|r| r.verb_set().is_empty()) {
+        if let Some(rule) = settings
+            .permissions
+            .iter()
+            .find(|r| r.verb_set().is_empty())
+        {
             return Err(invalid(format!(
                 "the permission on {} has no verbs; add them with `.verbs([...])`",
                 rule.resource_name()
@@ -128,9 +132,11 @@ impl<K: Object> ControllerBuilder<'_, K> {
                 },
                 need_leader_election: settings.need_leader_election,
             },
-            metrics: manager
-                .metrics()
-                .controller(&self.name, settings.max_concurrent_reconciles, stats.clone()),
+            metrics: manager.metrics().controller(
+                &self.name,
+                settings.max_concurrent_reconciles,
+                stats.clone(),
+            ),
         };
         let mut runnables: Vec<Box<dyn Runnable>> = vec![Box::new(run)];
         if settings.event_recorder {

@@ -1,4 +1,4 @@
-//! Debounce ([`ControllerBuilder::debounce`](crate::ControllerBuilder::debounce)): a key's
+//! Debounce ([`ControllerBuilder::debounce`](crate::controller::ControllerBuilder::debounce)): a key's
 //! events are held until none came for it for a quiet time, then its key goes to the queue
 //! once, with the highest priority among them; a key whose events never stop is still handed
 //! over a maximum wait after its first held event.

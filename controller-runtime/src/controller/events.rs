@@ -4,8 +4,8 @@
 use k8s_openapi::api::core::v1::ObjectReference;
 
 use crate::controller::context::Context;
-use crate::kind::Kind;
 use crate::events::{EventRecord, EventType, reference_to};
+use crate::kind::Kind;
 
 impl<K: Kind> Context<K> {
     /// Publishes a `Normal` event about the object being reconciled through the controller's

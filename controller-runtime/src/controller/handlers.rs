@@ -12,10 +12,10 @@ use indexer::{ObjectKey, key_of};
 use informer::{DeletedObject, Object, Registration, SharedIndexInformer, handler};
 use workqueue::Priority;
 
+use crate::controller::error::Error;
 use crate::controller::intake::Intake;
 use crate::controller::predicate::WatchFilter;
 use crate::controller::state::ControllerState;
-use crate::controller::error::Error;
 
 /// The priority of an add: low for the informer's initial list.
 fn add_priority(is_in_initial_list: bool) -> Priority {

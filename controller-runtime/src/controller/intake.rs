@@ -1,6 +1,6 @@
 //! [`Intake`]: where a controller's watch events and external sources hand in the keys to
 //! reconcile: straight to its queue, or through its [`Debouncer`] when it debounces. Requeues
-//! after a reconcile and [`ControllerHandle::enqueue`](crate::ControllerHandle::enqueue) go to
+//! after a reconcile and [`ControllerHandle::enqueue`](crate::controller::ControllerHandle::enqueue) go to
 //! the queue directly.
 
 use std::sync::Arc;

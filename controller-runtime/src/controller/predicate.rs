@@ -3,8 +3,7 @@
 //! A [`Predicate<K>`] sees the whole object of an event of kind `K` — the object of a create or
 //! a delete, the old and the new object of an update — as controller-runtime's typed predicates
 //! do. Attach one to a watch with
-//! [`for_with`](crate::Controller::for_with), [`owns_with`](crate::ControllerBuilder::owns_with)
-//! or [`watches_with`](crate::ControllerBuilder::watches_with); combine several into one with
+//! [`Watch::predicate`](crate::controller::Watch::predicate); combine several into one with
 //! [`and`], [`or`] and [`not`]; write one from a closure over the object with [`from_fn`] (every
 //! event; for an update, the new object) or [`update_fn`] (updates only).
 //!
@@ -12,7 +11,7 @@
 //! [`ResourceVersionChanged`], [`LabelSelector`]) and [`meta_fn`] read metadata only, so they
 //! are predicates of every kind ([`HasMeta`]). Only such metadata-level predicates can filter
 //! all the watches of a controller at once
-//! ([`with_event_filter`](crate::ControllerBuilder::with_event_filter)), since those watches
+//! ([`with_event_filter`](crate::controller::ControllerBuilder::with_event_filter)), since those watches
 //! have different kinds: there, a predicate sees each object as an [`AnyObject`] — its
 //! metadata. To write your own, implement `Predicate<K>` for every `K: HasMeta`.
 //!
@@ -71,7 +70,7 @@ forward_predicate!(Box);
 
 /// What metadata-level predicates read: implemented for every `kube::Resource` and for
 /// [`AnyObject`], so a predicate written for every `K: HasMeta` works on any watch and in
-/// [`with_event_filter`](crate::ControllerBuilder::with_event_filter).
+/// [`with_event_filter`](crate::controller::ControllerBuilder::with_event_filter).
 pub trait HasMeta {
     /// The object's metadata.
     fn object_meta(&self) -> &ObjectMeta;
@@ -84,7 +83,7 @@ impl<K: Resource> HasMeta for K {
 }
 
 /// An object of any kind, seen through its metadata: what the predicates of
-/// [`with_event_filter`](crate::ControllerBuilder::with_event_filter) get.
+/// [`with_event_filter`](crate::controller::ControllerBuilder::with_event_filter) get.
 #[derive(Clone, Copy, Debug)]
 pub struct AnyObject<'a> {
     meta: &'a ObjectMeta,
@@ -256,7 +255,7 @@ where
 pub struct MetaFn<F>(F);
 
 /// A metadata-level predicate from a closure over `ObjectMeta`: works on any watch and in
-/// [`with_event_filter`](crate::ControllerBuilder::with_event_filter).
+/// [`with_event_filter`](crate::controller::ControllerBuilder::with_event_filter).
 pub fn meta_fn<F>(f: F) -> MetaFn<F>
 where
     F: Fn(&ObjectMeta) -> bool + Send + Sync + 'static,
@@ -348,7 +347,7 @@ impl<K, A: Predicate<K>> Predicate<K> for Not<A> {
     }
 }
 
-/// A predicate of any kind: what [`with_event_filter`](crate::ControllerBuilder::with_event_filter)
+/// A predicate of any kind: what [`with_event_filter`](crate::controller::ControllerBuilder::with_event_filter)
 /// keeps.
 pub(crate) type EventFilter = Arc<dyn for<'a> Predicate<AnyObject<'a>>>;
 

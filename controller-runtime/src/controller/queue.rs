@@ -1,6 +1,6 @@
 //! [`ControllerQueue`]: a controller's workqueue, the priority queue by default or the plain
 //! rate-limiting queue when the builder opts out, behind one interface for the event handlers,
-//! the external sources, the [`ControllerHandle`](crate::ControllerHandle) and the workers.
+//! the external sources, the [`ControllerHandle`](crate::controller::ControllerHandle) and the workers.
 //!
 //! With the plain queue every priority is ignored and every key comes out at
 //! [`Priority::NORMAL`], as controller-runtime's wrapper of a plain queue does.

@@ -3,7 +3,7 @@
 //! caught up with it.
 //!
 //! The guarantee: when a reconcile of key `k` starts, the cached primary object of `k` is at
-//! least as new as every write made to it through [`Context`](crate::Context)'s write methods
+//! least as new as every write made to it through [`Context`](crate::controller::Context)'s write methods
 //! in earlier reconciles of this controller — or the wait timed out (logged as a warning), or
 //! the cache saw the object deleted. Resource versions are compared as integers, as KEP-5647
 //! allows; a version that is not an integer is only considered caught up once it is seen

@@ -20,16 +20,16 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 use workqueue::Priority;
 
+use crate::controller::action::{Action, Requeue};
 use crate::controller::context::Context;
 use crate::controller::debounce::Debouncer;
+use crate::controller::error::Error;
 use crate::controller::intake::Intake;
 use crate::controller::queue::ControllerQueue;
-use crate::controller::action::{Action, Requeue};
 use crate::controller::reconciler::{ReconcileError, Reconciler, Request};
 use crate::controller::source::KeyStream;
 use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
-use crate::controller::error::Error;
 use crate::manager::Runnable;
 use crate::ops::leader_election::LeaderElector;
 use crate::ops::metrics::ControllerMetrics;

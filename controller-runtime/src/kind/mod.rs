@@ -11,8 +11,8 @@ mod owner;
 mod scope;
 
 pub use dynamic::DynamicKind;
-pub use owner::get_controller_of;
 pub(crate) use owner::OwnerKind;
+pub use owner::get_controller_of;
 pub use scope::{Kind, WatchScope};
 
 /// A typed kind's name in messages, e.g. `ConfigMap (v1)`.

@@ -97,14 +97,20 @@ mod tests {
     fn maps_the_controller_reference_of_the_owner_kind_only() {
         let meta = child(vec![reference("ConfigMap", "v1", "owner", true)]);
         let key = OwnerKind::of::<ConfigMap>().owner_key(&meta);
-        assert_eq!(key.map(|key| key.to_string()).as_deref(), Some("default/owner"));
+        assert_eq!(
+            key.map(|key| key.to_string()).as_deref(),
+            Some("default/owner")
+        );
         // Kind or group mismatch: no owner of that type.
         assert!(OwnerKind::of::<Secret>().owner_key(&meta).is_none());
         assert!(OwnerKind::of::<Deployment>().owner_key(&meta).is_none());
         // Any version of the group matches.
         let meta = child(vec![reference("Deployment", "apps/v1beta2", "web", true)]);
         let key = OwnerKind::of::<Deployment>().owner_key(&meta);
-        assert_eq!(key.map(|key| key.to_string()).as_deref(), Some("default/web"));
+        assert_eq!(
+            key.map(|key| key.to_string()).as_deref(),
+            Some("default/web")
+        );
     }
 
     #[test]

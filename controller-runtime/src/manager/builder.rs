@@ -16,8 +16,9 @@ use tokio_util::sync::CancellationToken;
 use crate::cache::{ByObject, CacheOptions, Namespaces, Registry};
 use crate::manager::error::Error;
 use crate::manager::readiness::Readiness;
-use crate::manager::running::{Manager, State};
+use crate::manager::running::Manager;
 use crate::manager::shutdown::ShutdownHandle;
+use crate::manager::state::State;
 use crate::ops::health::Probes;
 use crate::ops::leader_election::config::LeaderElectionConfig;
 use crate::ops::leader_election::elector::LeaderElector;
@@ -161,7 +162,7 @@ impl ManagerBuilder {
     }
 
     /// Elect a leader among the replicas on a Lease (default: no election; every runnable runs).
-    /// Runnables that [need leadership](crate::Runnable::need_leader_election) — controllers, unless
+    /// Runnables that [need leadership](crate::manager::Runnable::need_leader_election) — controllers, unless
     /// built with `need_leader_election(false)` — run only while this manager leads. When the
     /// lease is lost, they are aborted at once and [`start`](Manager::start) returns
     /// [`Error::LeadershipLost`]. A graceful shutdown drains them, then releases the lease.
@@ -181,14 +182,14 @@ impl ManagerBuilder {
     }
 
     /// Serve `/metrics` on `address` (default: off). Port 0 picks a free port; read it from
-    /// [`Manager::metrics_addr`]. May equal the health probe address: one listener serves both.
+    /// [`Manager::addresses`]. May equal the health probe address: one listener serves both.
     pub fn metrics_bind_address(mut self, address: SocketAddr) -> Self {
         self.metrics_bind_address = Some(address);
         self
     }
 
     /// Serve `/healthz` and `/readyz` on `address` (default: off). Port 0 picks a free port;
-    /// read it from [`Manager::health_probe_addr`].
+    /// read it from [`Manager::addresses`].
     pub fn health_probe_bind_address(mut self, address: SocketAddr) -> Self {
         self.health_probe_bind_address = Some(address);
         self

@@ -4,27 +4,11 @@
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::cache::KindKey;
 use crate::manager::error::Error;
 use crate::manager::removable::{Phase, Removable};
 use crate::manager::runnable::Runnable;
 use crate::manager::running::Manager;
-
-/// What removing a controller undoes: its event handlers, and its use of each kind's cache.
-#[derive(Default)]
-pub(crate) struct Teardown {
-    /// Removes one event handler from its informer.
-    pub(crate) handlers: Vec<Box<dyn FnOnce() + Send>>,
-    /// The kinds the controller watches (released on removal).
-    pub(crate) kinds: Vec<KindKey>,
-}
-
-/// What the manager keeps of each controller to remove it.
-pub(crate) struct ControllerSlot {
-    removed: CancellationToken,
-    phases: Vec<watch::Receiver<Phase>>,
-    teardown: Teardown,
-}
+use crate::manager::state::{ControllerSlot, Teardown};
 
 impl Manager {
     /// Reserves a controller name; fails if it is taken or the manager has stopped.
@@ -90,7 +74,7 @@ impl Manager {
     /// Stops the controller `name` — its workers finish their in-flight reconciles, bounded by
     /// the graceful shutdown timeout — removes its event handlers, and stops the informers of
     /// the kinds it watched that nothing else uses (another controller, a field index,
-    /// [`Manager::informer`], a lazy read). The name can be used again afterwards.
+    /// a request for its informers, a lazy read). The name can be used again afterwards.
     /// [`Error::UnknownController`] if no controller has that name.
     pub async fn remove_controller(&self, name: &str) -> Result<(), Error> {
         let slot = {
@@ -131,5 +115,4 @@ impl Manager {
         names.sort();
         names
     }
-
 }

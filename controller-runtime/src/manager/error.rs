@@ -33,7 +33,9 @@ pub enum Error {
     Stopped,
 
     /// Informer caches did not sync in time (the message names them).
-    #[error("caches did not sync: {0}; check that the API server serves these kinds and that the client may list and watch them")]
+    #[error(
+        "caches did not sync: {0}; check that the API server serves these kinds and that the client may list and watch them"
+    )]
     CacheSync(#[source] informer::Error),
 
     /// The cache settings are invalid (reported by `start`), or a cache refused a request.
@@ -76,7 +78,9 @@ pub enum Error {
     LeaderElection(#[from] crate::leader_election::Error),
 
     /// The metrics or health probe server could not bind its address.
-    #[error("cannot listen on {address} for {what}: {source}; pick a free port (0 lets the system choose)")]
+    #[error(
+        "cannot listen on {address} for {what}: {source}; pick a free port (0 lets the system choose)"
+    )]
     Bind {
         /// What the listener was for.
         what: &'static str,

@@ -68,6 +68,7 @@ mod removable;
 mod runnable;
 mod running;
 mod shutdown;
+mod state;
 mod supervisor;
 #[cfg(feature = "webhook")]
 mod webhooks;
@@ -84,4 +85,4 @@ pub use shutdown::ShutdownHandle;
 /// [`Reconciler`](crate::controller::Reconciler) is a native async trait).
 pub use async_trait::async_trait;
 
-pub(crate) use controllers::Teardown;
+pub(crate) use state::Teardown;

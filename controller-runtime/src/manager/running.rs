@@ -2,7 +2,6 @@
 //! runs them from cache sync to graceful shutdown ([`start`](Manager::start); the runnables'
 //! supervision is in `supervisor.rs`).
 
-use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,33 +13,16 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::cache::{Cache, Registry};
-use crate::manager::controllers::ControllerSlot;
 use crate::manager::error::Error;
-use crate::manager::runnable::Runnable;
 use crate::manager::shutdown::{ShutdownHandle, listen_for_signals};
+use crate::manager::state::State;
 use crate::ops::health::{Check, Probe, Probes};
 use crate::ops::leader_election::{Error as LeaderElectionError, LeaderElector};
 use crate::ops::metrics::Metrics;
 use crate::ops::server::{Bound, start_servers};
 
-/// The runnables added before `start`, the controllers and their names, and where the
-/// manager is in its life.
-#[derive(Default)]
-pub(super) struct State {
-    pub(super) runnables: Vec<Box<dyn Runnable>>,
-    pub(super) names: HashSet<String>,
-    pub(super) controllers: HashMap<String, ControllerSlot>,
-    pub(super) started: bool,
-    /// While `start` runs: where runnables added meanwhile go (the supervisor starts them).
-    pub(super) late: Option<mpsc::UnboundedSender<Box<dyn Runnable>>>,
-    /// Once `start` returned: nothing can be added any more.
-    pub(super) stopped: bool,
-    /// The RBAC rules recorded and declared so far (see `rbac.rs`).
-    pub(super) permissions: crate::rbac::Permissions,
-}
-
 /// Owns the [`Cache`] (one informer factory, so every controller shares one cache and one
-/// watch per kind), the controllers and other [`Runnable`]s.
+/// watch per kind), the controllers and other [`Runnable`](crate::manager::Runnable)s.
 ///
 /// [`start`](Self::start) starts the informers, waits for their caches (failing with the names
 /// of those that did not sync within the cache-sync timeout), runs every runnable, and returns
@@ -107,7 +89,10 @@ impl Manager {
             metrics: bound.metrics,
             health_probes: bound.probes,
             #[cfg(feature = "webhook")]
-            webhook: crate::manager::webhooks::webhook_addr(self),
+            webhook: self
+                .webhooks
+                .as_ref()
+                .and_then(crate::webhook::WebhookServer::local_addr),
             #[cfg(not(feature = "webhook"))]
             webhook: None,
         }

@@ -2,8 +2,6 @@
 //! the server configured with [`ManagerBuilder::webhook_server`](super::ManagerBuilder::webhook_server),
 //! and where it listens. The manager starts it with its probe servers, before the caches sync.
 
-use std::net::SocketAddr;
-
 use serde::Serialize;
 
 use crate::kind::Kind;
@@ -34,9 +32,4 @@ impl Manager {
     fn server(&self) -> Result<&WebhookServer, WebhookError> {
         self.webhooks.as_ref().ok_or(WebhookError::NotConfigured)
     }
-}
-
-/// Where the webhook server listens, once [`Manager::start`] bound it.
-pub(super) fn webhook_addr(manager: &Manager) -> Option<SocketAddr> {
-    manager.webhooks.as_ref().and_then(WebhookServer::local_addr)
 }

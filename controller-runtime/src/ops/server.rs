@@ -89,13 +89,18 @@ pub(crate) async fn start_servers(
         }
         tracing::info!(%bound, what, "serving");
         let endpoints = Arc::new(endpoints);
-        tokio::spawn(accept_until(listener, stop.clone(), what, move |stream, _peer| {
-            let endpoints = Arc::clone(&endpoints);
-            http1(stream, what, move |request| {
-                let response = endpoints.respond(&request);
-                async move { response }
-            })
-        }));
+        tokio::spawn(accept_until(
+            listener,
+            stop.clone(),
+            what,
+            move |stream, _peer| {
+                let endpoints = Arc::clone(&endpoints);
+                http1(stream, what, move |request| {
+                    let response = endpoints.respond(&request);
+                    async move { response }
+                })
+            },
+        ));
     }
     Ok(())
 }

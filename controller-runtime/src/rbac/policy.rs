@@ -111,7 +111,7 @@ impl Permissions {
 }
 
 /// The roles that grant an operator what it needs, from
-/// [`Manager::rbac_policy`](crate::Manager::rbac_policy): a `ClusterRole` (unless nothing is
+/// [`Manager::rbac_policy`](crate::manager::Manager::rbac_policy): a `ClusterRole` (unless nothing is
 /// needed cluster-wide) and one `Role` per namespace with rules of its own. Bind them to the
 /// operator's ServiceAccount with a `ClusterRoleBinding` and `RoleBinding`s of the same name.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -22,7 +22,7 @@ pub const DEFAULT_HANDLER_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_MAX_BODY_BYTES: usize = 7 * 1024 * 1024;
 
 /// Settings of a [`WebhookServer`](crate::webhook::WebhookServer); give them to
-/// [`ManagerBuilder::webhook_server`](crate::ManagerBuilder::webhook_server) or
+/// [`ManagerBuilder::webhook_server`](crate::manager::ManagerBuilder::webhook_server) or
 /// [`WebhookServer::new`](crate::webhook::WebhookServer::new).
 ///
 /// By default the server listens on every address on port 9443, serves HTTPS with `tls.crt` and
@@ -74,7 +74,7 @@ impl WebhookServerConfig {
 
     /// The port to listen on (default 9443). Port 0 picks a free port; read it from
     /// [`WebhookServer::local_addr`](crate::webhook::WebhookServer::local_addr) or
-    /// [`Manager::webhook_addr`](crate::Manager::webhook_addr).
+    /// [`Manager::addresses`](crate::manager::Manager::addresses).
     pub fn port(mut self, port: u16) -> Self {
         self.port = port;
         self

@@ -21,7 +21,7 @@ pub(super) type Callback = Arc<dyn Fn() + Send + Sync>;
 pub(super) type LeaderCallback = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Leader election settings; give them to
-/// [`ManagerBuilder::leader_election`](crate::ManagerBuilder::leader_election).
+/// [`ManagerBuilder::leader_election`](crate::manager::ManagerBuilder::leader_election).
 #[derive(Clone)]
 pub struct LeaderElectionConfig {
     pub(super) namespace: String,

@@ -11,8 +11,8 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::ops::leader_election::error::Error;
 use crate::ops::leader_election::config::{JITTER_FACTOR, LeaderElectionConfig, default_identity};
+use crate::ops::leader_election::error::Error;
 use crate::ops::leader_election::record::{LeaseLock, Record, now_micro};
 use crate::ops::metrics::{LeaderMetrics, Metrics};
 
@@ -34,7 +34,7 @@ struct Inner {
     deadline: Option<Instant>,
 }
 
-/// Campaigns for a lease and reports leadership; from [`Manager::elector`](crate::Manager::elector).
+/// Campaigns for a lease and reports leadership; from [`Manager::elector`](crate::manager::Manager::elector).
 /// Cheap to clone.
 #[derive(Clone)]
 pub struct LeaderElector {

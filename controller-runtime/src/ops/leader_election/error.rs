@@ -10,7 +10,9 @@ use std::time::Duration;
 #[non_exhaustive]
 pub enum Error {
     /// The lease has no name or no namespace.
-    #[error("the lease namespace and name must not be empty; set them with `LeaderElectionConfig::new(namespace, name)`")]
+    #[error(
+        "the lease namespace and name must not be empty; set them with `LeaderElectionConfig::new(namespace, name)`"
+    )]
     MissingLease,
 
     /// The retry period is zero.

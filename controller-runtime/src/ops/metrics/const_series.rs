@@ -36,4 +36,3 @@ pub(super) fn counter(
     }
     Ok(())
 }
-

@@ -1,7 +1,7 @@
 //! [`Metrics`]: the manager's Prometheus registry, with controller-runtime's metric names and
 //! labels so existing dashboards work unchanged (see `docs/operations.md` for the full list).
 //!
-//! One registry per [`Manager`](crate::Manager), never a process global: tests that run many
+//! One registry per [`Manager`](crate::manager::Manager), never a process global: tests that run many
 //! managers in one process see independent counters. Rendered by [`Metrics::render`] (Prometheus
 //! text exposition 0.0.4) or [`Metrics::render_openmetrics`], and served on `/metrics` when the
 //! manager has a metrics bind address.
@@ -35,8 +35,8 @@ mod reconciles;
 
 pub use buckets::RECONCILE_TIME_BUCKETS;
 pub(crate) use informers::InformerSet;
-pub(crate) use reconciles::{CountsReconciles, ReconcileCounts};
 #[cfg(not(feature = "metrics"))]
 pub use noop::*;
 #[cfg(feature = "metrics")]
 pub use prometheus::*;
+pub(crate) use reconciles::{CountsReconciles, ReconcileCounts};

@@ -85,7 +85,10 @@ impl Metrics {
             .get_or_create_owned(&controller)
             .set(i64::try_from(workers).unwrap_or(i64::MAX));
         ControllerMetrics {
-            time: self.families.reconcile_time.get_or_create_owned(&controller),
+            time: self
+                .families
+                .reconcile_time
+                .get_or_create_owned(&controller),
         }
     }
 

@@ -22,7 +22,7 @@ impl Conversion {
     /// other converts through; usually the storage version). Add the other versions with
     /// [`KindConversion::spoke`], then register the result with
     /// [`WebhookServer::register_conversion`](crate::webhook::WebhookServer::register_conversion)
-    /// or [`Manager::add_conversion`](crate::Manager::add_conversion).
+    /// or [`Manager::add_conversion`](crate::manager::Manager::add_conversion).
     pub fn hub<H: Kind + Serialize>() -> KindConversion<H> {
         KindConversion {
             group: H::group(&()).into_owned(),
@@ -174,9 +174,7 @@ impl Registry {
         conversion: KindConversion<H>,
     ) -> Result<(), Error> {
         if !conversion.problems.is_empty() {
-            return Err(Error::InvalidConversion(
-                conversion.problems.join("; "),
-            ));
+            return Err(Error::InvalidConversion(conversion.problems.join("; ")));
         }
         if conversion.spokes.is_empty() {
             return Err(Error::InvalidConversion(format!(

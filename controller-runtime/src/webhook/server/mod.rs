@@ -40,8 +40,8 @@ use shared::{Route, Shared};
 /// The admission and conversion webhook server (controller-runtime's `webhook.Server`).
 ///
 /// Register [`Webhook`]s and [conversions](crate::webhook::Conversion) on it — before or after
-/// it started — then [`start`](Self::start) it, or let the [`Manager`](crate::Manager) start it
-/// (with [`ManagerBuilder::webhook_server`](crate::ManagerBuilder::webhook_server)): before the
+/// it started — then [`start`](Self::start) it, or let the [`Manager`](crate::manager::Manager) start it
+/// (with [`ManagerBuilder::webhook_server`](crate::manager::ManagerBuilder::webhook_server)): before the
 /// caches sync, since listing a converted kind may need the conversion webhook, and on every
 /// replica, leader or not. Cheap to clone; clones share one server.
 #[derive(Clone)]
@@ -163,10 +163,7 @@ impl WebhookServer {
         started
     }
 
-    async fn bind_and_serve(
-        &self,
-        shutdown: CancellationToken,
-    ) -> Result<SocketAddr, Error> {
+    async fn bind_and_serve(&self, shutdown: CancellationToken) -> Result<SocketAddr, Error> {
         let config = &self.shared.config;
         let tls = if config.tls {
             let certs = Arc::new(tls::CertReloader::load(
