@@ -24,6 +24,16 @@ use crate::rbac::{Rule, Verb};
 pub const DEFAULT_MAX_CONCURRENT_RECONCILES: usize = 1;
 
 /// Entry point of the controller builder: `Controller::new(&manager).for_(Watch::of::<K>())`.
+///
+/// A controller has exactly one primary kind; a second `for_` does not compile:
+///
+/// ```compile_fail
+/// # use kube_rt_controller_runtime::prelude::*;
+/// # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+/// # fn f(manager: &Manager) {
+/// Controller::new(manager).for_(Watch::of::<ConfigMap>()).for_(Watch::of::<Secret>());
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct Controller<'m> {
     manager: &'m Manager,

@@ -43,6 +43,82 @@
 //! need ([`permissions`](ControllerBuilder::permissions)). The built [`ControllerHandle`] has
 //! the controller's counters and [`enqueue`](ControllerHandle::enqueue) for keys from anywhere.
 //!
+//! # A small operator
+//!
+//! Every ConfigMap gets a Secret with the same data, owned by the ConfigMap (so the garbage
+//! collector deletes it with its owner, and deleting the Secret makes the operator recreate
+//! it). Run here against the in-process `apiserver-sim`; against a cluster, build the manager
+//! with [`Manager::try_default`](crate::manager::Manager::try_default) instead.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//!
+//! use kube_rt_controller_runtime::prelude::*;
+//! use kube_rt_controller_runtime::util::create_or_update;
+//! use k8s_openapi::ByteString;
+//! use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+//! use kube::Api;
+//!
+//! struct MirrorToSecret;
+//!
+//! impl Reconciler<ConfigMap> for MirrorToSecret {
+//!     type Error = ReconcileError;
+//!
+//!     async fn reconcile(&self, req: Request, ctx: Context<ConfigMap>) -> Result<Action, ReconcileError> {
+//!         // Gone: the garbage collector deletes the Secret it owned.
+//!         let Some(config) = ctx.get() else { return Ok(Action::done()) };
+//!         let data: BTreeMap<String, ByteString> = config
+//!             .data
+//!             .iter()
+//!             .flatten()
+//!             .map(|(key, value)| (key.clone(), ByteString(value.clone().into_bytes())))
+//!             .collect();
+//!         let secrets: Api<Secret> = Api::namespaced(ctx.client().clone(), req.namespace().unwrap_or("default"));
+//!         let mut owner_error = None;
+//!         create_or_update(&secrets, req.name(), |secret| {
+//!             secret.data = Some(data);
+//!             owner_error = set_controller_reference(config.as_ref(), secret).err();
+//!         })
+//!         .await?;
+//!         match owner_error {
+//!             // Another controller owns a Secret of this name: retrying cannot fix that.
+//!             Some(error) => Err(ReconcileError::terminal(error)),
+//!             None => Ok(Action::done()),
+//!         }
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let server = apiserver_sim::ApiServer::start().await?;
+//! # let client = server.client()?;
+//! let manager = Manager::builder(client).build();
+//! Controller::new(&manager)
+//!     .for_(Watch::of::<ConfigMap>())
+//!     .owns(Watch::of::<Secret>())
+//!     .build(MirrorToSecret)?;
+//!
+//! let shutdown = manager.shutdown_handle();
+//! let running = tokio::spawn(async move { manager.start().await });
+//! # let mut config = ConfigMap::default();
+//! # config.metadata.namespace = Some("default".into());
+//! # config.metadata.name = Some("settings".into());
+//! # config.data = Some([("mode".to_string(), "fast".to_string())].into());
+//! # server.create(&config)?;
+//! # let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+//! # while server.list::<Secret>().is_empty() {
+//! #     assert!(tokio::time::Instant::now() < deadline, "the operator did not create the secret");
+//! #     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+//! # }
+//! # assert_eq!(server.list::<Secret>()[0].data.as_ref().unwrap()["mode"].0, b"fast");
+//! // ... until SIGINT/SIGTERM, or:
+//! shutdown.shutdown();
+//! running.await??;
+//! # server.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Reconciling
 //!
 //! A [`Reconciler`] (a native async trait: implement it with an `async fn`; or
