@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{Action, Context, Controller, Manager, Request, reconciler_fn};
+use kube_rt_controller_runtime::{
+    controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
+    manager::Manager,
+};
 
 #[tokio::test]
 async fn the_client_is_inferred_from_the_environment() {
@@ -26,13 +29,13 @@ async fn the_client_is_inferred_from_the_environment() {
     let counts = Counts::default();
     let seen = counts.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |req: Request, _ctx: Context<ConfigMap>| {
                 let seen = seen.clone();
                 async move {
                     seen.hit(&req.to_string());
-                    Ok::<_, Infallible>(Action::Done)
+                    Ok::<_, Infallible>(Action::done())
                 }
             },
         ))

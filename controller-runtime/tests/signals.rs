@@ -12,7 +12,8 @@ use std::time::Duration;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
-    Action, Context, Controller, Error, Manager, Request, reconciler_fn,
+    controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
+    manager::{Error, Manager},
 };
 
 fn signal_self(signal: &str) {
@@ -31,7 +32,7 @@ async fn a_second_signal_exits_at_once() {
     let started = Arc::new(AtomicUsize::new(0));
     let s = started.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |_req: Request, _ctx: Context<ConfigMap>| {
                 let started = s.clone();
@@ -39,7 +40,7 @@ async fn a_second_signal_exits_at_once() {
                     started.fetch_add(1, Ordering::SeqCst);
                     // Never finishes on its own.
                     std::future::pending::<()>().await;
-                    Ok::<_, Infallible>(Action::Done)
+                    Ok::<_, Infallible>(Action::done())
                 }
             },
         ))

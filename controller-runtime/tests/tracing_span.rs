@@ -16,7 +16,9 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, Request, Watch, reconciler_fn,
+};
 use parking_lot::Mutex;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
@@ -67,7 +69,7 @@ async fn each_reconcile_runs_in_a_span_with_controller_key_and_id() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .named("mirror")
         .build(reconciler_fn(
             move |req: Request, ctx: Context<ConfigMap>| {
@@ -78,7 +80,7 @@ async fn each_reconcile_runs_in_a_span_with_controller_key_and_id() {
                         reconcile_id: ctx.reconcile_id().to_owned(),
                         current_span: tracing::Span::current().metadata().map(|m| m.name()),
                     });
-                    Ok::<_, Infallible>(Action::Done)
+                    Ok::<_, Infallible>(Action::done())
                 }
             },
         ))

@@ -34,8 +34,10 @@ use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
 use kube_rt_controller_runtime::{
-    Context, Controller, ControllerHandle, LeaderElectionConfig, Manager, Metrics, Request,
-    reconciler_fn,
+    controller::{Context, Controller, ControllerHandle, Request, Watch, reconciler_fn},
+    leader_election::LeaderElectionConfig,
+    manager::Manager,
+    metrics::Metrics,
 };
 use prometheus_parse::{Scrape, Value};
 use tokio::time::Instant;
@@ -192,8 +194,8 @@ fn queue_depths(metrics: &Metrics) -> Vec<(String, f64)> {
 /// What must be true once the churn stopped and everything drained; empty when it is.
 fn not_drained(server: &ApiServer, manager: &Manager) -> Vec<String> {
     let mut gaps = Vec::new();
-    let cm_informer = manager.informer::<ConfigMap>();
-    let secret_informer = manager.informer::<Secret>();
+    let cm_informer = manager.cache().informers::<ConfigMap>().unwrap().remove(0);
+    let secret_informer = manager.cache().informers::<Secret>().unwrap().remove(0);
     let buffers = cm_informer
         .listener_buffers()
         .into_iter()
@@ -274,8 +276,8 @@ async fn churn_keeps_memory_and_descriptors_flat() {
     );
     let mirror =
         Controller::new(&manager)
-            .for_::<ConfigMap>()
-            .owns::<Secret>()
+            .for_(Watch::of::<ConfigMap>())
+            .owns(Watch::of::<Secret>())
             .named("mirror")
             .max_concurrent_reconciles(2)
             .build(reconciler_fn(
@@ -285,7 +287,7 @@ async fn churn_keeps_memory_and_descriptors_flat() {
             ))
             .expect("mirror controller");
     let stamp = Controller::new(&manager)
-        .for_::<Secret>()
+        .for_(Watch::of::<Secret>())
         .named("stamp")
         .max_concurrent_reconciles(2)
         .build(reconciler_fn(

@@ -11,7 +11,7 @@ use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
 use kube::api::ObjectMeta;
-use kube_rt_controller_runtime::{Manager, ManagerBuilder};
+use kube_rt_controller_runtime::manager::{Manager, ManagerBuilder};
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 
@@ -89,7 +89,9 @@ pub fn manager(server: &ApiServer) -> ManagerBuilder {
 }
 
 /// Runs `manager.start()` in the background.
-pub fn spawn(manager: &Arc<Manager>) -> JoinHandle<Result<(), kube_rt_controller_runtime::Error>> {
+pub fn spawn(
+    manager: &Arc<Manager>,
+) -> JoinHandle<Result<(), kube_rt_controller_runtime::manager::Error>> {
     let manager = Arc::clone(manager);
     tokio::spawn(async move { manager.start().await })
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{
-    Action, Context, Controller, ReconcileError, Request, reconciler_fn,
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
 use parking_lot::Mutex;
 use tokio::time::Instant;
@@ -58,7 +58,7 @@ async fn errors_back_off_terminal_errors_stop_and_panics_are_contained() {
     let attempts = Attempts::default();
     let seen = attempts.clone();
     let controller = Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |req: Request, ctx: Context<ConfigMap>| {
                 let seen = seen.clone();
@@ -76,7 +76,7 @@ async fn errors_back_off_terminal_errors_stop_and_panics_are_contained() {
                         ("flaky", "2", 6) => Err(ReconcileError::new("not yet")),
                         ("invalid", _, _) => Err(ReconcileError::terminal("spec can never work")),
                         ("boom", _, 1) => panic!("reconciler bug"),
-                        _ => Ok(Action::Done),
+                        _ => Ok(Action::done()),
                     }
                 }
             },
@@ -129,7 +129,7 @@ async fn requeue_actions_follow_the_queue_rules() {
     let attempts = Attempts::default();
     let seen = attempts.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .max_concurrent_reconciles(3)
         .reconcile_timeout(Duration::from_secs(1))
         .build(reconciler_fn(
@@ -138,14 +138,14 @@ async fn requeue_actions_follow_the_queue_rules() {
                 async move {
                     let n = seen.record(req.name());
                     Ok::<_, ReconcileError>(match (req.name(), n) {
-                        ("later", 1..=2) => Action::RequeueAfter(Duration::from_secs(7)),
-                        ("again", 1..=3) => Action::Requeue,
+                        ("later", 1..=2) => Action::requeue_after(Duration::from_secs(7)),
+                        ("again", 1..=3) => Action::requeue(),
                         ("slow", 1) => {
                             // Longer than the reconcile timeout: cancelled and retried.
                             tokio::time::sleep(Duration::from_secs(3600)).await;
-                            Action::Done
+                            Action::done()
                         }
-                        _ => Action::Done,
+                        _ => Action::done(),
                     })
                 }
             },
@@ -180,15 +180,15 @@ async fn requeue_after_clears_the_backoff_history() {
     let attempts = Attempts::default();
     let seen = attempts.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |req: Request, _ctx: Context<ConfigMap>| {
                 let seen = seen.clone();
                 async move {
                     match seen.record(req.name()) {
                         1..=3 | 5 => Err(ReconcileError::new("not yet")),
-                        4 => Ok(Action::RequeueAfter(Duration::from_secs(1))),
-                        _ => Ok(Action::Done),
+                        4 => Ok(Action::requeue_after(Duration::from_secs(1))),
+                        _ => Ok(Action::done()),
                     }
                 }
             },
@@ -223,14 +223,14 @@ async fn the_default_limiter_caps_retries_at_ten_per_second_after_a_burst_of_100
     let attempts = Attempts::default();
     let seen = attempts.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |req: Request, _ctx: Context<ConfigMap>| {
                 let seen = seen.clone();
                 async move {
                     match seen.record(req.name()) {
                         1 => Err(ReconcileError::new("fails once")),
-                        _ => Ok(Action::Done),
+                        _ => Ok(Action::done()),
                     }
                 }
             },

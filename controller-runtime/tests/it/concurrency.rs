@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, Request, Watch, reconciler_fn,
+};
 use parking_lot::Mutex;
 
 const OBJECTS: usize = 500;
@@ -37,7 +39,7 @@ async fn keys_never_overlap_and_final_states_are_reconciled() {
     let observed = Arc::new(Observed::default());
     let seen = observed.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .max_concurrent_reconciles(8)
         .build(reconciler_fn(
             move |req: Request, ctx: Context<ConfigMap>| {
@@ -67,7 +69,7 @@ async fn keys_never_overlap_and_final_states_are_reconciled() {
                         seen.last_seen.lock().insert(req.name().to_owned(), value);
                     }
                     seen.in_flight.lock().remove(&key);
-                    Ok::<_, Infallible>(Action::Done)
+                    Ok::<_, Infallible>(Action::done())
                 }
             },
         ))
@@ -134,7 +136,7 @@ async fn one_worker_by_default() {
     let observed = Arc::new(Observed::default());
     let seen = observed.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |req: Request, _ctx: Context<ConfigMap>| {
                 let seen = seen.clone();
@@ -150,7 +152,7 @@ async fn one_worker_by_default() {
                     seen.last_seen
                         .lock()
                         .insert(req.name().to_owned(), String::new());
-                    Ok::<_, Infallible>(Action::Done)
+                    Ok::<_, Infallible>(Action::done())
                 }
             },
         ))

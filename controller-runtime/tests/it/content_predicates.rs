@@ -1,6 +1,6 @@
 //! Predicates on object content: a Deployment's spec decides which of its events enqueue, on
-//! the primary watch (`for_with`), an owned watch (`owns_with`) and a mapped one
-//! (`watches_with`).
+//! the primary watch (`for_`), an owned watch (`owns`) and a mapped one (`watches`), each
+//! given as the watch's predicate.
 //!
 //! Each test makes the filtered change before the one that passes: the informer hands a
 //! handler its events in order and a single worker takes keys in order, so once the passing
@@ -16,9 +16,11 @@ use common::*;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube_rt_controller_runtime::predicate::{from_fn, update_fn};
+use kube_rt_controller_runtime::controller::predicate::{from_fn, update_fn};
 use kube_rt_controller_runtime::{
-    Action, Context, Controller, Kind, ObjectKey, Reconciler, Request, reconciler_fn,
+    ObjectKey,
+    cache::Kind,
+    controller::{Action, Context, Controller, Reconciler, Request, Watch, reconciler_fn},
 };
 
 /// A Deployment of `replicas`, `paused` or not, controlled by `owner`.
@@ -50,7 +52,7 @@ fn counting<K: Kind>(counts: &Counts) -> impl Reconciler<K> {
         let seen = seen.clone();
         async move {
             seen.hit(&req.to_string());
-            Ok::<_, Infallible>(Action::Done)
+            Ok::<_, Infallible>(Action::done())
         }
     })
 }
@@ -62,7 +64,10 @@ async fn a_spec_predicate_filters_the_primary_watch() {
     let counts = Counts::default();
     Controller::new(&manager)
         // Only Deployments of more than one replica are reconciled.
-        .for_with::<Deployment>(from_fn(|deployment: &Deployment| replicas(deployment) > 1))
+        .for_(
+            Watch::of::<Deployment>()
+                .predicate(from_fn(|deployment: &Deployment| replicas(deployment) > 1)),
+        )
         .build(counting::<Deployment>(&counts))
         .unwrap();
     let running = spawn(&manager);
@@ -99,9 +104,9 @@ async fn a_spec_predicate_filters_an_owned_watch() {
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         // Only paused Deployments re-trigger the ConfigMap that owns them.
-        .owns_with::<Deployment>(from_fn(paused))
+        .owns(Watch::of::<Deployment>().predicate(from_fn(paused)))
         .build(counting::<ConfigMap>(&counts))
         .unwrap();
     let running = spawn(&manager);
@@ -150,15 +155,17 @@ async fn a_spec_predicate_filters_a_mapped_watch() {
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         // Each Deployment requests the ConfigMap of its name: on creation, deletion, and on the
         // updates that change its replica count.
-        .watches_with::<Deployment, _, _>(
+        .watches(
+            Watch::of::<Deployment>().predicate(update_fn(|old: &Deployment, new: &Deployment| {
+                replicas(old) != replicas(new)
+            })),
             |deployment: &Deployment| {
                 ObjectKey::namespaced(NS, deployment.metadata.name.as_deref().unwrap_or_default())
                     .ok()
             },
-            update_fn(|old: &Deployment, new: &Deployment| replicas(old) != replicas(new)),
         )
         .build(counting::<ConfigMap>(&counts))
         .unwrap();

@@ -9,8 +9,8 @@ use std::time::Duration;
 use common::*;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
 use kube::api::{Patch, PatchParams};
-use kube_rt_controller_runtime::{
-    Action, Context, Controller, ReconcileError, Request, reconciler_fn,
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
 use serde_json::json;
 
@@ -19,11 +19,11 @@ async fn writes_through_the_context_reach_the_server() {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     Controller::new(&manager)
-        .for_::<Deployment>()
+        .for_(Watch::of::<Deployment>())
         .build(reconciler_fn(
             |_req: Request, ctx: Context<Deployment>| async move {
                 let Some(cached) = ctx.get() else {
-                    return Ok(Action::Done);
+                    return Ok(Action::done());
                 };
                 if cached
                     .metadata
@@ -31,7 +31,7 @@ async fn writes_through_the_context_reach_the_server() {
                     .as_ref()
                     .is_some_and(|a| a.contains_key("seen"))
                 {
-                    return Ok(Action::Done);
+                    return Ok(Action::done());
                 }
                 ctx.patch(
                     &PatchParams::default(),
@@ -49,7 +49,7 @@ async fn writes_through_the_context_reach_the_server() {
                     .get_or_insert_with(DeploymentStatus::default)
                     .ready_replicas = Some(0);
                 ctx.replace_status(&next).await?;
-                Ok::<_, ReconcileError>(Action::Done)
+                Ok::<_, ReconcileError>(Action::done())
             },
         ))
         .unwrap();

@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{Action, Context, Controller, ObjectKey, Request, reconciler_fn};
+use kube_rt_controller_runtime::{
+    ObjectKey,
+    controller::{Action, Context, Controller, KeyStream, Priority, Request, Watch, reconciler_fn},
+};
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -24,7 +27,7 @@ type Reconcile = (Option<String>, i32, Instant);
 struct Seen(Arc<Mutex<Vec<(String, Reconcile)>>>);
 
 impl Seen {
-    fn reconciler(&self) -> impl kube_rt_controller_runtime::Reconciler<ConfigMap> {
+    fn reconciler(&self) -> impl kube_rt_controller_runtime::controller::Reconciler<ConfigMap> {
         let seen = self.clone();
         reconciler_fn(move |request: Request, ctx: Context<ConfigMap>| {
             let value = ctx.get().map(|config| testkit::config_maps::value(&config));
@@ -32,7 +35,7 @@ impl Seen {
                 request.name().to_owned(),
                 (value, ctx.priority().get(), Instant::now()),
             ));
-            async { Ok::<_, Infallible>(Action::Done) }
+            async { Ok::<_, Infallible>(Action::done()) }
         })
     }
 
@@ -76,13 +79,18 @@ async fn a_burst_of_updates_is_reconciled_once_with_the_latest_state() {
     let manager = Arc::new(manager(&server).build());
     let seen = Seen::default();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .debounce(quiet, Duration::from_secs(600))
         .build(seen.reconciler())
         .unwrap();
     let running = spawn(&manager);
     eventually("the caches", Duration::from_secs(30), || {
-        manager.informer::<ConfigMap>().has_synced()
+        manager
+            .cache()
+            .informers::<ConfigMap>()
+            .unwrap()
+            .remove(0)
+            .has_synced()
     })
     .await;
 
@@ -94,7 +102,7 @@ async fn a_burst_of_updates_is_reconciled_once_with_the_latest_state() {
         put(&server, "bursty", &value.to_string());
     }
     let last = Instant::now();
-    let informer = manager.informer::<ConfigMap>();
+    let informer = manager.cache().informers::<ConfigMap>().unwrap().remove(0);
     let key = ObjectKey::namespaced(NS, "bursty").unwrap();
     eventually(
         "the last update in the cache",
@@ -143,15 +151,20 @@ async fn a_key_whose_events_never_pause_is_reconciled_within_the_maximum_wait() 
     let (low, low_keys) = channel();
     let (high, high_keys) = channel();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .debounce(quiet, max_wait)
-        .watches_stream_with_priority(low_keys, -100)
-        .watches_stream_with_priority(high_keys, 9)
+        .watches_stream(KeyStream::new(low_keys).priority(Priority::new(-100).unwrap()))
+        .watches_stream(KeyStream::new(high_keys).priority(Priority::new(9).unwrap()))
         .build(seen.reconciler())
         .unwrap();
     let running = spawn(&manager);
     eventually("the caches", Duration::from_secs(30), || {
-        manager.informer::<ConfigMap>().has_synced()
+        manager
+            .cache()
+            .informers::<ConfigMap>()
+            .unwrap()
+            .remove(0)
+            .has_synced()
     })
     .await;
 

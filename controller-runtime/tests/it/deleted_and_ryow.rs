@@ -11,8 +11,8 @@ use std::time::Duration;
 use apiserver_sim::FailRule;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{
-    Action, Context, Controller, ReconcileError, Request, reconciler_fn,
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
 use parking_lot::Mutex;
 
@@ -28,15 +28,15 @@ type LastStates = Arc<Mutex<Vec<Option<String>>>>;
 /// "last") and waits until the cache holds "last". Returns the recorded states and the run.
 async fn run_until_gone_is_cached_at_last(
     server: &apiserver_sim::ApiServer,
-    manager: &Arc<kube_rt_controller_runtime::Manager>,
+    manager: &Arc<kube_rt_controller_runtime::manager::Manager>,
 ) -> (
     LastStates,
-    tokio::task::JoinHandle<Result<(), kube_rt_controller_runtime::Error>>,
+    tokio::task::JoinHandle<Result<(), kube_rt_controller_runtime::manager::Error>>,
 ) {
     let last_states = LastStates::default();
     let seen = last_states.clone();
     Controller::new(manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |_req: Request, ctx: Context<ConfigMap>| {
                 let seen = seen.clone();
@@ -44,7 +44,7 @@ async fn run_until_gone_is_cached_at_last(
                     if ctx.get().is_none() {
                         seen.lock().push(ctx.deleted().and_then(|cm| value(&cm)));
                     }
-                    Ok::<_, ReconcileError>(Action::Done)
+                    Ok::<_, ReconcileError>(Action::done())
                 }
             },
         ))
@@ -92,21 +92,21 @@ async fn a_reconciler_never_reads_older_than_its_own_write() {
     let stale_reads = Arc::new(AtomicUsize::new(0));
     let (w, stale, s) = (written.clone(), stale_reads.clone(), server.clone());
     let controller = Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .read_your_writes_timeout(Duration::from_secs(60))
         .build(reconciler_fn(
             move |_req: Request, ctx: Context<ConfigMap>| {
                 let (written, stale, server) = (w.clone(), stale.clone(), s.clone());
                 async move {
                     let Some(cached) = ctx.get() else {
-                        return Ok(Action::Done);
+                        return Ok(Action::done());
                     };
                     let count: i64 = value(&cached).unwrap_or_default().parse()?;
                     if count < written.load(Ordering::SeqCst) {
                         stale.fetch_add(1, Ordering::SeqCst);
                     }
                     if count >= TARGET {
-                        return Ok(Action::Done);
+                        return Ok(Action::done());
                     }
                     if count == DELAY_AT {
                         // The watch goes down and its first re-watches fail: the informer lags
@@ -118,7 +118,7 @@ async fn a_reconciler_never_reads_older_than_its_own_write() {
                     next.data = Some([("v".to_owned(), (count + 1).to_string())].into());
                     ctx.replace(&next).await?;
                     written.store(count + 1, Ordering::SeqCst);
-                    Ok::<_, ReconcileError>(Action::RequeueAfter(Duration::from_millis(1)))
+                    Ok::<_, ReconcileError>(Action::requeue_after(Duration::from_millis(1)))
                 }
             },
         ))
@@ -159,7 +159,10 @@ async fn a_deletion_missed_during_a_watch_gap_reaches_the_reconciler_from_its_to
     let tombstones = Arc::new(AtomicUsize::new(0));
     let t = tombstones.clone();
     let _probe = manager
-        .informer::<ConfigMap>()
+        .cache()
+        .informers::<ConfigMap>()
+        .unwrap()
+        .remove(0)
         .add_event_handler(informer::handler().on_delete(
             move |deleted: informer::DeletedObject<ConfigMap>| {
                 if deleted.is_tombstone() {
@@ -196,20 +199,20 @@ async fn the_wait_for_an_own_write_is_bounded_by_five_seconds_by_default() {
     let written_at = Arc::new(Mutex::new(None));
     let (st, w, s) = (starts.clone(), written_at.clone(), server.clone());
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |_req: Request, ctx: Context<ConfigMap>| {
                 let (starts, written_at, server) = (st.clone(), w.clone(), s.clone());
                 async move {
                     let Some(cached) = ctx.get() else {
-                        return Ok(Action::Done);
+                        return Ok(Action::done());
                     };
                     let count = value(&cached).unwrap_or_default();
                     starts
                         .lock()
                         .push((count.clone(), tokio::time::Instant::now()));
                     if count != "0" || written_at.lock().is_some() {
-                        return Ok(Action::Done);
+                        return Ok(Action::done());
                     }
                     // The informer never catches up: every watch and list fails from now on.
                     server.fail_next(FailRule::new("watch", "configmaps", 500, 100_000));
@@ -219,7 +222,7 @@ async fn the_wait_for_an_own_write_is_bounded_by_five_seconds_by_default() {
                     next.data = Some([("v".to_owned(), "1".to_owned())].into());
                     ctx.replace(&next).await?;
                     *written_at.lock() = Some(tokio::time::Instant::now());
-                    Ok::<_, ReconcileError>(Action::RequeueAfter(Duration::from_millis(1)))
+                    Ok::<_, ReconcileError>(Action::requeue_after(Duration::from_millis(1)))
                 }
             },
         ))

@@ -14,10 +14,12 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use kube::{Api, CustomResource, CustomResourceExt};
-use kube_rt_controller_runtime::{
-    Action, Context, Controller, DynamicKind, Error, ObjectKey, Request, create_or_update,
-    reconciler_fn,
+use kube_rt_controller_runtime::ObjectKey;
+use kube_rt_controller_runtime::cache::{DynamicKind, Error};
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
+use kube_rt_controller_runtime::util::create_or_update;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -29,9 +31,9 @@ pub struct GizmoSpec {
 }
 
 /// Each Gizmo gets a ConfigMap of the same name holding its size, controlled by the Gizmo.
-async fn reconcile_gizmo(ctx: Context<DynamicObject>) -> Result<Action, Error> {
+async fn reconcile_gizmo(ctx: Context<DynamicObject>) -> Result<Action, ReconcileError> {
     let Some(gizmo) = ctx.get() else {
-        return Ok(Action::Done);
+        return Ok(Action::done());
     };
     let size = gizmo.data["spec"]["size"].as_i64().unwrap_or_default();
     let resource = ctx.resource().clone();
@@ -51,7 +53,7 @@ async fn reconcile_gizmo(ctx: Context<DynamicObject>) -> Result<Action, Error> {
         cm.metadata.owner_references = Some(vec![owner]);
     })
     .await?;
-    Ok(Action::Done)
+    Ok(Action::done())
 }
 
 /// Waits until ConfigMap `name` exists and returns its `size`.
@@ -79,8 +81,8 @@ async fn a_dynamic_kind_is_reconciled_owned_and_watched() {
 
     let manager = Arc::new(manager(&server).build());
     Controller::new(&manager)
-        .for_dynamic(gizmo.clone())
-        .owns::<ConfigMap>()
+        .for_(Watch::dynamic(gizmo.clone()))
+        .owns(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             |_req: Request, ctx: Context<DynamicObject>| reconcile_gizmo(ctx),
         ))
@@ -89,8 +91,8 @@ async fn a_dynamic_kind_is_reconciled_owned_and_watched() {
     let counts = Counts::default();
     let seen = counts.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
-        .watches_dynamic(gizmo.clone(), |gizmo: &DynamicObject| {
+        .for_(Watch::of::<ConfigMap>())
+        .watches(Watch::dynamic(gizmo.clone()), |gizmo: &DynamicObject| {
             let (namespace, name) = (
                 gizmo.metadata.namespace.as_deref(),
                 gizmo.metadata.name.as_deref(),
@@ -102,7 +104,7 @@ async fn a_dynamic_kind_is_reconciled_owned_and_watched() {
                 let seen = seen.clone();
                 async move {
                     seen.hit(&req.to_string());
-                    Ok::<_, Error>(Action::Done)
+                    Ok::<_, Error>(Action::done())
                 }
             },
         ))
@@ -149,6 +151,7 @@ async fn a_dynamic_kind_is_reconciled_owned_and_watched() {
         "Nothing",
     )));
     let error = manager
+        .cache()
         .wait_for_dynamic_kind(&missing, Duration::from_secs(2))
         .await
         .unwrap_err();

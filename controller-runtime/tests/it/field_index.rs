@@ -1,4 +1,4 @@
-//! Field indexes: registered on the manager, queried from a reconciler's context and from a
+//! Field indexes: registered on the manager's cache, queried from a reconciler's context and from a
 //! `watches` mapper; duplicate and unknown index names are typed errors.
 
 use crate::common;
@@ -11,8 +11,10 @@ use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
-use kube_rt_controller_runtime::{
-    Action, Cache, Context, Controller, Error, ObjectKey, Request, reconciler_fn,
+use kube_rt_controller_runtime::ObjectKey;
+use kube_rt_controller_runtime::cache::{Cache, Error};
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, Request, Watch, reconciler_fn,
 };
 use parking_lot::Mutex;
 
@@ -67,15 +69,20 @@ async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it() 
     put(&server, "b", "1");
 
     let manager = Arc::new(manager(&server).build());
-    manager.index_field::<Secret>(INDEX, config_ref).unwrap();
+    manager
+        .cache()
+        .index_field::<Secret>(INDEX, config_ref)
+        .unwrap();
     let counts = Counts::default();
     // What each reconcile read from the index: the names of the Secrets sharing its ConfigMap.
     let siblings: Arc<Mutex<BTreeMap<String, Vec<String>>>> = Arc::default();
     let (seen, shared) = (counts.clone(), siblings.clone());
     let cache = manager.cache();
     Controller::new(&manager)
-        .for_::<Secret>()
-        .watches(move |config_map: &ConfigMap| secrets_referencing(&cache, config_map))
+        .for_(Watch::of::<Secret>())
+        .watches(Watch::of::<ConfigMap>(), move |config_map: &ConfigMap| {
+            secrets_referencing(&cache, config_map)
+        })
         .build(reconciler_fn(move |req: Request, ctx: Context<Secret>| {
             let (seen, shared) = (seen.clone(), shared.clone());
             async move {
@@ -92,7 +99,7 @@ async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it() 
                     names.sort();
                     shared.lock().insert(req.key.name().to_owned(), names);
                 }
-                Ok::<_, Error>(Action::Done)
+                Ok::<_, Error>(Action::done())
             }
         }))
         .unwrap();
@@ -129,6 +136,7 @@ async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it() 
 
     // The same name twice, and a name never registered, are typed errors.
     let twice = manager
+        .cache()
         .index_field::<Secret>(INDEX, config_ref)
         .unwrap_err();
     assert!(matches!(&twice, Error::FieldIndexExists { index, .. } if index == INDEX));
@@ -144,7 +152,7 @@ async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it() 
         .unwrap_err();
     assert!(matches!(&unknown, Error::UnknownFieldIndex { index, .. } if index == "spec.nothing"));
     assert!(
-        unknown.to_string().contains("Manager::index_field"),
+        unknown.to_string().contains("Cache::index_field"),
         "{unknown}"
     );
 

@@ -11,7 +11,8 @@ use std::time::Duration;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
-    Action, Context, Controller, FinalizerEvent, ReconcileError, Request, finalizer, reconciler_fn,
+    controller::{Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn},
+    util::{FinalizerEvent, finalizer},
 };
 
 const FINALIZER: &str = "example.com/cleanup";
@@ -24,17 +25,17 @@ async fn cleanup_runs_before_the_object_disappears() {
     let present_at_success = Arc::new(AtomicUsize::new(0));
     let (c, p, s) = (cleanups.clone(), present_at_success.clone(), server.clone());
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |_req: Request, ctx: Context<ConfigMap>| {
                 let (cleanups, present, server) = (c.clone(), p.clone(), s.clone());
                 async move {
                     let Some(obj) = ctx.get() else {
-                        return Ok(Action::Done);
+                        return Ok(Action::done());
                     };
                     finalizer(&ctx.api(), FINALIZER, obj, |event| async move {
                         match event {
-                            FinalizerEvent::Apply(_) => Ok(Action::Done),
+                            FinalizerEvent::Apply(_) => Ok(Action::done()),
                             FinalizerEvent::Cleanup(_) => {
                                 if cleanups.fetch_add(1, Ordering::SeqCst) == 0 {
                                     return Err(ReconcileError::new("external system unavailable"));
@@ -43,7 +44,7 @@ async fn cleanup_runs_before_the_object_disappears() {
                                 if !server.list::<ConfigMap>().is_empty() {
                                     present.fetch_add(1, Ordering::SeqCst);
                                 }
-                                Ok(Action::Done)
+                                Ok(Action::done())
                             }
                         }
                     })
@@ -101,7 +102,7 @@ async fn finalizer_patches_fail_on_a_concurrent_edit() {
     let calls = AtomicUsize::new(0);
     let count_call = |_event: FinalizerEvent<ConfigMap>| {
         calls.fetch_add(1, Ordering::SeqCst);
-        async { Ok::<_, ReconcileError>(Action::Done) }
+        async { Ok::<_, ReconcileError>(Action::done()) }
     };
 
     // Adding: the object was read without finalizers, then another controller added one.

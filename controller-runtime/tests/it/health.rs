@@ -12,7 +12,10 @@ use std::time::Duration;
 use apiserver_sim::FailRule;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{Action, Context, Controller, Error, Request, reconciler_fn};
+use kube_rt_controller_runtime::{
+    controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
+    manager::Error,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_waits_for_sync_and_user_checks_fail_with_500() {
@@ -26,7 +29,7 @@ async fn readyz_waits_for_sync_and_user_checks_fail_with_500() {
             .health_probe_bind_address(localhost)
             .build(),
     );
-    manager.informer::<ConfigMap>();
+    manager.cache().informers::<ConfigMap>().unwrap();
     let healthy = Arc::new(AtomicBool::new(true));
     let flag = healthy.clone();
     manager
@@ -44,11 +47,15 @@ async fn readyz_waits_for_sync_and_user_checks_fail_with_500() {
     ));
     let running = spawn(&manager);
     eventually("the probe listener", Duration::from_secs(10), || {
-        manager.health_probe_addr().is_some()
+        manager.addresses().health_probes.is_some()
     })
     .await;
-    let address = manager.health_probe_addr().unwrap();
-    assert_eq!(manager.metrics_addr(), None, "metrics are off by default");
+    let address = manager.addresses().health_probes.unwrap();
+    assert_eq!(
+        manager.addresses().metrics,
+        None,
+        "metrics are off by default"
+    );
 
     let (status, body) = get(address, "/readyz").await;
     assert_eq!(status, 503, "{body}");
@@ -107,20 +114,20 @@ async fn one_address_serves_metrics_and_probes_and_a_failing_readyz_check_is_500
         .add_readyz_check("downstream", || Err("not reachable".to_owned()))
         .unwrap();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             |_req: Request, _ctx: Context<ConfigMap>| async {
-                Ok::<_, std::convert::Infallible>(Action::Done)
+                Ok::<_, std::convert::Infallible>(Action::done())
             },
         ))
         .unwrap();
     let running = spawn(&manager);
     eventually("the listener", Duration::from_secs(10), || {
-        manager.metrics_addr().is_some()
+        manager.addresses().metrics.is_some()
     })
     .await;
-    assert_eq!(manager.metrics_addr(), Some(address));
-    assert_eq!(manager.health_probe_addr(), Some(address));
+    assert_eq!(manager.addresses().metrics, Some(address));
+    assert_eq!(manager.addresses().health_probes, Some(address));
     eventually("the caches", Duration::from_secs(30), || {
         manager.has_synced()
     })

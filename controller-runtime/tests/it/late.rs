@@ -15,9 +15,11 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{ObjectMeta, PostParams};
 use kube::{Api, CustomResource, CustomResourceExt};
-use kube_rt_controller_runtime::{
-    Action, Context, Controller, Error, Manager, Reconciler, Request, reconciler_fn,
+use kube_rt_controller_runtime::cache;
+use kube_rt_controller_runtime::controller::{
+    self, Action, Context, Controller, Reconciler, Request, Watch, reconciler_fn,
 };
+use kube_rt_controller_runtime::manager::{Error, Manager};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -33,13 +35,13 @@ pub struct WidgetSpec {
     size: i32,
 }
 
-fn counting<K: kube_rt_controller_runtime::Kind>(counts: &Counts) -> impl Reconciler<K> {
+fn counting<K: kube_rt_controller_runtime::cache::Kind>(counts: &Counts) -> impl Reconciler<K> {
     let seen = counts.clone();
     reconciler_fn(move |req: Request, _ctx: Context<K>| {
         let seen = seen.clone();
         async move {
             seen.hit(&req.to_string());
-            Ok::<_, Infallible>(Action::Done)
+            Ok::<_, Infallible>(Action::done())
         }
     })
 }
@@ -73,7 +75,7 @@ async fn running_manager(
     );
     let counts = Counts::default();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(counting::<ConfigMap>(&counts))
         .unwrap();
     let running = spawn(&manager);
@@ -91,11 +93,12 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
 
     // Not served yet: a typed error naming the kind.
     let error = manager
+        .cache()
         .wait_for_kind::<Widget>(Duration::from_secs(3))
         .await
         .unwrap_err();
     assert!(
-        matches!(&error, Error::KindNotServed { kind, waited: Some(_) } if kind.contains("Widget")),
+        matches!(&error, cache::Error::KindNotServed { kind, waited: Some(_) } if kind.contains("Widget")),
         "{error}"
     );
     assert!(
@@ -108,6 +111,7 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
         .await
         .unwrap();
     manager
+        .cache()
         .wait_for_kind::<Widget>(Duration::from_secs(30))
         .await
         .unwrap();
@@ -118,12 +122,12 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
     // Two controllers for the late kind, added to the running manager.
     let (first, second) = (Counts::default(), Counts::default());
     Controller::new(&manager)
-        .for_::<Widget>()
+        .for_(Watch::of::<Widget>())
         .named("widgets-a")
         .build(counting::<Widget>(&first))
         .unwrap();
     Controller::new(&manager)
-        .for_::<Widget>()
+        .for_(Watch::of::<Widget>())
         .named("widgets-b")
         .build(counting::<Widget>(&second))
         .unwrap();
@@ -164,7 +168,7 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
     .await;
     assert!(matches!(
         manager.cache().lister::<Widget>(),
-        Err(Error::NotCached(_))
+        Err(cache::Error::NotCached(_))
     ));
     assert!(matches!(
         manager.remove_controller("widgets-b").await,
@@ -184,10 +188,10 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
     running.await.unwrap().unwrap();
     assert!(matches!(
         Controller::new(&manager)
-            .for_::<Widget>()
+            .for_(Watch::of::<Widget>())
             .named("too-late")
             .build(counting::<Widget>(&first)),
-        Err(Error::ManagerStopped)
+        Err(controller::Error::Manager(Error::Stopped))
     ));
     server.shutdown().await;
 }
@@ -203,13 +207,13 @@ async fn a_lazy_read_starts_the_informer_and_waits_for_its_sync() {
     let idle = Arc::new(manager(&server).build());
     assert!(matches!(
         idle.cache().lazy_lister::<Secret>().await,
-        Err(Error::CacheNotStarted(kind)) if kind.contains("Secret")
+        Err(cache::Error::NotStarted(kind)) if kind.contains("Secret")
     ));
 
     let (manager, running, _counts) = running_manager(&server).await;
     assert!(matches!(
         manager.cache().lister::<Secret>(),
-        Err(Error::NotCached(_))
+        Err(cache::Error::NotCached(_))
     ));
     let lister = manager.cache().lazy_lister::<Secret>().await.unwrap();
     assert!(lister.has_synced());
@@ -221,7 +225,7 @@ async fn a_lazy_read_starts_the_informer_and_waits_for_its_sync() {
     // A kind the server does not serve never syncs: the read times out, naming the kind.
     let error = manager.cache().lazy_lister::<Widget>().await.unwrap_err();
     assert!(
-        matches!(&error, Error::LazySyncTimeout { kind, timeout } if kind.contains("Widget") && *timeout == Duration::from_secs(5)),
+        matches!(&error, cache::Error::LazySyncTimeout { kind, timeout } if kind.contains("Widget") && *timeout == Duration::from_secs(5)),
         "{error}"
     );
     assert!(

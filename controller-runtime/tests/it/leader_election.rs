@@ -18,7 +18,9 @@ use common::*;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
-    Action, Context, Controller, Error, LeaderElectionConfig, Manager, Request, reconciler_fn,
+    controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
+    leader_election::LeaderElectionConfig,
+    manager::{Error, Manager},
 };
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
@@ -137,7 +139,7 @@ fn candidate(server: &ApiServer, id: &str, log: &Log) -> Candidate {
     let manager = Arc::new(manager(server).leader_election(config).build());
     let (acts, who) = (log.clone(), id.to_owned());
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |_req: Request, _ctx: Context<ConfigMap>| {
                 let (acts, who) = (acts.clone(), who.clone());
@@ -145,7 +147,7 @@ fn candidate(server: &ApiServer, id: &str, log: &Log) -> Candidate {
                     acts.push(Event::Acted(who.clone(), Instant::now()));
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     acts.push(Event::Acted(who, Instant::now()));
-                    Ok::<_, Infallible>(Action::RequeueAfter(Duration::from_millis(500)))
+                    Ok::<_, Infallible>(Action::requeue_after(Duration::from_millis(500)))
                 }
             },
         ))
@@ -366,7 +368,7 @@ async fn warm_up_syncs_caches_before_leadership_and_state_is_observable() {
     );
     let cold = Arc::new(manager(&server).leader_election(elect("cold")).build());
     for manager in [&leader, &warm, &cold] {
-        manager.informer::<ConfigMap>();
+        manager.cache().informers::<ConfigMap>().unwrap();
     }
     let new_leaders = Arc::new(Mutex::new(Vec::new()));
     let running_leader = spawn(&leader);

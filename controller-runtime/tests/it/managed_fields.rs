@@ -10,7 +10,9 @@ use std::time::Duration;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
-use kube_rt_controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, Request, Watch, reconciler_fn,
+};
 
 async fn cached_managed_fields(strip: bool) -> Option<Vec<ManagedFieldsEntry>> {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
@@ -23,9 +25,9 @@ async fn cached_managed_fields(strip: bool) -> Option<Vec<ManagedFieldsEntry>> {
     server.create(&obj).unwrap();
     let manager = Arc::new(manager(&server).strip_managed_fields(strip).build());
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
-            |_req: Request, _ctx: Context<ConfigMap>| async { Ok::<_, Infallible>(Action::Done) },
+            |_req: Request, _ctx: Context<ConfigMap>| async { Ok::<_, Infallible>(Action::done()) },
         ))
         .unwrap();
     let running = spawn(&manager);

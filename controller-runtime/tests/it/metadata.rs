@@ -1,7 +1,8 @@
-//! Metadata-only watches: a ConfigMap controller that owns Secrets through `owns_metadata`
-//! caches their metadata only (no data ever reaches it) and is re-triggered by their changes;
-//! typed predicates and mappers see `PartialObjectMeta`; the manager hands out metadata
-//! informers scoped like the full ones, and both can coexist.
+//! Metadata-only watches: a ConfigMap controller that owns Secrets through
+//! `owns(Watch::of::<Metadata<Secret>>())` caches their metadata only (no data ever reaches it)
+//! and is re-triggered by their changes; typed predicates and mappers see `PartialObjectMeta`;
+//! the manager hands out metadata informers scoped like the full ones, both can coexist, and
+//! each takes its own transform.
 
 use crate::common;
 
@@ -14,9 +15,11 @@ use common::*;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::PartialObjectMeta;
-use kube_rt_controller_runtime::predicate::{LabelsChanged, from_fn};
-use kube_rt_controller_runtime::{
-    Action, Context, Controller, Error, ObjectKey, Request, Selectors, reconciler_fn,
+use kube_rt_controller_runtime::ObjectKey;
+use kube_rt_controller_runtime::cache::{ByObject, Error, Metadata};
+use kube_rt_controller_runtime::controller::predicate::{LabelsChanged, from_fn};
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, Request, Watch, reconciler_fn,
 };
 
 /// A secret owned by (controlled by) the config map `owner`, with data and labels.
@@ -50,7 +53,7 @@ fn counting(
     let seen = seen.clone();
     move |req: Request, _ctx: Context<ConfigMap>| {
         seen.hit(&req.to_string());
-        std::future::ready(Ok(Action::Done))
+        std::future::ready(Ok(Action::done()))
     }
 }
 
@@ -60,8 +63,8 @@ async fn owned_secrets_watched_metadata_only_trigger_their_owner_and_cache_no_da
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
-        .owns_metadata::<Secret>()
+        .for_(Watch::of::<ConfigMap>())
+        .owns(Watch::of::<Metadata<Secret>>())
         .build(reconciler_fn(counting(&counts)))
         .unwrap();
     let running = spawn(&manager);
@@ -86,7 +89,7 @@ async fn owned_secrets_watched_metadata_only_trigger_their_owner_and_cache_no_da
     let cache = manager.cache();
     let key = ObjectKey::namespaced(NS, "owned").unwrap();
     let cached: Arc<PartialObjectMeta<Secret>> =
-        cache.get_metadata::<Secret>(&key).unwrap().unwrap();
+        cache.get::<Metadata<Secret>>(&key).unwrap().unwrap();
     assert_eq!(cached.metadata.labels.as_ref().unwrap()["tier"], "db");
     let json = serde_json::to_value(&*cached).unwrap();
     let fields: Vec<&str> = json
@@ -97,7 +100,7 @@ async fn owned_secrets_watched_metadata_only_trigger_their_owner_and_cache_no_da
         .collect();
     assert_eq!(fields, ["metadata"], "{json}");
     assert!(!json.to_string().contains("hunter2"));
-    assert_eq!(cache.metadata_lister::<Secret>().unwrap().len(), 1);
+    assert_eq!(cache.lister::<Metadata<Secret>>().unwrap().len(), 1);
     assert!(
         matches!(cache.lister::<Secret>(), Err(Error::NotCached(_))),
         "no full cache of secrets"
@@ -131,22 +134,24 @@ async fn typed_predicates_and_mappers_see_metadata_events() {
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         // Owned secrets re-trigger their owner only when their labels change.
-        .owns_metadata_with::<Secret>(LabelsChanged)
+        .owns(Watch::of::<Metadata<Secret>>().predicate(LabelsChanged))
         // Secrets labelled `notify=<config map>` trigger that config map, unless muted.
-        .watches_metadata_with::<Secret, _, _>(
+        .watches(
+            Watch::of::<Metadata<Secret>>().predicate(from_fn(
+                |secret: &PartialObjectMeta<Secret>| {
+                    secret
+                        .metadata
+                        .annotations
+                        .as_ref()
+                        .is_none_or(|a| !a.contains_key("muted"))
+                },
+            )),
             |secret: &PartialObjectMeta<Secret>| {
                 let target = secret.metadata.labels.as_ref()?.get("notify")?;
                 ObjectKey::namespaced(NS, target).ok()
             },
-            from_fn(|secret: &PartialObjectMeta<Secret>| {
-                secret
-                    .metadata
-                    .annotations
-                    .as_ref()
-                    .is_none_or(|a| !a.contains_key("muted"))
-            }),
         )
         .build(reconciler_fn(counting(&counts)))
         .unwrap();
@@ -204,7 +209,8 @@ async fn typed_predicates_and_mappers_see_metadata_events() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_managers_metadata_informer_is_scoped_like_the_full_one_and_coexists_with_it() {
+async fn the_metadata_cache_is_scoped_like_the_full_one_coexists_with_it_and_has_its_own_transform()
+{
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     for (name, team) in [("a", "red"), ("b", "blue")] {
         let mut obj = secret(name, Vec::new());
@@ -213,14 +219,32 @@ async fn the_managers_metadata_informer_is_scoped_like_the_full_one_and_coexists
     }
     let manager = Arc::new(
         manager(&server)
-            .selectors_for::<Secret>(Selectors::new().labels("team=red"))
+            .by_object(ByObject::of::<Secret>().labels("team=red"))
+            // The metadata cache takes a transform of its own; the full cache does not see it.
+            .by_object(ByObject::of::<Metadata<Secret>>().transform(|secret| {
+                let mut secret = Arc::unwrap_or_clone(secret);
+                secret
+                    .metadata
+                    .annotations
+                    .get_or_insert_default()
+                    .insert("seen-by".into(), "metadata-transform".into());
+                Ok(Arc::new(secret))
+            }))
             .build(),
     );
-    let metadata = manager.metadata_informer::<Secret>();
-    let full = manager.informer::<Secret>();
+    let metadata = manager
+        .cache()
+        .informers::<Metadata<Secret>>()
+        .unwrap()
+        .remove(0);
+    let full = manager.cache().informers::<Secret>().unwrap().remove(0);
     assert!(Arc::ptr_eq(
         &metadata,
-        &manager.metadata_informer::<Secret>()
+        &manager
+            .cache()
+            .informers::<Metadata<Secret>>()
+            .unwrap()
+            .remove(0)
     ));
     let running = spawn(&manager);
     eventually("both caches synced", Duration::from_secs(30), || {
@@ -233,13 +257,21 @@ async fn the_managers_metadata_informer_is_scoped_like_the_full_one_and_coexists
             .filter_map(|s| s.metadata.name.clone())
             .collect()
     };
-    let lister = manager.cache().metadata_lister::<Secret>().unwrap();
+    let lister = manager.cache().lister::<Metadata<Secret>>().unwrap();
     assert_eq!(
         names(lister.list(&Default::default())),
         ["a"],
         "the selectors apply to the metadata informer"
     );
     assert_eq!(full.cache_size(), 1);
+    let transformed = lister.namespace(NS).get("a").unwrap().unwrap();
+    assert_eq!(
+        transformed.metadata.annotations.as_ref().unwrap()["seen-by"],
+        "metadata-transform"
+    );
+    let untouched = manager.cache().lister::<Secret>().unwrap();
+    let untouched = untouched.namespace(NS).get("a").unwrap().unwrap();
+    assert!(untouched.metadata.annotations.is_none(), "{untouched:?}");
     assert_eq!(
         server.request_count("list", "secrets"),
         2,

@@ -11,7 +11,8 @@ use std::time::Duration;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
-    Action, Context, Controller, LeaderElectionConfig, ReconcileError, Request, reconciler_fn,
+    controller::{Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn},
+    leader_election::LeaderElectionConfig,
 };
 use prometheus_parse::{Sample, Scrape, Value};
 
@@ -69,7 +70,7 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
     let attempts = Counts::default();
     let seen = attempts.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .named("mirror")
         .max_concurrent_reconciles(3)
         .build(reconciler_fn(
@@ -85,19 +86,19 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
                         return Err(ReconcileError::terminal("permanent"));
                     }
                     if name.starts_with("later") && seen.get(&name) == 1 {
-                        return Ok(Action::RequeueAfter(Duration::from_millis(50)));
+                        return Ok(Action::requeue_after(Duration::from_millis(50)));
                     }
-                    Ok(Action::Done)
+                    Ok(Action::done())
                 }
             },
         ))
         .unwrap();
     let running = spawn(&manager);
     eventually("the metrics listener", Duration::from_secs(10), || {
-        manager.metrics_addr().is_some()
+        manager.addresses().metrics.is_some()
     })
     .await;
-    let address = manager.metrics_addr().unwrap();
+    let address = manager.addresses().metrics.unwrap();
 
     for name in ["ok-1", "ok-2", "err-1", "later-1", "fatal"] {
         server.create(&cm(name, "1")).unwrap();
@@ -304,11 +305,11 @@ async fn managers_have_independent_registries() {
     let one = manager(&server).build();
     let two = manager(&server).build();
     Controller::new(&one)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .named("only-in-one")
         .build(reconciler_fn(
             |_req: Request, _ctx: Context<ConfigMap>| async {
-                Ok::<_, std::convert::Infallible>(Action::Done)
+                Ok::<_, std::convert::Infallible>(Action::done())
             },
         ))
         .unwrap();

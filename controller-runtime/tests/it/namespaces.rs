@@ -15,8 +15,10 @@ use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::api::ObjectMeta;
 use kube::core::Selector;
-use kube_rt_controller_runtime::{
-    Action, ByObject, Context, Controller, Error, ObjectKey, Request, reconciler_fn,
+use kube_rt_controller_runtime::ObjectKey;
+use kube_rt_controller_runtime::cache::{ByObject, Error};
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, Request, Watch, reconciler_fn,
 };
 
 fn config_map_in(namespace: &str, name: &str) -> ConfigMap {
@@ -52,18 +54,18 @@ async fn three_namespaces_are_one_cache_that_syncs_when_all_three_did() {
     let counts = Counts::default();
     let seen = counts.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |req: Request, _ctx: Context<ConfigMap>| {
                 let seen = seen.clone();
                 async move {
                     seen.hit(&req.to_string());
-                    Ok::<_, Infallible>(Action::Done)
+                    Ok::<_, Infallible>(Action::done())
                 }
             },
         ))
         .unwrap();
-    let informers = manager.informers::<ConfigMap>();
+    let informers = manager.cache().informers::<ConfigMap>().unwrap();
     assert_eq!(informers.len(), 3, "one watch per namespace");
     let running = spawn(&manager);
 
@@ -184,7 +186,7 @@ async fn per_kind_options_override_namespaces_selectors_and_transform() {
             .default_namespaces(["a"])
             // Secrets: only namespace b, only those labelled keep=yes, data dropped.
             .by_object(
-                ByObject::<Secret>::new()
+                ByObject::of::<Secret>()
                     .namespaces(["b"])
                     .labels("keep=yes")
                     .transform(|secret| {
@@ -194,12 +196,12 @@ async fn per_kind_options_override_namespaces_selectors_and_transform() {
                     }),
             )
             // Namespaces (cluster-scoped): only team x.
-            .by_object(ByObject::<Namespace>::new().labels("team=x"))
+            .by_object(ByObject::of::<Namespace>().labels("team=x"))
             .build(),
     );
-    manager.informer::<Secret>();
-    manager.informer::<Namespace>();
-    manager.informer::<ConfigMap>();
+    manager.cache().informers::<Secret>().unwrap();
+    manager.cache().informers::<Namespace>().unwrap();
+    manager.cache().informers::<ConfigMap>().unwrap();
     let running = spawn(&manager);
     eventually("caches synced", Duration::from_secs(30), || {
         manager.has_synced()

@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube_rt_controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, Request, Watch, reconciler_fn,
+};
 
 #[tokio::test(start_paused = true)]
 async fn owned_secrets_trigger_their_controller_only() {
@@ -20,15 +22,15 @@ async fn owned_secrets_trigger_their_controller_only() {
     let counts = Counts::default();
     let seen = counts.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
-        .owns::<Secret>()
+        .for_(Watch::of::<ConfigMap>())
+        .owns(Watch::of::<Secret>())
         .build(reconciler_fn(
             move |req: Request, ctx: Context<ConfigMap>| {
                 let seen = seen.clone();
                 async move {
                     assert!(ctx.cache_synced());
                     seen.hit(&req.to_string());
-                    Ok::<_, Infallible>(Action::Done)
+                    Ok::<_, Infallible>(Action::done())
                 }
             },
         ))

@@ -10,7 +10,10 @@ use std::time::Duration;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
-    Action, Context, Controller, Manager, Priority, ReconcileError, Request, reconciler_fn,
+    controller::{
+        Action, Context, Controller, Priority, ReconcileError, Request, Watch, reconciler_fn,
+    },
+    manager::Manager,
 };
 use parking_lot::Mutex;
 use prometheus_parse::{Scrape, Value};
@@ -42,7 +45,7 @@ impl Seen {
 fn gated(
     seen: &Seen,
     gate: &Arc<Semaphore>,
-) -> impl kube_rt_controller_runtime::Reconciler<ConfigMap> {
+) -> impl kube_rt_controller_runtime::controller::Reconciler<ConfigMap> {
     let (seen, gate) = (seen.clone(), Arc::clone(gate));
     reconciler_fn(move |request: Request, ctx: Context<ConfigMap>| {
         seen.record(&request, ctx.priority());
@@ -51,7 +54,7 @@ fn gated(
             if let Ok(permit) = gate.acquire().await {
                 permit.forget();
             }
-            Ok::<_, ReconcileError>(Action::Done)
+            Ok::<_, ReconcileError>(Action::done())
         }
     })
 }
@@ -86,7 +89,7 @@ async fn live_changes_overtake_the_initial_list() {
     let manager = Arc::new(manager(&server).build());
     let (seen, gate) = (Seen::default(), Arc::new(Semaphore::new(0)));
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .named("prio")
         .build(gated(&seen, &gate))
         .unwrap();
@@ -130,7 +133,7 @@ async fn the_plain_queue_keeps_first_in_first_out() {
     let manager = Arc::new(manager(&server).build());
     let (seen, gate) = (Seen::default(), Arc::new(Semaphore::new(0)));
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .named("fifo")
         .priority_queue(false)
         .build(gated(&seen, &gate))
@@ -172,7 +175,7 @@ async fn resyncs_come_at_low_priority_and_updates_at_normal() {
     let seen = Seen::default();
     let gate = Arc::new(Semaphore::new(1000));
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(gated(&seen, &gate))
         .unwrap();
     let running = spawn(&manager);
@@ -211,7 +214,7 @@ async fn requeues_and_retries_keep_their_priority_unless_the_action_names_one() 
     let recorded = seen.clone();
     let urgent = Priority::new(7).unwrap();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |request: Request, ctx: Context<ConfigMap>| {
                 recorded.record(&request, ctx.priority());
@@ -223,10 +226,10 @@ async fn requeues_and_retries_keep_their_priority_unless_the_action_names_one() 
                 async move {
                     match attempt {
                         1 => Err(ReconcileError::new("not yet")),
-                        2 => Ok(Action::RequeueAfter(Duration::from_secs(1))),
-                        3 => Ok(Action::Requeue.with_priority(urgent)),
-                        4 => Ok(Action::RequeueAfter(Duration::from_secs(1))),
-                        _ => Ok(Action::Done),
+                        2 => Ok(Action::requeue_after(Duration::from_secs(1))),
+                        3 => Ok(Action::requeue().with_priority(urgent)),
+                        4 => Ok(Action::requeue_after(Duration::from_secs(1))),
+                        _ => Ok(Action::done()),
                     }
                 }
             },

@@ -16,8 +16,11 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::api::{Api, PostParams};
 use kube_rt_controller_runtime::rbac::{Rule, Verb};
 use kube_rt_controller_runtime::{
-    Action, Context, Controller, EventRecord, EventType, LeaderElectionConfig, Manager,
-    ReconcileError, Request, reconciler_fn, reference_to,
+    cache::Metadata,
+    controller::{Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn},
+    events::{EventRecord, EventType, reference_to},
+    leader_election::LeaderElectionConfig,
+    manager::Manager,
 };
 use serde_json::json;
 
@@ -33,14 +36,14 @@ fn shown(manager: &Manager) -> Vec<String> {
 /// an event; it declares the Secret writes.
 fn register(manager: &Manager, declared: Vec<Rule>) {
     Controller::new(manager)
-        .for_::<ConfigMap>()
-        .owns::<Secret>()
+        .for_(Watch::of::<ConfigMap>())
+        .owns(Watch::of::<Secret>())
         .named("cm-to-secret")
         .permissions(declared)
         .build(reconciler_fn(
             move |req: Request, ctx: Context<ConfigMap>| async move {
                 let Some(cm) = ctx.get() else {
-                    return Ok(Action::Done);
+                    return Ok(Action::done());
                 };
                 let ns = req.key.namespace().unwrap_or_default().to_owned();
                 let secrets: Api<Secret> = Api::namespaced(ctx.client().clone(), &ns);
@@ -61,7 +64,7 @@ fn register(manager: &Manager, declared: Vec<Rule>) {
                         note: None,
                     },
                 );
-                Ok::<_, ReconcileError>(Action::Done)
+                Ok::<_, ReconcileError>(Action::done())
             },
         ))
         .unwrap();
@@ -82,6 +85,9 @@ async fn the_policy_holds_informers_recorder_leases_and_declared_writes() {
         shown(&manager),
         [
             "core/configmaps: list,watch",
+            // Owning Secrets: setting blockOwnerDeletion on them needs this where the
+            // OwnerReferencesPermissionEnforcement admission plugin runs.
+            "core/configmaps/finalizers: update",
             "core/secrets: list,watch,create",
             "coordination.k8s.io/leases: create",
             "coordination.k8s.io/leases [cm-to-secret]: get,update",
@@ -95,12 +101,12 @@ async fn the_policy_holds_informers_recorder_leases_and_declared_writes() {
     );
     let role = policy.cluster_role.clone().unwrap();
     assert_eq!(role.metadata.name.as_deref(), Some("cm-to-secret"));
-    assert_eq!(role.rules.unwrap().len(), 5);
+    assert_eq!(role.rules.unwrap().len(), 6);
     // Declaring a rule on the manager, or caching one more type, extends the policy.
     manager
         .require(Rule::of::<Node>().verbs([Verb::Get]))
         .unwrap();
-    let _ = manager.informer::<Node>();
+    manager.cache().informers::<Node>().unwrap();
     assert!(shown(&manager).contains(&"core/nodes: get,list,watch".to_owned()));
     assert!(
         manager.require(Rule::of::<Node>()).is_err(),
@@ -117,15 +123,18 @@ async fn a_namespaced_manager_gets_a_role_in_its_namespace() {
         .leader_election(LeaderElectionConfig::new("team", "op"))
         .build();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .event_recorder(false)
         .build(reconciler_fn(|_: Request, _: Context<ConfigMap>| async {
-            Ok::<_, ReconcileError>(Action::Done)
+            Ok::<_, ReconcileError>(Action::done())
         }))
         .unwrap();
-    let _ = manager.informer::<Node>();
+    manager.cache().informers::<Node>().unwrap();
     // A metadata-only cache lists and watches like a full one.
-    let _ = manager.metadata_informer::<k8s_openapi::api::core::v1::Secret>();
+    manager
+        .cache()
+        .informers::<Metadata<k8s_openapi::api::core::v1::Secret>>()
+        .unwrap();
     let policy = manager.rbac_policy("op");
     let cluster = policy.cluster_role.clone().unwrap().rules.unwrap();
     assert_eq!(cluster.len(), 1);

@@ -10,8 +10,8 @@ use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
 use kube_rt_controller_runtime::{
-    Action, Context, Controller, EventRecord, EventType, ReconcileError, Recorder, Request,
-    reconciler_fn, reference_to,
+    controller::{Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn},
+    events::{EventRecord, EventType, Recorder, reference_to},
 };
 
 fn record(reason: &str) -> EventRecord {
@@ -28,13 +28,13 @@ async fn shorthands_report_on_the_reconciled_object() {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .named("shorthand")
         .build(reconciler_fn(
             move |_req: Request, ctx: Context<ConfigMap>| async move {
                 ctx.normal_event("Synced", "ConfigMap synced");
                 ctx.warning_event("Odd", "no data.size");
-                Ok::<_, ReconcileError>(Action::Done)
+                Ok::<_, ReconcileError>(Action::done())
             },
         ))
         .unwrap();
@@ -89,7 +89,7 @@ async fn repeats_become_a_series() {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .named("mirror")
         .build(reconciler_fn(
             move |_req: Request, ctx: Context<ConfigMap>| async move {
@@ -101,7 +101,7 @@ async fn repeats_become_a_series() {
                     ctx.recorder()
                         .publish(reference_to(cm.as_ref()), record("Other"));
                 }
-                Ok::<_, ReconcileError>(Action::Done)
+                Ok::<_, ReconcileError>(Action::done())
             },
         ))
         .unwrap();
@@ -167,14 +167,16 @@ async fn a_repeat_after_the_series_window_starts_a_new_event() {
     recorder.publish(regarding.clone(), record("Synced"));
     eventually("the series", Duration::from_secs(30), || counts() == [2]).await;
     // Within the window: still the same event.
-    tokio::time::sleep(kube_rt_controller_runtime::SERIES_WINDOW - Duration::from_secs(60)).await;
+    tokio::time::sleep(kube_rt_controller_runtime::events::SERIES_WINDOW - Duration::from_secs(60))
+        .await;
     recorder.publish(regarding.clone(), record("Synced"));
     eventually("the third repeat", Duration::from_secs(30), || {
         counts() == [3]
     })
     .await;
     // The window is measured from the last repeat: past it, a new event starts.
-    tokio::time::sleep(kube_rt_controller_runtime::SERIES_WINDOW + Duration::from_secs(1)).await;
+    tokio::time::sleep(kube_rt_controller_runtime::events::SERIES_WINDOW + Duration::from_secs(1))
+        .await;
     recorder.publish(regarding, record("Synced"));
     eventually("a new event", Duration::from_secs(30), || {
         counts() == [1, 3]

@@ -11,7 +11,8 @@ use std::time::Duration;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
-    Action, Context, Controller, Error, Manager, Request, reconciler_fn,
+    controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
+    manager::{Error, Manager},
 };
 use tokio_util::sync::CancellationToken;
 
@@ -22,7 +23,7 @@ fn slow_controller(manager: &Manager, work: Duration) -> (Arc<AtomicUsize>, Arc<
     let finished = Arc::new(AtomicBool::new(false));
     let (s, f) = (started.clone(), finished.clone());
     Controller::new(manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn(
             move |_req: Request, _ctx: Context<ConfigMap>| {
                 let (started, finished) = (s.clone(), f.clone());
@@ -30,7 +31,7 @@ fn slow_controller(manager: &Manager, work: Duration) -> (Arc<AtomicUsize>, Arc<
                     started.fetch_add(1, Ordering::SeqCst);
                     tokio::time::sleep(work).await;
                     finished.store(true, Ordering::SeqCst);
-                    Ok::<_, Infallible>(Action::Done)
+                    Ok::<_, Infallible>(Action::done())
                 }
             },
         ))

@@ -2,8 +2,8 @@
 //!
 //! Two manager "slots" elect a leader on one Lease; each runs an informer factory and two
 //! controllers: `mirror` (ConfigMap → a Secret of the same name with the same data, owned by
-//! the ConfigMap: `owns::<Secret>()`) and `stamp` (Secret → an annotation listing its data
-//! keys). A driver makes random creates, updates and deletes of ConfigMaps over HTTP while the
+//! the ConfigMap: `owns(Watch::of::<Secret>())`) and `stamp` (Secret → an annotation listing
+//! its data keys). A driver makes random creates, updates and deletes of ConfigMaps over HTTP while the
 //! server injects faults; halfway through, the leading manager is shut down and replaced (a
 //! guaranteed handover), and a manager that loses its lease is replaced too. Then the driver
 //! and chaos stop, and the soak waits (with a deadline) for convergence and checks:
@@ -32,8 +32,11 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
 use kube::api::Api;
 use kube_rt_controller_runtime::{
-    Action, Context, Controller, ControllerHandle, Error, LeaderElectionConfig, Manager,
-    ReconcileError, Reconciler, Request,
+    controller::{
+        Action, Context, Controller, ControllerHandle, ReconcileError, Reconciler, Request, Watch,
+    },
+    leader_election::LeaderElectionConfig,
+    manager::{Error, Manager},
 };
 use parking_lot::Mutex;
 use tokio::time::Instant;
@@ -288,14 +291,14 @@ impl Slot {
             server: Arc::clone(server),
         };
         let mirror = Controller::new(&manager)
-            .for_::<ConfigMap>()
-            .owns::<Secret>()
+            .for_(Watch::of::<ConfigMap>())
+            .owns(Watch::of::<Secret>())
             .named("mirror")
             .max_concurrent_reconciles(2)
             .build(Mirror(witness.clone()))
             .expect("mirror controller");
         let stamp = Controller::new(&manager)
-            .for_::<Secret>()
+            .for_(Watch::of::<Secret>())
             .named("stamp")
             .max_concurrent_reconciles(2)
             .build(Stamp(witness))
@@ -384,8 +387,22 @@ fn convergence_gaps(server: &ApiServer, slots: &[Slot], journal: &Journal) -> Ve
             gaps.push(format!("slot {} has no manager", slot.name));
             continue;
         };
-        let have_cms = versions::<ConfigMap>(m.informer::<ConfigMap>().indexer().list());
-        let have_secrets = versions::<Secret>(m.informer::<Secret>().indexer().list());
+        let have_cms = versions::<ConfigMap>(
+            m.cache()
+                .informers::<ConfigMap>()
+                .unwrap()
+                .remove(0)
+                .indexer()
+                .list(),
+        );
+        let have_secrets = versions::<Secret>(
+            m.cache()
+                .informers::<Secret>()
+                .unwrap()
+                .remove(0)
+                .indexer()
+                .list(),
+        );
         if have_cms != want_cms {
             gaps.push(format!(
                 "{} ConfigMap cache {have_cms:?} != server {want_cms:?}",

@@ -1,6 +1,7 @@
 //! External sources and the handle's `enqueue`: keys from a stream or from anywhere reach the
 //! reconciler past predicates, a stream's errors and end are logged and counted while the
-//! controller runs on, and invalid settings fail the build with a clear error.
+//! controller runs on, and invalid settings fail the build (or, for a source's priority, its
+//! making) with a clear error.
 
 use crate::common;
 
@@ -10,9 +11,10 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::predicate::meta_fn;
-use kube_rt_controller_runtime::{
-    Action, Context, Controller, Error, ObjectKey, Priority, Request, reconciler_fn,
+use kube_rt_controller_runtime::ObjectKey;
+use kube_rt_controller_runtime::controller::predicate::meta_fn;
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, Error, KeyStream, Priority, Request, Watch, reconciler_fn,
 };
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
@@ -25,7 +27,7 @@ const LIMIT: Duration = Duration::from_secs(60);
 struct Seen(Arc<Mutex<Vec<(String, i32, Instant)>>>);
 
 impl Seen {
-    fn reconciler(&self) -> impl kube_rt_controller_runtime::Reconciler<ConfigMap> {
+    fn reconciler(&self) -> impl kube_rt_controller_runtime::controller::Reconciler<ConfigMap> {
         let seen = self.clone();
         reconciler_fn(move |request: Request, ctx: Context<ConfigMap>| {
             seen.0.lock().push((
@@ -33,7 +35,7 @@ impl Seen {
                 ctx.priority().get(),
                 Instant::now(),
             ));
-            async { Ok::<_, Infallible>(Action::Done) }
+            async { Ok::<_, Infallible>(Action::done()) }
         })
     }
 
@@ -84,11 +86,11 @@ async fn stream_keys_reach_the_reconciler_past_predicates_and_errors_and_ends_ar
         Ok(Request::new(key("after-error"))),
     ]);
     let handle = Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         // No watch event passes; source keys are not events of objects.
         .with_event_filter(meta_fn(|_| false))
         .watches_stream(finite)
-        .watches_stream_with_priority(from_channel, 5)
+        .watches_stream(KeyStream::new(from_channel).priority(Priority::new(5).unwrap()))
         .build(seen.reconciler())
         .unwrap();
     let running = spawn(&manager);
@@ -124,7 +126,7 @@ async fn the_handle_enqueues_with_a_priority_and_a_delay() {
     let manager = Arc::new(manager(&server).build());
     let seen = Seen::default();
     let handle = Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(seen.reconciler())
         .unwrap();
     // Before the manager starts: the key waits for the workers.
@@ -151,7 +153,7 @@ async fn the_handle_enqueues_with_a_priority_and_a_delay() {
 }
 
 #[tokio::test]
-async fn invalid_debounces_and_source_priorities_fail_the_build() {
+async fn invalid_debounces_fail_the_build_and_out_of_range_priorities_are_refused() {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = manager(&server).build();
     let reason = |result: Result<_, Error>| match result {
@@ -161,32 +163,30 @@ async fn invalid_debounces_and_source_priorities_fail_the_build() {
     let seen = Seen::default();
 
     let zero = Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .debounce(Duration::ZERO, Duration::from_secs(1))
         .build(seen.reconciler());
     assert!(reason(zero).contains("quiet time must be above zero"));
 
     let short = Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .debounce(Duration::from_secs(2), Duration::from_secs(1))
         .build(seen.reconciler());
     assert!(reason(short).contains("must be at least the quiet time"));
 
-    let (_sender, stream) = channel();
-    let out_of_range = Controller::new(&manager)
-        .for_::<ConfigMap>()
-        .watches_stream_with_priority(stream, 5000)
-        .build(seen.reconciler());
-    let message = reason(out_of_range);
-    assert!(message.contains("stream #1"), "{message}");
+    // A source's priority is checked where it is made: an out-of-range one never reaches the
+    // builder.
+    let error = Priority::new(5000).unwrap_err();
     assert!(
-        message.contains("priority 5000 is out of range"),
-        "{message}"
+        error.to_string().contains("priority 5000 is out of range"),
+        "{error}"
     );
+    assert!(Priority::try_from(-1001).is_err());
+    assert_eq!(Priority::new(1000).unwrap(), Priority::MAX);
 
     // Nothing was registered: the name is still free.
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .debounce(Duration::from_secs(1), Duration::from_secs(1))
         .build(seen.reconciler())
         .unwrap();

@@ -19,7 +19,7 @@ use apiserver_sim::FailRule;
 use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
-use kube_rt_controller_runtime::{Context, Controller, Request, reconciler_fn};
+use kube_rt_controller_runtime::controller::{Context, Controller, Request, Watch, reconciler_fn};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -29,8 +29,8 @@ async fn a_child_collected_while_its_owner_is_only_in_a_stale_cache_stays_delete
     let manager = Arc::new(manager(&server).build());
     let mirror =
         Controller::new(&manager)
-            .for_::<ConfigMap>()
-            .owns::<Secret>()
+            .for_(Watch::of::<ConfigMap>())
+            .owns(Watch::of::<Secret>())
             .named("mirror")
             .build(reconciler_fn(
                 |req: Request, ctx: Context<ConfigMap>| async move {
@@ -78,7 +78,10 @@ async fn a_child_collected_while_its_owner_is_only_in_a_stale_cache_stays_delete
     );
     assert!(
         manager
-            .informer::<ConfigMap>()
+            .cache()
+            .informers::<ConfigMap>()
+            .unwrap()
+            .remove(0)
             .indexer()
             .get_by_key(&"default/cm-1".parse().unwrap())
             .is_some()
@@ -87,7 +90,14 @@ async fn a_child_collected_while_its_owner_is_only_in_a_stale_cache_stays_delete
     // The cache catches up; the Secret never came back.
     server.clear_faults();
     eventually("the ConfigMap cache sees the deletion", LIMIT, || {
-        manager.informer::<ConfigMap>().indexer().list().is_empty()
+        manager
+            .cache()
+            .informers::<ConfigMap>()
+            .unwrap()
+            .remove(0)
+            .indexer()
+            .list()
+            .is_empty()
     })
     .await;
     assert!(!secret_exists());

@@ -13,9 +13,10 @@ use apiserver_sim::FailRule;
 use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::Selector;
-use kube_rt_controller_runtime::{
-    Action, Context, Controller, Error, Manager, Request, reconciler_fn,
+use kube_rt_controller_runtime::controller::{
+    self, Action, Context, Controller, Request, Watch, reconciler_fn,
 };
+use kube_rt_controller_runtime::manager::{Error, Manager};
 
 #[tokio::test(start_paused = true)]
 async fn reconciles_only_see_synced_caches() {
@@ -33,8 +34,8 @@ async fn reconciles_only_see_synced_caches() {
     let violations = Arc::new(AtomicUsize::new(0));
     let (c, v) = (calls.clone(), violations.clone());
     let controller = Controller::new(&manager)
-        .for_::<ConfigMap>()
-        .owns::<Secret>()
+        .for_(Watch::of::<ConfigMap>())
+        .owns(Watch::of::<Secret>())
         .max_concurrent_reconciles(4)
         .build(reconciler_fn(
             move |_req: Request, ctx: Context<ConfigMap>| {
@@ -50,7 +51,7 @@ async fn reconciles_only_see_synced_caches() {
                     if !ctx.cache_synced() || configmaps != 50 || secrets != 50 {
                         violations.fetch_add(1, Ordering::SeqCst);
                     }
-                    Ok::<_, Infallible>(Action::Done)
+                    Ok::<_, Infallible>(Action::done())
                 }
             },
         ))
@@ -81,10 +82,10 @@ async fn start_without_secrets(cache_sync_timeout: Option<Duration>) -> (Error, 
     }
     let manager = builder.build();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
-        .owns::<Secret>()
+        .for_(Watch::of::<ConfigMap>())
+        .owns(Watch::of::<Secret>())
         .build(reconciler_fn(
-            |_req: Request, _ctx: Context<ConfigMap>| async { Ok::<_, Infallible>(Action::Done) },
+            |_req: Request, _ctx: Context<ConfigMap>| async { Ok::<_, Infallible>(Action::done()) },
         ))
         .unwrap();
     let started = tokio::time::Instant::now();
@@ -125,30 +126,33 @@ async fn builder_rejects_duplicate_names_and_bad_settings() {
     let manager = Manager::builder(kube::Client::try_from(config).unwrap()).build();
     let noop = || {
         reconciler_fn(|_req: Request, _ctx: Context<ConfigMap>| async {
-            Ok::<_, Infallible>(Action::Done)
+            Ok::<_, Infallible>(Action::done())
         })
     };
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(noop())
         .unwrap();
     let error = Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(noop())
         .unwrap_err();
     assert!(
-        matches!(error, Error::DuplicateName(ref name) if name == "configmap"),
+        matches!(error, controller::Error::Manager(Error::DuplicateName(ref name)) if name == "configmap"),
         "{error}"
     );
     let error = Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .named("zero")
         .max_concurrent_reconciles(0)
         .build(noop())
         .unwrap_err();
-    assert!(matches!(error, Error::InvalidSetting { .. }), "{error}");
+    assert!(
+        matches!(error, controller::Error::InvalidSetting { .. }),
+        "{error}"
+    );
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .named("second")
         .build(noop())
         .unwrap();

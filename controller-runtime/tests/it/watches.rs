@@ -11,20 +11,24 @@ use std::time::Duration;
 use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::Selector;
-use kube_rt_controller_runtime::predicate::{LabelSelector, ResourceVersionChanged, not};
-use kube_rt_controller_runtime::{
-    Action, Context, Controller, Error, ObjectKey, Request, Runnable, Selectors, async_trait,
-    reconciler_fn,
+use kube_rt_controller_runtime::ObjectKey;
+use kube_rt_controller_runtime::cache::{self, ByObject};
+use kube_rt_controller_runtime::controller::predicate::{
+    LabelSelector, ResourceVersionChanged, not,
 };
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, Request, Watch, reconciler_fn,
+};
+use kube_rt_controller_runtime::manager::{Error, Runnable, async_trait};
 use tokio_util::sync::CancellationToken;
 
-fn counting(counts: &Counts) -> impl kube_rt_controller_runtime::Reconciler<ConfigMap> {
+fn counting(counts: &Counts) -> impl kube_rt_controller_runtime::controller::Reconciler<ConfigMap> {
     let seen = counts.clone();
     reconciler_fn(move |req: Request, _ctx: Context<ConfigMap>| {
         let seen = seen.clone();
         async move {
             seen.hit(&req.to_string());
-            Ok::<_, Infallible>(Action::Done)
+            Ok::<_, Infallible>(Action::done())
         }
     })
 }
@@ -42,14 +46,15 @@ async fn mappers_and_predicates_choose_the_requests() {
     let only_labelled = LabelSelector([("watched", "yes")].into_iter().collect::<Selector>());
     Controller::new(&manager)
         // Config maps labelled `ignored=yes` are never reconciled.
-        .for_with::<ConfigMap>(not(LabelSelector(
+        .for_(Watch::of::<ConfigMap>().predicate(not(LabelSelector(
             [("ignored", "yes")].into_iter().collect::<Selector>(),
-        )))
+        ))))
         // Nothing for resyncs and relists of unchanged objects.
         .with_event_filter(ResourceVersionChanged)
         // A Secret labelled `config=<name>` requests the config maps `<name>` and `<name>-copy`,
         // but only Secrets labelled `watched=yes` count.
-        .watches_with(
+        .watches(
+            Watch::of::<Secret>().predicate(only_labelled),
             |secret: &Secret| {
                 let name = secret
                     .metadata
@@ -62,7 +67,6 @@ async fn mappers_and_predicates_choose_the_requests() {
                     .filter_map(|name| ObjectKey::namespaced(NS, &name).ok())
                     .collect::<Vec<_>>()
             },
-            only_labelled,
         )
         .build(counting(&counts))
         .unwrap();
@@ -123,12 +127,12 @@ async fn the_manager_scopes_its_caches() {
     let manager = Arc::new(
         manager(&server)
             .namespace(NS)
-            .selectors_for::<ConfigMap>(Selectors::new().labels("team=a"))
+            .by_object(ByObject::of::<ConfigMap>().labels("team=a"))
             .build(),
     );
     let counts = Counts::default();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(counting(&counts))
         .unwrap();
     let running = spawn(&manager);
@@ -146,7 +150,7 @@ async fn the_manager_scopes_its_caches() {
     assert_eq!(cached.len(), 1);
     assert!(matches!(
         manager.cache().lister::<Secret>(),
-        Err(Error::NotCached(_))
+        Err(cache::Error::NotCached(_))
     ));
 
     manager.shutdown_handle().shutdown();
@@ -177,7 +181,7 @@ async fn a_failing_runnable_stops_the_manager() {
     let manager = manager(&server).build();
     let counts = Counts::default();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(counting(&counts))
         .unwrap();
     manager.add(Failing).unwrap();

@@ -11,10 +11,11 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube_rt_controller_runtime::{
-    Action, Context, Controller, Error, LeaderElectionConfig, Manager, ReconcileError, Request,
-    reconciler_fn,
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
+use kube_rt_controller_runtime::leader_election::LeaderElectionConfig;
+use kube_rt_controller_runtime::manager::{Error, Manager};
 
 use crate::journal::Writer;
 use crate::workload;
@@ -103,7 +104,9 @@ pub fn run(env: MemberEnv) -> i32 {
     };
     match runtime.block_on(serve(&env, client, log)) {
         Ok(()) => 0,
-        Err(Error::LeadershipLost) => LOST_LEASE_EXIT,
+        Err(e) if matches!(e.downcast_ref::<Error>(), Some(Error::LeadershipLost)) => {
+            LOST_LEASE_EXIT
+        }
         Err(e) => {
             eprintln!("member {}: {e}", env.identity);
             2
@@ -119,7 +122,13 @@ async fn client(env: &MemberEnv) -> Result<kube::Client, String> {
     kube::Client::try_from(config).map_err(|e| e.to_string())
 }
 
-async fn serve(env: &MemberEnv, client: kube::Client, log: Writer) -> Result<(), Error> {
+/// Runs the member's manager until it stops; a controller that cannot be built or the
+/// manager's own error ends it.
+async fn serve(
+    env: &MemberEnv,
+    client: kube::Client,
+    log: Writer,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let election = LeaderElectionConfig::new(NS, LEASE)
         .identity(env.identity.clone())
         .lease_duration(Duration::from_secs(LEASE_SECS))
@@ -134,8 +143,8 @@ async fn serve(env: &MemberEnv, client: kube::Client, log: Writer) -> Result<(),
     );
     let mirror_log = log.clone();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
-        .owns::<Secret>()
+        .for_(Watch::of::<ConfigMap>())
+        .owns(Watch::of::<Secret>())
         .named("mirror")
         .max_concurrent_reconciles(2)
         .build(reconciler_fn(
@@ -149,7 +158,7 @@ async fn serve(env: &MemberEnv, client: kube::Client, log: Writer) -> Result<(),
             },
         ))?;
     Controller::new(&manager)
-        .for_::<Secret>()
+        .for_(Watch::of::<Secret>())
         .named("stamp")
         .max_concurrent_reconciles(2)
         .build(reconciler_fn(move |req: Request, ctx: Context<Secret>| {
@@ -173,7 +182,7 @@ async fn serve(env: &MemberEnv, client: kube::Client, log: Writer) -> Result<(),
     };
     let outcome = manager.start().await;
     snapshots.abort();
-    outcome
+    Ok(outcome?)
 }
 
 /// Writes the cache to `path` (through a rename, so the parent never reads half of it).
@@ -183,8 +192,20 @@ fn write_snapshot(manager: &Manager, path: &std::path::Path) {
             .map(|(name, rv)| (name, rv.unwrap_or_default()))
             .collect()
     };
-    let cms = manager.informer::<ConfigMap>().indexer().list();
-    let secrets = manager.informer::<Secret>().indexer().list();
+    let cms = manager
+        .cache()
+        .informers::<ConfigMap>()
+        .unwrap()
+        .remove(0)
+        .indexer()
+        .list();
+    let secrets = manager
+        .cache()
+        .informers::<Secret>()
+        .unwrap()
+        .remove(0)
+        .indexer()
+        .list();
     let snapshot: Snapshot = [
         (
             "configmaps".to_owned(),

@@ -2,7 +2,8 @@
 //! their input.
 //!
 //! - `mirror` (ConfigMap → a Secret of the same name holding the same data, with a controller
-//!   reference to the ConfigMap; it `owns::<Secret>()`, so every Secret write comes back to it);
+//!   reference to the ConfigMap; it `owns(Watch::of::<Secret>())`, so every Secret write comes
+//!   back to it);
 //! - `stamp` (Secret → an annotation listing the Secret's data keys; its patch is a Secret
 //!   write, which `mirror` sees through `owns`, and which must not make `mirror` write again);
 //! - the driver: random creates, merge-patch updates and deletes of a fixed set of ConfigMap
@@ -21,7 +22,8 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
 use kube_rt_controller_runtime::{
-    Action, Context, ReconcileError, Request, create_or_update, set_controller_reference,
+    controller::{Action, Context, ReconcileError, Request},
+    util::{create_or_update, set_controller_reference},
 };
 use serde_json::json;
 
@@ -63,7 +65,7 @@ pub fn data_keys(secret: &Secret) -> String {
 /// the create path costs one request per creation, and none on the steady path.
 pub async fn mirror(req: &Request, ctx: &Context<ConfigMap>) -> Result<Action, ReconcileError> {
     let Some(config) = ctx.get() else {
-        return Ok(Action::Done);
+        return Ok(Action::done());
     };
     let namespace = config.namespace().unwrap_or_default();
     let secrets: Api<Secret> = Api::namespaced(ctx.client().clone(), &namespace);
@@ -72,7 +74,7 @@ pub async fn mirror(req: &Request, ctx: &Context<ConfigMap>) -> Result<Action, R
         if live.and_then(|live| live.metadata.uid) != config.metadata.uid {
             // Deleted (or replaced) on the server: its delete or add event is on its way to
             // the cache and reconciles the key again.
-            return Ok(Action::Done);
+            return Ok(Action::done());
         }
     }
     let data = mirrored_data(&config);
@@ -84,23 +86,23 @@ pub async fn mirror(req: &Request, ctx: &Context<ConfigMap>) -> Result<Action, R
     .await?;
     match owner_error {
         Some(e) => Err(ReconcileError::terminal(e)),
-        None => Ok(Action::Done),
+        None => Ok(Action::done()),
     }
 }
 
 /// `stamp`'s reconcile: sets [`KEYS_ANNOTATION`] when it is not already right.
 pub async fn stamp(ctx: &Context<Secret>) -> Result<Action, ReconcileError> {
     let Some(secret) = ctx.get() else {
-        return Ok(Action::Done);
+        return Ok(Action::done());
     };
     let keys = data_keys(&secret);
     if secret.annotations().get(KEYS_ANNOTATION) == Some(&keys) {
-        return Ok(Action::Done);
+        return Ok(Action::done());
     }
     let patch = json!({"metadata": {"annotations": {KEYS_ANNOTATION: keys}}});
     ctx.patch(&PatchParams::default(), &Patch::Merge(patch))
         .await?;
-    Ok(Action::Done)
+    Ok(Action::done())
 }
 
 /// The driver's next operation, drawn from `rng`: a create, a merge-patch update or a delete of

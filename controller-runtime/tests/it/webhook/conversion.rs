@@ -8,7 +8,7 @@ use std::time::Duration;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::core::NamespaceResourceScope;
 use kube_rt_controller_runtime::webhook::{
-    Conversion, ConversionError, Convertible, WebhookError, WebhookServer,
+    Conversion, ConversionError, Convertible, Error as WebhookError, WebhookServer,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::Error;
+use kube_rt_controller_runtime::manager::Error;
 use kube_rt_controller_runtime::webhook::{
     AdmissionRequest, AdmissionResponse, Webhook, WebhookServer, admission_fn,
 };
@@ -32,7 +32,7 @@ async fn the_manager_serves_webhooks_before_its_caches_sync_and_reports_them() {
             .webhook_server(test_config(dir.path()))
             .build(),
     );
-    manager.informer::<ConfigMap>();
+    manager.cache().informers::<ConfigMap>().unwrap();
     let webhook = Webhook::raw(
         "/check",
         admission_fn(|request: AdmissionRequest| async move {
@@ -45,16 +45,16 @@ async fn the_manager_serves_webhooks_before_its_caches_sync_and_reports_them() {
     manager.add_webhook(webhook).unwrap();
     let running = spawn(&manager);
     eventually("the webhook listener", Duration::from_secs(10), || {
-        manager.webhook_addr().is_some()
+        manager.addresses().webhook.is_some()
     })
     .await;
     eventually("the probe listener", Duration::from_secs(10), || {
-        manager.health_probe_addr().is_some()
+        manager.addresses().health_probes.is_some()
     })
     .await;
     let (webhooks, probes) = (
-        manager.webhook_addr().unwrap(),
-        manager.health_probe_addr().unwrap(),
+        manager.addresses().webhook.unwrap(),
+        manager.addresses().health_probes.unwrap(),
     );
 
     // Serving while the caches are not synced; readiness names both.
