@@ -158,9 +158,10 @@ fn join(before: Option<String>, selector: String) -> String {
 
 /// Where a kind is cached: across all namespaces (one watch) or in a set of namespaces (one
 /// watch each). Cluster-scoped kinds are always cached cluster-wide.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Namespaces {
     /// One watch across all namespaces.
+    #[default]
     All,
     /// One watch per namespace.
     Only(BTreeSet<String>),
@@ -221,12 +222,6 @@ pub(crate) struct CacheOptions {
     pub(crate) default_namespaces: Namespaces,
     pub(crate) default_selectors: Selectors,
     by_kind: HashMap<KindId, KindSettings>,
-}
-
-impl Default for Namespaces {
-    fn default() -> Self {
-        Self::All
-    }
 }
 
 impl CacheOptions {
