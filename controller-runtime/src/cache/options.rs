@@ -60,8 +60,10 @@ pub struct ByObject<T: Object = DynamicObject> {
     kind: String,
     namespaced: bool,
     namespaces: Option<BTreeSet<String>>,
-    labels: Option<String>,
-    fields: Option<String>,
+    /// Every label selector given, each required.
+    labels: Option<BTreeSet<String>>,
+    /// Every field selector given, each required.
+    fields: Option<BTreeSet<String>>,
     transform: Option<TransformFn<T>>,
 }
 
@@ -119,14 +121,14 @@ impl<T: Object> ByObject<T> {
     /// Only objects whose labels match `selector` (e.g. `app=web,tier!=db`) are cached; with
     /// several, objects must match all of them.
     pub fn labels(mut self, selector: impl Into<String>) -> Self {
-        self.labels = Some(join(self.labels.take(), selector.into()));
+        require(&mut self.labels, selector.into());
         self
     }
 
     /// Only objects whose fields match `selector` (e.g. `spec.nodeName=node-a`) are cached;
     /// with several, objects must match all of them.
     pub fn fields(mut self, selector: impl Into<String>) -> Self {
-        self.fields = Some(join(self.fields.take(), selector.into()));
+        require(&mut self.fields, selector.into());
         self
     }
 
@@ -145,15 +147,23 @@ impl<T: Object> ByObject<T> {
     }
 }
 
-/// Both selectors, each required: `a,b`.
-fn join(before: Option<String>, selector: String) -> String {
-    match before {
-        Some(before) if !before.is_empty() && !selector.is_empty() => {
-            format!("{before},{selector}")
-        }
-        Some(before) if selector.is_empty() => before,
-        _ => selector,
+/// Adds `selector` to the selectors that must all match (an empty one matches everything, so
+/// it only marks the selectors as given).
+fn require(selectors: &mut Option<BTreeSet<String>>, selector: String) {
+    let selectors = selectors.get_or_insert_with(BTreeSet::new);
+    if !selector.is_empty() {
+        selectors.insert(selector);
     }
+}
+
+/// Every selector of a set, each required: `a,b`, in the set's order, so the result does not
+/// depend on the order they were given in.
+fn all_of(selectors: &BTreeSet<String>) -> String {
+    selectors
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Where a kind is cached: across all namespaces (one watch) or in a set of namespaces (one
@@ -200,8 +210,10 @@ impl Namespaces {
 struct KindSettings {
     /// `Some(empty)`: all namespaces, asked for explicitly.
     namespaces: Option<BTreeSet<String>>,
-    labels: Option<String>,
-    fields: Option<String>,
+    /// `Some(empty)`: no label selector, asked for explicitly (the default does not apply).
+    labels: Option<BTreeSet<String>>,
+    /// `Some(empty)`: no field selector, asked for explicitly.
+    fields: Option<BTreeSet<String>>,
     /// Per representation (`true`: metadata-only): a `TransformFn` of its object type.
     transforms: HashMap<bool, Arc<dyn Any + Send + Sync>>,
     /// What contradicts: reported whenever the kind's cache is made, and by `start`.
@@ -251,10 +263,10 @@ impl CacheOptions {
             }
         }
         if let Some(labels) = settings.labels {
-            kind.labels = Some(join(kind.labels.take(), labels));
+            kind.labels.get_or_insert_with(BTreeSet::new).extend(labels);
         }
         if let Some(fields) = settings.fields {
-            kind.fields = Some(join(kind.fields.take(), fields));
+            kind.fields.get_or_insert_with(BTreeSet::new).extend(fields);
         }
         if let Some(transform) = settings.transform {
             let previous = kind
@@ -285,11 +297,11 @@ impl CacheOptions {
             (true, None) => self.default_namespaces.clone(),
         };
         let mut selectors = self.default_selectors.clone();
-        if let Some(labels) = own.and_then(|own| own.labels.clone()) {
-            selectors = selectors.labels(labels);
+        if let Some(labels) = own.and_then(|own| own.labels.as_ref()) {
+            selectors = selectors.labels(all_of(labels));
         }
-        if let Some(fields) = own.and_then(|own| own.fields.clone()) {
-            selectors = selectors.fields(fields);
+        if let Some(fields) = own.and_then(|own| own.fields.as_ref()) {
+            selectors = selectors.fields(all_of(fields));
         }
         let transform = own
             .and_then(|own| own.transforms.get(&spec.key.metadata))
