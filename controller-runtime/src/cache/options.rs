@@ -328,3 +328,7 @@ impl CacheOptions {
             .collect()
     }
 }
+
+#[cfg(test)]
+#[path = "options_tests.rs"]
+mod tests;
