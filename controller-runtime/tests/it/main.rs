@@ -31,6 +31,7 @@ mod soak;
 mod sources;
 mod stale_owner;
 mod sync;
+mod watch_matrix;
 mod watches;
 #[cfg(feature = "webhook")]
 mod webhook;
