@@ -1,5 +1,6 @@
 //! [`TestEnvBuilder`]: which CRDs to install, how the simulator is configured, how long waits
-//! last, and whether webhooks are wired.
+//! last, and whether webhooks are wired; [`TestEnv::builder`] and [`TestEnv::start`], the ways
+//! to a [`TestEnv`].
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -21,6 +22,18 @@ enum CrdSource {
 }
 
 type Configure = Box<dyn FnOnce(ApiServerBuilder) -> ApiServerBuilder + Send>;
+
+impl TestEnv {
+    /// A builder: CRDs, simulator options, the wait timeout, webhooks.
+    pub fn builder() -> TestEnvBuilder {
+        TestEnvBuilder::default()
+    }
+
+    /// An environment with no CRDs and the default options.
+    pub async fn start() -> Result<Self, Error> {
+        Self::builder().start().await
+    }
+}
 
 /// Builds a [`TestEnv`]; from [`TestEnv::builder`].
 #[must_use]

@@ -2,16 +2,14 @@
 //! stopped with the test.
 
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::ApiServer;
-use controller_runtime::{Manager, ManagerBuilder};
+use controller_runtime::manager::{Manager, ManagerBuilder};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Client;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::builder::TestEnvBuilder;
 use crate::error::Error;
 use crate::running::RunningManager;
 use crate::wait::{Outcome, eventually};
@@ -42,16 +40,6 @@ impl std::fmt::Debug for TestEnv {
 }
 
 impl TestEnv {
-    /// A builder: CRDs, simulator options, the wait timeout, webhooks.
-    pub fn builder() -> TestEnvBuilder {
-        TestEnvBuilder::default()
-    }
-
-    /// An environment with no CRDs and the default options.
-    pub async fn start() -> Result<Self, Error> {
-        Self::builder().start().await
-    }
-
     /// The simulator, to seed objects, read its own view, or inject faults.
     pub fn server(&self) -> &ApiServer {
         &self.server
@@ -84,7 +72,7 @@ impl TestEnv {
 
     /// A manager builder for this environment's client that ignores SIGINT/SIGTERM and stops
     /// with the environment (with a webhook server presenting the environment's certificate when
-    /// it was built with [`webhooks`](TestEnvBuilder::webhooks)). Configure it further, register
+    /// it was built with [`webhooks`](crate::TestEnvBuilder::webhooks)). Configure it further, register
     /// controllers on what it builds, then [`start_manager`](Self::start_manager).
     pub fn manager_builder(&self) -> ManagerBuilder {
         let builder = Manager::builder(self.client())
@@ -106,12 +94,13 @@ impl TestEnv {
     /// Starts `manager` in the background; the returned handle waits for its caches, stops it
     /// and reports how it ended.
     pub fn start_manager(&self, manager: Manager) -> RunningManager {
-        let manager = Arc::new(manager);
-        let task = tokio::spawn({
-            let manager = Arc::clone(&manager);
-            async move { manager.start().await }
-        });
-        RunningManager::new(self, manager, task)
+        RunningManager::start(
+            manager,
+            self.timeout,
+            self.client(),
+            #[cfg(feature = "webhook")]
+            self.certs.as_ref().map(|certs| certs.ca_pem().to_vec()),
+        )
     }
 
     /// Polls `check` until it holds, for at most the environment's [`timeout`](Self::timeout):

@@ -40,7 +40,7 @@ pub enum Error {
     },
     /// A manager refused its configuration, failed to start, or stopped with an error.
     #[error("manager: {0}")]
-    Manager(#[from] controller_runtime::Error),
+    Manager(#[from] controller_runtime::manager::Error),
     /// A manager's task panicked.
     #[error("the manager's task panicked: {0}")]
     ManagerPanicked(String),
@@ -72,7 +72,7 @@ pub enum Error {
         name: String,
         /// The API error.
         #[source]
-        source: controller_runtime::Error,
+        source: controller_runtime::util::Error,
     },
     /// The environment was built without webhooks ([`TestEnvBuilder::webhooks`](crate::TestEnvBuilder::webhooks)).
     #[cfg(feature = "webhook")]

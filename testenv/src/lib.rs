@@ -22,7 +22,7 @@
 //!    stops everything.
 //!
 //! ```
-//! use controller_runtime::{Action, Context, Controller, Request, reconciler_fn};
+//! use controller_runtime::prelude::*;
 //! use kube::api::{Api, Patch, PatchParams, PostParams};
 //! use kube::CustomResource;
 //! use kube_rt_testenv::TestEnv;
@@ -48,13 +48,13 @@
 //!
 //! // The operator under test: it copies spec.size into status.seen.
 //! let manager = env.manager();
-//! Controller::new(&manager).for_::<Widget>().build(reconciler_fn(
+//! Controller::new(&manager).for_(Watch::of::<Widget>()).build(reconciler_fn(
 //!     |_: Request, ctx: Context<Widget>| async move {
 //!         if let Some(widget) = ctx.get() {
 //!             let status = serde_json::json!({"status": {"seen": widget.spec.size}});
 //!             ctx.patch_status(&PatchParams::default(), &Patch::Merge(&status)).await?;
 //!         }
-//!         Ok::<_, kube::Error>(Action::Done)
+//!         Ok::<_, kube::Error>(Action::done())
 //!     },
 //! ))?;
 //! let running = env.start_manager(manager);

@@ -3,19 +3,19 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use controller_runtime::Manager;
+use controller_runtime::manager::{self, Manager};
 use kube::Client;
 use tokio::task::JoinHandle;
 
-use crate::env::TestEnv;
 use crate::error::Error;
 use crate::wait::eventually;
 
-/// A manager running in the background of a test. Stops with its [`TestEnv`], or earlier with
-/// [`stop`](Self::stop), which also reports whether it failed.
+/// A manager running in the background of a test. Stops with its
+/// [`TestEnv`](crate::TestEnv), or earlier with [`stop`](Self::stop), which also reports
+/// whether it failed.
 pub struct RunningManager {
     manager: Arc<Manager>,
-    task: JoinHandle<Result<(), controller_runtime::Error>>,
+    task: JoinHandle<Result<(), manager::Error>>,
     pub(crate) timeout: Duration,
     pub(crate) client: Client,
     #[cfg(feature = "webhook")]
@@ -32,18 +32,26 @@ impl std::fmt::Debug for RunningManager {
 }
 
 impl RunningManager {
-    pub(crate) fn new(
-        env: &TestEnv,
-        manager: Arc<Manager>,
-        task: JoinHandle<Result<(), controller_runtime::Error>>,
+    /// Starts `manager` in the background; `timeout` bounds the waits, `client` writes the
+    /// webhook configurations, `ca_pem` is the CA of the webhook server's certificate.
+    pub(crate) fn start(
+        manager: Manager,
+        timeout: Duration,
+        client: Client,
+        #[cfg(feature = "webhook")] ca_pem: Option<Vec<u8>>,
     ) -> Self {
+        let manager = Arc::new(manager);
+        let task = tokio::spawn({
+            let manager = Arc::clone(&manager);
+            async move { manager.start().await }
+        });
         Self {
             manager,
             task,
-            timeout: env.timeout,
-            client: env.client(),
+            timeout,
+            client,
             #[cfg(feature = "webhook")]
-            ca_pem: env.certs.as_ref().map(|certs| certs.ca_pem().to_vec()),
+            ca_pem,
         }
     }
 

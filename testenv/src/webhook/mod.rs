@@ -6,7 +6,7 @@ mod certs;
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use controller_runtime::create_or_update;
+use controller_runtime::util::create_or_update;
 use controller_runtime::webhook::{ClientConfig, WebhookServerConfig};
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
@@ -43,7 +43,7 @@ impl RunningManager {
             "the manager's webhook server to listen",
             self.timeout,
             || {
-                let addr = self.manager().webhook_addr();
+                let addr = self.manager().addresses().webhook;
                 let stopped = self.is_finished();
                 async move { addr.map(Some).or(stopped.then_some(None)) }
             },

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
+use controller_runtime::prelude::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::CustomResource;
 use kube::api::{Api, PostParams};
@@ -32,12 +32,12 @@ async fn a_started_manager_reconciles_and_stops_cleanly() {
     let seen = Arc::new(AtomicUsize::new(0));
     let manager = env.manager();
     Controller::new(&manager)
-        .for_::<ConfigMap>()
+        .for_(Watch::of::<ConfigMap>())
         .build(reconciler_fn({
             let seen = Arc::clone(&seen);
             move |_: Request, _: Context<ConfigMap>| {
                 seen.fetch_add(1, Ordering::SeqCst);
-                async { Ok::<_, ReconcileError>(Action::Done) }
+                async { Ok::<_, ReconcileError>(Action::done()) }
             }
         }))
         .unwrap();
@@ -63,9 +63,9 @@ async fn a_manager_whose_cache_never_syncs_reports_its_error() {
         .cache_sync_timeout(Duration::from_millis(300))
         .build();
     Controller::new(&manager)
-        .for_::<Missing>()
+        .for_(Watch::of::<Missing>())
         .build(reconciler_fn(|_: Request, _: Context<Missing>| async {
-            Ok::<_, ReconcileError>(Action::Done)
+            Ok::<_, ReconcileError>(Action::done())
         }))
         .unwrap();
     let mut running = env.start_manager(manager);
