@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
-use controller_runtime::{Action, Context, Controller, Manager, ReconcileError, reconciler_fn};
+use controller_runtime::prelude::*;
 use k8s_openapi::api::core::v1::Pod;
 use parking_lot::Mutex;
 use serde::Serialize;
@@ -96,7 +96,7 @@ pub async fn run(objects: usize, events: usize, rate: u32) -> Result<LatencyFigu
     let record = Arc::new(Record::default());
     let reconciler = reconciler_fn({
         let (record, marker) = (Arc::clone(&record), marker.clone());
-        move |request: controller_runtime::Request, ctx: Context<Pod>| {
+        move |request: Request, ctx: Context<Pod>| {
             let started = now_ns();
             let (record, marker) = (Arc::clone(&record), marker.clone());
             async move {
@@ -122,21 +122,27 @@ pub async fn run(objects: usize, events: usize, rate: u32) -> Result<LatencyFigu
                     }
                 }
                 record.reconciles.fetch_add(1, Ordering::Relaxed);
-                Ok::<_, ReconcileError>(Action::Done)
+                Ok::<_, ReconcileError>(Action::done())
             }
         }
     });
     Controller::new(&manager)
-        .for_::<Pod>()
+        .for_(Watch::of::<Pod>())
         .named("latency")
         .build(reconciler)?;
-    let informer = manager.informer::<Pod>();
+    // One informer: Pods are cached across all namespaces.
+    let informers = manager.cache().informers::<Pod>()?;
     let running = tokio::spawn({
         let manager = Arc::clone(&manager);
         async move { manager.start().await }
     });
 
-    tokio::time::timeout(PHASE_TIMEOUT, informer.synced())
+    let synced = async {
+        for informer in &informers {
+            informer.synced().await;
+        }
+    };
+    tokio::time::timeout(PHASE_TIMEOUT, synced)
         .await
         .context("sync timed out")?;
     wait_until("the initial reconciles", || {

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail, ensure};
-use controller_runtime::{Action, Context, Controller, ReconcileError, Request, reconciler_fn};
+use controller_runtime::prelude::*;
 use k8s_openapi::api::core::v1::Pod;
 use parking_lot::Mutex;
 use serde::Serialize;
@@ -156,23 +156,29 @@ async fn run_one(objects: usize, prioritized: bool) -> Result<Round> {
                 let mut span = record.span.lock();
                 let first = span.map_or(began, |(first, _)| first);
                 *span = Some((first, Instant::now()));
-                Ok::<_, ReconcileError>(Action::Done)
+                Ok::<_, ReconcileError>(Action::done())
             }
         }
     });
     Controller::new(&manager)
-        .for_::<Pod>()
+        .for_(Watch::of::<Pod>())
         .named(if prioritized { "priority" } else { "plain" })
         .priority_queue(prioritized)
         .max_concurrent_reconciles(1)
         .build(reconciler)?;
-    let informer = manager.informer::<Pod>();
+    // One informer: Pods are cached across all namespaces.
+    let informers = manager.cache().informers::<Pod>()?;
     let running = tokio::spawn({
         let manager = Arc::clone(&manager);
         async move { manager.start().await }
     });
 
-    tokio::time::timeout(PHASE_TIMEOUT, informer.synced())
+    let synced = async {
+        for informer in &informers {
+            informer.synced().await;
+        }
+    };
+    tokio::time::timeout(PHASE_TIMEOUT, synced)
         .await
         .context("sync timed out")?;
     wait_until("the changed pod's reconcile as a listed pod", || {
