@@ -1,28 +1,20 @@
-//! Examples of this workspace's crates.
+//! What the examples share that is not the point of any of them: where they run
+//! ([`cluster`]: the configured cluster, or an embedded `apiserver-sim`), their logging
+//! ([`logging`]), and the nginx Deployment both example operators keep ([`deployment`]).
 //!
-//! * [`sample`]: the sample-controller, a port of kubernetes/sample-controller on
-//!   `controller-runtime` (binary `sample-controller`), with the [`foo`] custom resource.
-//! * [`pod_index`]: a reflector writing into an indexer, no informer (example `pod-index`).
-//! * [`workqueue_only`]: a rate-limited queue with workers, no Kubernetes (example
-//!   `workqueue-only`).
-//! * [`configmap_mirror`]: an informer factory and two handlers mirroring ConfigMaps across
-//!   namespaces, with a finalizer (example `configmap-mirror`).
-//! * [`config_reloader`]: a controller-runtime operator that rolls Deployments out again when a
-//!   ConfigMap they reference changes, finding them through a field index (example
-//!   `config-reloader`).
-//! * [`foo_webhooks`]: an operator with validating, defaulting and conversion webhooks for a
-//!   two-version Foo, its certificates made at start (binary `foo-webhooks`).
+//! The examples themselves are readable on their own, each in its own file or folder:
 //!
-//! The examples run against the cluster the environment configures, or against an embedded
-//! `apiserver-sim` ([`cluster`]) when there is none.
+//! * `src/bin/sample-controller/`: a port of kubernetes/sample-controller on
+//!   `controller-runtime` (Foo → Deployment).
+//! * `src/bin/foo-webhooks/`: an operator with validating, defaulting and conversion webhooks
+//!   for a two-version Foo, its certificates made at start.
+//! * `examples/pod-index.rs`: a reflector writing into an indexer, no informer.
+//! * `examples/workqueue-only.rs`: a rate-limited queue with workers, no Kubernetes.
+//! * `examples/configmap-mirror.rs`: an informer factory and two handlers mirroring ConfigMaps
+//!   across namespaces, with a finalizer.
+//! * `examples/config-reloader.rs`: a controller-runtime operator that rolls Deployments out
+//!   again when a ConfigMap they reference changes, finding them through a field index.
 
 pub mod cluster;
-pub mod config_reloader;
-pub mod configmap_mirror;
-pub mod foo;
-pub mod foo_webhooks;
+pub mod deployment;
 pub mod logging;
-pub mod pod_index;
-pub mod recorder;
-pub mod sample;
-pub mod workqueue_only;

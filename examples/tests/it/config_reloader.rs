@@ -1,7 +1,12 @@
 //! `config-reloader`: a ConfigMap change reaches exactly the Deployments that reference it,
-//! through the field index.
+//! through the field index. The example's file is compiled into this test, which calls its
+//! `run`.
 
-use examples::config_reloader::{run, stamped_versions, web_deployment};
+#[path = "../../examples/config-reloader.rs"]
+#[allow(dead_code)]
+mod example;
+
+use example::{run, stamped_versions, web_deployment};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Patch, PatchParams, PostParams};

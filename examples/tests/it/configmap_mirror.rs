@@ -1,6 +1,11 @@
 //! `configmap-mirror`: copies appear, follow edits, are repaired, and go with their source.
+//! The example's file is compiled into this test, which calls its `run`.
 
-use examples::configmap_mirror::{FINALIZER, MirrorConfig, SOURCE_LABEL, run, seed_demo};
+#[path = "../../examples/configmap-mirror.rs"]
+#[allow(dead_code)]
+mod example;
+
+use example::{FINALIZER, MirrorConfig, SOURCE_LABEL, run, seed_demo};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{DeleteParams, Patch, PatchParams};
 use kube::{Api, ResourceExt};

@@ -1,20 +1,21 @@
 //! The sample-controller in a manager against the simulator: create a Foo, see its Deployment,
 //! change replicas, see the update and the status, delete the Foo, see the Deployment collected.
 
-use examples::foo::{Foo, crd, new_foo};
-use examples::sample::{self, RESYNC_PERIOD};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Event;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
 use testenv::TestEnv;
 
+use crate::sample_controller::controller::{RESYNC_PERIOD, register};
+use crate::sample_controller::foo::{Foo, crd, new_foo};
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn foo_lifecycle() {
     let env = TestEnv::builder().crd(crd()).start().await.unwrap();
     let client = env.client();
     let manager = env.manager_builder().resync_period(RESYNC_PERIOD).build();
-    sample::register(&manager).unwrap();
+    register(&manager).unwrap();
     let running = env.start_manager(manager);
 
     let foos: Api<Foo> = Api::namespaced(client.clone(), "default");

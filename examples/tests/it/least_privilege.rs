@@ -7,9 +7,7 @@
 //! fresh manager on a fresh Foo and stops it once the refusal came.
 
 use apiserver_sim::{ApiServer, Denial};
-use controller_runtime::Manager;
-use examples::foo::{Foo, crd, new_foo};
-use examples::sample::{self, LEASE_NAME, Settings};
+use controller_runtime::manager::{self, Manager};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Event, ServiceAccount};
@@ -18,6 +16,10 @@ use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client, ResourceExt};
 use testenv::{DEFAULT_TIMEOUT as DEADLINE, TestEnv};
 use tokio_util::sync::CancellationToken;
+
+use crate::sample_controller::controller::register;
+use crate::sample_controller::foo::{Foo, crd, new_foo};
+use crate::sample_controller::operator::{LEASE_NAME, Settings, manager_builder};
 
 /// Where the manifests deploy the controller (its ServiceAccount and Lease).
 const NAMESPACE: &str = "default";
@@ -214,17 +216,17 @@ fn start_controller(
     server: &ApiServer,
 ) -> (
     CancellationToken,
-    tokio::task::JoinHandle<Result<(), controller_runtime::Error>>,
+    tokio::task::JoinHandle<Result<(), manager::Error>>,
 ) {
     let client = server
         .service_account_client(NAMESPACE, "sample-controller")
         .unwrap();
     let stop = CancellationToken::new();
-    let manager: Manager = sample::manager_builder(client, &Settings::leader_elected(NAMESPACE))
+    let manager: Manager = manager_builder(client, &Settings::leader_elected(NAMESPACE))
         .handle_signals(false)
         .shutdown_token(stop.clone())
         .build();
-    sample::register(&manager).unwrap();
+    register(&manager).unwrap();
     (stop, tokio::spawn(async move { manager.start().await }))
 }
 

@@ -3,6 +3,11 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+/// The `sample-controller` binary's source, for the tests of its parts.
+#[path = "../../src/bin/sample-controller/main.rs"]
+#[allow(dead_code)]
+mod sample_controller;
+
 mod config_reloader;
 mod configmap_mirror;
 mod end_to_end;
@@ -13,5 +18,6 @@ mod manifests;
 mod operations_flags;
 mod pod_index;
 mod sample_controller_binary;
+mod sample_handlers;
 mod sync_handler;
 mod workqueue_only;

@@ -1,12 +1,14 @@
-//! `examples/manifests/` stays in step with the code: the CRD and the ClusterRole are the ones
-//! the code generates, the example Foo is valid.
+//! `examples/manifests/` stays in step with the code: the CRD (shaped as upstream's) and the
+//! ClusterRole are the ones the code generates, the example Foo is valid.
 
-use examples::foo::{Foo, crd, crd_yaml};
-use examples::sample::{Settings, rbac_policy, rbac_yaml};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+use crate::sample_controller::foo::{API_APPROVAL, Foo, crd, crd_yaml};
+use crate::sample_controller::operator::Settings;
+use crate::sample_controller::rbac::{rbac_policy, rbac_yaml};
 
 fn manifest(name: &str) -> String {
     let path = format!("{}/manifests/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -78,4 +80,31 @@ fn account_binding_and_deployment_fit_together() {
     };
     assert_eq!(path(&container.liveness_probe).as_deref(), Some("/healthz"));
     assert_eq!(path(&container.readiness_probe).as_deref(), Some("/readyz"));
+}
+
+#[test]
+fn crd_matches_upstream_shape() {
+    let crd = crd();
+    assert_eq!(
+        crd.metadata.name.as_deref(),
+        Some("foos.samplecontroller.k8s.io")
+    );
+    let annotations = crd.metadata.annotations.unwrap();
+    assert_eq!(annotations["api-approved.kubernetes.io"], API_APPROVAL);
+    assert_eq!(crd.spec.scope, "Namespaced");
+    let version = &crd.spec.versions[0];
+    assert_eq!(version.name, "v1alpha1");
+    assert!(version.served && version.storage);
+    assert!(version.subresources.as_ref().unwrap().status.is_some());
+    let schema = serde_json::to_value(&version.schema).unwrap();
+    let replicas = &schema["openAPIV3Schema"]["properties"]["spec"]["properties"]["replicas"];
+    assert_eq!(replicas["minimum"].as_f64(), Some(1.0));
+    assert_eq!(replicas["maximum"].as_f64(), Some(10.0));
+    assert_eq!(replicas["type"], "integer");
+    assert!(schema["openAPIV3Schema"].get("required").is_none());
+    assert!(
+        schema["openAPIV3Schema"]["properties"]["spec"]
+            .get("required")
+            .is_none()
+    );
 }

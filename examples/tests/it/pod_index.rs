@@ -1,6 +1,11 @@
-//! `pod-index`: the per-node counts follow Pods being created, moved and deleted.
+//! `pod-index`: the per-node counts follow Pods being created, moved and deleted. The example's
+//! file is compiled into this test, which calls its `watch_node_counts`.
 
-use examples::pod_index::{NodeCounts, format_counts, pod_on, watch_node_counts};
+#[path = "../../examples/pod-index.rs"]
+#[allow(dead_code)]
+mod example;
+
+use example::{NodeCounts, format_counts, pod_on, watch_node_counts};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use kube::api::{DeleteParams, PostParams};

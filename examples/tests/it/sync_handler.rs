@@ -4,13 +4,16 @@
 
 use std::sync::Arc;
 
-use examples::foo::{Foo, crd, new_foo};
-use examples::recorder::Recorder;
-use examples::sample::{AGENT_NAME, SampleController, SyncError, new_deployment};
 use indexer::{Indexer, Indexers, Lister, ObjectKey, Store};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Event;
 use testenv::TestEnv;
+
+use crate::sample_controller::controller::{
+    AGENT_NAME, SampleController, SyncError, new_deployment,
+};
+use crate::sample_controller::foo::{Foo, crd, new_foo};
+use crate::sample_controller::recorder::Recorder;
 
 /// The Go fixture: Foos and Deployments in the server and in the listers.
 struct Fixture {

@@ -3,7 +3,11 @@
 
 use std::time::Duration;
 
-use examples::workqueue_only::{Job, run};
+#[path = "../../examples/workqueue-only.rs"]
+#[allow(dead_code)]
+mod example;
+
+use example::{Job, run};
 
 #[tokio::test(start_paused = true)]
 async fn retries_until_every_job_succeeds() {

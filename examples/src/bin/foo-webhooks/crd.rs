@@ -9,7 +9,7 @@ use super::names::STORAGE_VERSION;
 use super::{v1, v1alpha1};
 
 /// The two-version CRD, without conversion (`strategy: None` until
-/// [`install_webhooks`](super::install_webhooks) points it at the server).
+/// `install_webhooks` points it at the server).
 pub fn crd() -> Result<CustomResourceDefinition, MergeError> {
     merge_crds(vec![v1alpha1::Foo::crd(), v1::Foo::crd()], STORAGE_VERSION)
 }

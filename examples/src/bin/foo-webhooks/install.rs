@@ -3,8 +3,9 @@
 //! `ValidatingWebhookConfiguration`, the `MutatingWebhookConfiguration` and the CRD's
 //! `spec.conversion`, all trusting the CA that signed the serving certificate.
 
-use controller_runtime::create_or_update;
+use controller_runtime::util::{self, create_or_update};
 use controller_runtime::webhook::{ClientConfig, WebhookServer, crd_conversion};
+use examples::cluster::{ClusterError, wait_established};
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
@@ -15,7 +16,6 @@ use kube::{Api, Client};
 
 use super::crd::crd;
 use super::names::{CONFIGURATION_NAME, CRD_NAME};
-use crate::cluster::{ClusterError, wait_established};
 
 /// Why installing failed.
 #[derive(Debug, thiserror::Error)]
@@ -30,14 +30,14 @@ pub enum InstallError {
         what: &'static str,
         /// The error.
         #[source]
-        source: controller_runtime::Error,
+        source: util::Error,
     },
     /// The CRD was not established.
     #[error(transparent)]
     Cluster(#[from] ClusterError),
 }
 
-fn write_error(what: &'static str) -> impl FnOnce(controller_runtime::Error) -> InstallError {
+fn write_error(what: &'static str) -> impl FnOnce(util::Error) -> InstallError {
     move |source| InstallError::Write { what, source }
 }
 

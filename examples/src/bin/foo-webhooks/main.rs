@@ -10,6 +10,31 @@
 //! The API server reaches the webhooks at `https://<host>:<port>` by default; `--service
 //! NAMESPACE/NAME` configures them through that Service instead (in a cluster, the Service in
 //! front of this process; with apiserver-sim, a service mapped with `--service-endpoint`).
+//!
+//! - Versions: [`v1alpha1`] (`spec.deploymentName`, `spec.replicas`, shaped like the
+//!   sample-controller's Foo) and [`v1`] (`spec.deployment.name`, `spec.deployment.replicas`),
+//!   both served; `v1` is stored and is the hub: `v1alpha1` converts to and from it
+//!   ([`Convertible`](controller_runtime::webhook::Convertible)), and the API server calls the
+//!   conversion webhook (`/convert`) whenever a Foo is read or written as `v1alpha1`.
+//! - Admission ([`admission`]), on `v1` (`matchPolicy: Equivalent` sends `v1alpha1` requests
+//!   converted): a validator refuses a Foo without a valid Deployment name or with replicas
+//!   outside 1..=10, and a renamed Deployment; a defaulter sets absent replicas to 1.
+//! - Reconcile ([`reconcile`]): keeps each Foo's Deployment and its status.
+//! - Start ([`operator`]): a CA and a serving certificate (the test environment's
+//!   `ServingCerts`), the manager with its webhook server, the webhooks, the conversion and the
+//!   controller registered on it, the CRD; once the server listens, the
+//!   `ValidatingWebhookConfiguration`, the `MutatingWebhookConfiguration` and the CRD's
+//!   `spec.conversion` ([`install`]), reaching the server by URL or through a Service and
+//!   trusting the CA.
+
+pub mod admission;
+pub mod crd;
+pub mod install;
+pub mod names;
+pub mod operator;
+pub mod reconcile;
+pub mod v1;
+pub mod v1alpha1;
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -18,9 +43,11 @@ use std::process::ExitCode;
 use clap::Parser;
 use controller_runtime::webhook::DEFAULT_WEBHOOK_PORT;
 use examples::cluster::{ClusterError, Embedded, cluster_config};
-use examples::foo_webhooks::{self, OperatorError, Settings, WebhookService, v1alpha1};
 use kube::api::PostParams;
 use kube::{Api, Client};
+
+use names::GROUP;
+use operator::{OperatorError, Settings, WebhookService};
 
 /// Validates, defaults and converts Foos (webhooks.kube-rt.dev), and keeps their Deployments.
 #[derive(Debug, Parser)]
@@ -84,7 +111,7 @@ async fn run(cli: Cli) -> Result<(), RunError> {
         Some(config) => {
             println!("foo-webhooks: using the cluster at {}", config.cluster_url);
             let client = Client::try_from(config).map_err(ClusterError::from)?;
-            let running = foo_webhooks::start(client, settings).await?;
+            let running = operator::start(client, settings).await?;
             println!(
                 "foo-webhooks: webhooks served on https://{}",
                 running.webhook_addr()
@@ -106,7 +133,7 @@ async fn run(cli: Cli) -> Result<(), RunError> {
 /// replicas and prints what the defaulting webhook made of it.
 async fn run_embedded(embedded: &Embedded, settings: Settings) -> Result<(), RunError> {
     let client = embedded.client()?;
-    let running = foo_webhooks::start(client.clone(), settings).await?;
+    let running = operator::start(client.clone(), settings).await?;
     println!(
         "foo-webhooks: webhooks served on https://{}",
         running.webhook_addr()
@@ -127,14 +154,14 @@ async fn run_embedded(embedded: &Embedded, settings: Settings) -> Result<(), Run
     };
     println!(
         "foo-webhooks: created example-foo as {}/v1alpha1 without replicas; defaulted to spec.replicas={}",
-        foo_webhooks::GROUP,
+        GROUP,
         created.spec.replicas.unwrap_or_default()
     );
     let path = embedded.kubeconfig().display();
     println!("foo-webhooks: kubeconfig written to {path}");
     println!(
         "foo-webhooks: try `KUBECONFIG={path} kubectl get foos.v1alpha1.{group} -o yaml` (and .v1.)",
-        group = foo_webhooks::GROUP
+        group = GROUP
     );
     Ok(running.wait().await?)
 }

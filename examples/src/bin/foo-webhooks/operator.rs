@@ -1,4 +1,5 @@
-//! Starting the operator: certificates, the manager with its webhook server, the CRD, and —
+//! Starting the operator: certificates, the manager with its webhook server, what it runs
+//! ([`register`]: two admission webhooks, one conversion, one controller), the CRD, and —
 //! once the server listens — the configurations that route the API server to it. [`start`]
 //! returns when all of that is in place; [`Running`] then runs until a shutdown.
 
@@ -7,17 +8,22 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use controller_runtime::controller::{self, ControllerHandle};
+use controller_runtime::manager::{self, ShutdownHandle};
+use controller_runtime::prelude::*;
 use controller_runtime::webhook::{
-    ClientConfig, DEFAULT_WEBHOOK_PORT, WebhookError, WebhookServerConfig,
+    ClientConfig, Conversion, DEFAULT_WEBHOOK_PORT, Webhook, WebhookServerConfig,
 };
-use controller_runtime::{Manager, ShutdownHandle};
+use k8s_openapi::api::apps::v1::Deployment;
 use kube::Client;
 use testenv::webhook::ServingCerts;
 use tokio::task::JoinHandle;
 
+use super::admission::{FooDefaulter, FooValidator};
 use super::install::{InstallError, install_crd, install_webhooks};
-use super::names::CONTROLLER_NAME;
-use super::register::register;
+use super::names::{CONTROLLER_NAME, MUTATING_WEBHOOK, VALIDATING_WEBHOOK};
+use super::reconcile::FooReconciler;
+use super::{v1, v1alpha1};
 
 /// How long [`start`] waits for the webhook server to listen.
 pub const WEBHOOK_SERVER_START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -110,9 +116,12 @@ pub enum OperatorError {
     /// Installing the CRD or the webhook configurations failed.
     #[error(transparent)]
     Install(#[from] InstallError),
-    /// The manager refused a registration, or stopped with an error.
+    /// The manager refused a webhook or the conversion, or stopped with an error.
     #[error("manager: {0}")]
-    Manager(#[from] controller_runtime::Error),
+    Manager(#[from] manager::Error),
+    /// The manager refused the controller.
+    #[error("controller: {0}")]
+    Controller(#[from] controller::Error),
     /// The webhook server was not listening within [`WEBHOOK_SERVER_START_TIMEOUT`], or the
     /// manager stopped before it listened.
     #[error(
@@ -129,7 +138,7 @@ pub enum OperatorError {
 #[derive(Debug)]
 pub struct Running {
     manager: Arc<Manager>,
-    task: JoinHandle<Result<(), controller_runtime::Error>>,
+    task: JoinHandle<Result<(), manager::Error>>,
     webhook_addr: SocketAddr,
     certs: ServingCerts,
 }
@@ -166,6 +175,21 @@ impl Running {
         self.manager.shutdown_handle().shutdown();
         self.wait().await
     }
+}
+
+/// Registers with `manager` (built with a webhook server) the validating and defaulting
+/// webhooks of `v1` Foos, the conversion of `v1alpha1` through the `v1` hub, and the
+/// controller of `v1` Foos and their Deployments.
+pub fn register(manager: &Manager) -> Result<ControllerHandle, OperatorError> {
+    manager.add_webhook(Webhook::validator::<v1::Foo>(FooValidator).named(VALIDATING_WEBHOOK))?;
+    manager.add_webhook(Webhook::defaulter::<v1::Foo>(FooDefaulter).named(MUTATING_WEBHOOK))?;
+    manager.add_conversion(Conversion::hub::<v1::Foo>().spoke::<v1alpha1::Foo>())?;
+    let controller = Controller::new(manager)
+        .for_(Watch::of::<v1::Foo>())
+        .owns(Watch::of::<Deployment>())
+        .named(CONTROLLER_NAME)
+        .build(FooReconciler)?;
+    Ok(controller)
 }
 
 /// Starts the operator on `client`: makes a CA and the serving certificate, builds the manager
@@ -209,7 +233,9 @@ pub async fn start(client: Client, settings: Settings) -> Result<Running, Operat
     tracing::info!(%webhook_addr, "webhook server listening; installing its configurations");
     let Some(server) = running.manager.webhook_server() else {
         // Not reached: the manager was built with a webhook server.
-        return Err(controller_runtime::Error::Webhook(WebhookError::NotConfigured).into());
+        return Err(
+            manager::Error::Webhook(controller_runtime::webhook::Error::NotConfigured).into(),
+        );
     };
     let client_config = settings.client_config(webhook_addr);
     if let Err(error) = install_webhooks(&client, server, &client_config, running.ca_pem()).await {
@@ -223,11 +249,11 @@ pub async fn start(client: Client, settings: Settings) -> Result<Running, Operat
 /// server did not listen in time.
 async fn webhook_server_address(
     manager: &Manager,
-    task: &JoinHandle<Result<(), controller_runtime::Error>>,
+    task: &JoinHandle<Result<(), manager::Error>>,
 ) -> Option<SocketAddr> {
     let deadline = tokio::time::Instant::now() + WEBHOOK_SERVER_START_TIMEOUT;
     loop {
-        if let Some(address) = manager.webhook_addr() {
+        if let Some(address) = manager.addresses().webhook {
             return Some(address);
         }
         if task.is_finished() || tokio::time::Instant::now() >= deadline {

@@ -3,17 +3,15 @@
 
 use std::collections::BTreeMap;
 
-use controller_runtime::{
-    Action, Context, ReconcileError, Reconciler, Request, create_or_update,
-    set_controller_reference,
-};
+use controller_runtime::prelude::*;
+use controller_runtime::util::create_or_update;
+use examples::deployment::nginx_deployment_spec;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Patch, PatchParams};
 use kube::{Api, ResourceExt};
 
 use super::names::CONTROLLER_NAME;
 use super::v1::Foo;
-use crate::sample::nginx_deployment_spec;
 
 /// The reconciler of `v1` Foos (the storage version: the manager's cache lists them without
 /// conversion).
@@ -30,13 +28,13 @@ impl Reconciler<Foo> for FooReconciler {
     ) -> Result<Action, ReconcileError> {
         // Gone: the garbage collector deletes the Deployment it controlled.
         let Some(foo) = ctx.get() else {
-            return Ok(Action::Done);
+            return Ok(Action::done());
         };
         let deployment_name = foo.spec.deployment.name.as_str();
         if deployment_name.is_empty() {
             // Only a Foo written before the validating webhook was installed lacks it.
             tracing::warn!(foo = %request.key, "no spec.deployment.name; nothing to do");
-            return Ok(Action::Done);
+            return Ok(Action::done());
         }
         let deployments: Api<Deployment> = Api::namespaced(
             ctx.client().clone(),
@@ -76,7 +74,7 @@ impl Reconciler<Foo> for FooReconciler {
             "Synced",
             format!("Deployment {deployment_name} has {available} available replicas"),
         );
-        Ok(Action::Done)
+        Ok(Action::done())
     }
 }
 

@@ -1,21 +1,168 @@
-//! The sample-controller's reconcile (`syncHandler`): make the Foo's Deployment exist with the
-//! Foo's replicas, report its available replicas in the Foo's status, and say so in events.
+//! The controller (Go's `controller.go`): which events enqueue which Foo, the queue's rate
+//! limiter, and the reconcile (`syncHandler`) — make the Foo's Deployment exist with the Foo's
+//! replicas, report its available replicas in the Foo's status, and say so in events.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
-use controller_runtime::{
-    Action, Context, Lister, ObjectKey, Reconciler, Request, is_controlled_by,
-};
+use controller_runtime::cache::{self, Cache};
+use controller_runtime::controller::predicate::{Predicate, ResourceVersionChanged};
+use controller_runtime::controller::{self, ControllerHandle};
+use controller_runtime::indexer::Lister;
+use controller_runtime::prelude::*;
+use controller_runtime::rbac::{Rule, Verb};
+use controller_runtime::util::{get_controller_of, is_controlled_by};
+use examples::deployment::nginx_deployment_spec;
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Event;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use kube::api::PostParams;
-use kube::{Api, Client, ResourceExt};
+use kube::{Api, Client, Resource, ResourceExt};
+use workqueue::{ItemExponentialFailure, MaxOf, RateLimiter, TokenBucket};
 
-use super::deployment::new_deployment;
-use super::{
-    AGENT_NAME, MESSAGE_RESOURCE_SYNCED, REASON_ERR_RESOURCE_EXISTS, REASON_SUCCESS_SYNCED,
-};
-use crate::foo::{Foo, FooStatus};
-use crate::recorder::{EventType, Recorder};
+use super::foo::{Foo, FooStatus};
+use super::recorder::{EventType, Recorder};
+
+/// Agent name: the events' source component and the field manager of every write.
+pub const AGENT_NAME: &str = "sample-controller";
+/// Reason of the event emitted when a Foo is synced.
+pub const REASON_SUCCESS_SYNCED: &str = "Synced";
+/// Reason of the event emitted when the Deployment exists but another object controls it.
+pub const REASON_ERR_RESOURCE_EXISTS: &str = "ErrResourceExists";
+/// Message of the event emitted when a Foo is synced.
+pub const MESSAGE_RESOURCE_SYNCED: &str = "Foo synced successfully";
+/// Reconciles running at once.
+pub const WORKERS: usize = 2;
+/// How often every cached Foo and Deployment is replayed (the Go informers' resync).
+pub const RESYNC_PERIOD: Duration = Duration::from_secs(30);
+
+/// Why the controller could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The rate limiter's settings were refused.
+    #[error("rate limiter: {0}")]
+    RateLimiter(#[from] workqueue::Error),
+    /// The manager refused the controller.
+    #[error("controller: {0}")]
+    Controller(#[from] controller::Error),
+    /// The generated roles could not be written as YAML.
+    #[error("rbac: {0}")]
+    Rbac(#[from] controller_runtime::rbac::Error),
+    /// The placeholder client of the `rbac` subcommand could not be built.
+    #[error("client: {0}")]
+    Client(#[source] kube::Error),
+}
+
+/// Registers the sample-controller with `manager` (`NewController`; build the manager with
+/// [`RESYNC_PERIOD`] as its resync period to match the Go controller), declaring its writes
+/// ([`reconciler_permissions`]) for the manager's generated RBAC roles.
+pub fn register(manager: &Manager) -> Result<ControllerHandle, SetupError> {
+    let recorder = Recorder::new(manager.client().clone(), AGENT_NAME);
+    let reconciler = SampleController::new(manager.client().clone(), recorder);
+    let cache = manager.cache();
+    let handle = Controller::new(manager)
+        .for_(Watch::of::<Foo>().predicate(FooAddOrUpdate))
+        .named(AGENT_NAME)
+        // Deployment updates enqueue only when the resourceVersion changed (periodic resyncs
+        // don't).
+        .watches(
+            Watch::of::<Deployment>().predicate(ResourceVersionChanged),
+            move |deployment: &Deployment| controlling_foo(&cache, deployment),
+        )
+        .max_concurrent_reconciles(WORKERS)
+        // Events go out as core/v1 Events through the Go-style recorder, declared below.
+        .event_recorder(false)
+        .permissions(reconciler_permissions())
+        .rate_limiter(rate_limiter()?)
+        .build(reconciler)?;
+    Ok(handle)
+}
+
+/// What the reconciler writes: Deployments (create, update), the Foo's status (update), and
+/// core/v1 Events through the Go-style recorder (create, and patch to bump a repeat's count).
+pub fn reconciler_permissions() -> Vec<Rule> {
+    vec![
+        Rule::of::<Deployment>().verbs([Verb::Create, Verb::Update]),
+        Rule::of::<Foo>().status().verbs([Verb::Update]),
+        Rule::of::<Event>().verbs([Verb::Create, Verb::Patch]),
+    ]
+}
+
+/// Foo events that enqueue the Foo: adds and updates. A deleted Foo needs no work (its
+/// Deployment is garbage-collected through the owner reference), so deletes are dropped.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FooAddOrUpdate;
+
+impl Predicate<Foo> for FooAddOrUpdate {
+    fn delete(&self, _foo: &Foo) -> bool {
+        false
+    }
+}
+
+/// The Foo to enqueue for a Deployment event (`handleObject`): the controller owner, if it is
+/// a Foo that exists in the cache. Deleted Deployments arrive here unwrapped from tombstones.
+pub fn controlling_foo(cache: &Cache, deployment: &Deployment) -> Option<ObjectKey> {
+    let owner = get_controller_of(&deployment.metadata)?;
+    if owner.kind != "Foo" {
+        return None;
+    }
+    let namespace = deployment.namespace();
+    let key = ObjectKey::new(namespace.as_deref(), &owner.name).ok()?;
+    match cache.get::<Foo>(&key) {
+        Ok(Some(_)) => Some(key),
+        Ok(None) => {
+            tracing::debug!(
+                deployment = %deployment.name_any(),
+                foo = %key,
+                "ignore orphaned object"
+            );
+            None
+        }
+        Err(error) => {
+            tracing::error!(%error, foo = %key, "cannot read the Foo cache");
+            None
+        }
+    }
+}
+
+/// The sample-controller's queue limiter: the slower of a per-item exponential backoff
+/// (5 ms doubling to 1000 s) and an overall token bucket of 50 qps with a burst of 300.
+pub fn rate_limiter() -> Result<impl RateLimiter<ObjectKey>, workqueue::Error> {
+    let exponential =
+        ItemExponentialFailure::new(Duration::from_millis(5), Duration::from_secs(1000));
+    let bucket = TokenBucket::new(50.0, 300)?;
+    Ok(MaxOf::new(vec![Box::new(exponential), Box::new(bucket)]))
+}
+
+/// The Deployment for `foo` (`newDeployment`): named `spec.deploymentName` in the Foo's
+/// namespace, controlled by the Foo (`controller` and `blockOwnerDeletion`), labels
+/// `app=nginx` and `controller=<foo>` on the selector and the pods, `spec.replicas` replicas
+/// (absent: the server's default) of one `nginx:latest` container.
+pub fn new_deployment(foo: &Foo) -> Deployment {
+    let labels = BTreeMap::from([
+        ("app".to_owned(), "nginx".to_owned()),
+        ("controller".to_owned(), foo.name_any()),
+    ]);
+    let owner = OwnerReference {
+        api_version: Foo::api_version(&()).into_owned(),
+        kind: Foo::kind(&()).into_owned(),
+        name: foo.name_any(),
+        uid: foo.uid().unwrap_or_default(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    };
+    Deployment {
+        metadata: ObjectMeta {
+            name: Some(foo.spec.deployment_name.clone()),
+            namespace: foo.namespace(),
+            owner_references: Some(vec![owner]),
+            ..ObjectMeta::default()
+        },
+        spec: nginx_deployment_spec(labels, foo.spec.replicas),
+        status: None,
+    }
+}
 
 /// Why a sync failed; every variant is retried with the key's backoff.
 #[derive(Debug, thiserror::Error)]
@@ -26,7 +173,7 @@ pub enum SyncError {
     ResourceExists(String),
     /// The controller's cache does not hold Deployments (the controller must watch them).
     #[error("deployment cache: {0}")]
-    Cache(#[from] controller_runtime::Error),
+    Cache(#[from] cache::Error),
     /// Creating, updating or reading an object failed.
     #[error("{action} {name}: {source}")]
     Api {
@@ -185,10 +332,10 @@ impl Reconciler<Foo> for SampleController {
         let deployments = ctx
             .cache()
             .lister::<Deployment>()?
-            .informer_lister(request.key.namespace())?;
+            .informer_lister(request.namespace())?;
         self.sync_handler(&request.key, ctx.get(), &deployments)
             .await?;
         tracing::info!(resource = %request.key, "Successfully synced");
-        Ok(Action::Done)
+        Ok(Action::done())
     }
 }

@@ -1,4 +1,5 @@
-//! The `Foo` custom resource (`samplecontroller.k8s.io/v1alpha1`), as in kubernetes/sample-controller.
+//! The `Foo` custom resource (`samplecontroller.k8s.io/v1alpha1`), as in kubernetes/sample-controller
+//! (`pkg/apis/samplecontroller/v1alpha1`).
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::{CustomResource, CustomResourceExt};
@@ -75,36 +76,4 @@ pub fn new_foo(name: &str, deployment_name: &str, replicas: Option<i32>) -> Foo 
             replicas,
         },
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn crd_matches_upstream_shape() {
-        let crd = crd();
-        assert_eq!(
-            crd.metadata.name.as_deref(),
-            Some("foos.samplecontroller.k8s.io")
-        );
-        let annotations = crd.metadata.annotations.unwrap();
-        assert_eq!(annotations["api-approved.kubernetes.io"], API_APPROVAL);
-        assert_eq!(crd.spec.scope, "Namespaced");
-        let version = &crd.spec.versions[0];
-        assert_eq!(version.name, "v1alpha1");
-        assert!(version.served && version.storage);
-        assert!(version.subresources.as_ref().unwrap().status.is_some());
-        let schema = serde_json::to_value(&version.schema).unwrap();
-        let replicas = &schema["openAPIV3Schema"]["properties"]["spec"]["properties"]["replicas"];
-        assert_eq!(replicas["minimum"].as_f64(), Some(1.0));
-        assert_eq!(replicas["maximum"].as_f64(), Some(10.0));
-        assert_eq!(replicas["type"], "integer");
-        assert!(schema["openAPIV3Schema"].get("required").is_none());
-        assert!(
-            schema["openAPIV3Schema"]["properties"]["spec"]
-                .get("required")
-                .is_none()
-        );
-    }
 }

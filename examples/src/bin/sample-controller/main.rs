@@ -8,17 +8,32 @@
 //! port; the bound address is printed). `--leader-elect` elects a leader among replicas on the
 //! Lease `sample-controller` in the controller's namespace. `sample-controller rbac` prints the
 //! least-privilege RBAC roles the controller needs (`crd` prints its CRD).
+//!
+//! The files follow Go's layout: this one is `main.go` (flags, the cluster, the manager and
+//! its run); [`controller`] is `controller.go` (the watches and their predicates, the
+//! reconcile with its status updates and events); [`foo`] is the API type; [`operator`] holds
+//! the manager's settings, [`rbac`] the generated roles, [`recorder`] the core/v1 event
+//! recorder (client-go's `record`).
+
+pub mod controller;
+pub mod foo;
+pub mod operator;
+pub mod rbac;
+pub mod recorder;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use controller_runtime::manager;
 use examples::cluster::{ClusterError, Embedded, cluster_config, install_crd};
-use examples::foo::{Foo, crd, crd_yaml, new_foo};
-use examples::sample::{self, LEASE_NAME, Settings, SetupError};
 use kube::api::PostParams;
 use kube::{Api, Client};
+
+use controller::SetupError;
+use foo::{Foo, crd, crd_yaml, new_foo};
+use operator::{LEASE_NAME, Settings};
 
 /// Keeps a Deployment for every Foo (samplecontroller.k8s.io/v1alpha1).
 #[derive(Debug, Parser)]
@@ -70,7 +85,7 @@ enum RunError {
     #[error("creating example-foo: {0}")]
     ExampleFoo(#[source] kube::Error),
     #[error("manager: {0}")]
-    Manager(#[from] controller_runtime::Error),
+    Manager(#[from] manager::Error),
     #[error("printing the CRD: {0}")]
     Yaml(#[from] serde_yaml::Error),
 }
@@ -105,7 +120,7 @@ async fn run(cli: Cli) -> Result<(), RunError> {
                 ),
                 metrics_addr: None,
             };
-            print!("{}", sample::rbac_yaml(&settings).await?);
+            print!("{}", rbac::rbac_yaml(&settings).await?);
             return Ok(());
         }
         None => {}
@@ -165,8 +180,8 @@ async fn run_controller(client: Client, cli: &Cli) -> Result<(), RunError> {
         lease_namespace: cli.leader_elect.then_some(lease_namespace),
         metrics_addr: cli.metrics_addr,
     };
-    let manager = sample::manager_builder(client, &settings).build();
-    sample::register(&manager)?;
+    let manager = operator::manager_builder(client, &settings).build();
+    controller::register(&manager)?;
     let start = manager.start();
     tokio::pin!(start);
     if cli.metrics_addr.is_some() {
@@ -175,7 +190,7 @@ async fn run_controller(client: Client, cli: &Cli) -> Result<(), RunError> {
             tokio::select! {
                 result = &mut start => return Ok(result?),
                 () = tokio::time::sleep(std::time::Duration::from_millis(10)) => {
-                    if let Some(address) = manager.metrics_addr() {
+                    if let Some(address) = manager.addresses().metrics {
                         println!("sample-controller: serving /metrics, /healthz and /readyz on http://{address}");
                         break;
                     }

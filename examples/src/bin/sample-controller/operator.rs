@@ -1,12 +1,13 @@
 //! How the sample-controller's manager is configured (namespace, resync, leader election,
-//! probes), shared by the binary, its `rbac` subcommand and the tests.
+//! probes), shared by the binary's run and its `rbac` subcommand.
 
 use std::net::SocketAddr;
 
-use controller_runtime::{LeaderElectionConfig, ManagerBuilder};
+use controller_runtime::leader_election::LeaderElectionConfig;
+use controller_runtime::manager::{Manager, ManagerBuilder};
 use kube::Client;
 
-use super::RESYNC_PERIOD;
+use super::controller::RESYNC_PERIOD;
 
 /// The Lease the replicas elect a leader on (`--leader-elect`).
 pub const LEASE_NAME: &str = "sample-controller";
@@ -34,9 +35,9 @@ impl Settings {
 }
 
 /// A manager builder over `client` with `settings` and the Go controller's resync period;
-/// build it, then [`register`](super::register) the controller.
+/// build it, then register the controller on it.
 pub fn manager_builder(client: Client, settings: &Settings) -> ManagerBuilder {
-    let mut builder = controller_runtime::Manager::builder(client).resync_period(RESYNC_PERIOD);
+    let mut builder = Manager::builder(client).resync_period(RESYNC_PERIOD);
     if let Some(namespace) = &settings.namespace {
         builder = builder.namespace(namespace);
     }

@@ -1,26 +1,13 @@
-//! The sample-controller's RBAC: what its reconciler writes (declared, since code cannot be
-//! inspected), and the least-privilege roles its manager generates from that plus what it
-//! records itself (list and watch of Foos and Deployments, leader election). The shipped
-//! `examples/manifests/cluster-role.yaml` is [`rbac_yaml`]'s output (`sample-controller rbac`).
+//! The sample-controller's RBAC (the `rbac` subcommand): the least-privilege roles its manager
+//! generates from what it caches (list and watch of Foos and Deployments), the reconciler's
+//! declared writes and leader election. The shipped `examples/manifests/cluster-role.yaml` is
+//! [`rbac_yaml`]'s output (`sample-controller rbac`).
 
-use controller_runtime::rbac::{RbacPolicy, Rule, Verb};
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::Event;
+use controller_runtime::rbac::RbacPolicy;
 use kube::Client;
 
+use super::controller::{AGENT_NAME, SetupError, register};
 use super::operator::{Settings, manager_builder};
-use super::{AGENT_NAME, SetupError};
-use crate::foo::Foo;
-
-/// What the reconciler writes: Deployments (create, update), the Foo's status (update), and
-/// core/v1 Events through the Go-style recorder (create, and patch to bump a repeat's count).
-pub fn reconciler_permissions() -> Vec<Rule> {
-    vec![
-        Rule::of::<Deployment>().verbs([Verb::Create, Verb::Update]),
-        Rule::of::<Foo>().status().verbs([Verb::Update]),
-        Rule::of::<Event>().verbs([Verb::Create, Verb::Patch]),
-    ]
-}
 
 /// The roles the sample-controller needs when run with `settings`, named after it. Builds
 /// the manager against a placeholder client that is never called (nothing starts); async
@@ -29,7 +16,7 @@ pub async fn rbac_policy(settings: &Settings) -> Result<RbacPolicy, SetupError> 
     let config = kube::Config::new(http::Uri::from_static("http://placeholder.invalid"));
     let client = Client::try_from(config).map_err(SetupError::Client)?;
     let manager = manager_builder(client, settings).build();
-    super::register(&manager)?;
+    register(&manager)?;
     Ok(manager.rbac_policy(AGENT_NAME))
 }
 

@@ -4,7 +4,7 @@
 //!
 //! Go's sample-controller writes core/v1 Events through client-go's `record` package, and so
 //! does this port, to stay Go-identical; operators of their own use controller-runtime's
-//! [`Recorder`](controller_runtime::Recorder), which writes events.k8s.io/v1 Events.
+//! [`Recorder`](controller_runtime::events::Recorder), which writes events.k8s.io/v1 Events.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -5,9 +5,10 @@
 
 use std::time::Duration;
 
-use examples::foo_webhooks::{
-    self, DEFAULT_REPLICAS, GROUP, Settings, VALIDATING_WEBHOOK, check_deployment, v1, v1alpha1,
-};
+use super::example::admission::{DEFAULT_REPLICAS, check_deployment};
+use super::example::names::{CONTROLLER_NAME, GROUP, VALIDATING_WEBHOOK};
+use super::example::operator::{self, Settings};
+use super::example::{v1, v1alpha1};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
@@ -33,7 +34,7 @@ async fn the_simulator_calls_the_webhooks_and_the_controller_keeps_the_deploymen
         port: 0,
         ..Settings::default()
     };
-    let running = foo_webhooks::start(client.clone(), settings).await.unwrap();
+    let running = operator::start(client.clone(), settings).await.unwrap();
     let alpha: Api<v1alpha1::Foo> = Api::namespaced(client.clone(), "default");
     let hub: Api<v1::Foo> = Api::namespaced(client.clone(), "default");
     let create = PostParams::default();
@@ -144,7 +145,7 @@ async fn the_simulator_calls_the_webhooks_and_the_controller_keeps_the_deploymen
     assert_eq!(synced.type_.as_deref(), Some("Normal"));
     assert_eq!(
         synced.reporting_controller.as_deref(),
-        Some(foo_webhooks::CONTROLLER_NAME)
+        Some(CONTROLLER_NAME)
     );
 
     running.stop().await.unwrap();

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Stdio;
 
-use examples::foo_webhooks::{GROUP, VALIDATING_WEBHOOK};
+use super::example::names::{GROUP, VALIDATING_WEBHOOK};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 use tokio::process::{Child, Command};
 

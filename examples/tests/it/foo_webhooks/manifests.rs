@@ -1,7 +1,8 @@
 //! The manifests of `examples/manifests/foo-webhooks/` are what their comments say: an example
 //! Foo the webhooks accept (and default), and one the validator refuses.
 
-use examples::foo_webhooks::{check_deployment, v1, v1alpha1};
+use super::example::admission::check_deployment;
+use super::example::{v1, v1alpha1};
 use kube::Resource;
 
 fn manifest(name: &str) -> String {

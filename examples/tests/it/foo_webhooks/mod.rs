@@ -1,12 +1,19 @@
 //! `foo-webhooks`: its webhooks called by the simulator in-process, and by the standalone
-//! simulator binary under `kubectl`.
+//! simulator binary under `kubectl`; its parts that need no server. The binary's source is
+//! compiled into these tests as [`example`].
+
+/// The `foo-webhooks` binary's source.
+#[path = "../../../src/bin/foo-webhooks/main.rs"]
+#[allow(dead_code)]
+mod example;
 
 mod binary;
 mod in_process;
 mod kubectl;
 mod manifests;
+mod units;
 
-use examples::foo_webhooks::GROUP;
+use example::names::GROUP;
 use kube::core::{ApiResource, Status};
 
 /// Foo at `version`, for reading it untyped (and seeing the `apiVersion` the server sent).

@@ -1,11 +1,15 @@
-//! Unit tests of the operator's parts that need no server: the CRD, the conversion, the rules
-//! of the admission webhooks, the settings.
+//! The operator's parts that need no server: the CRD, the conversion, the rules of the
+//! admission webhooks, the settings.
 
 use std::net::SocketAddr;
 
 use controller_runtime::webhook::{ClientConfig, Convertible};
 
-use super::*;
+use super::example::admission::{MAX_REPLICAS, check_deployment};
+use super::example::crd::crd;
+use super::example::names::{CRD_NAME, GROUP, STORAGE_VERSION};
+use super::example::operator::{Settings, WebhookService};
+use super::example::{v1, v1alpha1};
 
 #[test]
 fn the_crd_serves_both_versions_and_stores_the_hub() {
