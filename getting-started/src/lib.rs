@@ -4,10 +4,9 @@
 
 use std::sync::Arc;
 
-use controller_runtime::{
-    Action, Context, Controller, ControllerHandle, Manager, ObjectKey, ReconcileError, Reconciler,
-    Request, create_or_update, set_controller_reference,
-};
+use controller_runtime::controller::{self, ControllerHandle};
+use controller_runtime::prelude::*;
+use controller_runtime::util::create_or_update;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, ContainerPort, Pod, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
@@ -43,11 +42,12 @@ pub struct MemcachedStatus {
 
 /// Registers the operator's controller: it reconciles Memcacheds, the Deployments they own and
 /// the Pods carrying their label.
-pub fn register(manager: &Manager) -> Result<ControllerHandle, controller_runtime::Error> {
+pub fn register(manager: &Manager) -> Result<ControllerHandle, controller::Error> {
     Controller::new(manager)
-        .for_::<Memcached>()
-        .owns::<Deployment>()
-        .watches(|pod: &Pod| {
+        .for_(Watch::of::<Memcached>())
+        .owns(Watch::of::<Deployment>())
+        // Pods map back to their Memcached by label; watching them also caches them.
+        .watches(Watch::of::<Pod>(), |pod: &Pod| {
             let namespace = pod.namespace()?;
             let instance = pod.labels().get(INSTANCE_LABEL)?;
             ObjectKey::new(Some(&namespace), instance).ok()
@@ -69,7 +69,7 @@ impl Reconciler<Memcached> for MemcachedReconciler {
     ) -> Result<Action, ReconcileError> {
         // Deleted: the garbage collector removes the Deployment it owned.
         let Some(memcached) = ctx.get() else {
-            return Ok(Action::Done);
+            return Ok(Action::done());
         };
         let namespace = request.namespace().unwrap_or("default");
         let deployments: Api<Deployment> = Api::namespaced(ctx.client().clone(), namespace);
@@ -113,7 +113,7 @@ impl Reconciler<Memcached> for MemcachedReconciler {
                 ),
             );
         }
-        Ok(Action::Done)
+        Ok(Action::done())
     }
 }
 

@@ -2,6 +2,7 @@
 //! `~/.kube/config` or in-cluster) until SIGINT/SIGTERM; `memcached-operator crd` prints the CRD
 //! to apply first.
 
+use controller_runtime::prelude::*;
 use kube::CustomResourceExt;
 use memcached_operator::{Memcached, register};
 
@@ -12,7 +13,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     tracing_subscriber::fmt::init();
-    let manager = controller_runtime::Manager::try_default().await?;
+    let manager = Manager::try_default().await?;
     register(&manager)?;
     manager.start().await?;
     Ok(())
