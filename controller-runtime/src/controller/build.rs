@@ -25,7 +25,7 @@ use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
 use crate::controller::worker::{ControllerRun, Settings};
 use crate::events::{DEFAULT_EVENT_QUEUE, Recorder};
-use crate::manager::{Runnable, Teardown};
+use crate::manager::{Manager, Runnable, Teardown};
 
 impl<K: Object> ControllerBuilder<'_, K> {
     /// Registers the watches and adds the controller to the manager; it runs from
@@ -66,7 +66,6 @@ impl<K: Object> ControllerBuilder<'_, K> {
         }
         let manager = self.manager;
         manager.reserve_name(&self.name)?;
-        manager.require_all(settings.permissions)?;
         let limiter: Box<dyn RateLimiter<ObjectKey>> = settings
             .rate_limiter
             .unwrap_or_else(|| Box::new(default_controller_rate_limiter()));
@@ -82,7 +81,10 @@ impl<K: Object> ControllerBuilder<'_, K> {
             Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
         let (spec, predicate, _) = self.primary.into_parts();
         let cache = manager.cache();
-        let primary = cache.registry.controller_kind_cache(&spec)?;
+        let primary = match cache.registry.controller_kind_cache(&spec) {
+            Ok(primary) => primary,
+            Err(error) => return Err(abandon(manager, &self.name, Vec::new(), error)),
+        };
         let primary_key = spec.key.clone();
         let state = Arc::new(ControllerState {
             name: self.name.clone().into(),
@@ -97,11 +99,19 @@ impl<K: Object> ControllerBuilder<'_, K> {
         });
         let event_filters: Arc<[EventFilter]> = self.event_filters.into();
         let primary_filter = Arc::new(WatchFilter::new(Arc::clone(&event_filters), predicate));
-        let mut watched = vec![Registered::on(primary_key, &primary, |informer| {
+        let mut watched = Vec::new();
+        let registered = Registered::on(primary_key, &primary, |informer| {
             register_primary(informer, &intake, &state, Arc::clone(&primary_filter))
-        })?];
-        for (_, register) in self.watches {
-            watched.push(register(manager, &intake, &event_filters)?);
+        })
+        .and_then(|primary| {
+            watched.push(primary);
+            for (_, register) in self.watches {
+                watched.push(register(manager, &intake, &event_filters)?);
+            }
+            Ok(manager.require_all(settings.permissions)?)
+        });
+        if let Err(error) = registered {
+            return Err(abandon(manager, &self.name, watched, error));
         }
         let mut teardown = Teardown::default();
         let mut registrations = Vec::new();
@@ -149,4 +159,21 @@ impl<K: Object> ControllerBuilder<'_, K> {
             queue,
         })
     }
+}
+
+/// Undoes a build that failed after reserving its name: removes the event handlers it added
+/// (the caches it created stay, for a later controller of the kind) and frees the name.
+fn abandon(
+    manager: &Manager,
+    name: &str,
+    watched: Vec<Registered>,
+    error: impl Into<Error>,
+) -> Error {
+    for registered in watched {
+        for removal in registered.removals {
+            removal();
+        }
+    }
+    manager.release_name(name);
+    error.into()
 }

@@ -19,7 +19,8 @@ pub(crate) struct Registered {
 }
 
 impl Registered {
-    /// Adds a handler to every informer of `cache` (the cache of `kind`) with `register`.
+    /// Adds a handler to every informer of `cache` (the cache of `kind`) with `register`; if
+    /// one fails, removes those already added.
     pub(crate) fn on<K: Object>(
         kind: KindKey,
         cache: &KindCache<K>,
@@ -31,7 +32,16 @@ impl Registered {
             kind,
         };
         for informer in cache.informers() {
-            let registration = register(informer)?;
+            let registration = match register(informer) {
+                Ok(registration) => registration,
+                Err(error) => {
+                    // None of the watch's handlers stays when one could not be added.
+                    for removal in registered.removals {
+                        removal();
+                    }
+                    return Err(error);
+                }
+            };
             registered
                 .registrations
                 .push((informer.name().to_owned(), registration.clone()));

@@ -23,6 +23,11 @@ impl Manager {
         Ok(())
     }
 
+    /// Frees a name reserved by a controller whose build failed.
+    pub(crate) fn release_name(&self, name: &str) {
+        self.state.lock().names.remove(name);
+    }
+
     /// Adds a runnable. Before [`start`](Self::start) it runs once the caches synced; added to
     /// a running manager it starts at once (if it needs leadership: once this manager leads).
     /// [`Error::Stopped`] once `start` has returned.
