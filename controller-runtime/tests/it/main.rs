@@ -7,6 +7,7 @@ mod workload;
 
 mod apply;
 mod backoff;
+mod cache_settings;
 mod concurrency;
 mod content_predicates;
 mod context_writes;
@@ -16,6 +17,7 @@ mod dynamic;
 mod field_index;
 mod finalizer;
 mod health;
+mod invalid_settings;
 mod late;
 mod leader_election;
 mod managed_fields;
