@@ -46,7 +46,6 @@
 //! the guide, with its own `Error`; [`controller`] has a whole operator run against the
 //! in-process API server. Testing an operator: the `kube-rt-testenv` crate (an in-process API
 //! server with your CRDs, or an existing cluster), described in the repository's README.
-//!
 
 pub mod cache;
 pub mod controller;

@@ -57,7 +57,7 @@ impl Target {
 }
 
 /// An admission webhook to register with a [`WebhookServer`](crate::webhook::WebhookServer)
-/// (or [`Manager::add_webhook`](crate::Manager::add_webhook)). Cheap to clone: keep a clone to
+/// (or [`Manager::add_webhook`](crate::manager::Manager::add_webhook)). Cheap to clone: keep a clone to
 /// generate the webhook configuration with
 /// [`validating_webhook_configuration`](crate::webhook::validating_webhook_configuration).
 #[derive(Clone)]

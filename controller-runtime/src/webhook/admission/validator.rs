@@ -27,7 +27,7 @@ use crate::webhook::admission::review::DecodedReview;
 /// [`Webhook::operations`](crate::webhook::Webhook::operations). `CONNECT` requests are always
 /// allowed.
 ///
-/// The methods are native async trait methods, like [`Reconciler`](crate::Reconciler)'s:
+/// The methods are native async trait methods, like [`Reconciler`](crate::controller::Reconciler)'s:
 ///
 /// ```
 /// use kube_rt_controller_runtime::webhook::{AdmissionRequest, Denial, Validation, Validator, Warnings};
