@@ -9,8 +9,11 @@ use std::sync::Arc;
 use apiserver_sim::ApiServer;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec, Secret};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
-use kube::api::ObjectMeta;
+use kube::Api;
+use kube::api::{ObjectMeta, PostParams};
+use kube_rt_controller_runtime::cache::DynamicKind;
 use kube_rt_controller_runtime::manager::{Manager, ManagerBuilder};
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
@@ -81,6 +84,25 @@ pub fn owner_ref(
         controller: Some(controller),
         block_owner_deletion: None,
     }
+}
+
+/// Installs `crd` on the simulator and returns its kind (its first version) as discovery
+/// describes it.
+pub async fn install(server: &ApiServer, crd: &CustomResourceDefinition) -> DynamicKind {
+    let client = server.client().unwrap();
+    Api::<CustomResourceDefinition>::all(client.clone())
+        .create(&PostParams::default(), crd)
+        .await
+        .unwrap();
+    let spec = &crd.spec;
+    DynamicKind::discover(
+        &client,
+        &spec.group,
+        &spec.versions[0].name,
+        &spec.names.kind,
+    )
+    .await
+    .unwrap()
 }
 
 /// A manager builder over the simulator that ignores process signals.

@@ -13,7 +13,6 @@ use std::time::Duration;
 use apiserver_sim::ApiServer;
 use common::*;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{DynamicObject, ObjectMeta, PostParams};
 use kube::core::{PartialObjectMeta, Selector};
 use kube::{Api, CustomResource, CustomResourceExt, Resource};
@@ -171,13 +170,7 @@ impl Representation {
 async fn seeded() -> (ApiServer, DynamicKind) {
     let server = ApiServer::start().await.unwrap();
     let client = server.client().unwrap();
-    Api::<CustomResourceDefinition>::all(client.clone())
-        .create(&PostParams::default(), &Sprocket::crd())
-        .await
-        .unwrap();
-    let sprockets = DynamicKind::discover(&client, "settings.kube-rt.dev", "v1", "Sprocket")
-        .await
-        .unwrap();
+    let sprockets = install(&server, &Sprocket::crd()).await;
     for namespace in NAMESPACES {
         let mut object = Namespace::default();
         object.metadata.name = Some(namespace.to_owned());

@@ -21,7 +21,6 @@ use apiserver_sim::ApiServer;
 use common::*;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::PartialObjectMeta;
 use kube::{Api, CustomResource, CustomResourceExt, Resource};
@@ -178,14 +177,7 @@ fn merge(into: &mut Value, patch: Value) {
 /// A simulator with the Gadget CRD installed, and the Gadget kind as discovery describes it.
 async fn with_gadgets() -> (ApiServer, DynamicKind) {
     let server = ApiServer::start().await.unwrap();
-    let client = server.client().unwrap();
-    Api::<CustomResourceDefinition>::all(client.clone())
-        .create(&PostParams::default(), &Gadget::crd())
-        .await
-        .unwrap();
-    let kind = DynamicKind::discover(&client, "matrix.kube-rt.dev", "v1", "Gadget")
-        .await
-        .unwrap();
+    let kind = install(&server, &Gadget::crd()).await;
     (server, kind)
 }
 
