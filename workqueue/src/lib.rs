@@ -26,6 +26,10 @@
 //!   plain queues.
 //!
 //! All four are cheap handles: clone one to share the queue between workers and handlers.
+//! Code that drives a queue can be written once against the queue traits, one per level as in
+//! client-go: [`WorkQueue`] (every queue), [`DelayingWorkQueue`], [`RateLimitingWorkQueue`] and
+//! [`PriorityWorkQueue`] (the priority queue, or the plain rate-limiting queue ignoring
+//! priorities).
 //! Shutting down stops adds; workers still receive what is queued, then `None`.
 //! [`shut_down_with_drain`](Queue::shut_down_with_drain) waits until everything queued and in
 //! flight is done. Named queues report to [`QueueMetrics`] hooks ([`QueueConfig`]). All
@@ -124,6 +128,7 @@ mod delaying;
 mod error;
 mod hash;
 mod inbox;
+mod interface;
 mod item_map;
 mod lock;
 mod metrics;
@@ -146,6 +151,7 @@ mod waiting;
 pub use config::QueueConfig;
 pub use delaying::DelayingQueue;
 pub use error::Error;
+pub use interface::{DelayingWorkQueue, PriorityWorkQueue, RateLimitingWorkQueue, WorkQueue};
 pub use metrics::{MetricsProvider, NoopMetrics, QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
 pub use priority::{AddOptions, Priority};
 pub use priority_queue::PriorityQueue;

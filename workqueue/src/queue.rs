@@ -9,6 +9,7 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 use crate::config::QueueConfig;
+use crate::interface::WorkQueue;
 use crate::metrics::QueueMetrics;
 use crate::queue_shared::Shared;
 use crate::store::Store;
@@ -146,6 +147,38 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
     /// [`shut_down`](Queue::shut_down) from elsewhere cuts the wait short.
     pub async fn shut_down_with_drain(&self) {
         self.shared.shut_down_with_drain().await;
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> WorkQueue for Queue<T> {
+    type Item = T;
+
+    fn add(&self, item: T) {
+        Queue::add(self, item);
+    }
+
+    fn get(&self) -> impl Future<Output = Option<T>> + Send + '_ {
+        Queue::get(self)
+    }
+
+    fn done(&self, item: &T) {
+        Queue::done(self, item);
+    }
+
+    fn len(&self) -> usize {
+        Queue::len(self)
+    }
+
+    fn shut_down(&self) {
+        Queue::shut_down(self);
+    }
+
+    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
+        Queue::shut_down_with_drain(self)
+    }
+
+    fn is_shutting_down(&self) -> bool {
+        Queue::is_shutting_down(self)
     }
 }
 
