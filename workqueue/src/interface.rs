@@ -23,7 +23,7 @@ use std::future::Future;
 use std::hash::Hash;
 use std::time::Duration;
 
-use crate::priority::{AddOptions, Priority};
+use crate::priority::options::{AddOptions, Priority};
 
 /// A work queue: dedup while an item waits, exclusive while a worker holds it, shutdown and
 /// drain (client-go's `TypedInterface`).

@@ -127,34 +127,20 @@ mod config;
 mod delaying;
 mod error;
 mod hash;
-mod inbox;
 mod interface;
-mod item_map;
-mod lock;
 mod metrics;
-mod order;
 mod priority;
-mod priority_order;
-mod priority_queue;
-mod priority_state;
 mod queue;
-mod queue_ops;
-mod queue_shared;
-mod queue_state;
 pub mod rate_limiter;
 mod rate_limiting;
-mod store;
 mod task;
-mod timer;
-mod waiting;
 
 pub use config::QueueConfig;
 pub use delaying::DelayingQueue;
 pub use error::Error;
 pub use interface::{DelayingWorkQueue, PriorityWorkQueue, RateLimitingWorkQueue, WorkQueue};
 pub use metrics::{MetricsProvider, NoopMetrics, QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
-pub use priority::{AddOptions, Priority};
-pub use priority_queue::PriorityQueue;
+pub use priority::{AddOptions, Priority, PriorityQueue};
 pub use queue::Queue;
 pub use rate_limiter::{
     ItemExponentialFailure, ItemFastSlow, MaxOf, RateLimiter, TokenBucket, WithMaxWait,

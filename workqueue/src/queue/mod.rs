@@ -1,8 +1,17 @@
 //! The basic work queue: dedup while waiting, exclusive while processing.
 //!
-//! [`Queue`] is the handle; its operations are shared with the priority queue (`queue_ops`),
-//! the state its handles share and the hand-off between adders and workers around its lock
-//! are in `queue_shared`, the items themselves in the `store`.
+//! [`Queue`] is the handle. The machinery below it is shared with the priority queue: its
+//! operations (`ops`), the state its handles share and the hand-off between adders and workers
+//! around its lock (`shared`, with the `inbox` and the `lock`), what the lock guards (`state`),
+//! the items themselves (`store`) and the order they go out in (`order`).
+
+pub(crate) mod inbox;
+pub(crate) mod lock;
+pub(crate) mod ops;
+pub(crate) mod order;
+pub(crate) mod shared;
+pub(crate) mod state;
+pub(crate) mod store;
 
 use std::fmt;
 use std::hash::Hash;
@@ -11,8 +20,8 @@ use std::sync::Arc;
 use crate::config::QueueConfig;
 use crate::interface::WorkQueue;
 use crate::metrics::QueueMetrics;
-use crate::queue_shared::Shared;
-use crate::store::Store;
+use crate::queue::shared::Shared;
+use crate::queue::store::Store;
 
 /// A work queue shared by event handlers (which [`add`](Queue::add) keys) and workers (which
 /// [`get`](Queue::get) a key, process it and call [`done`](Queue::done)).
@@ -195,5 +204,4 @@ impl<T> fmt::Debug for Queue<T> {
 }
 
 #[cfg(test)]
-#[path = "queue_tests.rs"]
 mod tests;

@@ -1,5 +1,8 @@
 //! The delaying queue: a [`Queue`] plus items that become ready later.
 
+pub(crate) mod timer;
+pub(crate) mod waiting;
+
 use std::fmt;
 use std::hash::Hash;
 use std::sync::Arc;
@@ -10,12 +13,12 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::config::QueueConfig;
+use crate::delaying::timer::{Next, Plan, Timed, ready_at, run_timer};
+use crate::delaying::waiting::{Schedule, Waiting};
 use crate::interface::{DelayingWorkQueue, WorkQueue};
 use crate::metrics::QueueMetrics;
 use crate::queue::Queue;
 use crate::task::LazyTask;
-use crate::timer::{Next, Plan, Timed, ready_at, run_timer};
-use crate::waiting::{Schedule, Waiting};
 
 /// A [`Queue`] that can also add an item after a delay ([`add_after`](DelayingQueue::add_after)).
 ///

@@ -1,5 +1,11 @@
 //! The priority queue: a rate-limiting queue whose every add carries a [`Priority`].
 
+pub(crate) mod options;
+mod order;
+mod state;
+
+pub use options::{AddOptions, Priority};
+
 use std::fmt;
 use std::future::Future;
 use std::hash::Hash;
@@ -9,14 +15,13 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use crate::config::QueueConfig;
+use crate::delaying::timer::{Next, Plan, Timed, ready_at, run_timer};
+use crate::delaying::waiting::Schedule;
 use crate::interface::{DelayingWorkQueue, PriorityWorkQueue, RateLimitingWorkQueue, WorkQueue};
-use crate::priority::{AddOptions, Priority};
-use crate::priority_state::{PriorityAdds, PriorityState};
-use crate::queue_shared::Shared;
+use crate::priority::state::{PriorityAdds, PriorityState};
+use crate::queue::shared::Shared;
 use crate::rate_limiter::RateLimiter;
 use crate::task::LazyTask;
-use crate::timer::{Next, Plan, Timed, ready_at, run_timer};
-use crate::waiting::Schedule;
 
 /// A rate-limiting work queue that hands out the highest-priority ready item first, after
 /// controller-runtime's priority queue: what a controller uses so that a real change does not
@@ -434,5 +439,4 @@ impl<T> fmt::Debug for PriorityQueue<T> {
 }
 
 #[cfg(test)]
-#[path = "priority_queue_tests.rs"]
 mod tests;
