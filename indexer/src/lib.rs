@@ -76,6 +76,7 @@
 //! for example). A failed write leaves the store and its indices exactly as they were.
 
 mod error;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod index;

@@ -101,6 +101,7 @@
 mod backoff;
 mod decode;
 mod error;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod lister_watcher;

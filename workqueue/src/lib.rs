@@ -26,6 +26,10 @@
 //!   plain queues.
 //!
 //! All four are cheap handles: clone one to share the queue between workers and handlers.
+//! Code that drives a queue can be written once against the queue traits, one per level as in
+//! client-go: [`WorkQueue`] (every queue), [`DelayingWorkQueue`], [`RateLimitingWorkQueue`] and
+//! [`PriorityWorkQueue`] (the priority queue, or the plain rate-limiting queue ignoring
+//! priorities).
 //! Shutting down stops adds; workers still receive what is queued, then `None`.
 //! [`shut_down_with_drain`](Queue::shut_down_with_drain) waits until everything queued and in
 //! flight is done. Named queues report to [`QueueMetrics`] hooks ([`QueueConfig`]). All
@@ -123,32 +127,20 @@ mod config;
 mod delaying;
 mod error;
 mod hash;
-mod inbox;
-mod item_map;
-mod lock;
+mod interface;
 mod metrics;
-mod order;
 mod priority;
-mod priority_order;
-mod priority_queue;
-mod priority_state;
 mod queue;
-mod queue_ops;
-mod queue_shared;
-mod queue_state;
 pub mod rate_limiter;
 mod rate_limiting;
-mod store;
 mod task;
-mod timer;
-mod waiting;
 
 pub use config::QueueConfig;
 pub use delaying::DelayingQueue;
 pub use error::Error;
+pub use interface::{DelayingWorkQueue, PriorityWorkQueue, RateLimitingWorkQueue, WorkQueue};
 pub use metrics::{MetricsProvider, NoopMetrics, QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
-pub use priority::{AddOptions, Priority};
-pub use priority_queue::PriorityQueue;
+pub use priority::{AddOptions, Priority, PriorityQueue};
 pub use queue::Queue;
 pub use rate_limiter::{
     ItemExponentialFailure, ItemFastSlow, MaxOf, RateLimiter, TokenBucket, WithMaxWait,

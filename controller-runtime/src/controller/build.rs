@@ -1,5 +1,6 @@
-//! [`ControllerBuilder::build`]: checks the settings, makes the controller's queue, registers
-//! its watches on the manager's caches and adds it to the manager.
+//! [`ControllerBuilder::build`]: checks the settings, makes the controller's queue — the
+//! priority queue or the plain one — registers its watches on the manager's caches and adds it
+//! to the manager, its workers monomorphised for that queue.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,16 +9,19 @@ use std::time::Duration;
 use indexer::ObjectKey;
 use informer::Object;
 use parking_lot::Mutex;
-use workqueue::{QueueConfig, RateLimiter, default_controller_rate_limiter};
+use workqueue::{
+    PriorityQueue, PriorityWorkQueue, QueueConfig, RateLimiter, RateLimitingQueue,
+    default_controller_rate_limiter,
+};
 
 use crate::controller::builder::ControllerBuilder;
 use crate::controller::debounce::{Debounce, Debouncer};
+use crate::controller::enqueue::KeySink;
 use crate::controller::error::Error;
 use crate::controller::handle::ControllerHandle;
 use crate::controller::handlers::register_primary;
 use crate::controller::intake::Intake;
 use crate::controller::predicate::{EventFilter, WatchFilter};
-use crate::controller::queue::ControllerQueue;
 use crate::controller::reconciler::Reconciler;
 use crate::controller::registered::Registered;
 use crate::controller::ryow::WriteTracker;
@@ -36,8 +40,38 @@ impl<K: Object> ControllerBuilder<'_, K> {
     /// Fails if the name is taken, a setting is invalid (no worker, a zero reconcile timeout, a
     /// zero debounce or a maximum wait below it, a declared permission without verbs), a
     /// watched kind's cache settings contradict each other, or the manager has stopped.
-    pub fn build<R: Reconciler<K>>(self, reconciler: R) -> Result<ControllerHandle, Error> {
-        let settings = self.settings;
+    pub fn build<R: Reconciler<K>>(mut self, reconciler: R) -> Result<ControllerHandle, Error> {
+        let debounce = self.check()?;
+        let manager = self.manager;
+        manager.reserve_name(&self.name)?;
+        let limiter: Box<dyn RateLimiter<ObjectKey>> = self
+            .settings
+            .rate_limiter
+            .take()
+            .unwrap_or_else(|| Box::new(default_controller_rate_limiter()));
+        let prioritized = self.settings.priority_queue;
+        let mut config = QueueConfig::new().name(self.name.clone());
+        if let Some(provider) = manager.metrics().queue_provider(prioritized) {
+            config = config.metrics(provider);
+        }
+        if prioritized {
+            self.assemble(
+                reconciler,
+                PriorityQueue::with_config(limiter, config),
+                debounce,
+            )
+        } else {
+            self.assemble(
+                reconciler,
+                RateLimitingQueue::with_config(limiter, config),
+                debounce,
+            )
+        }
+    }
+
+    /// Checks the settings; the debounce they ask for, if any.
+    fn check(&self) -> Result<Option<Debounce>, Error> {
+        let settings = &self.settings;
         let invalid = |reason: String| Error::InvalidSetting {
             controller: self.name.clone(),
             reason,
@@ -50,10 +84,6 @@ impl<K: Object> ControllerBuilder<'_, K> {
         if settings.reconcile_timeout == Some(Duration::ZERO) {
             return Err(invalid("reconcile_timeout must be positive".to_owned()));
         }
-        let debounce = match settings.debounce {
-            Some((quiet, max_wait)) => Some(Debounce::new(quiet, max_wait).map_err(invalid)?),
-            None => None,
-        };
         if let Some(rule) = settings
             .permissions
             .iter()
@@ -64,18 +94,27 @@ impl<K: Object> ControllerBuilder<'_, K> {
                 rule.resource_name()
             )));
         }
+        settings
+            .debounce
+            .map(|(quiet, max_wait)| Debounce::new(quiet, max_wait).map_err(invalid))
+            .transpose()
+    }
+
+    /// Registers the watches over `queue` and adds the controller's runnables to the manager.
+    fn assemble<R, Q>(
+        mut self,
+        reconciler: R,
+        queue: Q,
+        debounce: Option<Debounce>,
+    ) -> Result<ControllerHandle, Error>
+    where
+        R: Reconciler<K>,
+        Q: PriorityWorkQueue<Item = ObjectKey>,
+    {
         let manager = self.manager;
-        manager.reserve_name(&self.name)?;
-        let limiter: Box<dyn RateLimiter<ObjectKey>> = settings
-            .rate_limiter
-            .unwrap_or_else(|| Box::new(default_controller_rate_limiter()));
-        let mut queue_config = QueueConfig::new().name(self.name.clone());
-        if let Some(provider) = manager.metrics().queue_provider(settings.priority_queue) {
-            queue_config = queue_config.metrics(provider);
-        }
-        let queue = ControllerQueue::new(limiter, queue_config, settings.priority_queue);
-        let debouncer = debounce.map(|debounce| Arc::new(Debouncer::new(debounce, queue.clone())));
-        let intake = Intake::new(queue.clone(), debouncer.clone());
+        let sink: KeySink = Arc::new(queue.clone());
+        let debouncer = debounce.map(|debounce| Arc::new(Debouncer::new(debounce, sink.clone())));
+        let intake = Intake::new(sink.clone(), debouncer.clone());
 
         let (recorder, recorder_task) =
             Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
@@ -94,12 +133,13 @@ impl<K: Object> ControllerBuilder<'_, K> {
             dyntype: spec.dyntype,
             writes: WriteTracker::default(),
             deleted: Mutex::new(HashMap::new()),
-            read_your_writes_timeout: settings.read_your_writes_timeout,
+            read_your_writes_timeout: self.settings.read_your_writes_timeout,
             recorder,
         });
         let event_filters: Arc<[EventFilter]> = self.event_filters.into();
         let primary_filter = Arc::new(WatchFilter::new(Arc::clone(&event_filters), predicate));
         let mut watched = Vec::new();
+        let permissions = std::mem::take(&mut self.settings.permissions);
         let registered = Registered::on(primary_key, &primary, |informer| {
             register_primary(informer, &intake, &state, Arc::clone(&primary_filter))
         })
@@ -108,7 +148,8 @@ impl<K: Object> ControllerBuilder<'_, K> {
             for (_, register) in self.watches {
                 watched.push(register(manager, &intake, &event_filters)?);
             }
-            Ok(manager.require_all(settings.permissions)?)
+            // Recorded only once every watch is registered: a failed build declares nothing.
+            Ok(manager.require_all(permissions)?)
         });
         if let Err(error) = registered {
             return Err(abandon(manager, &self.name, watched, error));
@@ -122,9 +163,10 @@ impl<K: Object> ControllerBuilder<'_, K> {
         }
 
         let stats = Arc::new(ControllerStats::default());
+        let settings = self.settings;
         let run = ControllerRun {
             state,
-            queue: queue.clone(),
+            queue,
             intake,
             debouncer,
             sources: Mutex::new(self.sources),
@@ -156,7 +198,7 @@ impl<K: Object> ControllerBuilder<'_, K> {
         Ok(ControllerHandle {
             name: self.name,
             stats,
-            queue,
+            queue: sink,
         })
     }
 }

@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use workqueue::Priority;
 
-use crate::controller::queue::ControllerQueue;
+use crate::controller::enqueue::KeySink;
 
 /// A controller's debounce settings, validated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +52,7 @@ impl Debounce {
 /// Holds event keys until they are due, then adds them to the controller's queue.
 pub(crate) struct Debouncer {
     settings: Debounce,
-    queue: ControllerQueue,
+    queue: KeySink,
     held: Mutex<Held>,
     /// Wakes the task: a key was held that may be due before its sleep ends.
     wake: Notify,
@@ -73,7 +73,7 @@ struct HeldKey {
 
 impl Debouncer {
     /// A debouncer handing due keys to `queue`.
-    pub(crate) fn new(settings: Debounce, queue: ControllerQueue) -> Self {
+    pub(crate) fn new(settings: Debounce, queue: KeySink) -> Self {
         Self {
             settings,
             queue,

@@ -7,15 +7,24 @@ use std::time::Duration;
 use indexer::ObjectKey;
 use workqueue::Priority;
 
-use crate::controller::queue::ControllerQueue;
+use crate::controller::enqueue::KeySink;
 use crate::controller::stats::ControllerStats;
 
 /// A built controller: its name, live counters, and a way to enqueue keys from anywhere.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ControllerHandle {
     pub(super) name: String,
     pub(super) stats: Arc<ControllerStats>,
-    pub(super) queue: ControllerQueue,
+    pub(super) queue: KeySink,
+}
+
+impl std::fmt::Debug for ControllerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ControllerHandle")
+            .field("name", &self.name)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ControllerHandle {

@@ -9,18 +9,18 @@ use indexer::ObjectKey;
 use workqueue::Priority;
 
 use crate::controller::debounce::Debouncer;
-use crate::controller::queue::ControllerQueue;
+use crate::controller::enqueue::KeySink;
 
 /// The entry of event keys into a controller; cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Intake {
-    queue: ControllerQueue,
+    queue: KeySink,
     debouncer: Option<Arc<Debouncer>>,
 }
 
 impl Intake {
     /// Keys go to `queue`, through `debouncer` if given.
-    pub(crate) fn new(queue: ControllerQueue, debouncer: Option<Arc<Debouncer>>) -> Self {
+    pub(crate) fn new(queue: KeySink, debouncer: Option<Arc<Debouncer>>) -> Self {
         Self { queue, debouncer }
     }
 

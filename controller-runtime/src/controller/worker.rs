@@ -18,14 +18,13 @@ use parking_lot::Mutex;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
-use workqueue::Priority;
+use workqueue::{AddOptions, Priority, PriorityWorkQueue};
 
 use crate::controller::action::{Action, Requeue};
 use crate::controller::context::Context;
 use crate::controller::debounce::Debouncer;
 use crate::controller::error::Error;
 use crate::controller::intake::Intake;
-use crate::controller::queue::ControllerQueue;
 use crate::controller::reconciler::{ReconcileError, Reconciler, Request};
 use crate::controller::source::KeyStream;
 use crate::controller::state::ControllerState;
@@ -46,9 +45,10 @@ pub(crate) struct Settings {
 }
 
 /// A built controller, run by the manager.
-pub(crate) struct ControllerRun<K: Object, R> {
+pub(crate) struct ControllerRun<K: Object, R, Q> {
     pub(crate) state: Arc<ControllerState<K>>,
-    pub(crate) queue: ControllerQueue,
+    /// The queue, driven through its trait: monomorphised for the queue the builder chose.
+    pub(crate) queue: Q,
     /// Where watch events and sources hand in keys (through the debouncer, if any).
     pub(crate) intake: Intake,
     pub(crate) debouncer: Option<Arc<Debouncer>>,
@@ -70,10 +70,11 @@ enum Outcome {
 }
 
 #[async_trait]
-impl<K, R> Runnable for ControllerRun<K, R>
+impl<K, R, Q> Runnable for ControllerRun<K, R, Q>
 where
     K: Object,
     R: Reconciler<K>,
+    Q: PriorityWorkQueue<Item = ObjectKey>,
 {
     fn name(&self) -> &str {
         &self.state.name
@@ -152,10 +153,11 @@ where
     }
 }
 
-impl<K, R> ControllerRun<K, R>
+impl<K, R, Q> ControllerRun<K, R, Q>
 where
     K: Object,
     R: Reconciler<K>,
+    Q: PriorityWorkQueue<Item = ObjectKey>,
 {
     /// One worker: takes keys until shutdown.
     async fn work(&self, shutdown: CancellationToken) {
@@ -163,7 +165,7 @@ where
             let key = tokio::select! {
                 biased;
                 () = shutdown.cancelled() => return,
-                key = self.queue.get() => key,
+                key = self.queue.get_with_priority() => key,
             };
             let Some((key, priority)) = key else { return };
             if let Some(elector) = &self.settings.leadership
@@ -266,7 +268,10 @@ where
             Outcome::Finished(Err(error)) => {
                 ControllerStats::count(&stats.errors);
                 tracing::warn!(%error, retries = queue.num_requeues(key), "reconcile failed; retrying with backoff");
-                queue.add_rate_limited(key.clone(), priority);
+                queue.add_with(
+                    key.clone(),
+                    AddOptions::new().priority(priority).rate_limited(),
+                );
             }
             Outcome::Panicked(payload) => {
                 ControllerStats::count(&stats.panics);
@@ -275,13 +280,19 @@ where
                     panic = panic_message(payload.as_ref()),
                     "reconciler panicked; retrying with backoff"
                 );
-                queue.add_rate_limited(key.clone(), priority);
+                queue.add_with(
+                    key.clone(),
+                    AddOptions::new().priority(priority).rate_limited(),
+                );
             }
             Outcome::TimedOut(limit) => {
                 ControllerStats::count(&stats.timeouts);
                 ControllerStats::count(&stats.errors);
                 tracing::warn!(timeout = ?limit, "reconcile timed out; retrying with backoff");
-                queue.add_rate_limited(key.clone(), priority);
+                queue.add_with(
+                    key.clone(),
+                    AddOptions::new().priority(priority).rate_limited(),
+                );
             }
         }
     }
@@ -298,12 +309,18 @@ where
             }
             Requeue::Backoff => {
                 ControllerStats::count(&stats.requeue);
-                queue.add_rate_limited(key.clone(), priority);
+                queue.add_with(
+                    key.clone(),
+                    AddOptions::new().priority(priority).rate_limited(),
+                );
             }
             Requeue::After(delay) => {
                 ControllerStats::count(&stats.requeue_after);
                 queue.forget(key);
-                queue.add_after(key.clone(), delay, priority);
+                queue.add_with(
+                    key.clone(),
+                    AddOptions::new().priority(priority).after(delay),
+                );
             }
         }
     }

@@ -8,7 +8,7 @@ use std::hash::Hash;
 
 use parking_lot::Mutex;
 
-use crate::item_map::ItemMap;
+use crate::rate_limiter::item_map::ItemMap;
 
 /// How many times each item has failed since it was last forgotten.
 pub(crate) struct ItemFailures<T> {

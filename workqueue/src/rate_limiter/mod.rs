@@ -22,6 +22,7 @@ mod bucket;
 mod exponential;
 mod fast_slow;
 mod item_failures;
+mod item_map;
 mod max_of;
 mod max_wait;
 

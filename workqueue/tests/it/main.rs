@@ -2,6 +2,7 @@
 
 mod delaying;
 mod delaying_model;
+mod interface;
 mod model;
 mod priority;
 mod priority_metrics;

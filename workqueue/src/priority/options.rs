@@ -122,4 +122,19 @@ impl AddOptions {
         self.rate_limited = true;
         self
     }
+
+    /// The priority the item is added with.
+    pub fn get_priority(&self) -> Priority {
+        self.priority
+    }
+
+    /// The delay given with [`after`](AddOptions::after), if any.
+    pub fn delay(&self) -> Option<Duration> {
+        self.after
+    }
+
+    /// Whether the add is a rate-limited retry ([`rate_limited`](AddOptions::rate_limited)).
+    pub fn is_rate_limited(&self) -> bool {
+        self.rate_limited
+    }
 }

@@ -1,5 +1,5 @@
-//! What a queue keeps under its lock, as the shared hand-off code (`queue_shared`,
-//! `queue_ops`) sees it: the [`QueueState`] trait, and its implementation for the plain
+//! What a queue keeps under its lock, as the shared hand-off code (`shared`,
+//! `ops`) sees it: the [`QueueState`] trait, and its implementation for the plain
 //! queue's [`Store`].
 //!
 //! The hand-off code (the inbox of adds that found the lock taken, sleeping workers and their
@@ -13,8 +13,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::metrics::QueueMetrics;
-use crate::order::Fifo;
-use crate::store::{Added, Done, Store};
+use crate::queue::order::Fifo;
+use crate::queue::store::{Added, Done, Store};
 
 /// The state a queue's lock guards (besides its shutdown flags).
 pub(crate) trait QueueState: Send + 'static {

@@ -6,7 +6,7 @@
 //! finds the lock taken leaves its item, the count of workers sleeping in `get` and their
 //! wake-ups, and the metrics hook. Every operation takes the lock once, moves the inbox into
 //! the state first, and reports its [`Effects`] (a worker to wake, adds to count) only after
-//! releasing the lock. The operations themselves are in `queue_ops`.
+//! releasing the lock. The operations themselves are in `ops`.
 
 use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,10 +16,10 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use crate::inbox::Inbox;
-use crate::lock::{Mutex, MutexGuard};
 use crate::metrics::{QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
-use crate::queue_state::{Adds, QueueState};
+use crate::queue::inbox::Inbox;
+use crate::queue::lock::{Mutex, MutexGuard};
+use crate::queue::state::{Adds, QueueState};
 use crate::task::LazyTask;
 
 /// Capacity kept by the inbox buffers between bursts.

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use crate::config::QueueConfig;
 use crate::metrics::QueueMetrics;
-use crate::queue_shared::{Effects, MetricsHook, Shared, refresh_unfinished};
-use crate::queue_state::QueueState;
-use crate::store::Done;
+use crate::queue::shared::{Effects, MetricsHook, Shared, refresh_unfinished};
+use crate::queue::state::QueueState;
+use crate::queue::store::Done;
 use crate::task::LazyTask;
 
 impl<S: QueueState> Shared<S, S::Entry> {

@@ -1,17 +1,27 @@
 //! The basic work queue: dedup while waiting, exclusive while processing.
 //!
-//! [`Queue`] is the handle; its operations are shared with the priority queue (`queue_ops`),
-//! the state its handles share and the hand-off between adders and workers around its lock
-//! are in `queue_shared`, the items themselves in the `store`.
+//! [`Queue`] is the handle. The machinery below it is shared with the priority queue: its
+//! operations (`ops`), the state its handles share and the hand-off between adders and workers
+//! around its lock (`shared`, with the `inbox` and the `lock`), what the lock guards (`state`),
+//! the items themselves (`store`) and the order they go out in (`order`).
+
+pub(crate) mod inbox;
+pub(crate) mod lock;
+pub(crate) mod ops;
+pub(crate) mod order;
+pub(crate) mod shared;
+pub(crate) mod state;
+pub(crate) mod store;
 
 use std::fmt;
 use std::hash::Hash;
 use std::sync::Arc;
 
 use crate::config::QueueConfig;
+use crate::interface::WorkQueue;
 use crate::metrics::QueueMetrics;
-use crate::queue_shared::Shared;
-use crate::store::Store;
+use crate::queue::shared::Shared;
+use crate::queue::store::Store;
 
 /// A work queue shared by event handlers (which [`add`](Queue::add) keys) and workers (which
 /// [`get`](Queue::get) a key, process it and call [`done`](Queue::done)).
@@ -149,6 +159,38 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
     }
 }
 
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> WorkQueue for Queue<T> {
+    type Item = T;
+
+    fn add(&self, item: T) {
+        Queue::add(self, item);
+    }
+
+    fn get(&self) -> impl Future<Output = Option<T>> + Send + '_ {
+        Queue::get(self)
+    }
+
+    fn done(&self, item: &T) {
+        Queue::done(self, item);
+    }
+
+    fn len(&self) -> usize {
+        Queue::len(self)
+    }
+
+    fn shut_down(&self) {
+        Queue::shut_down(self);
+    }
+
+    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
+        Queue::shut_down_with_drain(self)
+    }
+
+    fn is_shutting_down(&self) -> bool {
+        Queue::is_shutting_down(self)
+    }
+}
+
 impl<T> fmt::Debug for Queue<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = self.shared.state.lock();
@@ -162,5 +204,4 @@ impl<T> fmt::Debug for Queue<T> {
 }
 
 #[cfg(test)]
-#[path = "queue_tests.rs"]
 mod tests;

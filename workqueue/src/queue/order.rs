@@ -3,7 +3,7 @@
 //! The store keeps the rules every queue shares (dedup, exclusive processing, re-add during
 //! processing); an [`Order`] only decides which queued item goes out next. [`Fifo`] is the plain
 //! queue's order: first queued, first out. The priority queue's order, highest priority first
-//! and first in, first out within one priority, is `ByPriority` in `priority_order.rs`.
+//! and first in, first out within one priority, is `ByPriority` in `priority/order.rs`.
 
 use std::collections::VecDeque;
 

@@ -1,5 +1,8 @@
 //! The delaying queue: a [`Queue`] plus items that become ready later.
 
+pub(crate) mod timer;
+pub(crate) mod waiting;
+
 use std::fmt;
 use std::hash::Hash;
 use std::sync::Arc;
@@ -10,11 +13,12 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::config::QueueConfig;
+use crate::delaying::timer::{Next, Plan, Timed, ready_at, run_timer};
+use crate::delaying::waiting::{Schedule, Waiting};
+use crate::interface::{DelayingWorkQueue, WorkQueue};
 use crate::metrics::QueueMetrics;
 use crate::queue::Queue;
 use crate::task::LazyTask;
-use crate::timer::{Next, Plan, Timed, ready_at, run_timer};
-use crate::waiting::{Schedule, Waiting};
 
 /// A [`Queue`] that can also add an item after a delay ([`add_after`](DelayingQueue::add_after)).
 ///
@@ -236,6 +240,44 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Timed for Inner<T> {
 
     fn release(&self, due: &mut Vec<(T, ())>) {
         self.queue.add_all(due.drain(..).map(|(item, ())| item));
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> WorkQueue for DelayingQueue<T> {
+    type Item = T;
+
+    fn add(&self, item: T) {
+        DelayingQueue::add(self, item);
+    }
+
+    fn get(&self) -> impl Future<Output = Option<T>> + Send + '_ {
+        DelayingQueue::get(self)
+    }
+
+    fn done(&self, item: &T) {
+        DelayingQueue::done(self, item);
+    }
+
+    fn len(&self) -> usize {
+        DelayingQueue::len(self)
+    }
+
+    fn shut_down(&self) {
+        DelayingQueue::shut_down(self);
+    }
+
+    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
+        DelayingQueue::shut_down_with_drain(self)
+    }
+
+    fn is_shutting_down(&self) -> bool {
+        DelayingQueue::is_shutting_down(self)
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingWorkQueue for DelayingQueue<T> {
+    fn add_after(&self, item: T, delay: Duration) {
+        DelayingQueue::add_after(self, item, delay);
     }
 }
 

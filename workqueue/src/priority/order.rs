@@ -15,8 +15,8 @@
 
 use std::collections::VecDeque;
 
-use crate::order::Order;
-use crate::priority::Priority;
+use crate::priority::options::Priority;
+use crate::queue::order::Order;
 
 /// Past this many priorities in use, a new priority first drops the FIFOs that are empty.
 const KEEP_IDLE_LEVELS: usize = 8;

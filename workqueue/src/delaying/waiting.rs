@@ -18,8 +18,8 @@ use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
 use tokio::time::Instant;
 
+use crate::delaying::timer::{Next, Plan, TimerState};
 use crate::hash::{BuildHasher, Slot, short_hash, table_hash};
-use crate::timer::{Next, Plan, TimerState};
 
 /// Capacity kept when the set empties; larger buffers are released.
 const KEEP_CAPACITY: usize = 1024;

@@ -26,7 +26,7 @@ use hashbrown::hash_table::Entry;
 use tokio::time::Instant;
 
 use crate::hash::{BuildHasher, Slot as TableSlot, short_hash, table_hash};
-use crate::order::{Fifo, Order};
+use crate::queue::order::{Fifo, Order};
 
 /// Capacity kept when the store empties; larger buffers are released.
 const KEEP_CAPACITY: usize = 1024;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::config::QueueConfig;
 use crate::delaying::DelayingQueue;
+use crate::interface::{DelayingWorkQueue, PriorityWorkQueue, RateLimitingWorkQueue, WorkQueue};
 use crate::rate_limiter::RateLimiter;
 
 /// The queue a controller's workers drain: a [`DelayingQueue`] plus
@@ -133,6 +134,63 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> RateLimitingQueue<T> {
     }
 }
 
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> WorkQueue for RateLimitingQueue<T> {
+    type Item = T;
+
+    fn add(&self, item: T) {
+        RateLimitingQueue::add(self, item);
+    }
+
+    fn get(&self) -> impl Future<Output = Option<T>> + Send + '_ {
+        RateLimitingQueue::get(self)
+    }
+
+    fn done(&self, item: &T) {
+        RateLimitingQueue::done(self, item);
+    }
+
+    fn len(&self) -> usize {
+        RateLimitingQueue::len(self)
+    }
+
+    fn shut_down(&self) {
+        RateLimitingQueue::shut_down(self);
+    }
+
+    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
+        RateLimitingQueue::shut_down_with_drain(self)
+    }
+
+    fn is_shutting_down(&self) -> bool {
+        RateLimitingQueue::is_shutting_down(self)
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingWorkQueue for RateLimitingQueue<T> {
+    fn add_after(&self, item: T, delay: Duration) {
+        RateLimitingQueue::add_after(self, item, delay);
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> RateLimitingWorkQueue for RateLimitingQueue<T> {
+    fn add_rate_limited(&self, item: T) {
+        RateLimitingQueue::add_rate_limited(self, item);
+    }
+
+    fn forget(&self, item: &T) {
+        RateLimitingQueue::forget(self, item);
+    }
+
+    fn num_requeues(&self, item: &T) -> usize {
+        RateLimitingQueue::num_requeues(self, item)
+    }
+}
+
+/// Priorities are ignored: every add is a plain one, every item comes out at
+/// [`Priority::NORMAL`](crate::Priority::NORMAL), as controller-runtime does for a queue that
+/// is not its priority queue.
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> PriorityWorkQueue for RateLimitingQueue<T> {}
+
 impl<T> fmt::Debug for RateLimitingQueue<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RateLimitingQueue")
@@ -142,76 +200,4 @@ impl<T> fmt::Debug for RateLimitingQueue<T> {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use tokio::time::Instant;
-
-    use super::RateLimitingQueue;
-    use crate::rate_limiter::{ItemExponentialFailure, default_controller_rate_limiter};
-
-    const MS: Duration = Duration::from_millis(1);
-
-    #[tokio::test(start_paused = true)]
-    async fn retries_back_off_exponentially_until_forgotten() {
-        let queue = RateLimitingQueue::new(ItemExponentialFailure::new(5 * MS, 1000 * MS));
-        let mut last = Instant::now();
-        for (failures, delay) in [(1, 5), (2, 10), (3, 20), (4, 40)] {
-            queue.add_rate_limited("a");
-            assert_eq!(queue.num_requeues(&"a"), failures);
-            assert_eq!(queue.get().await, Some("a"));
-            assert_eq!(last.elapsed(), delay * MS);
-            last = Instant::now();
-            queue.done(&"a");
-        }
-        queue.forget(&"a");
-        assert_eq!(queue.num_requeues(&"a"), 0);
-        queue.add_rate_limited("a");
-        assert_eq!(queue.get().await, Some("a"));
-        assert_eq!(last.elapsed(), 5 * MS);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn readd_while_waiting_for_backoff_counts_no_failure() {
-        let queue = RateLimitingQueue::new(default_controller_rate_limiter());
-        let start = Instant::now();
-        queue.add_rate_limited("a");
-        // Spurious re-adds while "a" waits for its 5 ms backoff (kubernetes#132805).
-        queue.add_rate_limited("a");
-        queue.add_rate_limited("a");
-        assert_eq!(queue.num_requeues(&"a"), 1);
-        assert_eq!(queue.num_waiting(), 1);
-        assert_eq!(queue.get().await, Some("a"));
-        assert_eq!(start.elapsed(), 5 * MS);
-        // Delivered: the next failure counts again.
-        queue.add_rate_limited("a");
-        assert_eq!(queue.num_requeues(&"a"), 2);
-        queue.done(&"a");
-        assert_eq!(queue.get().await, Some("a"));
-        assert_eq!(start.elapsed(), 15 * MS);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn add_rate_limited_after_shut_down_counts_no_failure() {
-        let queue = RateLimitingQueue::new(default_controller_rate_limiter());
-        queue.shut_down();
-        queue.add_rate_limited("a");
-        assert_eq!(queue.num_requeues(&"a"), 0);
-        assert_eq!(queue.get().await, None);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn plain_adds_and_delays_pass_through() {
-        let queue = RateLimitingQueue::new(default_controller_rate_limiter());
-        queue.add("a");
-        queue.add_after("b", 10 * MS);
-        assert_eq!(queue.len(), 1);
-        assert!(queue.is_waiting(&"b"));
-        assert_eq!(queue.get().await, Some("a"));
-        assert_eq!(queue.get().await, Some("b"));
-        queue.done(&"a");
-        queue.done(&"b");
-        queue.shut_down_with_drain().await;
-        assert!(queue.is_shutting_down());
-    }
-}
+mod tests;

@@ -14,13 +14,13 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::delaying::timer::{Next, Plan};
+use crate::delaying::waiting::{Schedule, Waiting};
 use crate::metrics::QueueMetrics;
-use crate::priority::Priority;
-use crate::priority_order::ByPriority;
-use crate::queue_state::{Adds, QueueState};
-use crate::store::{Added, Done, Store};
-use crate::timer::{Next, Plan};
-use crate::waiting::{Schedule, Waiting};
+use crate::priority::options::Priority;
+use crate::priority::order::ByPriority;
+use crate::queue::state::{Adds, QueueState};
+use crate::queue::store::{Added, Done, Store};
 
 /// The ready and the waiting items of a priority queue.
 pub(crate) struct PriorityState<T> {
@@ -152,7 +152,7 @@ impl<T: Eq + Hash + Clone> PriorityState<T> {
             return Schedule::AlreadyWaiting;
         }
         self.waiting
-            .insert(item, crate::timer::ready_at(delay), priority)
+            .insert(item, crate::delaying::timer::ready_at(delay), priority)
     }
 
     /// Whether `item` waits for its ready time.

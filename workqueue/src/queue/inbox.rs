@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::lock::Mutex;
+use crate::queue::lock::Mutex;
 
 /// Items left by adds that found the queue busy, and whether there are any.
 pub(crate) struct Inbox<T> {

@@ -1,5 +1,11 @@
 //! The priority queue: a rate-limiting queue whose every add carries a [`Priority`].
 
+pub(crate) mod options;
+mod order;
+mod state;
+
+pub use options::{AddOptions, Priority};
+
 use std::fmt;
 use std::future::Future;
 use std::hash::Hash;
@@ -9,13 +15,13 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use crate::config::QueueConfig;
-use crate::priority::{AddOptions, Priority};
-use crate::priority_state::{PriorityAdds, PriorityState};
-use crate::queue_shared::Shared;
+use crate::delaying::timer::{Next, Plan, Timed, ready_at, run_timer};
+use crate::delaying::waiting::Schedule;
+use crate::interface::{DelayingWorkQueue, PriorityWorkQueue, RateLimitingWorkQueue, WorkQueue};
+use crate::priority::state::{PriorityAdds, PriorityState};
+use crate::queue::shared::Shared;
 use crate::rate_limiter::RateLimiter;
 use crate::task::LazyTask;
-use crate::timer::{Next, Plan, Timed, ready_at, run_timer};
-use crate::waiting::Schedule;
 
 /// A rate-limiting work queue that hands out the highest-priority ready item first, after
 /// controller-runtime's priority queue: what a controller uses so that a real change does not
@@ -355,6 +361,68 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Timed for Inner<T> {
     }
 }
 
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> WorkQueue for PriorityQueue<T> {
+    type Item = T;
+
+    fn add(&self, item: T) {
+        PriorityQueue::add(self, item);
+    }
+
+    fn get(&self) -> impl Future<Output = Option<T>> + Send + '_ {
+        PriorityQueue::get(self)
+    }
+
+    fn done(&self, item: &T) {
+        PriorityQueue::done(self, item);
+    }
+
+    fn len(&self) -> usize {
+        PriorityQueue::len(self)
+    }
+
+    fn shut_down(&self) {
+        PriorityQueue::shut_down(self);
+    }
+
+    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
+        PriorityQueue::shut_down_with_drain(self)
+    }
+
+    fn is_shutting_down(&self) -> bool {
+        PriorityQueue::is_shutting_down(self)
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingWorkQueue for PriorityQueue<T> {
+    fn add_after(&self, item: T, delay: Duration) {
+        PriorityQueue::add_after(self, item, delay);
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> RateLimitingWorkQueue for PriorityQueue<T> {
+    fn add_rate_limited(&self, item: T) {
+        PriorityQueue::add_rate_limited(self, item);
+    }
+
+    fn forget(&self, item: &T) {
+        PriorityQueue::forget(self, item);
+    }
+
+    fn num_requeues(&self, item: &T) -> usize {
+        PriorityQueue::num_requeues(self, item)
+    }
+}
+
+impl<T: Eq + Hash + Clone + Send + Sync + 'static> PriorityWorkQueue for PriorityQueue<T> {
+    fn add_with(&self, item: T, options: AddOptions) {
+        PriorityQueue::add_with(self, item, options);
+    }
+
+    fn get_with_priority(&self) -> impl Future<Output = Option<(T, Priority)>> + Send + '_ {
+        PriorityQueue::get_with_priority(self)
+    }
+}
+
 impl<T> fmt::Debug for PriorityQueue<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let shared = &*self.inner.shared;
@@ -371,5 +439,4 @@ impl<T> fmt::Debug for PriorityQueue<T> {
 }
 
 #[cfg(test)]
-#[path = "priority_queue_tests.rs"]
 mod tests;
