@@ -43,12 +43,14 @@
 //! | [`webhook`] | admission and conversion webhooks (feature `webhook`) |
 //!
 //! [`prelude`] brings the dozen names a first operator needs. Each module's page is its part of
-//! the guide, with its own `Error`; [`controller`] has a whole operator run against the
+//! the guide, with its own `Error` (each converts into the crate's [`Error`], for code that mixes
+//! modules); [`controller`] has a whole operator run against the
 //! in-process API server. Testing an operator: the `kube-rt-testenv` crate (an in-process API
 //! server with your CRDs, or an existing cluster), described in the repository's README.
 
 pub mod cache;
 pub mod controller;
+mod error;
 pub mod events;
 mod kind;
 pub mod manager;
@@ -59,6 +61,7 @@ pub mod util;
 #[cfg(feature = "webhook")]
 pub mod webhook;
 
+pub use error::Error;
 pub use ops::{leader_election, metrics};
 
 /// An object's namespace (if namespaced) and name: what a controller reconciles.

@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use indexer::{Lister, ObjectKey, key_of};
-use informer::Object;
+use informer::{Object, SharedIndexInformer};
 use kube::core::Selector;
 
 use crate::cache::error::Error;
@@ -102,6 +102,19 @@ impl<K: Object> CacheLister<K> {
     /// Whether nothing is cached.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Waits until every watch of the kind holds its initial list (at once if it does).
+    pub async fn synced(&self) {
+        self.cache.synced().await;
+    }
+
+    /// The informers behind this cache, one per cached namespace or a single one: for adding
+    /// event handlers or reading their statistics. Unlike
+    /// [`Cache::informers`](crate::cache::Cache::informers), this does not keep the cache for
+    /// the manager's lifetime.
+    pub fn informers(&self) -> &[Arc<SharedIndexInformer<K>>] {
+        self.cache.informers()
     }
 
     /// The informer-level [`Lister`] that holds `namespace`'s objects (`None`: the single

@@ -107,6 +107,9 @@ mod transform;
 
 pub use crate::kind::{DynamicKind, Kind, WatchScope};
 pub use error::Error;
+/// The bound every cached object meets (deserializable, cloneable, shareable across tasks): of
+/// [`Watch`](crate::controller::Watch), [`ByObject`] and [`Reconciler`](crate::controller::Reconciler).
+pub use informer::Object;
 /// Label and field selectors, for [`ManagerBuilder::default_selectors`](crate::manager::ManagerBuilder::default_selectors).
 pub use informer::Selectors;
 pub use kind::{CacheKind, Metadata};

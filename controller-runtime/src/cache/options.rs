@@ -285,9 +285,11 @@ impl CacheOptions {
     /// kind's settings contradict each other.
     pub(crate) fn resolve<T: Object>(&self, spec: &CacheSpec<T>) -> Result<Resolved<T>, Error> {
         let own = self.by_kind.get(&spec.key.kind);
-        if let Some(problem) = own.and_then(|own| own.problems.first()) {
+        if let Some(own) = own
+            && let Some(problem) = own.problems.first()
+        {
             return Err(Error::InvalidSettings {
-                kind: spec.kind.clone(),
+                kind: own.kind.clone(),
                 reason: problem.clone(),
             });
         }
@@ -314,9 +316,11 @@ impl CacheOptions {
         })
     }
 
-    /// Every kind whose settings contradict each other, with the first problem.
+    /// Every kind whose settings contradict each other, with the first problem, in the order of
+    /// the kinds' names.
     pub(crate) fn problems(&self) -> Vec<Error> {
-        self.by_kind
+        let mut problems: Vec<Error> = self
+            .by_kind
             .values()
             .filter_map(|settings| {
                 let problem = settings.problems.first()?;
@@ -325,7 +329,9 @@ impl CacheOptions {
                     reason: problem.clone(),
                 })
             })
-            .collect()
+            .collect();
+        problems.sort_by_key(|problem| problem.to_string());
+        problems
     }
 }
 
