@@ -2,6 +2,7 @@
 //! through the real `kube::Client` (deletion: `deletion.rs`).
 
 use crate::common;
+use crate::list_watch::CMS;
 
 use std::fmt::Debug;
 
@@ -336,4 +337,55 @@ async fn generation_status_scale_and_noop_writes() {
     cm.metadata.name = Some("g".into());
     let cm = cms.create(&PostParams::default(), &cm).await.expect("cm");
     assert_eq!(cm.metadata.generation, None);
+}
+
+#[tokio::test]
+async fn noop_writes_change_nothing_and_emit_no_event() {
+    let server = common::server().await;
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
+    let a = crate::list_watch::make_cm(&cms, "a", &[("app", "web")]).await;
+    let rv = a.resource_version().expect("rv");
+    let global = server.resource_version();
+    // A PUT of the stored object, a merge patch and a JSON patch that change nothing.
+    let same = cms
+        .replace("a", &PostParams::default(), &a)
+        .await
+        .expect("noop replace");
+    let merged = cms
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"labels": {"app": "web"}}})),
+        )
+        .await
+        .expect("noop merge");
+    let ops = json!([{"op": "replace", "path": "/metadata/labels/app", "value": "web"}]);
+    let jsonp = cms
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::<()>::Json(serde_json::from_value(ops).expect("json patch")),
+        )
+        .await
+        .expect("noop json patch");
+    for o in [&same, &merged, &jsonp] {
+        assert_eq!(o.resource_version().as_deref(), Some(rv.as_str()));
+    }
+    assert_eq!(server.resource_version(), global, "no write happened");
+    // A real change afterwards is the first event a watch from `rv` sees.
+    let changed = cms
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"data": {"k": "v"}})),
+        )
+        .await
+        .expect("real change");
+    let (_, evs) =
+        common::watch_events(&server, &format!("{CMS}?watch=1&resourceVersion={rv}"), 1).await;
+    assert_eq!(common::types(&evs), vec!["MODIFIED"]);
+    assert_eq!(
+        evs[0]["object"]["metadata"]["resourceVersion"],
+        changed.resource_version().expect("rv").as_str()
+    );
 }

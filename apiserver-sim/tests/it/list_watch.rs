@@ -1,5 +1,5 @@
 //! Lists (selectors, pagination, resourceVersion semantics) and watches (every rule of
-//! the wire spec, bookmarks, selector transitions, no-op writes).
+//! the wire spec, bookmarks, selector transitions).
 
 use crate::common;
 
@@ -268,7 +268,7 @@ async fn selectors_and_resource_version_semantics() {
     );
 }
 
-const CMS: &str = "/api/v1/namespaces/default/configmaps";
+pub(crate) const CMS: &str = "/api/v1/namespaces/default/configmaps";
 
 #[tokio::test]
 async fn watch_rules() {
@@ -448,55 +448,4 @@ async fn watch_selector_transitions_and_periodic_bookmarks() {
         "DELETED carries the old content"
     );
     assert_ne!(del["metadata"]["resourceVersion"], rv.as_str());
-}
-
-#[tokio::test]
-async fn noop_writes_change_nothing_and_emit_no_event() {
-    let server = common::server().await;
-    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
-    let a = make_cm(&cms, "a", &[("app", "web")]).await;
-    let rv = a.resource_version().expect("rv");
-    let global = server.resource_version();
-    // A PUT of the stored object, a merge patch and a JSON patch that change nothing.
-    let same = cms
-        .replace("a", &PostParams::default(), &a)
-        .await
-        .expect("noop replace");
-    let merged = cms
-        .patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"labels": {"app": "web"}}})),
-        )
-        .await
-        .expect("noop merge");
-    let ops = json!([{"op": "replace", "path": "/metadata/labels/app", "value": "web"}]);
-    let jsonp = cms
-        .patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::<()>::Json(serde_json::from_value(ops).expect("json patch")),
-        )
-        .await
-        .expect("noop json patch");
-    for o in [&same, &merged, &jsonp] {
-        assert_eq!(o.resource_version().as_deref(), Some(rv.as_str()));
-    }
-    assert_eq!(server.resource_version(), global, "no write happened");
-    // A real change afterwards is the first event a watch from `rv` sees.
-    let changed = cms
-        .patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"data": {"k": "v"}})),
-        )
-        .await
-        .expect("real change");
-    let (_, evs) =
-        common::watch_events(&server, &format!("{CMS}?watch=1&resourceVersion={rv}"), 1).await;
-    assert_eq!(common::types(&evs), vec!["MODIFIED"]);
-    assert_eq!(
-        evs[0]["object"]["metadata"]["resourceVersion"],
-        changed.resource_version().expect("rv").as_str()
-    );
 }
