@@ -3,8 +3,8 @@
 //! it unchanged.
 //!
 //! Use it as the test bed of controller and informer tests, as a local environment for
-//! operator authors, or standalone (`cargo run -p kube-rt-apiserver-sim -- --port 6443
-//! --kubeconfig ./kubeconfig`). It serves every built-in kind a Kubernetes server of the
+//! operator authors, or standalone (`cargo run -p kube-rt-apiserver-sim --features cli --
+//! --port 6443 --kubeconfig ./kubeconfig`). It serves every built-in kind a Kubernetes server of the
 //! version k8s-openapi's `latest` feature targets serves by default (the GA versions of
 //! every group: core, apps, batch, autoscaling v2 and v1, networking, policy, rbac,
 //! storage, scheduling, coordination, discovery, events, node, certificates,
@@ -41,6 +41,13 @@
 //! server.shutdown().await;
 //! # Ok(()) }
 //! ```
+//!
+//! # Features
+//!
+//! - `cli`: the standalone `apiserver-sim` binary (argument parsing and a log subscriber);
+//!   the library needs neither, so they are compiled only with this feature.
+//! - `fuzzing`: a hidden module of the properties the fuzz targets check; for the fuzz crate
+//!   and the crate's own property tests, never for a user's build.
 //!
 //! # Main types
 //!
@@ -225,7 +232,7 @@
 //! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate`, `convert` (writes to a type served in another form than stored) |
 //! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
 //! | `admission/` | admission and conversion webhooks: the configured webhooks, parsed and cached (`hooks`; `shared.rs` holds the cache and the service table of `endpoints`, which use only `store/`), which requests call them (`matching`), the `AdmissionReview` format and denials (`review`), calling them in order (`dispatch`), CRD versions through conversion webhooks (`conversion`, `watch_conversion`), the HTTPS client (`client`) |
-//! | `auth/` | authentication (bearer tokens: `identity`, `tokens`) and RBAC authorization (`attributes` of a request, `rules` matching, `rbac` bindings and aggregation, `forbidden` errors, `denials`, the `bootstrap` roles), the TokenRequest subresource (`token_request`) and SelfSubjectAccessReview (`review`) |
+//! | `auth/` | what the server keeps (`state`: on or off, tokens, denials; held by `shared.rs`), authentication (bearer tokens: `identity`, `tokens`) and RBAC authorization (`attributes` of a request, `rules` matching, `rbac` bindings and aggregation, `forbidden` errors, `denials`, the `bootstrap` roles), the TokenRequest subresource (`token_request`) and SelfSubjectAccessReview (`review`) |
 //! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads`) |
 //! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), the TokenRequest and SelfSubjectAccessReview endpoints (`auth_endpoints`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
 //! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`), tokens and denials of RBAC mode (`auth`) |
@@ -260,6 +267,7 @@ pub use server::handle::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
 pub use shared::{BODY_LIMIT, WatchListMode};
 pub use watch::line::INITIAL_EVENTS_END;
 
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 

@@ -1,4 +1,5 @@
-//! Standalone simulator: `apiserver-sim --port 6443 --kubeconfig ./kubeconfig`.
+//! Standalone simulator: `apiserver-sim --port 6443 --kubeconfig ./kubeconfig` (built with the
+//! `cli` feature: `cargo run -p kube-rt-apiserver-sim --features cli -- --help`).
 
 use std::path::PathBuf;
 

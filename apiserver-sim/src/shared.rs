@@ -85,7 +85,7 @@ pub(crate) struct Shared {
     /// The admission webhooks as last configured.
     pub admission: HookCache,
     /// Authentication and authorization (RBAC), on or off.
-    pub auth: crate::auth::Auth,
+    pub auth: crate::auth::state::Auth,
 }
 
 /// How the server treats `sendInitialEvents` (streaming lists, the WatchList feature).
@@ -138,7 +138,7 @@ impl Shared {
             controllers.clone(),
         );
         let chaos = config.chaos.map(Chaos::new);
-        let auth = crate::auth::Auth::new(config.rbac);
+        let auth = crate::auth::state::Auth::new(config.rbac);
         Arc::new(Self {
             state: Mutex::new(state),
             config,

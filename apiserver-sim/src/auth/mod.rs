@@ -14,6 +14,7 @@
 //! cluster has: `cluster-admin`, `system:discovery`, `system:basic-user` and
 //! `system:public-info-viewer`, bound as upstream.
 //!
+//! - `state`: what the server keeps (on or off, tokens, denials), held by `shared.rs`;
 //! - `identity`: users and groups; `tokens`: the bearer tokens the server accepts;
 //! - `attributes`: a request in RBAC's terms; `rules`: one rule against a request;
 //!   `rbac`: bindings, roles, aggregation and the decision;
@@ -29,6 +30,7 @@ pub(crate) mod identity;
 pub(crate) mod rbac;
 pub(crate) mod review;
 pub(crate) mod rules;
+pub(crate) mod state;
 pub(crate) mod token_request;
 pub(crate) mod tokens;
 
@@ -41,30 +43,8 @@ use crate::kinds::resource_info::GroupResourceRef;
 use crate::shared::Shared;
 use crate::store::State;
 use attributes::of_request;
-use denials::Denials;
 use identity::Identity;
-use tokens::{Tokens, bearer};
-
-/// The server's authentication and authorization state.
-#[derive(Debug, Default)]
-pub(crate) struct Auth {
-    /// Whether requests are authenticated and authorized (RBAC on).
-    pub enabled: bool,
-    /// The tokens issued.
-    pub tokens: Tokens,
-    /// Requests refused with 403.
-    pub denials: Denials,
-}
-
-impl Auth {
-    /// Authentication and authorization, on or off.
-    pub fn new(enabled: bool) -> Self {
-        Self {
-            enabled,
-            ..Self::default()
-        }
-    }
-}
+use tokens::bearer;
 
 /// The uid of the ServiceAccount `namespace/name`, if it exists.
 pub(crate) fn service_account_uid(st: &State, namespace: &str, name: &str) -> Option<String> {

@@ -1,20 +1,22 @@
 //! Lists (selectors, pagination, resourceVersion semantics) and watches (every rule of
-//! the wire spec), plus kube's own watcher in both initial-list modes across a compaction.
+//! the wire spec, bookmarks, selector transitions).
 
 use crate::common;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
-use futures::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
-use kube::runtime::{WatchStreamExt, reflector, watcher};
+
 use kube_rt_apiserver_sim::ApiServer;
 use serde_json::json;
 
-async fn make_cm(api: &Api<ConfigMap>, name: &str, labels: &[(&str, &str)]) -> ConfigMap {
+pub(crate) async fn make_cm(
+    api: &Api<ConfigMap>,
+    name: &str,
+    labels: &[(&str, &str)],
+) -> ConfigMap {
     let mut cm = ConfigMap::default();
     cm.metadata.name = Some(name.into());
     cm.metadata.labels = Some(
@@ -266,7 +268,7 @@ async fn selectors_and_resource_version_semantics() {
     );
 }
 
-const CMS: &str = "/api/v1/namespaces/default/configmaps";
+pub(crate) const CMS: &str = "/api/v1/namespaces/default/configmaps";
 
 #[tokio::test]
 async fn watch_rules() {
@@ -446,264 +448,4 @@ async fn watch_selector_transitions_and_periodic_bookmarks() {
         "DELETED carries the old content"
     );
     assert_ne!(del["metadata"]["resourceVersion"], rv.as_str());
-}
-
-#[tokio::test]
-async fn noop_writes_change_nothing_and_emit_no_event() {
-    let server = common::server().await;
-    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
-    let a = make_cm(&cms, "a", &[("app", "web")]).await;
-    let rv = a.resource_version().expect("rv");
-    let global = server.resource_version();
-    // A PUT of the stored object, a merge patch and a JSON patch that change nothing.
-    let same = cms
-        .replace("a", &PostParams::default(), &a)
-        .await
-        .expect("noop replace");
-    let merged = cms
-        .patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"labels": {"app": "web"}}})),
-        )
-        .await
-        .expect("noop merge");
-    let ops = json!([{"op": "replace", "path": "/metadata/labels/app", "value": "web"}]);
-    let jsonp = cms
-        .patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::<()>::Json(serde_json::from_value(ops).expect("json patch")),
-        )
-        .await
-        .expect("noop json patch");
-    for o in [&same, &merged, &jsonp] {
-        assert_eq!(o.resource_version().as_deref(), Some(rv.as_str()));
-    }
-    assert_eq!(server.resource_version(), global, "no write happened");
-    // A real change afterwards is the first event a watch from `rv` sees.
-    let changed = cms
-        .patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"data": {"k": "v"}})),
-        )
-        .await
-        .expect("real change");
-    let (_, evs) =
-        common::watch_events(&server, &format!("{CMS}?watch=1&resourceVersion={rv}"), 1).await;
-    assert_eq!(common::types(&evs), vec!["MODIFIED"]);
-    assert_eq!(
-        evs[0]["object"]["metadata"]["resourceVersion"],
-        changed.resource_version().expect("rv").as_str()
-    );
-}
-
-async fn watcher_converges_after_compaction(server: &ApiServer, cfg: watcher::Config) {
-    let client = server.client().expect("client");
-    let cms: Api<ConfigMap> = Api::default_namespaced(client.clone());
-    let secrets: Api<Secret> = Api::default_namespaced(client);
-    for n in ["a", "b", "c"] {
-        make_cm(&cms, n, &[]).await;
-    }
-    let (reader, writer) = reflector::store::<ConfigMap>();
-    let stream = reflector::reflector(writer, watcher(cms.clone(), cfg));
-    // Each `Init` starts a full (re)list: one at start, one more after the 410.
-    let inits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let seen = inits.clone();
-    let task = tokio::spawn(async move {
-        futures::pin_mut!(stream);
-        while let Some(ev) = stream.next().await {
-            if matches!(ev, Ok(watcher::Event::Init)) {
-                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            }
-        }
-    });
-    let server_state = || -> BTreeMap<String, String> {
-        server
-            .objects("", "configmaps")
-            .iter()
-            .map(|o| {
-                (
-                    o["metadata"]["name"].as_str().unwrap_or("").to_string(),
-                    o["metadata"]["resourceVersion"]
-                        .as_str()
-                        .unwrap_or("")
-                        .to_string(),
-                )
-            })
-            .collect()
-    };
-    let cache_state = |r: &reflector::Store<ConfigMap>| -> BTreeMap<String, String> {
-        r.state()
-            .iter()
-            .map(|c| (c.name_any(), c.resource_version().unwrap_or_default()))
-            .collect()
-    };
-    common::eventually("the cache to equal the server", common::LIMIT, || {
-        cache_state(&reader) == server_state()
-    })
-    .await;
-    // Move the global RV past the watcher's last RV, compact, and cut every watch:
-    // the watcher's resume RV is now too old, so it must relist.
-    let mut s = Secret::default();
-    s.metadata.name = Some("bump".into());
-    secrets
-        .create(&PostParams::default(), &s)
-        .await
-        .expect("secret");
-    server.compact();
-    server.drop_watches();
-    cms.delete("a", &DeleteParams::default())
-        .await
-        .expect("delete");
-    cms.patch(
-        "b",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"data": {"x": "y"}})),
-    )
-    .await
-    .expect("patch");
-    make_cm(&cms, "d", &[]).await;
-    common::eventually(
-        "the cache to equal the server after the relist",
-        common::LIMIT,
-        || cache_state(&reader) == server_state(),
-    )
-    .await;
-    assert_eq!(
-        inits.load(std::sync::atomic::Ordering::SeqCst),
-        2,
-        "the expired resume RV made the watcher relist once"
-    );
-    task.abort();
-}
-
-#[tokio::test]
-async fn kube_watcher_list_watch_mode_recovers_from_compaction() {
-    let server = ApiServer::start().await.expect("server");
-    watcher_converges_after_compaction(&server, watcher::Config::default().page_size(2)).await;
-}
-
-#[tokio::test]
-async fn kube_watcher_streaming_list_mode_recovers_from_compaction() {
-    let server = ApiServer::start().await.expect("server");
-    watcher_converges_after_compaction(&server, watcher::Config::default().streaming_lists()).await;
-}
-
-/// Waits until nothing accepts connections on `addr` any more.
-async fn stops_serving(addr: std::net::SocketAddr) {
-    common::eventually_async("the server to stop serving", common::LIMIT, || async move {
-        tokio::net::TcpStream::connect(addr).await.is_err()
-    })
-    .await
-}
-
-#[tokio::test]
-async fn many_servers_in_one_process() {
-    let a = ApiServer::start().await.expect("a");
-    let b = ApiServer::start().await.expect("b");
-    assert_ne!(a.addr(), b.addr());
-    let cms: Api<ConfigMap> = Api::default_namespaced(a.client().expect("client"));
-    make_cm(&cms, "only-in-a", &[]).await;
-    assert_eq!(a.objects("", "configmaps").len(), 1);
-    assert!(b.objects("", "configmaps").is_empty());
-    let a_addr = a.addr();
-    drop(a);
-    stops_serving(a_addr).await;
-    let still: Api<ConfigMap> = Api::default_namespaced(b.client().expect("client"));
-    assert!(
-        still
-            .list(&ListParams::default())
-            .await
-            .expect("b serves")
-            .items
-            .is_empty()
-    );
-    let b_addr = b.addr();
-    b.shutdown().await;
-    stops_serving(b_addr).await;
-}
-
-#[tokio::test]
-async fn binds_a_given_port() {
-    // Ask the OS for a free port, release it, and start there (retry if another process
-    // took it in between).
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    let (server, port) = loop {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("probe");
-        let port = probe.local_addr().expect("addr").port();
-        drop(probe);
-        match ApiServer::builder().port(port).start().await {
-            Ok(s) => break (s, port),
-            Err(e) => assert!(tokio::time::Instant::now() < deadline, "{e}"),
-        }
-    };
-    assert_eq!(server.addr().port(), port);
-    assert!(server.addr().ip().is_loopback());
-    assert_eq!(server.url(), format!("http://127.0.0.1:{port}"));
-    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
-    make_cm(&cms, "x", &[]).await;
-    // The port is taken while the server runs.
-    let err = ApiServer::builder()
-        .port(port)
-        .start()
-        .await
-        .expect_err("port in use");
-    assert!(
-        matches!(err, kube_rt_apiserver_sim::Error::Bind { .. }),
-        "{err}"
-    );
-}
-
-#[tokio::test]
-async fn metadata_only_representation() {
-    let server = common::server().await;
-    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
-    make_cm(&cms, "m", &[("a", "b")]).await;
-    let meta = cms.get_metadata("m").await.expect("get_metadata");
-    assert_eq!(
-        meta.types.map(|t| t.kind).as_deref(),
-        Some("PartialObjectMetadata")
-    );
-    let list = cms
-        .list_metadata(&ListParams::default())
-        .await
-        .expect("list_metadata");
-    assert_eq!(list.items.len(), 1);
-    let r = common::raw(
-        &server,
-        "GET",
-        CMS,
-        &[(
-            "Accept",
-            "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
-        )],
-        b"",
-    )
-    .await;
-    assert_eq!(r.json()["kind"], "PartialObjectMetadataList");
-    assert!(r.json()["items"][0].get("data").is_none());
-    // kube's metadata watcher sees objects and their changes.
-    let (reader, writer) = reflector::store();
-    let stream = reflector::reflector(
-        writer,
-        watcher(
-            Api::<kube::core::PartialObjectMeta<ConfigMap>>::default_namespaced(
-                server.client().expect("client"),
-            ),
-            watcher::Config::default(),
-        ),
-    )
-    .applied_objects();
-    let task = tokio::spawn(async move {
-        futures::pin_mut!(stream);
-        while stream.next().await.is_some() {}
-    });
-    make_cm(&cms, "n", &[]).await;
-    common::eventually("two objects in the cache", common::LIMIT, || {
-        reader.state().len() == 2
-    })
-    .await;
-    task.abort();
 }

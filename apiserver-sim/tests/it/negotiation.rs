@@ -3,6 +3,8 @@
 //! (tables are never protobuf), preference (`q`) decides between them, and a 406 lists the
 //! media types the resource has. Tables of kinds served in another form than stored
 //! (autoscaling/v1, events.k8s.io) carry their rows' objects in the requested version.
+//! Metadata-only reads (`PartialObjectMetadata`, kube's `get_metadata`, `list_metadata` and
+//! metadata watcher) leave the object's body out.
 //!
 //! Sources: apiserver `endpoints/handlers/negotiation` (`NegotiateOutputMediaType`),
 //! `endpoints/handlers/response.go` (`asTable`) and the Kubernetes API concepts page
@@ -12,7 +14,11 @@ use crate::common;
 use crate::common::pb::{self, PROTOBUF};
 use crate::tables::{TABLE_ACCEPT, cells, columns};
 
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_pb::api::core::v1 as core;
+use kube::api::{Api, ListParams};
+use kube::runtime::{WatchStreamExt, reflector, watcher};
 use serde_json::json;
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
@@ -178,4 +184,56 @@ async fn tables_of_converted_kinds_carry_the_requested_version() {
     assert_eq!(row["cells"][6], "image pulled");
     assert_eq!(row["object"]["apiVersion"], "events.k8s.io/v1");
     assert_eq!(row["object"]["note"], "image pulled");
+}
+
+#[tokio::test]
+async fn metadata_only_representation() {
+    let server = common::server().await;
+    let cms: Api<ConfigMap> = Api::default_namespaced(server.client().expect("client"));
+    crate::list_watch::make_cm(&cms, "m", &[("a", "b")]).await;
+    let meta = cms.get_metadata("m").await.expect("get_metadata");
+    assert_eq!(
+        meta.types.map(|t| t.kind).as_deref(),
+        Some("PartialObjectMetadata")
+    );
+    let list = cms
+        .list_metadata(&ListParams::default())
+        .await
+        .expect("list_metadata");
+    assert_eq!(list.items.len(), 1);
+    let r = common::raw(
+        &server,
+        "GET",
+        CMS,
+        &[(
+            "Accept",
+            "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
+        )],
+        b"",
+    )
+    .await;
+    assert_eq!(r.json()["kind"], "PartialObjectMetadataList");
+    assert!(r.json()["items"][0].get("data").is_none());
+    // kube's metadata watcher sees objects and their changes.
+    let (reader, writer) = reflector::store();
+    let stream = reflector::reflector(
+        writer,
+        watcher(
+            Api::<kube::core::PartialObjectMeta<ConfigMap>>::default_namespaced(
+                server.client().expect("client"),
+            ),
+            watcher::Config::default(),
+        ),
+    )
+    .applied_objects();
+    let task = tokio::spawn(async move {
+        futures::pin_mut!(stream);
+        while stream.next().await.is_some() {}
+    });
+    crate::list_watch::make_cm(&cms, "n", &[]).await;
+    common::eventually("two objects in the cache", common::LIMIT, || {
+        reader.state().len() == 2
+    })
+    .await;
+    task.abort();
 }

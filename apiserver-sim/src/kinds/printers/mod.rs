@@ -136,6 +136,8 @@ impl Printer {
 }
 
 #[cfg(test)]
+mod cluster_tests;
+#[cfg(test)]
 mod tests;
 
 /// The `Created At` cell: RFC 3339 in UTC, whole seconds (the zero time when unset).

@@ -1,6 +1,6 @@
-//! Rows of the printers of kinds the integration tests do not print, the Pod rules they do
-//! not cover, and which served kinds get which printer (Kubernetes
-//! `pkg/printers/internalversion/printers.go`).
+//! Rows of the printers of workload, storage and networking kinds the integration tests do
+//! not print, the Pod rules they do not cover, and which served kinds get which printer
+//! (Kubernetes `pkg/printers/internalversion/printers.go`; cluster-level kinds: `cluster_tests.rs`).
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
@@ -11,20 +11,20 @@ fn now() -> Timestamp {
     Timestamp::now()
 }
 
-fn ago(secs: i64) -> String {
+pub(super) fn ago(secs: i64) -> String {
     (now() - SignedDuration::from_secs(secs))
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string()
 }
 
 /// The column names and cells of an object of a built-in kind.
-fn print(group: &str, kind: &str, obj: Value) -> (Vec<String>, Vec<Value>) {
+pub(super) fn print(group: &str, kind: &str, obj: Value) -> (Vec<String>, Vec<Value>) {
     let p = Printer::Kind(builtin(group, kind).unwrap_or_else(|| panic!("printer of {kind}")));
     let names = p.columns().iter().map(|c| c.name.to_string()).collect();
     (names, p.row(&obj, now()).cells)
 }
 
-fn meta(name: &str) -> Value {
+pub(super) fn meta(name: &str) -> Value {
     json!({"name": name, "creationTimestamp": ago(3 * 3600 + 5)})
 }
 
@@ -345,135 +345,6 @@ fn networking() {
         &cells[1..4],
         &[json!("IPv4"), json!("80,metrics,*"), json!("10.0.0.1")]
     );
-}
-
-#[test]
-fn cluster_kinds() {
-    let (cols, cells) = print(
-        "rbac.authorization.k8s.io",
-        "RoleBinding",
-        json!({"metadata": meta("rb"),
-        "roleRef": {"kind": "ClusterRole", "name": "view"},
-        "subjects": [{"kind": "User", "name": "alice"}, {"kind": "Group", "name": "devs"},
-            {"kind": "ServiceAccount", "namespace": "ci", "name": "bot"}, {"kind": "User", "name": "bob"}]}),
-    );
-    assert_eq!(
-        cols,
-        ["Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"]
-    );
-    assert_eq!(
-        cells,
-        [
-            json!("rb"),
-            json!("ClusterRole/view"),
-            json!("3h"),
-            json!("alice, bob"),
-            json!("devs"),
-            json!("ci/bot")
-        ]
-    );
-    let (_, cells) = print(
-        "policy",
-        "PodDisruptionBudget",
-        json!({"metadata": meta("pdb"), "spec": {"minAvailable": "50%"},
-        "status": {"disruptionsAllowed": 1}}),
-    );
-    assert_eq!(&cells[1..4], &[json!("50%"), json!("N/A"), json!(1)]);
-    let (_, cells) = print(
-        "scheduling.k8s.io",
-        "PriorityClass",
-        json!({"metadata": meta("high"), "value": 1000, "globalDefault": true}),
-    );
-    assert_eq!(
-        cells,
-        [
-            json!("high"),
-            json!(1000),
-            json!(true),
-            json!("3h"),
-            json!("")
-        ]
-    );
-    let (_, cells) = print(
-        "certificates.k8s.io",
-        "CertificateSigningRequest",
-        json!({"metadata": meta("csr"),
-        "spec": {"signerName": "kubernetes.io/kubelet-serving", "username": "system:node:n1", "expirationSeconds": 86400},
-        "status": {"conditions": [{"type": "Approved"}], "certificate": "Zm9v"}}),
-    );
-    assert_eq!(
-        &cells[2..],
-        &[
-            json!("kubernetes.io/kubelet-serving"),
-            json!("system:node:n1"),
-            json!("24h"),
-            json!("Approved,Issued")
-        ]
-    );
-    let (_, cells) = print(
-        "resource.k8s.io",
-        "ResourceClaim",
-        json!({"metadata": meta("gpu"),
-        "status": {"allocation": {}, "reservedFor": [{"name": "p"}]}}),
-    );
-    assert_eq!(cells[1], "allocated,reserved");
-    let (_, cells) = print(
-        "apiregistration.k8s.io",
-        "APIService",
-        json!({"metadata": meta("v1beta1.metrics.k8s.io"),
-        "spec": {"service": {"namespace": "kube-system", "name": "metrics-server"}},
-        "status": {"conditions": [{"type": "Available", "status": "False", "reason": "MissingEndpoints"}]}}),
-    );
-    assert_eq!(
-        &cells[1..3],
-        &[
-            json!("kube-system/metrics-server"),
-            json!("False (MissingEndpoints)")
-        ]
-    );
-}
-
-#[test]
-fn autoscalers() {
-    let (cols, cells) = print(
-        "autoscaling",
-        "HorizontalPodAutoscaler",
-        json!({"metadata": meta("web"),
-        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web"}, "minReplicas": 2, "maxReplicas": 10, "metrics": [
-            {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}},
-            {"type": "Pods", "pods": {"metric": {"name": "qps"}, "target": {"type": "AverageValue", "averageValue": "10"}}},
-            {"type": "External", "external": {"metric": {"name": "q"}, "target": {"type": "Value", "value": "5"}}}]},
-        "status": {"currentReplicas": 3, "currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 45}}}]}}),
-    );
-    assert_eq!(
-        cols,
-        [
-            "Name",
-            "Reference",
-            "Targets",
-            "MinPods",
-            "MaxPods",
-            "Replicas",
-            "Age"
-        ]
-    );
-    assert_eq!(
-        &cells[1..6],
-        &[
-            json!("Deployment/web"),
-            json!("cpu: 45%/80%, <unknown>/10 + 1 more..."),
-            json!("2"),
-            json!(10),
-            json!(3)
-        ]
-    );
-    let (_, v1) = print(
-        "autoscaling",
-        "HorizontalPodAutoscaler",
-        json!({"metadata": meta("old"),
-        "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "old"}, "maxReplicas": 4, "targetCPUUtilizationPercentage": 70}}),
-    );
-    assert_eq!(&v1[2..4], &[json!("cpu: <unknown>/70%"), json!("<unset>")]);
 }
 
 #[test]
