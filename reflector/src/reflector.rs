@@ -197,7 +197,7 @@ where
             count: 0,
         };
         let list = pager::list(
-            &*self.lister_watcher,
+            &self.lister_watcher,
             resource_version,
             page_size,
             &mut pages,
