@@ -47,6 +47,7 @@ type PageMessage<K> = Option<Result<ListPart<K>, Error>>;
 fn spawn_page<K: Object>(
     lister_watcher: &Arc<dyn ListerWatcher<K>>,
     params: ListParams,
+    compact: bool,
 ) -> mpsc::Receiver<PageMessage<K>> {
     let (tx, rx) = mpsc::channel(PARTS_AHEAD);
     let lister_watcher = Arc::clone(lister_watcher);
@@ -58,7 +59,11 @@ fn spawn_page<K: Object>(
                 return;
             }
         };
-        while let Some(part) = parts.next().await {
+        while let Some(mut part) = parts.next().await {
+            if let (true, Ok(ListPart::Items(items))) = (compact, &mut part) {
+                // Compact copies; the originals, with their slack, are freed here.
+                *items = items.to_vec();
+            }
             let failed = part.is_err();
             if tx.send(Some(part)).await.is_err() || failed {
                 return;
@@ -83,10 +88,13 @@ enum Page {
 /// request without a limit), handing the items to `sink` in list order. Fails with
 /// [`Error::MissingResourceVersion`] before any item reaches `sink` when the server sends no
 /// resource version.
+/// With `compact`, every item is replaced by its clone (see
+/// [`ReflectorOptions::compact_objects`](crate::ReflectorOptions::compact_objects)).
 pub(crate) async fn list<K: Object>(
     lister_watcher: &Arc<dyn ListerWatcher<K>>,
     resource_version: &str,
     page_size: u32,
+    compact: bool,
     sink: &mut (dyn PageSink<K> + Send),
 ) -> Result<ListSummary, Error> {
     let first = ListParams {
@@ -95,7 +103,7 @@ pub(crate) async fn list<K: Object>(
         ..ListParams::default()
     };
     let mut summary: Option<ListSummary> = None;
-    let mut current = spawn_page(lister_watcher, first.clone());
+    let mut current = spawn_page(lister_watcher, first.clone(), compact);
     let mut continued = false;
     loop {
         let mut next = None;
@@ -117,7 +125,7 @@ pub(crate) async fn list<K: Object>(
                     version_match: None,
                     ..first.clone()
                 };
-                next = Some(spawn_page(lister_watcher, params));
+                next = Some(spawn_page(lister_watcher, params, compact));
                 summary.paginated = true;
             }
             Ok(())
@@ -131,7 +139,7 @@ pub(crate) async fn list<K: Object>(
                 let pages = summary.as_ref().map_or(0, |s| s.pages);
                 tracing::info!(%error, pages, "continue token expired; listing without pagination");
                 sink.restart();
-                return full_list(lister_watcher, first, pages, sink).await;
+                return full_list(lister_watcher, first, pages, compact, sink).await;
             }
             Page::Failed(error) => return Err(error),
             Page::Lost => return Err(lost()),
@@ -151,6 +159,7 @@ async fn full_list<K: Object>(
     lister_watcher: &Arc<dyn ListerWatcher<K>>,
     first: ListParams,
     pages: usize,
+    compact: bool,
     sink: &mut (dyn PageSink<K> + Send),
 ) -> Result<ListSummary, Error> {
     let full = ListParams {
@@ -158,7 +167,7 @@ async fn full_list<K: Object>(
         ..first
     };
     let mut resource_version = None;
-    let mut rx = spawn_page(lister_watcher, full);
+    let mut rx = spawn_page(lister_watcher, full, compact);
     match read_page(&mut rx, true, sink, |meta| {
         resource_version = Some(list_resource_version(meta)?);
         Ok(())

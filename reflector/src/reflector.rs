@@ -200,6 +200,7 @@ where
             &self.lister_watcher,
             resource_version,
             page_size,
+            self.options.compact_objects,
             &mut pages,
         )
         .await?;

@@ -5,10 +5,10 @@
 //! The top-level object is walked key by key; the `metadata` value is decoded into a
 //! [`ListMeta`] as soon as it is complete (a server writes it before the items, so a pager learns
 //! the continue token before the first item arrives), and each element of `items` is decoded into
-//! `K` as soon as its closing brace has arrived. An item's end is found by counting braces outside
-//! strings; its bytes then go to `serde_json` in one piece, so a malformed item is reported by the
-//! same parser that decodes well-formed ones. Each byte is scanned once: a value that spans chunks
-//! resumes its scan where the previous chunk ended.
+//! `K` as soon as it has arrived. An item is decoded in place, its parser finding its end; only an
+//! item cut by the end of the bytes received so far is scanned for its end (counting braces
+//! outside strings, resuming where the previous chunk ended) and decoded once it is whole, so no
+//! item is parsed twice and a malformed one is reported by the same parser that decodes the rest.
 
 use std::marker::PhantomData;
 
@@ -183,6 +183,8 @@ impl<K: DeserializeOwned> ListBodyDecoder<K> {
                     continue;
                 }
                 State::Item => {
+                    // An item that did not fit in the bytes seen so far: find its end first,
+                    // then decode it once.
                     let Some(end) = self.scan_value() else {
                         return Ok(());
                     };
@@ -223,9 +225,25 @@ impl<K: DeserializeOwned> ListBodyDecoder<K> {
                 (State::ItemsOpen, b']') | (State::AfterItem, b']') => State::AfterValue,
                 (State::AfterItem, b',') => State::NextItem,
                 (State::ItemsOpen | State::NextItem, b'{') => {
-                    self.start_scan(at, byte);
-                    self.state = State::Item;
-                    continue;
+                    // Decode the item in place: its parser finds its end. Only an item that
+                    // ends past the bytes seen so far is scanned for its end (and decoded when
+                    // that has arrived).
+                    let mut values =
+                        serde_json::Deserializer::from_slice(&self.buf[at..]).into_iter::<K>();
+                    match values.next() {
+                        Some(Ok(item)) => {
+                            items.push(item);
+                            self.consumed = at + values.byte_offset();
+                            State::AfterItem
+                        }
+                        None => return Ok(()),
+                        Some(Err(error)) if error.is_eof() => {
+                            self.start_scan(at, byte);
+                            self.state = State::Item;
+                            continue;
+                        }
+                        Some(Err(error)) => return Err(error),
+                    }
                 }
                 (state, byte) => {
                     return Err(serde_json::Error::custom(format!(
@@ -278,43 +296,30 @@ impl<K: DeserializeOwned> ListBodyDecoder<K> {
         } else {
             (b'{', b'}')
         };
-        while scan.pos < buf.len() {
-            let rest = &buf[scan.pos..];
+        // A plain loop: in JSON the next quote or brace is a few bytes away, where a search
+        // call costs more than it skips.
+        while let Some(&byte) = buf.get(scan.pos) {
+            scan.pos += 1;
             if scan.in_string {
                 if scan.escaped {
                     scan.escaped = false;
-                    scan.pos += 1;
-                    continue;
-                }
-                let Some(offset) = memchr::memchr2(b'"', b'\\', rest) else {
-                    scan.pos = buf.len();
-                    return None;
-                };
-                scan.pos += offset + 1;
-                if rest[offset] == b'\\' {
+                } else if byte == b'\\' {
                     scan.escaped = true;
-                } else {
+                } else if byte == b'"' {
                     scan.in_string = false;
                     if scan.depth == 0 {
                         // A string value ends at its closing quote.
                         return Some(scan.pos);
                     }
                 }
-                continue;
-            }
-            let Some(offset) = memchr::memchr3(b'"', open, close, rest) else {
-                scan.pos = buf.len();
-                return None;
-            };
-            scan.pos += offset + 1;
-            match rest[offset] {
-                b'"' => scan.in_string = true,
-                b if b == open => scan.depth += 1,
-                _ => {
-                    scan.depth -= 1;
-                    if scan.depth == 0 {
-                        return Some(scan.pos);
-                    }
+            } else if byte == b'"' {
+                scan.in_string = true;
+            } else if byte == open {
+                scan.depth += 1;
+            } else if byte == close {
+                scan.depth -= 1;
+                if scan.depth == 0 {
+                    return Some(scan.pos);
                 }
             }
         }

@@ -369,3 +369,23 @@ async fn the_next_page_is_requested_while_the_current_one_streams_in() {
     assert_eq!(running.reflector.last_sync_resource_version(), "5");
     running.stop().await;
 }
+
+/// With compact copies, the store holds the same objects: listed page by page, then watched.
+#[tokio::test(start_paused = true)]
+async fn compact_copies_hold_the_same_objects() {
+    let server = server_with(&["a", "b", "c"]).await;
+    let consumer = Consumer::start();
+    let running = spawn(
+        config_maps(server.client().unwrap()),
+        Arc::new(consumer.fifo.clone()),
+        ReflectorOptions::default()
+            .page_size(2)
+            .compact_objects(true),
+    );
+    converged(&server, &consumer.cache).await;
+    put(&server, "d", "1");
+    remove(&server, "a");
+    converged(&server, &consumer.cache).await;
+    running.stop().await;
+    consumer.stop().await;
+}
