@@ -72,6 +72,14 @@ impl<K: Object> ListerWatcher<K> for Counting<K> {
         self.inner.list(params).await
     }
 
+    async fn list_stream(
+        &self,
+        params: &reflector::ListParams,
+    ) -> Result<reflector::ListStream<K>, reflector::Error> {
+        self.counts.lists.fetch_add(1, Ordering::Relaxed);
+        self.inner.list_stream(params).await
+    }
+
     async fn watch(
         &self,
         params: &reflector::WatchParams,

@@ -12,10 +12,16 @@ use kube::api::{ApiResource, DynamicObject, ListParams, ObjectList, WatchEvent, 
 use kube::core::PartialObjectMeta;
 use kube::{Api, Client};
 
-use crate::{DEFAULT_MAX_WATCH_LINE_LEN, Error, Object, decode_watch_body};
+use crate::{
+    DEFAULT_MAX_WATCH_LINE_LEN, Error, ListPart, Object, decode_list_body, decode_watch_body,
+};
 
 /// The stream of events a watch returns.
 pub type WatchStream<K> = BoxStream<'static, Result<WatchEvent<K>, Error>>;
+
+/// The parts of one list response as it arrives: its metadata, then its items in batches (see
+/// [`ListPart`]); an error ends it.
+pub type ListStream<K> = BoxStream<'static, Result<ListPart<K>, Error>>;
 
 /// Lists and watches one collection of objects: the reflector's only view of the API server.
 ///
@@ -31,6 +37,24 @@ where
 {
     /// One list request (one page when `params.limit` is set).
     async fn list(&self, params: &ListParams) -> Result<ObjectList<K>, Error>;
+
+    /// The same request as [`list`](Self::list), its response handed over as it arrives: the
+    /// list's metadata first (so a pager can ask for the next page while this one is still
+    /// being decoded), then its items in batches, in order. The reflector lists through this.
+    ///
+    /// Provided: `list`, then its metadata and all its items at once. [`ApiListerWatcher`]
+    /// decodes the body as it streams in.
+    async fn list_stream(&self, params: &ListParams) -> Result<ListStream<K>, Error>
+    where
+        K: Send + 'static,
+    {
+        let list = self.list(params).await?;
+        let parts = [
+            Ok(ListPart::Meta(list.metadata)),
+            Ok(ListPart::Items(list.items)),
+        ];
+        Ok(futures::stream::iter(parts).boxed())
+    }
 
     /// Opens a watch from `resource_version` ("" for the latest state). Errors in the stream
     /// are items of the stream; objects that fail to decode should be [`Error::Decode`] (or,
@@ -198,6 +222,17 @@ impl ApiListerWatcher<DynamicObject> {
     }
 }
 
+/// Whether a listed object passes the kind check; one that does not is logged and left out.
+fn keep_of_kind<K>(check: &KindCheck<K>, obj: &K) -> bool {
+    match check(obj) {
+        Ok(()) => true,
+        Err(error) => {
+            tracing::warn!(%error, "skipping a listed object of the wrong kind");
+            false
+        }
+    }
+}
+
 /// Applies the kind check to the object of an event; bookmarks and errors pass.
 fn check_event<K>(check: &KindCheck<K>, event: WatchEvent<K>) -> Result<WatchEvent<K>, Error> {
     match &event {
@@ -224,15 +259,41 @@ where
                 source,
             })?;
         if let Some(check) = &self.kind_check {
-            list.items.retain(|obj| match check(obj) {
-                Ok(()) => true,
-                Err(error) => {
-                    tracing::warn!(%error, "skipping a listed object of the wrong kind");
-                    false
-                }
-            });
+            list.items.retain(|obj| keep_of_kind(check, obj));
         }
         Ok(list)
+    }
+
+    async fn list_stream(&self, params: &ListParams) -> Result<ListStream<K>, Error> {
+        let failed = |source| Error::Request {
+            verb: "list",
+            source,
+        };
+        // The request `Api::list` makes (asking for metadata only when `K` is a
+        // `PartialObjectMeta`), with its body decoded as it arrives.
+        let request = kube::core::Request::new(self.api.resource_url());
+        let params = self.list_params(params);
+        let mut request = if K::metadata_api() {
+            request.list_metadata(&params)
+        } else {
+            request.list(&params)
+        }
+        .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
+        request.extensions_mut().insert("list");
+        let body = self.client.request_stream(request).await.map_err(failed)?;
+        let parts = decode_list_body::<K, _>(body);
+        match self.kind_check.clone() {
+            None => Ok(parts),
+            Some(check) => Ok(parts
+                .map_ok(move |part| match part {
+                    ListPart::Items(mut items) => {
+                        items.retain(|obj| keep_of_kind(&check, obj));
+                        ListPart::Items(items)
+                    }
+                    meta => meta,
+                })
+                .boxed()),
+        }
     }
 
     async fn watch(

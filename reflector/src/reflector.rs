@@ -197,9 +197,10 @@ where
             count: 0,
         };
         let list = pager::list(
-            &*self.lister_watcher,
+            &self.lister_watcher,
             resource_version,
             page_size,
+            self.options.compact_objects,
             &mut pages,
         )
         .await?;

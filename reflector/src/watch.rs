@@ -271,7 +271,12 @@ where
             };
         }
         let resource_version = obj.meta().resource_version.clone();
-        let obj = Arc::new(obj);
+        // A compact copy; the decoded original, with its slack, is freed here.
+        let obj = Arc::new(if self.options.compact_objects {
+            obj.clone()
+        } else {
+            obj
+        });
         let result = match write {
             Write::Add => store.add(obj),
             Write::Update => store.update(obj),

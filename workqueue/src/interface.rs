@@ -25,6 +25,78 @@ use std::time::Duration;
 
 use crate::priority::options::{AddOptions, Priority};
 
+/// Implements the queue traits for `$queue<T>` by its inherent methods of the same names (each
+/// queue documents its exact behaviour there): `work` for [`WorkQueue`], `delaying` adds
+/// [`DelayingWorkQueue`], `rate_limiting` adds [`RateLimitingWorkQueue`].
+macro_rules! impl_queue_traits {
+    (work $queue:ident) => {
+        impl<T: Eq + std::hash::Hash + Clone + Send + Sync + 'static> $crate::WorkQueue
+            for $queue<T>
+        {
+            type Item = T;
+
+            fn add(&self, item: T) {
+                $queue::add(self, item);
+            }
+
+            fn get(&self) -> impl Future<Output = Option<T>> + Send + '_ {
+                $queue::get(self)
+            }
+
+            fn done(&self, item: &T) {
+                $queue::done(self, item);
+            }
+
+            fn len(&self) -> usize {
+                $queue::len(self)
+            }
+
+            fn shut_down(&self) {
+                $queue::shut_down(self);
+            }
+
+            fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
+                $queue::shut_down_with_drain(self)
+            }
+
+            fn is_shutting_down(&self) -> bool {
+                $queue::is_shutting_down(self)
+            }
+        }
+    };
+    (delaying $queue:ident) => {
+        impl_queue_traits!(work $queue);
+
+        impl<T: Eq + std::hash::Hash + Clone + Send + Sync + 'static> $crate::DelayingWorkQueue
+            for $queue<T>
+        {
+            fn add_after(&self, item: T, delay: std::time::Duration) {
+                $queue::add_after(self, item, delay);
+            }
+        }
+    };
+    (rate_limiting $queue:ident) => {
+        impl_queue_traits!(delaying $queue);
+
+        impl<T: Eq + std::hash::Hash + Clone + Send + Sync + 'static>
+            $crate::RateLimitingWorkQueue for $queue<T>
+        {
+            fn add_rate_limited(&self, item: T) {
+                $queue::add_rate_limited(self, item);
+            }
+
+            fn forget(&self, item: &T) {
+                $queue::forget(self, item);
+            }
+
+            fn num_requeues(&self, item: &T) -> usize {
+                $queue::num_requeues(self, item)
+            }
+        }
+    };
+}
+pub(crate) use impl_queue_traits;
+
 /// A work queue: dedup while an item waits, exclusive while a worker holds it, shutdown and
 /// drain (client-go's `TypedInterface`).
 ///

@@ -1,6 +1,7 @@
 //! `compare`: decode, ours and kube-runtime interleaved (decode, A, B per round), each
-//! measurement in a fresh process; prints the medians and the ratios ours/kube-runtime and
-//! ours/decode.
+//! measurement in a fresh process, then the controller's end-to-end latency at 5 000 and
+//! 20 000 events/s; prints the medians and every figure of the goals table: ours ÷ kube-runtime,
+//! ours ÷ decode, CPU per object ÷ decode CPU per object, memory, relist peak, e2e p99.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -13,9 +14,30 @@ use crate::suite::PeerFigures;
 pub struct DecodeLine {
     /// Pods per second from list pages.
     pub list_objects_per_s: f64,
+    /// CPU microseconds per pod decoded from list pages.
+    pub list_cpu_per_object_us: f64,
     /// Events per second from watch lines.
     pub watch_events_per_s: f64,
 }
+
+/// The end-to-end latency as the `controller` subcommand prints it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LatencyLine {
+    /// Events per second.
+    pub rate: u32,
+    /// Latency samples.
+    pub samples: usize,
+    /// Median, microseconds.
+    pub p50_us: f64,
+    /// 99th percentile, microseconds.
+    pub p99_us: f64,
+}
+
+/// The paced rates at which the end-to-end latency is measured, and seconds of events each.
+const E2E_RATES: [u32; 2] = [5_000, 20_000];
+const E2E_SECONDS: usize = 5;
+/// Pods listed before the paced events.
+const E2E_OBJECTS: usize = 10_000;
 
 /// Medians over the rounds, and the ratios the goals are stated in.
 #[derive(Debug, Serialize)]
@@ -48,10 +70,17 @@ pub struct Comparison {
     pub watch_vs_decode: f64,
     /// inf_stream ours ÷ list decode limit.
     pub stream_vs_decode: f64,
+    /// Our client's CPU seconds per pod during inf_sync ÷ the decode limit's CPU per pod.
+    pub sync_cpu_vs_decode: f64,
+    /// The same for kube-runtime.
+    pub kube_sync_cpu_vs_decode: f64,
+    /// Median end-to-end latency at each paced rate.
+    pub e2e: Vec<LatencyLine>,
 }
 
 /// Runs `rounds` rounds and compares the medians.
 pub fn run(objects: usize, events: usize, rounds: usize) -> Result<Comparison> {
+    let rounds = rounds.max(1);
     let size = [
         "--objects".to_owned(),
         objects.to_string(),
@@ -60,19 +89,42 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<Comparison> {
     ];
     let command = |name: &str| [vec![name.to_owned()], size.to_vec()].concat();
     let (mut decodes, mut ours, mut kube) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..rounds.max(1) {
-        eprintln!("compare: round {} of {}", round + 1, rounds.max(1));
+    let mut latencies: Vec<Vec<LatencyLine>> = vec![Vec::new(); E2E_RATES.len()];
+    for round in 0..rounds {
+        eprintln!("compare: round {} of {rounds}", round + 1);
         decodes.push(in_fresh_process::<DecodeLine>(&command("decode"))?);
         ours.push(in_fresh_process::<PeerFigures>(&command("informer"))?);
         kube.push(in_fresh_process::<PeerFigures>(&command("kube-runtime"))?);
+        for (rate, runs) in E2E_RATES.iter().zip(&mut latencies) {
+            runs.push(in_fresh_process::<LatencyLine>(&[
+                "controller".to_owned(),
+                "--objects".to_owned(),
+                E2E_OBJECTS.to_string(),
+                "--events".to_owned(),
+                (*rate as usize * E2E_SECONDS).to_string(),
+                "--rate".to_owned(),
+                rate.to_string(),
+            ])?);
+        }
     }
     let decode = DecodeLine {
         list_objects_per_s: median(decodes.iter().map(|d| d.list_objects_per_s)),
+        list_cpu_per_object_us: median(decodes.iter().map(|d| d.list_cpu_per_object_us)),
         watch_events_per_s: median(decodes.iter().map(|d| d.watch_events_per_s)),
     };
+    let e2e = E2E_RATES
+        .iter()
+        .zip(&latencies)
+        .map(|(&rate, runs)| LatencyLine {
+            rate,
+            samples: median(runs.iter().map(|r| r.samples as f64)) as usize,
+            p50_us: median(runs.iter().map(|r| r.p50_us)),
+            p99_us: median(runs.iter().map(|r| r.p99_us)),
+        })
+        .collect();
     let (ours, kube_runtime) = (median_figures(&ours), median_figures(&kube));
     Ok(Comparison {
-        rounds: rounds.max(1),
+        rounds,
         sync_vs_kube: ours.inf_sync_objects_per_s / kube_runtime.inf_sync_objects_per_s,
         watch_vs_kube: ours.inf_watch_events_per_s / kube_runtime.inf_watch_events_per_s,
         stream_vs_kube: ours.inf_stream_objects_per_s / kube_runtime.inf_stream_objects_per_s,
@@ -85,6 +137,10 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<Comparison> {
         sync_vs_decode: ours.inf_sync_objects_per_s / decode.list_objects_per_s,
         watch_vs_decode: ours.inf_watch_events_per_s / decode.watch_events_per_s,
         stream_vs_decode: ours.inf_stream_objects_per_s / decode.list_objects_per_s,
+        sync_cpu_vs_decode: ours.inf_sync_cpu_per_object_us / decode.list_cpu_per_object_us,
+        kube_sync_cpu_vs_decode: kube_runtime.inf_sync_cpu_per_object_us
+            / decode.list_cpu_per_object_us,
+        e2e,
         decode,
         ours,
         kube_runtime,
@@ -97,14 +153,18 @@ fn median_figures(runs: &[PeerFigures]) -> PeerFigures {
     PeerFigures {
         peer: runs.first().map(|run| run.peer.clone()).unwrap_or_default(),
         inf_sync_objects_per_s: of(|r| r.inf_sync_objects_per_s),
+        inf_sync_cpu_per_object_us: of(|r| r.inf_sync_cpu_per_object_us),
         inf_watch_events_per_s: of(|r| r.inf_watch_events_per_s),
         inf_stream_objects_per_s: of(|r| r.inf_stream_objects_per_s),
+        inf_stream_cpu_per_object_us: of(|r| r.inf_stream_cpu_per_object_us),
         inf_relist_peak_ratio: of(|r| r.inf_relist_peak_ratio),
         rss_synced_bytes: of(|r| r.rss_synced_bytes as f64) as u64,
         bytes_per_object: of(|r| r.bytes_per_object),
         bytes_per_object_stripped: of(|r| r.bytes_per_object_stripped),
         bytes_per_object_trimmed: of(|r| r.bytes_per_object_trimmed),
         bytes_per_object_stripped_trimmed: of(|r| r.bytes_per_object_stripped_trimmed),
+        bytes_per_object_lean: of(|r| r.bytes_per_object_lean),
+        inf_sync_lean_objects_per_s: of(|r| r.inf_sync_lean_objects_per_s),
         complete: runs.iter().all(|run| run.complete),
     }
 }
@@ -120,20 +180,92 @@ pub fn median(values: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
-/// One human line for the comparison.
+/// The goals table: each figure, ours beside its goal.
 pub fn describe(c: &Comparison) -> String {
-    format!(
-        "median of {} rounds: ours/kube-runtime sync {:.2}×, watch {:.2}×, stream {:.2}×, bytes/pod {:.2}×, stripped/kube unstripped {:.2}×; ours/decode sync {:.2}×, watch {:.2}×, stream {:.2}×; relist peak ours {:.2}× kube {:.2}×",
-        c.rounds,
-        c.sync_vs_kube,
-        c.watch_vs_kube,
-        c.stream_vs_kube,
-        c.bytes_per_object_vs_kube,
-        c.stripped_vs_kube_unstripped,
-        c.sync_vs_decode,
-        c.watch_vs_decode,
-        c.stream_vs_decode,
-        c.ours.inf_relist_peak_ratio,
-        c.kube_runtime.inf_relist_peak_ratio,
-    )
+    let mut rows = vec![
+        format!("median of {} rounds", c.rounds),
+        "| figure | ours | goal |".to_owned(),
+        "|---|---|---|".to_owned(),
+    ];
+    let mut row = |figure: &str, value: String, goal: &str| {
+        rows.push(format!("| {figure} | {value} | {goal} |"));
+    };
+    row(
+        "inf_sync ÷ kube-runtime / ÷ decode",
+        format!("{:.2}× / {:.2}×", c.sync_vs_kube, c.sync_vs_decode),
+        "≥ 1.5× / ≥ 0.8×",
+    );
+    row(
+        "inf_watch ÷ kube-runtime / ÷ decode",
+        format!("{:.2}× / {:.2}×", c.watch_vs_kube, c.watch_vs_decode),
+        "≥ 1.5× / ≥ 0.8×",
+    );
+    row(
+        "inf_stream ÷ kube-runtime / ÷ decode",
+        format!("{:.2}× / {:.2}×", c.stream_vs_kube, c.stream_vs_decode),
+        "≥ 1.5× / ≥ 0.8×",
+    );
+    row(
+        "client CPU per object ÷ decode CPU per object (kube-runtime)",
+        format!(
+            "{:.2}× ({:.1} µs ÷ {:.1} µs; kube-runtime {:.2}×)",
+            c.sync_cpu_vs_decode,
+            c.ours.inf_sync_cpu_per_object_us,
+            c.decode.list_cpu_per_object_us,
+            c.kube_sync_cpu_vs_decode
+        ),
+        "≤ 1.3×",
+    );
+    row(
+        "bytes per cached pod ÷ kube-runtime",
+        format!(
+            "{:.2}× ({:.0} ÷ {:.0} B)",
+            c.bytes_per_object_vs_kube, c.ours.bytes_per_object, c.kube_runtime.bytes_per_object
+        ),
+        "≤ 0.9×",
+    );
+    row(
+        "stripped ÷ kube-runtime unstripped",
+        format!(
+            "{:.2}× ({:.0} B)",
+            c.stripped_vs_kube_unstripped, c.ours.bytes_per_object_stripped
+        ),
+        "≤ 0.6×",
+    );
+    row(
+        "lean projection type ÷ kube-runtime unstripped (sync pods/s)",
+        format!(
+            "{:.2}× ({:.0} B; {:.0} pods/s)",
+            c.ours.bytes_per_object_lean / c.kube_runtime.bytes_per_object,
+            c.ours.bytes_per_object_lean,
+            c.ours.inf_sync_lean_objects_per_s
+        ),
+        "—",
+    );
+    row(
+        "relist peak RSS ÷ steady (kube-runtime)",
+        format!(
+            "{:.2}× ({:.2}×)",
+            c.ours.inf_relist_peak_ratio, c.kube_runtime.inf_relist_peak_ratio
+        ),
+        "≤ 1.1×",
+    );
+    let e2e: Vec<String> = c
+        .e2e
+        .iter()
+        .map(|l| format!("{:.2} ms at {}/s", l.p99_us / 1e3, l.rate))
+        .collect();
+    row("e2e p99", e2e.join(" / "), "≤ 0.5 ms / ≤ 1 ms");
+    rows.push(format!(
+        "pods/s: decode {:.0}, ours sync {:.0} stream {:.0}, kube-runtime sync {:.0} stream {:.0}; events/s: decode {:.0}, ours {:.0}, kube-runtime {:.0}",
+        c.decode.list_objects_per_s,
+        c.ours.inf_sync_objects_per_s,
+        c.ours.inf_stream_objects_per_s,
+        c.kube_runtime.inf_sync_objects_per_s,
+        c.kube_runtime.inf_stream_objects_per_s,
+        c.decode.watch_events_per_s,
+        c.ours.inf_watch_events_per_s,
+        c.kube_runtime.inf_watch_events_per_s,
+    ));
+    rows.join("\n")
 }

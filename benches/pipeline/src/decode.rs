@@ -10,6 +10,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{ObjectList, WatchEvent};
 use serde::Serialize;
 
+use crate::cpu;
 use crate::fixtures::{DEFAULT_NAMESPACES, Fixture};
 use crate::served::View;
 
@@ -21,6 +22,8 @@ const PAGE: usize = 500;
 pub struct DecodeFigures {
     /// Pods decoded from list pages per second.
     pub list_objects_per_s: f64,
+    /// CPU microseconds per pod decoded from list pages (the decoding thread's own CPU time).
+    pub list_cpu_per_object_us: f64,
     /// Watch events (JSON lines) decoded per second into kube's `WatchEvent` (serde's
     /// adjacently-tagged enum, as `kube::Api::watch` decodes them).
     pub watch_events_per_s: f64,
@@ -43,6 +46,7 @@ pub fn run(objects: usize, events: usize) -> Result<DecodeFigures> {
         })
         .collect();
 
+    let cpu_before = cpu::thread()?;
     let started = Instant::now();
     let mut decoded = 0;
     for page in &pages {
@@ -50,6 +54,7 @@ pub fn run(objects: usize, events: usize) -> Result<DecodeFigures> {
         decoded += list.items.len();
     }
     let list_s = started.elapsed().as_secs_f64();
+    let list_cpu_s = cpu::thread()?.saturating_sub(cpu_before).as_secs_f64();
     ensure!(decoded == objects, "decoded {decoded} of {objects} pods");
 
     let started = Instant::now();
@@ -77,6 +82,7 @@ pub fn run(objects: usize, events: usize) -> Result<DecodeFigures> {
 
     Ok(DecodeFigures {
         list_objects_per_s: objects as f64 / list_s,
+        list_cpu_per_object_us: list_cpu_s * 1e6 / objects as f64,
         watch_events_per_s: if events == 0 {
             0.0
         } else {

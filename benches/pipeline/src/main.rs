@@ -9,15 +9,18 @@ mod admission;
 mod admission_server;
 mod compare;
 mod controller;
+mod cpu;
 mod decode;
 mod fixtures;
 mod kube_runtime;
+mod lean;
 mod measure;
 mod memory;
 mod metadata;
 mod metadata_peers;
 mod ours;
 mod priority;
+mod scaling;
 mod served;
 mod server;
 mod suite;
@@ -112,6 +115,22 @@ enum Cmd {
         #[arg(long, default_value_t = 3)]
         rounds: usize,
     },
+    /// Initial sync of both peers at several collection sizes: pods/s, bytes and CPU per pod,
+    /// as a table and an SVG plot.
+    Scaling {
+        /// Collection sizes (pods), comma-separated.
+        #[arg(long, value_delimiter = ',', default_values_t = [10_000, 100_000, 300_000])]
+        sizes: Vec<usize>,
+        /// Watch events after each sync (served, not timed here).
+        #[arg(long, default_value_t = 20_000)]
+        events: usize,
+        /// Rounds of every point (in turns).
+        #[arg(long, default_value_t = 1)]
+        rounds: usize,
+        /// Where to write the plot.
+        #[arg(long, default_value = "docs/scaling.svg")]
+        svg: std::path::PathBuf,
+    },
     /// One measurement in this process (used by the others).
     #[command(hide = true)]
     Run {
@@ -141,6 +160,7 @@ enum PeerName {
     KubeRuntime,
     OursMetadata,
     KubeRuntimeMetadata,
+    OursLean,
 }
 
 fn main() -> Result<()> {
@@ -198,6 +218,15 @@ fn main() -> Result<()> {
             let figures = metadata::run(objects, namespaces, rounds)?;
             print(&figures, &metadata::describe(&figures))
         }
+        Cmd::Scaling {
+            sizes,
+            events,
+            rounds,
+            svg,
+        } => {
+            let figures = scaling::run(&sizes, events, rounds, &svg)?;
+            print(&figures, &scaling::describe(&figures))
+        }
         Cmd::Compare { size, rounds } => {
             let comparison = compare::run(size.objects, size.events, rounds)?;
             print(&comparison, &compare::describe(&comparison))
@@ -213,6 +242,9 @@ fn main() -> Result<()> {
                 }
                 PeerName::KubeRuntimeMetadata => runtime()?
                     .block_on(measure::run::<metadata_peers::KubeRuntimeMetadata>(options))?,
+                PeerName::OursLean => {
+                    runtime()?.block_on(measure::run::<lean::OursLean>(options))?
+                }
             };
             let human = format!(
                 "{} {:?}: synced {} pods at {:.0}/s",

@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
 use crate::fixtures::{DEFAULT_NAMESPACES, Marker};
-use crate::memory;
 use crate::server::{EXPIRE_PATH, RELEASE_PATH, ServerProcess};
+use crate::{cpu, memory};
 
 /// How long any one phase may take before the run fails.
 const PHASE_TIMEOUT: Duration = Duration::from_secs(300);
@@ -72,6 +72,9 @@ pub struct RunFigures {
     pub sync_s: f64,
     /// Pods per second into the cache during the initial list.
     pub sync_objects_per_s: f64,
+    /// CPU seconds this process used from start to synced (all its threads; the server runs in
+    /// a process of its own).
+    pub sync_cpu_s: f64,
     /// Pods in the cache once synced.
     pub objects_synced: usize,
     /// RSS before the cache started.
@@ -99,13 +102,20 @@ pub async fn run<P: Peer>(options: RunOptions) -> Result<RunFigures> {
         ServerProcess::spawn_in(options.objects, options.events, options.namespaces, None)?;
     let client = server.client()?;
     let before = memory::read()?;
+    let cpu_before = cpu::process()?;
     let started = Instant::now();
     let peer = P::start(client.clone(), &options)?;
     tokio::time::timeout(PHASE_TIMEOUT, peer.synced())
         .await
         .context("sync timed out")?;
     let sync_s = started.elapsed().as_secs_f64();
+    let sync_cpu_s = cpu::process()?.saturating_sub(cpu_before).as_secs_f64();
     let objects_synced = peer.len();
+    ensure!(
+        objects_synced == options.objects,
+        "synced with {objects_synced} of {} pods cached",
+        options.objects
+    );
     let synced = memory::read()?;
     memory::trim();
     let trimmed = memory::read()?;
@@ -115,6 +125,7 @@ pub async fn run<P: Peer>(options: RunOptions) -> Result<RunFigures> {
         options,
         sync_s,
         sync_objects_per_s: options.objects as f64 / sync_s,
+        sync_cpu_s,
         objects_synced,
         rss_before_bytes: before.rss,
         rss_synced_bytes: synced.rss,

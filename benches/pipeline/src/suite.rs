@@ -15,10 +15,14 @@ pub struct PeerFigures {
     pub peer: String,
     /// inf_sync: pods per second until synced (paged list).
     pub inf_sync_objects_per_s: f64,
+    /// inf_sync: CPU microseconds the measuring process used per pod until synced.
+    pub inf_sync_cpu_per_object_us: f64,
     /// inf_watch: events per second until the last is in the cache.
     pub inf_watch_events_per_s: f64,
     /// inf_stream: pods per second until synced (streaming list).
     pub inf_stream_objects_per_s: f64,
+    /// inf_stream: CPU microseconds the measuring process used per pod until synced.
+    pub inf_stream_cpu_per_object_us: f64,
     /// inf_relist: peak RSS during the relist ÷ RSS before it.
     pub inf_relist_peak_ratio: f64,
     /// RSS once synced (paged list), bytes.
@@ -31,6 +35,10 @@ pub struct PeerFigures {
     pub bytes_per_object_trimmed: f64,
     /// Bytes per cached pod, stripped, after `malloc_trim`.
     pub bytes_per_object_stripped_trimmed: f64,
+    /// Bytes per cached pod of a user's lean projection type (ours only; 0 for kube-runtime).
+    pub bytes_per_object_lean: f64,
+    /// inf_sync of the lean projection type, pods per second (ours only).
+    pub inf_sync_lean_objects_per_s: f64,
     /// Whether every pod and event arrived in every run.
     pub complete: bool,
 }
@@ -66,21 +74,38 @@ pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
             ..base
         },
     ))?;
+    let lean: Option<RunFigures> = if peer == "ours" {
+        Some(in_fresh_process(&run_args(
+            "ours-lean",
+            &RunOptions {
+                events: 0,
+                relist: false,
+                ..base
+            },
+        ))?)
+    } else {
+        None
+    };
     let complete = [&main, &stream, &stripped]
-        .iter()
+        .into_iter()
+        .chain(&lean)
         .all(|run| run.objects_synced == objects)
         && (events == 0 || main.objects_after_watch.is_some());
     Ok(PeerFigures {
         peer: main.peer.clone(),
         inf_sync_objects_per_s: main.sync_objects_per_s,
+        inf_sync_cpu_per_object_us: main.sync_cpu_s * 1e6 / objects as f64,
         inf_watch_events_per_s: main.watch_events_per_s.unwrap_or(0.0),
         inf_stream_objects_per_s: stream.sync_objects_per_s,
+        inf_stream_cpu_per_object_us: stream.sync_cpu_s * 1e6 / objects as f64,
         inf_relist_peak_ratio: main.relist_peak_ratio.unwrap_or(0.0),
         rss_synced_bytes: main.rss_synced_bytes,
         bytes_per_object: main.bytes_per_object,
         bytes_per_object_stripped: stripped.bytes_per_object,
         bytes_per_object_trimmed: main.bytes_per_object_trimmed,
         bytes_per_object_stripped_trimmed: stripped.bytes_per_object_trimmed,
+        bytes_per_object_lean: lean.as_ref().map_or(0.0, |run| run.bytes_per_object),
+        inf_sync_lean_objects_per_s: lean.as_ref().map_or(0.0, |run| run.sync_objects_per_s),
         complete,
     })
 }
@@ -88,9 +113,10 @@ pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
 /// One human line for a peer's figures.
 pub fn describe(figures: &PeerFigures) -> String {
     format!(
-        "{}: sync {:.0} pods/s, watch {:.0} events/s, stream {:.0} pods/s, relist peak {:.2}× RSS, {:.0} B/pod ({:.0} stripped; after malloc_trim {:.0}, {:.0} stripped), RSS synced {:.1} MiB",
+        "{}: sync {:.0} pods/s ({:.1} µs CPU/pod), watch {:.0} events/s, stream {:.0} pods/s, relist peak {:.2}× RSS, {:.0} B/pod ({:.0} stripped; after malloc_trim {:.0}, {:.0} stripped), RSS synced {:.1} MiB",
         figures.peer,
         figures.inf_sync_objects_per_s,
+        figures.inf_sync_cpu_per_object_us,
         figures.inf_watch_events_per_s,
         figures.inf_stream_objects_per_s,
         figures.inf_relist_peak_ratio,

@@ -22,11 +22,21 @@ use crate::{Error, WatchStream};
 ///
 /// `body` is typically what `kube::Client::request_stream` returns for a watch request; a
 /// custom [`ListerWatcher`](crate::ListerWatcher) can use this to decode its own transport.
+///
+/// On a multi-threaded tokio runtime the body is read by a task of its own and large batches
+/// of lines are decoded by tasks of their own, so a busy watch decodes on several threads
+/// (events still come out in body order); elsewhere it is decoded as the stream is polled.
 pub fn decode_watch_body<K, R>(body: R, max_line_len: usize) -> WatchStream<K>
 where
     K: DeserializeOwned + Send + 'static,
     R: AsyncBufRead + Send + 'static,
 {
+    let multi_threaded = tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
+        runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+    });
+    if multi_threaded {
+        return super::pipelined::decode_watch_body_pipelined(body, max_line_len);
+    }
     WatchBody {
         body: Box::pin(body),
         decoder: WatchLineDecoder::with_max_line_len(max_line_len),

@@ -105,6 +105,17 @@ impl<K: DeserializeOwned> WatchLineDecoder<K> {
     /// Call it again with the unconsumed rest until that is empty; this is the shape of
     /// `AsyncBufRead::poll_fill_buf` / `consume`, so an event is decoded only when asked for.
     pub fn decode_next(&mut self, input: &[u8]) -> (usize, Option<DecodedLine<K>>) {
+        self.split_next(input, decode_line)
+    }
+
+    /// [`decode_next`](Self::decode_next) with `on_line` in place of decoding each complete
+    /// line (its bytes without the `\n`, at most the line limit): the line splitting, limits
+    /// and errors are the same, and what `on_line` returns is the line's item (`None`: go on).
+    pub(crate) fn split_next<T>(
+        &mut self,
+        input: &[u8],
+        mut on_line: impl FnMut(&[u8]) -> Option<Result<T, WatchDecodeError>>,
+    ) -> (usize, Option<Result<T, WatchDecodeError>>) {
         let mut consumed = 0;
         while let Some(rest) = input.get(consumed..).filter(|rest| !rest.is_empty()) {
             let Some(newline) = memchr::memchr(b'\n', rest) else {
@@ -122,10 +133,10 @@ impl<K: DeserializeOwned> WatchLineDecoder<K> {
                 return (consumed, Some(Err(error)));
             }
             let item = if self.carry.is_empty() {
-                decode_line(line)
+                on_line(line)
             } else {
                 self.carry.extend_from_slice(line);
-                let item = decode_line(&self.carry);
+                let item = on_line(&self.carry);
                 self.release_carry();
                 item
             };
@@ -168,7 +179,7 @@ impl<K: DeserializeOwned> WatchLineDecoder<K> {
     }
 
     /// Keeps the start of an unfinished line, unless it is too long.
-    fn hold(&mut self, part: &[u8]) -> Option<DecodedLine<K>> {
+    fn hold<T>(&mut self, part: &[u8]) -> Option<Result<T, WatchDecodeError>> {
         if self.discarding {
             return None;
         }

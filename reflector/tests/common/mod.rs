@@ -12,8 +12,8 @@ use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube_rt_reflector::{
-    ApiListerWatcher, BackoffStep, Error, ListParams, ListerWatcher, ObjectList, Reflector,
-    ReflectorOptions, WatchParams, WatchStream,
+    ApiListerWatcher, BackoffStep, Error, ListParams, ListStream, ListerWatcher, ObjectList,
+    Reflector, ReflectorOptions, WatchParams, WatchStream,
 };
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
@@ -60,6 +60,19 @@ impl<K: Clone> Recorder<K> {
         })
     }
 
+    fn record_list(&self, params: &ListParams) {
+        self.calls.lock().push(Call {
+            verb: "list",
+            resource_version: params.resource_version.clone(),
+            limit: params.limit,
+            continue_token: params.continue_token.is_some(),
+            send_initial_events: false,
+            bookmarks: false,
+            timeout: None,
+            at: Instant::now(),
+        });
+    }
+
     pub fn calls(&self, verb: &str) -> Vec<Call> {
         self.calls
             .lock()
@@ -73,17 +86,13 @@ impl<K: Clone> Recorder<K> {
 #[async_trait::async_trait]
 impl<K: Clone + Send + Sync + 'static> ListerWatcher<K> for Recorder<K> {
     async fn list(&self, params: &ListParams) -> Result<ObjectList<K>, Error> {
-        self.calls.lock().push(Call {
-            verb: "list",
-            resource_version: params.resource_version.clone(),
-            limit: params.limit,
-            continue_token: params.continue_token.is_some(),
-            send_initial_events: false,
-            bookmarks: false,
-            timeout: None,
-            at: Instant::now(),
-        });
+        self.record_list(params);
         self.inner.list(params).await
+    }
+
+    async fn list_stream(&self, params: &ListParams) -> Result<ListStream<K>, Error> {
+        self.record_list(params);
+        self.inner.list_stream(params).await
     }
 
     async fn watch(

@@ -1,5 +1,6 @@
-//! Paginated lists reach the store page by page (`Store::replace_in_pages`): a `DeltaFifo`
-//! holds the first page before the second is requested; a continue token that expires makes
+//! Paginated lists reach the store page by page (`Store::replace_in_pages`), fetched at most one
+//! page ahead: a `DeltaFifo` holds the first page before the third is requested (the second is
+//! asked for as soon as the first page's continue token arrives); a continue token that expires makes
 //! the reflector start the replace over with the full list, so objects deleted meanwhile do not
 //! linger; a list that fails part-way deletes nothing, and the retry completes it; a first
 //! list that came back paginated makes later relists paginate too.
@@ -16,7 +17,8 @@ use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions};
 use indexer::{Indexer, Indexers, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_reflector::{
-    Error, ListParams, ListerWatcher, ObjectList, ReflectorOptions, WatchParams, WatchStream,
+    Error, ListParams, ListPart, ListStream, ListerWatcher, ObjectList, ReflectorOptions,
+    WatchParams, WatchStream,
 };
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
@@ -90,6 +92,11 @@ where
         self.inner.list(params).await
     }
 
+    async fn list_stream(&self, params: &ListParams) -> Result<ListStream<ConfigMap>, Error> {
+        (self.before_page)(self.requests.fetch_add(1, Ordering::SeqCst))?;
+        self.inner.list_stream(params).await
+    }
+
     async fn watch(
         &self,
         params: &WatchParams,
@@ -108,10 +115,10 @@ async fn server_with(names: &[&str]) -> Arc<ApiServer> {
 }
 
 #[tokio::test(start_paused = true)]
-async fn the_first_page_is_in_the_store_before_the_second_is_requested() {
-    let server = server_with(&["a", "b", "c", "d"]).await;
+async fn pages_are_fetched_at_most_one_page_ahead_of_the_store() {
+    let server = server_with(&["a", "b", "c", "d", "e", "f"]).await;
     let consumer = Consumer::start();
-    let queued_at_second_page = Arc::new(Mutex::new(None));
+    let queued_at_third_page = Arc::new(Mutex::new(None));
     let lw = Arc::new(BeforePage {
         inner: config_maps(server.client().unwrap()),
         requests: AtomicUsize::new(0),
@@ -119,10 +126,10 @@ async fn the_first_page_is_in_the_store_before_the_second_is_requested() {
             let (fifo, cache, seen) = (
                 consumer.fifo.clone(),
                 consumer.cache.clone(),
-                queued_at_second_page.clone(),
+                queued_at_third_page.clone(),
             );
             move |request| {
-                if request == 1 {
+                if request == 2 {
                     *seen.lock() = Some(fifo.len() + cache.len());
                 }
                 Ok(())
@@ -135,10 +142,12 @@ async fn the_first_page_is_in_the_store_before_the_second_is_requested() {
         ReflectorOptions::default().page_size(2),
     );
     converged(&server, &consumer.cache).await;
-    assert_eq!(
-        *queued_at_second_page.lock(),
-        Some(2),
-        "page one, queued or processed"
+    assert!(
+        queued_at_third_page
+            .lock()
+            .is_some_and(|queued| queued >= 2),
+        "page one, queued or processed, before page three is requested: {:?}",
+        queued_at_third_page.lock()
     );
     running.stop().await;
     consumer.stop().await;
@@ -282,4 +291,101 @@ async fn a_paginated_first_list_makes_later_relists_paginate_too() {
         ]
     );
     running.stop().await;
+}
+
+/// Two pages; the first page's items arrive only once the second page has been requested, as
+/// when a page is still streaming in while the pager asks for the next one.
+struct ItemsAfterNextRequest {
+    requests: AtomicUsize,
+    second_requested: tokio::sync::watch::Sender<bool>,
+}
+
+fn named(name: &str) -> ConfigMap {
+    let mut config_map = ConfigMap::default();
+    config_map.metadata.namespace = Some("default".into());
+    config_map.metadata.name = Some(name.into());
+    config_map.metadata.resource_version = Some("5".into());
+    config_map
+}
+
+#[async_trait::async_trait]
+impl ListerWatcher<ConfigMap> for ItemsAfterNextRequest {
+    async fn list(&self, _: &ListParams) -> Result<ObjectList<ConfigMap>, Error> {
+        unreachable!("the reflector lists through list_stream")
+    }
+
+    async fn list_stream(&self, params: &ListParams) -> Result<ListStream<ConfigMap>, Error> {
+        let meta = |continue_: Option<&str>| {
+            Ok(ListPart::Meta(kube::api::ListMeta {
+                resource_version: Some("5".into()),
+                continue_: continue_.map(Into::into),
+                ..Default::default()
+            }))
+        };
+        if self.requests.fetch_add(1, Ordering::SeqCst) == 0 {
+            assert!(params.continue_token.is_none());
+            let mut second = self.second_requested.subscribe();
+            let items = futures::stream::once(async move {
+                let _ = second.wait_for(|requested| *requested).await;
+                Ok(ListPart::Items(vec![named("a")]))
+            });
+            let head = futures::stream::iter([meta(Some("page-2"))]);
+            return Ok(Box::pin(futures::StreamExt::chain(head, items)));
+        }
+        assert_eq!(params.continue_token.as_deref(), Some("page-2"));
+        self.second_requested.send_replace(true);
+        Ok(Box::pin(futures::stream::iter([
+            meta(None),
+            Ok(ListPart::Items(vec![named("b")])),
+        ])))
+    }
+
+    async fn watch(&self, _: &WatchParams, _: &str) -> Result<WatchStream<ConfigMap>, Error> {
+        Ok(Box::pin(futures::stream::pending()))
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_next_page_is_requested_while_the_current_one_streams_in() {
+    let lw = Arc::new(ItemsAfterNextRequest {
+        requests: AtomicUsize::new(0),
+        second_requested: tokio::sync::watch::Sender::new(false),
+    });
+    let store = Arc::new(cache());
+    let running = spawn(
+        lw.clone(),
+        store.clone(),
+        ReflectorOptions::default().page_size(1),
+    );
+    eventually("both pages in the store", Duration::from_secs(60), || {
+        store.list_keys().len() == 2
+    })
+    .await;
+    assert_eq!(
+        lw.requests.load(Ordering::SeqCst),
+        2,
+        "one request per page"
+    );
+    assert_eq!(running.reflector.last_sync_resource_version(), "5");
+    running.stop().await;
+}
+
+/// With compact copies, the store holds the same objects: listed page by page, then watched.
+#[tokio::test(start_paused = true)]
+async fn compact_copies_hold_the_same_objects() {
+    let server = server_with(&["a", "b", "c"]).await;
+    let consumer = Consumer::start();
+    let running = spawn(
+        config_maps(server.client().unwrap()),
+        Arc::new(consumer.fifo.clone()),
+        ReflectorOptions::default()
+            .page_size(2)
+            .compact_objects(true),
+    );
+    converged(&server, &consumer.cache).await;
+    put(&server, "d", "1");
+    remove(&server, "a");
+    converged(&server, &consumer.cache).await;
+    running.stop().await;
+    consumer.stop().await;
 }

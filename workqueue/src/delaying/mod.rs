@@ -15,7 +15,7 @@ use tokio::time::Instant;
 use crate::config::QueueConfig;
 use crate::delaying::timer::{Next, Plan, Timed, ready_at, run_timer};
 use crate::delaying::waiting::{Schedule, Waiting};
-use crate::interface::{DelayingWorkQueue, WorkQueue};
+use crate::interface::impl_queue_traits;
 use crate::metrics::QueueMetrics;
 use crate::queue::Queue;
 use crate::task::LazyTask;
@@ -243,43 +243,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Timed for Inner<T> {
     }
 }
 
-impl<T: Eq + Hash + Clone + Send + Sync + 'static> WorkQueue for DelayingQueue<T> {
-    type Item = T;
-
-    fn add(&self, item: T) {
-        DelayingQueue::add(self, item);
-    }
-
-    fn get(&self) -> impl Future<Output = Option<T>> + Send + '_ {
-        DelayingQueue::get(self)
-    }
-
-    fn done(&self, item: &T) {
-        DelayingQueue::done(self, item);
-    }
-
-    fn len(&self) -> usize {
-        DelayingQueue::len(self)
-    }
-
-    fn shut_down(&self) {
-        DelayingQueue::shut_down(self);
-    }
-
-    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
-        DelayingQueue::shut_down_with_drain(self)
-    }
-
-    fn is_shutting_down(&self) -> bool {
-        DelayingQueue::is_shutting_down(self)
-    }
-}
-
-impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingWorkQueue for DelayingQueue<T> {
-    fn add_after(&self, item: T, delay: Duration) {
-        DelayingQueue::add_after(self, item, delay);
-    }
-}
+impl_queue_traits!(delaying DelayingQueue);
 
 impl<T> fmt::Debug for DelayingQueue<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -17,7 +17,7 @@ use tokio::sync::Notify;
 use crate::config::QueueConfig;
 use crate::delaying::timer::{Next, Plan, Timed, ready_at, run_timer};
 use crate::delaying::waiting::Schedule;
-use crate::interface::{DelayingWorkQueue, PriorityWorkQueue, RateLimitingWorkQueue, WorkQueue};
+use crate::interface::{PriorityWorkQueue, impl_queue_traits};
 use crate::priority::state::{PriorityAdds, PriorityState};
 use crate::queue::shared::Shared;
 use crate::rate_limiter::RateLimiter;
@@ -361,57 +361,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Timed for Inner<T> {
     }
 }
 
-impl<T: Eq + Hash + Clone + Send + Sync + 'static> WorkQueue for PriorityQueue<T> {
-    type Item = T;
-
-    fn add(&self, item: T) {
-        PriorityQueue::add(self, item);
-    }
-
-    fn get(&self) -> impl Future<Output = Option<T>> + Send + '_ {
-        PriorityQueue::get(self)
-    }
-
-    fn done(&self, item: &T) {
-        PriorityQueue::done(self, item);
-    }
-
-    fn len(&self) -> usize {
-        PriorityQueue::len(self)
-    }
-
-    fn shut_down(&self) {
-        PriorityQueue::shut_down(self);
-    }
-
-    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
-        PriorityQueue::shut_down_with_drain(self)
-    }
-
-    fn is_shutting_down(&self) -> bool {
-        PriorityQueue::is_shutting_down(self)
-    }
-}
-
-impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingWorkQueue for PriorityQueue<T> {
-    fn add_after(&self, item: T, delay: Duration) {
-        PriorityQueue::add_after(self, item, delay);
-    }
-}
-
-impl<T: Eq + Hash + Clone + Send + Sync + 'static> RateLimitingWorkQueue for PriorityQueue<T> {
-    fn add_rate_limited(&self, item: T) {
-        PriorityQueue::add_rate_limited(self, item);
-    }
-
-    fn forget(&self, item: &T) {
-        PriorityQueue::forget(self, item);
-    }
-
-    fn num_requeues(&self, item: &T) -> usize {
-        PriorityQueue::num_requeues(self, item)
-    }
-}
+impl_queue_traits!(rate_limiting PriorityQueue);
 
 impl<T: Eq + Hash + Clone + Send + Sync + 'static> PriorityWorkQueue for PriorityQueue<T> {
     fn add_with(&self, item: T, options: AddOptions) {

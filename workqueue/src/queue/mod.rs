@@ -18,7 +18,7 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 use crate::config::QueueConfig;
-use crate::interface::WorkQueue;
+use crate::interface::impl_queue_traits;
 use crate::metrics::QueueMetrics;
 use crate::queue::shared::Shared;
 use crate::queue::store::Store;
@@ -159,37 +159,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> Queue<T> {
     }
 }
 
-impl<T: Eq + Hash + Clone + Send + Sync + 'static> WorkQueue for Queue<T> {
-    type Item = T;
-
-    fn add(&self, item: T) {
-        Queue::add(self, item);
-    }
-
-    fn get(&self) -> impl Future<Output = Option<T>> + Send + '_ {
-        Queue::get(self)
-    }
-
-    fn done(&self, item: &T) {
-        Queue::done(self, item);
-    }
-
-    fn len(&self) -> usize {
-        Queue::len(self)
-    }
-
-    fn shut_down(&self) {
-        Queue::shut_down(self);
-    }
-
-    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
-        Queue::shut_down_with_drain(self)
-    }
-
-    fn is_shutting_down(&self) -> bool {
-        Queue::is_shutting_down(self)
-    }
-}
+impl_queue_traits!(work Queue);
 
 impl<T> fmt::Debug for Queue<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::config::QueueConfig;
 use crate::delaying::DelayingQueue;
-use crate::interface::{DelayingWorkQueue, PriorityWorkQueue, RateLimitingWorkQueue, WorkQueue};
+use crate::interface::{PriorityWorkQueue, impl_queue_traits};
 use crate::rate_limiter::RateLimiter;
 
 /// The queue a controller's workers drain: a [`DelayingQueue`] plus
@@ -134,57 +134,7 @@ impl<T: Eq + Hash + Clone + Send + Sync + 'static> RateLimitingQueue<T> {
     }
 }
 
-impl<T: Eq + Hash + Clone + Send + Sync + 'static> WorkQueue for RateLimitingQueue<T> {
-    type Item = T;
-
-    fn add(&self, item: T) {
-        RateLimitingQueue::add(self, item);
-    }
-
-    fn get(&self) -> impl Future<Output = Option<T>> + Send + '_ {
-        RateLimitingQueue::get(self)
-    }
-
-    fn done(&self, item: &T) {
-        RateLimitingQueue::done(self, item);
-    }
-
-    fn len(&self) -> usize {
-        RateLimitingQueue::len(self)
-    }
-
-    fn shut_down(&self) {
-        RateLimitingQueue::shut_down(self);
-    }
-
-    fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
-        RateLimitingQueue::shut_down_with_drain(self)
-    }
-
-    fn is_shutting_down(&self) -> bool {
-        RateLimitingQueue::is_shutting_down(self)
-    }
-}
-
-impl<T: Eq + Hash + Clone + Send + Sync + 'static> DelayingWorkQueue for RateLimitingQueue<T> {
-    fn add_after(&self, item: T, delay: Duration) {
-        RateLimitingQueue::add_after(self, item, delay);
-    }
-}
-
-impl<T: Eq + Hash + Clone + Send + Sync + 'static> RateLimitingWorkQueue for RateLimitingQueue<T> {
-    fn add_rate_limited(&self, item: T) {
-        RateLimitingQueue::add_rate_limited(self, item);
-    }
-
-    fn forget(&self, item: &T) {
-        RateLimitingQueue::forget(self, item);
-    }
-
-    fn num_requeues(&self, item: &T) -> usize {
-        RateLimitingQueue::num_requeues(self, item)
-    }
-}
+impl_queue_traits!(rate_limiting RateLimitingQueue);
 
 /// Priorities are ignored: every add is a plain one, every item comes out at
 /// [`Priority::NORMAL`](crate::Priority::NORMAL), as controller-runtime does for a queue that

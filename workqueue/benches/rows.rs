@@ -1,0 +1,88 @@
+//! One run of one queue workload per process, printed as one JSON line: the same shape of
+//! measurement as client-go's harness (keys built before timing, one timed run, a process of its
+//! own), so that the two can be run interleaved in one sitting (`benches/queue-sitting.sh` at
+//! the repository root).
+//!
+//! ```text
+//! cargo bench -p kube-rt-workqueue --bench rows -- wq_b --key object_key
+//! ```
+//!
+//! Workloads: `wq_a`, `wq_a_priority`, `wq_a2`, `wq_b`, `wq_c`, `wq_d0`, `wq_d`; keys (`--key`):
+//! `object_key` (default, `indexer::ObjectKey`, what controllers queue), `arc_str`,
+//! `static_str`. A failed check panics, so the process fails and prints no figures.
+
+mod workloads;
+
+use std::hash::Hash;
+use std::sync::Arc;
+use std::time::Duration;
+
+use workloads::{N, WQ_B_DISTINCT, WQ_C_DISTINCT};
+
+fn main() {
+    // `cargo bench` passes `--bench`; without a workload (`cargo test --benches`) it only prints usage.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let Some(scenario) = args.first().cloned() else {
+        eprintln!(
+            "usage: rows <wq_a|wq_a_priority|wq_a2|wq_b|wq_c|wq_d0|wq_d> [--key object_key|arc_str|static_str]"
+        );
+        return;
+    };
+    let key = args
+        .windows(2)
+        .find(|pair| pair[0] == "--key")
+        .map_or("object_key", |pair| pair[1].as_str())
+        .to_owned();
+    let texts: Vec<String> = (0..N).map(workloads::key_text).collect();
+    let elapsed = match key.as_str() {
+        "object_key" => run(
+            &scenario,
+            texts
+                .iter()
+                .map(|text| text.parse::<indexer::ObjectKey>().expect("valid key"))
+                .collect(),
+        ),
+        "arc_str" => run(
+            &scenario,
+            texts.iter().map(|t| Arc::<str>::from(t.as_str())).collect(),
+        ),
+        "static_str" => run(
+            &scenario,
+            texts
+                .into_iter()
+                .map(|t| &*Box::leak(t.into_boxed_str()))
+                .collect::<Vec<&'static str>>(),
+        ),
+        other => panic!("unknown key type {other}"),
+    };
+    let ms = elapsed.as_secs_f64() * 1e3;
+    println!(
+        "{{\"scenario\":\"{scenario}\",\"key\":\"{key}\",\"ms\":{ms:.3},\"ops\":{N},\"ops_per_s\":{:.0},\"ok\":true}}",
+        N as f64 / elapsed.as_secs_f64()
+    );
+}
+
+/// Runs `scenario` once with `distinct` = `key(0..N)`; the workload asserts its own checks.
+fn run<K>(scenario: &str, distinct: Vec<K>) -> Duration
+where
+    K: Clone + Eq + Hash + Send + Sync + 'static,
+{
+    let rt = workloads::runtime();
+    let cycle = |len: usize| -> Vec<K> { (0..N).map(|i| distinct[i % len].clone()).collect() };
+    match scenario {
+        "wq_a" => workloads::wq_a(&rt, distinct),
+        "wq_a_priority" => workloads::wq_a_priority(&rt, distinct),
+        "wq_a2" => workloads::wq_a2(&rt, distinct),
+        "wq_b" => workloads::wq_b(&rt, cycle(WQ_B_DISTINCT)),
+        "wq_c" => workloads::wq_c(&rt, cycle(WQ_C_DISTINCT)),
+        "wq_d0" => workloads::wq_d0(&distinct),
+        "wq_d" => {
+            let same = Arc::new(distinct.clone());
+            workloads::wq_d(&rt, distinct, same)
+        }
+        other => panic!("unknown workload {other}"),
+    }
+}
