@@ -33,6 +33,9 @@ pub struct Details {
     pub retry_after: Option<u64>,
     /// `metadata.continue` of the Status (a fresh token offered with an expired one).
     pub list_continue: Option<String>,
+    /// Whether `details` is sent even when empty (`"details":{}`), as upstream's generic
+    /// server errors (`NewGenericServerResponse`) send it.
+    pub keep_empty: bool,
 }
 
 /// An API error, rendered on the wire as a Kubernetes `Status` with `status: Failure`.
@@ -86,11 +89,13 @@ impl ApiError {
 
     /// 404 for a path or resource the server does not serve.
     pub fn unknown_path() -> Self {
-        Self::new(
+        let mut e = Self::new(
             404,
             "NotFound",
             "the server could not find the requested resource",
-        )
+        );
+        e.details.keep_empty = true;
+        e
     }
 
     /// 404 for a missing object.
@@ -307,7 +312,7 @@ impl ApiError {
             if self.reason.is_empty() {
                 m.remove("reason");
             }
-            if !details.is_empty() {
+            if !details.is_empty() || self.details.keep_empty {
                 m.insert("details".into(), Value::Object(details));
             }
         }
