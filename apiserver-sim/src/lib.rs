@@ -84,7 +84,10 @@
 //! like a real server obeys them: on create, update (PUT and PATCH, status included) and
 //! delete (each object of a deletecollection too) the matching webhooks (rules, `matchPolicy`,
 //! `namespaceSelector`, `objectSelector`) receive an `AdmissionReview` v1 over HTTPS, the
-//! certificate checked against `caBundle`: mutating webhooks first (configurations by name,
+//! certificate checked against `caBundle` by Go's rules (a self-signed serving certificate
+//! that is its own `caBundle` is trusted even when marked `CA:TRUE`, as a real server trusts
+//! it; wrong names, untrusted or expired certificates and SHA-1 signatures are refused with
+//! Go's messages): mutating webhooks first (configurations by name,
 //! `reinvocationPolicy: IfNeeded` honoured), their JSON patches applied, then the write's own
 //! validation, then validating webhooks on the final object; `failurePolicy` and
 //! `timeoutSeconds` decide about webhooks that are down or slow; denials keep the webhook's
@@ -231,6 +234,7 @@
 //! | `shared.rs` | state shared by the handle, HTTP handlers, watches and controllers: the store, `ServerConfig`, [`WatchListMode`], fault state; implements the server-wide faults |
 //! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate`, `convert` (writes to a type served in another form than stored) |
 //! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
+//! | `tls/` | webhook serving certificates verified as kube-apiserver's Go client verifies them: parsed certificates (`cert`), signatures (`signature`), names (`hostname`), chains, validity, key usage and name constraints (`chain`), the `caBundle` or system roots (`roots`), the rustls verifier (`verifier`) |
 //! | `admission/` | admission and conversion webhooks: the configured webhooks, parsed and cached (`hooks`; `shared.rs` holds the cache and the service table of `endpoints`, which use only `store/`), which requests call them (`matching`), the `AdmissionReview` format and denials (`review`), calling them in order (`dispatch`), CRD versions through conversion webhooks (`conversion`, `watch_conversion`), the HTTPS client (`client`) |
 //! | `auth/` | what the server keeps (`state`: on or off, tokens, denials; held by `shared.rs`), authentication (bearer tokens: `identity`, `tokens`) and RBAC authorization (`attributes` of a request, `rules` matching, `rbac` bindings and aggregation, `forbidden` errors, `denials`, the `bootstrap` roles), the TokenRequest subresource (`token_request`) and SelfSubjectAccessReview (`review`) |
 //! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads`) |
@@ -252,6 +256,7 @@ mod ops;
 mod server;
 mod shared;
 mod store;
+mod tls;
 mod watch;
 
 pub use admission::endpoints::{ServiceEndpoint, parse_service_endpoint};
