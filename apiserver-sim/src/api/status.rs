@@ -74,7 +74,8 @@ impl ApiError {
     }
 
     fn about(mut self, info: &ResourceInfo, name: &str) -> Self {
-        self.details.name = Some(name.to_string());
+        // Upstream leaves an empty name out of the details.
+        self.details.name = (!name.is_empty()).then(|| name.to_string());
         if !info.group.is_empty() {
             self.details.group = Some(info.group.clone());
         }
@@ -153,6 +154,22 @@ impl ApiError {
         .about(info, name)
     }
 
+    /// 409 Conflict of a failed delete precondition, as the storage layer words it: the
+    /// object named by its kind (`Operation cannot be fulfilled on ConfigMap "a": ...`).
+    pub fn precondition_failed(info: &ResourceInfo, name: &str, why: &str) -> Self {
+        let mut e = Self::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": {why}",
+                info.kind_qualified()
+            ),
+        )
+        .about(info, name);
+        e.details.kind = Some(info.kind.clone());
+        e
+    }
+
     /// 422 Invalid on an object, with causes.
     pub fn invalid(info: &ResourceInfo, name: &str, causes: Vec<Cause>) -> Self {
         let detail = causes
@@ -195,11 +212,14 @@ impl ApiError {
 
     /// 405 MethodNotAllowed.
     pub fn method_not_allowed() -> Self {
-        Self::new(
+        let mut e = Self::new(
             405,
             "MethodNotAllowed",
             "the server does not allow this method on the requested resource",
-        )
+        );
+        // go-restful's generic server error: an empty details object.
+        e.details.keep_empty = true;
+        e
     }
 
     /// 415 UnsupportedMediaType.

@@ -96,7 +96,31 @@ pub fn text(s: &str, run: &str) -> String {
     let s = ports(&s);
     let s = generated(&s);
     let s = digits_after(&s, "too old resource version: ");
-    digits_after(&s, "resource version: <n> (")
+    let s = digits_after(&s, "resource version: <n> (");
+    let s = digits_after(&s, "does not match the ResourceVersion in record (");
+    uuids(&s)
+}
+
+/// Replaces every UUID inside a text with `<uid>`.
+fn uuids(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if s.is_char_boundary(i)
+            && s.len() - i >= 36
+            && s.is_char_boundary(i + 36)
+            && is_uuid(&s[i..i + 36])
+        {
+            out.push_str("<uid>");
+            i += 36;
+        } else if let Some(c) = s[i..].chars().next() {
+            out.push(c);
+            i += c.len_utf8();
+        } else {
+            break;
+        }
+    }
+    out
 }
 
 /// Normalizes a JSON value in place (`key` is the field holding it).
