@@ -249,7 +249,12 @@ async fn generation_status_scale_and_noop_writes() {
         .await
         .expect("create");
     assert_eq!(d.metadata.generation, Some(1));
-    assert!(d.status.is_none(), "status is dropped on create");
+    // The status sent is dropped; a new Deployment starts with an empty one, as upstream.
+    assert_eq!(
+        d.status.clone().unwrap_or_default(),
+        Default::default(),
+        "status is dropped on create"
+    );
     // Metadata-only change: no generation bump.
     let d = deps
         .patch(
