@@ -1,8 +1,8 @@
 //! Watches: event types and order from a list's resourceVersion, label selector transitions
 //! (an object leaving the selection is a DELETED), streaming lists (`sendInitialEvents`)
-//! ending with the `k8s.io/initial-events-end` bookmark, a watch from an early resourceVersion
-//! (history replayed), and invalid options. (410 Gone for a compacted version: `lists`'s
-//! `rv-exact-too-old`; a watch's 410 needs an etcd compaction, which the suite cannot order.)
+//! ending with the `k8s.io/initial-events-end` bookmark, 410 Gone for a compacted
+//! resourceVersion (the real server must have run for 5 minutes: its first etcd compaction),
+//! and invalid options.
 
 use serde_json::{Value, json};
 
@@ -125,8 +125,9 @@ pub async fn run(ctx: &mut Ctx<'_>) {
     ctx.record("streaming-list-without-bookmarks", &r);
     let r = ctx.send("GET", &format!("{cms}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=Exact&timeoutSeconds=1"), &[], Vec::new()).await;
     ctx.record("streaming-list-exact", &r);
-    // A version older than this namespace: a real server answers from etcd's history until
-    // etcd compacts it (every 5 minutes), so both replay this namespace's events.
+    // A version older than every compaction: 410 Gone (a real server compacts etcd 5 minutes
+    // after its start, and every 5 minutes after; before its first compaction it would
+    // replay the history instead).
     let (status, evs) = target::watch(&client, &format!("{cms}?watch=1&resourceVersion=1"), |e| {
         e.len() >= 6
     })
