@@ -14,6 +14,10 @@
 //! so the list stays true. Figures are printed (`cargo test ... -- --nocapture`).
 
 mod ctx;
+// The admission tests' webhook server (HTTPS with a given certificate, requests recorded).
+#[path = "../it/admission/harness.rs"]
+#[allow(dead_code)]
+mod harness;
 mod normalize;
 mod scenarios;
 mod target;

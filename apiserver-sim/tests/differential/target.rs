@@ -53,32 +53,30 @@ impl Target {
             .await
             .map_err(|e| e.to_string())?;
         let kubeconfig = sim.kubeconfig().map_err(|e| e.to_string())?;
-        let config =
-            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-                .await
-                .map_err(|e| e.to_string())?;
-        let client = kube::Client::try_from(config.clone()).map_err(|e| e.to_string())?;
-        Ok(Self {
-            name: "sim",
-            config,
-            client,
-            _server: Some(sim),
-        })
+        Self::of("sim", kubeconfig, Some(sim)).await
     }
 
     /// The server of a kubeconfig file.
     pub async fn real(path: &str) -> Result<Self, String> {
         let kubeconfig = Kubeconfig::read_from(path).map_err(|e| format!("{path}: {e}"))?;
+        Self::of("real", kubeconfig, None).await
+    }
+
+    async fn of(
+        name: &'static str,
+        kubeconfig: Kubeconfig,
+        server: Option<ApiServer>,
+    ) -> Result<Self, String> {
         let config =
             kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
                 .await
                 .map_err(|e| e.to_string())?;
         let client = kube::Client::try_from(config.clone()).map_err(|e| e.to_string())?;
         Ok(Self {
-            name: "real",
+            name,
             config,
             client,
-            _server: None,
+            _server: server,
         })
     }
 

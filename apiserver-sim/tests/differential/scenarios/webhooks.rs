@@ -5,27 +5,21 @@
 //! certificate (`CA:TRUE`, its own `caBundle`), on loopback. (The requesting user is left
 //! out: the admin's name is the cluster's own.)
 
-use std::convert::Infallible;
-use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use http_body_util::{BodyExt, Full};
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
-use parking_lot::Mutex;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{Value, json};
 
 use crate::ctx::Ctx;
+use crate::harness::{Reply, WebhookServer};
 
 const CERT: &[u8] = include_bytes!("../../it/admission/certs/self-signed.crt");
 const KEY: &[u8] = include_bytes!("../../it/admission/certs/self-signed.key");
 
 /// The answer of the webhook at `path` to `review`.
 fn answer(path: &str, review: &Value) -> Value {
+    let path = path.split('?').next().unwrap_or_default();
     let uid = review["request"]["uid"].clone();
     let response = match path {
         "/deny" => json!({"uid": uid, "allowed": false,
@@ -36,62 +30,6 @@ fn answer(path: &str, review: &Value) -> Value {
         _ => json!({"uid": uid, "allowed": true}),
     };
     json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response})
-}
-
-type Seen = Arc<Mutex<Vec<(String, Value)>>>;
-
-/// Serves the webhook on a free loopback port; returns the port and the reviews received.
-async fn serve() -> Option<(u16, Seen, tokio::task::JoinHandle<()>)> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(CERT)
-        .collect::<Result<_, _>>()
-        .ok()?;
-    let key = PrivateKeyDer::from_pem_slice(KEY).ok()?;
-    let config = rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .ok()?;
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.ok()?;
-    let port = listener.local_addr().ok()?.port();
-    let seen: Seen = Arc::default();
-    let recorded = seen.clone();
-    let task = tokio::spawn(async move {
-        while let Ok((tcp, _)) = listener.accept().await {
-            let acceptor = acceptor.clone();
-            let recorded = recorded.clone();
-            tokio::spawn(async move {
-                let Ok(tls) = acceptor.accept(tcp).await else {
-                    return;
-                };
-                let svc = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                    let recorded = recorded.clone();
-                    async move {
-                        let path = req.uri().path().to_string();
-                        let body = req
-                            .into_body()
-                            .collect()
-                            .await
-                            .map(|b| b.to_bytes())
-                            .unwrap_or_default();
-                        let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                        recorded.lock().push((path.clone(), review.clone()));
-                        let out = serde_json::to_vec(&answer(&path, &review)).unwrap_or_default();
-                        let mut resp = hyper::Response::new(Full::new(bytes::Bytes::from(out)));
-                        resp.headers_mut().insert(
-                            http::header::CONTENT_TYPE,
-                            http::HeaderValue::from_static("application/json"),
-                        );
-                        Ok::<_, Infallible>(resp)
-                    }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(tls), svc)
-                    .await;
-            });
-        }
-    });
-    Some((port, seen, task))
 }
 
 /// What a review tells about the request (the parts a webhook author reads).
@@ -115,10 +53,17 @@ fn hook(name: &str, url: String, selector: &str, policy: &str, ops: &[&str], ns:
 pub async fn run(ctx: &mut Ctx<'_>) {
     ctx.namespace().await;
     let ns = ctx.ns();
-    let Some((port, seen, task)) = serve().await else {
-        ctx.errors.push("webhook server did not start".into());
-        return;
-    };
+    let webhook = WebhookServer::start_with_pem(CERT, KEY, CERT, |path, review| {
+        Reply::ok(answer(path, review))
+    })
+    .await;
+    let port = webhook
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let seen = webhook.requests.clone();
     let at = |path: &str| format!("https://127.0.0.1:{port}{path}");
     let all = ["CREATE", "UPDATE", "DELETE"];
     let validating = ctx.unique("diff-validating");
@@ -177,7 +122,7 @@ pub async fn run(ctx: &mut Ctx<'_>) {
     for (i, (path, review)) in reviews.iter().enumerate().take(8) {
         ctx.note(
             &format!("review-{i}"),
-            json!({"path": path, "review": review_summary(review)}),
+            json!({"path": path.split('?').next(), "review": review_summary(review)}),
         );
     }
     ctx.note("reviews-received", json!(reviews.len()));
@@ -195,5 +140,4 @@ pub async fn run(ctx: &mut Ctx<'_>) {
         Value::Null,
     )
     .await;
-    task.abort();
 }
