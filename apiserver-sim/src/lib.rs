@@ -84,7 +84,10 @@
 //! like a real server obeys them: on create, update (PUT and PATCH, status included) and
 //! delete (each object of a deletecollection too) the matching webhooks (rules, `matchPolicy`,
 //! `namespaceSelector`, `objectSelector`) receive an `AdmissionReview` v1 over HTTPS, the
-//! certificate checked against `caBundle`: mutating webhooks first (configurations by name,
+//! certificate checked against `caBundle` by Go's rules (a self-signed serving certificate
+//! that is its own `caBundle` is trusted even when marked `CA:TRUE`, as a real server trusts
+//! it; wrong names, untrusted or expired certificates and SHA-1 signatures are refused with
+//! Go's messages): mutating webhooks first (configurations by name,
 //! `reinvocationPolicy: IfNeeded` honoured), their JSON patches applied, then the write's own
 //! validation, then validating webhooks on the final object; `failurePolicy` and
 //! `timeoutSeconds` decide about webhooks that are down or slow; denials keep the webhook's
@@ -168,7 +171,9 @@
 //! Over HTTP the simulator answers like kube-apiserver: a `Status` object with the code and
 //! reason a real server gives (400 `BadRequest` for malformed bodies, selectors and patches,
 //! 404, 409 `Conflict`/`AlreadyExists`, 410 `Expired`, 413, 415, 422 `Invalid`), never a
-//! panic or a dropped connection (unless chaos mode drops it on purpose). The library API
+//! panic or a dropped connection (unless chaos mode drops it on purpose). A path it does not
+//! serve gets kube-apiserver's 404 for that kind of path: a `Status` under built-in groups, Go's
+//! plain-text `404 page not found` for unknown groups and under custom resource groups. The library API
 //! returns [`Error`]: [`Error::Bind`] and [`Error::WriteKubeconfig`] (I/O, fix the port or
 //! path), [`Error::UnknownResource`] (a type the server does not serve, e.g. a CRD not yet
 //! created), [`Error::InvalidFault`] (a fault rule out of range), [`Error::Api`] (a seed write
@@ -224,19 +229,21 @@
 //! | path | what it holds |
 //! |---|---|
 //! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`), `Status` errors (`status`), `Accept` negotiation (`accept`), JSON or protobuf responses (`format`), full, metadata-only or Table responses (`repr`, `table`), Kubernetes protobuf from the descriptors (`protobuf/`: `descriptors`, `conventions`, `to_json`, `from_json`, `time`, `envelope`), JSON, merge and strategic merge patch (`patch`), server-side apply and field ownership (`apply/`: field paths, sets and their `FieldsV1` encoding, merge rules of built-ins (`merge_rules`) and CRDs (`schema`), merging, `managedFields` entries, ownership updates, conflicts) |
-//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the built-in kinds from their k8s-openapi types (`builtin_types`) and what the types do not carry (`builtin_traits`), assembled in `builtins`; typed checks (`typed`); events.k8s.io events as core events (`event_conversion`), autoscaling v1 as v2 (`hpa_conversion`); CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`) |
+//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the built-in kinds from their k8s-openapi types (`builtin_types`) and what the types do not carry (`builtin_traits`), assembled in `builtins`; typed checks (`typed`); the defaults of built-in objects and the status new ones start with (`defaults`); events.k8s.io events as core events (`event_conversion`), autoscaling v1 as v2 (`hpa_conversion`); CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`) |
 //! | `faults/` | fault injection: fail-next and seeded random failure rules (`fail_rules`), the server-wide faults (`server_faults`: drop watches, compact, restart, send bookmarks), chaos mode (`chaos/`: `config`, `profile`, `schedule`, live `state`, `stats`, and the timeline `runner`) |
 //! | `counts.rs`, `error.rs` | requests received per verb and resource; the crate's [`Error`] |
 //! | `store/` | `mod.rs` global RV, objects (`Stored` = object + cached JSON), put/remove; `line.rs` the watch line of each write, encoded once; `history.rs` bounded event log; `reclaim.rs` events a lagging watcher would free go back to the writer; `snapshot.rs` lists, past snapshots, continue tokens |
 //! | `shared.rs` | state shared by the handle, HTTP handlers, watches and controllers: the store, `ServerConfig`, [`WatchListMode`], fault state; implements the server-wide faults |
 //! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate`, `convert` (writes to a type served in another form than stored) |
 //! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
+//! | `tls/` | webhook serving certificates verified as kube-apiserver's Go client verifies them: parsed certificates (`cert`), signatures (`signature`), names (`hostname`), chains, validity, key usage and name constraints (`chain`), the `caBundle` or system roots (`roots`), the rustls verifier (`verifier`) |
 //! | `admission/` | admission and conversion webhooks: the configured webhooks, parsed and cached (`hooks`; `shared.rs` holds the cache and the service table of `endpoints`, which use only `store/`), which requests call them (`matching`), the `AdmissionReview` format and denials (`review`), calling them in order (`dispatch`), CRD versions through conversion webhooks (`conversion`, `watch_conversion`), the HTTPS client (`client`) |
 //! | `auth/` | what the server keeps (`state`: on or off, tokens, denials; held by `shared.rs`), authentication (bearer tokens: `identity`, `tokens`) and RBAC authorization (`attributes` of a request, `rules` matching, `rbac` bindings and aggregation, `forbidden` errors, `denials`, the `bootstrap` roles), the TokenRequest subresource (`token_request`) and SelfSubjectAccessReview (`review`) |
 //! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads`) |
-//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), the TokenRequest and SelfSubjectAccessReview endpoints (`auth_endpoints`), discovery and OpenAPI documents (`discovery`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
+//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), the TokenRequest and SelfSubjectAccessReview endpoints (`auth_endpoints`), discovery and OpenAPI documents (`discovery`), the 404s of unserved paths (`not_found`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
 //! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`), tokens and denials of RBAC mode (`auth`) |
 //! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
+//! | `tests/differential/` | the differential suite: scripted probes compared with a real kube-apiserver's recorded answers (or live with `KUBE_RT_TEST_KUBECONFIG`), see `docs/conformance.md` |
 //! | `benches/throughput.rs` | bench binary: `cargo bench -p kube-rt-apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |
 
 mod admission;
@@ -252,6 +259,7 @@ mod ops;
 mod server;
 mod shared;
 mod store;
+mod tls;
 mod watch;
 
 pub use admission::endpoints::{ServiceEndpoint, parse_service_endpoint};

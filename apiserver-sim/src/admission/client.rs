@@ -1,5 +1,6 @@
 //! The HTTPS client of webhook calls: one connection per call (rustls with the `ring`
-//! provider, roots from the webhook's `caBundle`), a JSON POST, a JSON answer, all within
+//! provider, the certificate verified against the webhook's `caBundle` with Go's rules of
+//! `crate::tls`), a JSON POST, a JSON answer, all within
 //! the webhook's timeout (Tokio time).
 
 use std::sync::Arc;
@@ -11,38 +12,31 @@ use bytes::Bytes;
 use http::{Request, header};
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
+use rustls::pki_types::ServerName;
 use serde_json::Value;
 use tokio::net::TcpStream;
 
 use super::endpoints::Target;
 use crate::faults::chaos::state::WebhookFault;
+use crate::tls::verifier::GoVerifier;
 
-/// Trusted roots from a base64-encoded PEM bundle (invalid or empty: no roots).
-fn roots(ca_bundle: &str) -> rustls::RootCertStore {
-    let mut store = rustls::RootCertStore::empty();
-    let Ok(pem) = STANDARD.decode(ca_bundle.trim()) else {
-        return store;
-    };
-    for cert in CertificateDer::pem_slice_iter(&pem).flatten() {
-        let _ = store.add(cert);
+/// Trusted roots: the certificates of a base64-encoded PEM `caBundle`, or the system's roots
+/// when there is none (as Go's client without `CAData`). An undecodable bundle trusts nothing.
+fn roots(ca_bundle: &str) -> Vec<crate::tls::cert::Cert> {
+    if ca_bundle.trim().is_empty() {
+        return crate::tls::roots::system().to_vec();
     }
-    store
+    match STANDARD.decode(ca_bundle.trim()) {
+        Ok(pem) => crate::tls::roots::from_pem(&pem),
+        Err(_) => Vec::new(),
+    }
 }
 
-/// Rewords a TLS failure the way Go's client words it, where it matters to a reader.
-fn tls_error(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    // An issuer not among the roots, or one of their names with another key.
-    if text.contains("UnknownIssuer") || text.contains("BadSignature") {
-        "tls: failed to verify certificate: x509: certificate signed by unknown authority".into()
-    } else if text.contains("NotValidForName") {
-        format!(
-            "tls: failed to verify certificate: x509: certificate is not valid for the name ({text})"
-        )
-    } else {
-        format!("tls: {text}")
+/// A TLS failure in Go's words: a refused certificate with the verifier's `x509: ...` reason.
+fn tls_error(e: &std::io::Error, verifier: &GoVerifier) -> String {
+    match verifier.failure() {
+        Some(reason) => format!("tls: failed to verify certificate: {reason}"),
+        None => format!("tls: {e}"),
     }
 }
 
@@ -73,13 +67,16 @@ fn http_error(code: u16, body: &[u8]) -> String {
     }
 }
 
-/// A TLS connection to the target, trusting its `caBundle`.
+/// A TLS connection to the target, its certificate verified against the `caBundle` with Go's
+/// rules (`crate::tls`).
 async fn connect(target: &Target) -> Result<tokio_rustls::client::TlsStream<TcpStream>, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = Arc::new(GoVerifier::new(roots(&target.ca_bundle), provider.clone()));
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?
-        .with_root_certificates(roots(&target.ca_bundle))
+        .dangerous()
+        .with_custom_certificate_verifier(verifier.clone())
         .with_no_client_auth();
     let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
     let addr = format!("{}:{}", target.host, target.port);
@@ -91,7 +88,7 @@ async fn connect(target: &Target) -> Result<tokio_rustls::client::TlsStream<TcpS
     connector
         .connect(name, tcp)
         .await
-        .map_err(|e| tls_error(&e))
+        .map_err(|e| tls_error(&e, &verifier))
 }
 
 async fn call(target: &Target, body: Bytes) -> Result<Value, String> {

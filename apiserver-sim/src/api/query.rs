@@ -107,7 +107,7 @@ impl ListOptions {
                     "ListOptions",
                     "resourceVersionMatch",
                     &format!(
-                        "Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\""
+                        "Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\", \"\""
                     ),
                 ));
             }

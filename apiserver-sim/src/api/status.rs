@@ -33,6 +33,9 @@ pub struct Details {
     pub retry_after: Option<u64>,
     /// `metadata.continue` of the Status (a fresh token offered with an expired one).
     pub list_continue: Option<String>,
+    /// Whether `details` is sent even when empty (`"details":{}`), as upstream's generic
+    /// server errors (`NewGenericServerResponse`) send it.
+    pub keep_empty: bool,
 }
 
 /// An API error, rendered on the wire as a Kubernetes `Status` with `status: Failure`.
@@ -71,7 +74,8 @@ impl ApiError {
     }
 
     fn about(mut self, info: &ResourceInfo, name: &str) -> Self {
-        self.details.name = Some(name.to_string());
+        // Upstream leaves an empty name out of the details.
+        self.details.name = (!name.is_empty()).then(|| name.to_string());
         if !info.group.is_empty() {
             self.details.group = Some(info.group.clone());
         }
@@ -86,11 +90,13 @@ impl ApiError {
 
     /// 404 for a path or resource the server does not serve.
     pub fn unknown_path() -> Self {
-        Self::new(
+        let mut e = Self::new(
             404,
             "NotFound",
             "the server could not find the requested resource",
-        )
+        );
+        e.details.keep_empty = true;
+        e
     }
 
     /// 404 for a missing object.
@@ -148,6 +154,22 @@ impl ApiError {
         .about(info, name)
     }
 
+    /// 409 Conflict of a failed delete precondition, as the storage layer words it: the
+    /// object named by its kind (`Operation cannot be fulfilled on ConfigMap "a": ...`).
+    pub fn precondition_failed(info: &ResourceInfo, name: &str, why: &str) -> Self {
+        let mut e = Self::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": {why}",
+                info.kind_qualified()
+            ),
+        )
+        .about(info, name);
+        e.details.kind = Some(info.kind.clone());
+        e
+    }
+
     /// 422 Invalid on an object, with causes.
     pub fn invalid(info: &ResourceInfo, name: &str, causes: Vec<Cause>) -> Self {
         let detail = causes
@@ -190,11 +212,14 @@ impl ApiError {
 
     /// 405 MethodNotAllowed.
     pub fn method_not_allowed() -> Self {
-        Self::new(
+        let mut e = Self::new(
             405,
             "MethodNotAllowed",
             "the server does not allow this method on the requested resource",
-        )
+        );
+        // go-restful's generic server error: an empty details object.
+        e.details.keep_empty = true;
+        e
     }
 
     /// 415 UnsupportedMediaType.
@@ -307,7 +332,7 @@ impl ApiError {
             if self.reason.is_empty() {
                 m.remove("reason");
             }
-            if !details.is_empty() {
+            if !details.is_empty() || self.details.keep_empty {
                 m.insert("details".into(), Value::Object(details));
             }
         }

@@ -74,25 +74,31 @@ pub fn resource_list(st: &State, group: &str, version: &str) -> Option<Value> {
         if info.group != group || !info.serves(version) {
             continue;
         }
-        resources.push(json!({
+        let mut main = json!({
             "name": info.plural, "singularName": info.singular, "namespaced": info.namespaced,
-            "kind": info.kind, "verbs": info.verbs, "shortNames": info.short_names,
-            "categories": info.categories,
-        }));
-        if info.status_subresource {
-            resources.push(json!({"name": format!("{}/status", info.plural), "singularName": "",
-                "namespaced": info.namespaced, "kind": info.kind, "verbs": ["get", "patch", "update"]}));
+            "kind": info.kind, "verbs": info.verbs,
+        });
+        omit_empty(&mut main, "shortNames", &info.short_names);
+        omit_empty(&mut main, "categories", &info.categories);
+        let mut entries = vec![main];
+        for (sub, response, verbs) in subresources(&info) {
+            let mut entry = json!({"name": format!("{}/{sub}", info.plural), "singularName": "",
+                "namespaced": info.namespaced, "kind": response.kind, "verbs": verbs});
+            if let Some((g, v)) = response.group_version {
+                entry["group"] = json!(g);
+                entry["version"] = json!(v);
+            }
+            entries.push(entry);
         }
-        if info.scale.is_some() {
-            resources.push(
-                json!({"name": format!("{}/scale", info.plural), "singularName": "",
-                "namespaced": info.namespaced, "group": "autoscaling", "version": "v1",
-                "kind": "Scale", "verbs": ["get", "patch", "update"]}),
-            );
-        }
+        resources.extend(entries);
     }
     if resources.is_empty() {
         return None;
+    }
+    // Built-in groups list their resources and subresources sorted by name (go-restful's
+    // routes); a CRD's group lists each resource, then its status and scale.
+    if infos(st).iter().any(|i| i.group == group && i.builtin) {
+        resources.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
     }
     let gv = if group.is_empty() {
         version.to_string()
@@ -208,23 +214,76 @@ pub fn wants_aggregated(accept: Option<&str>) -> bool {
     })
 }
 
-fn aggregated_resource(info: &ResourceInfo, version: &str) -> Value {
-    let kind = json!({"group": info.group, "version": version, "kind": info.kind});
+/// A response kind: the kind, and its group and version where they are not the resource's
+/// own (`None`: upstream leaves them empty for built-ins).
+struct ResponseKind {
+    kind: String,
+    group_version: Option<(String, String)>,
+}
+
+/// Sets `key` to `list` unless it is empty (upstream omits empty lists).
+fn omit_empty(v: &mut Value, key: &str, list: &[String]) {
+    if !list.is_empty() {
+        v[key] = json!(list);
+    }
+}
+
+/// The subresources a resource serves, with their response kinds and verbs: built-ins sorted
+/// by name (`finalize` of namespaces, `scale`, `status`), a CRD's status then scale.
+fn subresources(info: &ResourceInfo) -> Vec<(&'static str, ResponseKind, Vec<&'static str>)> {
+    let own = || ResponseKind {
+        kind: info.kind.clone(),
+        group_version: None,
+    };
+    let scale = || ResponseKind {
+        kind: "Scale".into(),
+        group_version: Some(("autoscaling".into(), "v1".into())),
+    };
+    let rw = vec!["get", "patch", "update"];
     let mut subs = Vec::new();
+    if info.builtin && info.group.is_empty() && info.plural == "namespaces" {
+        subs.push(("finalize", own(), vec!["update"]));
+    }
+    if info.builtin && info.scale.is_some() {
+        subs.push(("scale", scale(), rw.clone()));
+    }
     if info.status_subresource {
-        subs.push(json!({"subresource": "status", "responseKind": kind, "verbs": ["get", "patch", "update"]}));
+        subs.push(("status", own(), rw.clone()));
     }
-    if info.scale.is_some() {
-        subs.push(json!({"subresource": "scale",
-            "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
-            "verbs": ["get", "patch", "update"]}));
+    if !info.builtin && info.scale.is_some() {
+        subs.push(("scale", scale(), rw));
     }
-    json!({
-        "resource": info.plural, "responseKind": kind,
+    subs
+}
+
+fn aggregated_resource(info: &ResourceInfo, version: &str) -> Value {
+    // Upstream names the group and version of a CRD's kinds, not of built-in kinds.
+    let kind_of = |r: &ResponseKind| match (&r.group_version, info.builtin) {
+        (Some((g, v)), _) => json!({"group": g, "version": v, "kind": r.kind}),
+        (None, true) => json!({"group": "", "version": "", "kind": r.kind}),
+        (None, false) => json!({"group": info.group, "version": version, "kind": r.kind}),
+    };
+    let own = ResponseKind {
+        kind: info.kind.clone(),
+        group_version: None,
+    };
+    let subs: Vec<Value> = subresources(info)
+        .into_iter()
+        .map(|(sub, response, verbs)| {
+            json!({"subresource": sub, "responseKind": kind_of(&response), "verbs": verbs})
+        })
+        .collect();
+    let mut doc = json!({
+        "resource": info.plural, "responseKind": kind_of(&own),
         "scope": if info.namespaced { "Namespaced" } else { "Cluster" },
         "singularResource": info.singular, "verbs": info.verbs,
-        "shortNames": info.short_names, "categories": info.categories, "subresources": subs,
-    })
+    });
+    omit_empty(&mut doc, "shortNames", &info.short_names);
+    omit_empty(&mut doc, "categories", &info.categories);
+    if !subs.is_empty() {
+        doc["subresources"] = json!(subs);
+    }
+    doc
 }
 
 /// Aggregated discovery (`apidiscovery.k8s.io/v2`) for `/api` (`core = true`) or `/apis`.

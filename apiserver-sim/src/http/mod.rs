@@ -9,6 +9,7 @@ mod auth_endpoints;
 mod converted;
 mod decode;
 mod discovery;
+mod not_found;
 mod reads;
 mod render;
 mod request;
@@ -253,7 +254,6 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
             respond::error(&ApiError::method_not_allowed())
         }
     };
-    let not_found = || respond::error(&ApiError::unknown_path());
     if let Route::Resource(rp) = &route {
         request::count(shared, &method, rp, &query);
     }
@@ -288,7 +288,13 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
             respond::text(500, "[-]storage not ready\nreadyz check failed")
         }
         Route::Resource(rp) => {
-            resource_with_chaos(shared, &method, &rp, &query, &parts.headers, body).await
+            let unserved = not_found::resource(&shared.state.lock(), &rp);
+            match unserved {
+                Some(resp) => resp,
+                None => {
+                    resource_with_chaos(shared, &method, &rp, &query, &parts.headers, body).await
+                }
+            }
         }
         Route::Sim(segs) => sim::handle(shared, &method, &segs, &body),
         Route::Health => get_only(&|| respond::text(200, "ok")),
@@ -304,16 +310,15 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         }
         Route::Group(g) => get_only(&|| match discovery::group(&shared.state.lock(), &g) {
             Some(doc) => respond::json(200, &doc),
-            None => not_found(),
+            None => not_found::page_not_found(),
         }),
-        Route::GroupVersion(g, v) => {
-            get_only(
-                &|| match discovery::resource_list(&shared.state.lock(), &g, &v) {
-                    Some(doc) => respond::json(200, &doc),
-                    None => not_found(),
-                },
-            )
-        }
+        Route::GroupVersion(g, v) => get_only(&|| {
+            let st = shared.state.lock();
+            match discovery::resource_list(&st, &g, &v) {
+                Some(doc) => respond::json(200, &doc),
+                None => not_found::group_version(&st, &g),
+            }
+        }),
         Route::OpenApiIndex => {
             get_only(&|| respond::json(200, &discovery::openapi_index(&shared.state.lock())))
         }
@@ -321,10 +326,10 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
             get_only(
                 &|| match discovery::openapi_doc(&shared.state.lock(), &g, &v) {
                     Some(doc) => respond::json(200, &doc),
-                    None => not_found(),
+                    None => not_found::openapi_not_found(),
                 },
             )
         }
-        Route::Unknown => not_found(),
+        Route::Unknown => not_found::unrouted(&shared.state.lock(), parts.uri.path()),
     }
 }

@@ -92,6 +92,25 @@ pub(super) fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
            "spec": {"replicas": spec}, "status": status_doc})
 }
 
+/// kube-apiserver's validation of a `Scale` (`ValidateScale`): replicas may not be negative.
+fn negative_replicas(name: &str, replicas: i64) -> ApiError {
+    let message = format!("Invalid value: {replicas}: must be greater than or equal to 0");
+    let mut e = ApiError::new(
+        422,
+        "Invalid",
+        format!("Scale.autoscaling \"{name}\" is invalid: spec.replicas: {message}"),
+    );
+    e.details.name = Some(name.to_string());
+    e.details.group = Some("autoscaling".into());
+    e.details.kind = Some("Scale".into());
+    e.details.causes = vec![crate::api::status::Cause {
+        reason: "FieldValueInvalid".into(),
+        message,
+        field: "spec.replicas".into(),
+    }];
+    e
+}
+
 /// Sets the object's replicas from a `Scale` (PUT or PATCH of `/scale`) and answers with the
 /// new `Scale`.
 pub(super) fn write_scale(
@@ -111,6 +130,9 @@ pub(super) fn write_scale(
                 vec![crate::api::status::required("spec.replicas", "")],
             )
         })?;
+    if replicas < 0 {
+        return Err(negative_replicas(name, replicas));
+    }
     let paths = req.info.scale.clone().ok_or_else(ApiError::unknown_path)?;
     let mut st = shared.state.lock();
     let current = st

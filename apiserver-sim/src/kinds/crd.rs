@@ -227,7 +227,7 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         builtin: false,
         delete_returns_object: false,
         schemas,
-        verbs: super::resource_info::ALL_VERBS,
+        verbs: super::resource_info::CUSTOM_RESOURCE_VERBS,
         checks: Vec::new(),
         stored_with: None,
         conversion: None,

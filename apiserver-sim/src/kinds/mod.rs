@@ -24,6 +24,7 @@ pub(crate) mod builtin_traits;
 pub(crate) mod builtin_types;
 pub(crate) mod builtins;
 pub(crate) mod crd;
+pub(crate) mod defaults;
 pub(crate) mod event_conversion;
 pub(crate) mod hpa_conversion;
 pub(crate) mod printers;

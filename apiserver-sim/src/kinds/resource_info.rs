@@ -18,6 +18,18 @@ pub const ALL_VERBS: &[&str] = &[
     "watch",
 ];
 
+/// The verbs of a custom resource, in the order the CRD handler lists them in discovery.
+pub const CUSTOM_RESOURCE_VERBS: &[&str] = &[
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "create",
+    "update",
+    "watch",
+];
+
 /// How the objects of a served type differ from their stored form: the stored form is the
 /// storage version (or another resource's form, see [`ResourceInfo::stored_with`]); each
 /// function gets the served version and converts a whole object, `apiVersion` and `kind`

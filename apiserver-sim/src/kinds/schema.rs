@@ -318,6 +318,7 @@ pub fn apply_defaults(info: &ResourceInfo, version: &str, obj: &mut Value) {
         if crate::kinds::webhook_configuration::is_webhook_configuration(info) {
             crate::kinds::webhook_configuration::default(obj);
         }
+        crate::kinds::defaults::apply(info, obj);
         return;
     }
     let Some(schema) = info

@@ -20,6 +20,9 @@ fn defaults_on_create(info: &ResourceInfo, obj: &mut Value) {
     {
         m.remove("status");
     }
+    if info.builtin {
+        crate::kinds::defaults::status_on_create(info, obj);
+    }
     if info.builtin && info.group.is_empty() && info.plural == "namespaces" {
         let name = meta::name(obj).to_string();
         if let Some(m) = obj.as_object_mut() {

@@ -166,11 +166,11 @@ pub fn delete(
     if let Some(uid) = &opts.precondition_uid
         && uid != meta::uid(&old)
     {
-        return Err(ApiError::conflict_msg(
+        return Err(ApiError::precondition_failed(
             info,
             name,
             &format!(
-                "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                "the UID in the precondition ({uid}) does not match the UID in record ({}). The object might have been deleted and then recreated",
                 meta::uid(&old)
             ),
         ));
@@ -178,11 +178,11 @@ pub fn delete(
     if let Some(rv) = &opts.precondition_rv
         && rv != meta::resource_version(&old)
     {
-        return Err(ApiError::conflict_msg(
+        return Err(ApiError::precondition_failed(
             info,
             name,
             &format!(
-                "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+                "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified",
                 meta::resource_version(&old)
             ),
         ));

@@ -122,9 +122,9 @@ pub fn name_and_namespace(
         if body_ns.is_empty() {
             meta::set_str(obj, "namespace", url_ns);
         } else if body_ns != url_ns {
-            return Err(ApiError::bad_request(format!(
-                "the namespace of the object ({body_ns}) does not match the namespace on the request ({url_ns})"
-            )));
+            return Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
         }
     } else {
         meta::metadata_mut(obj).remove("namespace");
@@ -165,7 +165,7 @@ fn check_string_map(md: Option<&Value>, field: &str, causes: &mut Vec<Cause>, ch
             causes.push(invalid_value(
                 &format!("metadata.{field}"),
                 k,
-                "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+                QUALIFIED_NAME_MESSAGE,
             ));
         }
         match val.as_str() {
@@ -205,6 +205,15 @@ fn path_segment_problem(name: &str) -> Option<&'static str> {
     }
 }
 
+/// apimachinery's `IsDNS1123Subdomain` message, with its example and regular expression.
+const DNS_SUBDOMAIN_MESSAGE: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/// apimachinery's `IsDNS1123Label` message (namespace names).
+const DNS_LABEL_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+/// apimachinery's `IsQualifiedName` message for the name part of a key.
+const QUALIFIED_NAME_MESSAGE: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
 /// Validation shared by every type: name, labels, annotations, owner references.
 pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
@@ -229,11 +238,12 @@ pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
             meta::is_dns_subdomain(name)
         };
         if !ok {
-            causes.push(invalid_value(
-                "metadata.name",
-                name,
-                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-            ));
+            let why = if info.group.is_empty() && info.plural == "namespaces" {
+                DNS_LABEL_MESSAGE
+            } else {
+                DNS_SUBDOMAIN_MESSAGE
+            };
+            causes.push(invalid_value("metadata.name", name, why));
         }
     }
     check_string_map(md, "labels", &mut causes, true);

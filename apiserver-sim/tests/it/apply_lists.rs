@@ -96,7 +96,8 @@ async fn deployment_lists_merge_by_their_keys() {
     assert_eq!(app["image"], "nginx:1");
     assert_eq!(
         app["ports"],
-        json!([{"containerPort": 80}, {"containerPort": 9090, "protocol": "TCP"}])
+        // The server defaults a port's protocol to TCP.
+        json!([{"containerPort": 80, "protocol": "TCP"}, {"containerPort": 9090, "protocol": "TCP"}])
     );
     assert_eq!(
         app["env"],

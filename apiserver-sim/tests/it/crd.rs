@@ -65,13 +65,14 @@ fn foo_api(server: &kube_rt_apiserver_sim::ApiServer, version: &str) -> Api<Dyna
 #[tokio::test]
 async fn custom_resource_lifecycle() {
     let server = common::server().await;
-    // Not served before the CRD exists.
+    // Not served before the CRD exists: kube-apiserver's plain-text `404 page not found`,
+    // which kube cannot read as a `Status`.
     let foos = foo_api(&server, "v1alpha1");
     let err = foos
         .list(&ListParams::default())
         .await
         .expect_err("not served yet");
-    assert_eq!(code(err), (404, "NotFound".into()));
+    assert_eq!(code(err), (404, "Failed to parse error data".into()));
     install(&server, foo_crd("Namespaced", "foos", "Foo")).await;
 
     let obj: DynamicObject = serde_json::from_value(json!({
@@ -289,7 +290,7 @@ async fn custom_resource_lifecycle() {
             .is_none()
     );
     let err = foos.list(&ListParams::default()).await.expect_err("gone");
-    assert_eq!(code(err), (404, "NotFound".into()));
+    assert_eq!(code(err), (404, "Failed to parse error data".into()));
     let r = common::raw(
         &server,
         "GET",

@@ -249,7 +249,12 @@ async fn generation_status_scale_and_noop_writes() {
         .await
         .expect("create");
     assert_eq!(d.metadata.generation, Some(1));
-    assert!(d.status.is_none(), "status is dropped on create");
+    // The status sent is dropped; a new Deployment starts with an empty one, as upstream.
+    assert_eq!(
+        d.status.clone().unwrap_or_default(),
+        Default::default(),
+        "status is dropped on create"
+    );
     // Metadata-only change: no generation bump.
     let d = deps
         .patch(
@@ -388,4 +393,31 @@ async fn noop_writes_change_nothing_and_emit_no_event() {
         evs[0]["object"]["metadata"]["resourceVersion"],
         changed.resource_version().expect("rv").as_str()
     );
+}
+
+/// kube-apiserver validates a `Scale` written through `/scale`: negative replicas are a 422
+/// on `Scale.autoscaling`, and the object keeps its replicas.
+#[tokio::test]
+async fn negative_scale_is_invalid() {
+    let server = common::server().await;
+    let deps: Api<Deployment> = Api::default_namespaced(server.client().expect("client"));
+    deps.create(&PostParams::default(), &deployment("web"))
+        .await
+        .expect("create");
+    let r = common::raw(
+        &server,
+        "PATCH",
+        "/apis/apps/v1/namespaces/default/deployments/web/scale",
+        &[("Content-Type", "application/merge-patch+json")],
+        br#"{"spec":{"replicas":-1}}"#,
+    )
+    .await;
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json()["message"],
+        "Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"
+    );
+    assert_eq!(r.json()["details"]["kind"], "Scale");
+    let kept = deps.get("web").await.expect("get");
+    assert_ne!(kept.spec.replicas, Some(-1));
 }

@@ -26,6 +26,7 @@ mod logging;
 mod managed_fields;
 mod managed_fields_kinds;
 mod negotiation;
+mod not_found;
 mod protobuf;
 mod rbac;
 mod robustness;

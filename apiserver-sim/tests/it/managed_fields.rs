@@ -112,12 +112,35 @@ async fn creates_and_updates_record_update_entries() {
     )
     .await;
     assert_eq!(r.status, 201, "{}", r.body);
+    // The defaults the server fills in are owned by the creator too, as upstream records them.
+    let fields = owned(&r.json(), "creator", "Update");
+    let spec = &fields["f:spec"];
+    for f in [
+        "f:replicas",
+        "f:selector",
+        "f:progressDeadlineSeconds",
+        "f:revisionHistoryLimit",
+    ] {
+        assert_eq!(spec[f], json!({}), "{f}: {fields}");
+    }
     assert_eq!(
-        owned(&r.json(), "creator", "Update"),
-        json!({"f:spec": {"f:replicas": {}, "f:selector": {},
-            "f:template": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
-                "f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:image": {}, "f:name": {}}}}}}})
+        spec["f:strategy"],
+        json!({"f:type": {}, "f:rollingUpdate": {".": {}, "f:maxSurge": {}, "f:maxUnavailable": {}}})
     );
+    assert_eq!(
+        spec["f:template"]["f:metadata"],
+        json!({"f:labels": {".": {}, "f:app": {}}})
+    );
+    let app = &spec["f:template"]["f:spec"]["f:containers"]["k:{\"name\":\"app\"}"];
+    for f in [
+        ".",
+        "f:image",
+        "f:name",
+        "f:imagePullPolicy",
+        "f:terminationMessagePath",
+    ] {
+        assert_eq!(app[f], json!({}), "{f}: {app}");
+    }
     server.shutdown().await;
 }
 

@@ -88,7 +88,11 @@ async fn status_converges_after_the_delay() {
         .create(&PostParams::default(), &deployment("web", Some(3)))
         .await
         .expect("create");
-    assert!(created.status.is_none(), "no status at creation");
+    assert_eq!(
+        created.status.clone().unwrap_or_default(),
+        Default::default(),
+        "an empty status at creation"
+    );
     let d = wait_converged(&api, "web", 3).await;
     assert!(start.elapsed() >= DELAY, "written only after the delay");
     let rv = |d: &Deployment| d.metadata.resource_version.clone().unwrap_or_default();
@@ -161,7 +165,12 @@ async fn no_status_when_disabled() {
     let rv = created.metadata.resource_version.unwrap_or_default();
     assert_eq!(events_within(&api, "web", &rv, DELAY * 4).await, 0);
     let d = api.get("web").await.expect("get");
-    assert!(d.status.is_none(), "status untouched: {:?}", d.status);
+    assert_eq!(
+        d.status.clone().unwrap_or_default(),
+        Default::default(),
+        "status untouched: {:?}",
+        d.status
+    );
     assert_eq!(d.metadata.resource_version, Some(rv));
     server.shutdown().await;
 }
@@ -211,6 +220,13 @@ async fn deleting_deployments_are_skipped() {
     assert!(d.metadata.deletion_timestamp.is_some());
     let rv = d.metadata.resource_version.clone().unwrap_or_default();
     assert_eq!(events_within(&api, "web", &rv, DELAY * 4).await, 0);
-    assert!(api.get("web").await.expect("get").status.is_none());
+    assert_eq!(
+        api.get("web")
+            .await
+            .expect("get")
+            .status
+            .unwrap_or_default(),
+        Default::default()
+    );
     server.shutdown().await;
 }

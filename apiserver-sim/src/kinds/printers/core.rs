@@ -36,7 +36,11 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "ConfigMap",
         columns: &[
             NAME,
-            col("Data", "string", "The number of data and binaryData keys."),
+            col(
+                "Data",
+                "string",
+                "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+            ),
             AGE,
         ],
         row: |o, now| {
@@ -52,9 +56,13 @@ pub(super) const KINDS: &[KindPrinter] = &[
             col(
                 "Type",
                 "string",
-                "Used to facilitate programmatic handling of secret data.",
+                "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
             ),
-            col("Data", "string", "The number of data keys."),
+            col(
+                "Data",
+                "string",
+                "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
+            ),
             AGE,
         ],
         row: |o, now| {
@@ -70,12 +78,9 @@ pub(super) const KINDS: &[KindPrinter] = &[
     KindPrinter {
         group: "",
         kind: "ServiceAccount",
-        columns: &[
-            NAME,
-            col("Secrets", "string", "The number of secrets listed."),
-            AGE,
-        ],
-        row: |o, now| Row::of(vec![name(o), json!(len(o, "/secrets")), json!(age(o, now))]),
+        // Kubernetes 1.36 prints no SECRETS column (token Secrets are no longer listed).
+        columns: &[NAME, AGE],
+        row: |o, now| Row::of(vec![name(o), json!(age(o, now))]),
     },
     KindPrinter {
         group: "",

@@ -70,7 +70,6 @@ impl WebhookServer {
     /// Starts a server whose certificate is valid for 127.0.0.1, localhost and
     /// `hook.webhooks.svc`, answering with `handler(path, request)`.
     pub async fn start(handler: impl Fn(&str, &Value) -> Reply + Send + Sync + 'static) -> Self {
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let (issuer, ca_bundle) = ca();
         let (_, wrong_ca_bundle) = ca();
         let names = vec![
@@ -83,6 +82,41 @@ impl WebhookServer {
         let cert = params.signed_by(&key, &issuer).expect("server cert");
         let chain = vec![CertificateDer::from(cert.der().to_vec())];
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+        Self::serve(chain, key, ca_bundle, wrong_ca_bundle, handler).await
+    }
+
+    /// Starts a server presenting a certificate and key given as PEM (e.g. made with
+    /// OpenSSL); `ca_bundle` is the PEM `caBundle` a webhook configuration would carry.
+    pub async fn start_with_pem(
+        cert_pem: &[u8],
+        key_pem: &[u8],
+        ca_bundle: &[u8],
+        handler: impl Fn(&str, &Value) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        use rustls::pki_types::pem::PemObject;
+        let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem)
+            .collect::<Result<_, _>>()
+            .expect("certificate PEM");
+        let key = PrivateKeyDer::from_pem_slice(key_pem).expect("key PEM");
+        let (_, wrong_ca_bundle) = ca();
+        Self::serve(
+            chain,
+            key,
+            STANDARD.encode(ca_bundle),
+            wrong_ca_bundle,
+            handler,
+        )
+        .await
+    }
+
+    async fn serve(
+        chain: Vec<CertificateDer<'static>>,
+        key: PrivateKeyDer<'static>,
+        ca_bundle: String,
+        wrong_ca_bundle: String,
+        handler: impl Fn(&str, &Value) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let config = rustls::ServerConfig::builder()
             .with_no_client_auth()
             .with_single_cert(chain, key)

@@ -3,6 +3,7 @@
 //! `pkg/admission/plugin/webhook`; apiextensions-apiserver `conversion/webhook_converter.go`),
 //! against a webhook server written here (`harness`).
 
+mod certificates;
 mod conversion;
 mod failure;
 mod formats;

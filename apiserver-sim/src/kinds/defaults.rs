@@ -1,0 +1,207 @@
+//! Defaults kube-apiserver gives built-in objects when it decodes a write (the generated
+//! `SetDefaults_*` functions of `pkg/apis/*/v1`), for the kinds that carry a pod template and
+//! for Pods: a stored Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController
+//! or PodTemplate reads back as it does from a real server. Pods also get what the default
+//! admission chain sets (ServiceAccount, Priority, DefaultTolerationSeconds) and the status a
+//! new Pod starts with (`Pending`, its QoS class).
+
+use serde_json::{Map, Value, json};
+
+use super::resource_info::ResourceInfo;
+
+/// Sets `key` to `value` when absent (or null).
+fn or_insert(m: &mut Map<String, Value>, key: &str, value: Value) {
+    if m.get(key).is_none_or(Value::is_null) {
+        m.insert(key.to_string(), value);
+    }
+}
+
+/// An object field, created as an empty object when absent.
+fn object<'a>(m: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Map<String, Value>> {
+    or_insert(m, key, json!({}));
+    m.get_mut(key).and_then(Value::as_object_mut)
+}
+
+/// `SetDefaults_Container`: the pull policy from the image's tag (`Always` for `:latest` or no
+/// tag), the termination message path and policy, empty resources, TCP ports.
+fn container(c: &mut Map<String, Value>) {
+    let image = c.get("image").and_then(Value::as_str).unwrap_or_default();
+    let last = image.rsplit('/').next().unwrap_or_default();
+    let tag = if image.contains('@') {
+        None
+    } else {
+        last.split_once(':').map(|(_, t)| t)
+    };
+    let policy = match tag {
+        None if image.contains('@') => "IfNotPresent",
+        None | Some("latest") => "Always",
+        Some(_) => "IfNotPresent",
+    };
+    or_insert(c, "imagePullPolicy", json!(policy));
+    or_insert(c, "terminationMessagePath", json!("/dev/termination-log"));
+    or_insert(c, "terminationMessagePolicy", json!("File"));
+    or_insert(c, "resources", json!({}));
+    if let Some(ports) = c.get_mut("ports").and_then(Value::as_array_mut) {
+        for p in ports.iter_mut().filter_map(Value::as_object_mut) {
+            or_insert(p, "protocol", json!("TCP"));
+        }
+    }
+}
+
+/// `SetDefaults_PodSpec` and its containers.
+fn pod_spec(spec: &mut Map<String, Value>, restart_policy: &str) {
+    or_insert(spec, "dnsPolicy", json!("ClusterFirst"));
+    or_insert(spec, "restartPolicy", json!(restart_policy));
+    or_insert(spec, "schedulerName", json!("default-scheduler"));
+    or_insert(spec, "securityContext", json!({}));
+    or_insert(spec, "terminationGracePeriodSeconds", json!(30));
+    for list in ["initContainers", "containers"] {
+        if let Some(cs) = spec.get_mut(list).and_then(Value::as_array_mut) {
+            for c in cs.iter_mut().filter_map(Value::as_object_mut) {
+                container(c);
+            }
+        }
+    }
+}
+
+/// The pod template at `spec.template`, defaulted.
+fn template(spec: &mut Map<String, Value>, restart_policy: &str) {
+    if let Some(tpl) = spec.get_mut("template").and_then(Value::as_object_mut)
+        && let Some(pod) = object(tpl, "spec")
+    {
+        pod_spec(pod, restart_policy);
+    }
+}
+
+/// `SetDefaults_Deployment`.
+fn deployment(spec: &mut Map<String, Value>) {
+    or_insert(spec, "replicas", json!(1));
+    or_insert(spec, "revisionHistoryLimit", json!(10));
+    or_insert(spec, "progressDeadlineSeconds", json!(600));
+    if let Some(strategy) = object(spec, "strategy") {
+        or_insert(strategy, "type", json!("RollingUpdate"));
+        if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate")
+            && let Some(ru) = object(strategy, "rollingUpdate")
+        {
+            or_insert(ru, "maxUnavailable", json!("25%"));
+            or_insert(ru, "maxSurge", json!("25%"));
+        }
+    }
+    template(spec, "Always");
+}
+
+/// What a new Pod gets from the defaults and the default admission plugins.
+fn pod(obj: &mut Map<String, Value>) {
+    let Some(spec) = object(obj, "spec") else {
+        return;
+    };
+    pod_spec(spec, "Always");
+    or_insert(spec, "enableServiceLinks", json!(true));
+    or_insert(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
+    or_insert(spec, "priority", json!(0));
+    or_insert(spec, "serviceAccountName", json!("default"));
+    let sa = spec
+        .get("serviceAccountName")
+        .cloned()
+        .unwrap_or(json!("default"));
+    or_insert(spec, "serviceAccount", sa);
+    or_insert(
+        spec,
+        "tolerations",
+        json!([
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+        ]),
+    );
+}
+
+/// Whether any container of a pod spec asks for resources (else its QoS class is BestEffort).
+fn asks_for_resources(spec: &Value) -> bool {
+    ["initContainers", "containers"].iter().any(|list| {
+        spec[*list].as_array().is_some_and(|cs| {
+            cs.iter().any(|c| {
+                ["limits", "requests"].iter().any(|k| {
+                    c["resources"][*k]
+                        .as_object()
+                        .is_some_and(|m| !m.is_empty())
+                })
+            })
+        })
+    })
+}
+
+/// The status a new object of a built-in kind starts with (the registry strategies'
+/// `PrepareForCreate`): a Pod `Pending` with its QoS class, a ReplicaSet with 0 replicas,
+/// an empty Deployment status.
+pub fn status_on_create(info: &ResourceInfo, obj: &mut Value) {
+    let status = match (info.group.as_str(), info.kind.as_str()) {
+        ("", "Pod") => {
+            let mut status = json!({"phase": "Pending"});
+            if !asks_for_resources(&obj["spec"]) {
+                status["qosClass"] = json!("BestEffort");
+            }
+            status
+        }
+        ("apps", "ReplicaSet") | ("", "ReplicationController") => json!({"replicas": 0}),
+        ("apps", "Deployment") => json!({}),
+        _ => return,
+    };
+    if let Some(m) = obj.as_object_mut() {
+        m.insert("status".into(), status);
+    }
+}
+
+/// Applies the defaults of a built-in kind to an object being written.
+pub fn apply(info: &ResourceInfo, obj: &mut Value) {
+    let Some(m) = obj.as_object_mut() else {
+        return;
+    };
+    match (info.group.as_str(), info.kind.as_str()) {
+        ("apps", "Deployment") => {
+            if let Some(spec) = object(m, "spec") {
+                deployment(spec);
+            }
+        }
+        ("apps", "ReplicaSet") | ("", "ReplicationController") => {
+            if let Some(spec) = object(m, "spec") {
+                or_insert(spec, "replicas", json!(1));
+                template(spec, "Always");
+            }
+        }
+        ("apps", "StatefulSet" | "DaemonSet") => {
+            if let Some(spec) = m.get_mut("spec").and_then(Value::as_object_mut) {
+                template(spec, "Always");
+            }
+        }
+        ("", "PodTemplate") => {
+            if let Some(tpl) = m.get_mut("template").and_then(Value::as_object_mut)
+                && let Some(pod) = object(tpl, "spec")
+            {
+                pod_spec(pod, "Always");
+            }
+        }
+        ("", "Pod") => pod(m),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pull_policy_follows_the_tag() {
+        for (image, policy) in [
+            ("nginx", "Always"),
+            ("nginx:latest", "Always"),
+            ("nginx:1.27", "IfNotPresent"),
+            ("registry:5000/nginx", "Always"),
+            ("registry:5000/nginx:1", "IfNotPresent"),
+            ("nginx@sha256:abc", "IfNotPresent"),
+        ] {
+            let mut c = json!({"image": image});
+            container(c.as_object_mut().expect("object"));
+            assert_eq!(c["imagePullPolicy"], policy, "{image}");
+        }
+    }
+}
