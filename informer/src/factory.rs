@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use futures::future::{BoxFuture, join_all};
 use kube::api::{ApiResource, DynamicObject};
-use kube::core::NamespaceScope;
 use kube::{Api, Client, Resource};
 use parking_lot::Mutex;
 use reflector::{ApiListerWatcher, ReflectorOptions};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::scope::{InformerScope, Scoped, Selectors};
 use crate::wait::CacheSynced;
 use crate::{Error, Object, SharedIndexInformer, TransformFn, strip_managed_fields};
 
@@ -24,8 +24,10 @@ type OptionsFn = Arc<dyn Fn() -> ReflectorOptions + Send + Sync>;
 /// Hands out one [`SharedIndexInformer`] per (object type, resource, namespace, selectors), so
 /// every controller asking for Pods shares one cache and one watch; starts them, waits for their
 /// caches and shuts them down together. Metadata informers
-/// ([`metadata_informer`](Self::metadata_informer) and its scoped and dynamic variants) are
-/// shared the same way, apart from the full informers of the same kind.
+/// ([`metadata_informer`](Self::metadata_informer), [`metadata_informer_in`](Self::metadata_informer_in)
+/// and [`dynamic_metadata_informer`](Self::dynamic_metadata_informer)) are shared the same way,
+/// apart from the full informers of the same kind. Where and what an informer watches is an
+/// [`InformerScope`]: a namespace or all, and selectors or the factory's.
 ///
 /// Informers come with the namespace index; add more with
 /// [`SharedIndexInformer::add_indexers`]. An informer requested after [`start`](Self::start)
@@ -58,32 +60,6 @@ struct InformerKey {
     object_type: TypeId,
     url: String,
     selectors: Selectors,
-}
-
-/// Label and field selectors an informer lists and watches with.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Selectors {
-    labels: Option<String>,
-    fields: Option<String>,
-}
-
-impl Selectors {
-    /// No selectors: every object.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Only objects whose labels match `selector` (e.g. `app=web,tier!=db`).
-    pub fn labels(mut self, selector: impl Into<String>) -> Self {
-        self.labels = Some(selector.into());
-        self
-    }
-
-    /// Only objects whose fields match `selector` (e.g. `spec.nodeName=node-a`).
-    pub fn fields(mut self, selector: impl Into<String>) -> Self {
-        self.fields = Some(selector.into());
-        self
-    }
 }
 
 struct Entry {
@@ -203,70 +179,50 @@ impl InformerFactory {
         }
     }
 
-    /// The shared informer of `K` across all namespaces, with the factory's selectors.
+    /// The shared informer of `K` across all namespaces (or cluster-wide), with the factory's
+    /// selectors.
     pub fn informer<K>(&self) -> Arc<SharedIndexInformer<K>>
     where
         K: Object + Resource<DynamicType = ()>,
+        K::Scope: Scoped,
     {
-        let api = Api::all(self.inner.client.clone());
-        let selectors = self.inner.selectors.clone();
-        self.shared(api, &(), selectors, ApiListerWatcher::new, None)
+        self.informer_in::<K>(InformerScope::all())
     }
 
-    /// The shared informer of `K` (namespaced or cluster-scoped) across all namespaces, with
-    /// `selectors` instead of the factory's.
-    pub fn informer_with_selectors<K>(&self, selectors: Selectors) -> Arc<SharedIndexInformer<K>>
+    /// The shared informer of `K` in `scope`: a namespace (ignored for a cluster-scoped kind)
+    /// and selectors (the factory's unless the scope names its own).
+    pub fn informer_in<K>(&self, scope: InformerScope) -> Arc<SharedIndexInformer<K>>
     where
         K: Object + Resource<DynamicType = ()>,
+        K::Scope: Scoped,
     {
-        let api = Api::all(self.inner.client.clone());
+        let api = K::Scope::confine(Api::all(self.inner.client.clone()), scope.namespace_name());
+        let selectors = self.selectors_of(&scope);
         self.shared(api, &(), selectors, ApiListerWatcher::new, None)
-    }
-
-    /// The shared informer of `K` in `namespace` (all namespaces if `None`) with `selectors`
-    /// (the factory's if `None`).
-    pub fn scoped_informer<K>(
-        &self,
-        namespace: Option<&str>,
-        selectors: Option<Selectors>,
-    ) -> Arc<SharedIndexInformer<K>>
-    where
-        K: Object + Resource<DynamicType = ()>,
-        K::Scope: NamespaceScope,
-    {
-        let mut api = Api::all(self.inner.client.clone());
-        if let Some(namespace) = namespace {
-            api = api.constrain(namespace);
-        }
-        let selectors = selectors.unwrap_or_else(|| self.inner.selectors.clone());
-        self.shared(api, &(), selectors, ApiListerWatcher::new, None)
-    }
-
-    /// The shared informer of `K` in `namespace`, with the factory's selectors.
-    pub fn namespaced_informer<K>(&self, namespace: &str) -> Arc<SharedIndexInformer<K>>
-    where
-        K: Object + Resource<DynamicType = ()>,
-        K::Scope: NamespaceScope,
-    {
-        self.scoped_informer(Some(namespace), None)
     }
 
     /// The shared informer of a resource known only at run time (a custom resource found by
-    /// discovery, say), in `namespace` or across all namespaces, with `selectors` (the
-    /// factory's if `None`).
+    /// discovery, say), in `scope`.
     pub fn dynamic_informer(
         &self,
         resource: &ApiResource,
-        namespace: Option<&str>,
-        selectors: Option<Selectors>,
+        scope: InformerScope,
     ) -> Arc<SharedIndexInformer<DynamicObject>> {
         let mut api = Api::all_with(self.inner.client.clone(), resource);
-        if let Some(namespace) = namespace {
+        if let Some(namespace) = scope.namespace_name() {
             api = api.constrain(namespace);
         }
-        let selectors = selectors.unwrap_or_else(|| self.inner.selectors.clone());
+        let selectors = self.selectors_of(&scope);
         let dynamic = |api| ApiListerWatcher::dynamic(api, resource);
         self.shared(api, resource, selectors, dynamic, None)
+    }
+
+    /// The selectors an informer of `scope` lists and watches with.
+    pub(crate) fn selectors_of(&self, scope: &InformerScope) -> Selectors {
+        scope
+            .own_selectors()
+            .cloned()
+            .unwrap_or_else(|| self.inner.selectors.clone())
     }
 
     /// The informer for `api` and `selectors`: the existing one, or a new one (whose transform

@@ -109,6 +109,7 @@ mod process;
 mod processor;
 mod registration;
 mod resync;
+mod scope;
 mod shared_informer;
 mod transform;
 mod wait;
@@ -120,7 +121,7 @@ extern crate self as informer;
 mod testing;
 
 pub use error::Error;
-pub use factory::{InformerFactory, InformerFactoryBuilder, Selectors};
+pub use factory::{InformerFactory, InformerFactoryBuilder};
 pub use handler::{
     DeletedFinalStateUnknown, DeletedObject, FilteringHandler, HandlerFuncs, ResourceEventHandler,
     handler,
@@ -129,6 +130,7 @@ pub use metadata::MetadataInformer;
 pub use processor::ListenerBuffer;
 pub use registration::Registration;
 pub use resync::MIN_RESYNC_PERIOD;
+pub use scope::{InformerScope, Scoped, Selectors};
 pub use shared_informer::{InformerBuilder, SharedIndexInformer};
 pub use transform::{TransformFn, strip_managed_fields, strip_type_meta};
 pub use wait::{CacheSynced, wait_for_cache_sync};

@@ -16,12 +16,13 @@
 use std::sync::Arc;
 
 use kube::api::{ApiResource, DynamicObject};
-use kube::core::{NamespaceScope, PartialObjectMeta};
+use kube::core::PartialObjectMeta;
 use kube::{Api, Client, Resource};
 use reflector::ApiListerWatcher;
 
 use crate::{
-    InformerFactory, Object, Selectors, SharedIndexInformer, TransformFn, strip_type_meta,
+    InformerFactory, InformerScope, Object, Scoped, SharedIndexInformer, TransformFn,
+    strip_type_meta,
 };
 
 /// A shared informer of the metadata of `K`'s objects.
@@ -35,75 +36,43 @@ fn lean<K: Clone + 'static>() -> TransformFn<PartialObjectMeta<K>> {
 }
 
 impl InformerFactory {
-    /// The shared metadata informer of `K` across all namespaces, with the factory's
-    /// selectors. Distinct from [`informer::<K>`](Self::informer): the two can coexist.
+    /// The shared metadata informer of `K` across all namespaces (or cluster-wide), with the
+    /// factory's selectors. Distinct from [`informer::<K>`](Self::informer): the two can
+    /// coexist.
     pub fn metadata_informer<K>(&self) -> Arc<MetadataInformer<K>>
     where
         K: Object + Resource<DynamicType = ()>,
+        K::Scope: Scoped,
     {
-        let api = Api::<PartialObjectMeta<K>>::all(self.client());
-        self.shared(
-            api,
-            &(),
-            self.default_selectors(),
-            ApiListerWatcher::new,
-            Some(lean()),
-        )
+        self.metadata_informer_in::<K>(InformerScope::all())
     }
 
-    /// The shared metadata informer of `K` across all namespaces (or cluster-wide) with
-    /// `selectors` instead of the factory's.
-    pub fn metadata_informer_with_selectors<K>(
-        &self,
-        selectors: Selectors,
-    ) -> Arc<MetadataInformer<K>>
+    /// The shared metadata informer of `K` in `scope` (see
+    /// [`informer_in`](Self::informer_in)).
+    pub fn metadata_informer_in<K>(&self, scope: InformerScope) -> Arc<MetadataInformer<K>>
     where
         K: Object + Resource<DynamicType = ()>,
+        K::Scope: Scoped,
     {
-        let api = Api::<PartialObjectMeta<K>>::all(self.client());
+        let api = K::Scope::confine(
+            Api::<PartialObjectMeta<K>>::all(self.client()),
+            scope.namespace_name(),
+        );
+        let selectors = self.selectors_of(&scope);
         self.shared(api, &(), selectors, ApiListerWatcher::new, Some(lean()))
     }
 
-    /// The shared metadata informer of `K` in `namespace` (all namespaces if `None`) with
-    /// `selectors` (the factory's if `None`).
-    pub fn scoped_metadata_informer<K>(
-        &self,
-        namespace: Option<&str>,
-        selectors: Option<Selectors>,
-    ) -> Arc<MetadataInformer<K>>
-    where
-        K: Object + Resource<DynamicType = ()>,
-        K::Scope: NamespaceScope,
-    {
-        let mut api = Api::<PartialObjectMeta<K>>::all(self.client());
-        if let Some(namespace) = namespace {
-            api = api.constrain(namespace);
-        }
-        let selectors = selectors.unwrap_or_else(|| self.default_selectors());
-        self.shared(api, &(), selectors, ApiListerWatcher::new, Some(lean()))
-    }
-
-    /// The shared metadata informer of `K` in `namespace`, with the factory's selectors.
-    pub fn namespaced_metadata_informer<K>(&self, namespace: &str) -> Arc<MetadataInformer<K>>
-    where
-        K: Object + Resource<DynamicType = ()>,
-        K::Scope: NamespaceScope,
-    {
-        self.scoped_metadata_informer::<K>(Some(namespace), None)
-    }
-
-    /// The shared metadata informer of a resource known only at run time, in `namespace` or
-    /// across all namespaces, with the factory's selectors.
+    /// The shared metadata informer of a resource known only at run time, in `scope`.
     pub fn dynamic_metadata_informer(
         &self,
         resource: &ApiResource,
-        namespace: Option<&str>,
+        scope: InformerScope,
     ) -> Arc<MetadataInformer<DynamicObject>> {
         let mut api = Api::<PartialObjectMeta<DynamicObject>>::all_with(self.client(), resource);
-        if let Some(namespace) = namespace {
+        if let Some(namespace) = scope.namespace_name() {
             api = api.constrain(namespace);
         }
-        let selectors = self.default_selectors();
+        let selectors = self.selectors_of(&scope);
         self.shared(
             api,
             resource,
@@ -115,9 +84,5 @@ impl InformerFactory {
 
     fn client(&self) -> Client {
         self.inner.client.clone()
-    }
-
-    fn default_selectors(&self) -> Selectors {
-        self.inner.selectors.clone()
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use futures::StreamExt;
-use informer::{InformerFactory, MetadataInformer};
+use informer::{InformerFactory, InformerScope, MetadataInformer};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use kube::core::PartialObjectMeta;
@@ -50,7 +50,9 @@ impl Peer for OursMetadata {
         let informers = scopes(options)
             .iter()
             .map(|scope| match scope {
-                Some(namespace) => factory.namespaced_metadata_informer::<Pod>(namespace),
+                Some(namespace) => {
+                    factory.metadata_informer_in::<Pod>(InformerScope::namespace(namespace))
+                }
                 None => factory.metadata_informer::<Pod>(),
             })
             .collect();

@@ -7,7 +7,9 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use informer::{InformerFactory, Object, Selectors, SharedIndexInformer, TransformFn};
+use informer::{
+    InformerFactory, InformerScope, Object, Selectors, SharedIndexInformer, TransformFn,
+};
 use kube::api::DynamicObject;
 use kube::core::PartialObjectMeta;
 
@@ -63,7 +65,9 @@ impl<K: Kind> CacheKind for K {
             owner: OwnerKind::of::<K>(),
             dyntype: (),
             informer: Arc::new(|factory, namespace, selectors| {
-                <K::Scope as WatchScope>::informer::<K>(factory, namespace, selectors)
+                factory.informer_in::<K>(
+                    InformerScope::namespace_or_all(namespace).selectors(selectors),
+                )
             }),
             lean: None,
         }
@@ -82,7 +86,9 @@ impl<K: Kind> CacheKind for Metadata<K> {
             owner: OwnerKind::of::<K>(),
             dyntype: (),
             informer: Arc::new(|factory, namespace, selectors| {
-                <K::Scope as WatchScope>::metadata_informer::<K>(factory, namespace, selectors)
+                factory.metadata_informer_in::<K>(
+                    InformerScope::namespace_or_all(namespace).selectors(selectors),
+                )
             }),
             // Every object's `types` says `meta.k8s.io/v1 PartialObjectMetadata`: dropped.
             lean: Some(Arc::new(informer::strip_type_meta)),
@@ -102,7 +108,10 @@ impl DynamicKind {
             owner: OwnerKind::dynamic(self),
             dyntype: resource.clone(),
             informer: Arc::new(move |factory, namespace, selectors| {
-                factory.dynamic_informer(&resource, namespace, Some(selectors))
+                factory.dynamic_informer(
+                    &resource,
+                    InformerScope::namespace_or_all(namespace).selectors(selectors),
+                )
             }),
             lean: None,
         }

@@ -1,9 +1,7 @@
 //! [`Kind`], the one bound on the types controllers, caches and the reconciler helpers take,
 //! and [`WatchScope`], how a namespaced or cluster-scoped type is watched and addressed.
 
-use std::sync::Arc;
-
-use informer::{InformerFactory, MetadataInformer, Object, Selectors, SharedIndexInformer};
+use informer::Object;
 use kube::core::{ClusterResourceScope, NamespaceResourceScope};
 use kube::{Api, Client, Resource};
 
@@ -30,30 +28,9 @@ mod sealed {
 /// `ClusterResourceScope`); sealed. Namespaced types honour the manager's namespaces and
 /// per-kind settings; cluster-scoped types are always watched cluster-wide, with their own
 /// selectors if [`ByObject`](crate::cache::ByObject) sets some.
-pub trait WatchScope: sealed::Sealed {
+pub trait WatchScope: sealed::Sealed + informer::Scoped {
     /// Whether objects of this scope live in a namespace.
     const NAMESPACED: bool;
-
-    /// The factory's shared informer of `K` in `namespace` (all namespaces when `None`; always
-    /// cluster-wide for a cluster-scoped kind) with `selectors`.
-    #[doc(hidden)]
-    fn informer<K>(
-        factory: &InformerFactory,
-        namespace: Option<&str>,
-        selectors: Selectors,
-    ) -> Arc<SharedIndexInformer<K>>
-    where
-        K: Object + Resource<DynamicType = (), Scope = Self>;
-
-    /// The factory's shared metadata informer of `K`, scoped as [`informer`](Self::informer).
-    #[doc(hidden)]
-    fn metadata_informer<K>(
-        factory: &InformerFactory,
-        namespace: Option<&str>,
-        selectors: Selectors,
-    ) -> Arc<MetadataInformer<K>>
-    where
-        K: Object + Resource<DynamicType = (), Scope = Self>;
 
     /// An `Api<K>` for objects in `namespace` (ignored for cluster-scoped types).
     #[doc(hidden)]
@@ -64,28 +41,6 @@ pub trait WatchScope: sealed::Sealed {
 
 impl WatchScope for NamespaceResourceScope {
     const NAMESPACED: bool = true;
-
-    fn informer<K>(
-        factory: &InformerFactory,
-        namespace: Option<&str>,
-        selectors: Selectors,
-    ) -> Arc<SharedIndexInformer<K>>
-    where
-        K: Object + Resource<DynamicType = (), Scope = Self>,
-    {
-        factory.scoped_informer::<K>(namespace, Some(selectors))
-    }
-
-    fn metadata_informer<K>(
-        factory: &InformerFactory,
-        namespace: Option<&str>,
-        selectors: Selectors,
-    ) -> Arc<MetadataInformer<K>>
-    where
-        K: Object + Resource<DynamicType = (), Scope = Self>,
-    {
-        factory.scoped_metadata_informer::<K>(namespace, Some(selectors))
-    }
 
     fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
     where
@@ -100,28 +55,6 @@ impl WatchScope for NamespaceResourceScope {
 
 impl WatchScope for ClusterResourceScope {
     const NAMESPACED: bool = false;
-
-    fn informer<K>(
-        factory: &InformerFactory,
-        _namespace: Option<&str>,
-        selectors: Selectors,
-    ) -> Arc<SharedIndexInformer<K>>
-    where
-        K: Object + Resource<DynamicType = (), Scope = Self>,
-    {
-        factory.informer_with_selectors::<K>(selectors)
-    }
-
-    fn metadata_informer<K>(
-        factory: &InformerFactory,
-        _namespace: Option<&str>,
-        selectors: Selectors,
-    ) -> Arc<MetadataInformer<K>>
-    where
-        K: Object + Resource<DynamicType = (), Scope = Self>,
-    {
-        factory.metadata_informer_with_selectors::<K>(selectors)
-    }
 
     fn api<K>(client: Client, _namespace: Option<&str>) -> Api<K>
     where

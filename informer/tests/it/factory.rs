@@ -10,7 +10,7 @@ use apiserver_sim::ApiServer;
 use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod, PodSpec};
 use kube::api::{ApiResource, ObjectMeta};
-use kube_rt_informer::{Error, InformerFactory, Selectors};
+use kube_rt_informer::{Error, InformerFactory, InformerScope, Selectors};
 
 fn pod(name: &str) -> Pod {
     Pod {
@@ -89,7 +89,7 @@ async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
         .build();
     let config_maps = factory.informer::<ConfigMap>();
     // Another scope of the same type is another informer.
-    let namespaced = factory.namespaced_informer::<ConfigMap>(NS);
+    let namespaced = factory.informer_in::<ConfigMap>(InformerScope::namespace(NS));
     assert!(!Arc::ptr_eq(&config_maps, &namespaced));
     assert_ne!(config_maps.name(), namespaced.name());
     // A resource the server does not serve: its lists fail forever.
@@ -100,10 +100,10 @@ async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
         kind: "Widget".into(),
         plural: "widgets".into(),
     };
-    let dynamic = factory.dynamic_informer(&widgets, Some(NS), None);
+    let dynamic = factory.dynamic_informer(&widgets, InformerScope::namespace(NS));
     assert!(Arc::ptr_eq(
         &dynamic,
-        &factory.dynamic_informer(&widgets, Some(NS), None)
+        &factory.dynamic_informer(&widgets, InformerScope::namespace(NS))
     ));
     factory.start();
 
@@ -135,7 +135,7 @@ async fn dynamic_informers_cache_objects_of_a_runtime_resource() {
         .strip_managed_fields(true)
         .build();
     let resource = ApiResource::erase::<ConfigMap>(&());
-    let dynamic = factory.dynamic_informer(&resource, None, None);
+    let dynamic = factory.dynamic_informer(&resource, InformerScope::all());
     factory.start();
     factory
         .wait_for_cache_sync(Duration::from_secs(30))
@@ -169,18 +169,21 @@ async fn selectors_are_part_of_what_makes_an_informer_shared() {
         server.create(&obj).unwrap();
     }
     let factory = InformerFactory::new(server.client().unwrap());
-    let web =
-        factory.scoped_informer::<ConfigMap>(Some(NS), Some(Selectors::new().labels("app=web")));
-    let again =
-        factory.scoped_informer::<ConfigMap>(Some(NS), Some(Selectors::new().labels("app=web")));
-    let db =
-        factory.scoped_informer::<ConfigMap>(Some(NS), Some(Selectors::new().labels("app=db")));
-    let everything = factory.scoped_informer::<ConfigMap>(Some(NS), None);
+    let web = factory.informer_in::<ConfigMap>(
+        InformerScope::namespace(NS).selectors(Selectors::new().labels("app=web")),
+    );
+    let again = factory.informer_in::<ConfigMap>(
+        InformerScope::namespace(NS).selectors(Selectors::new().labels("app=web")),
+    );
+    let db = factory.informer_in::<ConfigMap>(
+        InformerScope::namespace(NS).selectors(Selectors::new().labels("app=db")),
+    );
+    let everything = factory.informer_in::<ConfigMap>(InformerScope::namespace(NS));
     assert!(Arc::ptr_eq(&web, &again));
     assert!(!Arc::ptr_eq(&web, &db));
     assert!(Arc::ptr_eq(
         &everything,
-        &factory.namespaced_informer::<ConfigMap>(NS)
+        &factory.informer_in::<ConfigMap>(InformerScope::namespace(NS))
     ));
     assert_eq!(factory.len(), 3);
     assert!(web.name().contains("labels=app=web"), "{}", web.name());

@@ -14,7 +14,9 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::api::ApiResource;
 use kube::core::PartialObjectMeta;
-use kube_rt_informer::{DeletedObject, InformerFactory, MetadataInformer, Selectors, handler};
+use kube_rt_informer::{
+    DeletedObject, InformerFactory, InformerScope, MetadataInformer, Selectors, handler,
+};
 use parking_lot::Mutex;
 
 /// A labelled secret with data and two managed-fields entries.
@@ -172,7 +174,7 @@ async fn stripping_and_transforms_apply_to_metadata_objects() {
         .build();
     let stripped = factory.metadata_informer::<Secret>();
     let resource = ApiResource::erase::<Secret>(&());
-    let dynamic = factory.dynamic_metadata_informer(&resource, Some(NS));
+    let dynamic = factory.dynamic_metadata_informer(&resource, InformerScope::namespace(NS));
     dynamic
         .set_transform(|obj: Arc<PartialObjectMeta<kube::api::DynamicObject>>| {
             let mut obj = Arc::unwrap_or_clone(obj);
@@ -226,9 +228,10 @@ async fn scoped_metadata_informers_see_their_namespace_and_selectors_only() {
         server.create(&secret(name, namespace, team)).unwrap();
     }
     let factory = InformerFactory::new(server.client().unwrap());
-    let in_ns = factory.namespaced_metadata_informer::<Secret>(NS);
-    let team_a =
-        factory.scoped_metadata_informer::<Secret>(None, Some(Selectors::new().labels("team=a")));
+    let in_ns = factory.metadata_informer_in::<Secret>(InformerScope::namespace(NS));
+    let team_a = factory.metadata_informer_in::<Secret>(
+        InformerScope::all().selectors(Selectors::new().labels("team=a")),
+    );
     let cluster = factory.metadata_informer::<Secret>();
     assert_eq!(factory.len(), 3);
     factory.start();
@@ -248,7 +251,7 @@ async fn an_expired_metadata_watch_relists_into_the_informer() {
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let factory = InformerFactory::new(server.client().unwrap());
-    let meta = factory.namespaced_metadata_informer::<ConfigMap>(NS);
+    let meta = factory.metadata_informer_in::<ConfigMap>(InformerScope::namespace(NS));
     factory.start();
     factory
         .wait_for_cache_sync(Duration::from_secs(30))
