@@ -11,7 +11,6 @@
 //!
 //! Runs against an in-process `apiserver-sim`: `cargo run -p kube-rt-informer --example lean_projection`.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +18,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::Api;
-use kube::core::{NamespaceResourceScope, ObjectMeta, Resource};
+use kube::core::ObjectMeta;
 use kube_rt_informer::SharedIndexInformer;
 use serde::{Deserialize, Deserializer};
 use tokio_util::sync::CancellationToken;
@@ -82,30 +81,8 @@ fn lean_metadata<'de, D: Deserializer<'de>>(deserializer: D) -> Result<ObjectMet
     })
 }
 
-/// `LeanPod` is served where Pods are: same kind, group, version and plural.
-impl Resource for LeanPod {
-    type DynamicType = ();
-    type Scope = NamespaceResourceScope;
-
-    fn kind(_: &()) -> Cow<'_, str> {
-        Pod::kind(&())
-    }
-    fn group(_: &()) -> Cow<'_, str> {
-        Pod::group(&())
-    }
-    fn version(_: &()) -> Cow<'_, str> {
-        Pod::version(&())
-    }
-    fn plural(_: &()) -> Cow<'_, str> {
-        Pod::plural(&())
-    }
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
+// `LeanPod` is served where Pods are: same kind, group, version, plural and scope.
+kube_rt_informer::projection_of!(LeanPod, Pod);
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

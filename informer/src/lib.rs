@@ -30,6 +30,9 @@
 //!   full cache; `docs/benchmarks.md`), share a factory with the full informers (both of one
 //!   kind can run at once) and take transforms and managed-fields stripping alike. The
 //!   factory's metadata informers drop each object's constant `types` ([`strip_type_meta`]).
+//! - [`projection_of!`]: a lean projection type (only the fields a controller reads, decoded
+//!   straight from the wire) served as a kind, for caches smaller than stripped objects
+//!   (`examples/lean_projection.rs`).
 //! - [`wait_for_cache_sync`]: waits on any mix of informers and registrations, without polling.
 //!
 //! Objects are decoded once and shared as `Arc<K>` by the cache and every handler. Behaviour
@@ -107,6 +110,7 @@ mod listener;
 mod metadata;
 mod process;
 mod processor;
+mod projection;
 mod registration;
 mod resync;
 mod scope;
@@ -128,6 +132,8 @@ pub use handler::{
 };
 pub use metadata::MetadataInformer;
 pub use processor::ListenerBuffer;
+#[doc(hidden)]
+pub use projection::support as __projection;
 pub use registration::Registration;
 pub use resync::MIN_RESYNC_PERIOD;
 pub use scope::{InformerScope, Scoped, Selectors};

@@ -130,27 +130,13 @@ pub async fn run(objects: usize, events: usize, rate: u32) -> Result<LatencyFigu
         .for_(Watch::of::<Pod>())
         .named("latency")
         .build(reconciler)?;
-    // One informer: Pods are cached across all namespaces.
-    let informers = manager.cache().informers::<Pod>()?;
-    let running = tokio::spawn({
-        let manager = Arc::clone(&manager);
-        async move { manager.start().await }
-    });
-
-    let synced = async {
-        for informer in &informers {
-            informer.synced().await;
-        }
-    };
-    tokio::time::timeout(PHASE_TIMEOUT, synced)
-        .await
-        .context("sync timed out")?;
-    wait_until("the initial reconciles", || {
+    let running = start_synced(&manager, PHASE_TIMEOUT).await?;
+    wait_until("the initial reconciles", PHASE_TIMEOUT, || {
         record.reconciles.load(Ordering::Relaxed) >= objects
     })
     .await?;
     ServerProcess::control(&client, RELEASE_PATH).await?;
-    wait_until("the last event's reconcile", || {
+    wait_until("the last event's reconcile", PHASE_TIMEOUT, || {
         record
             .marker_versions
             .lock()
@@ -172,8 +158,35 @@ pub async fn run(objects: usize, events: usize, rate: u32) -> Result<LatencyFigu
     })
 }
 
-async fn wait_until(what: &str, mut done: impl FnMut() -> bool) -> Result<()> {
-    tokio::time::timeout(PHASE_TIMEOUT, async {
+/// Starts the manager on the runtime and waits, at most `limit`, until its Pod informers (one,
+/// cluster-wide) synced; the manager's task is returned.
+pub(crate) async fn start_synced(
+    manager: &Arc<Manager>,
+    limit: Duration,
+) -> Result<tokio::task::JoinHandle<Result<(), controller_runtime::manager::Error>>> {
+    let informers = manager.cache().informers::<Pod>()?;
+    let running = tokio::spawn({
+        let manager = Arc::clone(manager);
+        async move { manager.start().await }
+    });
+    let synced = async {
+        for informer in &informers {
+            informer.synced().await;
+        }
+    };
+    tokio::time::timeout(limit, synced)
+        .await
+        .context("sync timed out")?;
+    Ok(running)
+}
+
+/// Polls `done` every millisecond until it holds; an error after `limit`.
+pub(crate) async fn wait_until(
+    what: &str,
+    limit: Duration,
+    mut done: impl FnMut() -> bool,
+) -> Result<()> {
+    tokio::time::timeout(limit, async {
         while !done() {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }

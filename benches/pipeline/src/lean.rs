@@ -4,7 +4,6 @@
 //! The `lean` figures of `informer` show what such a type saves over caching whole Pods (the
 //! informer crate's `lean_projection` example shows the same idea for users).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -12,14 +11,12 @@ use anyhow::Result;
 use informer::SharedIndexInformer;
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
-use kube::core::{NamespaceResourceScope, ObjectMeta, Resource};
+use kube::core::ObjectMeta;
 use serde::Deserialize;
-use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
 
 use crate::fixtures::Marker;
 use crate::measure::{Peer, RunOptions};
-use crate::ours::reflector_options;
+use crate::ours::{RunningInformer, reflector_options};
 
 /// The fields of a Pod the lean cache keeps.
 #[derive(Debug, Clone, Deserialize)]
@@ -73,37 +70,10 @@ fn phase<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Er
     Ok(Option::<Status>::deserialize(d)?.and_then(|status| status.phase))
 }
 
-impl Resource for LeanPod {
-    type DynamicType = ();
-    type Scope = NamespaceResourceScope;
+informer::projection_of!(LeanPod, Pod);
 
-    fn kind(_: &()) -> Cow<'_, str> {
-        Pod::kind(&())
-    }
-    fn group(_: &()) -> Cow<'_, str> {
-        Pod::group(&())
-    }
-    fn version(_: &()) -> Cow<'_, str> {
-        Pod::version(&())
-    }
-    fn plural(_: &()) -> Cow<'_, str> {
-        Pod::plural(&())
-    }
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
-
-/// Our informer of lean pods and its task.
-#[derive(Debug)]
-pub struct OursLean {
-    informer: Arc<SharedIndexInformer<LeanPod>>,
-    shutdown: CancellationToken,
-    task: JoinHandle<()>,
-}
+/// Our informer of lean pods.
+pub type OursLean = RunningInformer<LeanPod>;
 
 impl Peer for OursLean {
     const NAME: &'static str = "ours-lean";
@@ -113,21 +83,10 @@ impl Peer for OursLean {
             !options.per_namespace,
             "the lean peer watches cluster-wide only"
         );
-        let informer = Arc::new(
-            SharedIndexInformer::for_api(Api::<LeanPod>::all(client))
-                .reflector_options(reflector_options(options))
-                .build(),
-        );
-        let shutdown = CancellationToken::new();
-        let task = tokio::spawn({
-            let (informer, shutdown) = (Arc::clone(&informer), shutdown.clone());
-            async move { informer.run(shutdown).await }
-        });
-        Ok(Self {
-            informer,
-            shutdown,
-            task,
-        })
+        let informer = SharedIndexInformer::for_api(Api::<LeanPod>::all(client))
+            .reflector_options(reflector_options(options))
+            .build();
+        Ok(Self::run(Arc::new(informer)))
     }
 
     async fn synced(&self) {
@@ -135,12 +94,7 @@ impl Peer for OursLean {
     }
 
     fn resource_version(&self, marker: &Marker) -> Result<Option<String>> {
-        let key = informer::ObjectKey::namespaced(&marker.namespace, &marker.name)?;
-        Ok(self
-            .informer
-            .indexer()
-            .get_by_key(&key)
-            .and_then(|pod| pod.metadata.resource_version.clone()))
+        self.marker_version(marker)
     }
 
     fn len(&self) -> usize {
@@ -157,7 +111,6 @@ impl Peer for OursLean {
             .filter(|pod| pod.node.is_some() && pod.phase.is_some())
             .count();
         std::hint::black_box(scheduled);
-        self.shutdown.cancel();
-        let _ = self.task.await;
+        self.shut_down().await;
     }
 }

@@ -3,22 +3,59 @@
 use std::sync::Arc;
 
 use anyhow::Result;
-use informer::{ReflectorOptions, SharedIndexInformer, strip_managed_fields};
+use informer::{Object, ReflectorOptions, SharedIndexInformer, strip_managed_fields};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
+use kube::ResourceExt;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::fixtures::Marker;
 use crate::measure::{Peer, RunOptions};
 
-/// A running informer and its task.
+/// A running informer of `K` and its task: our peers, of whole Pods ([`Ours`]) and of a lean
+/// projection (`lean::OursLean`).
 #[derive(Debug)]
-pub struct Ours {
+pub struct RunningInformer<K: Clone + 'static> {
     /// The informer.
-    pub informer: Arc<SharedIndexInformer<Pod>>,
+    pub informer: Arc<SharedIndexInformer<K>>,
     shutdown: CancellationToken,
     task: JoinHandle<()>,
+}
+
+/// Our informer of whole Pods.
+pub type Ours = RunningInformer<Pod>;
+
+impl<K: Object> RunningInformer<K> {
+    /// Starts a built informer on the runtime.
+    pub fn run(informer: Arc<SharedIndexInformer<K>>) -> Self {
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn({
+            let (informer, shutdown) = (Arc::clone(&informer), shutdown.clone());
+            async move { informer.run(shutdown).await }
+        });
+        Self {
+            informer,
+            shutdown,
+            task,
+        }
+    }
+
+    /// The cached resourceVersion of the marker pod.
+    pub fn marker_version(&self, marker: &Marker) -> Result<Option<String>> {
+        let key = informer::ObjectKey::namespaced(&marker.namespace, &marker.name)?;
+        Ok(self
+            .informer
+            .indexer()
+            .get_by_key(&key)
+            .and_then(|object| object.resource_version()))
+    }
+
+    /// Stops the informer and waits for its task.
+    pub async fn shut_down(self) {
+        self.shutdown.cancel();
+        let _ = self.task.await;
+    }
 }
 
 impl Ours {
@@ -34,20 +71,6 @@ impl Ours {
             informer.set_transform(strip_managed_fields)?;
         }
         Ok(Arc::new(informer))
-    }
-
-    /// Starts a built informer on the runtime.
-    pub fn run(informer: Arc<SharedIndexInformer<Pod>>) -> Self {
-        let shutdown = CancellationToken::new();
-        let task = tokio::spawn({
-            let (informer, shutdown) = (Arc::clone(&informer), shutdown.clone());
-            async move { informer.run(shutdown).await }
-        });
-        Self {
-            informer,
-            shutdown,
-            task,
-        }
     }
 }
 
@@ -76,12 +99,7 @@ impl Peer for Ours {
     }
 
     fn resource_version(&self, marker: &Marker) -> Result<Option<String>> {
-        let key = informer::ObjectKey::namespaced(&marker.namespace, &marker.name)?;
-        Ok(self
-            .informer
-            .indexer()
-            .get_by_key(&key)
-            .and_then(|pod| pod.metadata.resource_version.clone()))
+        self.marker_version(marker)
     }
 
     fn len(&self) -> usize {
@@ -89,7 +107,6 @@ impl Peer for Ours {
     }
 
     async fn stop(self) {
-        self.shutdown.cancel();
-        let _ = self.task.await;
+        self.shut_down().await;
     }
 }

@@ -20,7 +20,7 @@ use k8s_openapi::api::core::v1::Pod;
 use parking_lot::Mutex;
 use serde::Serialize;
 
-use crate::controller::ManagedServer;
+use crate::controller::{ManagedServer, start_synced, wait_until};
 use crate::fixtures::SENT_ANNOTATION;
 use crate::server::{RELEASE_PATH, ServerProcess, now_ns};
 
@@ -166,28 +166,16 @@ async fn run_one(objects: usize, prioritized: bool) -> Result<Round> {
         .priority_queue(prioritized)
         .max_concurrent_reconciles(1)
         .build(reconciler)?;
-    // One informer: Pods are cached across all namespaces.
-    let informers = manager.cache().informers::<Pod>()?;
-    let running = tokio::spawn({
-        let manager = Arc::clone(&manager);
-        async move { manager.start().await }
-    });
-
-    let synced = async {
-        for informer in &informers {
-            informer.synced().await;
-        }
-    };
-    tokio::time::timeout(PHASE_TIMEOUT, synced)
-        .await
-        .context("sync timed out")?;
-    wait_until("the changed pod's reconcile as a listed pod", || {
-        record.changed_pod_listed.load(Ordering::Relaxed) == 1
-    })
+    let running = start_synced(&manager, PHASE_TIMEOUT).await?;
+    wait_until(
+        "the changed pod's reconcile as a listed pod",
+        PHASE_TIMEOUT,
+        || record.changed_pod_listed.load(Ordering::Relaxed) == 1,
+    )
     .await?;
     let backlog_at_release = objects - record.listed.load(Ordering::Relaxed);
     ServerProcess::control(&client, RELEASE_PATH).await?;
-    wait_until("every reconcile", || {
+    wait_until("every reconcile", PHASE_TIMEOUT, || {
         record.change.lock().is_some() && record.listed.load(Ordering::Relaxed) >= objects
     })
     .await?;
@@ -219,16 +207,6 @@ async fn run_one(objects: usize, prioritized: bool) -> Result<Round> {
         reconciled_before_change: listed_before.saturating_sub(objects - backlog_at_release),
         reconciles_per_s: reconciles as f64 / (last - first).as_secs_f64(),
     })
-}
-
-async fn wait_until(what: &str, mut done: impl FnMut() -> bool) -> Result<()> {
-    tokio::time::timeout(PHASE_TIMEOUT, async {
-        while !done() {
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-    })
-    .await
-    .with_context(|| format!("timed out waiting for {what}"))
 }
 
 /// The human line of `priority`.

@@ -6,6 +6,7 @@ mod common;
 mod backoff;
 mod events;
 mod list_watch;
+mod list_watch_rules;
 mod metadata;
 mod paged_list;
 mod randomized;

@@ -22,7 +22,6 @@
 //! [`DEFAULT_SECS`]) and `SOAK_PROFILE` (default `standard`) choose the run; every failure
 //! message starts with them, so a failing run can be replayed.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,9 +31,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
 use kube::api::Api;
 use kube_rt_controller_runtime::{
-    controller::{
-        Action, Context, Controller, ControllerHandle, ReconcileError, Reconciler, Request, Watch,
-    },
+    controller::{Controller, ControllerHandle, Watch},
     leader_election::LeaderElectionConfig,
     manager::{Error, Manager},
 };
@@ -43,6 +40,10 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::workload::{self, versions};
+
+mod journal;
+
+use journal::{Journal, Mirror, Outcome, Stamp, Witness, breakdown, safety_violations};
 
 /// Seed of the default (CI) run.
 const DEFAULT_SEED: u64 = 20_261_121;
@@ -104,139 +105,6 @@ impl std::fmt::Display for Settings {
             "SOAK_SEED={} SOAK_SECS={} SOAK_PROFILE={}",
             self.seed, self.secs, self.profile
         )
-    }
-}
-
-/// How a reconcile ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Ok,
-    Failed,
-    /// Dropped before it returned (its manager stopped or lost the lease).
-    Aborted,
-}
-
-/// One reconcile as the soak saw it.
-#[derive(Debug, Clone)]
-struct Record {
-    controller: &'static str,
-    key: String,
-    /// Identity of the manager that ran it.
-    member: String,
-    /// The Lease holder on the server when it started and when it returned.
-    holder_at_start: Option<String>,
-    holder_at_end: Option<String>,
-    start: Instant,
-    end: Instant,
-    /// The resourceVersion of the primary object in the cache (None: absent).
-    seen_rv: Option<String>,
-    outcome: Outcome,
-    /// The error of a failed reconcile.
-    error: Option<String>,
-}
-
-/// Every reconcile of the run.
-#[derive(Clone, Default)]
-struct Journal(Arc<Mutex<Vec<Record>>>);
-
-/// What a reconciler needs to journal its reconciles.
-#[derive(Clone)]
-struct Witness {
-    journal: Journal,
-    member: String,
-    server: Arc<ApiServer>,
-}
-
-impl Witness {
-    fn holder(&self) -> Option<String> {
-        self.server
-            .list::<Lease>()
-            .into_iter()
-            .find(|l| l.name_any() == LEASE)
-            .and_then(|l| l.spec?.holder_identity)
-            .filter(|h| !h.is_empty())
-    }
-
-    fn begin(&self, controller: &'static str, req: &Request, seen_rv: Option<String>) -> InFlight {
-        InFlight {
-            witness: self.clone(),
-            record: Some(Record {
-                controller,
-                key: req.key.to_string(),
-                member: self.member.clone(),
-                holder_at_start: self.holder(),
-                holder_at_end: None,
-                start: Instant::now(),
-                end: Instant::now(),
-                seen_rv,
-                outcome: Outcome::Aborted,
-                error: None,
-            }),
-        }
-    }
-}
-
-/// A reconcile in progress; journaled when dropped, so an aborted reconcile is journaled too.
-struct InFlight {
-    witness: Witness,
-    record: Option<Record>,
-}
-
-impl InFlight {
-    fn finish<T, E: std::fmt::Display>(mut self, result: Result<T, E>) -> Result<T, E> {
-        if let Some(r) = self.record.as_mut() {
-            r.outcome = if result.is_ok() {
-                Outcome::Ok
-            } else {
-                Outcome::Failed
-            };
-            r.error = result.as_ref().err().map(ToString::to_string);
-            r.holder_at_end = self.witness.holder();
-        }
-        result
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        if let Some(mut r) = self.record.take() {
-            r.end = Instant::now();
-            self.witness.journal.0.lock().push(r);
-        }
-    }
-}
-
-/// `mirror` (see `workload::mirror`), journaled.
-struct Mirror(Witness);
-
-impl Reconciler<ConfigMap> for Mirror {
-    type Error = ReconcileError;
-
-    async fn reconcile(
-        &self,
-        req: Request,
-        ctx: Context<ConfigMap>,
-    ) -> Result<Action, ReconcileError> {
-        let seen = ctx.get().and_then(|c| c.resource_version());
-        let guard = self.0.begin("mirror", &req, seen);
-        guard.finish(workload::mirror(&req, &ctx).await)
-    }
-}
-
-/// `stamp` (see `workload::stamp`), journaled.
-struct Stamp(Witness);
-
-impl Reconciler<Secret> for Stamp {
-    type Error = ReconcileError;
-
-    async fn reconcile(
-        &self,
-        req: Request,
-        ctx: Context<Secret>,
-    ) -> Result<Action, ReconcileError> {
-        let seen = ctx.get().and_then(|s| s.resource_version());
-        let guard = self.0.begin("stamp", &req, seen);
-        guard.finish(workload::stamp(&ctx).await)
     }
 }
 
@@ -453,38 +321,6 @@ fn convergence_gaps(server: &ApiServer, slots: &[Slot], journal: &Journal) -> Ve
     gaps
 }
 
-/// The safety properties, over the whole journal: no overlapping reconciles of one key, and
-/// every reconcile run by the Lease holder.
-fn safety_violations(journal: &Journal) -> Vec<String> {
-    let mut records = journal.0.lock().clone();
-    records.sort_by_key(|r| (r.controller, r.key.clone(), r.start));
-    let mut out = Vec::new();
-    for pair in records.windows(2) {
-        let (a, b) = (&pair[0], &pair[1]);
-        if a.controller == b.controller && a.key == b.key && b.start < a.end {
-            out.push(format!(
-                "{} {} reconciled concurrently by {} and {}",
-                a.controller, a.key, a.member, b.member
-            ));
-        }
-    }
-    for r in &records {
-        if r.holder_at_start.as_deref() != Some(r.member.as_str()) {
-            out.push(format!(
-                "{} {} started by {} while the lease holder was {:?}",
-                r.controller, r.key, r.member, r.holder_at_start
-            ));
-        }
-        if r.outcome != Outcome::Aborted && r.holder_at_end.as_deref() != Some(r.member.as_str()) {
-            out.push(format!(
-                "{} {} finished by {} while the lease holder was {:?}",
-                r.controller, r.key, r.member, r.holder_at_end
-            ));
-        }
-    }
-    out
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn soak_under_chaos() {
     let settings = Settings::from_env();
@@ -626,39 +462,4 @@ async fn soak_under_chaos() {
         "{settings}: the handover moved no reconciles to another manager: {leaders:?}"
     );
     assert!(faults.total() > 0, "{settings}: no fault injected");
-}
-
-/// Where the reconciles went, for an amplification report: counts by controller, outcome and
-/// error, the busiest keys (with how many distinct resourceVersions their reconciles saw: a
-/// loop reconciles one version over and over), and reconciles per second of the run.
-fn breakdown(records: &[Record], started: Instant) -> String {
-    let mut by_outcome: BTreeMap<String, usize> = BTreeMap::new();
-    let mut by_key: BTreeMap<String, (usize, BTreeSet<Option<String>>)> = BTreeMap::new();
-    let mut by_second: BTreeMap<u64, usize> = BTreeMap::new();
-    for r in records {
-        let error: String = r.error.as_deref().unwrap_or("").chars().take(80).collect();
-        let outcome = format!("{} {:?} {error}", r.controller, r.outcome);
-        *by_outcome.entry(outcome).or_default() += 1;
-        let key = by_key
-            .entry(format!("{} {}", r.controller, r.key))
-            .or_default();
-        key.0 += 1;
-        key.1.insert(r.seen_rv.clone());
-        *by_second
-            .entry(r.start.saturating_duration_since(started).as_secs())
-            .or_default() += 1;
-    }
-    let mut busiest: Vec<(String, usize, usize)> = by_key
-        .into_iter()
-        .map(|(key, (n, versions))| (key, n, versions.len()))
-        .collect();
-    busiest.sort_by_key(|(_, n, _)| std::cmp::Reverse(*n));
-    busiest.truncate(6);
-    let busiest: Vec<String> = busiest
-        .into_iter()
-        .map(|(key, n, versions)| format!("{key}: {n} reconciles of {versions} versions"))
-        .collect();
-    format!(
-        "by outcome {by_outcome:#?}, busiest keys {busiest:#?}, per second of the run {by_second:?}"
-    )
 }
