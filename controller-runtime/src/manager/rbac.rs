@@ -30,9 +30,10 @@ impl Manager {
     }
 
     /// The least-privilege roles named `name` for this manager, as configured so far (build
-    /// every controller first): a `ClusterRole`, and for a manager restricted to namespaces
+    /// every controller first): a `ClusterRole`; for a manager restricted to namespaces
     /// ([`ManagerBuilder::default_namespaces`](crate::manager::ManagerBuilder::default_namespaces)) a
-    /// `Role` in each of them holding its namespaced rules (see [`Permissions::policy`]).
+    /// `Role` in each of them holding its namespaced rules (see [`Permissions::policy`]); and
+    /// with leader election, a `Role` in the Lease's namespace holding the Lease rules.
     pub fn rbac_policy(&self, name: &str) -> RbacPolicy {
         self.permission_set().policy(name, None)
     }
@@ -45,10 +46,7 @@ impl Manager {
         let namespaces = self.registry.default_namespaces();
         let mut rules: Vec<Rule> = declared.into_iter().chain(cached).collect();
         if let Some(elector) = self.elector() {
-            rules.extend(leader_election_rules(
-                elector.config(),
-                namespaces.is_some(),
-            ));
+            rules.extend(leader_election_rules(elector.config()));
         }
         let mut set = Permissions::default();
         for rule in rules {
@@ -80,20 +78,17 @@ impl Manager {
 }
 
 /// Leader election's rules: create a Lease (a create names no object, so it cannot be
-/// restricted to the lease), and get and update that one Lease. Pinned to the lease's
-/// namespace for a manager restricted to a namespace (so they land in a Role there).
-fn leader_election_rules(config: &LeaderElectionConfig, namespaced_manager: bool) -> [Rule; 2] {
-    let pin = |rule: Rule| {
-        if namespaced_manager {
-            rule.in_namespace(config.lease_namespace())
-        } else {
-            rule
-        }
-    };
+/// restricted to the lease), and get and update that one Lease — all pinned to the lease's
+/// namespace, so they land in a Role there and the operator cannot touch Leases elsewhere.
+fn leader_election_rules(config: &LeaderElectionConfig) -> [Rule; 2] {
+    let namespace = config.lease_namespace();
     [
-        pin(Rule::of::<Lease>().verbs([Verb::Create])),
-        pin(Rule::of::<Lease>()
+        Rule::of::<Lease>()
+            .in_namespace(namespace)
+            .verbs([Verb::Create]),
+        Rule::of::<Lease>()
+            .in_namespace(namespace)
             .named([config.lease_name()])
-            .verbs([Verb::Get, Verb::Update])),
+            .verbs([Verb::Get, Verb::Update]),
     ]
 }

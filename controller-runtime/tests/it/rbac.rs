@@ -12,7 +12,7 @@ use common::*;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Node, Secret, ServiceAccount};
 use k8s_openapi::api::events::v1::Event;
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Api, PostParams};
 use kube_rt_controller_runtime::rbac::{Rule, Verb};
 use kube_rt_controller_runtime::{
@@ -89,19 +89,30 @@ async fn the_policy_holds_informers_recorder_leases_and_declared_writes() {
             // OwnerReferencesPermissionEnforcement admission plugin runs.
             "core/configmaps/finalizers: update",
             "core/secrets: list,watch,create",
-            "coordination.k8s.io/leases: create",
-            "coordination.k8s.io/leases [cm-to-secret]: get,update",
+            "coordination.k8s.io/leases in ops: create",
+            "coordination.k8s.io/leases [cm-to-secret] in ops: get,update",
             "events.k8s.io/events: create,patch",
         ]
     );
     let policy = manager.rbac_policy("cm-to-secret");
-    assert!(
-        policy.roles.is_empty(),
-        "a cluster-wide manager needs a ClusterRole only"
-    );
     let role = policy.cluster_role.clone().unwrap();
     assert_eq!(role.metadata.name.as_deref(), Some("cm-to-secret"));
-    assert_eq!(role.rules.unwrap().len(), 6);
+    assert_eq!(
+        role.rules.unwrap().len(),
+        4,
+        "everything but the Lease rules"
+    );
+    // The Lease rules in a Role of the Lease's namespace: no Lease elsewhere can be touched.
+    assert_eq!(policy.roles.len(), 1);
+    let lease_role = &policy.roles[0];
+    assert_eq!(lease_role.metadata.namespace.as_deref(), Some("ops"));
+    let lease_rules: Vec<_> = lease_role.rules.iter().flatten().collect();
+    assert_eq!(lease_rules.len(), 2);
+    assert!(
+        lease_rules
+            .iter()
+            .all(|r| r.resources.as_deref() == Some(&["leases".to_owned()][..]))
+    );
     // Declaring a rule on the manager, or caching one more type, extends the policy.
     manager
         .require(Rule::of::<Node>().verbs([Verb::Get]))
@@ -232,14 +243,33 @@ async fn the_generated_role_is_enough_and_each_declared_rule_is_needed() {
         .create(&PostParams::default(), &binding)
         .await
         .unwrap();
-    // The role as the operator's own manager generates it.
-    let generated = {
+    // The roles as the operator's own manager generates them: the ClusterRole (varied below)
+    // and the Role with the Lease rules in the Lease's namespace, bound once.
+    let policy = {
         let manager = Manager::builder(admin.clone())
             .leader_election(LeaderElectionConfig::new("default", "cm-to-secret"))
             .build();
         register(&manager, secret_writes());
-        manager.rbac_policy("cm-to-secret").cluster_role.unwrap()
+        manager.rbac_policy("cm-to-secret")
     };
+    let generated = policy.cluster_role.clone().unwrap();
+    let [lease_role] = &policy.roles[..] else {
+        panic!("one Role, the Lease's: {:?}", policy.roles);
+    };
+    Api::<Role>::namespaced(admin.clone(), "default")
+        .create(&PostParams::default(), lease_role)
+        .await
+        .unwrap();
+    let lease_binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": {"name": "cm-to-secret", "namespace": "default"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "cm-to-secret"},
+        "subjects": [{"kind": "ServiceAccount", "name": "operator", "namespace": "default"}],
+    }))
+    .unwrap();
+    Api::<RoleBinding>::namespaced(admin.clone(), "default")
+        .create(&PostParams::default(), &lease_binding)
+        .await
+        .unwrap();
     let denials = run_as_operator(&server, generated.clone(), secret_writes(), "first").await;
     assert_eq!(denials, [], "the generated role grants everything");
     let named = |name: &str, meta: &kube::api::ObjectMeta| meta.name.as_deref() == Some(name);

@@ -1,22 +1,24 @@
 //! The shipped RBAC manifests are enough and nothing more: the sample-controller runs as its
-//! ServiceAccount (a token from the simulator, RBAC on) with `cluster-role.yaml` bound by
-//! `cluster-role-binding.yaml`, and reconciles a Foo (Deployment created, status updated,
-//! event recorded, lease held) without one refusal; then, for each rule of the role, the role
-//! without that rule makes a named operation fail with 403 Forbidden, and so does the role
-//! without any one further verb of a rule. One server serves every case; each case runs a
-//! fresh manager on a fresh Foo and stops it once the refusal came.
+//! ServiceAccount (a token from the simulator, RBAC on) with `rbac.yaml`'s ClusterRole and
+//! Lease Role bound by `cluster-role-binding.yaml` and `role-binding.yaml`, and reconciles a
+//! Foo (Deployment created, status updated, event recorded, lease held) without one refusal;
+//! then, for each rule of the roles, the roles without that rule make a named operation fail
+//! with 403 Forbidden, and so do the roles without any one further verb of a rule. One server
+//! serves every case; each case runs a fresh manager on a fresh Foo and stops it once the
+//! refusal came.
 
 use apiserver_sim::{ApiServer, Denial};
 use controller_runtime::manager::{self, Manager};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Event, ServiceAccount};
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding};
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Api, Client, ResourceExt};
 use testenv::{DEFAULT_TIMEOUT as DEADLINE, TestEnv};
 use tokio_util::sync::CancellationToken;
 
+use crate::manifests::rbac_manifest;
 use crate::sample_controller::controller::register;
 use crate::sample_controller::foo::{Foo, crd, new_foo};
 use crate::sample_controller::operator::{LEASE_NAME, Settings, manager_builder};
@@ -171,9 +173,9 @@ fn without(rules: &[PolicyRule], case: &Case) -> Vec<PolicyRule> {
 }
 
 /// The test environment's simulator in RBAC mode with the CRD, and the manifests'
-/// ServiceAccount, ClusterRole and ClusterRoleBinding applied; returns the environment, an
-/// admin client and the role.
-async fn cluster() -> (TestEnv, Client, ClusterRole) {
+/// ServiceAccount, roles and bindings applied; returns the environment, an admin client and
+/// the rules of both roles (the ClusterRole's, then the Lease Role's).
+async fn cluster() -> (TestEnv, Client, Vec<PolicyRule>) {
     let env = TestEnv::builder()
         .server(|server| server.rbac(true))
         .crd(crd())
@@ -186,9 +188,15 @@ async fn cluster() -> (TestEnv, Client, ClusterRole) {
         .create(&PostParams::default(), &account)
         .await
         .unwrap();
-    let role: ClusterRole = manifest("cluster-role.yaml");
+    let (cluster_role, lease_role) = rbac_manifest();
+    let mut rules = cluster_role.rules.clone().unwrap_or_default();
+    rules.extend(lease_role.rules.clone().unwrap_or_default());
     Api::<ClusterRole>::all(admin.clone())
-        .create(&PostParams::default(), &role)
+        .create(&PostParams::default(), &cluster_role)
+        .await
+        .unwrap();
+    Api::<Role>::namespaced(admin.clone(), NAMESPACE)
+        .create(&PostParams::default(), &lease_role)
         .await
         .unwrap();
     let binding: ClusterRoleBinding = manifest("cluster-role-binding.yaml");
@@ -196,14 +204,32 @@ async fn cluster() -> (TestEnv, Client, ClusterRole) {
         .create(&PostParams::default(), &binding)
         .await
         .unwrap();
-    (env, admin, role)
+    let lease_binding: RoleBinding = manifest("role-binding.yaml");
+    Api::<RoleBinding>::namespaced(admin.clone(), NAMESPACE)
+        .create(&PostParams::default(), &lease_binding)
+        .await
+        .unwrap();
+    (env, admin, rules)
 }
 
-/// Stores `rules` as the ClusterRole's rules.
+/// Stores `rules` as the roles' rules: the Lease rules in the Lease Role, the others in the
+/// ClusterRole, where the manifests have them.
 async fn set_rules(admin: &Client, rules: Vec<PolicyRule>) {
-    let roles: Api<ClusterRole> = Api::all(admin.clone());
+    let (lease_rules, cluster_rules): (Vec<_>, Vec<_>) = rules.into_iter().partition(|rule| {
+        rule.resources
+            .as_deref()
+            .is_some_and(|resources| resources.iter().any(|r| r == "leases"))
+    });
+    let cluster_roles: Api<ClusterRole> = Api::all(admin.clone());
+    let mut cluster_role = cluster_roles.get("sample-controller").await.unwrap();
+    cluster_role.rules = Some(cluster_rules);
+    cluster_roles
+        .replace("sample-controller", &PostParams::default(), &cluster_role)
+        .await
+        .unwrap();
+    let roles: Api<Role> = Api::namespaced(admin.clone(), NAMESPACE);
     let mut role = roles.get("sample-controller").await.unwrap();
-    role.rules = Some(rules);
+    role.rules = Some(lease_rules);
     roles
         .replace("sample-controller", &PostParams::default(), &role)
         .await
@@ -246,9 +272,8 @@ fn named<K: ResourceExt>(objects: Vec<K>, name: &str) -> Option<K> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_generated_role_is_enough_and_every_rule_is_needed() {
-    let (env, admin, role) = cluster().await;
+    let (env, admin, rules) = cluster().await;
     let server = env.server();
-    let rules = role.rules.clone().unwrap();
     // Every verb of every rule has a case: whole-rule cases name the rule's first verb used.
     let mut granted: Vec<String> = rules
         .iter()

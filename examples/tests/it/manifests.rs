@@ -1,10 +1,11 @@
 //! `examples/manifests/` stays in step with the code: the CRD (shaped as upstream's) and the
-//! ClusterRole are the ones the code generates, the example Foo is valid.
+//! roles are the ones the code generates, the example Foo is valid.
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ServiceAccount;
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use serde::Deserialize;
 
 use crate::sample_controller::foo::{API_APPROVAL, Foo, crd, crd_yaml};
 use crate::sample_controller::operator::Settings;
@@ -35,24 +36,35 @@ fn example_foo_is_valid() {
 }
 
 #[tokio::test]
-async fn cluster_role_manifest_is_the_generated_one() {
+async fn rbac_manifest_is_the_generated_one() {
     let generated = rbac_yaml(&Settings::leader_elected("default"))
         .await
         .unwrap();
     assert_eq!(
-        manifest("cluster-role.yaml"),
+        manifest("rbac.yaml"),
         generated,
-        "regenerate with `sample-controller rbac > examples/manifests/cluster-role.yaml`"
+        "regenerate with `sample-controller rbac > examples/manifests/rbac.yaml`"
     );
-    let role: ClusterRole = serde_yaml::from_str(&manifest("cluster-role.yaml")).unwrap();
+    let (cluster_role, lease_role) = rbac_manifest();
     let policy = rbac_policy(&Settings::leader_elected("default"))
         .await
         .unwrap();
-    assert_eq!(Some(role), policy.cluster_role);
-    assert!(
-        policy.roles.is_empty(),
-        "a cluster-wide controller needs no Role"
+    assert_eq!(Some(cluster_role), policy.cluster_role);
+    assert_eq!(
+        policy.roles,
+        [lease_role],
+        "a cluster-wide controller needs one Role: the Lease's"
     );
+}
+
+/// `rbac.yaml`'s two documents: the ClusterRole and the Role of the Lease's namespace.
+pub(crate) fn rbac_manifest() -> (ClusterRole, Role) {
+    let text = manifest("rbac.yaml");
+    let mut documents = serde_yaml::Deserializer::from_str(&text);
+    let cluster_role = ClusterRole::deserialize(documents.next().unwrap()).unwrap();
+    let role = Role::deserialize(documents.next().unwrap()).unwrap();
+    assert!(documents.next().is_none(), "rbac.yaml has two documents");
+    (cluster_role, role)
 }
 
 #[test]
@@ -60,6 +72,18 @@ fn account_binding_and_deployment_fit_together() {
     let account: ServiceAccount = serde_yaml::from_str(&manifest("service-account.yaml")).unwrap();
     let binding: ClusterRoleBinding =
         serde_yaml::from_str(&manifest("cluster-role-binding.yaml")).unwrap();
+    let lease_binding: RoleBinding = serde_yaml::from_str(&manifest("role-binding.yaml")).unwrap();
+    let (_, lease_role) = rbac_manifest();
+    assert_eq!(lease_binding.role_ref.kind, "Role");
+    assert_eq!(
+        Some(&lease_binding.role_ref.name),
+        lease_role.metadata.name.as_ref()
+    );
+    assert_eq!(
+        lease_binding.metadata.namespace,
+        lease_role.metadata.namespace
+    );
+    assert_eq!(lease_binding.subjects, binding.subjects);
     let deployment: Deployment = serde_yaml::from_str(&manifest("deployment.yaml")).unwrap();
     assert_eq!(binding.role_ref.name, "sample-controller");
     let subject = &binding.subjects.unwrap()[0];
@@ -107,4 +131,23 @@ fn crd_matches_upstream_shape() {
             .get("required")
             .is_none()
     );
+}
+
+#[test]
+fn rbac_takes_the_namespace_before_or_after_the_subcommand() {
+    let bin = env!("CARGO_BIN_EXE_sample-controller");
+    let print = |args: &[&str]| {
+        let out = std::process::Command::new(bin).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "sample-controller {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let after = print(&["rbac", "--namespace", "team-a"]);
+    let before = print(&["--namespace", "team-a", "rbac"]);
+    assert_eq!(after, before);
+    assert!(after.contains("kind: Role\n"), "{after}");
+    assert!(after.contains("namespace: team-a"), "{after}");
 }

@@ -45,8 +45,9 @@ struct Cli {
     /// Use the cluster of this kubeconfig file.
     #[arg(long, value_name = "PATH")]
     kubeconfig: Option<PathBuf>,
-    /// Watch Foos and Deployments in this namespace only (default: all namespaces).
-    #[arg(long, value_name = "NAMESPACE")]
+    /// Watch Foos and Deployments in this namespace only (default: all namespaces). Accepted
+    /// before or after a subcommand (`sample-controller rbac --namespace team-a`).
+    #[arg(long, value_name = "NAMESPACE", global = true)]
     namespace: Option<String>,
     /// Serve /metrics, /healthz and /readyz on this address (e.g. 0.0.0.0:8080; port 0 picks a
     /// free port). Default: off.
@@ -65,8 +66,9 @@ enum Command {
     /// Print the Foo CustomResourceDefinition as YAML (for `kubectl apply -f -`).
     Crd,
     /// Print the least-privilege RBAC roles the controller needs with `--leader-elect`, as
-    /// YAML: the ClusterRole, and with `--namespace` the Role in that namespace. Generated
-    /// from what the manager runs; `examples/manifests/cluster-role.yaml` is its output.
+    /// YAML: the ClusterRole, the Role of the Lease's namespace, and with `--namespace` the
+    /// Role in that namespace. Generated from what the manager runs;
+    /// `examples/manifests/rbac.yaml` is its output.
     Rbac {
         /// The namespace the Lease is in (default: `--namespace`, else `default`, where the
         /// manifests deploy the controller).

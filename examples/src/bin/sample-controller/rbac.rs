@@ -1,7 +1,7 @@
 //! The sample-controller's RBAC (the `rbac` subcommand): the least-privilege roles its manager
 //! generates from what it caches (list and watch of Foos and Deployments), the reconciler's
-//! declared writes and leader election. The shipped `examples/manifests/cluster-role.yaml` is
-//! [`rbac_yaml`]'s output (`sample-controller rbac`).
+//! declared writes and leader election. The shipped `examples/manifests/rbac.yaml` (a ClusterRole,
+//! and the Role of the Lease's namespace) is [`rbac_yaml`]'s output (`sample-controller rbac`).
 
 use controller_runtime::rbac::RbacPolicy;
 use kube::Client;
