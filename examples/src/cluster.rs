@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use apiserver_sim::ApiServer;
+use controller_runtime::util::with_user_agent;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Api, Client, Config};
@@ -182,14 +183,19 @@ impl std::fmt::Debug for Connection {
 }
 
 impl Connection {
-    /// Connects to the cluster the environment configures, or starts an embedded server; prints
-    /// one line saying which, prefixed with `program`.
+    /// Connects to the cluster the environment configures (the client's `User-Agent` names
+    /// `program`, see `with_user_agent`), or starts an embedded server; prints one line saying
+    /// which, prefixed with `program`.
     pub async fn establish(program: &str) -> Result<Self, ClusterError> {
         match cluster_config(None).await? {
             Some(config) => {
                 println!("{program}: using the cluster at {}", config.cluster_url);
                 Ok(Self {
-                    client: Client::try_from(config)?,
+                    client: Client::try_from(with_user_agent(
+                        config,
+                        program,
+                        env!("CARGO_PKG_VERSION"),
+                    ))?,
                     embedded: None,
                 })
             }

@@ -346,13 +346,24 @@ impl InformerFactory {
         if tokio::time::timeout(timeout, join_all(waits)).await.is_ok() {
             return Ok(());
         }
-        let mut unsynced: Vec<String> = started
-            .iter()
-            .filter(|informer| !informer.has_synced())
-            .map(|informer| informer.name().to_owned())
+        Err(Error::NotSynced {
+            timeout,
+            unsynced: self.unsynced(),
+        })
+    }
+
+    /// The names of the started informers whose caches have not synced yet, sorted: what a
+    /// readiness check or a timeout reports.
+    pub fn unsynced(&self) -> Vec<String> {
+        let state = self.inner.state.lock();
+        let mut unsynced: Vec<String> = state
+            .informers
+            .values()
+            .filter(|entry| entry.started && !entry.erased.has_synced())
+            .map(|entry| entry.erased.name().to_owned())
             .collect();
         unsynced.sort();
-        Err(Error::NotSynced { timeout, unsynced })
+        unsynced
     }
 
     /// Stops every informer and waits until they have stopped (their handlers' calls in flight

@@ -29,6 +29,26 @@ pub enum Error {
         source: kube::Error,
     },
 
+    /// The API server does not serve the listed or watched resource: it answered the
+    /// collection's URL with 404 (a real server's plain `404 page not found`, or a `NotFound`
+    /// status), so its API group and version, or for a custom resource its
+    /// CustomResourceDefinition, is not installed. The reflector keeps retrying with backoff and
+    /// syncs once the resource is served.
+    #[error(
+        "the API server does not serve {resource} (404 for {url}): is its CustomResourceDefinition installed, or its API group enabled? ({source})"
+    )]
+    NotServed {
+        /// `<plural>.<group>` (`<plural>` for the core group), e.g.
+        /// `foos.samplecontroller.k8s.io`: the name of the CustomResourceDefinition that
+        /// would serve it.
+        resource: String,
+        /// The collection's URL path.
+        url: String,
+        /// What the client reported.
+        #[source]
+        source: kube::Error,
+    },
+
     /// The API server reported a failure as a `Status`: an `ERROR` event inside a watch stream,
     /// or an equivalent status from a custom lister-watcher.
     #[error("the API server reported {} {}: {}", .0.code, .0.reason, .0.message)]
@@ -116,10 +136,28 @@ const TOO_LARGE_CAUSE: &str = "ResourceVersionTooLarge";
 const TOO_LARGE_MESSAGE: &str = "Too large resource version";
 
 impl Error {
+    /// The error of a failed `verb` request to the collection at `url`: [`Error::NotServed`]
+    /// for a 404 (a collection is never "not found" otherwise: an empty namespace lists
+    /// nothing), [`Error::Request`] for anything else.
+    pub fn request(verb: &'static str, url: &str, source: kube::Error) -> Self {
+        match &source {
+            kube::Error::Api(status) if status.code == 404 => Error::NotServed {
+                resource: served_name(url),
+                url: url.to_owned(),
+                source,
+            },
+            _ => Error::Request { verb, source },
+        }
+    }
+
     /// The API `Status` behind this error, if the server sent one.
     pub fn status(&self) -> Option<&Status> {
         match self {
             Error::Request {
+                source: kube::Error::Api(status),
+                ..
+            }
+            | Error::NotServed {
                 source: kube::Error::Api(status),
                 ..
             } => Some(status),
@@ -215,11 +253,70 @@ impl Error {
     }
 }
 
+/// `<plural>.<group>` of a collection URL path (`/apis/<group>/<version>/[namespaces/<ns>/]<plural>`),
+/// `<plural>` for the core group (`/api/v1/...`); the path itself when it has neither shape.
+fn served_name(url: &str) -> String {
+    let path = url.split('?').next().unwrap_or(url);
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let (group, rest) = match segments.as_slice() {
+        ["apis", group, _version, rest @ ..] => (Some(*group), rest),
+        ["api", _version, rest @ ..] => (None, rest),
+        _ => return path.to_owned(),
+    };
+    let plural = match rest {
+        ["namespaces", _, plural, ..] | [plural, ..] => *plural,
+        [] => return path.to_owned(),
+    };
+    match group {
+        Some(group) => format!("{plural}.{group}"),
+        None => plural.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use kube::core::response::{StatusCause, StatusDetails};
 
     use super::*;
+
+    #[test]
+    fn a_404_for_the_collection_names_the_resource_not_served() {
+        let not_found = || {
+            kube::Error::Api(Box::new(Status {
+                code: 404,
+                reason: "NotFound".into(),
+                message: "404 page not found".into(),
+                ..Status::default()
+            }))
+        };
+        let error = Error::request(
+            "list",
+            "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/a/foos",
+            not_found(),
+        );
+        assert!(
+            matches!(&error, Error::NotServed { resource, .. } if resource == "foos.samplecontroller.k8s.io"),
+            "{error:?}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains("foos.samplecontroller.k8s.io"),
+            "{message}"
+        );
+        assert!(message.contains("CustomResourceDefinition"), "{message}");
+        assert_eq!(error.code(), Some(404));
+        let core = Error::request("watch", "/api/v1/pods", not_found());
+        assert!(matches!(core, Error::NotServed { resource, .. } if resource == "pods"));
+        let other = Error::request(
+            "list",
+            "/api/v1/pods",
+            kube::Error::Api(Box::new(Status {
+                code: 500,
+                ..Status::default()
+            })),
+        );
+        assert!(matches!(other, Error::Request { verb: "list", .. }));
+    }
 
     fn status(code: u16, reason: &str, message: &str) -> Error {
         Error::Status(Box::new(Status {

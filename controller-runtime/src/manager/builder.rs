@@ -213,6 +213,7 @@ impl ManagerBuilder {
         if let Some(resync) = self.resync {
             factory = factory.default_resync(resync);
         }
+        let factory = factory.build();
         let informers = InformerSet::default();
         let metrics = Metrics::new(informers.clone());
         let elector = self
@@ -226,6 +227,7 @@ impl ManagerBuilder {
                 .as_ref()
                 .and_then(|elector| elector.as_ref().ok().cloned()),
             warm_up: self.warm_up,
+            factory: factory.clone(),
         }
         .add_builtin_checks(&probes);
         #[cfg(feature = "webhook")]
@@ -243,7 +245,7 @@ impl ManagerBuilder {
         Manager {
             registry: Arc::new(Registry::new(
                 self.client,
-                factory.build(),
+                factory,
                 self.cache,
                 self.strip_managed_fields,
                 self.cache_sync_timeout,

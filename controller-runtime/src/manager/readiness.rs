@@ -5,6 +5,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use informer::InformerFactory;
+
 use crate::ops::health::{self, Probe, Probes};
 use crate::ops::leader_election::elector::LeaderElector;
 
@@ -17,6 +19,8 @@ pub(crate) struct Readiness {
     pub(crate) elector: Option<LeaderElector>,
     /// Whether a standby syncs its caches before it leads.
     pub(crate) warm_up: bool,
+    /// The manager's informers, to name the ones not synced yet.
+    pub(crate) factory: InformerFactory,
 }
 
 impl Readiness {
@@ -53,7 +57,14 @@ impl Readiness {
         {
             return Ok(());
         }
-        Err("caches not synced yet".to_owned())
+        let unsynced = self.factory.unsynced();
+        if unsynced.is_empty() {
+            return Err("caches not synced yet".to_owned());
+        }
+        Err(format!(
+            "caches not synced yet: waiting for {}",
+            unsynced.join(", ")
+        ))
     }
 
     fn elector_running(&self) -> Result<(), String> {

@@ -1,7 +1,8 @@
 //! Helpers a reconciler calls, whatever controller runs it (controller-runtime's
 //! `controllerutil`): owner references ([`set_controller_reference`], [`is_controlled_by`],
 //! [`get_controller_of`]), writing desired state ([`create_or_update`], [`server_side_apply`]),
-//! and running cleanup before an object goes away ([`finalizer`]).
+//! running cleanup before an object goes away ([`finalizer`]), and the `User-Agent` a client
+//! sends ([`with_user_agent`]).
 //!
 //! # Finalizers
 //!
@@ -42,9 +43,11 @@ mod apply;
 mod error;
 mod finalizer;
 mod owner;
+mod user_agent;
 
 pub use crate::kind::get_controller_of;
 pub use apply::{OperationResult, create_or_update, server_side_apply};
 pub use error::Error;
 pub use finalizer::{FinalizerEvent, finalizer};
 pub use owner::{is_controlled_by, set_controller_reference};
+pub use user_agent::{user_agent, with_user_agent};

@@ -60,6 +60,11 @@ async fn readyz_waits_for_sync_and_user_checks_fail_with_500() {
     let (status, body) = get(address, "/readyz").await;
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("[-]informers failed"), "{body}");
+    let (_, verbose) = get(address, "/readyz?verbose").await;
+    assert!(
+        verbose.contains("caches not synced yet: waiting for v1 ConfigMap"),
+        "the check names the informer not synced: {verbose}"
+    );
     assert_eq!(get(address, "/healthz").await.0, 200);
     assert_eq!(
         get(address, "/metrics").await.0,

@@ -51,3 +51,28 @@ async fn managed_fields_are_stripped_unless_opted_out() {
         .expect("managed fields kept");
     assert_eq!(kept[0].manager.as_deref(), Some("kubectl"));
 }
+
+#[tokio::test]
+async fn the_user_agent_names_the_operator_as_the_default_field_manager() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let uri: http::Uri = server.url().parse().unwrap();
+    let mut config = kube::Config::new(uri);
+    config.default_namespace = "default".into();
+    let config = kube_rt_controller_runtime::util::with_user_agent(config, "my-operator", "0.3.0");
+    let client = kube::Client::try_from(config).unwrap();
+    let api: kube::Api<ConfigMap> = kube::Api::namespaced(client, "default");
+    // No field manager named: the server takes the User-Agent up to its first `/`.
+    let created = api
+        .create(&kube::api::PostParams::default(), &cm("ua", "1"))
+        .await
+        .unwrap();
+    let managers: Vec<_> = created
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|entry| entry.manager)
+        .collect();
+    assert_eq!(managers, ["my-operator"]);
+    server.shutdown().await;
+}

@@ -354,3 +354,32 @@ async fn a_too_large_resource_version_lists_the_latest_state_at_once() {
     );
     running.stop().await;
 }
+
+#[tokio::test]
+async fn a_resource_the_server_does_not_serve_is_named_in_the_error() {
+    let server = ApiServer::start().await.unwrap();
+    // No CustomResourceDefinition serves this group: the server answers 404 for the collection.
+    let resource = ApiResource {
+        group: "nowhere.example.com".into(),
+        version: "v1".into(),
+        api_version: "nowhere.example.com/v1".into(),
+        kind: "Widget".into(),
+        plural: "widgets".into(),
+    };
+    let api: Api<DynamicObject> = Api::namespaced_with(server.client().unwrap(), "a", &resource);
+    let lw = ApiListerWatcher::dynamic(api, &resource);
+    let listed = lw.list(&ListParams::default()).await.map(|_| ());
+    let watched = lw.watch(&WatchParams::default(), "0").await.map(|_| ());
+    for (verb, result) in [("list", listed), ("watch", watched)] {
+        let error = result.expect_err(verb);
+        assert!(
+            matches!(&error, Error::NotServed { resource, .. } if resource == "widgets.nowhere.example.com"),
+            "{verb}: {error:?}"
+        );
+        assert!(
+            error.to_string().contains("CustomResourceDefinition"),
+            "{verb}: {error}"
+        );
+    }
+    server.shutdown().await;
+}

@@ -41,6 +41,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use controller_runtime::util::with_user_agent;
 use controller_runtime::webhook::DEFAULT_WEBHOOK_PORT;
 use examples::cluster::{ClusterError, Embedded, cluster_config};
 use kube::api::PostParams;
@@ -110,6 +111,7 @@ async fn run(cli: Cli) -> Result<(), RunError> {
     match config {
         Some(config) => {
             println!("foo-webhooks: using the cluster at {}", config.cluster_url);
+            let config = with_user_agent(config, "foo-webhooks", env!("CARGO_PKG_VERSION"));
             let client = Client::try_from(config).map_err(ClusterError::from)?;
             let running = operator::start(client, settings).await?;
             println!(

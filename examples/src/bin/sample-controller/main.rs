@@ -27,6 +27,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use controller_runtime::manager;
+use controller_runtime::util::with_user_agent;
 use examples::cluster::{ClusterError, Embedded, cluster_config, install_crd};
 use kube::api::PostParams;
 use kube::{Api, Client};
@@ -138,6 +139,7 @@ async fn run(cli: Cli) -> Result<(), RunError> {
                 "sample-controller: using the cluster at {}",
                 config.cluster_url
             );
+            let config = with_user_agent(config, "sample-controller", env!("CARGO_PKG_VERSION"));
             let client = Client::try_from(config).map_err(ClusterError::from)?;
             run_controller(client, &cli).await
         }
