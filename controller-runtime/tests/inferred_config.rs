@@ -1,5 +1,5 @@
 //! `Manager::try_default` builds a manager with the default settings over a client inferred from
-//! the environment (here: `KUBECONFIG` pointing at the simulator's kubeconfig; its own test
+//! the environment, sending a User-Agent that names the binary (here: `KUBECONFIG` pointing at the simulator's kubeconfig; its own test
 //! binary, since it sets a process-wide variable, and handles the process's signals).
 
 mod common;
@@ -46,6 +46,23 @@ async fn the_client_is_inferred_from_the_environment() {
         counts.get("default/a") == 1
     })
     .await;
+    // The client names the running binary in its User-Agent, which the server takes as the
+    // field manager of a write that names none.
+    let api: kube::Api<ConfigMap> = kube::Api::namespaced(manager.client().clone(), "default");
+    let written = api
+        .create(&kube::api::PostParams::default(), &cm("b", "1"))
+        .await
+        .unwrap();
+    let binary = std::env::args_os().next().unwrap();
+    let binary = std::path::Path::new(&binary).file_name().unwrap();
+    let managers: Vec<_> = written
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|entry| entry.manager)
+        .collect();
+    assert_eq!(managers, [binary.to_string_lossy()]);
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
     std::fs::remove_file(&path).unwrap();

@@ -254,7 +254,7 @@ where
             .api
             .list(&self.list_params(params))
             .await
-            .map_err(|source| Error::request("list", &self.api.resource_url(), source))?;
+            .map_err(|source| Error::request("list", self.api.resource_url(), source))?;
         if let Some(check) = &self.kind_check {
             list.items.retain(|obj| keep_of_kind(check, obj));
         }
@@ -263,7 +263,7 @@ where
 
     async fn list_stream(&self, params: &ListParams) -> Result<ListStream<K>, Error> {
         let url = self.api.resource_url();
-        let failed = |source| Error::request("list", &url, source);
+        let failed = |source| Error::request("list", url, source);
         // The request `Api::list` makes (asking for metadata only when `K` is a
         // `PartialObjectMeta`), with its body decoded as it arrives.
         let request = kube::core::Request::new(self.api.resource_url());
@@ -297,7 +297,7 @@ where
         resource_version: &str,
     ) -> Result<WatchStream<K>, Error> {
         let url = self.api.resource_url();
-        let failed = |source| Error::request("watch", &url, source);
+        let failed = |source| Error::request("watch", url, source);
         // `Api::list` asks for metadata by itself when `K` is a `PartialObjectMeta`; the watch
         // is built here, so it asks the same way.
         let request = kube::core::Request::new(self.api.resource_url());

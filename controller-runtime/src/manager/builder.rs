@@ -293,10 +293,28 @@ impl Manager {
     }
 
     /// A manager with the default settings over a client inferred from the environment
-    /// (kubeconfig or in-cluster), as `kube::Client::try_default` infers it. To configure one,
-    /// start from `Manager::builder(Client::try_default().await?)`.
+    /// (kubeconfig or in-cluster), as `kube::Client::try_default` infers it, whose `User-Agent`
+    /// names the running binary (`<binary>/unknown (<os>/<arch>) kube-rt/<version>`, see
+    /// [`with_user_agent`](crate::util::with_user_agent) to name its version too). To configure
+    /// one, start from `Manager::builder(client)`.
     pub async fn try_default() -> Result<Manager, Error> {
-        let client = Client::try_default().await.map_err(Error::Client)?;
+        let config = kube::Config::infer()
+            .await
+            .map_err(|e| Error::Client(kube::Error::InferConfig(e)))?;
+        let config = crate::util::with_user_agent(config, &running_binary(), "unknown");
+        let client = Client::try_from(config).map_err(Error::Client)?;
         Ok(Self::builder(client).build())
     }
+}
+
+/// The running binary's file name, as client-go's default User-Agent names it (`unknown` when
+/// the process cannot tell).
+fn running_binary() -> String {
+    std::env::args_os()
+        .next()
+        .as_deref()
+        .map(std::path::Path::new)
+        .and_then(std::path::Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "unknown".to_owned())
 }
