@@ -31,6 +31,12 @@ pub fn drain_label(ring: &str) -> String {
     format!("drain.{LABEL_DOMAIN}/{ring}")
 }
 
+/// The label selector of `shard`'s objects in `ring` (`shard.sharding.kube-rt.dev/<ring>=<shard>`):
+/// what the shard's caches and watches select, so it sees only the objects assigned to it.
+pub fn shard_selector(ring: &str, shard: &str) -> String {
+    format!("{}={shard}", shard_label(ring))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -41,5 +47,9 @@ mod tests {
         assert_eq!(drain_label("web"), "drain.sharding.kube-rt.dev/web");
         assert_ne!(shard_label("web"), shard_label("jobs"));
         assert!(RING_LABEL.starts_with(LABEL_DOMAIN));
+        assert_eq!(
+            shard_selector("web", "shard-0"),
+            "shard.sharding.kube-rt.dev/web=shard-0"
+        );
     }
 }

@@ -38,11 +38,22 @@
 //! | [`shard_label`] (`shard.sharding.kube-rt.dev/<ring>`) | sharded objects | the assigned shard |
 //! | [`drain_label`] (`drain.sharding.kube-rt.dev/<ring>`) | sharded objects | [`DRAIN_VALUE`] while the sharder asks the shard to let go |
 //!
+//! # Moving objects: the drain handshake
+//!
+//! [`decide`] is the sharder's step for one object: assign an unlabelled one, keep one that is
+//! where the ring wants it, reassign at once one whose shard is dead or gone, and *drain* one
+//! whose shard is alive but no longer the ring's choice: the sharder sets the drain label, the
+//! shard ([`shard_action`]) stops working on the object and removes both labels in one write, and
+//! only then does the sharder assign the new shard. So no object is worked on by two shards at
+//! once. Owned objects ([`Placement::Owner`]) go where their owner's shard label says, at once. A
+//! shard's caches select its objects with [`shard_selector`].
+//!
 //! # Errors
 //!
 //! [`Error`]: sharding settings that cannot work ([`ShardingConfig::validate`]) and failed
 //! requests about shard Leases.
 
+mod assignment;
 mod config;
 mod error;
 mod hash;
@@ -54,11 +65,14 @@ mod state;
 mod takeover;
 
 #[cfg(test)]
+mod assignment_tests;
+#[cfg(test)]
 mod lease_tests;
 
+pub use assignment::{Assignment, ObjectLabels, Placement, ShardAction, decide, shard_action};
 pub use config::ShardingConfig;
 pub use error::Error;
-pub use labels::{DRAIN_VALUE, LABEL_DOMAIN, RING_LABEL, drain_label, shard_label};
+pub use labels::{DRAIN_VALUE, LABEL_DOMAIN, RING_LABEL, drain_label, shard_label, shard_selector};
 pub use lease::ShardLease;
 pub use member::{MemberEnd, ShardMember};
 pub use ring::{Ring, ShardName, VIRTUAL_NODES_PER_SHARD};
