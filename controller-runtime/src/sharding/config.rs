@@ -46,22 +46,19 @@ impl ShardingConfig {
         self
     }
 
-    /// How long the shard Lease lasts without renewal (default 15 s). The sharder waits twice
-    /// this after the last renewal before it takes a silent shard's objects away.
-    pub fn lease_duration(mut self, duration: Duration) -> Self {
-        self.lease_duration = duration;
-        self
-    }
-
-    /// How long the shard keeps retrying a failing renewal before it stops working (default 10 s).
-    pub fn renew_deadline(mut self, deadline: Duration) -> Self {
-        self.renew_deadline = deadline;
-        self
-    }
-
-    /// How often the shard renews its Lease (default 2 s).
-    pub fn retry_period(mut self, period: Duration) -> Self {
-        self.retry_period = period;
+    /// The shard Lease timings (default 15 s / 10 s / 2 s): how long the Lease lasts without
+    /// renewal (the sharder waits twice this after the last renewal before it takes a silent
+    /// shard's objects away), how long the shard keeps retrying a failing renewal before it stops
+    /// working, and how often it renews. Leader election's rules apply.
+    pub fn lease_timings(
+        mut self,
+        lease_duration: Duration,
+        renew_deadline: Duration,
+        retry_period: Duration,
+    ) -> Self {
+        self.lease_duration = lease_duration;
+        self.renew_deadline = renew_deadline;
+        self.retry_period = retry_period;
         self
     }
 
@@ -204,9 +201,9 @@ mod tests {
     fn refuses_an_empty_namespace_and_bad_timings() {
         let error = ShardingConfig::new("web", "").shard("s").validate();
         assert!(matches!(error, Err(Error::MissingNamespace)), "{error:?}");
+        let same = Duration::from_secs(5);
         let error = config()
-            .lease_duration(Duration::from_secs(5))
-            .renew_deadline(Duration::from_secs(5))
+            .lease_timings(same, same, Duration::from_secs(1))
             .validate();
         assert!(matches!(error, Err(Error::LeaseTimings(_))), "{error:?}");
         assert!(error.is_err_and(|error| error.to_string().contains("lease duration")));
