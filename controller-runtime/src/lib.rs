@@ -40,6 +40,7 @@
 //! | [`leader_election`] | client-go's leader election on Leases |
 //! | [`metrics`] | controller-runtime's Prometheus metrics |
 //! | [`rbac`] | least-privilege roles generated from what the manager runs |
+//! | [`sharding`] | sharding a controller over replicas: the consistent-hash ring, shard Leases and their states, the drain handshake |
 //! | [`webhook`] | admission and conversion webhooks (feature `webhook`) |
 //!
 //! [`prelude`] brings the dozen names a first operator needs. Each module's page is its part of
@@ -57,6 +58,7 @@ pub mod manager;
 mod ops;
 pub mod prelude;
 pub mod rbac;
+pub mod sharding;
 pub mod util;
 #[cfg(feature = "webhook")]
 pub mod webhook;

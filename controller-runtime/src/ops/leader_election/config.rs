@@ -1,6 +1,7 @@
 //! [`LeaderElectionConfig`]: which Lease to elect on, this candidate's identity, the timings
 //! (validated as client-go does) and the leadership callbacks.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,6 +32,8 @@ pub struct LeaderElectionConfig {
     pub(super) renew_deadline: Duration,
     pub(super) retry_period: Duration,
     pub(super) release_on_cancel: bool,
+    /// Labels the Lease carries (a shard Lease's ring label); none for a leader Lease.
+    pub(super) lease_labels: BTreeMap<String, String>,
     pub(super) on_started_leading: Option<Callback>,
     pub(super) on_stopped_leading: Option<Callback>,
     pub(super) on_new_leader: Option<LeaderCallback>,
@@ -62,6 +65,7 @@ impl LeaderElectionConfig {
             renew_deadline: DEFAULT_RENEW_DEADLINE,
             retry_period: DEFAULT_RETRY_PERIOD,
             release_on_cancel: true,
+            lease_labels: BTreeMap::new(),
             on_started_leading: None,
             on_stopped_leading: None,
             on_new_leader: None,
@@ -119,6 +123,13 @@ impl LeaderElectionConfig {
         self
     }
 
+    /// Labels the Lease is created with and keeps through every write (a shard Lease names its
+    /// ring in one).
+    pub(crate) fn lease_labels(mut self, labels: BTreeMap<String, String>) -> Self {
+        self.lease_labels = labels;
+        self
+    }
+
     /// The lease's namespace.
     pub fn lease_namespace(&self) -> &str {
         &self.namespace
@@ -161,7 +172,14 @@ impl LeaderElectionConfig {
 
 /// The hostname and a random suffix, as controller-runtime builds its default identity.
 pub(super) fn default_identity() -> String {
-    let host = std::env::var("HOSTNAME")
+    let host = hostname();
+    let suffix: String = uuid::Uuid::new_v4().simple().to_string()[..8].to_owned();
+    format!("{host}_{suffix}")
+}
+
+/// This machine's hostname (`$HOSTNAME`, else the kernel's), or `unknown`.
+pub(crate) fn hostname() -> String {
+    std::env::var("HOSTNAME")
         .ok()
         .filter(|name| !name.is_empty())
         .or_else(|| {
@@ -170,9 +188,7 @@ pub(super) fn default_identity() -> String {
                 .map(|name| name.trim().to_owned())
                 .filter(|name| !name.is_empty())
         })
-        .unwrap_or_else(|| "unknown".to_owned());
-    let suffix: String = uuid::Uuid::new_v4().simple().to_string()[..8].to_owned();
-    format!("{host}_{suffix}")
+        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 #[cfg(test)]

@@ -80,7 +80,12 @@ impl LeaderElector {
     ) -> Result<Self, Error> {
         config.validate()?;
         let identity = config.identity.clone().unwrap_or_else(default_identity);
-        let lock = LeaseLock::new(client, &config.namespace, &config.name);
+        let lock = LeaseLock::new(
+            client,
+            &config.namespace,
+            &config.name,
+            config.lease_labels.clone(),
+        );
         let metrics = metrics.leader(&config.name);
         Ok(Self {
             shared: Arc::new(ElectorShared {

@@ -42,7 +42,7 @@
 pub(crate) mod config;
 pub(crate) mod elector;
 mod error;
-mod record;
+pub(crate) mod record;
 
 pub use config::{
     DEFAULT_LEASE_DURATION, DEFAULT_RENEW_DEADLINE, DEFAULT_RETRY_PERIOD, LeaderElectionConfig,

@@ -1,6 +1,10 @@
 //! The election record on a Lease (client-go's `LeaderElectionRecord`) and [`LeaseLock`], which
 //! reads and writes it (client-go's `resourcelock.LeaseLock`). Every write carries the
-//! `resourceVersion` that was read, so a concurrent write makes it fail with a conflict.
+//! `resourceVersion` that was read, so a concurrent write makes it fail with a conflict. Shard
+//! Leases of the `sharding` module are the same record with a ring label, so the lock can carry
+//! labels that every write keeps on the Lease.
+
+use std::collections::BTreeMap;
 
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
@@ -9,16 +13,16 @@ use kube::{Api, Client};
 
 /// The leader-election record of a lease spec (client-go's `LeaderElectionRecord`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct Record {
-    pub(super) holder: String,
-    pub(super) lease_duration_seconds: i32,
-    pub(super) acquire_time: Option<MicroTime>,
-    pub(super) renew_time: Option<MicroTime>,
-    pub(super) transitions: i32,
+pub(crate) struct Record {
+    pub(crate) holder: String,
+    pub(crate) lease_duration_seconds: i32,
+    pub(crate) acquire_time: Option<MicroTime>,
+    pub(crate) renew_time: Option<MicroTime>,
+    pub(crate) transitions: i32,
 }
 
 impl Record {
-    pub(super) fn from_spec(spec: Option<&LeaseSpec>) -> Self {
+    pub(crate) fn from_spec(spec: Option<&LeaseSpec>) -> Self {
         let Some(spec) = spec else {
             return Self::default();
         };
@@ -31,7 +35,7 @@ impl Record {
         }
     }
 
-    pub(super) fn to_spec(&self) -> LeaseSpec {
+    pub(crate) fn to_spec(&self) -> LeaseSpec {
         LeaseSpec {
             holder_identity: Some(self.holder.clone()),
             lease_duration_seconds: Some(self.lease_duration_seconds),
@@ -45,41 +49,51 @@ impl Record {
 
 /// Now, at the microsecond precision a Lease stores (so a record read back equals the one
 /// written).
-pub(super) fn now_micro() -> MicroTime {
+pub(crate) fn now_micro() -> MicroTime {
     use k8s_openapi::jiff::Timestamp;
     let now = Timestamp::now();
     MicroTime(Timestamp::from_microsecond(now.as_microsecond()).unwrap_or(now))
 }
 
 /// Reads and writes the election record of the Lease `name` in `namespace`.
-pub(super) struct LeaseLock {
+pub(crate) struct LeaseLock {
     leases: Api<Lease>,
     namespace: String,
     name: String,
+    /// Labels the Lease is created with and that every write puts back (other labels on the
+    /// Lease are kept).
+    labels: BTreeMap<String, String>,
 }
 
 impl LeaseLock {
-    /// The lock of the Lease `name` in `namespace`.
-    pub(super) fn new(client: Client, namespace: &str, name: &str) -> Self {
+    /// The lock of the Lease `name` in `namespace`, whose writes keep `labels` on it.
+    pub(crate) fn new(
+        client: Client,
+        namespace: &str,
+        name: &str,
+        labels: BTreeMap<String, String>,
+    ) -> Self {
         Self {
             leases: Api::namespaced(client, namespace),
             namespace: namespace.to_owned(),
             name: name.to_owned(),
+            labels,
         }
     }
 
     /// The Lease, if it exists, with its record.
-    pub(super) async fn get(&self) -> Result<Option<(Record, Lease)>, kube::Error> {
+    pub(crate) async fn get(&self) -> Result<Option<(Record, Lease)>, kube::Error> {
         let lease = self.leases.get_opt(&self.name).await?;
         Ok(lease.map(|lease| (Record::from_spec(lease.spec.as_ref()), lease)))
     }
 
     /// Creates the Lease holding `record`; fails if it exists.
-    pub(super) async fn create(&self, record: &Record) -> Result<(), kube::Error> {
+    pub(crate) async fn create(&self, record: &Record) -> Result<(), kube::Error> {
         let lease = Lease {
             metadata: ObjectMeta {
                 name: Some(self.name.clone()),
                 namespace: Some(self.namespace.clone()),
+                labels: (!self.labels.is_empty()).then(|| self.labels.clone()),
                 ..ObjectMeta::default()
             },
             spec: Some(record.to_spec()),
@@ -90,12 +104,16 @@ impl LeaseLock {
 
     /// Writes `record` into `lease` as it was read: fails with a conflict if the Lease changed
     /// since.
-    pub(super) async fn update(
+    pub(crate) async fn update(
         &self,
         mut lease: Lease,
         record: &Record,
     ) -> Result<(), kube::Error> {
         lease.spec = Some(record.to_spec());
+        if !self.labels.is_empty() {
+            let labels = lease.metadata.labels.get_or_insert_with(BTreeMap::new);
+            labels.extend(self.labels.clone());
+        }
         self.leases
             .replace(&self.name, &PostParams::default(), &lease)
             .await?;
