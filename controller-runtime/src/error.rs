@@ -25,6 +25,9 @@ pub enum Error {
     /// Leader election settings.
     #[error(transparent)]
     LeaderElection(#[from] crate::leader_election::Error),
+    /// Sharding settings or a shard's Lease.
+    #[error(transparent)]
+    Sharding(#[from] crate::sharding::Error),
     /// A queue setting (say, a priority out of range).
     #[error(transparent)]
     Queue(#[from] workqueue::Error),

@@ -40,14 +40,14 @@
 //! | [`leader_election`] | client-go's leader election on Leases |
 //! | [`metrics`] | controller-runtime's Prometheus metrics |
 //! | [`rbac`] | least-privilege roles generated from what the manager runs |
-//! | [`sharding`] | sharding a controller over replicas: the consistent-hash ring, shard Leases and their states, the drain handshake |
+//! | [`sharding`] | building blocks for sharding a controller over replicas: the consistent-hash ring, shard Leases and their states, the drain handshake |
 //! | [`webhook`] | admission and conversion webhooks (feature `webhook`) |
 //!
 //! [`prelude`] brings the dozen names a first operator needs. Each module's page is its part of
 //! the guide, with its own `Error` (each converts into the crate's [`Error`], for code that mixes
 //! modules); [`controller`] has a whole operator run against the
 //! in-process API server. Testing an operator: the `kube-rt-testenv` crate (an in-process API
-//! server with your CRDs, or an existing cluster), described in the repository's README.
+//! server with your CRDs), described in the repository's README.
 
 pub mod cache;
 pub mod controller;

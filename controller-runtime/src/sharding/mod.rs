@@ -48,6 +48,14 @@
 //! once. Owned objects ([`Placement::Owner`]) go where their owner's shard label says, at once. A
 //! shard's caches select its objects with [`shard_selector`].
 //!
+//! # What is here, and what is not yet
+//!
+//! These are the building blocks: the ring, the shard Lease with its member and the sharder's
+//! takeover, the decisions of the drain handshake, the labels and selectors, and the settings.
+//! The manager does not run them yet: a sharded mode of the manager and its controllers, the
+//! sharder as a runnable with its mutating webhook, and sharding's metrics and RBAC rules come
+//! next. Until then, an operator that wants to shard wires these pieces itself.
+//!
 //! # Errors
 //!
 //! [`Error`]: sharding settings that cannot work ([`ShardingConfig::validate`]) and failed
