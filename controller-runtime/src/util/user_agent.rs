@@ -62,27 +62,25 @@ mod tests {
         );
     }
 
+    /// The `User-Agent` values a config sends.
+    fn agents(config: &kube::Config) -> Vec<&str> {
+        config
+            .headers
+            .iter()
+            .filter(|(name, _)| name == USER_AGENT)
+            .map(|(_, value)| value.to_str().unwrap())
+            .collect()
+    }
+
     #[test]
     fn a_configured_agent_is_kept() {
         let uri = http::Uri::from_static("https://example.invalid");
         let set = with_user_agent(kube::Config::new(uri.clone()), "op", "1");
-        let agents: Vec<_> = set
-            .headers
-            .iter()
-            .filter(|(n, _)| n == USER_AGENT)
-            .collect();
-        assert_eq!(agents.len(), 1);
-        assert!(agents[0].1.to_str().unwrap().starts_with("op/1 ("));
+        assert!(matches!(agents(&set)[..], [agent] if agent.starts_with("op/1 (")));
         let mut own = kube::Config::new(uri);
         own.headers
             .push((USER_AGENT, HeaderValue::from_static("mine/2")));
         let kept = with_user_agent(own, "op", "1");
-        let agents: Vec<_> = kept
-            .headers
-            .iter()
-            .filter(|(n, _)| n == USER_AGENT)
-            .collect();
-        assert_eq!(agents.len(), 1);
-        assert_eq!(agents[0].1, "mine/2");
+        assert_eq!(agents(&kept), ["mine/2"]);
     }
 }
