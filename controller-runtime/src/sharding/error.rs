@@ -43,8 +43,8 @@ pub enum Error {
         namespace: String,
         /// The Lease's (the shard's) name.
         shard: String,
-        /// The API error.
+        /// The API error (boxed: it is large, and this error travels in every `Result`).
         #[source]
-        source: kube::Error,
+        source: Box<kube::Error>,
     },
 }

@@ -42,7 +42,7 @@ pub async fn take_over_uncertain_shard(
             action,
             namespace: namespace.to_owned(),
             shard: shard.to_string(),
-            source,
+            source: Box::new(source),
         }
     };
     let lock = LeaseLock::new(client, namespace, shard.as_str(), Default::default());
