@@ -17,11 +17,15 @@
 //! - `CHURN_SEED` (default [`DEFAULT_SEED`]): the driver's and the chaos' seed;
 //! - `CHURN_PROFILE`: `gentle` (default), `standard`, `harsh` or `none` (no chaos).
 //!
-//! Growth is judged between the first and the last few samples after warm-up, and must stay
-//! within [`MAX_GROWTH_PERCENT`]: RSS on their medians, open descriptors on their floors (the
-//! fewest in each group). Connections opened and closed under chaos move a sample's descriptor
-//! count by several either way (21–29 in a 90 s run); a leaked descriptor is never closed, so it
-//! raises the floor. Linux only: the figures come from `/proc/self`.
+//! Growth is judged between the first and the last few samples after warm-up. RSS: their
+//! medians, within [`MAX_GROWTH_PERCENT`]. Open descriptors: their floors (the fewest in each
+//! group), because connections opened and closed under chaos move a sample's count by several
+//! either way (21–29 in a 90 s run) while a leaked descriptor is never closed and raises the
+//! floor. The last floor may exceed the first by [`MAX_GROWTH_PERCENT`], or reach the most
+//! descriptors the process held during the warm-up and no further: connection pools settle at a
+//! bounded size (a pool that keeps one more idle connection from some point on lifts a floor of
+//! 23 by 2, which is 8.7 %), a leak grows past every earlier peak. Linux only: the figures come
+//! from `/proc/self`.
 
 #[path = "../workload/mod.rs"]
 mod workload;
@@ -170,6 +174,14 @@ fn growth(
     let (first, last) = (reduce(&mut first), reduce(&mut last));
     let percent = (last as f64 - first as f64) * 100.0 / first.max(1) as f64;
     (first, last, percent)
+}
+
+/// The most descriptors the judged part may end on at its floor: `first_floor` plus
+/// [`MAX_GROWTH_PERCENT`], or the warm-up's peak when that is higher (the connection pools had
+/// already grown that far once).
+fn fds_ceiling(first_floor: u64, warmup_peak: u64) -> u64 {
+    let by_percent = (first_floor as f64 * (1.0 + MAX_GROWTH_PERCENT / 100.0)).floor() as u64;
+    by_percent.max(warmup_peak)
 }
 
 /// `workqueue_depth` of every controller, from the manager's metrics.
@@ -379,6 +391,13 @@ async fn churn_keeps_memory_and_descriptors_flat() {
     );
     let (rss_first, rss_last, rss_growth) = growth(&judged, |s| s.rss_kib, median);
     let (fds_first, fds_last, fds_growth) = growth(&judged, |s| s.fds, floor);
+    let warmup_fds_peak = samples
+        .iter()
+        .take_while(|s| s.at_secs < judged[0].at_secs)
+        .map(|s| s.fds)
+        .max()
+        .unwrap_or(0);
+    let fds_ceiling = fds_ceiling(fds_first, warmup_fds_peak);
     let (rss_min, rss_max) = judged.iter().fold((u64::MAX, 0), |(lo, hi), s| {
         (lo.min(s.rss_kib), hi.max(s.rss_kib))
     });
@@ -391,7 +410,7 @@ async fn churn_keeps_memory_and_descriptors_flat() {
         "churn {settings}: {ok}/{sent} driver writes ok, {total_reconciles} reconciles; \
          {} samples judged (t={}..{} s): RSS {rss_first} → {rss_last} KiB ({rss_growth:+.2} %, \
          min {rss_min}, max {rss_max}), fds {fds_first} → {fds_last} ({fds_growth:+.2} %, min \
-         {fds_min}, max {fds_max}); drained {drained_after:?} after the churn; faults injected: {faults}",
+         {fds_min}, max {fds_max}, ceiling {fds_ceiling}); drained {drained_after:?} after the churn; faults injected: {faults}",
         judged.len(),
         judged[0].at_secs,
         judged[judged.len() - 1].at_secs,
@@ -422,7 +441,9 @@ async fn churn_keeps_memory_and_descriptors_flat() {
         "{settings}: RSS grew {rss_growth:.2} % after the warm-up ({rss_first} → {rss_last} KiB): {judged:?}"
     );
     assert!(
-        fds_growth <= MAX_GROWTH_PERCENT,
-        "{settings}: open descriptors grew {fds_growth:.2} % after the warm-up ({fds_first} → {fds_last}): {judged:?}"
+        fds_last <= fds_ceiling,
+        "{settings}: open descriptors grew {fds_growth:.2} % after the warm-up ({fds_first} → \
+         {fds_last}), past both {MAX_GROWTH_PERCENT} % and the warm-up's peak of \
+         {warmup_fds_peak}: {judged:?}"
     );
 }
