@@ -6,7 +6,7 @@
 #
 #   ANCHOR=<client-go anchor binary> benches/final-sitting.sh [OUT_DIR]
 #
-# Run from the repository root. Takes about 40 minutes on two cores.
+# Run from the repository root. Takes about 25 minutes on two cores.
 set -euo pipefail
 
 : "${ANCHOR:?set ANCHOR to the client-go anchor binary (see benches/queue-sitting.sh)}"
