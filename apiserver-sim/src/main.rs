@@ -41,6 +41,11 @@ struct Args {
     /// credentials over plain HTTP, so use kube clients in this mode.
     #[arg(long)]
     rbac: bool,
+    /// With --rbac: admit writes with OwnerReferencesPermissionEnforcement (owner references
+    /// need delete on the object, blockOwnerDeletion needs update on the owner's finalizers),
+    /// as hardened clusters do.
+    #[arg(long, requires = "rbac")]
+    owner_references_permission_enforcement: bool,
 }
 
 #[tokio::main]
@@ -55,7 +60,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = kube_rt_apiserver_sim::ApiServer::builder()
         .port(args.port)
         .history_limit(args.history_limit)
-        .rbac(args.rbac);
+        .rbac(args.rbac)
+        .owner_references_permission_enforcement(args.owner_references_permission_enforcement);
     for ep in &args.service_endpoint {
         builder = builder.service_endpoint(&ep.namespace, &ep.name, ep.port, &ep.url);
     }

@@ -36,6 +36,9 @@ pub struct ServerConfig {
     pub service_endpoints: ServiceEndpoints,
     /// Whether requests are authenticated and authorized with RBAC (default: off).
     pub rbac: bool,
+    /// Whether `OwnerReferencesPermissionEnforcement` admits writes (default: off; only
+    /// with RBAC on).
+    pub owner_references_permission_enforcement: bool,
 }
 
 impl Default for ServerConfig {
@@ -49,6 +52,7 @@ impl Default for ServerConfig {
             chaos: None,
             service_endpoints: ServiceEndpoints::default(),
             rbac: false,
+            owner_references_permission_enforcement: false,
         }
     }
 }
@@ -138,7 +142,10 @@ impl Shared {
             controllers.clone(),
         );
         let chaos = config.chaos.map(Chaos::new);
-        let auth = crate::auth::state::Auth::new(config.rbac);
+        let auth = crate::auth::state::Auth::new(
+            config.rbac,
+            config.owner_references_permission_enforcement,
+        );
         Arc::new(Self {
             state: Mutex::new(state),
             config,

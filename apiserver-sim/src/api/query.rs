@@ -228,6 +228,9 @@ pub struct WriteOptions {
     pub ownership: Ownership,
     /// The subresource written through (`status`, `scale`), empty for the object itself.
     pub subresource: &'static str,
+    /// Who writes, when `OwnerReferencesPermissionEnforcement` is on: changes to owner
+    /// references are checked against this user's permissions.
+    pub owner_refs: Option<crate::ops::OwnerRefsAdmission>,
 }
 
 impl WriteOptions {

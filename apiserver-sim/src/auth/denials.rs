@@ -23,7 +23,8 @@ pub struct Denial {
     pub namespace: Option<String>,
     /// The object name, if the request named one.
     pub name: Option<String>,
-    /// The request path.
+    /// The request path; empty for a permission an admission plugin checked on the
+    /// request's behalf (`OwnerReferencesPermissionEnforcement`).
     pub path: String,
     /// The `Status` message sent with the 403.
     pub message: String,

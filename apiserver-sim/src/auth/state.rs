@@ -2,6 +2,8 @@
 //! tokens issued and the refusals recorded. Held by the shared server state, so it uses
 //! nothing of the request handling (`gate` in this folder's `mod.rs` reads it from there).
 
+use std::sync::Arc;
+
 use super::denials::Denials;
 use super::tokens::Tokens;
 
@@ -10,17 +12,22 @@ use super::tokens::Tokens;
 pub(crate) struct Auth {
     /// Whether requests are authenticated and authorized (RBAC on).
     pub enabled: bool,
+    /// Whether writes that change owner references are checked against the writer's
+    /// permissions (`OwnerReferencesPermissionEnforcement`; only with RBAC on).
+    pub owner_references_enforced: bool,
     /// The tokens issued.
     pub tokens: Tokens,
-    /// Requests refused with 403.
-    pub denials: Denials,
+    /// Requests refused with 403 (shared with the writes that admission checks).
+    pub denials: Arc<Denials>,
 }
 
 impl Auth {
-    /// Authentication and authorization, on or off.
-    pub fn new(enabled: bool) -> Self {
+    /// Authentication and authorization, on or off, and whether owner-reference changes are
+    /// checked.
+    pub fn new(enabled: bool, owner_references_enforced: bool) -> Self {
         Self {
             enabled,
+            owner_references_enforced,
             ..Self::default()
         }
     }

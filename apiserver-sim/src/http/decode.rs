@@ -73,6 +73,7 @@ pub(super) fn write_options(req: &Req, headers: &HeaderMap) -> ApiResult<WriteOp
         wo.field_manager = crate::api::apply::manager_from_user_agent(ua);
     }
     wo.ownership = Ownership::Record;
+    wo.owner_refs = req.owner_refs.clone();
     wo.subresource = match req.sub {
         Sub::None => "",
         Sub::Status => "status",

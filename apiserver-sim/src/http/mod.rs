@@ -38,6 +38,7 @@ use route::Route;
 
 use crate::api::query::Query;
 use crate::api::status::ApiError;
+use crate::auth::identity::Identity;
 use crate::shared::Shared;
 
 /// Accepts connections until shutdown.
@@ -114,10 +115,11 @@ async fn resource_with_chaos(
     rp: &route::ResourcePath,
     query: &Query,
     headers: &http::HeaderMap,
+    who: &Identity,
     body: Bytes,
 ) -> Response<Body> {
     let Some(chaos) = &shared.chaos else {
-        return verbs::handle(shared, method, rp, query, headers, body).await;
+        return verbs::handle(shared, method, rp, query, headers, who, body).await;
     };
     let faults = chaos.on_request();
     if let Some(d) = faults.delay {
@@ -125,7 +127,7 @@ async fn resource_with_chaos(
     }
     let resp = match &faults.fail {
         Some(e) => respond::error(e),
-        None => verbs::handle(shared, method, rp, query, headers, body).await,
+        None => verbs::handle(shared, method, rp, query, headers, who, body).await,
     };
     match faults.tiny_writes {
         Some(seed) => resp.map(|b| trickle::trickle(b, seed)),
@@ -292,7 +294,16 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
             match unserved {
                 Some(resp) => resp,
                 None => {
-                    resource_with_chaos(shared, &method, &rp, &query, &parts.headers, body).await
+                    resource_with_chaos(
+                        shared,
+                        &method,
+                        &rp,
+                        &query,
+                        &parts.headers,
+                        &identity,
+                        body,
+                    )
+                    .await
                 }
             }
         }

@@ -11,7 +11,7 @@ use crate::api::query::Query;
 use crate::api::repr::Repr;
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::ResourceInfo;
-use crate::ops::Part;
+use crate::ops::{OwnerRefsAdmission, Part};
 use crate::shared::Shared;
 
 /// What a resource request asks for.
@@ -74,6 +74,9 @@ pub(super) struct Req<'a> {
     pub repr: Repr,
     /// The negotiated response encoding.
     pub format: Format,
+    /// Who writes, when `OwnerReferencesPermissionEnforcement` is on (RBAC on and the plugin
+    /// enabled): their owner-reference changes are checked.
+    pub owner_refs: Option<OwnerRefsAdmission>,
 }
 
 /// Counts a request in [`Shared::requests`] under its verb and plural (`<plural>/<sub>` for a

@@ -21,7 +21,8 @@ use crate::api::query::{ListOptions, Query};
 use crate::api::repr::Repr;
 use crate::api::status::{ApiError, ApiResult};
 use crate::api::table::TableWriter;
-use crate::ops::{self, DeleteOptions, Deleted};
+use crate::auth::identity::Identity;
+use crate::ops::{self, DeleteOptions, Deleted, OwnerRefsAdmission};
 use crate::shared::Shared;
 use crate::store::Stored;
 
@@ -32,9 +33,10 @@ pub(crate) async fn handle(
     rp: &ResourcePath,
     query: &Query,
     headers: &HeaderMap,
+    who: &Identity,
     body: Bytes,
 ) -> Response<Body> {
-    match dispatch(shared, method, rp, query, headers, body).await {
+    match dispatch(shared, method, rp, query, headers, who, body).await {
         Ok(r) => r,
         Err(e) => {
             // Errors go out in protobuf when the client prefers it and the resource has a
@@ -57,6 +59,7 @@ async fn dispatch(
     rp: &ResourcePath,
     query: &Query,
     headers: &HeaderMap,
+    who: &Identity,
     body: Bytes,
 ) -> ApiResult<Response<Body>> {
     let info = shared
@@ -109,6 +112,8 @@ async fn dispatch(
         query,
         repr,
         format,
+        owner_refs: (shared.auth.enabled && shared.auth.owner_references_enforced)
+            .then(|| OwnerRefsAdmission::new(who.clone(), Arc::clone(&shared.auth.denials))),
     };
     // Admission webhooks and conversion webhooks, when configured for this request.
     if let Some(r) = super::admitted::serve(shared, &req, verb, headers, &body).await {

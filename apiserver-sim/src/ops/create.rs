@@ -6,7 +6,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
-use super::validate;
+use super::{owner_refs, validate};
 use crate::api::meta;
 use crate::api::query::{Ownership, WriteOptions};
 use crate::api::status::{ApiError, ApiResult};
@@ -125,6 +125,15 @@ fn create_stored(
         return Err(ApiError::invalid(info, &name, causes));
     }
     validate::typed(info, version, &obj)?;
+    if let Some(admission) = &opts.owner_refs {
+        let written = owner_refs::Written {
+            info,
+            namespace: &ns,
+            name: &name,
+            subresource: opts.subresource,
+        };
+        admission.admit(st, &written, &obj, None)?;
+    }
     let key = info.key_ref();
     let okey = (ns, name);
     if let Some(existing) = st.get(&key, &okey) {

@@ -5,6 +5,7 @@ mod apply;
 mod convert;
 mod create;
 mod delete;
+mod owner_refs;
 mod update;
 pub(crate) mod validate;
 
@@ -13,6 +14,7 @@ use serde_json::Value;
 pub use apply::{Patched, apply};
 pub use create::create;
 pub use delete::{CRD_CLEANUP, DeleteOptions, Deleted, FOREGROUND, ORPHAN, Propagation, delete};
+pub(crate) use owner_refs::OwnerRefsAdmission;
 pub(crate) use update::graceless;
 pub use update::{Part, update};
 

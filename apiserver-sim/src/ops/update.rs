@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::validate;
+use super::{owner_refs, validate};
 use crate::api::meta;
 use crate::api::query::{Ownership, WriteOptions};
 use crate::api::status::{ApiError, ApiResult, invalid_value};
@@ -224,6 +224,15 @@ fn update_stored(
         if !causes.is_empty() {
             return Err(ApiError::invalid(info, name, causes));
         }
+    }
+    if let Some(admission) = &opts.owner_refs {
+        let written = owner_refs::Written {
+            info,
+            namespace: &okey.0,
+            name,
+            subresource: opts.subresource,
+        };
+        admission.admit(st, &written, &new, Some(&old))?;
     }
     let deleting = meta::is_deleting(&old);
     if deleting {

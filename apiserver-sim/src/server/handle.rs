@@ -121,6 +121,19 @@ impl ApiServerBuilder {
         self
     }
 
+    /// Admits writes with `OwnerReferencesPermissionEnforcement`, the admission plugin
+    /// hardened clusters (OpenShift among them) turn on and kube-apiserver leaves off by
+    /// default (default: off here too; it takes effect with [`rbac`](Self::rbac) on). A write
+    /// that changes an object's owner references needs `delete` on the object (creates
+    /// excepted), and each reference newly set with `blockOwnerDeletion: true` needs `update` on
+    /// the owner's `finalizers` subresource; refusals are upstream's 403 `Forbidden` (`cannot set
+    /// blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers
+    /// on: …`).
+    pub fn owner_references_permission_enforcement(mut self, enabled: bool) -> Self {
+        self.config.owner_references_permission_enforcement = enabled;
+        self
+    }
+
     /// Binds the socket, creates the default namespaces and starts serving.
     /// Must be called inside a Tokio runtime.
     pub async fn start(self) -> Result<ApiServer> {

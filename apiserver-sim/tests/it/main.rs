@@ -27,6 +27,7 @@ mod managed_fields;
 mod managed_fields_kinds;
 mod negotiation;
 mod not_found;
+mod owner_references;
 mod protobuf;
 mod rbac;
 mod robustness;

@@ -1,5 +1,6 @@
 //! The shipped RBAC manifests are enough and nothing more: the sample-controller runs as its
-//! ServiceAccount (a token from the simulator, RBAC on) with `rbac.yaml`'s ClusterRole and
+//! ServiceAccount (a token from the simulator, RBAC on, owner-reference permissions enforced
+//! as hardened clusters do) with `rbac.yaml`'s ClusterRole and
 //! Lease Role bound by `cluster-role-binding.yaml` and `role-binding.yaml`, and reconciles a
 //! Foo (Deployment created, status updated, event recorded, lease held) without one refusal;
 //! then, for each rule of the roles, the roles without that rule make a named operation fail
@@ -83,6 +84,13 @@ const CASES: &[Case] = &[
         refused: ("update", FOOS, "foos/status"),
         setup: Setup::NewFoo,
         why: "the status update after a sync",
+    },
+    Case {
+        rule: "samplecontroller.k8s.io/foos/finalizers",
+        verb: None,
+        refused: ("update", FOOS, "foos/finalizers"),
+        setup: Setup::NewFoo,
+        why: "a new Foo's Deployment, whose owner reference blocks the Foo's deletion",
     },
     Case {
         rule: "apps/deployments",
@@ -177,7 +185,11 @@ fn without(rules: &[PolicyRule], case: &Case) -> Vec<PolicyRule> {
 /// the rules of both roles (the ClusterRole's, then the Lease Role's).
 async fn cluster() -> (TestEnv, Client, Vec<PolicyRule>) {
     let env = TestEnv::builder()
-        .server(|server| server.rbac(true))
+        .server(|server| {
+            server
+                .rbac(true)
+                .owner_references_permission_enforcement(true)
+        })
         .crd(crd())
         .start()
         .await

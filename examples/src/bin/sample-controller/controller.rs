@@ -81,10 +81,17 @@ pub fn register(manager: &Manager) -> Result<ControllerHandle, SetupError> {
 
 /// What the reconciler writes: Deployments (create, update), the Foo's status (update), and
 /// core/v1 Events through the Go-style recorder (create, and patch to bump a repeat's count).
+/// Its Deployments' owner reference sets `blockOwnerDeletion`, which clusters enforcing
+/// owner-reference permissions (`OwnerReferencesPermissionEnforcement`) admit only with
+/// `update` on the Foo's `finalizers` subresource (a controller built with `owns` gets that
+/// rule generated; this one maps Deployments to Foos with `watches`).
 pub fn reconciler_permissions() -> Vec<Rule> {
     vec![
         Rule::of::<Deployment>().verbs([Verb::Create, Verb::Update]),
         Rule::of::<Foo>().status().verbs([Verb::Update]),
+        Rule::of::<Foo>()
+            .subresource("finalizers")
+            .verbs([Verb::Update]),
         Rule::of::<Event>().verbs([Verb::Create, Verb::Patch]),
     ]
 }
