@@ -57,6 +57,44 @@ async fn rbac_manifest_is_the_generated_one() {
     );
 }
 
+#[tokio::test]
+async fn install_crd_adds_exactly_the_crd_rules() {
+    let plain = rbac_policy(&Settings::leader_elected("default"))
+        .await
+        .unwrap();
+    let installing = rbac_policy(&Settings {
+        install_crd: true,
+        ..Settings::leader_elected("default")
+    })
+    .await
+    .unwrap();
+    let rules = |policy: &controller_runtime::rbac::RbacPolicy| {
+        policy
+            .cluster_role
+            .as_ref()
+            .and_then(|role| role.rules.clone())
+            .unwrap_or_default()
+    };
+    let added: Vec<_> = rules(&installing)
+        .into_iter()
+        .filter(|rule| !rules(&plain).contains(rule))
+        .map(|rule| (rule.resources, rule.resource_names, rule.verbs))
+        .collect();
+    let crds = Some(vec!["customresourcedefinitions".to_owned()]);
+    assert_eq!(
+        added,
+        [
+            (crds.clone(), None, vec!["create".to_owned()]),
+            (
+                crds,
+                Some(vec!["foos.samplecontroller.k8s.io".to_owned()]),
+                vec!["get".to_owned()]
+            ),
+        ]
+    );
+    assert_eq!(installing.roles, plain.roles, "the Lease Role is unchanged");
+}
+
 /// `rbac.yaml`'s two documents: the ClusterRole and the Role of the Lease's namespace.
 pub(crate) fn rbac_manifest() -> (ClusterRole, Role) {
     let text = manifest("rbac.yaml");

@@ -52,6 +52,9 @@ pub enum SetupError {
     /// The placeholder client of the `rbac` subcommand could not be built.
     #[error("client: {0}")]
     Client(#[source] kube::Error),
+    /// The manager refused a declared permission.
+    #[error("manager: {0}")]
+    Manager(#[from] controller_runtime::manager::Error),
 }
 
 /// Registers the sample-controller with `manager` (`NewController`; build the manager with

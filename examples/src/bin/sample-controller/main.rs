@@ -58,6 +58,11 @@ struct Cli {
     /// namespace (`--namespace`, else the client's default namespace).
     #[arg(long)]
     leader_elect: bool,
+    /// Install the Foo CustomResourceDefinition (what `crd` prints) when the cluster lacks
+    /// it, and wait until it is established, before starting. Its rules join `rbac`'s output
+    /// when given there too.
+    #[arg(long, global = true)]
+    install_crd: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -122,6 +127,7 @@ async fn run(cli: Cli) -> Result<(), RunError> {
                         .unwrap_or_else(|| "default".to_owned()),
                 ),
                 metrics_addr: None,
+                install_crd: cli.install_crd,
             };
             print!("{}", rbac::rbac_yaml(&settings).await?);
             return Ok(());
@@ -183,9 +189,16 @@ async fn run_controller(client: Client, cli: &Cli) -> Result<(), RunError> {
         namespace: cli.namespace.clone(),
         lease_namespace: cli.leader_elect.then_some(lease_namespace),
         metrics_addr: cli.metrics_addr,
+        install_crd: cli.install_crd,
     };
+    if settings.install_crd {
+        install_crd(&client, &crd()).await?;
+        let name = operator::crd_name();
+        println!("sample-controller: CRD {name} installed and established");
+    }
     let manager = operator::manager_builder(client, &settings).build();
     controller::register(&manager)?;
+    operator::declare_setup(&manager, &settings)?;
     let start = manager.start();
     tokio::pin!(start);
     if cli.metrics_addr.is_some() {

@@ -5,9 +5,12 @@ use std::net::SocketAddr;
 
 use controller_runtime::leader_election::LeaderElectionConfig;
 use controller_runtime::manager::{Manager, ManagerBuilder};
-use kube::Client;
+use controller_runtime::rbac::{Rule, Verb};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::{Client, Resource};
 
-use super::controller::RESYNC_PERIOD;
+use super::controller::{RESYNC_PERIOD, SetupError};
+use super::foo::Foo;
 
 /// The Lease the replicas elect a leader on (`--leader-elect`).
 pub const LEASE_NAME: &str = "sample-controller";
@@ -21,6 +24,8 @@ pub struct Settings {
     pub lease_namespace: Option<String>,
     /// Serve `/metrics`, `/healthz` and `/readyz` here (`--metrics-addr`).
     pub metrics_addr: Option<SocketAddr>,
+    /// Install the Foo CRD before starting, when it is missing (`--install-crd`).
+    pub install_crd: bool,
 }
 
 impl Settings {
@@ -53,4 +58,32 @@ pub fn manager_builder(client: Client, settings: &Settings) -> ManagerBuilder {
         ));
     }
     builder
+}
+
+/// Declares on `manager` what the binary itself does beside the controller with `settings`:
+/// with `--install-crd`, creating the Foo CRD (a create cannot be limited to a name) and
+/// reading it back until it is established.
+pub fn declare_setup(manager: &Manager, settings: &Settings) -> Result<(), SetupError> {
+    if settings.install_crd {
+        for rule in crd_install_rules() {
+            manager.require(rule)?;
+        }
+    }
+    Ok(())
+}
+
+/// The name of the Foo CRD: `foos.samplecontroller.k8s.io`.
+pub fn crd_name() -> String {
+    format!("{}.{}", Foo::plural(&()), Foo::group(&()))
+}
+
+/// The rules of `--install-crd`: create CustomResourceDefinitions, and get the Foo's.
+fn crd_install_rules() -> [Rule; 2] {
+    let crd_name = crd_name();
+    [
+        Rule::of::<CustomResourceDefinition>().verbs([Verb::Create]),
+        Rule::of::<CustomResourceDefinition>()
+            .named([crd_name])
+            .verbs([Verb::Get]),
+    ]
 }

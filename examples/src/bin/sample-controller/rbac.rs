@@ -7,7 +7,7 @@ use controller_runtime::rbac::RbacPolicy;
 use kube::Client;
 
 use super::controller::{AGENT_NAME, SetupError, register};
-use super::operator::{Settings, manager_builder};
+use super::operator::{Settings, declare_setup, manager_builder};
 
 /// The roles the sample-controller needs when run with `settings`, named after it. Builds
 /// the manager against a placeholder client that is never called (nothing starts); async
@@ -17,6 +17,7 @@ pub async fn rbac_policy(settings: &Settings) -> Result<RbacPolicy, SetupError> 
     let client = Client::try_from(config).map_err(SetupError::Client)?;
     let manager = manager_builder(client, settings).build();
     register(&manager)?;
+    declare_setup(&manager, settings)?;
     Ok(manager.rbac_policy(AGENT_NAME))
 }
 
