@@ -35,7 +35,7 @@ root="$(dirname "$manifest")/src/$KUBE"
 cd "$root"
 protos=$(find api apimachinery apiextensions_apiserver kube_aggregator -name generated.proto |
   grep -Ev '/v[0-9]+(alpha|beta)[0-9]+/' |
-  grep -Ev '^api/(admission|authentication|authorization|imagepolicy|apidiscovery)/' |
+  grep -Ev '^api/(admission|imagepolicy|apidiscovery)/' |
   grep -Ev 'testapigroup' | sort)
 # shellcheck disable=SC2086
 protoc --include_imports --descriptor_set_out="$here/kubernetes.fds" -I . $protos 2>/dev/null

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use http::{HeaderMap, HeaderValue, Response, header};
 
 use super::admission_flow::Flow;
-use super::decode::{delete_body, patch_input};
+use super::decode::{json_body, patch_input};
 use super::request::{Req, Sub, Verb};
 use super::respond::Body;
 use crate::admission::conversion::Converter;
@@ -93,11 +93,11 @@ pub(super) async fn serve(
                     Ok((wo, kind, patch)) => flow.patch(wo, kind, &patch, &mut warnings).await,
                     Err(e) => Err(e.into()),
                 },
-                Verb::Delete => match delete_body(headers, body) {
+                Verb::Delete => match json_body(headers, body) {
                     Ok(body) => flow.delete(&body, &mut warnings).await,
                     Err(e) => Err(e.into()),
                 },
-                _ => match delete_body(headers, body) {
+                _ => match json_body(headers, body) {
                     Ok(body) => flow.delete_collection(&body, &mut warnings).await,
                     Err(e) => Err(e.into()),
                 },

@@ -1,7 +1,9 @@
 //! The endpoints of the auth module that are not stored resources: TokenRequest
 //! (`serviceaccounts/<name>/token`) and SelfSubjectAccessReview.
 
-use http::{Method, Response};
+use http::{HeaderMap, Method, Response};
+
+use super::decode::json_body;
 
 use super::respond::{self, Body};
 use super::route::Route;
@@ -16,11 +18,14 @@ pub(super) fn serve(
     who: &Identity,
     method: &Method,
     route: &Route,
+    headers: &HeaderMap,
     body: &[u8],
 ) -> Option<Response<Body>> {
     let Route::Resource(rp) = route else {
         return None;
     };
+    // kubectl's typed clients send these bodies in protobuf.
+    let as_json = || json_body(headers, body);
     let answer =
         if token_request::is_token_request(&rp.group, &rp.plural, rp.subresource.as_deref()) {
             let (Some(ns), Some(name)) = (rp.namespace.as_deref(), rp.name.as_deref()) else {
@@ -29,12 +34,12 @@ pub(super) fn serve(
             if method != Method::POST {
                 return Some(respond::error(&ApiError::method_not_allowed()));
             }
-            token_request::serve(shared, ns, name, body)
+            as_json().and_then(|json| token_request::serve(shared, ns, name, &json))
         } else if review::is_review(&rp.group, &rp.plural, rp.name.as_deref()) {
             if method != Method::POST {
                 return Some(respond::error(&ApiError::method_not_allowed()));
             }
-            review::serve(shared, who, body)
+            as_json().and_then(|json| review::serve(shared, who, &json))
         } else {
             return None;
         };

@@ -47,8 +47,10 @@ pub(super) fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> 
     })
 }
 
-/// A DELETE body as JSON (client-go's typed clients send `DeleteOptions` in protobuf).
-pub(super) fn delete_body<'a>(headers: &HeaderMap, body: &'a [u8]) -> ApiResult<Cow<'a, [u8]>> {
+/// A body that is not a stored object (a DELETE's `DeleteOptions`, a SelfSubjectAccessReview,
+/// a TokenRequest) as JSON: client-go's typed clients, kubectl's among them, send these in
+/// protobuf, decoded here by the body's own type meta.
+pub(super) fn json_body<'a>(headers: &HeaderMap, body: &'a [u8]) -> ApiResult<Cow<'a, [u8]>> {
     let ct = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

@@ -270,7 +270,9 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         Ok(identity) => identity,
         Err(e) => return respond::error(&e),
     };
-    if let Some(resp) = auth_endpoints::serve(shared, &identity, &method, &route, &body) {
+    if let Some(resp) =
+        auth_endpoints::serve(shared, &identity, &method, &route, &parts.headers, &body)
+    {
         return resp;
     }
     let ready = shared.ready.load(std::sync::atomic::Ordering::SeqCst);

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, Response, header};
 use serde_json::json;
 
-use super::decode::{delete_body, parse_body, patch_input, write_options};
+use super::decode::{json_body, parse_body, patch_input, write_options};
 use super::reads::{fetch, list_page, watch_stream};
 use super::render::{deleted_response, list_response, object_response};
 use super::request::{Req, Sub, Verb, okey, verb_for};
@@ -243,7 +243,7 @@ fn delete(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let body = delete_body(headers, body)?;
+    let body = json_body(headers, body)?;
     let opts = DeleteOptions::parse(&body, req.query)?;
     let name = req.name.unwrap_or("");
     let out = ops::delete(
@@ -262,7 +262,7 @@ fn delete_collection(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    let body = delete_body(headers, body)?;
+    let body = json_body(headers, body)?;
     let opts = DeleteOptions::parse(&body, req.query)?;
     let mut lo = ListOptions::parse(req.query, &req.info)?;
     lo.limit = 0;

@@ -19,6 +19,7 @@ mod fuzz;
 mod hooks;
 mod kubectl;
 mod kubectl_apply;
+mod kubectl_auth;
 mod kubectl_playground;
 mod kubectl_tables;
 mod list_watch;
