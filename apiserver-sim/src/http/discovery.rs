@@ -125,13 +125,18 @@ fn gv_path(group: &str, version: &str) -> String {
     }
 }
 
-/// `/openapi/v3/<gv>`: one PATCH operation per kind (enough for kubectl's validation check).
+/// `/openapi/v3/<gv>`: one PATCH operation per kind (enough for kubectl's validation check),
+/// and the schemas of custom resources (what `kubectl explain` reads).
 pub fn openapi_doc(st: &State, group: &str, version: &str) -> Option<Value> {
     let mut paths = serde_json::Map::new();
+    let mut schemas = serde_json::Map::new();
     for info in infos(st) {
         if info.group != group || !info.serves(version) {
             continue;
         }
+        schemas.extend(super::openapi_schemas::custom_resource_schemas(
+            &info, version,
+        ));
         let prefix = format!("/{}", gv_path(group, version));
         let item = if info.namespaced {
             format!("{prefix}/namespaces/{{namespace}}/{}/{{name}}", info.plural)
@@ -163,7 +168,7 @@ pub fn openapi_doc(st: &State, group: &str, version: &str) -> Option<Value> {
     }
     Some(json!({"openapi": "3.0.0",
                 "info": {"title": "Kubernetes", "version": format!("v1.{KUBE_MINOR}.0-sim")},
-                "paths": paths, "components": {"schemas": {}}}))
+                "paths": paths, "components": {"schemas": schemas}}))
 }
 
 /// A stable hash of a document, used in `serverRelativeURL`.

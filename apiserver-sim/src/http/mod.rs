@@ -10,6 +10,7 @@ mod converted;
 mod decode;
 mod discovery;
 mod not_found;
+mod openapi_schemas;
 mod reads;
 mod render;
 mod request;

@@ -20,6 +20,7 @@ mod hooks;
 mod kubectl;
 mod kubectl_apply;
 mod kubectl_auth;
+mod kubectl_explain;
 mod kubectl_playground;
 mod kubectl_tables;
 mod list_watch;

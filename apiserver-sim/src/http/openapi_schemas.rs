@@ -1,0 +1,102 @@
+//! The `components.schemas` of an `/openapi/v3/<group>/<version>` document for custom
+//! resources: each CRD version's structural schema under the name kube-apiserver gives it
+//! (the group reversed, then version and kind: `io.k8s.samplecontroller.v1alpha1.Foo`), with
+//! `apiVersion`, `kind` and `metadata` added and the `x-kubernetes-group-version-kind` that
+//! `kubectl explain` looks kinds up by; and its list kind. Built-in kinds publish no schema
+//! here (their `kubectl explain` finds none).
+
+use serde_json::{Map, Value, json};
+
+use crate::kinds::resource_info::ResourceInfo;
+
+/// The schema name of `kind` in `group`/`version`: the group's labels reversed, then the
+/// version and the kind.
+fn schema_name(group: &str, version: &str, kind: &str) -> String {
+    let reversed: Vec<&str> = group.split('.').rev().collect();
+    format!("{}.{version}.{kind}", reversed.join("."))
+}
+
+/// The type-meta and metadata properties every object's schema starts with.
+fn object_properties(kind: &str) -> Map<String, Value> {
+    let mut properties = Map::new();
+    properties.insert(
+        "apiVersion".into(),
+        json!({"type": "string", "description": "The versioned schema of this object: \
+               group/version. Servers convert what they receive to their stored version."}),
+    );
+    properties.insert(
+        "kind".into(),
+        json!({"type": "string", "description": format!("The REST resource this object \
+               represents: {kind}. Not settable by clients.")}),
+    );
+    properties.insert(
+        "metadata".into(),
+        json!({"type": "object", "description": "The object's metadata: name, namespace, \
+               labels, annotations, owner references, finalizers and the fields the server \
+               sets."}),
+    );
+    properties
+}
+
+/// The schemas of `info` (a custom resource) at `version`, by name; none for built-in kinds
+/// or a version without a schema.
+pub(super) fn custom_resource_schemas(info: &ResourceInfo, version: &str) -> Vec<(String, Value)> {
+    if info.builtin {
+        return Vec::new();
+    }
+    let Some(schema) = info.schema(version) else {
+        return Vec::new();
+    };
+    let group = &info.group;
+    let name = schema_name(group, version, &info.kind);
+    let mut object = schema.as_object().cloned().unwrap_or_default();
+    let mut properties = object_properties(&info.kind);
+    if let Some(own) = object.get("properties").and_then(Value::as_object) {
+        for (field, field_schema) in own {
+            if !matches!(field.as_str(), "apiVersion" | "kind" | "metadata") {
+                properties.insert(field.clone(), field_schema.clone());
+            }
+        }
+    }
+    object.insert("type".into(), json!("object"));
+    object.insert("properties".into(), Value::Object(properties));
+    object.insert(
+        "x-kubernetes-group-version-kind".into(),
+        json!([{"group": group, "version": version, "kind": info.kind}]),
+    );
+    let mut list_properties = object_properties(&info.list_kind);
+    list_properties.insert(
+        "items".into(),
+        json!({"type": "array", "description": format!("The {} objects of the list.", info.kind),
+               "items": {"$ref": format!("#/components/schemas/{name}")}}),
+    );
+    let list = json!({
+        "type": "object",
+        "description": format!("A list of {}.", info.kind),
+        "required": ["items"],
+        "properties": list_properties,
+        "x-kubernetes-group-version-kind":
+            [{"group": group, "version": version, "kind": info.list_kind}],
+    });
+    vec![
+        (name, Value::Object(object)),
+        (schema_name(group, version, &info.list_kind), list),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_names_reverse_the_group() {
+        assert_eq!(
+            schema_name("samplecontroller.k8s.io", "v1alpha1", "Foo"),
+            "io.k8s.samplecontroller.v1alpha1.Foo"
+        );
+        assert_eq!(
+            schema_name("example.com", "v1", "Widget"),
+            "com.example.v1.Widget"
+        );
+    }
+}
