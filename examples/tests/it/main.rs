@@ -15,6 +15,7 @@ mod foo_webhooks;
 mod kubectl;
 mod least_privilege;
 mod manifests;
+mod manifests_dry_run;
 mod missing_crd;
 mod operations_flags;
 mod pod_index;
