@@ -51,3 +51,12 @@ pub fn run<S: AsRef<OsStr>>(kubeconfig: &Path, cache: &Path, args: &[S]) -> Outp
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// [`run`] off the async runtime's threads (on tokio's blocking pool), for async tests.
+pub async fn run_async(kubeconfig: &Path, cache: &Path, args: &[&str]) -> Output {
+    let (kubeconfig, cache) = (kubeconfig.to_path_buf(), cache.to_path_buf());
+    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    tokio::task::spawn_blocking(move || run(&kubeconfig, &cache, &args))
+        .await
+        .expect("the kubectl run finished")
+}

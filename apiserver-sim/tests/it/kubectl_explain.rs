@@ -2,38 +2,21 @@
 //! document of its group version under the GVK kubectl looks up. Skipped (with a notice)
 //! when `kubectl` is not installed.
 
-use crate::common;
+use crate::common::KubectlSession;
 
-use std::path::Path;
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
 use serde_json::json;
 
-async fn kubectl(kubeconfig: &Path, cache: &Path, args: &[&str]) -> (bool, String) {
-    let (kubeconfig, cache) = (kubeconfig.to_path_buf(), cache.to_path_buf());
-    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-    tokio::task::spawn_blocking(move || {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = testkit::kubectl::run(&kubeconfig, &cache, &args);
-        (out.success, out.text())
-    })
-    .await
-    .expect("kubectl ran")
-}
-
+/// `kubectl args`: whether it succeeded, and what it printed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn explain_reads_a_custom_resources_schema() {
-    if !testkit::kubectl::installed() {
-        eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl explain test");
+    let Some(session) = KubectlSession::start("the kubectl explain test").await else {
         return;
-    }
-    let server = common::server().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let kubeconfig = dir.path().join("kubeconfig");
-    let cache = dir.path().join("cache");
-    server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    };
+    let server = &session.server;
     let crd: CustomResourceDefinition = serde_json::from_value(json!({
         "metadata": {"name": "widgets.example.com"},
         "spec": {"group": "example.com", "scope": "Namespaced",
@@ -50,18 +33,15 @@ async fn explain_reads_a_custom_resources_schema() {
     let crds: Api<CustomResourceDefinition> = Api::all(server.client().unwrap());
     crds.create(&PostParams::default(), &crd).await.unwrap();
     testkit::eventually_async("the CRD served", Duration::from_secs(10), || async {
-        kubectl(
-            &kubeconfig,
-            &cache,
-            &["api-resources", "--api-group=example.com"],
-        )
-        .await
-        .1
-        .contains("widgets")
+        session
+            .run(&["api-resources", "--api-group=example.com"])
+            .await
+            .1
+            .contains("widgets")
     })
     .await;
 
-    let (ok, out) = kubectl(&kubeconfig, &cache, &["explain", "widget"]).await;
+    let (ok, out) = session.run(&["explain", "widget"]).await;
     assert!(ok, "{out}");
     assert!(out.contains("KIND:       Widget"), "{out}");
     assert!(out.contains("A widget of the test."), "{out}");
@@ -73,9 +53,9 @@ async fn explain_reads_a_custom_resources_schema() {
     ] {
         assert!(out.contains(field), "{field} in {out}");
     }
-    let (ok, out) = kubectl(&kubeconfig, &cache, &["explain", "widget.spec.size"]).await;
+    let (ok, out) = session.run(&["explain", "widget.spec.size"]).await;
     assert!(ok, "{out}");
     assert!(out.contains("FIELD: size <integer>"), "{out}");
     assert!(out.contains("How large, in units."), "{out}");
-    server.shutdown().await;
+    session.server.shutdown().await;
 }

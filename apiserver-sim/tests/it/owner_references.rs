@@ -3,29 +3,20 @@
 //! but not its owner's finalizers cannot set `blockOwnerDeletion`; without `delete` it cannot
 //! change owner references on update; the plugin is off unless asked for.
 
-use k8s_openapi::api::core::v1::{ConfigMap, Secret, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use kube::Error;
 use kube::api::{Api, ObjectMeta, PostParams};
-use kube::{Client, Error};
 use kube_rt_apiserver_sim::ApiServer;
 use serde_json::json;
+
+use crate::rbac::{rbac_server_with, robot};
 
 /// A server with RBAC on (and the plugin as asked), the ServiceAccount `default/robot` bound
 /// to a Role granting `verbs` on ConfigMaps and `extra` rules, and the Secret `owner`.
 async fn server(enforced: bool, verbs: &[&str], extra: serde_json::Value) -> (ApiServer, Secret) {
-    let server = ApiServer::builder()
-        .rbac(true)
-        .owner_references_permission_enforcement(enforced)
-        .start()
-        .await
-        .expect("start");
-    let admin = server.client().expect("client");
-    let sa: ServiceAccount =
-        serde_json::from_value(json!({"metadata": {"name": "robot"}})).unwrap();
-    Api::<ServiceAccount>::namespaced(admin.clone(), "default")
-        .create(&PostParams::default(), &sa)
-        .await
-        .expect("service account");
+    let (server, admin) =
+        rbac_server_with(|builder| builder.owner_references_permission_enforcement(enforced)).await;
     let mut rules = vec![json!({"apiGroups": [""], "resources": ["configmaps"], "verbs": verbs})];
     rules.extend(extra.as_array().cloned().unwrap_or_default());
     let role: Role =
@@ -58,11 +49,8 @@ async fn server(enforced: bool, verbs: &[&str], extra: serde_json::Value) -> (Ap
     (server, owner)
 }
 
-fn robot(server: &ApiServer) -> Api<ConfigMap> {
-    let client: Client = server
-        .service_account_client("default", "robot")
-        .expect("robot client");
-    Api::namespaced(client, "default")
+fn robot_config_maps(server: &ApiServer) -> Api<ConfigMap> {
+    Api::namespaced(robot(server), "default")
 }
 
 /// A ConfigMap `name` owned by `owner`, blocking its deletion or not.
@@ -90,7 +78,7 @@ fn refusal<T: std::fmt::Debug>(result: Result<T, Error>) -> (u16, String, String
 #[tokio::test]
 async fn block_owner_deletion_needs_update_on_the_owners_finalizers() {
     let (server, owner) = server(true, &["create", "update", "delete"], json!([])).await;
-    let cms = robot(&server);
+    let cms = robot_config_maps(&server);
     let (code, reason, message) = refusal(
         cms.create(&PostParams::default(), &owned("child", &owner, true))
             .await,
@@ -150,7 +138,7 @@ async fn update_on_the_owners_finalizers_admits_block_owner_deletion() {
     let finalizers =
         json!([{"apiGroups": [""], "resources": ["secrets/finalizers"], "verbs": ["update"]}]);
     let (server, owner) = server(true, &["create", "update", "delete"], finalizers).await;
-    let cms = robot(&server);
+    let cms = robot_config_maps(&server);
     let created = cms
         .create(&PostParams::default(), &owned("child", &owner, true))
         .await
@@ -165,7 +153,7 @@ async fn update_on_the_owners_finalizers_admits_block_owner_deletion() {
 #[tokio::test]
 async fn changing_owner_references_on_update_needs_delete_on_the_object() {
     let (server, owner) = server(true, &["create", "update"], json!([])).await;
-    let cms = robot(&server);
+    let cms = robot_config_maps(&server);
     let mut plain: ConfigMap =
         serde_json::from_value(json!({"metadata": {"name": "child"}})).unwrap();
     cms.create(&PostParams::default(), &plain)
@@ -199,7 +187,7 @@ async fn changing_owner_references_on_update_needs_delete_on_the_object() {
 #[tokio::test]
 async fn the_plugin_is_off_unless_asked_for() {
     let (server, owner) = server(false, &["create"], json!([])).await;
-    robot(&server)
+    robot_config_maps(&server)
         .create(&PostParams::default(), &owned("child", &owner, true))
         .await
         .expect("without the plugin, RBAC alone decides");
@@ -229,7 +217,7 @@ async fn updating_every_finalizer_cluster_wide_admits_any_owner() {
         .create(&PostParams::default(), &binding)
         .await
         .unwrap();
-    robot(&server)
+    robot_config_maps(&server)
         .create(&PostParams::default(), &owned("child", &owner, true))
         .await
         .expect("update on */finalizers cluster-wide covers every owner");

@@ -12,14 +12,21 @@ use k8s_openapi::api::core::v1::{ConfigMap, Node, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, PostParams};
 use kube::{Client, Error};
-use kube_rt_apiserver_sim::ApiServer;
+use kube_rt_apiserver_sim::{ApiServer, ApiServerBuilder};
 use serde_json::json;
 
 const USER: &str = "system:serviceaccount:default:robot";
 
 async fn rbac_server() -> (ApiServer, Client) {
-    let server = ApiServer::builder()
-        .rbac(true)
+    rbac_server_with(|builder| builder).await
+}
+
+/// A server in RBAC mode, configured further by `configure`, with the ServiceAccount
+/// `default/robot`; and an admin client.
+pub(crate) async fn rbac_server_with(
+    configure: impl FnOnce(ApiServerBuilder) -> ApiServerBuilder,
+) -> (ApiServer, Client) {
+    let server = configure(ApiServer::builder().rbac(true))
         .start()
         .await
         .expect("start");
@@ -33,7 +40,7 @@ async fn rbac_server() -> (ApiServer, Client) {
     (server, admin)
 }
 
-fn robot(server: &ApiServer) -> Client {
+pub(crate) fn robot(server: &ApiServer) -> Client {
     server
         .service_account_client("default", "robot")
         .expect("robot client")

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+use std::path::Path;
 use std::time::Duration;
 
 pub mod kubectl;
@@ -31,4 +32,18 @@ pub async fn interrupt_and_expect_clean_exit(
         .expect("the child exits within the deadline")
         .expect("waiting for the child");
     assert!(status.success(), "{status}");
+}
+
+/// The `sample-controller` binary as the tests run it: `HOME` set to `home` (so no
+/// `~/.kube/config` is found), no `KUBECONFIG`, no in-cluster environment, default logging,
+/// killed when dropped. The caller adds arguments and pipes.
+pub fn sample_controller(home: &Path) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_sample-controller"));
+    command
+        .env("HOME", home)
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env_remove("RUST_LOG")
+        .kill_on_drop(true);
+    command
 }

@@ -13,7 +13,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::Api;
 use kube::api::PostParams;
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
-use tokio::process::{Child, ChildStderr, ChildStdout, Command};
+use tokio::process::{Child, ChildStderr, ChildStdout};
 
 use crate::sample_controller::foo::{Foo, new_foo};
 
@@ -38,17 +38,12 @@ fn spawn(
     Lines<BufReader<ChildStdout>>,
     Lines<BufReader<ChildStderr>>,
 ) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sample-controller"))
+    let mut child = common::sample_controller(home)
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .args(args)
-        .env("HOME", home)
-        .env_remove("KUBECONFIG")
-        .env_remove("KUBERNETES_SERVICE_HOST")
-        .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
     let stdout = BufReader::new(child.stdout.take().unwrap()).lines();

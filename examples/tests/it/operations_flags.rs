@@ -9,7 +9,6 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::Command;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -31,20 +30,15 @@ async fn get(address: SocketAddr, path: &str) -> (u16, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_addr_and_leader_elect_flags() {
     let home = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sample-controller"))
+    let mut child = common::sample_controller(home.path())
         .args([
             "--embedded",
             "--metrics-addr",
             "127.0.0.1:0",
             "--leader-elect",
         ])
-        .env("HOME", home.path())
-        .env_remove("KUBECONFIG")
-        .env_remove("KUBERNETES_SERVICE_HOST")
-        .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
 

@@ -7,21 +7,15 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::Command;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embedded_mode_syncs_example_foo_and_shuts_down_on_sigint() {
     let home = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sample-controller"))
-        .env("HOME", home.path())
-        .env_remove("KUBECONFIG")
-        .env_remove("KUBERNETES_SERVICE_HOST")
-        .env_remove("RUST_LOG")
+    let mut child = common::sample_controller(home.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
 
