@@ -18,8 +18,8 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::Instant;
 
 use crate::api::meta;
-use crate::api::query::WriteOptions;
 use crate::kinds::resource_info::GroupResource;
+use crate::ops::WriteOptions;
 use crate::ops::{Part, update};
 use crate::shared::Shared;
 use crate::store::{EventType, ObjKey, State};

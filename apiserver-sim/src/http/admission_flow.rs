@@ -18,10 +18,10 @@ use crate::admission::matching::{Attributes, NamespaceLabels, Operation};
 use crate::admission::review::Failure;
 use crate::api::meta;
 use crate::api::patch::PatchKind;
-use crate::api::query::{Query, WriteOptions};
+use crate::api::query::Query;
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::{GroupResourceRef, ResourceInfo};
-use crate::ops::{self, validate};
+use crate::ops::{self, WriteOptions, validate};
 use crate::shared::Shared;
 use crate::store::State;
 

@@ -11,8 +11,8 @@ use super::respond::Body;
 use crate::admission::matching::Operation;
 use crate::admission::review::Failure;
 use crate::api::meta;
-use crate::api::query::{Ownership, WriteOptions};
 use crate::ops;
+use crate::ops::{Ownership, WriteOptions};
 
 impl Flow<'_, '_> {
     /// Server-side apply: the configuration is applied as a dry run (field ownership and

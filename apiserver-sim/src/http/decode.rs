@@ -9,10 +9,10 @@ use serde_json::Value;
 
 use super::request::{Req, Sub};
 use crate::api::patch::PatchKind;
-use crate::api::query::{Ownership, WriteOptions};
 use crate::api::repr;
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::ResourceInfo;
+use crate::ops::{Ownership, WriteOptions};
 
 /// A create or update body (JSON, or protobuf for built-in kinds), as JSON.
 pub(super) fn parse_body(

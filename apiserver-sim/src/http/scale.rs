@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 use super::request::{Req, okey};
 use super::respond::Body;
 use crate::api::meta;
-use crate::api::query::WriteOptions;
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::{ResourceInfo, ScalePaths};
+use crate::ops::WriteOptions;
 use crate::ops::{self, Part};
 use crate::shared::Shared;
 

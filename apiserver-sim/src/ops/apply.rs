@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use super::create::create;
 use super::update::{Part, update};
+use super::{Ownership, WriteOptions};
 use crate::api::apply::{self, Writer};
 use crate::api::meta;
-use crate::api::query::{Ownership, WriteOptions};
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;

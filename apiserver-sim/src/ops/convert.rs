@@ -9,8 +9,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::validate;
+use super::{Ownership, WriteOptions};
 use crate::api::meta;
-use crate::api::query::{Ownership, WriteOptions};
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;

@@ -6,9 +6,9 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
+use super::{Ownership, WriteOptions};
 use super::{owner_refs, validate};
 use crate::api::meta;
-use crate::api::query::{Ownership, WriteOptions};
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::{GenerationRule, ResourceInfo};
 use crate::store::State;

@@ -4,9 +4,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::{Ownership, WriteOptions};
 use super::{owner_refs, validate};
 use crate::api::meta;
-use crate::api::query::{Ownership, WriteOptions};
 use crate::api::status::{ApiError, ApiResult, invalid_value};
 use crate::kinds::resource_info::{GenerationRule, ResourceInfo};
 use crate::store::State;

@@ -78,13 +78,13 @@ pub fn prune(
     info: &ResourceInfo,
     version: &str,
     obj: &mut Value,
-    mode: crate::api::query::FieldValidation,
+    mode: super::FieldValidation,
 ) -> ApiResult<()> {
     if info.builtin {
         return Ok(());
     }
     let unknown = crate::kinds::schema::prune(info, version, obj);
-    if mode == crate::api::query::FieldValidation::Strict && !unknown.is_empty() {
+    if mode == super::FieldValidation::Strict && !unknown.is_empty() {
         let fields: Vec<String> = unknown
             .iter()
             .map(|f| format!("unknown field \"{f}\""))

@@ -70,7 +70,7 @@ fn replace_locked(
     };
     let ns = ns.or_else(|| info.namespaced.then(|| "default".to_string()));
     let name = crate::api::meta::name(&obj).to_string();
-    let opts = crate::api::query::WriteOptions {
+    let opts = crate::ops::WriteOptions {
         unconditional: true,
         ..Default::default()
     };
