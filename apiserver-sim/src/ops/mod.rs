@@ -5,6 +5,7 @@ mod apply;
 mod convert;
 mod create;
 mod delete;
+mod service_ip;
 mod update;
 pub(crate) mod validate;
 
