@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+pub mod kubectl;
 pub mod pb;
 
 use kube_rt_apiserver_sim::ApiServer;

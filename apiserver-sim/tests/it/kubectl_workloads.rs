@@ -5,36 +5,12 @@
 //! notice, when `kubectl` is not installed.
 
 use std::net::Ipv4Addr;
-use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::common::kubectl::Kubectl;
 use kube_rt_apiserver_sim::ApiServer;
 use serde_json::Value;
 use testkit::eventually;
-
-struct Kubectl {
-    kubeconfig: PathBuf,
-    cache: PathBuf,
-}
-
-impl Kubectl {
-    /// Runs kubectl (off the async runtime): (success, stdout + stderr).
-    async fn run(&self, args: &[&str]) -> (bool, String) {
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        let (kc, cache) = (self.kubeconfig.clone(), self.cache.clone());
-        let out = tokio::task::spawn_blocking(move || testkit::kubectl::run(&kc, &cache, &args))
-            .await
-            .expect("join kubectl");
-        (out.success, out.text())
-    }
-
-    /// Runs kubectl and fails the test (with its output) unless it succeeds.
-    async fn ok(&self, args: &[&str]) -> String {
-        let (ok, out) = self.run(args).await;
-        assert!(ok, "kubectl {}: {out}", args.join(" "));
-        out
-    }
-}
 
 /// The stored Deployment `web`.
 fn web(server: &ApiServer) -> Value {
@@ -70,11 +46,7 @@ async fn kubectl_runs_workloads() {
         .await
         .expect("server starts");
     let dir = tempfile::tempdir().expect("tempdir");
-    let k = Kubectl {
-        kubeconfig: dir.path().join("kubeconfig"),
-        cache: dir.path().join("cache"),
-    };
-    server.write_kubeconfig(&k.kubeconfig).expect("kubeconfig");
+    let k = Kubectl::for_server(&server, dir.path());
 
     // Rollouts: status, a second revision with a change cause, undo, restart, history.
     k.ok(&[

@@ -43,6 +43,15 @@ fn deployment(name: &str, replicas: Option<i32>, image: &str) -> Deployment {
     .expect("valid deployment")
 }
 
+/// Creates the Deployment `web` (through the API) and returns its Api.
+async fn create_web(server: &ApiServer, replicas: Option<i32>, image: &str) -> Api<Deployment> {
+    let api: Api<Deployment> = Api::default_namespaced(server.client().expect("client"));
+    api.create(&PostParams::default(), &deployment("web", replicas, image))
+        .await
+        .expect("create");
+    api
+}
+
 /// The stored objects of a resource whose controller is `owner_uid`.
 pub(crate) fn owned(server: &ApiServer, group: &str, plural: &str, owner_uid: &str) -> Vec<Value> {
     server
@@ -240,10 +249,7 @@ async fn a_template_change_rolls_out_a_new_replicaset() {
 #[tokio::test]
 async fn deleted_pods_are_replaced() {
     let server = server(true).await;
-    let api: Api<Deployment> = Api::default_namespaced(server.client().expect("client"));
-    api.create(&PostParams::default(), &deployment("web", Some(2), "nginx"))
-        .await
-        .expect("create");
+    create_web(&server, Some(2), "nginx").await;
     rolled_out(&server, "web", 2).await;
     let victim = server.objects("", "pods")[0]["metadata"]["name"]
         .as_str()
@@ -273,10 +279,7 @@ async fn deleted_pods_are_replaced() {
 #[tokio::test]
 async fn replicas_default_to_one_and_scaling_follows() {
     let server = server(true).await;
-    let api: Api<Deployment> = Api::default_namespaced(server.client().expect("client"));
-    api.create(&PostParams::default(), &deployment("web", None, "nginx"))
-        .await
-        .expect("create");
+    let api = create_web(&server, None, "nginx").await;
     rolled_out(&server, "web", 1).await;
     let scaled = api
         .patch(
@@ -307,10 +310,7 @@ async fn replicas_default_to_one_and_scaling_follows() {
 #[tokio::test]
 async fn deleting_a_deployment_takes_its_replicasets_and_pods() {
     let server = server(true).await;
-    let api: Api<Deployment> = Api::default_namespaced(server.client().expect("client"));
-    api.create(&PostParams::default(), &deployment("web", Some(2), "nginx"))
-        .await
-        .expect("create");
+    let api = create_web(&server, Some(2), "nginx").await;
     rolled_out(&server, "web", 2).await;
     api.delete("web", &DeleteParams::default())
         .await
@@ -357,10 +357,7 @@ async fn nothing_runs_when_disabled() {
 #[tokio::test]
 async fn no_writes_once_rolled_out() {
     let server = server(true).await;
-    let api: Api<Deployment> = Api::default_namespaced(server.client().expect("client"));
-    api.create(&PostParams::default(), &deployment("web", Some(2), "nginx"))
-        .await
-        .expect("create");
+    let api = create_web(&server, Some(2), "nginx").await;
     let d = rolled_out(&server, "web", 2).await;
     let rv = d["metadata"]["resourceVersion"]
         .as_str()

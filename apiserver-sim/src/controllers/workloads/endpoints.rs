@@ -12,12 +12,11 @@ use serde_json::{Map, Value, json};
 
 use super::deployments::MANAGER;
 use super::objects::{
-    ENDPOINT_SLICES, ENDPOINTS, PODS, SERVICES, condition_true, controller_ref, create, delete,
-    key_of, list, terminal, text, update,
+    ENDPOINT_SLICES, ENDPOINTS, PODS, SERVICES, condition_true, controller_ref, delete, key_of,
+    list, terminal, text, upsert,
 };
 use crate::api::meta;
 use crate::api::selector::LabelSelector;
-use crate::ops::Part;
 use crate::store::State;
 
 /// Label of the Endpoints this controller manages.
@@ -30,6 +29,14 @@ const SLICE_MANAGED_BY: (&str, &str) = (
 );
 /// Label naming a slice's Service.
 const SERVICE_NAME: &str = "kubernetes.io/service-name";
+
+/// What a Service's endpoints list: the Service, its pods (with an IP, not finished) and its
+/// ports resolved against them: (name, port, protocol).
+struct Backends<'a> {
+    svc: &'a Value,
+    pods: Vec<&'a Arc<Value>>,
+    ports: Vec<(String, i64, String)>,
+}
 
 /// One pass over every Service; true if anything was written.
 pub(super) fn reconcile(st: &mut State) -> bool {
@@ -55,8 +62,13 @@ pub(super) fn reconcile(st: &mut State) -> bool {
             .filter(|p| !terminal(p) && !text(p, "/status/podIP").is_empty())
             .collect();
         let ports = ports(svc, members.first().map(|p| &***p));
-        changed |= sync_endpoints(st, svc, &members, &ports, &endpoints);
-        changed |= sync_slice(st, svc, &members, &ports, &slices);
+        let b = Backends {
+            svc,
+            pods: members,
+            ports,
+        };
+        changed |= sync_endpoints(st, &b, &endpoints);
+        changed |= sync_slice(st, &b, &slices);
     }
     for ep in &endpoints {
         let ours = meta::field(ep, "labels")
@@ -128,16 +140,11 @@ fn labels(svc: &Value, extra: &[(&str, &str)]) -> Value {
     Value::Object(l)
 }
 
-fn sync_endpoints(
-    st: &mut State,
-    svc: &Value,
-    members: &[&Arc<Value>],
-    ports: &[(String, i64, String)],
-    existing: &[Arc<Value>],
-) -> bool {
+fn sync_endpoints(st: &mut State, b: &Backends<'_>, existing: &[Arc<Value>]) -> bool {
     let mut ready = Vec::new();
     let mut not_ready = Vec::new();
-    for pod in members.iter().filter(|p| !meta::is_deleting(p)) {
+    let svc = b.svc;
+    for pod in b.pods.iter().filter(|p| !meta::is_deleting(p)) {
         let address = json!({"ip": text(pod, "/status/podIP"), "nodeName": text(pod, "/spec/nodeName"),
             "targetRef": target_ref(pod)});
         if condition_true(pod, "Ready") {
@@ -171,7 +178,8 @@ fn sync_endpoints(
         if subset.is_empty() {
             m.remove("subsets");
         } else {
-            let ports: Vec<Value> = ports
+            let ports: Vec<Value> = b
+                .ports
                 .iter()
                 .map(|(name, port, protocol)| {
                     let mut p = json!({"port": port, "protocol": protocol});
@@ -185,21 +193,13 @@ fn sync_endpoints(
             m.insert("subsets".into(), json!([subset]));
         }
     }
-    match current {
-        Some(cur) if **cur == obj => false,
-        Some(_) => update(st, ENDPOINTS, MANAGER, obj, Part::Main),
-        None => create(st, ENDPOINTS, MANAGER, obj).is_some(),
-    }
+    upsert(st, ENDPOINTS, MANAGER, current, obj)
 }
 
-fn sync_slice(
-    st: &mut State,
-    svc: &Value,
-    members: &[&Arc<Value>],
-    ports: &[(String, i64, String)],
-    existing: &[Arc<Value>],
-) -> bool {
-    let mut endpoints: Vec<Value> = members
+fn sync_slice(st: &mut State, b: &Backends<'_>, existing: &[Arc<Value>]) -> bool {
+    let svc = b.svc;
+    let mut endpoints: Vec<Value> = b
+        .pods
         .iter()
         .map(|pod| {
             let ready = condition_true(pod, "Ready") && !meta::is_deleting(pod);
@@ -210,7 +210,8 @@ fn sync_slice(
         })
         .collect();
     endpoints.sort_by(|a, b| a["addresses"][0].as_str().cmp(&b["addresses"][0].as_str()));
-    let ports: Vec<Value> = ports
+    let ports: Vec<Value> = b
+        .ports
         .iter()
         .map(|(name, port, protocol)| json!({"name": name, "port": port, "protocol": protocol}))
         .collect();
@@ -229,9 +230,5 @@ fn sync_slice(
     meta::metadata_mut(&mut obj).insert("labels".into(), want_labels);
     obj["endpoints"] = Value::Array(endpoints);
     obj["ports"] = Value::Array(ports);
-    match current {
-        Some(cur) if **cur == obj => false,
-        Some(_) => update(st, ENDPOINT_SLICES, MANAGER, obj, Part::Main),
-        None => create(st, ENDPOINT_SLICES, MANAGER, obj).is_some(),
-    }
+    upsert(st, ENDPOINT_SLICES, MANAGER, current, obj)
 }

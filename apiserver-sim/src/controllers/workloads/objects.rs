@@ -249,6 +249,22 @@ pub(super) fn write_status(
     update(st, gr, manager, new, Part::Status)
 }
 
+/// Makes the object `want` stored: created when there is no `current`, written when it
+/// differs from it; true if written.
+pub(super) fn upsert(
+    st: &mut State,
+    gr: GroupResourceRef<'_>,
+    manager: &str,
+    current: Option<&Arc<Value>>,
+    want: Value,
+) -> bool {
+    match current {
+        Some(cur) if **cur == want => false,
+        Some(_) => update(st, gr, manager, want, Part::Main),
+        None => create(st, gr, manager, want).is_some(),
+    }
+}
+
 /// Deletes an object with the default options (a running pod gets its grace period);
 /// true if it changed.
 pub(super) fn delete(st: &mut State, gr: GroupResourceRef<'_>, obj: &Value) -> bool {

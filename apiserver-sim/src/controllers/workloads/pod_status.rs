@@ -146,6 +146,33 @@ pub(super) fn creating(pod: &Value, at: &Placement<'_>) -> Value {
     s
 }
 
+/// The status of a container that started, in `state`.
+fn started_container(pod: &Value, name: &str, image: &str, ready: bool, state: Value) -> Value {
+    let running = state.get("running").is_some();
+    json!({"name": name, "image": resolved_image(image), "imageID": image_id(image),
+        "containerID": container_id(pod, name), "ready": ready, "started": running,
+        "restartCount": 0, "lastState": {}, "state": state})
+}
+
+/// The state of a container that exited 0.
+fn exited(pod: &Value, name: &str, started_at: &Value, now: &str) -> Value {
+    json!({"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started_at,
+        "finishedAt": now, "containerID": container_id(pod, name)}})
+}
+
+/// The conditions of a pod whose containers started: running and ready (`done` false), or
+/// all exited (`done` true, reason `PodCompleted`).
+fn started_conditions(pod: &Value, done: bool, now: &str) -> Value {
+    let reason = done.then_some("PodCompleted");
+    json!([
+        cond("PodReadyToStartContainers", !done, None, now),
+        cond("Initialized", true, reason, now),
+        cond("Ready", !done, reason, now),
+        cond("ContainersReady", !done, reason, now),
+        scheduled(pod, now),
+    ])
+}
+
 /// Init containers, finished.
 fn init_statuses(pod: &Value, now: &str) -> Option<Value> {
     let inits = containers(pod, "initContainers");
@@ -153,12 +180,8 @@ fn init_statuses(pod: &Value, now: &str) -> Option<Value> {
         inits
             .into_iter()
             .map(|(name, image)| {
-                json!({"name": name, "image": resolved_image(image),
-                "imageID": image_id(image), "containerID": container_id(pod, name),
-                "ready": true, "started": false, "restartCount": 0, "lastState": {},
-                "state": {"terminated": {"exitCode": 0, "reason": "Completed",
-                    "startedAt": now, "finishedAt": now,
-                    "containerID": container_id(pod, name)}}})
+                let state = exited(pod, name, &json!(now), now);
+                started_container(pod, name, image, true, state)
             })
             .collect()
     })
@@ -168,23 +191,15 @@ fn init_statuses(pod: &Value, now: &str) -> Option<Value> {
 pub(super) fn running(pod: &Value, at: &Placement<'_>) -> Value {
     let now = meta::now_rfc3339();
     let mut s = base(pod, "Running", at, &now);
-    s["conditions"] = json!([
-        cond("PodReadyToStartContainers", true, None, &now),
-        cond("Initialized", true, None, &now),
-        cond("Ready", true, None, &now),
-        cond("ContainersReady", true, None, &now),
-        scheduled(pod, &now),
-    ]);
+    s["conditions"] = started_conditions(pod, false, &now);
     if let Some(inits) = init_statuses(pod, &now) {
         s["initContainerStatuses"] = inits;
     }
     s["containerStatuses"] = containers(pod, "containers")
         .into_iter()
         .map(|(name, image)| {
-            json!({"name": name, "image": resolved_image(image),
-            "imageID": image_id(image), "containerID": container_id(pod, name),
-            "ready": true, "started": true, "restartCount": 0, "lastState": {},
-            "state": {"running": {"startedAt": now}}})
+            let state = json!({"running": {"startedAt": now}});
+            started_container(pod, name, image, true, state)
         })
         .collect();
     s
@@ -194,13 +209,7 @@ pub(super) fn running(pod: &Value, at: &Placement<'_>) -> Value {
 pub(super) fn succeeded(pod: &Value, at: &Placement<'_>) -> Value {
     let now = meta::now_rfc3339();
     let mut s = base(pod, "Succeeded", at, &now);
-    s["conditions"] = json!([
-        cond("PodReadyToStartContainers", false, None, &now),
-        cond("Initialized", true, Some("PodCompleted"), &now),
-        cond("Ready", false, Some("PodCompleted"), &now),
-        cond("ContainersReady", false, Some("PodCompleted"), &now),
-        scheduled(pod, &now),
-    ]);
+    s["conditions"] = started_conditions(pod, true, &now);
     if let Some(inits) = init_statuses(pod, &now) {
         s["initContainerStatuses"] = inits;
     }
@@ -214,12 +223,7 @@ pub(super) fn succeeded(pod: &Value, at: &Placement<'_>) -> Value {
                 .and_then(|c| c.pointer("/state/running/startedAt"))
                 .cloned()
                 .unwrap_or_else(|| json!(now));
-            json!({"name": name, "image": resolved_image(image),
-                "imageID": image_id(image), "containerID": container_id(pod, name),
-                "ready": false, "started": false, "restartCount": 0, "lastState": {},
-                "state": {"terminated": {"exitCode": 0, "reason": "Completed",
-                    "startedAt": started, "finishedAt": now,
-                    "containerID": container_id(pod, name)}}})
+            started_container(pod, name, image, false, exited(pod, name, &started, &now))
         })
         .collect();
     s

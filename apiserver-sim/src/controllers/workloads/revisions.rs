@@ -36,6 +36,20 @@ pub(super) fn revision(rs: &Value) -> i64 {
         .unwrap_or(0)
 }
 
+/// A ReplicaSet's annotations.
+fn annotations_of(rs: &Value) -> Map<String, Value> {
+    meta::field(rs, "annotations")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Sets the replica annotations.
+fn set_replicas(annotations: &mut Map<String, Value>, replicas: i64, surge: i64) {
+    annotations.insert(DESIRED_REPLICAS.into(), json!(replicas.to_string()));
+    annotations.insert(MAX_REPLICAS.into(), json!((replicas + surge).to_string()));
+}
+
 /// `annotations` with the Deployment's own copied in and the replica annotations set.
 fn with_deployment_annotations(
     d: &Value,
@@ -51,8 +65,7 @@ fn with_deployment_annotations(
             }
         }
     }
-    out.insert(DESIRED_REPLICAS.into(), json!(replicas.to_string()));
-    out.insert(MAX_REPLICAS.into(), json!((replicas + surge).to_string()));
+    set_replicas(&mut out, replicas, surge);
     out
 }
 
@@ -65,10 +78,7 @@ pub(super) fn new_rs_annotations(
     replicas: i64,
     surge: i64,
 ) -> Option<Map<String, Value>> {
-    let current = meta::field(rs, "annotations")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let current = annotations_of(rs);
     let mut want = with_deployment_annotations(d, &current, replicas, surge);
     let old = revision(rs);
     if old < next {
@@ -90,13 +100,9 @@ pub(super) fn resized_annotations(
     replicas: i64,
     surge: i64,
 ) -> Option<Map<String, Value>> {
-    let current = meta::field(rs, "annotations")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let current = annotations_of(rs);
     let mut want = current.clone();
-    want.insert(DESIRED_REPLICAS.into(), json!(replicas.to_string()));
-    want.insert(MAX_REPLICAS.into(), json!((replicas + surge).to_string()));
+    set_replicas(&mut want, replicas, surge);
     (want != current).then_some(want)
 }
 
