@@ -62,9 +62,10 @@
 //!   [`ApiServer::reset_request_counts`]) and [`ApiServer::settle`] (wait for the GC,
 //!   namespace and CRD controllers).
 //! - [`ApiServerBuilder::workload_simulator`]: optional (off by default) workload
-//!   simulator: a delay after each Deployment change, its status converges to the spec
-//!   (`observedGeneration`, `replicas`, `readyReplicas`, `availableReplicas`,
-//!   `Available`/`Progressing` conditions), as if its pods had started.
+//!   simulator: simulated controllers (deployment, replicaset, job, endpoints) and one
+//!   simulated node whose kubelet runs every pod (ready a delay after it is scheduled), so
+//!   `kubectl rollout status|restart|undo`, `kubectl wait --for=condition=Ready`, Jobs that
+//!   complete and `kubectl logs` work as on a cluster.
 //! - [`ApiServerBuilder::chaos`] with a [`ChaosConfig`] (seed + [`ChaosProfile`]): chaos
 //!   mode, a seeded schedule of faults over time ([`ChaosSchedule`]) plus per-request
 //!   faults, counted per [`FaultKind`] in [`ApiServer::chaos_stats`].
@@ -213,8 +214,11 @@
 //! `system:admin`. RBAC: aggregated ClusterRoles are resolved when a request is authorized
 //! (their stored `rules` are not rewritten), ServiceAccount tokens are opaque (not JWTs), and
 //! only the bootstrap roles that concern API access exist (no `admin`, `edit`, `view`). A list or watch from a resourceVersion newer than the server's answers
-//! 504 at once (upstream waits about 3 s for its cache). There is no kubelet: a running pod bound
-//! to a node stays (terminating) until deleted with a grace period of 0. The garbage
+//! 504 at once (upstream waits about 3 s for its cache). Without the workload simulator there is no
+//! kubelet: a running pod bound to a node stays (terminating) until deleted with a grace
+//! period of 0. Services get a cluster IP from 10.96.0.0/12 on create (no NodePorts are
+//! allocated). `pods/log` answers with what a simulated container wrote (`follow` returns at
+//! once); exec, attach and port-forward are not served. The garbage
 //! collector matches owners by uid only.
 //!
 //! # Layout
@@ -234,13 +238,13 @@
 //! | `counts.rs`, `error.rs` | requests received per verb and resource; the crate's [`Error`] |
 //! | `store/` | `mod.rs` global RV, objects (`Stored` = object + cached JSON), put/remove; `line.rs` the watch line of each write, encoded once; `history.rs` bounded event log; `reclaim.rs` events a lagging watcher would free go back to the writer; `snapshot.rs` lists, past snapshots, continue tokens |
 //! | `shared.rs` | state shared by the handle, HTTP handlers, watches and controllers: the store, `ServerConfig`, [`WatchListMode`], fault state; implements the server-wide faults |
-//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate`, `convert` (writes to a type served in another form than stored) |
+//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate`, `convert` (writes to a type served in another form than stored), Service cluster IPs (`service_ip`) |
 //! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
 //! | `tls/` | webhook serving certificates verified as kube-apiserver's Go client verifies them: parsed certificates (`cert`), signatures (`signature`), names (`hostname`), chains, validity, key usage and name constraints (`chain`), the `caBundle` or system roots (`roots`), the rustls verifier (`verifier`) |
 //! | `admission/` | admission and conversion webhooks: the configured webhooks, parsed and cached (`hooks`; `shared.rs` holds the cache and the service table of `endpoints`, which use only `store/`), which requests call them (`matching`), the `AdmissionReview` format and denials (`review`), calling them in order (`dispatch`), CRD versions through conversion webhooks (`conversion`, `watch_conversion`), the HTTPS client (`client`) |
 //! | `auth/` | what the server keeps (`state`: on or off, tokens, denials; held by `shared.rs`), authentication (bearer tokens: `identity`, `tokens`) and RBAC authorization (`attributes` of a request, `rules` matching, `rbac` bindings and aggregation, `forbidden` errors, `denials`, the `bootstrap` roles), the TokenRequest subresource (`token_request`) and SelfSubjectAccessReview (`review`) |
-//! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads`) |
-//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), the TokenRequest and SelfSubjectAccessReview endpoints (`auth_endpoints`), discovery and OpenAPI documents (`discovery`), the 404s of unserved paths (`not_found`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
+//! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads/`: deployment, replicaset, job and endpoints controllers, the simulated node's scheduler and kubelet, container logs) |
+//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), the TokenRequest and SelfSubjectAccessReview endpoints (`auth_endpoints`), container logs (`pod_log`), discovery and OpenAPI documents (`discovery`), the 404s of unserved paths (`not_found`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
 //! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`), tokens and denials of RBAC mode (`auth`) |
 //! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
 //! | `tests/differential/` | the differential suite: scripted probes compared with a real kube-apiserver's recorded answers (or live with `KUBE_RT_TEST_KUBECONFIG`), see `docs/conformance.md` |

@@ -18,8 +18,10 @@ struct Args {
     /// Watch history kept per resource.
     #[arg(long, default_value_t = 10_000)]
     history_limit: usize,
-    /// Simulate workloads: Deployment status converges to the spec this many
-    /// milliseconds after each change (`--workloads` alone: 1000 ms). Off by default.
+    /// Simulate workloads: Deployments, ReplicaSets, Jobs and Services are run by simulated
+    /// controllers and pods by a simulated node, each pod starting (and a batch pod
+    /// finishing) this many milliseconds after the previous step (`--workloads` alone:
+    /// 1000 ms). Off by default.
     #[arg(long, value_name = "MS", num_args = 0..=1, default_missing_value = "1000", require_equals = true)]
     workloads: Option<u64>,
     /// Chaos mode: seed of its fault schedule and per-request draws. Setting it (or

@@ -11,8 +11,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Api, Client, Config};
 use tempfile::TempDir;
 
-/// Delay of the embedded server's workload simulator: Deployments report their replicas
-/// available this long after each change, as a cluster would once the pods started.
+/// Delay of the embedded server's workload simulator: a pod is running and ready this long
+/// after it is scheduled (and a batch pod finishes this long after it started).
 pub const WORKLOAD_DELAY: Duration = Duration::from_secs(1);
 
 /// How long [`install_crd`] waits for a CRD to be established.
@@ -87,8 +87,9 @@ pub struct Embedded {
 }
 
 impl Embedded {
-    /// Starts the server on a free loopback port, with the workload simulator on (Deployment
-    /// status converges [`WORKLOAD_DELAY`] after each change), and writes its kubeconfig.
+    /// Starts the server on a free loopback port, with the workload simulator on (Deployments,
+    /// ReplicaSets, Jobs and Services run by simulated controllers, pods by a simulated node,
+    /// each pod ready [`WORKLOAD_DELAY`] after it is scheduled), and writes its kubeconfig.
     pub async fn start() -> Result<Self, ClusterError> {
         let server = ApiServer::builder()
             .workload_simulator(WORKLOAD_DELAY)

@@ -124,6 +124,40 @@ impl LabelSelector {
         self.0.is_empty()
     }
 
+    /// A `metav1.LabelSelector` object (`matchLabels` and `matchExpressions`) as a selector;
+    /// None when it is malformed (an unknown operator, a value that is not a string).
+    pub fn from_object(sel: &Value) -> Option<Self> {
+        let mut reqs = Vec::new();
+        if let Some(labels) = sel.get("matchLabels").and_then(Value::as_object) {
+            for (k, v) in labels {
+                reqs.push(LabelReq::Eq(k.clone(), v.as_str()?.to_string()));
+            }
+        }
+        for e in sel
+            .get("matchExpressions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let key = e.get("key").and_then(Value::as_str)?.to_string();
+            let values = e
+                .get("values")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect::<Option<Vec<_>>>()?;
+            reqs.push(match e.get("operator").and_then(Value::as_str)? {
+                "In" => LabelReq::In(key, values),
+                "NotIn" => LabelReq::NotIn(key, values),
+                "Exists" => LabelReq::Exists(key),
+                "DoesNotExist" => LabelReq::NotExists(key),
+                _ => return None,
+            });
+        }
+        Some(Self(reqs))
+    }
+
     /// Whether an object's labels satisfy the selector.
     pub fn matches(&self, obj: &Value) -> bool {
         let labels = crate::api::meta::field(obj, "labels");
@@ -370,5 +404,22 @@ mod tests {
             let parsed = p(sel).unwrap();
             assert_eq!(p(&parsed.to_string()), Ok(parsed));
         }
+    }
+
+    #[test]
+    fn label_selector_objects_match_like_their_query_form() {
+        let sel = json!({"matchLabels": {"app": "web"},
+            "matchExpressions": [{"key": "tier", "operator": "In", "values": ["fe", "be"]},
+                                 {"key": "canary", "operator": "DoesNotExist"}]});
+        let parsed = LabelSelector::from_object(&sel).expect("well formed");
+        assert_eq!(parsed.to_string(), "app=web,tier in (fe,be),!canary");
+        let labelled = |l: Value| json!({"metadata": {"labels": l}});
+        assert!(parsed.matches(&labelled(json!({"app": "web", "tier": "fe"}))));
+        assert!(!parsed.matches(&labelled(
+            json!({"app": "web", "tier": "fe", "canary": "1"})
+        )));
+        assert!(!parsed.matches(&labelled(json!({"app": "web"}))));
+        let bad = json!({"matchExpressions": [{"key": "a", "operator": "Near"}]});
+        assert_eq!(LabelSelector::from_object(&bad), None);
     }
 }

@@ -11,6 +11,7 @@ mod decode;
 mod discovery;
 mod not_found;
 mod openapi_schemas;
+mod pod_log;
 mod reads;
 mod render;
 mod request;
@@ -213,7 +214,9 @@ async fn drain(mut body: Incoming, cap: usize) {
 }
 
 async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
-    if !accepts_json(&req) {
+    let route = route::parse(req.uri().path());
+    // A log is plain text, whatever JSON or protobuf the client also takes.
+    if !accepts_json(&req) && !pod_log::is_log(&route) {
         return respond::error(&ApiError::new(
             406,
             "NotAcceptable",
@@ -229,7 +232,6 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
     {
         return respond::error(&ApiError::too_large(shared.config.body_limit));
     }
-    let route = route::parse(req.uri().path());
     let aggregated = discovery::wants_aggregated(
         req.headers()
             .get(header::ACCEPT)
@@ -274,6 +276,9 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
     if let Some(resp) =
         auth_endpoints::serve(shared, &identity, &method, &route, &parts.headers, &body)
     {
+        return resp;
+    }
+    if let Some(resp) = pod_log::serve(shared, &method, &route, &query) {
         return resp;
     }
     let ready = shared.ready.load(std::sync::atomic::Ordering::SeqCst);

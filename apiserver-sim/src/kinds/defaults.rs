@@ -1,7 +1,8 @@
 //! Defaults kube-apiserver gives built-in objects when it decodes a write (the generated
 //! `SetDefaults_*` functions of `pkg/apis/*/v1`), for the kinds that carry a pod template and
 //! for Pods: a stored Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController
-//! or PodTemplate reads back as it does from a real server. Pods also get what the default
+//! or PodTemplate reads back as it does from a real server (a Job with the selector and pod
+//! labels the Job registry generates), and for Services. Pods also get what the default
 //! admission chain sets (ServiceAccount, Priority, DefaultTolerationSeconds) and the status a
 //! new Pod starts with (`Pending`, its QoS class).
 
@@ -88,6 +89,94 @@ fn deployment(spec: &mut Map<String, Value>) {
         }
     }
     template(spec, "Always");
+}
+
+/// `SetDefaults_Job`: one pod at a time, one completion (when neither is given), six retries,
+/// NonIndexed, not suspended, replacement pods once the old ones are terminating or failed.
+fn job(spec: &mut Map<String, Value>) {
+    if spec.get("completions").is_none_or(Value::is_null)
+        && spec.get("parallelism").is_none_or(Value::is_null)
+    {
+        spec.insert("completions".into(), json!(1));
+    }
+    or_insert(spec, "parallelism", json!(1));
+    or_insert(spec, "backoffLimit", json!(6));
+    or_insert(spec, "completionMode", json!("NonIndexed"));
+    or_insert(spec, "suspend", json!(false));
+    let replacement = if spec.get("podFailurePolicy").is_none_or(Value::is_null) {
+        "TerminatingOrFailed"
+    } else {
+        "Failed"
+    };
+    or_insert(spec, "podReplacementPolicy", json!(replacement));
+    template(spec, "Always");
+}
+
+/// The selector the Job registry generates for a new Job (unless `spec.manualSelector`):
+/// its pods carry the Job's uid and name as labels, and the selector matches the uid.
+/// Called once the new Job has its uid.
+pub fn job_selector(info: &ResourceInfo, obj: &mut Value) {
+    if !(info.builtin && info.group == "batch" && info.kind == "Job") {
+        return;
+    }
+    let uid = crate::api::meta::uid(obj).to_string();
+    let name = crate::api::meta::name(obj).to_string();
+    let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    if spec.get("manualSelector").and_then(Value::as_bool) == Some(true) {
+        return;
+    }
+    let labels = object(spec, "template")
+        .and_then(|t| object(t, "metadata"))
+        .and_then(|m| object(m, "labels"));
+    if let Some(labels) = labels {
+        for (k, v) in [
+            ("batch.kubernetes.io/controller-uid", &uid),
+            ("batch.kubernetes.io/job-name", &name),
+            ("controller-uid", &uid),
+            ("job-name", &name),
+        ] {
+            or_insert(labels, k, json!(v));
+        }
+    }
+    or_insert(
+        spec,
+        "selector",
+        json!({"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}),
+    );
+}
+
+/// `SetDefaults_Service`: type ClusterIP, no session affinity, TCP ports whose target is the
+/// port itself, `Cluster` traffic policies, node ports for load balancers.
+fn service(spec: &mut Map<String, Value>) {
+    or_insert(spec, "type", json!("ClusterIP"));
+    or_insert(spec, "sessionAffinity", json!("None"));
+    let ty = spec
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if ty != "ExternalName" {
+        or_insert(spec, "internalTrafficPolicy", json!("Cluster"));
+    }
+    if ty == "NodePort" || ty == "LoadBalancer" {
+        or_insert(spec, "externalTrafficPolicy", json!("Cluster"));
+    }
+    if ty == "LoadBalancer" {
+        or_insert(spec, "allocateLoadBalancerNodePorts", json!(true));
+    }
+    if let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) {
+        for p in ports.iter_mut().filter_map(Value::as_object_mut) {
+            or_insert(p, "protocol", json!("TCP"));
+            let unset = p
+                .get("targetPort")
+                .is_none_or(|t| t.is_null() || *t == json!(0) || *t == json!(""));
+            if unset && let Some(port) = p.get("port").cloned() {
+                p.insert("targetPort".into(), port);
+            }
+        }
+    }
 }
 
 /// What a new Pod gets from the defaults and the default admission plugins.
@@ -181,6 +270,16 @@ pub fn apply(info: &ResourceInfo, obj: &mut Value) {
             }
         }
         ("", "Pod") => pod(m),
+        ("", "Service") => {
+            if let Some(spec) = object(m, "spec") {
+                service(spec);
+            }
+        }
+        ("batch", "Job") => {
+            if let Some(spec) = object(m, "spec") {
+                job(spec);
+            }
+        }
         _ => {}
     }
 }

@@ -143,6 +143,7 @@ fn create_stored(
             meta::is_deleting(&existing),
         ));
     }
+    super::service_ip::allocate(st, info, &mut obj)?;
     defaults_on_create(info, &mut obj);
     merge_string_data(info, &mut obj);
     let md = meta::metadata_mut(&mut obj);
@@ -164,6 +165,7 @@ fn create_stored(
     if info.generation != GenerationRule::None {
         md.insert("generation".into(), json!(1));
     }
+    crate::kinds::defaults::job_selector(info, &mut obj);
     if opts.ownership == Ownership::Record {
         let writer = crate::api::apply::Writer {
             manager: &opts.field_manager,

@@ -7,6 +7,7 @@ mod create;
 mod delete;
 mod options;
 mod owner_refs;
+mod service_ip;
 mod update;
 pub(crate) mod validate;
 

@@ -207,6 +207,7 @@ fn update_stored(
     };
     crate::kinds::schema::apply_defaults(info, version, &mut new);
     super::create::merge_string_data(info, &mut new);
+    super::service_ip::keep_on_update(info, &old, &mut new);
     keep_server_fields(&old, &mut new);
     if part == Part::Main {
         if let Some(g) = next_generation(info, &old, &new) {

@@ -63,14 +63,19 @@ impl ApiServerBuilder {
         self
     }
 
-    /// Enables the workload simulator (off unless called): `delay` after a Deployment's
-    /// spec (generation) or replica count changes, its status converges to the spec
-    /// (`observedGeneration`, `replicas`, `updatedReplicas`, `readyReplicas`,
-    /// `availableReplicas` = `spec.replicas`, default 1) with `Available=True`
-    /// (`MinimumReplicasAvailable`) and `Progressing=True` (`NewReplicaSetAvailable`)
-    /// conditions. The status is written like a `/status` update, so watchers see MODIFIED
-    /// and the resourceVersion moves; a status that already matches is never rewritten,
-    /// and deleting Deployments are skipped. Timing uses Tokio time (paused-time tests
+    /// Enables the workload simulator (off unless called): the controllers and the node a
+    /// cluster runs workloads with. A node `sim-node` is registered and every pod is
+    /// scheduled to it; its simulated kubelet starts a pod's containers at once and `delay`
+    /// later the pod is `Running` and `Ready` with a pod IP (a pod whose `restartPolicy` is
+    /// `Never` or `OnFailure` then exits 0 another `delay` later: `Succeeded`), and a deleted
+    /// pod is removed `delay` after its deletion began. Deployments make ReplicaSets
+    /// (`<name>-<pod-template-hash>`, with revision annotations, so `kubectl rollout
+    /// status|restart|undo|history` work) and roll out with their strategy; ReplicaSets keep
+    /// their pods (recreating deleted ones); Jobs run their pods to completion
+    /// (`SuccessCriteriaMet` and `Complete`); Services with a selector get Endpoints and an
+    /// EndpointSlice of their pods. Statuses are computed as upstream computes them (a
+    /// Deployment's from its ReplicaSets). Every write goes through the normal write path
+    /// as `kube-controller-manager` or `kubelet`. Timing uses Tokio time (paused-time tests
     /// work). 1 s is a typical value (the default of the binary's `--workloads`).
     pub fn workload_simulator(mut self, delay: Duration) -> Self {
         self.config.workload_delay = Some(delay);

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+pub mod kubectl;
 pub mod pb;
 
 use kube_rt_apiserver_sim::ApiServer;
@@ -237,41 +238,4 @@ fn parse_response(buf: &[u8]) -> Option<Raw> {
         body: String::from_utf8_lossy(&body).into_owned(),
         bytes: body,
     })
-}
-
-/// A simulator for a kubectl test: the server, its kubeconfig and kubectl's discovery cache
-/// in a temporary directory of the test's own.
-pub struct KubectlSession {
-    /// The server kubectl talks to.
-    pub server: ApiServer,
-    /// The kubeconfig kubectl uses.
-    pub kubeconfig: std::path::PathBuf,
-    cache: std::path::PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl KubectlSession {
-    /// A started session; `None`, after a notice naming `test`, when kubectl is not installed.
-    pub async fn start(test: &str) -> Option<Self> {
-        if !testkit::kubectl::installed() {
-            eprintln!("NOTICE: kubectl not found on PATH; skipping {test}");
-            return None;
-        }
-        let server = server().await;
-        let dir = tempfile::tempdir().expect("tempdir");
-        let kubeconfig = dir.path().join("kubeconfig");
-        server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
-        Some(Self {
-            server,
-            kubeconfig,
-            cache: dir.path().join("cache"),
-            _dir: dir,
-        })
-    }
-
-    /// `kubectl args`: whether it succeeded, and what it printed (stdout, then stderr).
-    pub async fn run(&self, args: &[&str]) -> (bool, String) {
-        let out = testkit::kubectl::run_async(&self.kubeconfig, &self.cache, args).await;
-        (out.success, out.text())
-    }
 }

@@ -7,39 +7,11 @@
 //! events`) and what each prints against a cluster. Skipped, with a notice, when
 //! `kubectl` is not installed.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::common::kubectl::Kubectl;
 use kube_rt_apiserver_sim::ApiServer;
 use serde_json::{Value, json};
-
-struct Kubectl {
-    kubeconfig: PathBuf,
-    cache: PathBuf,
-}
-
-impl Kubectl {
-    /// Runs kubectl (off the async runtime) and returns (success, stdout + stderr).
-    async fn run(&self, args: &[&str]) -> (bool, String) {
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        let (kc, cache) = (self.kubeconfig.clone(), self.cache.clone());
-        tokio::task::spawn_blocking(move || run(&kc, &cache, &args))
-            .await
-            .expect("join kubectl")
-    }
-
-    /// Runs kubectl and fails the test (with its output) unless it succeeds.
-    async fn ok(&self, args: &[&str]) -> String {
-        let (ok, out) = self.run(args).await;
-        assert!(ok, "kubectl {}: {out}", args.join(" "));
-        out
-    }
-}
-
-fn run(kubeconfig: &Path, cache: &Path, args: &[String]) -> (bool, String) {
-    let out = testkit::kubectl::run(kubeconfig, cache, args);
-    (out.success, out.text())
-}
 
 /// The stored object, by group, plural and name (in any namespace).
 fn object(server: &ApiServer, group: &str, plural: &str, name: &str) -> Value {
@@ -62,11 +34,7 @@ async fn kubectl_playground() {
         .await
         .expect("server starts");
     let dir = tempfile::tempdir().expect("tempdir");
-    let k = Kubectl {
-        kubeconfig: dir.path().join("kubeconfig"),
-        cache: dir.path().join("cache"),
-    };
-    server.write_kubeconfig(&k.kubeconfig).expect("kubeconfig");
+    let k = Kubectl::for_server(&server, dir.path());
 
     // Generators: protobuf bodies, stored as the JSON a JSON client would send.
     k.ok(&[

@@ -118,7 +118,7 @@ async fn kubectl_sees_deployment_status_and_events() {
 /// events LAST SEEN TYPE REASON OBJECT MESSAGE; a CRD without printer columns NAME AGE), with
 /// the controller's work in the rows.
 async fn tables_show_what_a_cluster_shows(kubeconfig: &Path, cache: &Path, dir: &Path) {
-    // The workload simulator keeps Deployment status but runs no Pods: add one by hand.
+    // A bare pod of our own beside the Deployment's (the workload simulator runs both).
     let pod = dir.join("pod.yaml");
     std::fs::write(
         &pod,
