@@ -35,3 +35,20 @@ impl Kubectl {
         out
     }
 }
+
+/// A kubectl test's start: the server `builder` starts and kubectl for it, with the
+/// kubeconfig and cache in a temporary directory (keep it while kubectl runs); `None`, after
+/// a notice naming `test`, when kubectl is not installed.
+pub async fn start(
+    test: &str,
+    builder: kube_rt_apiserver_sim::ApiServerBuilder,
+) -> Option<(ApiServer, tempfile::TempDir, Kubectl)> {
+    if !testkit::kubectl::installed() {
+        eprintln!("NOTICE: kubectl not found on PATH; skipping {test}");
+        return None;
+    }
+    let server = builder.start().await.expect("server starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubectl = Kubectl::for_server(&server, dir.path());
+    Some((server, dir, kubectl))
+}

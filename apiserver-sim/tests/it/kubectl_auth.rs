@@ -2,22 +2,20 @@
 //! and `create token` (a TokenRequest), which kubectl sends in protobuf. Skipped (with a
 //! notice) when `kubectl` is not installed.
 
-use crate::common;
-use crate::common::kubectl::Kubectl;
+use crate::common::kubectl;
 
 use k8s_openapi::api::core::v1::ServiceAccount;
 use kube::api::{Api, PostParams};
+use kube_rt_apiserver_sim::ApiServer;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn auth_can_i_and_create_token_are_decoded_from_protobuf() {
-    if !testkit::kubectl::installed() {
-        eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl auth test");
+    let Some((server, _dir, session)) =
+        kubectl::start("the kubectl auth test", ApiServer::builder()).await
+    else {
         return;
-    }
-    let server = common::server().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let session = Kubectl::for_server(&server, dir.path());
+    };
 
     let (ok, out) = session
         .run(&["auth", "can-i", "create", "deployments"])

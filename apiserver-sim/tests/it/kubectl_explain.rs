@@ -2,25 +2,23 @@
 //! document of its group version under the GVK kubectl looks up. Skipped (with a notice)
 //! when `kubectl` is not installed.
 
-use crate::common;
-use crate::common::kubectl::Kubectl;
+use crate::common::kubectl;
 
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
+use kube_rt_apiserver_sim::ApiServer;
 use serde_json::json;
 
 /// `kubectl args`: whether it succeeded, and what it printed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn explain_reads_a_custom_resources_schema() {
-    if !testkit::kubectl::installed() {
-        eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl explain test");
+    let Some((server, _dir, session)) =
+        kubectl::start("the kubectl explain test", ApiServer::builder()).await
+    else {
         return;
-    }
-    let server = common::server().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let session = Kubectl::for_server(&server, dir.path());
+    };
     let crd: CustomResourceDefinition = serde_json::from_value(json!({
         "metadata": {"name": "widgets.example.com"},
         "spec": {"group": "example.com", "scope": "Namespaced",

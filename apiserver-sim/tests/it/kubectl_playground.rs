@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use crate::common::kubectl::Kubectl;
+use crate::common::kubectl;
 use kube_rt_apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 
@@ -24,17 +24,14 @@ fn object(server: &ApiServer, group: &str, plural: &str, name: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_playground() {
-    if !testkit::kubectl::installed() {
-        eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl playground test");
+    let Some((server, _dir, k)) = kubectl::start(
+        "the kubectl playground test",
+        ApiServer::builder().workload_simulator(Duration::from_millis(100)),
+    )
+    .await
+    else {
         return;
-    }
-    let server = ApiServer::builder()
-        .workload_simulator(Duration::from_millis(100))
-        .start()
-        .await
-        .expect("server starts");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let k = Kubectl::for_server(&server, dir.path());
+    };
 
     // Generators: protobuf bodies, stored as the JSON a JSON client would send.
     k.ok(&[

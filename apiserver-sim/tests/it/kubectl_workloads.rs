@@ -7,7 +7,7 @@
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
-use crate::common::kubectl::Kubectl;
+use crate::common::kubectl;
 use kube_rt_apiserver_sim::ApiServer;
 use serde_json::Value;
 use testkit::eventually;
@@ -36,17 +36,14 @@ fn history(out: &str) -> Vec<(String, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_runs_workloads() {
-    if !testkit::kubectl::installed() {
-        eprintln!("NOTICE: kubectl not found on PATH; skipping the kubectl workloads test");
+    let Some((server, _dir, k)) = kubectl::start(
+        "the kubectl workloads test",
+        ApiServer::builder().workload_simulator(Duration::from_millis(100)),
+    )
+    .await
+    else {
         return;
-    }
-    let server = ApiServer::builder()
-        .workload_simulator(Duration::from_millis(100))
-        .start()
-        .await
-        .expect("server starts");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let k = Kubectl::for_server(&server, dir.path());
+    };
 
     // Rollouts: status, a second revision with a change cause, undo, restart, history.
     k.ok(&[
