@@ -7,11 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::kinds::KUBE_MINOR;
 use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;
-
-/// Reported Kubernetes version (one minor from kubectl 1.32, so no skew warning).
-pub const KUBE_MINOR: &str = "33";
 
 fn infos(st: &State) -> Vec<Arc<ResourceInfo>> {
     let mut v: Vec<_> = st.served().cloned().collect();

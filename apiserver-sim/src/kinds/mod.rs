@@ -20,6 +20,10 @@
 //! The store keeps the live registry (built-ins plus established CRDs); the discovery
 //! documents that list it are rendered by the HTTP front end (`http/discovery.rs`).
 
+/// The Kubernetes minor version the server reports (`/version`, OpenAPI documents, the
+/// simulated node's kubelet); one minor from kubectl 1.32, so no skew warning.
+pub(crate) const KUBE_MINOR: &str = "33";
+
 pub(crate) mod builtin_traits;
 pub(crate) mod builtin_types;
 pub(crate) mod builtins;

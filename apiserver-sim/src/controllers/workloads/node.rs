@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::objects::{NODES, create, write_status};
 use crate::api::meta;
+use crate::kinds::KUBE_MINOR;
 use crate::store::State;
 
 /// The node's name.
@@ -45,7 +46,7 @@ fn status() -> Value {
             "containerRuntimeVersion": "containerd://2.1.0",
             "kernelVersion": "6.8.0",
             "kubeProxyVersion": "",
-            "kubeletVersion": "v1.33.0-sim",
+            "kubeletVersion": format!("v1.{KUBE_MINOR}.0-sim"),
             "machineID": meta::new_uid().replace('-', ""),
             "operatingSystem": "linux",
             "osImage": "Debian GNU/Linux 12 (bookworm)",
