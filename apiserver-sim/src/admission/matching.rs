@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::hooks::{Rule, Webhook};
+use crate::api::selector::LabelSelector;
 use crate::kinds::resource_info::ResourceInfo;
 
 /// The admission operation of a request. (`CONNECT`, which rules may name, belongs to exec,
@@ -96,31 +97,10 @@ fn rule_matches(rule: &Rule, attrs: &Attributes, version: &str) -> bool {
 }
 
 /// `metav1.LabelSelector` semantics on a label map: `matchLabels` and `matchExpressions`
-/// (`In`, `NotIn`, `Exists`, `DoesNotExist`) all hold. An empty selector matches everything.
+/// (`In`, `NotIn`, `Exists`, `DoesNotExist`) all hold. An empty selector matches everything;
+/// a malformed one (an unknown operator, a value that is not a string) matches nothing.
 pub fn selector_matches(selector: &Value, labels: &Map<String, Value>) -> bool {
-    let label = |k: &str| labels.get(k).and_then(Value::as_str);
-    let match_labels = selector.get("matchLabels").and_then(Value::as_object);
-    let labels_ok = match_labels
-        .into_iter()
-        .flatten()
-        .all(|(k, v)| label(k) == v.as_str());
-    let exprs = selector.get("matchExpressions").and_then(Value::as_array);
-    let exprs_ok = exprs.into_iter().flatten().all(|e| {
-        let key = e.get("key").and_then(Value::as_str).unwrap_or("");
-        let values: Vec<&str> = e
-            .get("values")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        match e.get("operator").and_then(Value::as_str).unwrap_or("") {
-            "In" => label(key).is_some_and(|v| values.contains(&v)),
-            "NotIn" => label(key).is_none_or(|v| !values.contains(&v)),
-            "Exists" => label(key).is_some(),
-            "DoesNotExist" => label(key).is_none(),
-            _ => false,
-        }
-    });
-    labels_ok && exprs_ok
+    LabelSelector::from_object(selector).is_some_and(|s| s.matches_labels(labels))
 }
 
 fn is_empty_selector(selector: &Value) -> bool {

@@ -160,8 +160,14 @@ impl LabelSelector {
 
     /// Whether an object's labels satisfy the selector.
     pub fn matches(&self, obj: &Value) -> bool {
-        let labels = crate::api::meta::field(obj, "labels");
-        let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+        let empty = serde_json::Map::new();
+        let labels = crate::api::meta::field(obj, "labels").and_then(Value::as_object);
+        self.matches_labels(labels.unwrap_or(&empty))
+    }
+
+    /// Whether a label map satisfies the selector.
+    pub fn matches_labels(&self, labels: &serde_json::Map<String, Value>) -> bool {
+        let get = |k: &str| labels.get(k).and_then(Value::as_str);
         self.0.iter().all(|r| match r {
             LabelReq::Eq(k, v) => get(k) == Some(v.as_str()),
             LabelReq::NotEq(k, v) => get(k) != Some(v.as_str()),

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use super::request::{Req, okey};
 use super::respond::Body;
 use crate::api::meta;
+use crate::api::selector::LabelSelector;
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::{ResourceInfo, ScalePaths};
 use crate::ops::WriteOptions;
@@ -20,38 +21,9 @@ fn pointer(path: &str) -> String {
 fn selector_string(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Object(sel)) => {
-            let mut parts: Vec<String> = sel
-                .get("matchLabels")
-                .and_then(Value::as_object)
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
-                        .collect()
-                })
-                .unwrap_or_default();
-            for e in sel
-                .get("matchExpressions")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let key = e.get("key").and_then(Value::as_str).unwrap_or("");
-                let vals: Vec<&str> = e
-                    .get("values")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                match e.get("operator").and_then(Value::as_str) {
-                    Some("In") => parts.push(format!("{key} in ({})", vals.join(","))),
-                    Some("NotIn") => parts.push(format!("{key} notin ({})", vals.join(","))),
-                    Some("Exists") => parts.push(key.to_string()),
-                    Some("DoesNotExist") => parts.push(format!("!{key}")),
-                    _ => {}
-                }
-            }
-            parts.join(",")
-        }
+        Some(sel @ Value::Object(_)) => LabelSelector::from_object(sel)
+            .map(|s| s.to_string())
+            .unwrap_or_default(),
         _ => String::new(),
     }
 }
