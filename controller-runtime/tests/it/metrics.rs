@@ -111,6 +111,22 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
             && attempts.get("fatal") == 1
     })
     .await;
+    // The attempts are counted when a reconcile starts; its outcome is counted when it ends.
+    eventually("every outcome counted", Duration::from_secs(10), || {
+        let scrape = parse(&manager.metrics().render());
+        let outcomes: f64 = ["success", "error", "requeue", "requeue_after"]
+            .iter()
+            .map(|result| {
+                number(
+                    &scrape,
+                    "controller_runtime_reconcile_total",
+                    &[("controller", "mirror"), ("result", result)],
+                )
+            })
+            .sum();
+        outcomes == 7.0
+    })
+    .await;
 
     let (status, body) = get(address, "/metrics").await;
     assert_eq!(status, 200);
