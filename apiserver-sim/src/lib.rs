@@ -113,8 +113,9 @@
 //! admin token (`system:admin` in `system:masters`); [`ApiServer::service_account_token`],
 //! [`ApiServer::service_account_client`] and the TokenRequest API
 //! (`serviceaccounts/<name>/token`, `kubectl create token`) give ServiceAccount tokens;
-//! `SelfSubjectAccessReview` answers `kubectl auth can-i`'s question. Discovery, OpenAPI,
-//! `/version` and health are granted to every authenticated user by the stored bootstrap
+//! `SelfSubjectAccessReview` answers `kubectl auth can-i`'s question and
+//! `SelfSubjectRulesReview` lists a user's rules (`kubectl auth can-i --list`). Discovery,
+//! OpenAPI, `/version` and health are granted to every authenticated user by the stored bootstrap
 //! roles. The server speaks plain HTTP, and kubectl (client-go) sends a kubeconfig's
 //! credentials only to TLS servers: in RBAC mode use `kube` clients, not kubectl.
 //!
@@ -198,14 +199,16 @@
 //! descriptors in `protos/kubernetes.fds` (Kubernetes 1.35): kinds made GA later have JSON
 //! only (protobuf bodies get 415), and a protobuf body's non-pointer zero numbers and
 //! booleans are stored as sent (`paused: false`) while its empty strings are left out.
-//! Review kinds other than `SelfSubjectAccessReview` (`TokenReview`, `SubjectAccessReview`,
-//! ...), `ComponentStatus` and the `binding` and `eviction` subresources are not served. Every built-in object
-//! must decode as its k8s-openapi type (400 otherwise); beyond that, built-in validation is
+//! Review kinds other than `SelfSubjectAccessReview` and `SelfSubjectRulesReview`
+//! (`TokenReview`, `SubjectAccessReview`, ...), `ComponentStatus` and the `binding` and
+//! `eviction` subresources are not served. Every built-in object must decode as its
+//! k8s-openapi type (400 otherwise); beyond that, built-in validation is
 //! a subset (names, labels, annotations, owner references, pod containers, deployment and
 //! replicaset selector and template, service ports, webhook configurations): unknown
 //! fields of built-ins are not detected and `fieldValidation=Warn` sends no `Warning`
-//! header. OpenAPI v3 documents carry no component schemas (`kubectl explain` shows only
-//! the kind). Webhooks: the `/scale` subresource and CONNECT requests (exec, attach,
+//! header. OpenAPI v3 documents carry the component schemas of custom resources (from their
+//! CRDs) and, with the `explain` feature, of built-in kinds (from their k8s-openapi types);
+//! without it `kubectl explain` finds no built-in kind. Webhooks: the `/scale` subresource and CONNECT requests (exec, attach,
 //! port-forward, proxy: not served) call no admission webhook, `matchConditions` are not
 //! evaluated, validating webhooks' first failure is chosen in webhook order (upstream: the
 //! first to answer), changes a mutating webhook makes to an applied object are not

@@ -20,7 +20,8 @@
 //!   `rbac`: bindings, roles, aggregation and the decision;
 //! - `forbidden`: the 401 and 403 errors; `denials`: the record of refusals;
 //! - `bootstrap`: the default roles and bindings; `token_request`: the TokenRequest
-//!   subresource; `review`: SelfSubjectAccessReview (`kubectl auth can-i`).
+//!   subresource; `review`: SelfSubjectAccessReview (`kubectl auth can-i`);
+//!   `rules_review`: SelfSubjectRulesReview (`kubectl auth can-i --list`).
 
 pub(crate) mod attributes;
 pub(crate) mod bootstrap;
@@ -30,6 +31,7 @@ pub(crate) mod identity;
 pub(crate) mod rbac;
 pub(crate) mod review;
 pub(crate) mod rules;
+pub(crate) mod rules_review;
 pub(crate) mod state;
 pub(crate) mod token_request;
 pub(crate) mod tokens;

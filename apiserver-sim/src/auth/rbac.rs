@@ -68,6 +68,32 @@ pub(crate) fn authorize(st: &State, who: &Identity, attrs: &Attributes) -> Decis
     Decision { allowed, reason }
 }
 
+/// Every rule the roles bound to `who` grant in `namespace` (cluster-wide bindings included;
+/// `""`: cluster-wide only), each once, and why some bindings could not be resolved.
+pub(crate) fn rules_for(
+    st: &State,
+    who: &Identity,
+    namespace: &str,
+) -> (Vec<PolicyRule>, Vec<String>) {
+    let mut rules: Vec<PolicyRule> = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
+    visit_rules(st, who, Some(namespace), |found| {
+        match found {
+            Ok(found) => {
+                for rule in found {
+                    if !rules.contains(&rule) {
+                        rules.push(rule);
+                    }
+                }
+            }
+            Err(e) if !errors.contains(&e) => errors.push(e),
+            Err(_) => {}
+        }
+        false
+    });
+    (rules, errors)
+}
+
 /// Calls `visit` with the rules (or the resolution error) of each role bound to `who` that
 /// applies in `namespace`, until it returns true.
 fn visit_rules(

@@ -1,5 +1,5 @@
 //! The endpoints of the auth module that are not stored resources: TokenRequest
-//! (`serviceaccounts/<name>/token`) and SelfSubjectAccessReview.
+//! (`serviceaccounts/<name>/token`), SelfSubjectAccessReview and SelfSubjectRulesReview.
 
 use http::{HeaderMap, Method, Response};
 
@@ -9,7 +9,7 @@ use super::respond::{self, Body};
 use super::route::Route;
 use crate::api::status::ApiError;
 use crate::auth::identity::Identity;
-use crate::auth::{review, token_request};
+use crate::auth::{review, rules_review, token_request};
 use crate::shared::Shared;
 
 /// The response of an auth endpoint, or `None` for any other request.
@@ -40,6 +40,11 @@ pub(super) fn serve(
                 return Some(respond::error(&ApiError::method_not_allowed()));
             }
             as_json().and_then(|json| review::serve(shared, who, &json))
+        } else if rules_review::is_rules_review(&rp.group, &rp.plural, rp.name.as_deref()) {
+            if method != Method::POST {
+                return Some(respond::error(&ApiError::method_not_allowed()));
+            }
+            as_json().and_then(|json| rules_review::serve(shared, who, &json))
         } else {
             return None;
         };

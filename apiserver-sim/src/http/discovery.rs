@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::kinds::KUBE_MINOR;
+use crate::kinds::builtin_schemas::builtin_schemas;
 use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;
 
@@ -127,7 +128,7 @@ fn gv_path(group: &str, version: &str) -> String {
 /// and the schemas of custom resources (what `kubectl explain` reads).
 pub fn openapi_doc(st: &State, group: &str, version: &str) -> Option<Value> {
     let mut paths = serde_json::Map::new();
-    let mut schemas = serde_json::Map::new();
+    let mut schemas = builtin_schemas(group, version).cloned().unwrap_or_default();
     for info in infos(st) {
         if info.group != group || !info.serves(version) {
             continue;

@@ -12,6 +12,7 @@
 
 use serde::de::DeserializeOwned;
 
+use super::builtin_schemas::{Definitions, Described};
 use super::typed::{Check, check, field_names};
 
 /// One served (group, version, kind), as its k8s-openapi type describes it.
@@ -33,6 +34,8 @@ pub struct TypedKind {
     pub check: Check,
     /// Its top-level JSON fields.
     pub fields: &'static [&'static str],
+    /// Its OpenAPI schema definitions (with the `explain` feature).
+    pub definitions: fn() -> Definitions,
 }
 
 impl TypedKind {
@@ -58,7 +61,7 @@ impl Scope for k8s_openapi::ClusterResourceScope {
 
 fn row<T>() -> TypedKind
 where
-    T: k8s_openapi::ListableResource + DeserializeOwned,
+    T: k8s_openapi::ListableResource + DeserializeOwned + Described,
     T::Scope: Scope,
 {
     TypedKind {
@@ -70,6 +73,7 @@ where
         namespaced: <T::Scope as Scope>::NAMESPACED,
         check: check::<T>,
         fields: field_names::<T>(),
+        definitions: T::definitions,
     }
 }
 

@@ -4,6 +4,7 @@
 //!   served type (names, scope, subresources, verbs, generation rule, typed checks,
 //!   conversions, schemas), and [`GroupResource`](resource_info::GroupResource), its identity;
 //! - [`builtin_types`]: every built-in kind as its k8s-openapi type describes it;
+//! - [`builtin_schemas`]: their OpenAPI v3 schemas (with the `explain` feature);
 //! - [`builtin_traits`]: what the types do not carry (short names, categories, verbs,
 //!   scale, generation exceptions, DELETE answers);
 //! - [`builtins`]: the built-in types served from startup, assembled from the two above;
@@ -24,6 +25,7 @@
 /// simulated node's kubelet); one minor from kubectl 1.32, so no skew warning.
 pub(crate) const KUBE_MINOR: &str = "33";
 
+pub(crate) mod builtin_schemas;
 pub(crate) mod builtin_traits;
 pub(crate) mod builtin_types;
 pub(crate) mod builtins;

@@ -34,6 +34,7 @@ mod owner_references;
 mod protobuf;
 mod rbac;
 mod robustness;
+mod rules_review;
 mod servers;
 mod services;
 mod smoke;
