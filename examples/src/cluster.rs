@@ -1,15 +1,23 @@
 //! Where an example runs: the cluster the environment (or `--kubeconfig`) names, or an embedded
-//! `apiserver-sim` when none is configured.
+//! `apiserver-sim` when none is configured (with the `playground` feature, on by default).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use controller_runtime::util::with_user_agent;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Api, Client, Config};
-use tempfile::TempDir;
+
+#[cfg(feature = "playground")]
+mod embedded;
+#[cfg(not(feature = "playground"))]
+mod embedded_absent;
+
+#[cfg(feature = "playground")]
+pub use embedded::Embedded;
+#[cfg(not(feature = "playground"))]
+pub use embedded_absent::Embedded;
 
 /// Delay of the embedded server's workload simulator: a pod is running and ready this long
 /// after it is scheduled (and a batch pod finishes this long after it started).
@@ -37,7 +45,13 @@ pub enum ClusterError {
     Client(#[from] kube::Error),
     /// The embedded server failed.
     #[error("embedded apiserver-sim: {0}")]
-    Embedded(#[from] apiserver_sim::Error),
+    Embedded(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// No cluster is configured, and this build has no embedded server to fall back on.
+    #[error(
+        "no cluster configured (KUBECONFIG, ~/.kube/config, in-cluster or --kubeconfig), and this \
+         build has no embedded apiserver-sim (the `playground` feature is off)"
+    )]
+    NoEmbeddedServer,
     /// A temporary directory for the kubeconfig could not be made.
     #[error("temporary directory: {0}")]
     TempDir(#[from] std::io::Error),
@@ -75,55 +89,6 @@ pub async fn cluster_config(kubeconfig: Option<&Path>) -> Result<Option<Config>,
 fn explicitly_configured() -> bool {
     let set = |name: &str| std::env::var_os(name).is_some_and(|value| !value.is_empty());
     set("KUBECONFIG") || set("KUBERNETES_SERVICE_HOST")
-}
-
-/// An `apiserver-sim` running in this process, with a kubeconfig for it on disk (removed on
-/// drop) so that `kubectl` can join in.
-#[derive(Debug)]
-pub struct Embedded {
-    server: ApiServer,
-    kubeconfig: PathBuf,
-    _dir: TempDir,
-}
-
-impl Embedded {
-    /// Starts the server on a free loopback port, with the workload simulator on (Deployments,
-    /// ReplicaSets, Jobs and Services run by simulated controllers, pods by a simulated node,
-    /// each pod ready [`WORKLOAD_DELAY`] after it is scheduled), and writes its kubeconfig.
-    pub async fn start() -> Result<Self, ClusterError> {
-        let server = ApiServer::builder()
-            .workload_simulator(WORKLOAD_DELAY)
-            .start()
-            .await?;
-        let dir = tempfile::Builder::new().prefix("kube-rt-").tempdir()?;
-        let kubeconfig = dir.path().join("kubeconfig");
-        server.write_kubeconfig(&kubeconfig)?;
-        Ok(Self {
-            server,
-            kubeconfig,
-            _dir: dir,
-        })
-    }
-
-    /// The server.
-    pub fn server(&self) -> &ApiServer {
-        &self.server
-    }
-
-    /// A client for the server (default namespace `default`).
-    pub fn client(&self) -> Result<Client, ClusterError> {
-        Ok(self.server.client()?)
-    }
-
-    /// Where the kubeconfig was written.
-    pub fn kubeconfig(&self) -> &Path {
-        &self.kubeconfig
-    }
-
-    /// Stops the server.
-    pub async fn shutdown(self) {
-        self.server.shutdown().await;
-    }
 }
 
 /// Creates `crd` (an existing one is kept) and waits until the server reports it established.
@@ -201,8 +166,8 @@ impl Connection {
                 })
             }
             None => {
-                println!("{program}: no cluster configured, using an embedded apiserver-sim");
                 let embedded = Embedded::start().await?;
+                println!("{program}: no cluster configured, using an embedded apiserver-sim");
                 println!(
                     "{program}: kubeconfig written to {}",
                     embedded.kubeconfig().display()

@@ -150,8 +150,8 @@ async fn run(cli: Cli) -> Result<(), RunError> {
             run_controller(client, &cli).await
         }
         None => {
-            println!("sample-controller: no cluster configured, using an embedded apiserver-sim");
             let embedded = Embedded::start().await?;
+            println!("sample-controller: no cluster configured, using an embedded apiserver-sim");
             let result = run_embedded(&embedded, &cli).await;
             embedded.shutdown().await;
             result
