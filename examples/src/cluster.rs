@@ -1,7 +1,7 @@
 //! Where an example runs: the cluster the environment (or `--kubeconfig`) names, or an embedded
 //! `apiserver-sim` when none is configured (with the `playground` feature, on by default).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use controller_runtime::util::with_user_agent;
@@ -13,52 +13,13 @@ use kube::{Api, Client, Config};
 mod embedded;
 #[cfg(not(feature = "playground"))]
 mod embedded_absent;
+mod error;
 
 #[cfg(feature = "playground")]
-pub use embedded::Embedded;
+pub use embedded::{Embedded, WORKLOAD_DELAY};
 #[cfg(not(feature = "playground"))]
 pub use embedded_absent::Embedded;
-
-/// Delay of the embedded server's workload simulator: a pod is running and ready this long
-/// after it is scheduled (and a batch pod finishes this long after it started).
-pub const WORKLOAD_DELAY: Duration = Duration::from_secs(1);
-
-/// How long [`install_crd`] waits for a CRD to be established.
-pub const CRD_ESTABLISHED_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Why a connection or the embedded server could not be set up.
-#[derive(Debug, thiserror::Error)]
-pub enum ClusterError {
-    /// The kubeconfig given with `--kubeconfig` could not be read or used.
-    #[error("kubeconfig {path}: {message}")]
-    Kubeconfig {
-        /// The file.
-        path: PathBuf,
-        /// What was wrong.
-        message: String,
-    },
-    /// KUBECONFIG or the in-cluster environment is set but unusable.
-    #[error("cluster configuration: {0}")]
-    Infer(#[from] kube::config::InferConfigError),
-    /// A client could not be built from the configuration.
-    #[error("client: {0}")]
-    Client(#[from] kube::Error),
-    /// The embedded server failed.
-    #[error("embedded apiserver-sim: {0}")]
-    Embedded(#[source] Box<dyn std::error::Error + Send + Sync>),
-    /// No cluster is configured, and this build has no embedded server to fall back on.
-    #[error(
-        "no cluster configured (KUBECONFIG, ~/.kube/config, in-cluster or --kubeconfig), and this \
-         build has no embedded apiserver-sim (the `playground` feature is off)"
-    )]
-    NoEmbeddedServer,
-    /// A temporary directory for the kubeconfig could not be made.
-    #[error("temporary directory: {0}")]
-    TempDir(#[from] std::io::Error),
-    /// A CRD was not established in time.
-    #[error("CRD {0} not established within {CRD_ESTABLISHED_TIMEOUT:?}")]
-    CrdNotEstablished(String),
-}
+pub use error::{CRD_ESTABLISHED_TIMEOUT, ClusterError};
 
 /// The cluster configuration to use: from `kubeconfig` if given; otherwise from the environment
 /// (KUBECONFIG, `~/.kube/config`, in-cluster), `None` when nothing is configured. An explicitly

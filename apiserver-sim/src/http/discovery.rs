@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::openapi_schemas::builtin_schemas;
 use crate::kinds::KUBE_MINOR;
-use crate::kinds::builtin_schemas::builtin_schemas;
 use crate::kinds::resource_info::ResourceInfo;
 use crate::store::State;
 

@@ -2,11 +2,15 @@
 //! resources: each CRD version's structural schema under the name kube-apiserver gives it
 //! (the group reversed, then version and kind: `io.k8s.samplecontroller.v1alpha1.Foo`), with
 //! `apiVersion`, `kind` and `metadata` added and the `x-kubernetes-group-version-kind` that
-//! `kubectl explain` looks kinds up by; and its list kind. Built-in kinds' schemas come from
-//! their types (`kinds/builtin_schemas.rs`).
+//! `kubectl explain` looks kinds up by; and its list kind. And the schemas of the built-in
+//! kinds, from their types (`kinds/builtin_schemas.rs`), marked the same way.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 
+use crate::kinds::builtin_types::typed_kinds;
 use crate::kinds::resource_info::ResourceInfo;
 
 /// The schema name of `kind` in `group`/`version`: the group's labels reversed, then the
@@ -84,6 +88,38 @@ pub(super) fn custom_resource_schemas(info: &ResourceInfo, version: &str) -> Vec
     ]
 }
 
+/// The component schemas of the built-in kinds of each (group, version), each kind's own
+/// schema marked with the `x-kubernetes-group-version-kind` kubectl looks kinds up by.
+/// Generated once, on first use.
+fn all() -> &'static HashMap<(String, String), Map<String, Value>> {
+    static ALL: OnceLock<HashMap<(String, String), Map<String, Value>>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all: HashMap<(String, String), Map<String, Value>> = HashMap::new();
+        for row in typed_kinds() {
+            let Some((name, definitions)) = (row.definitions)() else {
+                continue;
+            };
+            let schemas = all
+                .entry((row.group.to_owned(), row.version.to_owned()))
+                .or_default();
+            schemas.extend(definitions);
+            if let Some(Value::Object(schema)) = schemas.get_mut(&name) {
+                schema.insert(
+                    "x-kubernetes-group-version-kind".into(),
+                    json!([{"group": row.group, "version": row.version, "kind": row.kind}]),
+                );
+            }
+        }
+        all
+    })
+}
+
+/// The component schemas of the built-in kinds of `group`/`version` (empty without the
+/// `explain` feature or for a group version with no built-in kind).
+pub(super) fn builtin_schemas(group: &str, version: &str) -> Option<&'static Map<String, Value>> {
+    all().get(&(group.to_owned(), version.to_owned()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +134,33 @@ mod tests {
             schema_name("example.com", "v1", "Widget"),
             "com.example.v1.Widget"
         );
+    }
+
+    #[cfg(feature = "explain")]
+    #[test]
+    fn a_kind_and_what_it_refers_to_are_published_under_upstream_names() {
+        let apps = builtin_schemas("apps", "v1").expect("apps/v1 schemas");
+        let deployment = &apps["io.k8s.api.apps.v1.Deployment"];
+        assert_eq!(
+            deployment["x-kubernetes-group-version-kind"],
+            json!([{"group": "apps", "version": "v1", "kind": "Deployment"}])
+        );
+        assert!(
+            deployment["description"]
+                .as_str()
+                .is_some_and(|d| !d.is_empty())
+        );
+        assert!(apps.contains_key("io.k8s.api.apps.v1.DeploymentSpec"));
+        assert!(apps.contains_key("io.k8s.api.core.v1.PodTemplateSpec"));
+        assert!(apps.contains_key("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"));
+        // A referenced type is not itself a kind of the group version.
+        assert!(
+            apps["io.k8s.api.apps.v1.DeploymentSpec"]
+                .get("x-kubernetes-group-version-kind")
+                .is_none()
+        );
+        let core = builtin_schemas("", "v1").expect("core/v1 schemas");
+        assert!(core.contains_key("io.k8s.api.core.v1.Pod"));
+        assert!(builtin_schemas("apps", "v1beta1").is_none());
     }
 }

@@ -4,7 +4,8 @@
 //!   served type (names, scope, subresources, verbs, generation rule, typed checks,
 //!   conversions, schemas), and [`GroupResource`](resource_info::GroupResource), its identity;
 //! - [`builtin_types`]: every built-in kind as its k8s-openapi type describes it;
-//! - [`builtin_schemas`]: their OpenAPI v3 schemas (with the `explain` feature);
+//! - [`builtin_schemas`]: their types' OpenAPI v3 schema definitions (with the `explain`
+//!   feature);
 //! - [`builtin_traits`]: what the types do not carry (short names, categories, verbs,
 //!   scale, generation exceptions, DELETE answers);
 //! - [`builtins`]: the built-in types served from startup, assembled from the two above;

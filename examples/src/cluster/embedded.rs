@@ -1,12 +1,17 @@
 //! The embedded server of the `playground` feature: an `apiserver-sim` in this process.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use kube::Client;
 use tempfile::TempDir;
 
-use super::{ClusterError, WORKLOAD_DELAY};
+use super::error::ClusterError;
+
+/// Delay of the embedded server's workload simulator: a pod is running and ready this long
+/// after it is scheduled (and a batch pod finishes this long after it started).
+pub const WORKLOAD_DELAY: Duration = Duration::from_secs(1);
 
 fn embedded_error(error: apiserver_sim::Error) -> ClusterError {
     ClusterError::Embedded(Box::new(error))

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use kube::Client;
 
-use super::ClusterError;
+use super::error::ClusterError;
 
 /// The embedded server this build does not have (the `playground` feature is off).
 #[derive(Debug)]

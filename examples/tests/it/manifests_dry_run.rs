@@ -1,6 +1,7 @@
 //! `examples/manifests/` as a cluster admin would apply it: the CRD for real, then every
 //! manifest with `kubectl apply --dry-run=server` (the server validates and admits each one,
-//! and stores nothing). Skipped, with a notice, when kubectl is not installed.
+//! and stores nothing); `kubectl explain` then reads the Foo's schema from the CRD. Skipped,
+//! with a notice, when kubectl is not installed.
 
 use crate::common;
 
@@ -65,5 +66,14 @@ async fn the_manifests_pass_a_server_dry_run() {
             .all(|d| d.metadata.name.as_deref() != Some("sample-controller")),
         "a dry run stores nothing"
     );
+
+    // The applied CRD's schema is what `kubectl explain foo` reads, doc comments included.
+    let out = kubectl(&kubeconfig, &cache, &["explain", "foo.spec"])
+        .await
+        .unwrap_or_else(|stderr| panic!("kubectl explain foo.spec: {stderr}"));
+    assert!(out.contains("KIND:       Foo"), "{out}");
+    assert!(out.contains("deploymentName\t<string>"), "{out}");
+    assert!(out.contains("replicas\t<integer>"), "{out}");
+    assert!(out.contains("Desired replicas of the Deployment"), "{out}");
     server.shutdown().await;
 }
