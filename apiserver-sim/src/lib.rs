@@ -45,7 +45,12 @@
 //! # Features
 //!
 //! - `cli`: the standalone `apiserver-sim` binary (argument parsing and a log subscriber);
-//!   the library needs neither, so they are compiled only with this feature.
+//!   the library needs neither, so they are compiled only with this feature. It turns on
+//!   `explain` too.
+//! - `explain`: the OpenAPI v3 schemas of the built-in kinds, from k8s-openapi's `schemars`
+//!   implementations, so that `kubectl explain deployment.spec` works; it costs k8s-openapi
+//!   (and every crate above it) a longer compile, so tests that do not run `kubectl explain`
+//!   leave it off. Custom resources' schemas are published either way.
 //! - `fuzzing`: a hidden module of the properties the fuzz targets check; for the fuzz crate
 //!   and the crate's own property tests, never for a user's build.
 //!

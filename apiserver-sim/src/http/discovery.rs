@@ -124,11 +124,13 @@ fn gv_path(group: &str, version: &str) -> String {
     }
 }
 
-/// `/openapi/v3/<gv>`: one PATCH operation per kind (enough for kubectl's validation check),
-/// and the schemas of custom resources (what `kubectl explain` reads).
+/// `/openapi/v3/<gv>` as the store makes it: one PATCH operation per kind (enough for
+/// kubectl's validation check) and the schemas of custom resources (what `kubectl explain`
+/// reads); [`with_builtin_schemas`] adds the built-in kinds'. `None` for a group version
+/// nothing serves.
 pub fn openapi_doc(st: &State, group: &str, version: &str) -> Option<Value> {
     let mut paths = serde_json::Map::new();
-    let mut schemas = builtin_schemas(group, version).cloned().unwrap_or_default();
+    let mut schemas = serde_json::Map::new();
     for info in infos(st) {
         if info.group != group || !info.serves(version) {
             continue;
@@ -170,10 +172,33 @@ pub fn openapi_doc(st: &State, group: &str, version: &str) -> Option<Value> {
                 "paths": paths, "components": {"schemas": schemas}}))
 }
 
-/// A stable hash of a document, used in `serverRelativeURL`.
-pub fn doc_hash(doc: &Value) -> String {
+/// `doc` (an [`openapi_doc`] of `group`/`version`) with the built-in kinds' schemas added;
+/// a custom resource's schema of the same name stays. Built outside the store's lock: the
+/// built-in schemas never change.
+pub fn with_builtin_schemas(mut doc: Value, group: &str, version: &str) -> Value {
+    let (Some(built_in), Some(schemas)) = (
+        builtin_schemas(group, version),
+        doc.pointer_mut("/components/schemas")
+            .and_then(Value::as_object_mut),
+    ) else {
+        return doc;
+    };
+    for (name, schema) in &built_in.schemas {
+        schemas
+            .entry(name.clone())
+            .or_insert_with(|| schema.clone());
+    }
+    doc
+}
+
+/// A stable hash of the document of `group`/`version` whose store-made part is `doc`, used
+/// in `serverRelativeURL` (the built-in schemas enter by their precomputed hash).
+fn doc_hash(doc: &Value, group: &str, version: &str) -> String {
     let mut h = DefaultHasher::new();
     doc.to_string().hash(&mut h);
+    builtin_schemas(group, version)
+        .map(|built_in| built_in.hash)
+        .hash(&mut h);
     format!("{:016X}", h.finish())
 }
 
@@ -196,7 +221,8 @@ pub fn openapi_index(st: &State) -> Value {
         let p = gv_path(&g, &v);
         paths.insert(
             p.clone(),
-            json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash={}", doc_hash(&doc))}),
+            json!({"serverRelativeURL":
+                format!("/openapi/v3/{p}?hash={}", doc_hash(&doc, &g, &v))}),
         );
     }
     json!({"paths": paths})

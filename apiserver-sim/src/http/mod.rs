@@ -341,14 +341,13 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         Route::OpenApiIndex => {
             get_only(&|| respond::json(200, &discovery::openapi_index(&shared.state.lock())))
         }
-        Route::OpenApiDoc(g, v) => {
-            get_only(
-                &|| match discovery::openapi_doc(&shared.state.lock(), &g, &v) {
-                    Some(doc) => respond::json(200, &doc),
-                    None => not_found::openapi_not_found(),
-                },
-            )
-        }
+        Route::OpenApiDoc(g, v) => get_only(&|| {
+            let doc = discovery::openapi_doc(&shared.state.lock(), &g, &v);
+            match doc {
+                Some(doc) => respond::json(200, &discovery::with_builtin_schemas(doc, &g, &v)),
+                None => not_found::openapi_not_found(),
+            }
+        }),
         Route::Unknown => not_found::unrouted(&shared.state.lock(), parts.uri.path()),
     }
 }

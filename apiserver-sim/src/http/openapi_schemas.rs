@@ -6,6 +6,7 @@
 //! kinds, from their types (`kinds/builtin_schemas.rs`), marked the same way.
 
 use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
@@ -88,20 +89,31 @@ pub(super) fn custom_resource_schemas(info: &ResourceInfo, version: &str) -> Vec
     ]
 }
 
-/// The component schemas of the built-in kinds of each (group, version), each kind's own
-/// schema marked with the `x-kubernetes-group-version-kind` kubectl looks kinds up by.
-/// Generated once, on first use.
-fn all() -> &'static HashMap<(String, String), Map<String, Value>> {
-    static ALL: OnceLock<HashMap<(String, String), Map<String, Value>>> = OnceLock::new();
+/// The built-in kinds' component schemas of one group version, and a hash of them for the
+/// documents' `serverRelativeURL`s.
+#[derive(Debug, Default)]
+pub(super) struct BuiltinSchemas {
+    /// The schemas, by name.
+    pub schemas: Map<String, Value>,
+    /// A hash of `schemas`, stable for the life of the process.
+    pub hash: u64,
+}
+
+/// The built-in kinds' component schemas of each (group, version), each kind's own schema
+/// marked with the `x-kubernetes-group-version-kind` kubectl looks kinds up by. Generated
+/// once, on first use.
+fn all() -> &'static HashMap<(String, String), BuiltinSchemas> {
+    static ALL: OnceLock<HashMap<(String, String), BuiltinSchemas>> = OnceLock::new();
     ALL.get_or_init(|| {
-        let mut all: HashMap<(String, String), Map<String, Value>> = HashMap::new();
+        let mut all: HashMap<(String, String), BuiltinSchemas> = HashMap::new();
         for row in typed_kinds() {
             let Some((name, definitions)) = (row.definitions)() else {
                 continue;
             };
-            let schemas = all
+            let schemas = &mut all
                 .entry((row.group.to_owned(), row.version.to_owned()))
-                .or_default();
+                .or_default()
+                .schemas;
             schemas.extend(definitions);
             if let Some(Value::Object(schema)) = schemas.get_mut(&name) {
                 schema.insert(
@@ -110,13 +122,20 @@ fn all() -> &'static HashMap<(String, String), Map<String, Value>> {
                 );
             }
         }
+        for built_in in all.values_mut() {
+            let mut hasher = DefaultHasher::new();
+            Value::Object(built_in.schemas.clone())
+                .to_string()
+                .hash(&mut hasher);
+            built_in.hash = hasher.finish();
+        }
         all
     })
 }
 
-/// The component schemas of the built-in kinds of `group`/`version` (empty without the
-/// `explain` feature or for a group version with no built-in kind).
-pub(super) fn builtin_schemas(group: &str, version: &str) -> Option<&'static Map<String, Value>> {
+/// The built-in kinds' component schemas of `group`/`version` (`None` without the `explain`
+/// feature or for a group version with no built-in kind).
+pub(super) fn builtin_schemas(group: &str, version: &str) -> Option<&'static BuiltinSchemas> {
     all().get(&(group.to_owned(), version.to_owned()))
 }
 
@@ -139,7 +158,9 @@ mod tests {
     #[cfg(feature = "explain")]
     #[test]
     fn a_kind_and_what_it_refers_to_are_published_under_upstream_names() {
-        let apps = builtin_schemas("apps", "v1").expect("apps/v1 schemas");
+        let apps = &builtin_schemas("apps", "v1")
+            .expect("apps/v1 schemas")
+            .schemas;
         let deployment = &apps["io.k8s.api.apps.v1.Deployment"];
         assert_eq!(
             deployment["x-kubernetes-group-version-kind"],
@@ -159,7 +180,7 @@ mod tests {
                 .get("x-kubernetes-group-version-kind")
                 .is_none()
         );
-        let core = builtin_schemas("", "v1").expect("core/v1 schemas");
+        let core = &builtin_schemas("", "v1").expect("core/v1 schemas").schemas;
         assert!(core.contains_key("io.k8s.api.core.v1.Pod"));
         assert!(builtin_schemas("apps", "v1beta1").is_none());
     }
