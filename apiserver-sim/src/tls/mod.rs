@@ -13,6 +13,7 @@
 //! and IP name constraints, unhandled critical extensions.
 //!
 //! - `cert`: the fields of a parsed certificate the checks read;
+//! - `der`: the DER reader the certificate is parsed with;
 //! - `signature`: a certificate's signature checked against its issuer's key;
 //! - `hostname`: Go's `VerifyHostname` and its error texts;
 //! - `chain`: Go's `Verify`: chain building, validity, key usage, name constraints;
@@ -21,6 +22,7 @@
 
 pub(crate) mod cert;
 pub(crate) mod chain;
+pub(crate) mod der;
 pub(crate) mod hostname;
 pub(crate) mod roots;
 pub(crate) mod signature;

@@ -3,8 +3,8 @@
 //! Ed25519); SHA-1 and MD5 signatures are refused as insecure, as Go refuses them.
 
 use ring::signature::{self as ring_sig, VerificationAlgorithm};
-use x509_parser::signature_algorithm::RsaSsaPssParams;
-use x509_parser::x509::AlgorithmIdentifier;
+
+use super::der::{self, Element, Reader, tag};
 
 /// A hash of the SHA-2 family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,10 +58,43 @@ fn sha_of_oid(oid: &str) -> Option<Sha> {
     }
 }
 
+/// An AlgorithmIdentifier: the algorithm's OID and its parameters, when present.
+#[derive(Debug, Clone)]
+pub(crate) struct AlgorithmId<'a> {
+    /// The OID, dotted.
+    pub oid: String,
+    /// The parameters element.
+    pub parameters: Option<Element<'a>>,
+}
+
+impl<'a> AlgorithmId<'a> {
+    /// Reads an AlgorithmIdentifier SEQUENCE.
+    pub fn read(reader: &mut Reader<'a>, what: &str) -> Result<Self, String> {
+        let mut inner = reader.enter(tag::SEQUENCE, what)?;
+        let oid = der::oid(inner.expect(tag::OID, what)?.value)?;
+        let parameters = if inner.is_empty() {
+            None
+        } else {
+            Some(inner.next_element()?)
+        };
+        Ok(Self { oid, parameters })
+    }
+}
+
+/// The hash of RSASSA-PSS parameters (`hashAlgorithm [0]`, SHA-1 when absent).
+fn pss_hash(parameters: Option<&Element<'_>>) -> Option<Sha> {
+    let params = parameters.filter(|p| p.tag == tag::SEQUENCE)?;
+    let mut fields = Reader::new(params.value);
+    let hash = fields.optional(tag::explicit(0), "PSS hash").ok()??;
+    let mut inner = Reader::new(hash.value);
+    let id = AlgorithmId::read(&mut inner, "PSS hash algorithm").ok()?;
+    sha_of_oid(&id.oid)
+}
+
 impl SignatureAlgorithm {
     /// The algorithm of a certificate's `signatureAlgorithm`.
-    pub fn of(id: &AlgorithmIdentifier<'_>) -> Self {
-        let oid = id.algorithm.to_id_string();
+    pub fn of(id: &AlgorithmId<'_>) -> Self {
+        let oid = id.oid.clone();
         match oid.as_str() {
             "1.2.840.113549.1.1.11" => Self::RsaPkcs1(Sha::S256),
             "1.2.840.113549.1.1.12" => Self::RsaPkcs1(Sha::S384),
@@ -74,12 +107,9 @@ impl SignatureAlgorithm {
             "1.2.840.10045.4.1" => Self::Insecure("ECDSA-SHA1"),
             "1.2.840.10040.4.3" => Self::Insecure("DSA-SHA1"),
             "1.2.840.113549.1.1.4" => Self::Insecure("MD5-RSA"),
-            "1.2.840.113549.1.1.10" => id
-                .parameters
-                .as_ref()
-                .and_then(|p| RsaSsaPssParams::try_from(p).ok())
-                .and_then(|p| sha_of_oid(&p.hash_algorithm_oid().to_id_string()))
-                .map_or(Self::Unknown(oid.clone()), Self::RsaPss),
+            "1.2.840.113549.1.1.10" => {
+                pss_hash(id.parameters.as_ref()).map_or(Self::Unknown(oid.clone()), Self::RsaPss)
+            }
             _ => Self::Unknown(oid),
         }
     }
@@ -87,16 +117,15 @@ impl SignatureAlgorithm {
 
 impl KeyAlgorithm {
     /// The type of a certificate's subject public key.
-    pub fn of(id: &AlgorithmIdentifier<'_>) -> Self {
-        match id.algorithm.to_id_string().as_str() {
+    pub fn of(id: &AlgorithmId<'_>) -> Self {
+        match id.oid.as_str() {
             "1.2.840.113549.1.1.1" => Self::Rsa,
             "1.3.101.112" => Self::Ed25519,
             "1.2.840.10045.2.1" => {
                 let curve = id
                     .parameters
-                    .as_ref()
-                    .and_then(|p| p.as_oid().ok())
-                    .map(|o| o.to_id_string());
+                    .filter(|p| p.tag == tag::OID)
+                    .and_then(|p| der::oid(p.value).ok());
                 match curve.as_deref() {
                     Some("1.2.840.10045.3.1.7") => Self::EcP256,
                     Some("1.3.132.0.34") => Self::EcP384,

@@ -202,3 +202,34 @@ fn name_constraints_of_the_authority_apply() {
         "{err}"
     );
 }
+
+#[test]
+fn critical_extensions_go_does_not_know_and_malformed_certificates_are_refused() {
+    let (root, root_cert) = issuer(IsCa::Ca(BasicConstraints::Unconstrained));
+    let roots = vec![der(&root_cert)];
+    let key = KeyPair::generate().expect("key");
+    let mut params = leaf_params(&["hook.webhooks.svc"]);
+    let mut unknown =
+        rcgen::CustomExtension::from_oid_content(&[1, 3, 6, 1, 4, 1, 99999, 1], vec![0x05, 0x00]);
+    unknown.set_criticality(true);
+    params.custom_extensions.push(unknown);
+    let leaf = der(&params.signed_by(&key, &root).expect("signed"));
+    assert!(leaf.unhandled_critical);
+    assert_eq!(
+        verify(&leaf, &[], &roots, "hook.webhooks.svc", now()),
+        Err("x509: unhandled critical extension".into())
+    );
+
+    let whole = root_cert.der().to_vec();
+    for cut in [1, whole.len() / 2, whole.len() - 1] {
+        let error = Cert::from_der(&whole[..cut]).expect_err("a truncated certificate");
+        assert!(
+            error.starts_with("x509: malformed certificate: "),
+            "{error}"
+        );
+    }
+    let mut trailing = whole.clone();
+    trailing.push(0);
+    assert!(Cert::from_der(&trailing).is_err());
+    assert!(Cert::from_der(&[]).is_err());
+}

@@ -49,7 +49,7 @@ use prometheus_parse::{Scrape, Value};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-const DEFAULT_SECS: u64 = 90;
+const DEFAULT_SECS: u64 = 60;
 const DEFAULT_SEED: u64 = 20_261_125;
 /// How far RSS and open descriptors may grow between the start and the end of the judged part.
 const MAX_GROWTH_PERCENT: f64 = 5.0;

@@ -2,11 +2,10 @@
 //! object's key and a reconcile id unique to that reconcile (the one `Context::reconcile_id`
 //! returns).
 //!
-//! Its own test binary: tracing caches per call site, process-wide, whether any subscriber
-//! wants its spans; a test in a shared binary that installs a subscriber races with the other
-//! tests registering the same call sites and can find the `reconcile` span disabled.
-
-mod common;
+//! Not in the shared test binary: tracing caches per call site, process-wide, whether any
+//! subscriber wants its spans; a test that installs a subscriber while other tests register the
+//! same call sites on other threads can find the `reconcile` span disabled. Here it runs first,
+//! alone.
 
 use std::collections::{BTreeMap, HashSet};
 use std::convert::Infallible;
@@ -14,7 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::controller::{
     Action, Context, Controller, Request, Watch, reconciler_fn,
@@ -58,8 +57,7 @@ struct Seen {
     current_span: Option<&'static str>,
 }
 
-#[tokio::test(start_paused = true)]
-async fn each_reconcile_runs_in_a_span_with_controller_key_and_id() {
+pub(crate) async fn each_reconcile_runs_in_a_span_with_controller_key_and_id() {
     let spans = ReconcileSpans::default();
     // The test runtime has one thread, so every task of the manager uses this subscriber;
     // it is installed before anything registers the `reconcile` call site.

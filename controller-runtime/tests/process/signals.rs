@@ -1,15 +1,13 @@
-//! Graceful shutdown with real signals (its own test binary, since signals reach the whole process):
+//! Graceful shutdown with real signals (they reach the whole process, so this runs last):
 //! SIGTERM starts a graceful shutdown that drains the in-flight reconcile; a second signal
 //! (SIGINT) during the drain makes `start` return at once.
-
-mod common;
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
     controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
@@ -25,8 +23,7 @@ fn signal_self(signal: &str) {
     assert!(status.success());
 }
 
-#[tokio::test]
-async fn a_second_signal_exits_at_once() {
+pub(crate) async fn a_second_signal_exits_at_once() {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(Manager::builder(server.client().unwrap()).build());
     let started = Arc::new(AtomicUsize::new(0));

@@ -1,29 +1,27 @@
 //! `Manager::try_default` builds a manager with the default settings over a client inferred from
-//! the environment, sending a User-Agent that names the binary (here: `KUBECONFIG` pointing at the simulator's kubeconfig; its own test
-//! binary, since it sets a process-wide variable, and handles the process's signals).
-
-mod common;
+//! the environment, sending a User-Agent that names the binary (here: `KUBECONFIG` pointing at
+//! the simulator's kubeconfig, a process-wide variable).
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_controller_runtime::{
     controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
     manager::Manager,
 };
 
-#[tokio::test]
-async fn the_client_is_inferred_from_the_environment() {
+pub(crate) async fn the_client_is_inferred_from_the_environment() {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let path = std::env::temp_dir().join(format!(
         "controller-runtime-{}.kubeconfig",
         std::process::id()
     ));
     server.write_kubeconfig(&path).unwrap();
-    // SAFETY: this test binary has a single test, so no other thread reads the environment.
+    // SAFETY: this binary runs its tests one at a time on one thread, so no other thread
+    // reads the environment.
     unsafe { std::env::set_var("KUBECONFIG", &path) };
     let manager = Arc::new(Manager::try_default().await.unwrap());
     let counts = Counts::default();
