@@ -89,7 +89,15 @@ impl ShardingConfig {
             });
         }
         let shard = self.shard_name();
-        if let Err(reason) = check_label_value(shard.as_str(), true) {
+        let sharder_lease = self.sharder_lease_config("").lease_name().to_owned();
+        let checked = check_label_value(shard.as_str(), true).and_then(|()| {
+            if shard.as_str() == sharder_lease {
+                Err("is the name of the ring's sharder Lease")
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(reason) = checked {
             return Err(Error::InvalidShardName {
                 shard: shard.to_string(),
                 reason,
@@ -112,6 +120,20 @@ impl ShardingConfig {
             .renew_deadline(self.renew_deadline)
             .retry_period(self.retry_period)
             .lease_labels([(RING_LABEL.to_owned(), self.ring.clone())].into())
+    }
+}
+
+impl ShardingConfig {
+    /// The Lease the ring's sharder candidates elect on: `<ring>-sharder` (lower case, `_` as
+    /// `-`, so any ring name gives a valid Lease name), with the shard Leases' timings. It carries
+    /// no ring label: it announces no shard.
+    pub(crate) fn sharder_lease_config(&self, identity: &str) -> LeaderElectionConfig {
+        let name = format!("{}-sharder", self.ring.to_lowercase().replace('_', "-"));
+        LeaderElectionConfig::new(self.namespace.clone(), name)
+            .identity(identity)
+            .lease_duration(self.lease_duration)
+            .renew_deadline(self.renew_deadline)
+            .retry_period(self.retry_period)
     }
 }
 

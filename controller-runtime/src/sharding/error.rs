@@ -47,4 +47,22 @@ pub enum Error {
         #[source]
         source: Box<kube::Error>,
     },
+
+    /// The sharder's caches of shard Leases and sharded objects could not be set up or filled.
+    #[error("the sharder's caches: {0}")]
+    Cache(#[source] informer::Error),
+
+    /// A shard's drain acknowledgement (removing its labels from an object) failed.
+    #[error("cannot acknowledge the drain of {kind} {namespace}/{name}: {source}")]
+    Acknowledge {
+        /// The object's kind.
+        kind: String,
+        /// Its namespace (empty for a cluster-scoped object).
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// The API error.
+        #[source]
+        source: Box<kube::Error>,
+    },
 }

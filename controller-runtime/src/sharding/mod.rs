@@ -48,18 +48,26 @@
 //! once. Owned objects ([`Placement::Owner`]) go where their owner's shard label says, at once. A
 //! shard's caches select its objects with [`shard_selector`].
 //!
-//! # What is here, and what is not yet
+//! # Running it
 //!
-//! These are the building blocks: the ring, the shard Lease with its member and the sharder's
-//! takeover, the decisions of the drain handshake, the labels and selectors, and the settings.
-//! The manager does not run them yet: a sharded mode of the manager and its controllers, the
-//! sharder as a runnable with its mutating webhook, and sharding's metrics and RBAC rules come
-//! next. Until then, an operator that wants to shard wires these pieces itself.
+//! Every replica holds its shard Lease with a [`ShardMember`] and adds the ring's [`Sharder`] to
+//! its manager (the candidates elect on the ring's sharder Lease, so one sharder works at a
+//! time). Its caches of the ring's kinds select its objects ([`shard_selector`]), and each of
+//! its reconcilers asks its [`Shard`] first ([`Shard::admit`]): work on the object, or skip it
+//! because its drain was just acknowledged, because it is not this shard's, or because the
+//! shard's Lease is not held.
+//!
+//! # What is not here yet
+//!
+//! A sharded mode of the manager and its controllers that does this wiring itself, a mutating
+//! webhook that labels new objects as they are created (until then the sharder labels them on
+//! its next pass, within milliseconds of the event), and sharding's Prometheus series (the
+//! sharder counts its writes in [`SharderStats`]).
 //!
 //! # Errors
 //!
-//! [`Error`]: sharding settings that cannot work ([`ShardingConfig::validate`]) and failed
-//! requests about shard Leases.
+//! [`Error`]: sharding settings that cannot work ([`ShardingConfig::validate`]), failed
+//! requests about shard Leases, the sharder's caches, and drain acknowledgements.
 
 mod assignment;
 mod config;
@@ -68,7 +76,10 @@ mod hash;
 mod labels;
 mod lease;
 mod member;
+mod membership;
 mod ring;
+mod shard;
+mod sharder;
 mod state;
 mod takeover;
 
@@ -84,5 +95,7 @@ pub use labels::{DRAIN_VALUE, LABEL_DOMAIN, RING_LABEL, drain_label, shard_label
 pub use lease::ShardLease;
 pub use member::{MemberEnd, ShardMember};
 pub use ring::{Ring, ShardName, VIRTUAL_NODES_PER_SHARD};
+pub use shard::{Admission, Shard};
+pub use sharder::{Sharder, SharderCounts, SharderStats};
 pub use state::{ORPHAN_AFTER, ShardState};
 pub use takeover::{Takeover, take_over_uncertain_shard};

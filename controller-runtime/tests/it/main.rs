@@ -28,6 +28,7 @@ mod owns;
 mod priority;
 mod rbac;
 mod recorder;
+mod sharding;
 mod shutdown;
 mod soak;
 mod sources;

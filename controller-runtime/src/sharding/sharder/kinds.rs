@@ -1,0 +1,68 @@
+//! The kinds a sharder places: the ring's own kinds, assigned by the hash of their identity, and
+//! owned kinds, which follow their controller owner's shard.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::core::ApiResource;
+
+use crate::kind::Kind;
+use crate::rbac::{Rule, Verb};
+
+/// How the objects of a kind are placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// By the ring, from the object's own identity.
+    Key,
+    /// With its controller owner, an object of a [`Role::Key`] kind.
+    Owned,
+}
+
+/// One kind the sharder labels.
+#[derive(Clone, Debug)]
+pub(crate) struct ShardedKind {
+    /// Group, version, kind and plural.
+    pub resource: ApiResource,
+    /// Whether the objects live in namespaces.
+    pub namespaced: bool,
+    /// How the objects are placed.
+    pub role: Role,
+}
+
+impl ShardedKind {
+    /// The kind `K` in `role`.
+    pub fn of<K: Kind>(role: Role) -> Self {
+        let namespaced = Rule::of::<K>().is_namespaced();
+        Self {
+            resource: ApiResource::erase::<K>(&()),
+            namespaced,
+            role,
+        }
+    }
+
+    /// What the sharder needs on the kind: to list and watch its objects' metadata, and to patch
+    /// their labels.
+    pub fn rule(&self) -> Rule {
+        Rule::resource(&self.resource.group, &self.resource.plural, self.namespaced).verbs([
+            Verb::List,
+            Verb::Watch,
+            Verb::Patch,
+        ])
+    }
+
+    /// The identity the ring hashes for an object of this kind: `group/kind/namespace/name`
+    /// (the same in every process, and distinct across kinds).
+    pub fn key_of(&self, meta: &ObjectMeta) -> String {
+        format!(
+            "{}/{}/{}/{}",
+            self.resource.group,
+            self.resource.kind,
+            meta.namespace.as_deref().unwrap_or_default(),
+            meta.name.as_deref().unwrap_or_default()
+        )
+    }
+
+    /// Whether an owner reference's `apiVersion` and `kind` name this kind.
+    pub fn is(&self, api_version: &str, kind: &str) -> bool {
+        let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+        group == self.resource.group && kind == self.resource.kind
+    }
+}
