@@ -115,45 +115,36 @@ impl Replica {
     }
 }
 
+/// Shard labels by object name, of the objects `api` lists.
+async fn shards_of<K>(api: Api<K>) -> BTreeMap<String, String>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let label = shard_label(RING);
+    api.list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .filter_map(|object| {
+            let meta = object.meta();
+            Some((
+                meta.name.clone()?,
+                meta.labels.as_ref()?.get(&label)?.clone(),
+            ))
+        })
+        .collect()
+}
+
 /// Shard labels by object name, of ConfigMaps and of Secrets.
 async fn labels(
     server: &apiserver_sim::ApiServer,
 ) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
     let client = server.client().unwrap();
-    let label = shard_label(RING);
-    let read = |items: Vec<(String, Option<String>)>| {
-        items
-            .into_iter()
-            .filter_map(|(name, shard)| Some((name, shard?)))
-            .collect::<BTreeMap<_, _>>()
-    };
-    let maps = Api::<ConfigMap>::namespaced(client.clone(), NS)
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .map(|o| {
-            (
-                o.metadata.name.unwrap(),
-                o.metadata.labels.and_then(|mut l| l.remove(&label)),
-            )
-        })
-        .collect();
-    let secrets = Api::<Secret>::namespaced(client, NS)
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .map(|o| {
-            (
-                o.metadata.name.unwrap(),
-                o.metadata.labels.and_then(|mut l| l.remove(&label)),
-            )
-        })
-        .collect();
-    (read(maps), read(secrets))
+    (
+        shards_of(Api::<ConfigMap>::namespaced(client.clone(), NS)).await,
+        shards_of(Api::<Secret>::namespaced(client, NS)).await,
+    )
 }
 
 /// What the ring of `shards` assigns each ConfigMap to.
