@@ -64,7 +64,8 @@ fn load_fixtures(scenarios: &[&str]) -> BTreeMap<String, Value> {
                 path.display()
             )
         });
-        let map: BTreeMap<String, Value> = serde_json::from_str(&text).expect("fixture JSON");
+        let mut map: BTreeMap<String, Value> = serde_json::from_str(&text).expect("fixture JSON");
+        map.values_mut().for_each(normalize::order_managed_fields);
         all.extend(map);
     }
     all

@@ -1,6 +1,7 @@
 //! Normalization: what must differ between two servers (and two runs) is replaced by a
 //! placeholder, nothing else: uids, timestamps and ages, resourceVersion values and continue
-//! tokens, the run's random suffix, generated names, and loopback ports.
+//! tokens, the run's random suffix, generated names, and loopback ports; and the order of
+//! managedFields entries, which follows their times.
 
 use serde_json::Value;
 
@@ -140,9 +141,10 @@ pub fn value(v: &mut Value, key: &str, run: &str, in_table: bool) {
             }
         }
         Value::Array(items) => {
-            for item in items {
+            for item in items.iter_mut() {
                 value(item, key, run, in_table);
             }
+            sort_managed_fields(items);
         }
         Value::Object(map) => {
             let table = in_table || map.get("kind").and_then(Value::as_str) == Some("Table");
@@ -159,6 +161,39 @@ pub fn value(v: &mut Value, key: &str, run: &str, in_table: bool) {
     }
 }
 
+/// managedFields entries are ordered by operation, then by the second of their time, then by
+/// manager: with the times replaced, entries written in different seconds on one server and in
+/// the same second on the other would differ in order only. So a list of them is put in the
+/// order of operation, manager, subresource and apiVersion.
+fn sort_managed_fields(items: &mut [Value]) {
+    let is_entry = |item: &Value| item.get("manager").is_some() && item.get("fieldsType").is_some();
+    if items.is_empty() || !items.iter().all(is_entry) {
+        return;
+    }
+    let field = |item: &Value, name: &str| {
+        item.get(name)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    items.sort_by_key(|item| {
+        ["operation", "manager", "subresource", "apiVersion"].map(|name| field(item, name))
+    });
+}
+
+/// Puts every list of managedFields entries inside `v` in order (for fixtures recorded before
+/// the order was normalized).
+pub fn order_managed_fields(v: &mut Value) {
+    match v {
+        Value::Array(items) => {
+            items.iter_mut().for_each(order_managed_fields);
+            sort_managed_fields(items);
+        }
+        Value::Object(map) => map.values_mut().for_each(order_managed_fields),
+        _ => {}
+    }
+}
+
 /// A normalized copy.
 pub fn normalized(v: &Value, run: &str) -> Value {
     let mut v = v.clone();
@@ -170,6 +205,34 @@ pub fn normalized(v: &Value, run: &str) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn managed_fields_entries_are_ordered_without_their_times() {
+        let entry = |manager: &str, operation: &str, time: &str| {
+            json!({"manager": manager, "operation": operation, "apiVersion": "v1",
+                "fieldsType": "FieldsV1", "fieldsV1": {}, "time": time})
+        };
+        let written = json!({"managedFields": [
+            entry("bob", "Apply", "2026-11-28T03:14:46Z"),
+            entry("ctl", "Update", "2026-11-28T03:14:45Z"),
+            entry("alice", "Apply", "2026-11-28T03:14:47Z"),
+        ]});
+        let expected = json!({"managedFields": [
+            entry("alice", "Apply", "<time>"),
+            entry("bob", "Apply", "<time>"),
+            entry("ctl", "Update", "<time>"),
+        ]});
+        assert_eq!(normalized(&written, "q7x2k"), expected);
+        let mut recorded = json!({"managedFields": [
+            entry("bob", "Apply", "<time>"),
+            entry("alice", "Apply", "<time>"),
+            entry("ctl", "Update", "<time>"),
+        ]});
+        order_managed_fields(&mut recorded);
+        assert_eq!(recorded, expected);
+        // Other lists keep their order.
+        assert_eq!(normalized(&json!(["b", "a"]), "q7x2k"), json!(["b", "a"]));
+    }
 
     #[test]
     fn placeholders_replace_only_what_must_differ() {

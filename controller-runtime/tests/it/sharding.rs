@@ -16,7 +16,7 @@ use kube_rt_controller_runtime::manager::Manager;
 use kube_rt_controller_runtime::rbac::Verb;
 use kube_rt_controller_runtime::sharding::{
     Admission, MemberEnd, Ring, Shard, ShardMember, ShardName, Sharder, ShardingConfig,
-    shard_label, shard_selector,
+    drain_label, shard_label, shard_selector,
 };
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -115,12 +115,13 @@ impl Replica {
     }
 }
 
-/// Shard labels by object name, of the objects `api` lists.
+/// Shard labels by object name, of the objects `api` lists; an object still carrying the drain
+/// label shows as `<shard> (draining)`.
 async fn shards_of<K>(api: Api<K>) -> BTreeMap<String, String>
 where
     K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
-    let label = shard_label(RING);
+    let (label, drain) = (shard_label(RING), drain_label(RING));
     api.list(&ListParams::default())
         .await
         .unwrap()
@@ -159,8 +160,8 @@ fn wanted(shards: &[&str]) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Waits until every ConfigMap is where the ring of `shards` wants it and every Secret is on
-/// its owner's shard.
+/// Waits until every ConfigMap is where the ring of `shards` wants it, every Secret is on its
+/// owner's shard, and no drain is pending.
 async fn settled(server: &apiserver_sim::ApiServer, shards: &[&str]) {
     let want = wanted(shards);
     let want_secrets: BTreeMap<String, String> = want
