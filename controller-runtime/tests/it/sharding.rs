@@ -129,10 +129,14 @@ where
         .iter()
         .filter_map(|object| {
             let meta = object.meta();
-            Some((
-                meta.name.clone()?,
-                meta.labels.as_ref()?.get(&label)?.clone(),
-            ))
+            let labels = meta.labels.as_ref()?;
+            let shard = labels.get(&label)?;
+            let shard = if labels.contains_key(&drain) {
+                format!("{shard} (draining)")
+            } else {
+                shard.clone()
+            };
+            Some((meta.name.clone()?, shard))
         })
         .collect()
 }
