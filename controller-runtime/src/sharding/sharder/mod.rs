@@ -183,6 +183,7 @@ impl Sharder {
             namespace: self.config.namespace(),
             identity: &self.identity,
             stats: &self.stats,
+            stop,
         };
         while !stop.is_cancelled() {
             let due = run_pass(&context, &leases, &caches).await;

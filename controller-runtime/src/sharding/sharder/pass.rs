@@ -13,6 +13,7 @@ use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams};
 use kube::core::PartialObjectMeta;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use crate::sharding::assignment::{Assignment, ObjectLabels, Placement, decide};
 use crate::sharding::labels::{DRAIN_VALUE, drain_label, shard_label};
@@ -37,6 +38,8 @@ pub(crate) struct PassContext<'a> {
     pub identity: &'a str,
     /// Where the pass counts what it did.
     pub stats: &'a SharderStats,
+    /// Fires when leadership ends: the pass stops writing at once.
+    pub stop: &'a CancellationToken,
 }
 
 /// Runs one pass; returns how long until the next one is due by the clock alone.
@@ -55,6 +58,9 @@ pub(crate) async fn run_pass(
     let members = membership(context.ring, &shard_leases, now);
     let mut look_again_at_once = false;
     for shard in &members.uncertain {
+        if context.stop.is_cancelled() {
+            return None;
+        }
         match take_over_uncertain_shard(
             context.client.clone(),
             context.namespace,
@@ -121,6 +127,9 @@ pub(crate) async fn run_pass(
     let empty = Default::default();
     for (kind, cache) in kinds {
         for object in cache.indexer().list() {
+            if context.stop.is_cancelled() {
+                return None;
+            }
             let meta = &object.metadata;
             let labels = ObjectLabels::of(context.ring, meta.labels.as_ref().unwrap_or(&empty));
             let key;
