@@ -29,6 +29,21 @@ impl Selectors {
         self.fields = Some(selector.into());
         self
     }
+
+    /// The label selector, if any.
+    pub fn label_selector(&self) -> Option<&str> {
+        self.labels.as_deref()
+    }
+
+    /// These selectors with `requirement` (e.g. `tier=web`) added to the label selector: objects
+    /// must match both.
+    pub fn and_labels(self, requirement: &str) -> Self {
+        let combined = match self.label_selector() {
+            Some(labels) if !labels.is_empty() => format!("{labels},{requirement}"),
+            _ => requirement.to_owned(),
+        };
+        self.labels(combined)
+    }
 }
 
 /// Which objects of a kind one shared informer watches: those of one namespace (all when none)

@@ -4,7 +4,7 @@
 //! again when the last controller that watched it goes.
 
 use std::any::Any;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -14,7 +14,7 @@ use kube::Client;
 use parking_lot::Mutex;
 
 use crate::cache::error::Error;
-use crate::cache::kind::{CacheSpec, KindKey};
+use crate::cache::kind::{CacheSpec, KindId, KindKey};
 use crate::cache::kind_cache::{KindCache, KindUsage};
 use crate::cache::options::CacheOptions;
 use crate::cache::transform::compose;
@@ -37,6 +37,9 @@ pub(crate) struct Registry {
     pub(crate) informers: InformerSet,
     /// Set when `start` starts the informers: informers created afterwards start at once.
     running: AtomicBool,
+    /// In a sharded manager: the shard's label requirement, and the kinds whose caches hold
+    /// only the shard's objects.
+    sharding: Option<(String, Mutex<HashSet<KindId>>)>,
 }
 
 impl Registry {
@@ -58,7 +61,35 @@ impl Registry {
             kinds: Mutex::new(HashMap::new()),
             informers,
             running: AtomicBool::new(false),
+            sharding: None,
         }
+    }
+
+    /// The caches of a sharded manager: the caches of the kinds marked with
+    /// [`shard_kind`](Self::shard_kind) select `requirement` (the shard's label).
+    pub(crate) fn sharded(mut self, requirement: String) -> Self {
+        self.sharding = Some((requirement, Mutex::new(HashSet::new())));
+        self
+    }
+
+    /// Caches of `kind` made from now on hold only the shard's objects; `false` if the manager
+    /// is not sharded or a cache of the kind already holds all its objects (it stays so: its
+    /// readers would lose objects otherwise).
+    pub(crate) fn shard_kind(&self, kind: &KindId) -> bool {
+        let Some((_, kinds)) = &self.sharding else {
+            return false;
+        };
+        if !kinds.lock().insert(kind.clone()) {
+            return true;
+        }
+        let cached_whole = self.kinds.lock().keys().any(|key| &key.kind == kind);
+        !cached_whole
+    }
+
+    /// The shard's label requirement for caches of `kind`, if they are sharded.
+    fn shard_requirement(&self, kind: &KindId) -> Option<&str> {
+        let (requirement, kinds) = self.sharding.as_ref()?;
+        kinds.lock().contains(kind).then_some(requirement.as_str())
     }
 
     /// The cache registered under `key`, if something registered it.
@@ -112,7 +143,10 @@ impl Registry {
     /// Builds the cache `spec` describes, with its resolved settings: one informer per cached
     /// namespace (or one), each with the cache's one transform.
     fn create<T: Object>(&self, spec: &CacheSpec<T>) -> Result<KindCache<T>, Error> {
-        let settings = self.options.resolve(spec)?;
+        let mut settings = self.options.resolve(spec)?;
+        if let Some(requirement) = self.shard_requirement(&spec.key.kind) {
+            settings.selectors = settings.selectors.and_labels(requirement);
+        }
         let informers = settings.namespaces.each(|namespace| {
             (spec.informer)(&self.factory, namespace, settings.selectors.clone())
         });

@@ -25,11 +25,13 @@ use crate::controller::predicate::{EventFilter, WatchFilter};
 use crate::controller::reconciler::Reconciler;
 use crate::controller::registered::Registered;
 use crate::controller::ryow::WriteTracker;
+use crate::controller::sharded::{ShardGuard, register_kind, shard_kind};
 use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
 use crate::controller::worker::{ControllerRun, Settings};
 use crate::events::{DEFAULT_EVENT_QUEUE, Recorder};
 use crate::manager::{Manager, Runnable, Teardown};
+use crate::sharding::Role;
 
 impl<K: Object> ControllerBuilder<'_, K> {
     /// Registers the watches and adds the controller to the manager; it runs from
@@ -120,10 +122,16 @@ impl<K: Object> ControllerBuilder<'_, K> {
             Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
         let (spec, predicate, _) = self.primary.into_parts();
         let cache = manager.cache();
+        let sharded = match shard_kind(manager, &spec, &self.name, Role::Key) {
+            Ok(sharded) => sharded,
+            Err(error) => return Err(abandon(manager, &self.name, Vec::new(), error)),
+        };
         let primary = match cache.registry.controller_kind_cache(&spec) {
             Ok(primary) => primary,
             Err(error) => return Err(abandon(manager, &self.name, Vec::new(), error)),
         };
+        let shard_guard = ShardGuard::new(manager, sharded.as_ref());
+        register_kind(manager, sharded, &primary);
         let primary_key = spec.key.clone();
         let state = Arc::new(ControllerState {
             name: self.name.clone().into(),
@@ -146,7 +154,7 @@ impl<K: Object> ControllerBuilder<'_, K> {
         .and_then(|primary| {
             watched.push(primary);
             for (_, register) in self.watches {
-                watched.push(register(manager, &intake, &event_filters)?);
+                watched.push(register(manager, &self.name, &intake, &event_filters)?);
             }
             // Recorded only once every watch is registered: a failed build declares nothing.
             Ok(manager.require_all(permissions)?)
@@ -183,6 +191,7 @@ impl<K: Object> ControllerBuilder<'_, K> {
                     None
                 },
                 need_leader_election: settings.need_leader_election,
+                shard: shard_guard,
             },
             metrics: manager.metrics().controller(
                 &self.name,

@@ -15,10 +15,12 @@ use crate::controller::intake::Intake;
 use crate::controller::predicate::{AnyObject, EventFilter, Predicate, WatchFilter};
 use crate::controller::registered::Registered;
 use crate::controller::ryow::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
+use crate::controller::sharded::{register_kind, shard_kind};
 use crate::controller::source::KeyStream;
 use crate::controller::watch::Watch;
 use crate::manager::Manager;
 use crate::rbac::{Rule, Verb};
+use crate::sharding::Role;
 
 /// How many workers a controller runs unless told otherwise (controller-runtime's default).
 pub const DEFAULT_MAX_CONCURRENT_RECONCILES: usize = 1;
@@ -62,10 +64,10 @@ impl<'m> Controller<'m> {
     }
 }
 
-/// Registers one secondary watch: given the controller's intake of keys and its event filters,
-/// adds a handler to each informer of the watched kind's cache.
+/// Registers one secondary watch: given the manager, the controller's name, its intake of keys
+/// and its event filters, adds a handler to each informer of the watched kind's cache.
 pub(super) type WatchFn =
-    Box<dyn FnOnce(&Manager, &Intake, &Arc<[EventFilter]>) -> Result<Registered, Error>>;
+    Box<dyn FnOnce(&Manager, &str, &Intake, &Arc<[EventFilter]>) -> Result<Registered, Error>>;
 
 /// Builds a controller for the primary object type `K`; from [`Controller::for_`].
 pub struct ControllerBuilder<'m, K: Object> {
@@ -151,23 +153,43 @@ impl<K: Object> ControllerBuilder<'_, K> {
             self.settings.permissions.push(finalizers);
         }
         let owner = self.primary.spec.owner.clone();
-        self.watches(watch, move |child: &C| owner.owner_key(child.meta()))
+        self.watch_kind(
+            watch,
+            move |child: &C| owner.owner_key(child.meta()),
+            Some(Role::Owned),
+        )
     }
 
     /// Watches `watch`'s kind and enqueues the requests `mapper` returns for each changed
     /// object that passes the watch's predicates (any number; for an update, those of the old
     /// and of the new object).
-    pub fn watches<W, I, F>(mut self, watch: Watch<W>, mapper: F) -> Self
+    pub fn watches<W, I, F>(self, watch: Watch<W>, mapper: F) -> Self
+    where
+        W: Object,
+        I: IntoIterator<Item = ObjectKey>,
+        F: Fn(&W) -> I + Send + Sync + 'static,
+    {
+        self.watch_kind(watch, mapper, None)
+    }
+
+    /// Adds a secondary watch; in a sharded manager, its kind is sharded in `sharded` (owned
+    /// kinds follow their owner), or cached whole with `None`.
+    fn watch_kind<W, I, F>(mut self, watch: Watch<W>, mapper: F, sharded: Option<Role>) -> Self
     where
         W: Object,
         I: IntoIterator<Item = ObjectKey>,
         F: Fn(&W) -> I + Send + Sync + 'static,
     {
         let (spec, predicate, name) = watch.into_parts();
-        let register: WatchFn = Box::new(move |manager, intake, event_filters| {
+        let register: WatchFn = Box::new(move |manager, controller, intake, event_filters| {
             let filter = Arc::new(WatchFilter::new(Arc::clone(event_filters), predicate));
             let mapper = Arc::new(mapper);
+            let kind = match sharded {
+                Some(role) => shard_kind(manager, &spec, controller, role)?,
+                None => None,
+            };
             let cache = manager.cache().registry.controller_kind_cache(&spec)?;
+            register_kind(manager, kind, &cache);
             Registered::on(spec.key.clone(), &cache, |informer| {
                 register_secondary(informer, intake, Arc::clone(&filter), Arc::clone(&mapper))
             })

@@ -193,6 +193,7 @@ pub mod predicate;
 mod reconciler;
 mod registered;
 mod ryow;
+mod sharded;
 mod source;
 mod state;
 mod stats;

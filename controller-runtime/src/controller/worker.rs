@@ -26,6 +26,7 @@ use crate::controller::debounce::Debouncer;
 use crate::controller::error::Error;
 use crate::controller::intake::Intake;
 use crate::controller::reconciler::{ReconcileError, Reconciler, Request};
+use crate::controller::sharded::{ShardGuard, Verdict};
 use crate::controller::source::KeyStream;
 use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
@@ -42,6 +43,8 @@ pub(crate) struct Settings {
     /// When the manager elects: the elector, checked before every reconcile.
     pub(crate) leadership: Option<LeaderElector>,
     pub(crate) need_leader_election: bool,
+    /// In a sharded manager: asked before every reconcile.
+    pub(crate) shard: Option<ShardGuard>,
 }
 
 /// A built controller, run by the manager.
@@ -207,6 +210,26 @@ where
             } else {
                 state.deleted.lock().get(key).cloned()
             };
+            if let Some(guard) = &self.settings.shard {
+                match guard
+                    .judge(state.primary.cached(key), deleted.clone())
+                    .await
+                {
+                    Verdict::Work => {}
+                    Verdict::Skip => {
+                        self.queue.forget(key);
+                        self.settle_deleted(key);
+                        return;
+                    }
+                    Verdict::Retry => {
+                        self.queue.add_with(
+                            key.clone(),
+                            AddOptions::new().priority(priority).rate_limited(),
+                        );
+                        return;
+                    }
+                }
+            }
             let ctx = Context::new(
                 Arc::clone(state),
                 key.clone(),

@@ -17,6 +17,7 @@ use crate::cache::{ByObject, CacheOptions, Namespaces, Registry};
 use crate::manager::error::Error;
 use crate::manager::readiness::Readiness;
 use crate::manager::running::Manager;
+use crate::manager::sharded::ShardedManager;
 use crate::manager::shutdown::ShutdownHandle;
 use crate::manager::state::State;
 use crate::ops::health::Probes;
@@ -24,6 +25,7 @@ use crate::ops::leader_election::config::LeaderElectionConfig;
 use crate::ops::leader_election::elector::LeaderElector;
 use crate::ops::metrics::{InformerSet, Metrics};
 use crate::ops::server::Bound;
+use crate::sharding::{Error as ShardingError, ShardingConfig, shard_selector};
 
 /// How long `start` waits for the informer caches by default.
 pub const DEFAULT_CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(120);
@@ -41,6 +43,7 @@ pub struct ManagerBuilder {
     handle_signals: bool,
     shutdown_token: Option<CancellationToken>,
     leader_election: Option<LeaderElectionConfig>,
+    sharding: Option<ShardingConfig>,
     warm_up: bool,
     metrics_bind_address: Option<SocketAddr>,
     health_probe_bind_address: Option<SocketAddr>,
@@ -56,6 +59,7 @@ impl std::fmt::Debug for ManagerBuilder {
             .field("cache_sync_timeout", &self.cache_sync_timeout)
             .field("graceful_shutdown_timeout", &self.graceful_shutdown_timeout)
             .field("leader_election", &self.leader_election)
+            .field("sharding", &self.sharding)
             .field("metrics_bind_address", &self.metrics_bind_address)
             .field("health_probe_bind_address", &self.health_probe_bind_address)
             .finish_non_exhaustive()
@@ -172,6 +176,34 @@ impl ManagerBuilder {
         self
     }
 
+    /// Make this manager one shard of the ring `config` names, instead of one replica of many
+    /// of which one leads (see [`sharding`](crate::sharding)): every replica works at once, each
+    /// on the objects the ring assigns to it. The manager then
+    ///
+    /// - holds its shard Lease (acquired, renewed every retry period, released on graceful
+    ///   shutdown) and runs its controllers while it holds it; a renewal that misses the renew
+    ///   deadline stops them at once and [`start`](Manager::start) returns
+    ///   [`Error::ShardLeaseLost`];
+    /// - shards every controller built before `start`: its primary kind is cached with the
+    ///   shard's label selector and assigned by the ring, the kinds it
+    ///   [`owns`](crate::controller::ControllerBuilder::owns) are cached the same way and
+    ///   follow their owner's shard (kinds it merely
+    ///   [`watches`](crate::controller::ControllerBuilder::watches) are cached whole), and a
+    ///   reconcile runs only for an object the shard may work on now
+    ///   ([`Shard::admit`](crate::sharding::Shard::admit): a drain is acknowledged instead, an
+    ///   object that moved away is skipped);
+    /// - runs the ring's [`Sharder`](crate::sharding::Sharder) (every replica is a candidate;
+    ///   one leads);
+    /// - reports `/readyz` `shard` as failing until the sharder has given the shard its share,
+    ///   and serves the sharding series on `/metrics`.
+    ///
+    /// Sharding and [`leader_election`](Self::leader_election) exclude each other; invalid
+    /// settings make `start` fail with [`Error::Sharding`].
+    pub fn sharding(mut self, config: ShardingConfig) -> Self {
+        self.sharding = Some(config);
+        self
+    }
+
     /// With leader election: start the informers and sync the caches *before* acquiring the
     /// lease, so a standby that takes over starts reconciling at once (default: no — a standby
     /// starts its informers only once it leads, and caches nothing meanwhile). Controllers'
@@ -216,9 +248,23 @@ impl ManagerBuilder {
         let factory = factory.build();
         let informers = InformerSet::default();
         let metrics = Metrics::new(informers.clone());
-        let elector = self
-            .leader_election
-            .map(|config| LeaderElector::new(self.client.clone(), config, &metrics));
+        let (sharded, sharding_error) = match self.sharding {
+            None => (None, None),
+            Some(_) if self.leader_election.is_some() => {
+                (None, Some(ShardingError::WithLeaderElection))
+            }
+            Some(config) => match ShardedManager::new(self.client.clone(), config, &metrics) {
+                Ok(sharded) => (Some(Arc::new(sharded)), None),
+                Err(error) => (None, Some(error)),
+            },
+        };
+        let elector = match &sharded {
+            // A shard runs its controllers while it holds its Lease, as a leader while it leads.
+            Some(sharded) => Some(Ok(sharded.shard().member().elector().clone())),
+            None => self
+                .leader_election
+                .map(|config| LeaderElector::new(self.client.clone(), config, &metrics)),
+        };
         let synced = Arc::new(AtomicBool::new(false));
         let probes = Arc::new(Probes::default());
         Readiness {
@@ -228,6 +274,9 @@ impl ManagerBuilder {
                 .and_then(|elector| elector.as_ref().ok().cloned()),
             warm_up: self.warm_up,
             factory: factory.clone(),
+            shard: sharded
+                .as_ref()
+                .map(|sharded| sharded.shard().member().clone()),
         }
         .add_builtin_checks(&probes);
         #[cfg(feature = "webhook")]
@@ -242,15 +291,22 @@ impl ManagerBuilder {
             );
             server
         });
+        let mut registry = Registry::new(
+            self.client,
+            factory,
+            self.cache,
+            self.strip_managed_fields,
+            self.cache_sync_timeout,
+            informers,
+        );
+        if let Some(sharded) = &sharded {
+            let shard = sharded.shard();
+            registry = registry.sharded(shard_selector(shard.ring(), shard.name().as_str()));
+        }
         Manager {
-            registry: Arc::new(Registry::new(
-                self.client,
-                factory,
-                self.cache,
-                self.strip_managed_fields,
-                self.cache_sync_timeout,
-                informers,
-            )),
+            registry: Arc::new(registry),
+            sharded,
+            sharding_error: Mutex::new(sharding_error),
             metrics,
             elector,
             warm_up: self.warm_up,
@@ -284,6 +340,7 @@ impl Manager {
             handle_signals: true,
             shutdown_token: None,
             leader_election: None,
+            sharding: None,
             warm_up: false,
             metrics_bind_address: None,
             health_probe_bind_address: None,

@@ -73,6 +73,24 @@ pub enum Error {
     #[error("leader election lost: the lease was not renewed before the renew deadline")]
     LeadershipLost,
 
+    /// This shard lost its shard Lease (it failed to renew it before the renew deadline); its
+    /// controllers were stopped at once, and the sharder moves its objects once the Lease has
+    /// been silent for two durations. The caller should exit, as after
+    /// [`LeadershipLost`](Self::LeadershipLost), and be restarted.
+    #[error(
+        "shard {shard} of ring {ring} lost its shard Lease: it was not renewed before the renew deadline"
+    )]
+    ShardLeaseLost {
+        /// The ring.
+        ring: String,
+        /// This replica's shard.
+        shard: String,
+    },
+
+    /// The sharding settings are invalid, or a controller cannot be sharded.
+    #[error(transparent)]
+    Sharding(#[from] crate::sharding::Error),
+
     /// The leader election settings are invalid.
     #[error("invalid leader election settings: {0}")]
     LeaderElection(#[from] crate::leader_election::Error),

@@ -46,6 +46,8 @@
 //!   with a webhook server, `webhook`); [`Manager::addresses`] tells where they listen.
 //! - **RBAC** ([`Manager::rbac_policy`], see [`rbac`](crate::rbac)): the least-privilege roles
 //!   generated from what the manager caches and runs and what its controllers declare.
+//! - **Sharding** ([`ManagerBuilder::sharding`]): every replica works at once, each on the
+//!   objects a consistent-hash ring assigns to it (see [`sharding`](crate::sharding)).
 //! - **Webhooks** ([`ManagerBuilder::webhook_server`], feature `webhook`): served on every
 //!   replica, leader or not, from before the caches sync (see [`webhook`](crate::webhook)).
 //!
@@ -67,6 +69,7 @@ mod readiness;
 mod removable;
 mod runnable;
 mod running;
+mod sharded;
 mod shutdown;
 mod state;
 mod supervisor;

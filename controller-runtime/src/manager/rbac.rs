@@ -3,7 +3,8 @@
 //! from the manager's kind caches when asked, so a removed controller's kinds drop out), what
 //! its runnables declare (each
 //! controller's event recorder: create and patch of `events.k8s.io` events), leader election
-//! (create, and get and update of its own Lease), and what the operator declares for its
+//! (create, and get and update of its own Lease), sharding (a shard's own Lease as leader
+//! election's; the ring's sharder's: the ring's Leases and the labels of the sharded kinds), and what the operator declares for its
 //! reconcilers' writes ([`Manager::require`], [`ControllerBuilder::permissions`]), which code
 //! cannot reveal. The admission and conversion webhook server calls no API and needs nothing.
 //!
@@ -47,6 +48,9 @@ impl Manager {
         let mut rules: Vec<Rule> = declared.into_iter().chain(cached).collect();
         if let Some(elector) = self.elector() {
             rules.extend(leader_election_rules(elector.config()));
+        }
+        if let Some(sharded) = self.sharded() {
+            rules.extend(sharded.permissions());
         }
         let mut set = Permissions::default();
         for rule in rules {

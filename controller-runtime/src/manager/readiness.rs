@@ -1,6 +1,7 @@
 //! The manager's built-in health checks: `/healthz` `ping`, and the readiness conditions
 //! `/readyz` `informers` (caches synced, or a standby waiting for leadership) and
-//! `leader-election` (the elector task runs).
+//! `leader-election` (the elector task runs), and for a sharded manager `shard` (its Lease held
+//! and its share given).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,6 +10,7 @@ use informer::InformerFactory;
 
 use crate::ops::health::{self, Probe, Probes};
 use crate::ops::leader_election::elector::LeaderElector;
+use crate::sharding::ShardMember;
 
 /// The built-in readiness conditions.
 #[derive(Clone)]
@@ -21,6 +23,8 @@ pub(crate) struct Readiness {
     pub(crate) warm_up: bool,
     /// The manager's informers, to name the ones not synced yet.
     pub(crate) factory: InformerFactory,
+    /// A sharded manager's shard Lease holder.
+    pub(crate) shard: Option<ShardMember>,
 }
 
 impl Readiness {
@@ -35,6 +39,14 @@ impl Readiness {
             Arc::new(move || caches.caches_ready()),
             true,
         );
+        if let Some(member) = self.shard.clone() {
+            let _ = probes.add(
+                Probe::Readyz,
+                "shard",
+                Arc::new(move || shard_ready(&member)),
+                true,
+            );
+        }
         if self.elector.is_some() {
             let _ = probes.add(
                 Probe::Readyz,
@@ -72,5 +84,21 @@ impl Readiness {
             Some(elector) if elector.is_running() => Ok(()),
             _ => Err("leader elector not running".to_owned()),
         }
+    }
+}
+
+/// A shard is ready once it holds its Lease and the ring's sharder has given it its share.
+fn shard_ready(member: &ShardMember) -> Result<(), String> {
+    let (ring, shard) = (member.ring(), member.shard());
+    if !member.is_held() {
+        Err(format!(
+            "shard {shard} of ring {ring} does not hold its shard Lease"
+        ))
+    } else if !member.is_assigned() {
+        Err(format!(
+            "shard {shard} of ring {ring}: waiting for the sharder to give it its share"
+        ))
+    } else {
+        Ok(())
     }
 }

@@ -14,12 +14,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cache::{Cache, Registry};
 use crate::manager::error::Error;
+use crate::manager::sharded::ShardedManager;
 use crate::manager::shutdown::{ShutdownHandle, listen_for_signals};
 use crate::manager::state::State;
 use crate::ops::health::{Check, Probe, Probes};
 use crate::ops::leader_election::{Error as LeaderElectionError, LeaderElector};
 use crate::ops::metrics::Metrics;
 use crate::ops::server::{Bound, start_servers};
+use crate::sharding::{Shard, SharderStats};
 
 /// Owns the [`Cache`] (one informer factory, so every controller shares one cache and one
 /// watch per kind), the controllers and other [`Runnable`](crate::manager::Runnable)s.
@@ -39,6 +41,10 @@ pub struct Manager {
     pub(super) state: Mutex<State>,
     pub(super) metrics: Metrics,
     pub(super) elector: Option<Result<LeaderElector, LeaderElectionError>>,
+    /// A sharded manager's shard and ring (see `sharded.rs`).
+    pub(super) sharded: Option<Arc<ShardedManager>>,
+    /// Invalid sharding settings, reported by `start`.
+    pub(super) sharding_error: Mutex<Option<crate::sharding::Error>>,
     pub(super) warm_up: bool,
     pub(super) synced: Arc<AtomicBool>,
     pub(super) probes: Arc<Probes>,
@@ -65,7 +71,30 @@ impl Manager {
         &self.metrics
     }
 
-    /// The leader elector, if the manager elects (and its settings are valid).
+    /// This replica's shard, when the manager is sharded
+    /// ([`ManagerBuilder::sharding`](crate::manager::ManagerBuilder::sharding)).
+    pub fn shard(&self) -> Option<&Shard> {
+        self.sharded.as_deref().map(ShardedManager::shard)
+    }
+
+    /// The counts of the ring's sharder as this replica's candidate keeps them, when the
+    /// manager is sharded (they grow only while this replica leads the sharder).
+    pub fn sharder_stats(&self) -> Option<Arc<SharderStats>> {
+        self.sharded.as_deref().map(ShardedManager::stats)
+    }
+
+    /// The sharded manager's part, if sharded.
+    pub(crate) fn sharded(&self) -> Option<&ShardedManager> {
+        self.sharded.as_deref()
+    }
+
+    /// Whether `start` has been called.
+    pub(crate) fn is_started(&self) -> bool {
+        self.state.lock().started
+    }
+
+    /// The leader elector, if the manager elects (and its settings are valid). A sharded
+    /// manager's is the one holding its shard Lease.
     pub fn elector(&self) -> Option<&LeaderElector> {
         self.elector
             .as_ref()
@@ -163,7 +192,10 @@ impl Manager {
         if let Some(invalid) = self.registry.options.problems().into_iter().next() {
             return Err(Error::Cache(invalid));
         }
-        let (runnables, late) = {
+        if let Some(invalid) = self.sharding_error.lock().take() {
+            return Err(Error::Sharding(invalid));
+        }
+        let (mut runnables, late) = {
             let mut state = self.state.lock();
             if state.started {
                 return Err(Error::AlreadyStarted);
@@ -175,6 +207,9 @@ impl Manager {
         };
         // Whichever way `start` returns, nothing can be added afterwards.
         let _stopped = MarkStopped(self);
+        if let Some(sharded) = &self.sharded {
+            runnables.extend(sharded.runnables(self.registry.client.clone(), &self.metrics)?);
+        }
         let elector = match &self.elector {
             None => None,
             Some(Ok(elector)) => Some(elector.clone()),
@@ -251,7 +286,13 @@ impl Manager {
             factory.shutdown().await;
         }
         tracing::info!("manager stopped");
-        outcome
+        match (outcome, self.shard()) {
+            (Err(Error::LeadershipLost), Some(shard)) => Err(Error::ShardLeaseLost {
+                ring: shard.ring().to_owned(),
+                shard: shard.name().to_string(),
+            }),
+            (outcome, _) => outcome,
+        }
     }
 }
 

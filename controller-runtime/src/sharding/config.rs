@@ -24,8 +24,13 @@ pub struct ShardingConfig {
     shard: Option<ShardName>,
     lease_duration: Duration,
     renew_deadline: Duration,
-    retry_period: Duration,
+    pub(crate) retry_period: Duration,
+    sharder_resync: Duration,
+    drain_handshake: bool,
 }
+
+/// The longest time between two passes of the sharder by default.
+pub const DEFAULT_SHARDER_RESYNC: Duration = Duration::from_secs(10);
 
 impl ShardingConfig {
     /// Join `ring`, with the shard Leases in `namespace`.
@@ -37,6 +42,8 @@ impl ShardingConfig {
             lease_duration: DEFAULT_LEASE_DURATION,
             renew_deadline: DEFAULT_RENEW_DEADLINE,
             retry_period: DEFAULT_RETRY_PERIOD,
+            sharder_resync: DEFAULT_SHARDER_RESYNC,
+            drain_handshake: true,
         }
     }
 
@@ -60,6 +67,33 @@ impl ShardingConfig {
         self.renew_deadline = renew_deadline;
         self.retry_period = retry_period;
         self
+    }
+
+    /// The longest time between two passes of the ring's sharder (default 10 s): it passes after
+    /// every change it sees anyway; this bounds how long a write lost to a conflict waits.
+    pub fn sharder_resync_period(mut self, period: Duration) -> Self {
+        self.sharder_resync = period;
+        self
+    }
+
+    /// Whether objects leave a live shard only through the drain handshake (default: yes).
+    /// `false` makes the sharder move them at once, while their old shard may still be working
+    /// on them: two replicas then reconcile one object at the same time. It exists to show what
+    /// the handshake prevents (a soak proves its checker catches it); never turn it off in an
+    /// operator.
+    pub fn drain_handshake(mut self, enabled: bool) -> Self {
+        self.drain_handshake = enabled;
+        self
+    }
+
+    /// The sharder's longest time between two passes.
+    pub fn sharder_resync(&self) -> Duration {
+        self.sharder_resync
+    }
+
+    /// Whether the drain handshake is on.
+    pub fn drains(&self) -> bool {
+        self.drain_handshake
     }
 
     /// The ring's name.
@@ -105,6 +139,9 @@ impl ShardingConfig {
         }
         if self.namespace.is_empty() {
             return Err(Error::MissingNamespace);
+        }
+        if self.sharder_resync.is_zero() {
+            return Err(Error::ZeroResync);
         }
         self.lease_config(&shard)
             .validate()

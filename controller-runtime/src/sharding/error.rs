@@ -30,6 +30,27 @@ pub enum Error {
     #[error("the shard Leases' namespace must not be empty")]
     MissingNamespace,
 
+    /// The sharder's resync period is zero.
+    #[error("the sharder's resync period must be above zero")]
+    ZeroResync,
+
+    /// A manager was given both sharding and leader election: a sharded manager's replicas all
+    /// work at once, each on its own objects, and elect no leader.
+    #[error(
+        "a manager cannot both shard and elect a leader; remove `leader_election(...)` (each shard holds its own Lease, and the ring's sharder elects itself)"
+    )]
+    WithLeaderElection,
+
+    /// A controller was added to a sharded manager after it started: the ring's sharder
+    /// learns its kinds at start.
+    #[error(
+        "controller `{controller}` was built after its sharded manager started; build every controller of a sharded manager before `start`"
+    )]
+    LateController {
+        /// The controller's name.
+        controller: String,
+    },
+
     /// The Lease timings break the rules of leader election, which renews shard Leases.
     #[error("invalid shard Lease timings: {0}")]
     LeaseTimings(#[source] crate::leader_election::Error),

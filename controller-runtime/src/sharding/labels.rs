@@ -16,6 +16,11 @@ pub const LABEL_DOMAIN: &str = "sharding.kube-rt.dev";
 /// The label on a shard Lease naming its ring (`sharding.kube-rt.dev/ring`).
 pub const RING_LABEL: &str = "sharding.kube-rt.dev/ring";
 
+/// The annotation the sharder sets on a shard Lease once it has given the shard its share of the
+/// ring: its value is the Lease's `acquireTime`, so it speaks of the current holding only (a
+/// shard that restarts and acquires its Lease again waits for a new mark).
+pub const ASSIGNED_ANNOTATION: &str = "sharding.kube-rt.dev/assigned";
+
 /// The value the sharder sets on the [drain label](drain_label).
 pub const DRAIN_VALUE: &str = "true";
 

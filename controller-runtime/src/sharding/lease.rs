@@ -6,7 +6,7 @@ use std::time::Duration;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::jiff::Timestamp;
 
-use crate::sharding::labels::RING_LABEL;
+use crate::sharding::labels::{ASSIGNED_ANNOTATION, RING_LABEL};
 use crate::sharding::ring::ShardName;
 use crate::sharding::state::{LeaseTimes, ShardState};
 
@@ -19,6 +19,8 @@ pub struct ShardLease {
     holder: Option<String>,
     renewed: Option<Timestamp>,
     duration: Option<Duration>,
+    acquired: Option<String>,
+    assigned: Option<String>,
 }
 
 impl ShardLease {
@@ -52,6 +54,15 @@ impl ShardLease {
                 .and_then(|seconds| u64::try_from(seconds).ok())
                 .filter(|seconds| *seconds > 0)
                 .map(Duration::from_secs),
+            acquired: spec
+                .and_then(|spec| spec.acquire_time.as_ref())
+                .map(|time| time.0.to_string()),
+            assigned: lease
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|annotations| annotations.get(ASSIGNED_ANNOTATION))
+                .cloned(),
         })
     }
 
@@ -78,6 +89,17 @@ impl ShardLease {
     /// The Lease duration, if recorded and positive.
     pub fn duration(&self) -> Option<Duration> {
         self.duration
+    }
+
+    /// When the Lease was last acquired (RFC 3339), if recorded.
+    pub fn acquired(&self) -> Option<&str> {
+        self.acquired.as_deref()
+    }
+
+    /// Whether the sharder has marked the current holding as given its share: the
+    /// [`ASSIGNED_ANNOTATION`] equals the Lease's acquisition time.
+    pub fn is_assigned(&self) -> bool {
+        self.acquired.is_some() && self.assigned == self.acquired
     }
 
     /// Whether the shard itself holds its Lease.

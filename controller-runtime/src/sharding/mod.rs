@@ -78,6 +78,7 @@ mod lease;
 mod member;
 mod membership;
 mod ring;
+mod series;
 mod shard;
 mod sharder;
 mod state;
@@ -91,11 +92,16 @@ mod lease_tests;
 pub use assignment::{Assignment, ObjectLabels, Placement, ShardAction, decide, shard_action};
 pub use config::ShardingConfig;
 pub use error::Error;
-pub use labels::{DRAIN_VALUE, LABEL_DOMAIN, RING_LABEL, drain_label, shard_label, shard_selector};
+pub use labels::{
+    ASSIGNED_ANNOTATION, DRAIN_VALUE, LABEL_DOMAIN, RING_LABEL, drain_label, shard_label,
+    shard_selector,
+};
 pub use lease::ShardLease;
 pub use member::{MemberEnd, ShardMember};
-pub use ring::{Ring, ShardName, VIRTUAL_NODES_PER_SHARD};
+pub use ring::{Ring, ShardName, VIRTUAL_NODES_PER_SHARD, ring_key};
+pub use series::{ShardingSample, ShardingSeries};
 pub use shard::{Admission, Shard};
+pub(crate) use sharder::{Role, ShardedKind, sharder_rules};
 pub use sharder::{Sharder, SharderCounts, SharderStats};
 pub use state::{ORPHAN_AFTER, ShardState};
 pub use takeover::{Takeover, take_over_uncertain_shard};

@@ -59,6 +59,13 @@ impl AsRef<str> for ShardName {
     }
 }
 
+/// The key the ring hashes for an object: `group/kind/namespace/name` (the core group is empty,
+/// a cluster-scoped object's namespace too). The same in every process, and distinct across
+/// kinds, so `Ring::assign(&ring_key(..))` tells which shard the ring wants for any object.
+pub fn ring_key(group: &str, kind: &str, namespace: &str, name: &str) -> String {
+    format!("{group}/{kind}/{namespace}/{name}")
+}
+
 /// A consistent-hash ring over a set of shards (see the [module docs](crate::sharding)). Immutable: build a
 /// new ring when the membership changes. The same set of shards gives the same ring in every
 /// process, whatever the order they were given in.

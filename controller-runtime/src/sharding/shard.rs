@@ -3,6 +3,9 @@
 //! the drain acknowledgement itself: seeing the drain label on one of its objects, it removes
 //! both labels in one write (conditional on the resourceVersion it saw) and stops working on it.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::core::ApiResource;
@@ -35,6 +38,7 @@ pub enum Admission {
 pub struct Shard {
     client: Client,
     member: ShardMember,
+    drains: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Shard {
@@ -49,7 +53,22 @@ impl std::fmt::Debug for Shard {
 impl Shard {
     /// The shard held by `member`; acknowledgements are written through `client`.
     pub fn new(client: Client, member: ShardMember) -> Self {
-        Self { client, member }
+        Self {
+            client,
+            member,
+            drains: Arc::default(),
+        }
+    }
+
+    /// The member holding this shard's Lease.
+    pub fn member(&self) -> &ShardMember {
+        &self.member
+    }
+
+    /// How many drains this shard has acknowledged (objects it let go of at the sharder's
+    /// request), through any clone of it.
+    pub fn drains_acknowledged(&self) -> u64 {
+        self.drains.load(Ordering::Relaxed)
     }
 
     /// The ring.
@@ -112,6 +131,7 @@ impl Shard {
             .await
         {
             Ok(_) => {
+                self.drains.fetch_add(1, Ordering::Relaxed);
                 tracing::debug!(ring = self.ring(), shard = %self.name(), kind = %resource.kind, namespace = ?meta.namespace, name, "drain acknowledged");
                 Ok(())
             }

@@ -1,27 +1,33 @@
-//! Sharding end to end on the simulator: replicas hold their shard Leases and each runs the
-//! ring's sharder in its manager (one leads); ConfigMaps are assigned by the ring and the Secrets
-//! they own follow them; a joining shard gets its share through the drain handshake only (no
-//! object is taken from a live shard without its acknowledgement); a shard that leaves has its
-//! objects moved at once, and so does one that dies silently, once its Lease has been silent for
-//! two durations; the generated RBAC policy holds what the sharder needs.
+//! Sharding end to end on the simulator, through the manager's sharded mode: each replica is a
+//! sharded manager running a controller of ConfigMaps that owns Secrets; the ring assigns the
+//! ConfigMaps and the Secrets follow their owners; each replica caches and reconciles only its
+//! own objects; a joining shard gets its share through the drain handshake only (no object is
+//! taken from a live shard without its acknowledgement); a shard that leaves has its objects
+//! moved at once, and so does one that dies silently, once its Lease has been silent for two
+//! durations; `/readyz` waits for the shard's share; the metrics and the generated RBAC policy
+//! hold what sharding needs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use apiserver_sim::FailRule;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ListParams, PostParams};
-use kube_rt_controller_runtime::manager::Manager;
+use kube_rt_controller_runtime::controller::{
+    Action, Context, Controller, Request, Watch, reconciler_fn,
+};
+use kube_rt_controller_runtime::manager::{Error, Manager};
 use kube_rt_controller_runtime::rbac::Verb;
 use kube_rt_controller_runtime::sharding::{
-    Admission, MemberEnd, Ring, Shard, ShardMember, ShardName, Sharder, ShardingConfig,
-    drain_label, shard_label, shard_selector,
+    Error as ShardingError, Ring, ShardName, ShardingConfig, drain_label, ring_key, shard_label,
 };
 use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
 
 use crate::common::*;
+use crate::metrics::get;
 
 const RING: &str = "mirror";
 const OBJECTS: usize = 120;
@@ -30,88 +36,84 @@ const LIMIT: Duration = Duration::from_secs(30);
 /// Short Lease timings (a silent shard is taken over after 8 s), with room for a loaded
 /// machine: a renewal may take up to 3 s before the shard stops.
 fn config(shard: &str) -> ShardingConfig {
-    ShardingConfig::new(RING, NS).shard(shard).lease_timings(
-        Duration::from_secs(4),
-        Duration::from_secs(3),
-        Duration::from_millis(500),
-    )
+    ShardingConfig::new(RING, NS)
+        .shard(shard)
+        .lease_timings(
+            Duration::from_secs(4),
+            Duration::from_secs(3),
+            Duration::from_millis(500),
+        )
+        .sharder_resync_period(Duration::from_millis(500))
 }
 
-/// One replica: its manager running the sharder, its shard Lease, and a worker standing in for
-/// its controllers (it admits each of its objects the way a reconciler does).
+/// One replica: a sharded manager running the ConfigMap controller, which counts its
+/// reconciles by ConfigMap name.
 struct Replica {
     manager: Arc<Manager>,
-    running: JoinHandle<Result<(), kube_rt_controller_runtime::manager::Error>>,
-    member: JoinHandle<MemberEnd>,
-    worker: JoinHandle<()>,
-    stop: CancellationToken,
-    acknowledged: Arc<AtomicU64>,
-    sharder: Arc<kube_rt_controller_runtime::sharding::SharderStats>,
+    running: JoinHandle<Result<(), Error>>,
+    reconciled: Counts,
 }
 
 async fn start(server: &apiserver_sim::ApiServer, shard: &str) -> Replica {
-    let manager = Arc::new(manager(server).build());
-    let client = manager.client().clone();
-    let sharder = Sharder::new(client.clone(), &config(shard), manager.metrics())
-        .unwrap()
-        .shard::<ConfigMap>()
-        .owned::<Secret>()
-        .resync_period(Duration::from_millis(500));
-    let stats = sharder.stats();
-    manager.add(sharder).unwrap();
+    let localhost: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let manager = Arc::new(
+        manager(server)
+            .sharding(config(shard))
+            .health_probe_bind_address(localhost)
+            .build(),
+    );
+    let reconciled = Counts::default();
+    let seen = reconciled.clone();
+    Controller::new(&manager)
+        .for_(Watch::of::<ConfigMap>())
+        .owns(Watch::of::<Secret>())
+        .build(reconciler_fn(move |req: Request, _: Context<ConfigMap>| {
+            seen.hit(req.name());
+            async { Ok::<_, Infallible>(Action::done()) }
+        }))
+        .unwrap();
     let running = spawn(&manager);
-    let member = ShardMember::new(client.clone(), &config(shard), manager.metrics()).unwrap();
-    let stop = CancellationToken::new();
-    let member_task = {
-        let (member, stop) = (member.clone(), stop.clone());
-        tokio::spawn(async move { member.run(stop).await })
-    };
-    let acknowledged = Arc::new(AtomicU64::new(0));
-    let worker = {
-        let shard = Shard::new(client.clone(), member);
-        let (stop, acknowledged) = (stop.clone(), acknowledged.clone());
-        let api: Api<ConfigMap> = Api::namespaced(client, NS);
-        let mine = ListParams::default().labels(&shard_selector(RING, shard.name().as_str()));
-        tokio::spawn(async move {
-            while !stop.is_cancelled() {
-                for object in api.list(&mine).await.map(|l| l.items).unwrap_or_default() {
-                    if shard.admit(&object).await.unwrap() == Admission::Drained {
-                        acknowledged.fetch_add(1, Ordering::SeqCst);
-                    }
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        })
-    };
     Replica {
         manager,
         running,
-        member: member_task,
-        worker,
-        stop,
-        acknowledged,
-        sharder: stats,
+        reconciled,
     }
 }
 
 impl Replica {
-    /// Releases the shard Lease and stops the manager.
+    /// Shuts the manager down gracefully: its shard Lease is released.
     async fn stop(self) {
-        self.stop.cancel();
-        assert_eq!(self.member.await.unwrap(), MemberEnd::ShutDown);
-        self.worker.await.unwrap();
         self.manager.shutdown_handle().shutdown();
         self.running.await.unwrap().unwrap();
     }
 
     /// Dies without a word: its Lease is neither renewed nor released.
     async fn kill(self) {
-        self.member.abort();
-        self.worker.abort();
-        let _ = self.member.await;
-        let _ = self.worker.await;
-        self.manager.shutdown_handle().shutdown();
-        self.running.await.unwrap().unwrap();
+        self.running.abort();
+        let _ = self.running.await;
+    }
+
+    fn drains_acknowledged(&self) -> u64 {
+        self.manager.shard().unwrap().drains_acknowledged()
+    }
+
+    fn sharder(&self) -> kube_rt_controller_runtime::sharding::SharderCounts {
+        self.manager.sharder_stats().unwrap().counts()
+    }
+
+    /// The names of the ConfigMaps in this replica's cache.
+    fn cached(&self) -> BTreeSet<String> {
+        let lister = self.manager.cache().lister::<ConfigMap>().unwrap();
+        lister
+            .list(&kube::core::Selector::default())
+            .iter()
+            .filter_map(|map| map.metadata.name.clone())
+            .collect()
+    }
+
+    async fn readyz(&self) -> (u16, String) {
+        let address = self.manager.addresses().health_probes.unwrap();
+        get(address, "/readyz?verbose").await
     }
 }
 
@@ -158,16 +160,17 @@ fn wanted(shards: &[&str]) -> BTreeMap<String, String> {
     (0..OBJECTS)
         .map(|i| {
             let name = format!("cm-{i}");
-            let shard = ring.assign(&format!("/ConfigMap/{NS}/{name}")).unwrap();
+            let shard = ring.assign(&ring_key("", "ConfigMap", NS, &name)).unwrap();
             (name, shard.to_string())
         })
         .collect()
 }
 
 /// Waits until every ConfigMap is where the ring of `shards` wants it, every Secret is on its
-/// owner's shard, and no drain is pending.
-async fn settled(server: &apiserver_sim::ApiServer, shards: &[&str]) {
-    let want = wanted(shards);
+/// owner's shard, no drain is pending, and each replica's cache holds exactly its ConfigMaps.
+async fn settled(server: &apiserver_sim::ApiServer, replicas: &[(&str, &Replica)]) {
+    let shards: Vec<&str> = replicas.iter().map(|(shard, _)| *shard).collect();
+    let want = wanted(&shards);
     let want_secrets: BTreeMap<String, String> = want
         .iter()
         .map(|(name, shard)| (format!("{name}-secret"), shard.clone()))
@@ -181,6 +184,24 @@ async fn settled(server: &apiserver_sim::ApiServer, shards: &[&str]) {
         },
     )
     .await;
+    for (shard, replica) in replicas {
+        let own: BTreeSet<String> = want
+            .iter()
+            .filter(|(_, wanted)| wanted == shard)
+            .map(|(name, _)| name.clone())
+            .collect();
+        eventually(&format!("{shard} caches its objects only"), LIMIT, || {
+            replica.cached() == own
+        })
+        .await;
+        // Every object of the shard reconciled by it.
+        for name in &own {
+            eventually(&format!("{shard} reconciles {name}"), LIMIT, || {
+                replica.reconciled.get(name) > 0
+            })
+            .await;
+        }
+    }
 }
 
 fn total(replicas: &[&Replica], counter: impl Fn(&Replica) -> u64) -> u64 {
@@ -209,29 +230,50 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
             .unwrap();
     }
 
+    // While the sharder cannot mark the shard Lease, the shard is not ready: it holds its Lease
+    // and its objects, but has no word that it got its share.
+    server.fail_next(FailRule::new("patch", "leases", 500, u32::MAX));
     let s0 = start(&server, "s0").await;
-    // s0's sharder leads (the counts below are read from the replicas still running).
-    eventually("s0's sharder leading", LIMIT, || {
-        s0.sharder.counts().passes > 0
-    })
-    .await;
+    eventually("s0's sharder leading", LIMIT, || s0.sharder().passes > 0).await;
+    eventually("s0 holding its Lease", LIMIT, || s0.manager.is_leader()).await;
+    let (status, body) = s0.readyz().await;
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.contains("waiting for the sharder to give it its share"),
+        "{body}"
+    );
+    server.clear_faults();
+    testkit::eventually_async("s0 ready", LIMIT, || async { s0.readyz().await.0 == 200 }).await;
+
     let s1 = start(&server, "s1").await;
     let s2 = start(&server, "s2").await;
-    settled(&server, &["s0", "s1", "s2"]).await;
+    settled(&server, &[("s0", &s0), ("s1", &s1), ("s2", &s2)]).await;
     let before = wanted(&["s0", "s1", "s2"]);
     let shares: BTreeMap<&String, usize> = before.values().fold(BTreeMap::new(), |mut m, s| {
         *m.entry(s).or_default() += 1;
         m
     });
     assert_eq!(shares.len(), 3, "every shard gets objects: {shares:?}");
+    let metrics = s1.manager.metrics().render();
+    let own = format!(
+        "kube_rt_shard_objects{{ring=\"{RING}\",shard=\"s1\",kind=\"ConfigMap\"}} {}",
+        shares[&"s1".to_owned()]
+    );
+    assert!(metrics.contains(&own), "{own} in:\n{metrics}");
+    assert!(metrics.contains("kube_rt_shard_assigned{ring=\"mirror\",shard=\"s1\"} 1"));
 
     // A shard joins: the objects the ring now wants on it leave their live shards by the drain
     // handshake only, each acknowledged by its shard before it is assigned again.
     let running = [&s0, &s1, &s2];
-    let drains_before = total(&running, |r| r.sharder.counts().drains);
-    let acknowledged_before = total(&running, |r| r.acknowledged.load(Ordering::SeqCst));
+    let drains_before = total(&running, |r| r.sharder().drains);
+    let acknowledged_before = total(&running, Replica::drains_acknowledged);
     let s3 = start(&server, "s3").await;
-    settled(&server, &["s0", "s1", "s2", "s3"]).await;
+    settled(
+        &server,
+        &[("s0", &s0), ("s1", &s1), ("s2", &s2), ("s3", &s3)],
+    )
+    .await;
+    testkit::eventually_async("s3 ready", LIMIT, || async { s3.readyz().await.0 == 200 }).await;
     let after = wanted(&["s0", "s1", "s2", "s3"]);
     let moved = before
         .iter()
@@ -243,8 +285,8 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
         "{moved} of {OBJECTS} objects moved for one shard joining four"
     );
     let all = [&s0, &s1, &s2, &s3];
-    let drains = total(&all, |r| r.sharder.counts().drains) - drains_before;
-    let acknowledged = total(&all, |r| r.acknowledged.load(Ordering::SeqCst)) - acknowledged_before;
+    let drains = total(&all, |r| r.sharder().drains) - drains_before;
+    let acknowledged = total(&all, Replica::drains_acknowledged) - acknowledged_before;
     assert_eq!(drains, moved, "every move from a live shard is a drain");
     assert_eq!(
         acknowledged, moved,
@@ -252,24 +294,24 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
     );
 
     // A shard leaves (its Lease released): its objects move at once, nothing else moves.
-    let drains_before = total(&all, |r| r.sharder.counts().drains);
+    let drains_before = total(&all, |r| r.sharder().drains);
     s1.stop().await;
-    settled(&server, &["s0", "s2", "s3"]).await;
+    settled(&server, &[("s0", &s0), ("s2", &s2), ("s3", &s3)]).await;
     let rest = [&s0, &s2, &s3];
     assert_eq!(
-        total(&rest, |r| r.sharder.counts().drains),
+        total(&rest, |r| r.sharder().drains),
         drains_before,
         "nothing is drained when a shard leaves"
     );
 
     // A shard dies silently: two Lease durations after its last renewal the sharder takes its
     // Lease over and moves its objects at once.
-    let reassigned_before = total(&rest, |r| r.sharder.counts().reassigned);
+    let reassigned_before = total(&rest, |r| r.sharder().reassigned);
     s2.kill().await;
-    settled(&server, &["s0", "s3"]).await;
+    settled(&server, &[("s0", &s0), ("s3", &s3)]).await;
     let alive = [&s0, &s3];
-    assert_eq!(total(&alive, |r| r.sharder.counts().drains), drains_before);
-    assert!(total(&alive, |r| r.sharder.counts().reassigned) > reassigned_before);
+    assert_eq!(total(&alive, |r| r.sharder().drains), drains_before);
+    assert!(total(&alive, |r| r.sharder().reassigned) > reassigned_before);
     let lease: k8s_openapi::api::coordination::v1::Lease =
         Api::namespaced(client.clone(), NS).get("s2").await.unwrap();
     let holder = lease.spec.and_then(|spec| spec.holder_identity);
@@ -279,34 +321,68 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
         "the sharder holds the dead shard's Lease"
     );
 
-    // The policy holds what the sharder needs.
+    // The policy holds what the shard and the sharder need.
     let policy = s0.manager.permissions();
-    let configmaps = policy
-        .iter()
-        .find(|rule| rule.resource_name() == "configmaps")
-        .expect("a rule on configmaps");
-    assert!(
-        configmaps.verb_set().contains(&Verb::Patch),
-        "{configmaps:?}"
-    );
-    let leases = policy
-        .iter()
-        .filter(|rule| rule.resource_name() == "leases")
-        .flat_map(|rule| rule.verb_set().iter().copied())
-        .collect::<Vec<_>>();
+    let verbs_on = |resource: &str| -> Vec<Verb> {
+        policy
+            .iter()
+            .filter(|rule| rule.resource_name() == resource)
+            .flat_map(|rule| rule.verb_set().iter().copied())
+            .collect()
+    };
+    for kind in ["configmaps", "secrets"] {
+        for verb in [Verb::List, Verb::Watch, Verb::Patch] {
+            assert!(verbs_on(kind).contains(&verb), "{kind} need {verb:?}");
+        }
+    }
     for verb in [
         Verb::Get,
         Verb::List,
         Verb::Watch,
         Verb::Create,
         Verb::Update,
+        Verb::Patch,
         Verb::Delete,
     ] {
-        assert!(leases.contains(&verb), "leases need {verb:?}: {leases:?}");
+        assert!(verbs_on("leases").contains(&verb), "leases need {verb:?}");
     }
 
     for replica in [s0, s3] {
         replica.stop().await;
     }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_sharded_manager_refuses_leader_election_and_late_controllers() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let both = manager(&server)
+        .sharding(config("s0"))
+        .leader_election(
+            kube_rt_controller_runtime::leader_election::LeaderElectionConfig::new(NS, "x"),
+        )
+        .build();
+    assert!(matches!(
+        both.start().await,
+        Err(Error::Sharding(ShardingError::WithLeaderElection))
+    ));
+    let invalid = manager(&server).sharding(config("S 0")).build();
+    assert!(matches!(
+        invalid.start().await,
+        Err(Error::Sharding(ShardingError::InvalidShardName { .. }))
+    ));
+
+    let manager = Arc::new(manager(&server).sharding(config("s0")).build());
+    let running = spawn(&manager);
+    eventually("s0 holding its Lease", LIMIT, || manager.is_leader()).await;
+    let late = Controller::new(&manager)
+        .for_(Watch::of::<ConfigMap>())
+        .build(reconciler_fn(|_: Request, _: Context<ConfigMap>| async {
+            Ok::<_, Infallible>(Action::done())
+        }));
+    let error = late.expect_err("a controller built after start is refused");
+    assert!(error.to_string().contains("before `start`"), "{error}");
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
     server.shutdown().await;
 }

@@ -29,6 +29,8 @@ mod noop;
 mod prometheus;
 #[cfg(feature = "metrics")]
 mod queue;
+#[cfg(feature = "metrics")]
+mod sharding_collector;
 // Without the `metrics` feature nothing reads the counts (the no-op registry ignores them).
 #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
 mod reconciles;

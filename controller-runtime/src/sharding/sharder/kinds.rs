@@ -6,6 +6,7 @@ use kube::core::ApiResource;
 
 use crate::kind::Kind;
 use crate::rbac::{Rule, Verb};
+use crate::sharding::ring::ring_key;
 
 /// How the objects of a kind are placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,8 +32,13 @@ impl ShardedKind {
     /// The kind `K` in `role`.
     pub fn of<K: Kind>(role: Role) -> Self {
         let namespaced = Rule::of::<K>().is_namespaced();
+        Self::new(ApiResource::erase::<K>(&()), namespaced, role)
+    }
+
+    /// The kind of `resource` (namespaced or not) in `role`.
+    pub fn new(resource: ApiResource, namespaced: bool, role: Role) -> Self {
         Self {
-            resource: ApiResource::erase::<K>(&()),
+            resource,
             namespaced,
             role,
         }
@@ -51,12 +57,11 @@ impl ShardedKind {
     /// The identity the ring hashes for an object of this kind: `group/kind/namespace/name`
     /// (the same in every process, and distinct across kinds).
     pub fn key_of(&self, meta: &ObjectMeta) -> String {
-        format!(
-            "{}/{}/{}/{}",
-            self.resource.group,
-            self.resource.kind,
+        ring_key(
+            &self.resource.group,
+            &self.resource.kind,
             meta.namespace.as_deref().unwrap_or_default(),
-            meta.name.as_deref().unwrap_or_default()
+            meta.name.as_deref().unwrap_or_default(),
         )
     }
 

@@ -27,15 +27,12 @@ use crate::sharding::config::ShardingConfig;
 use crate::sharding::error::Error;
 use crate::sharding::labels::RING_LABEL;
 
-use kinds::{Role, ShardedKind};
+pub(crate) use kinds::{Role, ShardedKind};
 use pass::{KindCache, PassContext, run_pass};
 pub use stats::{SharderCounts, SharderStats};
 
 /// How long the sharder waits for more changes before a pass, so a burst is handled at once.
 const BATCH_DELAY: Duration = Duration::from_millis(20);
-/// The longest time between two passes, whatever happens (a write lost to a conflict is retried
-/// by the next pass even if no event follows).
-const DEFAULT_RESYNC: Duration = Duration::from_secs(10);
 /// How long the caches may take to fill once leading.
 const SYNC_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -91,7 +88,7 @@ impl Sharder {
             identity,
             elector,
             kinds: Vec::new(),
-            resync: DEFAULT_RESYNC,
+            resync: config.sharder_resync().max(BATCH_DELAY),
             stats: Arc::default(),
         })
     }
@@ -102,6 +99,18 @@ impl Sharder {
         self
     }
 
+    /// Counts into `stats` (a sharded manager's, created before its sharder).
+    pub(crate) fn with_stats(mut self, stats: Arc<SharderStats>) -> Self {
+        self.stats = stats;
+        self
+    }
+
+    /// Adds the kinds a sharded manager's controllers named.
+    pub(crate) fn with_kinds(mut self, kinds: impl IntoIterator<Item = ShardedKind>) -> Self {
+        self.kinds.extend(kinds);
+        self
+    }
+
     /// Objects of `K` follow their controller owner, an object of a kind given to
     /// [`shard`](Self::shard); objects of `K` with no such owner are left alone.
     pub fn owned<K: Kind>(mut self) -> Self {
@@ -109,7 +118,8 @@ impl Sharder {
         self
     }
 
-    /// The longest time between two passes (default 10 s).
+    /// The longest time between two passes (default: the config's
+    /// [`sharder_resync_period`](ShardingConfig::sharder_resync_period), 10 s).
     pub fn resync_period(mut self, period: Duration) -> Self {
         self.resync = period.max(BATCH_DELAY);
         self
@@ -184,6 +194,7 @@ impl Sharder {
             identity: &self.identity,
             stats: &self.stats,
             stop,
+            drain_handshake: self.config.drains(),
         };
         while !stop.is_cancelled() {
             let due = run_pass(&context, &leases, &caches).await;
@@ -216,21 +227,7 @@ impl Runnable for Sharder {
     }
 
     fn permissions(&self) -> Vec<Rule> {
-        let leases = Rule::of::<Lease>().in_namespace(self.config.namespace());
-        let mut rules = vec![
-            // The ring's shard Leases: watched, taken over when silent, deleted when orphaned;
-            // its own election Lease.
-            leases.clone().verbs([
-                Verb::Get,
-                Verb::List,
-                Verb::Watch,
-                Verb::Update,
-                Verb::Delete,
-            ]),
-            leases.verbs([Verb::Create]),
-        ];
-        rules.extend(self.kinds.iter().map(ShardedKind::rule));
-        rules
+        sharder_rules(self.config.namespace(), &self.kinds)
     }
 
     async fn run(
@@ -239,14 +236,15 @@ impl Runnable for Sharder {
     ) -> Result<(), Box<dyn StdError + Send + Sync>> {
         loop {
             let term = shutdown.child_token();
-            let campaign = {
+            // Aborted with this task too: a sharder dropped mid-term never renews again.
+            let mut campaign = {
                 let elector = self.elector.clone();
                 let term = term.clone();
-                tokio::spawn(async move { elector.run(term).await })
+                Campaign(tokio::spawn(async move { elector.run(term).await }))
             };
             if !self.elector.wait_leading(&shutdown).await {
                 term.cancel();
-                let _ = campaign.await;
+                let _ = (&mut campaign.0).await;
                 return Ok(());
             }
             tracing::info!(ring = self.config.ring(), identity = %self.identity, "leading the ring's sharder");
@@ -259,10 +257,12 @@ impl Runnable for Sharder {
                     leading.cancel();
                 })
             };
+            self.stats.set_leading(true);
             let led = self.lead(&leading).await;
+            self.stats.set_leading(false);
             lost.abort();
             term.cancel();
-            let _ = campaign.await;
+            let _ = (&mut campaign.0).await;
             if shutdown.is_cancelled() {
                 return Ok(());
             }
@@ -282,4 +282,34 @@ impl Runnable for Sharder {
             }
         }
     }
+}
+
+/// The task campaigning for the sharder Lease, aborted when dropped.
+struct Campaign(tokio::task::JoinHandle<bool>);
+
+impl Drop for Campaign {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// What a sharder of a ring with Leases in `namespace` and `kinds` needs: the ring's shard
+/// Leases watched, taken over when silent, marked once given their share and deleted when
+/// orphaned; its own election Lease; and each kind's objects' metadata listed and watched and
+/// their labels patched.
+pub(crate) fn sharder_rules(namespace: &str, kinds: &[ShardedKind]) -> Vec<Rule> {
+    let leases = Rule::of::<Lease>().in_namespace(namespace);
+    let mut rules = vec![
+        leases.clone().verbs([
+            Verb::Get,
+            Verb::List,
+            Verb::Watch,
+            Verb::Update,
+            Verb::Patch,
+            Verb::Delete,
+        ]),
+        leases.verbs([Verb::Create]),
+    ];
+    rules.extend(kinds.iter().map(ShardedKind::rule));
+    rules
 }

@@ -2,7 +2,7 @@
 //! delete orphaned Leases, then bring every object one step closer to where the ring wants it
 //! ([`decide`]), writing only labels, each write conditional on the resourceVersion read.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,11 +16,13 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::sharding::assignment::{Assignment, ObjectLabels, Placement, decide};
-use crate::sharding::labels::{DRAIN_VALUE, drain_label, shard_label};
+use crate::sharding::labels::{ASSIGNED_ANNOTATION, DRAIN_VALUE, drain_label, shard_label};
 use crate::sharding::lease::ShardLease;
 use crate::sharding::membership::membership;
+use crate::sharding::ring::ShardName;
 use crate::sharding::sharder::kinds::{Role, ShardedKind};
 use crate::sharding::sharder::stats::SharderStats;
+use crate::sharding::state::ShardState;
 use crate::sharding::takeover::{Takeover, take_over_uncertain_shard};
 
 /// A kind's metadata cache.
@@ -40,6 +42,9 @@ pub(crate) struct PassContext<'a> {
     pub stats: &'a SharderStats,
     /// Fires when leadership ends: the pass stops writing at once.
     pub stop: &'a CancellationToken,
+    /// Whether objects leave live shards through the drain handshake (off only to show what
+    /// it prevents).
+    pub drain_handshake: bool,
 }
 
 /// Runs one pass; returns how long until the next one is due by the clock alone.
@@ -125,6 +130,8 @@ pub(crate) async fn run_pass(
     }
 
     let empty = Default::default();
+    // Shards some object of the ring is still on its way to (a drain pending).
+    let mut awaited: HashSet<ShardName> = HashSet::new();
     for (kind, cache) in kinds {
         for object in cache.indexer().list() {
             if context.stop.is_cancelled() {
@@ -144,11 +151,60 @@ pub(crate) async fn run_pass(
                     None => continue,
                 },
             };
-            let step = decide(&members.ring, placement, labels);
+            let mut step = decide(&members.ring, placement, labels);
+            if let (
+                Assignment::Drain { from } | Assignment::AwaitDrain { from },
+                Placement::Key(key),
+            ) = (&step, placement)
+                && let Some(to) = members.ring.assign(key)
+            {
+                if context.drain_handshake {
+                    awaited.insert(to.clone());
+                } else {
+                    step = Assignment::Reassign {
+                        from: from.clone(),
+                        to: to.clone(),
+                    };
+                }
+            }
             apply(context, kind, &object, step).await;
         }
     }
+    for lease in &shard_leases {
+        let ready = lease.ring() == Some(context.ring)
+            && lease.held_by_shard()
+            && lease.state(now) == ShardState::Ready;
+        if ready && !lease.is_assigned() && !awaited.contains(lease.shard()) {
+            mark_assigned(context, lease).await;
+        }
+    }
     members.next_change
+}
+
+/// Marks `lease`'s current holding as given its share of the ring (the shard's readiness waits
+/// for it). Conditional on nothing: the annotation is the sharder's alone, and the shard's next
+/// renewal reads the Lease afresh.
+async fn mark_assigned(context: &PassContext<'_>, lease: &ShardLease) {
+    let Some(acquired) = lease.acquired() else {
+        return;
+    };
+    let api: Api<Lease> = Api::namespaced(context.client.clone(), context.namespace);
+    let patch = json!({ "metadata": { "annotations": { ASSIGNED_ANNOTATION: acquired } } });
+    match api
+        .patch(
+            lease.shard().as_str(),
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
+        .await
+    {
+        Ok(_) => {
+            tracing::info!(ring = context.ring, shard = %lease.shard(), "shard has its share of the ring")
+        }
+        Err(error) => {
+            tracing::warn!(ring = context.ring, shard = %lease.shard(), %error, "cannot mark a shard assigned; the next pass tries again")
+        }
+    }
 }
 
 /// The shard label of `meta`'s controller owner when that owner is of one of the ring's kinds
@@ -230,7 +286,6 @@ async fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sharding::ring::ShardName;
 
     #[test]
     fn patches_set_or_drop_labels_on_the_version_read() {

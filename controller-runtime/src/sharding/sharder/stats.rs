@@ -1,6 +1,6 @@
 //! [`SharderStats`]: what a sharder has written since it started, and the ring it last saw.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::sharding::assignment::Assignment;
 
@@ -14,6 +14,7 @@ pub struct SharderStats {
     failures: AtomicU64,
     ring_size: AtomicU64,
     passes: AtomicU64,
+    leading: AtomicBool,
 }
 
 /// A snapshot of [`SharderStats`].
@@ -62,6 +63,15 @@ impl SharderStats {
             _ => return,
         };
         counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Whether the candidate counting here leads the ring's sharder now.
+    pub fn is_leading(&self) -> bool {
+        self.leading.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_leading(&self, leading: bool) {
+        self.leading.store(leading, Ordering::Relaxed);
     }
 
     pub(crate) fn record_failure(&self) {

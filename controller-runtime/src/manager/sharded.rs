@@ -1,0 +1,118 @@
+//! A sharded manager's own part ([`ManagerBuilder::sharding`](crate::manager::ManagerBuilder::sharding)):
+//! its shard, the kinds its controllers shard, and what it adds at start — the ring's sharder
+//! and the watch for the sharder's mark that makes the shard ready.
+
+use std::error::Error as StdError;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use kube::Client;
+use parking_lot::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use crate::manager::Runnable;
+use crate::metrics::Metrics;
+use crate::rbac::Rule;
+use crate::sharding::{
+    Error, Shard, ShardMember, ShardedKind, Sharder, SharderStats, ShardingConfig, ShardingSeries,
+    sharder_rules,
+};
+
+/// Counts the objects of one sharded kind in this shard's cache.
+pub(crate) type ObjectCount = Arc<dyn Fn() -> usize + Send + Sync>;
+
+/// What makes a manager a shard of its ring.
+pub(crate) struct ShardedManager {
+    config: ShardingConfig,
+    shard: Shard,
+    /// The kinds the controllers shard, for the sharder built at start.
+    kinds: Mutex<Vec<ShardedKind>>,
+    /// The sharder's counts (it runs in every replica; one leads).
+    stats: Arc<SharderStats>,
+    series: Arc<ShardingSeries>,
+}
+
+impl ShardedManager {
+    /// The shard `config` describes, its Lease held through `client`, its series in `metrics`.
+    pub(crate) fn new(
+        client: Client,
+        config: ShardingConfig,
+        metrics: &Metrics,
+    ) -> Result<Self, Error> {
+        let member = ShardMember::new(client.clone(), &config, metrics)?;
+        let shard = Shard::new(client, member);
+        let stats = Arc::new(SharderStats::default());
+        let series = Arc::new(ShardingSeries::new(shard.clone(), Arc::clone(&stats)));
+        metrics.sharding(Arc::clone(&series));
+        Ok(Self {
+            config,
+            shard,
+            kinds: Mutex::new(Vec::new()),
+            stats,
+            series,
+        })
+    }
+
+    /// This replica's shard.
+    pub(crate) fn shard(&self) -> &Shard {
+        &self.shard
+    }
+
+    /// The ring's sharder's counts, as this replica's candidate sees them.
+    pub(crate) fn stats(&self) -> Arc<SharderStats> {
+        Arc::clone(&self.stats)
+    }
+
+    /// A controller shards `kind`; `objects` counts them in this shard's cache.
+    pub(crate) fn add_kind(&self, kind: ShardedKind, objects: ObjectCount) {
+        self.series.count_objects(&kind.resource.kind, objects);
+        let mut kinds = self.kinds.lock();
+        if !kinds.iter().any(|known| known.resource == kind.resource) {
+            kinds.push(kind);
+        }
+    }
+
+    /// What the ring's sharder needs (a shard's own Lease is leader election's).
+    pub(crate) fn permissions(&self) -> Vec<Rule> {
+        sharder_rules(self.config.namespace(), &self.kinds.lock())
+    }
+
+    /// What a sharded manager runs besides its controllers: the ring's sharder (a candidate for
+    /// the ring's sharder Lease) and the watch for the sharder's mark.
+    pub(crate) fn runnables(
+        &self,
+        client: Client,
+        metrics: &Metrics,
+    ) -> Result<Vec<Box<dyn Runnable>>, Error> {
+        let sharder = Sharder::new(client, &self.config, metrics)?
+            .with_stats(Arc::clone(&self.stats))
+            .with_kinds(self.kinds.lock().iter().cloned());
+        Ok(vec![
+            Box::new(sharder),
+            Box::new(AssignmentWatch(self.shard.member().clone())),
+        ])
+    }
+}
+
+/// Reads the shard Lease until the sharder marks the shard as given its share (`/readyz`
+/// `shard` waits for it).
+struct AssignmentWatch(ShardMember);
+
+#[async_trait]
+impl Runnable for AssignmentWatch {
+    fn name(&self) -> &str {
+        "shard-assignment"
+    }
+
+    fn need_leader_election(&self) -> bool {
+        false
+    }
+
+    async fn run(
+        self: Box<Self>,
+        shutdown: CancellationToken,
+    ) -> Result<(), Box<dyn StdError + Send + Sync>> {
+        self.0.watch_assignment(shutdown).await;
+        Ok(())
+    }
+}
