@@ -253,10 +253,12 @@ impl ManagerBuilder {
             Some(_) if self.leader_election.is_some() => {
                 (None, Some(ShardingError::WithLeaderElection))
             }
-            Some(config) => match ShardedManager::new(self.client.clone(), config, &metrics) {
-                Ok(sharded) => (Some(Arc::new(sharded)), None),
-                Err(error) => (None, Some(error)),
-            },
+            Some(config) => {
+                match ShardedManager::new(self.client.clone(), config, &metrics, &factory) {
+                    Ok(sharded) => (Some(Arc::new(sharded)), None),
+                    Err(error) => (None, Some(error)),
+                }
+            }
         };
         let elector = match &sharded {
             // A shard runs its controllers while it holds its Lease, as a leader while it leads.

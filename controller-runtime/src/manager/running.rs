@@ -249,6 +249,7 @@ impl Manager {
         // replica serves, leader or not; it stops when `start` returns.
         #[cfg(feature = "webhook")]
         if let Some(webhooks) = &self.webhooks {
+            self.serve_sharding_webhook()?;
             webhooks.start(servers.clone()).await?;
         }
 

@@ -6,6 +6,11 @@ use std::error::Error as StdError;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use informer::InformerFactory;
+#[cfg(feature = "webhook")]
+use informer::{InformerScope, Selectors, SharedIndexInformer};
+#[cfg(feature = "webhook")]
+use k8s_openapi::api::coordination::v1::Lease;
 use kube::Client;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
@@ -13,6 +18,8 @@ use tokio_util::sync::CancellationToken;
 use crate::manager::Runnable;
 use crate::metrics::Metrics;
 use crate::rbac::Rule;
+#[cfg(feature = "webhook")]
+use crate::sharding::{AssignmentHook, RING_LABEL, assignment_webhook};
 use crate::sharding::{
     Error, Shard, ShardMember, ShardedKind, Sharder, SharderStats, ShardingConfig, ShardingSeries,
     sharder_rules,
@@ -25,29 +32,44 @@ pub(crate) type ObjectCount = Arc<dyn Fn() -> usize + Send + Sync>;
 pub(crate) struct ShardedManager {
     config: ShardingConfig,
     shard: Shard,
-    /// The kinds the controllers shard, for the sharder built at start.
-    kinds: Mutex<Vec<ShardedKind>>,
+    /// The kinds the controllers shard, for the sharder built at start (and the assignment
+    /// webhook).
+    kinds: Arc<Mutex<Vec<ShardedKind>>>,
+    /// The ring's shard Leases, for the assignment webhook.
+    #[cfg(feature = "webhook")]
+    leases: Arc<SharedIndexInformer<Lease>>,
     /// The sharder's counts (it runs in every replica; one leads).
     stats: Arc<SharderStats>,
     series: Arc<ShardingSeries>,
 }
 
 impl ShardedManager {
-    /// The shard `config` describes, its Lease held through `client`, its series in `metrics`.
+    /// The shard `config` describes, its Lease held through `client`, its series in `metrics`;
+    /// the ring's Leases are cached with the manager's informers of `factory`.
     pub(crate) fn new(
         client: Client,
         config: ShardingConfig,
         metrics: &Metrics,
+        factory: &InformerFactory,
     ) -> Result<Self, Error> {
         let member = ShardMember::new(client.clone(), &config, metrics)?;
         let shard = Shard::new(client, member);
         let stats = Arc::new(SharderStats::default());
         let series = Arc::new(ShardingSeries::new(shard.clone(), Arc::clone(&stats)));
         metrics.sharding(Arc::clone(&series));
+        #[cfg(feature = "webhook")]
+        let leases = factory.informer_in::<Lease>(
+            InformerScope::namespace(config.namespace())
+                .selectors(Selectors::new().labels(format!("{RING_LABEL}={}", config.ring()))),
+        );
+        #[cfg(not(feature = "webhook"))]
+        let _ = factory;
         Ok(Self {
             config,
             shard,
-            kinds: Mutex::new(Vec::new()),
+            kinds: Arc::default(),
+            #[cfg(feature = "webhook")]
+            leases,
             stats,
             series,
         })
@@ -70,6 +92,20 @@ impl ShardedManager {
         if !kinds.iter().any(|known| known.resource == kind.resource) {
             kinds.push(kind);
         }
+    }
+
+    /// The assignment webhook (feature `webhook`): labels new objects of the kinds sharded so
+    /// far with their shard as they are created. Served on `/sharding/<ring>`.
+    #[cfg(feature = "webhook")]
+    pub(crate) fn webhook(&self) -> crate::webhook::Webhook {
+        let hook = AssignmentHook::new(
+            self.config.ring().to_owned(),
+            self.shard.client().clone(),
+            Arc::clone(&self.leases),
+            Arc::clone(&self.kinds),
+        );
+        let path = format!("/sharding/{}", self.config.ring().replace('.', "-"));
+        assignment_webhook(&path, hook, &self.kinds.lock())
     }
 
     /// What the ring's sharder needs (a shard's own Lease is leader election's).

@@ -83,6 +83,8 @@ mod shard;
 mod sharder;
 mod state;
 mod takeover;
+#[cfg(feature = "webhook")]
+mod webhook;
 
 #[cfg(test)]
 mod assignment_tests;
@@ -105,3 +107,5 @@ pub(crate) use sharder::{Role, ShardedKind, sharder_rules};
 pub use sharder::{Sharder, SharderCounts, SharderStats};
 pub use state::{ORPHAN_AFTER, ShardState};
 pub use takeover::{Takeover, take_over_uncertain_shard};
+#[cfg(feature = "webhook")]
+pub(crate) use webhook::{AssignmentHook, assignment_webhook};

@@ -60,6 +60,12 @@ impl Shard {
         }
     }
 
+    /// The client its acknowledgements are written with.
+    #[cfg(feature = "webhook")]
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
+    }
+
     /// The member holding this shard's Lease.
     pub fn member(&self) -> &ShardMember {
         &self.member

@@ -386,3 +386,84 @@ async fn a_sharded_manager_refuses_leader_election_and_late_controllers() {
     running.await.unwrap().unwrap();
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn new_objects_are_labelled_with_their_shard_as_they_are_created() {
+    use crate::webhook::support::{TestCa, test_config};
+    use kube_rt_controller_runtime::webhook::{ClientConfig, mutating_webhook_configuration};
+
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let ca = TestCa::new();
+    let dir = tempfile::tempdir().unwrap();
+    ca.issue(dir.path(), "webhook-1");
+    let manager = Arc::new(
+        manager(&server)
+            .sharding(config("s0"))
+            .webhook_server(test_config(dir.path()))
+            .build(),
+    );
+    Controller::new(&manager)
+        .for_(Watch::of::<ConfigMap>())
+        .owns(Watch::of::<Secret>())
+        .build(reconciler_fn(|_: Request, _: Context<ConfigMap>| async {
+            Ok::<_, Infallible>(Action::done())
+        }))
+        .unwrap();
+    let webhook = manager.sharding_webhook().unwrap();
+    assert_eq!(webhook.path(), "/sharding/mirror");
+    let running = spawn(&manager);
+    eventually("s0 given its share", LIMIT, || {
+        manager.shard().unwrap().member().is_assigned()
+    })
+    .await;
+    let port = manager.addresses().webhook.unwrap().port();
+    let configuration = mutating_webhook_configuration(
+        "sharding",
+        &[webhook],
+        &ClientConfig::Url(format!("https://localhost:{port}")),
+        ca.pem().as_bytes(),
+    );
+    let rules = configuration.webhooks.as_ref().unwrap()[0]
+        .rules
+        .clone()
+        .unwrap();
+    let resources: Vec<_> = rules
+        .iter()
+        .flat_map(|rule| rule.resources.clone().unwrap())
+        .collect();
+    assert_eq!(resources, ["configmaps", "secrets"]);
+    server.create(&configuration).unwrap();
+
+    // The create's own answer carries the label: the webhook set it, not a later pass.
+    let client = server.client().unwrap();
+    let created = Api::<ConfigMap>::namespaced(client.clone(), NS)
+        .create(&PostParams::default(), &cm("fresh", "1"))
+        .await
+        .unwrap();
+    let label = |labels: &Option<BTreeMap<String, String>>| {
+        labels
+            .as_ref()
+            .and_then(|labels| labels.get(&shard_label(RING)).cloned())
+    };
+    assert_eq!(label(&created.metadata.labels).as_deref(), Some("s0"));
+    let owner = owner_ref(
+        "v1",
+        "ConfigMap",
+        "fresh",
+        created.metadata.uid.as_deref().unwrap(),
+        true,
+    );
+    let owned = Api::<Secret>::namespaced(client, NS)
+        .create(&PostParams::default(), &secret("fresh-secret", vec![owner]))
+        .await
+        .unwrap();
+    assert_eq!(
+        label(&owned.metadata.labels).as_deref(),
+        Some("s0"),
+        "an owned object follows its owner at creation"
+    );
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}

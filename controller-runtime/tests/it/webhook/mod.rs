@@ -8,5 +8,5 @@ mod conversion;
 mod manager;
 mod review_bodies;
 mod robustness;
-mod support;
+pub mod support;
 mod tls;
