@@ -254,6 +254,10 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
         m
     });
     assert_eq!(shares.len(), 3, "every shard gets objects: {shares:?}");
+    eventually("s1 given its share", LIMIT, || {
+        s1.manager.shard().unwrap().member().is_assigned()
+    })
+    .await;
     let metrics = s1.manager.metrics().render();
     let own = format!(
         "kube_rt_shard_objects{{ring=\"{RING}\",shard=\"s1\",kind=\"ConfigMap\"}} {}",
@@ -345,6 +349,24 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
         Verb::Delete,
     ] {
         assert!(verbs_on("leases").contains(&verb), "leases need {verb:?}");
+    }
+    // And nothing more: Leases only in the ring's namespace; otherwise only what the
+    // controller needs unsharded (its kinds, the owner's finalizers, its events).
+    for rule in &policy {
+        if rule.resource_name() == "leases" {
+            assert_eq!(rule.namespace(), Some(NS), "{rule:?}");
+        }
+        if ![
+            "configmaps",
+            "configmaps/finalizers",
+            "secrets",
+            "leases",
+            "events",
+        ]
+        .contains(&rule.resource_name())
+        {
+            panic!("a rule sharding does not need: {rule:?}");
+        }
     }
 
     for replica in [s0, s3] {
