@@ -47,11 +47,12 @@ fn config(shard: &str) -> ShardingConfig {
 }
 
 /// One replica: a sharded manager running the ConfigMap controller, which counts its
-/// reconciles by ConfigMap name.
+/// reconciles by ConfigMap name, and apart those of objects it saw deleted.
 struct Replica {
     manager: Arc<Manager>,
     running: JoinHandle<Result<(), Error>>,
     reconciled: Counts,
+    deletions: Counts,
 }
 
 async fn start(server: &apiserver_sim::ApiServer, shard: &str) -> Replica {
@@ -62,21 +63,27 @@ async fn start(server: &apiserver_sim::ApiServer, shard: &str) -> Replica {
             .health_probe_bind_address(localhost)
             .build(),
     );
-    let reconciled = Counts::default();
-    let seen = reconciled.clone();
+    let (reconciled, deletions) = (Counts::default(), Counts::default());
+    let (seen, gone) = (reconciled.clone(), deletions.clone());
     Controller::new(&manager)
         .for_(Watch::of::<ConfigMap>())
         .owns(Watch::of::<Secret>())
-        .build(reconciler_fn(move |req: Request, _: Context<ConfigMap>| {
-            seen.hit(req.name());
-            async { Ok::<_, Infallible>(Action::done()) }
-        }))
+        .build(reconciler_fn(
+            move |req: Request, ctx: Context<ConfigMap>| {
+                seen.hit(req.name());
+                if ctx.get().is_none() {
+                    gone.hit(req.name());
+                }
+                async { Ok::<_, Infallible>(Action::done()) }
+            },
+        ))
         .unwrap();
     let running = spawn(&manager);
     Replica {
         manager,
         running,
         reconciled,
+        deletions,
     }
 }
 
@@ -101,12 +108,13 @@ impl Replica {
         self.manager.sharder_stats().unwrap().counts()
     }
 
-    /// The names of the ConfigMaps in this replica's cache.
+    /// The names of the test's ConfigMaps in this replica's cache.
     fn cached(&self) -> BTreeSet<String> {
         let lister = self.manager.cache().lister::<ConfigMap>().unwrap();
         lister
             .list(&kube::core::Selector::default())
             .iter()
+            .filter(|map| map.metadata.namespace.as_deref() == Some(NS))
             .filter_map(|map| map.metadata.name.clone())
             .collect()
     }
@@ -289,6 +297,13 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
         "{moved} of {OBJECTS} objects moved for one shard joining four"
     );
     let all = [&s0, &s1, &s2, &s3];
+    // Objects that moved away left the old shards' caches as if deleted; no shard took that
+    // for a deletion to reconcile.
+    assert_eq!(
+        total(&all, |r| r.deletions.total() as u64),
+        0,
+        "a move is not a deletion"
+    );
     let drains = total(&all, |r| r.sharder().drains) - drains_before;
     let acknowledged = total(&all, Replica::drains_acknowledged) - acknowledged_before;
     assert_eq!(drains, moved, "every move from a live shard is a drain");
