@@ -44,16 +44,17 @@ pub(super) fn shard_kind<T: Object>(
     )))
 }
 
-/// Hands `kind` and its cache's object count to the sharded manager.
+/// Hands `kind`, in the namespaces its cache holds, and the cache's object count to the sharded
+/// manager; the kind in those namespaces.
 pub(super) fn register_kind<T: Object>(
     manager: &Manager,
     kind: Option<ShardedKind>,
     cache: &Arc<KindCache<T>>,
-) {
-    if let (Some(sharded), Some(kind)) = (manager.sharded(), kind) {
-        let cache = Arc::clone(cache);
-        sharded.add_kind(kind, Arc::new(move || cache.len()));
-    }
+) -> Option<ShardedKind> {
+    let (sharded, kind) = (manager.sharded()?, kind?.in_namespaces(cache.namespaces()));
+    let counted = Arc::clone(cache);
+    sharded.add_kind(kind.clone(), Arc::new(move || counted.len()));
+    Some(kind)
 }
 
 /// What the guard says of one reconcile.

@@ -269,7 +269,12 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
     let metrics = s1.manager.metrics().render();
     let own = format!(
         "kube_rt_shard_objects{{ring=\"{RING}\",shard=\"s1\",kind=\"ConfigMap\"}} {}",
-        shares[&"s1".to_owned()]
+        s1.manager
+            .cache()
+            .lister::<ConfigMap>()
+            .unwrap()
+            .list(&kube::core::Selector::default())
+            .len()
     );
     assert!(metrics.contains(&own), "{own} in:\n{metrics}");
     assert!(metrics.contains("kube_rt_shard_assigned{ring=\"mirror\",shard=\"s1\"} 1"));
@@ -500,6 +505,67 @@ async fn new_objects_are_labelled_with_their_shard_as_they_are_created() {
         "an owned object follows its owner at creation"
     );
 
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_manager_of_one_namespace_shards_only_there() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let mut elsewhere = cm("elsewhere", "1");
+    elsewhere.metadata.namespace = Some("other".to_owned());
+    server
+        .create(&k8s_openapi::api::core::v1::Namespace {
+            metadata: kube::api::ObjectMeta {
+                name: Some("other".to_owned()),
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+        .unwrap();
+    server.create(&elsewhere).unwrap();
+    server.create(&cm("here", "1")).unwrap();
+    let manager = Arc::new(
+        manager(&server)
+            .namespace(NS)
+            .sharding(config("s0"))
+            .build(),
+    );
+    Controller::new(&manager)
+        .for_(Watch::of::<ConfigMap>())
+        .build(reconciler_fn(|_: Request, _: Context<ConfigMap>| async {
+            Ok::<_, Infallible>(Action::done())
+        }))
+        .unwrap();
+    let running = spawn(&manager);
+    let client = server.client().unwrap();
+    let shard_of = |namespace: &str, name: &str| {
+        let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
+        let name = name.to_owned();
+        async move {
+            let labels = api.get(&name).await.unwrap().metadata.labels;
+            labels.and_then(|labels| labels.get(&shard_label(RING)).cloned())
+        }
+    };
+    testkit::eventually_async("here assigned", LIMIT, || async {
+        shard_of(NS, "here").await.as_deref() == Some("s0")
+    })
+    .await;
+    // Two more passes of the sharder: still nothing outside the manager's namespace.
+    let stats = manager.sharder_stats().unwrap();
+    let passes = stats.counts().passes;
+    eventually("two more passes", LIMIT, || {
+        stats.counts().passes >= passes + 2
+    })
+    .await;
+    assert_eq!(shard_of("other", "elsewhere").await, None);
+    // And the sharder may write labels there only.
+    for rule in manager.permissions() {
+        if rule.resource_name() == "configmaps" && rule.verb_set().contains(&Verb::Patch) {
+            assert_eq!(rule.namespace(), Some(NS), "{rule:?}");
+        }
+    }
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
     server.shutdown().await;
