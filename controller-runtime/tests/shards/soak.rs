@@ -17,8 +17,11 @@ use crate::workload;
 /// Each reconcile waits up to this long (a slow external call), on this many workers.
 const WORK: Duration = Duration::from_millis(40);
 const WORKERS: usize = 4;
-/// How long the ring may take to settle after a change, under chaos.
+/// How long the ring may take to settle after a change, under chaos: this, plus
+/// [`SETTLE_PER_OBJECT`] for each ConfigMap (the sharder writes one label at a time, a few
+/// dozen a second in a debug build on a loaded machine).
 const SETTLE_LIMIT: Duration = Duration::from_secs(45);
+const SETTLE_PER_OBJECT: Duration = Duration::from_millis(50);
 /// How long convergence may take once chaos stopped.
 const QUIESCE_LIMIT: Duration = Duration::from_secs(60);
 
@@ -75,7 +78,8 @@ pub async fn run(settings: Settings) -> Result<String, String> {
     };
     let mut run = Run::start(server, settings.members, member).await?;
     run.seed(settings.objects)?;
-    let assigned_in = run.wait_settled(true, SETTLE_LIMIT).await?;
+    let settle_limit = SETTLE_LIMIT + SETTLE_PER_OBJECT.mul_f64(settings.objects as f64);
+    let assigned_in = run.wait_settled(true, settle_limit).await?;
 
     let chaos_started = Instant::now();
     let chaos_end = chaos_started + Duration::from_secs(settings.secs);
@@ -239,7 +243,8 @@ async fn chaos_phase(
         let now = Instant::now();
         if let Some((_, episode)) = episodes.next_if(|(at, _)| now >= started + phase.mul_f64(*at))
         {
-            episode_step(run, *episode, &mut rng, &mut chaos, settings.seed).await?;
+            let limit = SETTLE_LIMIT + SETTLE_PER_OBJECT.mul_f64(settings.objects as f64);
+            episode_step(run, *episode, &mut rng, &mut chaos, settings.seed, limit).await?;
             next_kill = Instant::now() + Duration::from_millis(rng.u64(3_000..8_000));
         } else if now >= next_kill && now < end {
             let wanted: Vec<String> = run.wanted().into_iter().collect();
@@ -259,6 +264,7 @@ async fn episode_step(
     rng: &mut fastrand::Rng,
     chaos: &mut Chaos,
     seed: u64,
+    settle_limit: Duration,
 ) -> Result<(), String> {
     let pick = |run: &Run, rng: &mut fastrand::Rng| {
         let wanted: Vec<String> = run.wanted().into_iter().collect();
@@ -290,7 +296,7 @@ async fn episode_step(
             run.wait_ring(&wanted).await?;
             chaos
                 .settled
-                .push(run.wait_settled(false, SETTLE_LIMIT).await?);
+                .push(run.wait_settled(false, settle_limit).await?);
             run.restart(&shard)?;
             chaos.taken_over = Some(shard);
         }
@@ -299,6 +305,6 @@ async fn episode_step(
     run.wait_ring(&wanted).await?;
     chaos
         .settled
-        .push(run.wait_settled(false, SETTLE_LIMIT).await?);
+        .push(run.wait_settled(false, settle_limit).await?);
     Ok(())
 }
