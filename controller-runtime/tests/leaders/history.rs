@@ -10,8 +10,8 @@ use kube::ResourceExt;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use crate::journal::Interval;
 use crate::member::LEASE;
+use crate::members::journal::Interval;
 
 /// One holder's term, from the Lease's own fields.
 #[derive(Debug, Clone, PartialEq, Eq)]

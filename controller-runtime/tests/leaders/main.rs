@@ -19,11 +19,12 @@
 //! chaos phase, default [`DEFAULT_SECS`]), `LEADERS_MEMBERS` (default 3), `LEADERS_PROFILE`
 //! (default `standard`). Every failure message starts with them.
 
+#[path = "../members/mod.rs"]
+mod members;
 #[path = "../workload/mod.rs"]
 mod workload;
 
 mod history;
-mod journal;
 mod member;
 mod process;
 
@@ -39,8 +40,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use history::History;
-use member::{LEASE_SECS, MemberEnv, NS, RENEW_DEADLINE};
-use process::Slot;
+use member::{LEASE_SECS, NS, PREFIX, RENEW_DEADLINE};
+use members::slot::{Slot, all_intervals};
+use members::{LOST_LEASE_EXIT, MemberEnv, harness};
 
 const DEFAULT_SEED: u64 = 20_261_125;
 const DEFAULT_SECS: u64 = 40;
@@ -61,28 +63,23 @@ struct Settings {
 
 impl Settings {
     fn from_env() -> Result<Self, String> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let number = |name: &str, default: u64| -> Result<u64, String> {
-            var(name).map_or(Ok(default), |v| {
-                v.trim()
-                    .parse()
-                    .map_err(|_| format!("{name} must be an unsigned integer, not {v:?}"))
-            })
-        };
-        let profile = match var("LEADERS_PROFILE") {
+        let profile = match std::env::var("LEADERS_PROFILE")
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+        {
             None => ChaosProfile::Standard,
             Some(name) => name
                 .trim()
                 .parse()
                 .map_err(|e| format!("LEADERS_PROFILE: {e}"))?,
         };
-        let members = number("LEADERS_MEMBERS", 3)?;
+        let members = harness::env_number("LEADERS_MEMBERS", 3)?;
         if members < 2 {
             return Err("LEADERS_MEMBERS must be at least 2".to_owned());
         }
         Ok(Self {
-            seed: number("LEADERS_SEED", DEFAULT_SEED)?,
-            secs: number("LEADERS_SECS", DEFAULT_SECS)?,
+            seed: harness::env_number("LEADERS_SEED", DEFAULT_SEED)?,
+            secs: harness::env_number("LEADERS_SECS", DEFAULT_SECS)?,
             members: usize::try_from(members).unwrap_or(3),
             profile,
         })
@@ -102,49 +99,15 @@ impl std::fmt::Display for Settings {
 const TEST_NAME: &str = "leader_processes_killed_under_chaos";
 
 fn main() -> ExitCode {
-    if let Some(env) = MemberEnv::from_env() {
-        return ExitCode::from(u8::try_from(member::run(env)).unwrap_or(2));
+    if let Some(env) = MemberEnv::from_env(PREFIX) {
+        return ExitCode::from(u8::try_from(member::run(&env)).unwrap_or(2));
     }
-    // A libtest-like front: `--list`, and name filters (run unless a filter excludes it).
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--list") {
-        println!("{TEST_NAME}: test");
-        return ExitCode::SUCCESS;
-    }
-    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    if !filters.is_empty() && !filters.iter().any(|f| TEST_NAME.contains(f.as_str())) {
-        println!(
-            "\nrunning 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 1 filtered out\n"
-        );
-        return ExitCode::SUCCESS;
-    }
-    println!("\nrunning 1 test");
-    let outcome = Settings::from_env().and_then(|settings| {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .map_err(|e| format!("runtime: {e}"))?;
-        runtime
+    harness::run_test(TEST_NAME, || {
+        let settings = Settings::from_env()?;
+        members::runtime()?
             .block_on(soak(settings))
             .map_err(|e| format!("{settings}: {e}"))
-    });
-    match outcome {
-        Ok(summary) => {
-            println!("{summary}");
-            println!(
-                "test {TEST_NAME} ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n"
-            );
-            ExitCode::SUCCESS
-        }
-        Err(failure) => {
-            println!("{failure}");
-            println!(
-                "test {TEST_NAME} ... FAILED\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out\n"
-            );
-            ExitCode::FAILURE
-        }
-    }
+    })
 }
 
 /// The soak; its summary line, or what failed.
@@ -173,7 +136,7 @@ async fn soak(settings: Settings) -> Result<String, String> {
             .record(Arc::clone(&server), stop_history.clone()),
     );
     let mut slots: Vec<Slot> = (0..settings.members)
-        .map(|i| Slot::new(format!("m{i}"), dir.path(), &kubeconfig))
+        .map(|i| Slot::new(PREFIX, format!("m{i}"), dir.path(), &kubeconfig))
         .collect();
     for slot in &mut slots {
         slot.start()?;
@@ -183,16 +146,13 @@ async fn soak(settings: Settings) -> Result<String, String> {
     let chaos_end = started + Duration::from_secs(settings.secs);
     let driver = {
         let cms: Api<ConfigMap> = Api::namespaced(server.client().map_err(|e| e.to_string())?, NS);
-        let mut rng = fastrand::Rng::with_seed(settings.seed);
-        tokio::spawn(async move {
-            let (mut sent, mut ok) = (0_u64, 0_u64);
-            while Instant::now() < chaos_end {
-                sent += 1;
-                ok += u64::from(workload::random_write(&cms, &mut rng, NAMES).await);
-                tokio::time::sleep(Duration::from_millis(rng.u64(10..60))).await;
-            }
-            (ok, sent)
-        })
+        tokio::spawn(workload::drive(
+            cms,
+            settings.seed,
+            NAMES,
+            10..60,
+            chaos_end,
+        ))
     };
 
     // Chaos phase: kill the leader at seeded moments; halfway, make it lose its lease.
@@ -241,7 +201,7 @@ async fn soak(settings: Settings) -> Result<String, String> {
         ));
     }
 
-    let intervals = process::all_intervals(&slots)?;
+    let intervals = all_intervals(&slots)?;
     let terms = history.terms();
     history.check_complete()?;
     let violations = history::safety_violations(&terms, &intervals);
@@ -278,7 +238,7 @@ async fn soak(settings: Settings) -> Result<String, String> {
 fn restart_exited(slots: &mut [Slot]) -> Result<(), String> {
     for slot in slots {
         if let Some(code) = slot.exited()? {
-            if code != member::LOST_LEASE_EXIT {
+            if code != LOST_LEASE_EXIT {
                 return Err(format!("member {} exited with {code}", slot.identity()));
             }
             slot.start()?;
@@ -312,7 +272,7 @@ async fn lose_lease(server: &ApiServer, slots: &mut [Slot], seed: u64) -> Result
     let identity = slots[leader].identity().to_owned();
     let outcome = loop {
         match slots[leader].exited()? {
-            Some(code) if code == member::LOST_LEASE_EXIT => break Ok(identity.clone()),
+            Some(code) if code == LOST_LEASE_EXIT => break Ok(identity.clone()),
             Some(code) => {
                 break Err(format!(
                     "{identity} exited with {code} instead of stepping down"
@@ -348,7 +308,7 @@ fn convergence_gaps(server: &ApiServer, slots: &mut [Slot]) -> Result<Vec<String
     .into();
     let mut gaps = Vec::new();
     for slot in slots.iter() {
-        match slot.snapshot() {
+        match slot.snapshot::<member::Snapshot>() {
             Some(have) if have == want => {}
             have => gaps.push(format!(
                 "{} cache {have:?} != server {want:?}",
@@ -356,7 +316,7 @@ fn convergence_gaps(server: &ApiServer, slots: &mut [Slot]) -> Result<Vec<String
             )),
         }
     }
-    let intervals = process::all_intervals(slots)?;
+    let intervals = all_intervals(slots.iter())?;
     for (controller, objects) in [("mirror", &want["configmaps"]), ("stamp", &want["secrets"])] {
         for (name, rv) in objects {
             let key = format!("{NS}/{name}");

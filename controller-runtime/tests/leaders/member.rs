@@ -1,27 +1,26 @@
 //! A member process: one manager electing on the soak's Lease, running the workload's
 //! controllers with every reconcile logged, and writing its cache (name → resourceVersion) to
-//! a snapshot file a few times a second. It exits 0 when told to stop, [`LOST_LEASE_EXIT`]
-//! when it loses its lease, and 2 on any other failure.
+//! a snapshot file a few times a second. It exits 0 when told to stop,
+//! `members::LOST_LEASE_EXIT` when it loses its lease, and 2 on any other failure.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
-use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube_rt_controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
 use kube_rt_controller_runtime::leader_election::LeaderElectionConfig;
 use kube_rt_controller_runtime::manager::{Error, Manager};
 
-use crate::journal::Writer;
+use crate::members::journal::Writer;
+use crate::members::{self, MemberEnv};
 use crate::workload;
 
-/// Exit code of a member that lost its lease (and stepped down).
-pub const LOST_LEASE_EXIT: i32 = 3;
+/// The prefix of the variables that make a process a member (see `members::MemberEnv`).
+pub const PREFIX: &str = "LEADERS";
 /// The Lease the members elect on.
 pub const LEASE: &str = "leaders-soak";
 pub const NS: &str = "default";
@@ -31,104 +30,21 @@ pub const LEASE_SECS: u64 = 3;
 pub const RENEW_DEADLINE: Duration = Duration::from_secs(2);
 const RETRY_PERIOD: Duration = Duration::from_millis(400);
 
-/// What the parent tells a member through its environment.
-pub struct MemberEnv {
-    pub identity: String,
-    pub kubeconfig: PathBuf,
-    pub log: PathBuf,
-    pub snapshot: PathBuf,
-}
-
-impl MemberEnv {
-    pub const IDENTITY: &'static str = "LEADERS_MEMBER";
-    const KUBECONFIG: &'static str = "LEADERS_KUBECONFIG";
-    const LOG: &'static str = "LEADERS_LOG";
-    const SNAPSHOT: &'static str = "LEADERS_SNAPSHOT";
-
-    /// The member's settings, when this process is a member.
-    pub fn from_env() -> Option<Self> {
-        let identity = std::env::var(Self::IDENTITY).ok()?;
-        let path = |name: &str| {
-            std::env::var_os(name)
-                .map(PathBuf::from)
-                .unwrap_or_default()
-        };
-        Some(Self {
-            identity,
-            kubeconfig: path(Self::KUBECONFIG),
-            log: path(Self::LOG),
-            snapshot: path(Self::SNAPSHOT),
-        })
-    }
-
-    /// The environment to start a member with.
-    pub fn vars(&self) -> [(&'static str, std::ffi::OsString); 4] {
-        [
-            (Self::IDENTITY, self.identity.clone().into()),
-            (Self::KUBECONFIG, self.kubeconfig.clone().into()),
-            (Self::LOG, self.log.clone().into()),
-            (Self::SNAPSHOT, self.snapshot.clone().into()),
-        ]
-    }
-}
-
 /// A member's cache as it writes it.
 pub type Snapshot = BTreeMap<String, BTreeMap<String, String>>;
 
 /// Runs the member until it is killed, stopped or loses its lease; the exit code.
-pub fn run(env: MemberEnv) -> i32 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("member {}: runtime: {e}", env.identity);
-            return 2;
-        }
-    };
-    let log = match Writer::open(&env.log, &env.identity) {
-        Ok(log) => log,
-        Err(e) => {
-            eprintln!("member {}: {}: {e}", env.identity, env.log.display());
-            return 2;
-        }
-    };
-    let client = match runtime.block_on(client(&env)) {
-        Ok(client) => client,
-        Err(e) => {
-            eprintln!("member {}: {e}", env.identity);
-            return 2;
-        }
-    };
-    match runtime.block_on(serve(&env, client, log)) {
-        Ok(()) => 0,
-        Err(e) if matches!(e.downcast_ref::<Error>(), Some(Error::LeadershipLost)) => {
-            LOST_LEASE_EXIT
-        }
-        Err(e) => {
-            eprintln!("member {}: {e}", env.identity);
-            2
-        }
-    }
-}
-
-async fn client(env: &MemberEnv) -> Result<kube::Client, String> {
-    let kubeconfig = Kubeconfig::read_from(&env.kubeconfig).map_err(|e| e.to_string())?;
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .map_err(|e| e.to_string())?;
-    kube::Client::try_from(config).map_err(|e| e.to_string())
+pub fn run(env: &MemberEnv) -> i32 {
+    members::run_member(
+        env,
+        |e| matches!(e, Error::LeadershipLost),
+        |client, log| serve(env, client, log),
+    )
 }
 
 /// Runs the member's manager until it stops; a controller that cannot be built or the
 /// manager's own error ends it.
-async fn serve(
-    env: &MemberEnv,
-    client: kube::Client,
-    log: Writer,
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+async fn serve(env: &MemberEnv, client: kube::Client, log: Writer) -> members::Served {
     let election = LeaderElectionConfig::new(NS, LEASE)
         .identity(env.identity.clone())
         .lease_duration(Duration::from_secs(LEASE_SECS))

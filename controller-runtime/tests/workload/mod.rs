@@ -135,6 +135,25 @@ pub async fn random_write(cms: &Api<ConfigMap>, rng: &mut fastrand::Rng, names: 
     )
 }
 
+/// Drives [`random_write`]s of `names` ConfigMaps, each followed by a pause drawn from
+/// `pause_ms`, until `end`; how many the server accepted, and how many were sent.
+pub async fn drive(
+    cms: Api<ConfigMap>,
+    seed: u64,
+    names: usize,
+    pause_ms: std::ops::Range<u64>,
+    end: tokio::time::Instant,
+) -> (u64, u64) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let (mut sent, mut ok) = (0_u64, 0_u64);
+    while tokio::time::Instant::now() < end {
+        sent += 1;
+        ok += u64::from(random_write(&cms, &mut rng, names).await);
+        tokio::time::sleep(Duration::from_millis(rng.u64(pause_ms.clone()))).await;
+    }
+    (ok, sent)
+}
+
 /// name → resourceVersion.
 pub fn versions<K: Resource>(
     objs: impl IntoIterator<Item = impl Borrow<K>>,
@@ -153,15 +172,29 @@ pub fn versions<K: Resource>(
 /// What `mirror` and `stamp` leave undone on the server: ConfigMaps without their Secret (or
 /// with different data), Secrets without their annotation. Empty once they caught up.
 pub fn unfinished(cms: &[ConfigMap], secrets: &[Secret]) -> Vec<String> {
+    let mut gaps = unmirrored(cms, secrets);
+    for cm in cms {
+        let name = cm.name_any();
+        let secret = secrets.iter().find(|s| s.name_any() == name);
+        if let Some(s) = secret
+            && s.data.clone().unwrap_or_default() == mirrored_data(cm)
+            && s.annotations().get(KEYS_ANNOTATION) != Some(&data_keys(s))
+        {
+            gaps.push(format!("secret {name} is not stamped"));
+        }
+    }
+    gaps
+}
+
+/// What `mirror` leaves undone on the server: ConfigMaps without their Secret, or with one
+/// holding different data. Empty once it caught up.
+pub fn unmirrored(cms: &[ConfigMap], secrets: &[Secret]) -> Vec<String> {
+    let by_name: BTreeMap<String, &Secret> = secrets.iter().map(|s| (s.name_any(), s)).collect();
     let mut gaps = Vec::new();
     for cm in cms {
         let name = cm.name_any();
-        match secrets.iter().find(|s| s.name_any() == name) {
-            Some(s) if s.data.clone().unwrap_or_default() == mirrored_data(cm) => {
-                if s.annotations().get(KEYS_ANNOTATION) != Some(&data_keys(s)) {
-                    gaps.push(format!("secret {name} is not stamped"));
-                }
-            }
+        match by_name.get(&name) {
+            Some(s) if s.data.clone().unwrap_or_default() == mirrored_data(cm) => {}
             other => gaps.push(format!(
                 "{name} is not mirrored: {:?}",
                 other.map(|s| &s.data)
