@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use informer::{MetadataInformer, SharedIndexInformer};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -24,6 +25,11 @@ use crate::sharding::sharder::kinds::{Role, ShardedKind};
 use crate::sharding::sharder::stats::SharderStats;
 use crate::sharding::state::ShardState;
 use crate::sharding::takeover::{Takeover, take_over_uncertain_shard};
+
+/// How many label writes a pass has in flight at once: a burst (a shard joining, thousands of
+/// new objects) is written in parallel, within what the client's connection pool and the
+/// server's fairness take without queueing.
+const WRITES_IN_FLIGHT: usize = 16;
 
 /// A kind's metadata caches (one per namespace the ring places objects in, or one for all).
 pub(crate) type KindCache = (ShardedKind, Vec<Arc<MetadataInformer<DynamicObject>>>);
@@ -142,6 +148,8 @@ pub(crate) async fn run_pass(
     let empty = Default::default();
     // Shards some object of the ring is still on its way to (a drain pending).
     let mut awaited: HashSet<ShardName> = HashSet::new();
+    // The label writes of this pass, sent [`WRITES_IN_FLIGHT`] at a time.
+    let mut writes = Vec::new();
     for (kind, cache) in kinds {
         for object in objects(cache) {
             if context.stop.is_cancelled() {
@@ -177,8 +185,22 @@ pub(crate) async fn run_pass(
                     };
                 }
             }
-            apply(context, kind, &object, step).await;
+            if let Some(version) = object.metadata.resource_version.as_deref()
+                && let Some(patch) = label_patch(context.ring, &step, version)
+            {
+                writes.push((kind, object, step, patch));
+            }
         }
+    }
+    futures::stream::iter(writes)
+        .for_each_concurrent(WRITES_IN_FLIGHT, |(kind, object, step, patch)| async move {
+            if !context.stop.is_cancelled() {
+                apply(context, kind, &object, step, &patch).await;
+            }
+        })
+        .await;
+    if context.stop.is_cancelled() {
+        return None;
     }
     for lease in &shard_leases {
         let ready = lease.ring() == Some(context.ring)
@@ -255,19 +277,16 @@ pub(crate) fn label_patch(ring: &str, step: &Assignment, resource_version: &str)
     Some(json!({ "metadata": { "resourceVersion": resource_version, "labels": labels } }))
 }
 
-/// Writes `step` for `object`, counting it once written.
+/// Writes `step` for `object` with its label `patch`, counting it once written.
 async fn apply(
     context: &PassContext<'_>,
     kind: &ShardedKind,
     object: &PartialObjectMeta<DynamicObject>,
     step: Assignment,
+    patch: &Value,
 ) {
     let meta = &object.metadata;
-    let (Some(name), Some(version)) = (meta.name.as_deref(), meta.resource_version.as_deref())
-    else {
-        return;
-    };
-    let Some(patch) = label_patch(context.ring, &step, version) else {
+    let Some(name) = meta.name.as_deref() else {
         return;
     };
     let api: Api<DynamicObject> = match (&meta.namespace, kind.namespaced) {
@@ -277,7 +296,7 @@ async fn apply(
         _ => Api::all_with(context.client.clone(), &kind.resource),
     };
     match api
-        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .patch(name, &PatchParams::default(), &Patch::Merge(patch))
         .await
     {
         Ok(_) => {
