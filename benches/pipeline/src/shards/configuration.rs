@@ -67,6 +67,9 @@ pub struct ProcessFigures {
     pub peak_rss_mib: f64,
     /// `rss_mib - rss_empty_mib`: what the objects cost it.
     pub rss_growth_mib: f64,
+    /// Median over the rounds of its objects ÷ its own window (touch to its last reconcile's
+    /// end): the rate this process reached.
+    pub reconciles_per_s: f64,
     /// Median over the rounds of its CPU, % of one core.
     pub cpu_percent: f64,
 }
@@ -145,15 +148,21 @@ pub async fn measure(options: &ShardsOptions, shards: usize) -> Result<Configura
         let memory = memory::read_of(process.pid())?;
         let cpu: Vec<f64> = rounds.iter().map(|r| r.shard_cpu_percent[index]).collect();
         let rss_empty_mib = empty[index].rss as f64 / MIB;
+        let objects = settled.measured.get(&status.shard).map_or(0, BTreeSet::len);
+        let rates: Vec<f64> = rounds
+            .iter()
+            .map(|r| objects as f64 * 1e3 / r.shard_window_ms[index].max(1e-3))
+            .collect();
         figures.push(ProcessFigures {
             shard: status.shard.clone(),
             leads_sharder: status.leads_sharder,
-            objects: settled.measured.get(&status.shard).map_or(0, BTreeSet::len),
+            objects,
             cache_objects: status.cache_objects,
             rss_empty_mib,
             rss_mib: memory.rss as f64 / MIB,
             peak_rss_mib: memory.hwm as f64 / MIB,
             rss_growth_mib: memory.rss as f64 / MIB - rss_empty_mib,
+            reconciles_per_s: crate::shards::median(&rates),
             cpu_percent: crate::shards::median(&cpu),
         });
     }

@@ -209,10 +209,11 @@ pub fn describe(figures: &ShardsFigures) -> String {
         ));
         for p in &config.run.processes {
             lines.push(format!(
-                "  {}{}: {} objects, {} cached, RSS {:.1} MiB (peak {:.1}, {:.1} before any object), CPU {:.0} %",
+                "  {}{}: {} objects at {:.0}/s, {} cached, RSS {:.1} MiB (peak {:.1}, {:.1} before any object), CPU {:.0} %",
                 p.shard,
                 if p.leads_sharder { " (sharder)" } else { "" },
                 p.objects,
+                p.reconciles_per_s,
                 p.cache_objects,
                 p.rss_mib,
                 p.peak_rss_mib,
