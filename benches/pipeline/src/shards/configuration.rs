@@ -11,6 +11,7 @@ use anyhow::{Context, Result, bail, ensure};
 use apiserver_sim::ApiServer;
 use serde::Serialize;
 
+use crate::compare::median;
 use crate::shards::ShardsOptions;
 use crate::shards::fleet::{ShardProcess, ShardSettings, wait_for};
 use crate::shards::status::{ShardStatus, now_us};
@@ -162,8 +163,8 @@ pub async fn measure(options: &ShardsOptions, shards: usize) -> Result<Configura
             rss_mib: memory.rss as f64 / MIB,
             peak_rss_mib: memory.hwm as f64 / MIB,
             rss_growth_mib: memory.rss as f64 / MIB - rss_empty_mib,
-            reconciles_per_s: crate::shards::median(&rates),
-            cpu_percent: crate::shards::median(&cpu),
+            reconciles_per_s: median(rates.into_iter()),
+            cpu_percent: median(cpu.into_iter()),
         });
     }
     drop(processes);

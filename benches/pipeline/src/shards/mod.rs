@@ -21,6 +21,8 @@ mod workload;
 use anyhow::{Result, ensure};
 use serde::Serialize;
 
+use crate::compare::median;
+
 pub use child::{ShardArgs, run as run_shard};
 use configuration::ConfigurationRun;
 
@@ -112,14 +114,7 @@ pub async fn run(options: ShardsOptions) -> Result<ShardsFigures> {
         runs.push(configuration::measure(&options, shards).await?);
     }
     let per_process_bound = options.workers as f64 * 1000.0 / options.reconcile_ms.max(1) as f64;
-    let throughput = |run: &ConfigurationRun| {
-        median(
-            &run.rounds
-                .iter()
-                .map(|r| r.reconciles_per_s)
-                .collect::<Vec<_>>(),
-        )
-    };
+    let throughput = |run: &ConfigurationRun| median(run.rounds.iter().map(|r| r.reconciles_per_s));
     let baseline = &runs[0];
     let base_throughput = throughput(baseline);
     let base = &baseline.processes[0];
@@ -166,17 +161,6 @@ pub async fn run(options: ShardsOptions) -> Result<ShardsFigures> {
         configurations,
         complete: true,
     })
-}
-
-/// The median of `values` (the mean of the middle two for an even count; 0 for none).
-pub fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    match sorted.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
-    }
 }
 
 /// The human summary: one line per configuration, then one per process.
@@ -229,7 +213,7 @@ pub fn describe(figures: &ShardsFigures) -> String {
             .collect();
         lines.push(format!(
             "  API server process: CPU {:.0} % during the rounds",
-            median(&server_cpu)
+            median(server_cpu.into_iter())
         ));
     }
     lines.join("\n")
