@@ -131,3 +131,22 @@ impl Scoped for ClusterResourceScope {
         api
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn and_labels_adds_a_requirement_to_the_label_selector() {
+        let none = Selectors::new().and_labels("shard=a");
+        assert_eq!(none.label_selector(), Some("shard=a"));
+        let some = Selectors::new()
+            .labels("app=web")
+            .fields("metadata.name=x")
+            .and_labels("shard=a");
+        assert_eq!(some.label_selector(), Some("app=web,shard=a"));
+        assert_eq!(some.fields.as_deref(), Some("metadata.name=x"));
+        let empty = Selectors::new().labels("").and_labels("shard=a");
+        assert_eq!(empty.label_selector(), Some("shard=a"));
+    }
+}

@@ -130,8 +130,8 @@ impl<K: Object> ControllerBuilder<'_, K> {
             Ok(primary) => primary,
             Err(error) => return Err(abandon(manager, &self.name, Vec::new(), error)),
         };
+        let sharded = register_kind(manager, sharded, &primary);
         let shard_guard = ShardGuard::new(manager, sharded.as_ref());
-        register_kind(manager, sharded, &primary);
         let primary_key = spec.key.clone();
         let state = Arc::new(ControllerState {
             name: self.name.clone().into(),

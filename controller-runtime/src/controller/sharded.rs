@@ -44,16 +44,17 @@ pub(super) fn shard_kind<T: Object>(
     )))
 }
 
-/// Hands `kind` and its cache's object count to the sharded manager.
+/// Hands `kind`, in the namespaces its cache holds, and the cache's object count to the sharded
+/// manager; the kind in those namespaces.
 pub(super) fn register_kind<T: Object>(
     manager: &Manager,
     kind: Option<ShardedKind>,
     cache: &Arc<KindCache<T>>,
-) {
-    if let (Some(sharded), Some(kind)) = (manager.sharded(), kind) {
-        let cache = Arc::clone(cache);
-        sharded.add_kind(kind, Arc::new(move || cache.len()));
-    }
+) -> Option<ShardedKind> {
+    let (sharded, kind) = (manager.sharded()?, kind?.in_namespaces(cache.namespaces()));
+    let counted = Arc::clone(cache);
+    sharded.add_kind(kind.clone(), Arc::new(move || counted.len()));
+    Some(kind)
 }
 
 /// What the guard says of one reconcile.
@@ -82,25 +83,36 @@ impl ShardGuard {
     }
 
     /// The verdict for an object `cached` now, or, gone from the cache, last seen as `deleted`.
-    /// An object that left the cache because its labels moved it elsewhere is not a deletion
-    /// this shard reconciles; a key with neither is skipped too (nothing says it is this
-    /// shard's).
+    /// A watch shows an object that moved to another shard as deleted, in the last state this
+    /// shard saw: so for an object that left the cache still labelled for this shard, the server
+    /// tells whether it was deleted (reconcile the deletion) or moved (skip it). A key with
+    /// neither an object nor a last state is skipped (nothing says it is this shard's).
     pub(crate) async fn judge<K: Object>(
         &self,
         cached: Option<Arc<K>>,
         deleted: Option<Arc<K>>,
     ) -> Verdict {
         let Some(object) = cached else {
+            let Some(last) = deleted else {
+                return Verdict::Skip;
+            };
             let empty = Default::default();
-            let mine = deleted.is_some_and(|last| {
-                let labels = last.meta().labels.as_ref().unwrap_or(&empty);
-                ObjectLabels::of(self.shard.ring(), labels).shard
-                    == Some(self.shard.name().as_str())
-            });
-            return if mine && self.shard.member().is_held() {
-                Verdict::Work
-            } else {
-                Verdict::Skip
+            let labels = last.meta().labels.as_ref().unwrap_or(&empty);
+            let labelled_mine = ObjectLabels::of(self.shard.ring(), labels).shard
+                == Some(self.shard.name().as_str());
+            if !labelled_mine || !self.shard.member().is_held() {
+                return Verdict::Skip;
+            }
+            return match self.shard.still_mine(&self.resource, last.meta()).await {
+                Ok(None | Some(true)) => Verdict::Work,
+                Ok(Some(false)) => {
+                    tracing::debug!("moved to another shard; skipped");
+                    Verdict::Skip
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "cannot tell a deletion from a move; retrying");
+                    Verdict::Retry
+                }
             };
         };
         match self

@@ -249,3 +249,48 @@ async fn the_sharder_backs_off_on_a_conflict_and_reports_failures() {
     }));
     server.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_member_is_assigned_once_the_mark_names_its_current_holding() {
+    use crate::sharding::ASSIGNED_ANNOTATION;
+    use kube::api::{Patch, PatchParams};
+
+    let (server, client, member) = server_and_member("shard-0").await;
+    let (stop, task) = start(&member);
+    held(&member).await;
+    let watch = tokio::spawn({
+        let (member, stop) = (member.clone(), stop.clone());
+        async move { member.watch_assignment(stop).await }
+    });
+    let mark = |value: String| {
+        let patch = serde_json::json!({"metadata": {"annotations": {ASSIGNED_ANNOTATION: value}}});
+        let leases = leases(&client);
+        async move {
+            leases
+                .patch("shard-0", &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .unwrap();
+        }
+    };
+    // A mark of an earlier holding does not count.
+    mark("2020-01-01T00:00:00Z".to_owned()).await;
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    assert!(!member.is_assigned());
+    assert!(!shard_lease(&client, "shard-0").await.unwrap().is_assigned());
+    // The mark of this holding's acquisition does; renewals keep it.
+    let acquired = shard_lease(&client, "shard-0").await.unwrap();
+    mark(acquired.acquired().unwrap().to_owned()).await;
+    testkit::eventually("assigned", Duration::from_secs(30), || member.is_assigned()).await;
+    watch.await.unwrap();
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    assert!(shard_lease(&client, "shard-0").await.unwrap().is_assigned());
+    assert!(member.is_held());
+
+    stop.cancel();
+    assert_eq!(task.await.unwrap(), MemberEnd::ShutDown);
+    assert!(
+        !member.is_assigned(),
+        "not assigned once the Lease is released"
+    );
+    server.shutdown().await;
+}

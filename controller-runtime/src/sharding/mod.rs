@@ -50,19 +50,15 @@
 //!
 //! # Running it
 //!
-//! Every replica holds its shard Lease with a [`ShardMember`] and adds the ring's [`Sharder`] to
-//! its manager (the candidates elect on the ring's sharder Lease, so one sharder works at a
-//! time). Its caches of the ring's kinds select its objects ([`shard_selector`]), and each of
-//! its reconcilers asks its [`Shard`] first ([`Shard::admit`]): work on the object, or skip it
-//! because its drain was just acknowledged, because it is not this shard's, or because the
-//! shard's Lease is not held.
-//!
-//! # What is not here yet
-//!
-//! A sharded mode of the manager and its controllers that does this wiring itself, a mutating
-//! webhook that labels new objects as they are created (until then the sharder labels them on
-//! its next pass, within milliseconds of the event), and sharding's Prometheus series (the
-//! sharder counts its writes in [`SharderStats`]).
+//! [`ManagerBuilder::sharding`](crate::manager::ManagerBuilder::sharding) does all of it: the
+//! manager holds its shard Lease with a [`ShardMember`] (its controllers run while it is held),
+//! caches its controllers' primary and owned kinds with [`shard_selector`], asks its [`Shard`]
+//! before each reconcile ([`Shard::admit`]), runs the ring's [`Sharder`] (the candidates elect
+//! on the ring's sharder Lease, so one works at a time), serves the assignment webhook with a
+//! webhook server ([`Manager::sharding_webhook`](crate::manager::Manager::sharding_webhook)),
+//! reports `/readyz` `shard` until the sharder marked its Lease ([`ASSIGNED_ANNOTATION`]) and
+//! shows the series of [`ShardingSeries`] on `/metrics`. The pieces stay public for other
+//! arrangements.
 //!
 //! # Errors
 //!

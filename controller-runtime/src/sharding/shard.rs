@@ -117,6 +117,32 @@ impl Shard {
         }
     }
 
+    /// Whether the object `meta` names, gone from this shard's cache, was deleted (`Ok(None)`) or
+    /// still exists, and then whether it is still this shard's (`Ok(Some(mine))`): a watch
+    /// shows an object that left the shard's label selector as deleted, in the last state the
+    /// shard saw (still labelled for it), so only the server can tell a move from a deletion.
+    pub(crate) async fn still_mine(
+        &self,
+        resource: &ApiResource,
+        meta: &ObjectMeta,
+    ) -> Result<Option<bool>, kube::Error> {
+        let name = meta.name.as_deref().unwrap_or_default();
+        let current = self.api(resource, meta).get_metadata_opt(name).await?;
+        Ok(current.map(|object| {
+            let empty = Default::default();
+            let labels = object.metadata.labels.as_ref().unwrap_or(&empty);
+            shard_action(self.name(), ObjectLabels::of(self.ring(), labels)) != ShardAction::Ignore
+        }))
+    }
+
+    /// The API of the object `meta` names, of kind `resource`.
+    fn api(&self, resource: &ApiResource, meta: &ObjectMeta) -> Api<DynamicObject> {
+        match meta.namespace.as_deref() {
+            Some(namespace) => Api::namespaced_with(self.client.clone(), namespace, resource),
+            None => Api::all_with(self.client.clone(), resource),
+        }
+    }
+
     /// Removes the shard and drain labels of the object, if it is still at the version seen.
     async fn acknowledge_drain(
         &self,
@@ -124,10 +150,7 @@ impl Shard {
         meta: &ObjectMeta,
     ) -> Result<(), Error> {
         let name = meta.name.as_deref().unwrap_or_default();
-        let api: Api<DynamicObject> = match meta.namespace.as_deref() {
-            Some(namespace) => Api::namespaced_with(self.client.clone(), namespace, resource),
-            None => Api::all_with(self.client.clone(), resource),
-        };
+        let api = self.api(resource, meta);
         let patch = json!({ "metadata": {
             "resourceVersion": meta.resource_version,
             "labels": { shard_label(self.ring()): null, drain_label(self.ring()): null },

@@ -72,11 +72,13 @@ impl AssignmentHook {
     /// The shard for the object of `request`, if it can be placed now.
     async fn place(&self, request: &AdmissionRequest, object: &DynamicObject) -> Option<String> {
         let (group, kind) = (&request.kind.group, &request.kind.kind);
+        let namespace = request.namespace.as_deref();
         let role = self
             .kinds
             .lock()
             .iter()
             .find(|known| &known.resource.group == group && &known.resource.kind == kind)
+            .filter(|known| known.covers(namespace))
             .map(|known| known.role)?;
         let ring = self.ring_now()?;
         let namespace = request.namespace.as_deref().unwrap_or_default();

@@ -47,11 +47,12 @@ fn config(shard: &str) -> ShardingConfig {
 }
 
 /// One replica: a sharded manager running the ConfigMap controller, which counts its
-/// reconciles by ConfigMap name.
+/// reconciles by ConfigMap name, and apart those of objects it saw deleted.
 struct Replica {
     manager: Arc<Manager>,
     running: JoinHandle<Result<(), Error>>,
     reconciled: Counts,
+    deletions: Counts,
 }
 
 async fn start(server: &apiserver_sim::ApiServer, shard: &str) -> Replica {
@@ -62,21 +63,27 @@ async fn start(server: &apiserver_sim::ApiServer, shard: &str) -> Replica {
             .health_probe_bind_address(localhost)
             .build(),
     );
-    let reconciled = Counts::default();
-    let seen = reconciled.clone();
+    let (reconciled, deletions) = (Counts::default(), Counts::default());
+    let (seen, gone) = (reconciled.clone(), deletions.clone());
     Controller::new(&manager)
         .for_(Watch::of::<ConfigMap>())
         .owns(Watch::of::<Secret>())
-        .build(reconciler_fn(move |req: Request, _: Context<ConfigMap>| {
-            seen.hit(req.name());
-            async { Ok::<_, Infallible>(Action::done()) }
-        }))
+        .build(reconciler_fn(
+            move |req: Request, ctx: Context<ConfigMap>| {
+                seen.hit(req.name());
+                if ctx.get().is_none() {
+                    gone.hit(req.name());
+                }
+                async { Ok::<_, Infallible>(Action::done()) }
+            },
+        ))
         .unwrap();
     let running = spawn(&manager);
     Replica {
         manager,
         running,
         reconciled,
+        deletions,
     }
 }
 
@@ -101,12 +108,13 @@ impl Replica {
         self.manager.sharder_stats().unwrap().counts()
     }
 
-    /// The names of the ConfigMaps in this replica's cache.
+    /// The names of the test's ConfigMaps in this replica's cache.
     fn cached(&self) -> BTreeSet<String> {
         let lister = self.manager.cache().lister::<ConfigMap>().unwrap();
         lister
             .list(&kube::core::Selector::default())
             .iter()
+            .filter(|map| map.metadata.namespace.as_deref() == Some(NS))
             .filter_map(|map| map.metadata.name.clone())
             .collect()
     }
@@ -254,10 +262,19 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
         m
     });
     assert_eq!(shares.len(), 3, "every shard gets objects: {shares:?}");
+    eventually("s1 given its share", LIMIT, || {
+        s1.manager.shard().unwrap().member().is_assigned()
+    })
+    .await;
     let metrics = s1.manager.metrics().render();
     let own = format!(
         "kube_rt_shard_objects{{ring=\"{RING}\",shard=\"s1\",kind=\"ConfigMap\"}} {}",
-        shares[&"s1".to_owned()]
+        s1.manager
+            .cache()
+            .lister::<ConfigMap>()
+            .unwrap()
+            .list(&kube::core::Selector::default())
+            .len()
     );
     assert!(metrics.contains(&own), "{own} in:\n{metrics}");
     assert!(metrics.contains("kube_rt_shard_assigned{ring=\"mirror\",shard=\"s1\"} 1"));
@@ -285,6 +302,13 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
         "{moved} of {OBJECTS} objects moved for one shard joining four"
     );
     let all = [&s0, &s1, &s2, &s3];
+    // Objects that moved away left the old shards' caches as if deleted; no shard took that
+    // for a deletion to reconcile.
+    assert_eq!(
+        total(&all, |r| r.deletions.total() as u64),
+        0,
+        "a move is not a deletion"
+    );
     let drains = total(&all, |r| r.sharder().drains) - drains_before;
     let acknowledged = total(&all, Replica::drains_acknowledged) - acknowledged_before;
     assert_eq!(drains, moved, "every move from a live shard is a drain");
@@ -345,6 +369,24 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
         Verb::Delete,
     ] {
         assert!(verbs_on("leases").contains(&verb), "leases need {verb:?}");
+    }
+    // And nothing more: Leases only in the ring's namespace; otherwise only what the
+    // controller needs unsharded (its kinds, the owner's finalizers, its events).
+    for rule in &policy {
+        if rule.resource_name() == "leases" {
+            assert_eq!(rule.namespace(), Some(NS), "{rule:?}");
+        }
+        if ![
+            "configmaps",
+            "configmaps/finalizers",
+            "secrets",
+            "leases",
+            "events",
+        ]
+        .contains(&rule.resource_name())
+        {
+            panic!("a rule sharding does not need: {rule:?}");
+        }
     }
 
     for replica in [s0, s3] {
@@ -463,6 +505,67 @@ async fn new_objects_are_labelled_with_their_shard_as_they_are_created() {
         "an owned object follows its owner at creation"
     );
 
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_manager_of_one_namespace_shards_only_there() {
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let mut elsewhere = cm("elsewhere", "1");
+    elsewhere.metadata.namespace = Some("other".to_owned());
+    server
+        .create(&k8s_openapi::api::core::v1::Namespace {
+            metadata: kube::api::ObjectMeta {
+                name: Some("other".to_owned()),
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+        .unwrap();
+    server.create(&elsewhere).unwrap();
+    server.create(&cm("here", "1")).unwrap();
+    let manager = Arc::new(
+        manager(&server)
+            .namespace(NS)
+            .sharding(config("s0"))
+            .build(),
+    );
+    Controller::new(&manager)
+        .for_(Watch::of::<ConfigMap>())
+        .build(reconciler_fn(|_: Request, _: Context<ConfigMap>| async {
+            Ok::<_, Infallible>(Action::done())
+        }))
+        .unwrap();
+    let running = spawn(&manager);
+    let client = server.client().unwrap();
+    let shard_of = |namespace: &str, name: &str| {
+        let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
+        let name = name.to_owned();
+        async move {
+            let labels = api.get(&name).await.unwrap().metadata.labels;
+            labels.and_then(|labels| labels.get(&shard_label(RING)).cloned())
+        }
+    };
+    testkit::eventually_async("here assigned", LIMIT, || async {
+        shard_of(NS, "here").await.as_deref() == Some("s0")
+    })
+    .await;
+    // Two more passes of the sharder: still nothing outside the manager's namespace.
+    let stats = manager.sharder_stats().unwrap();
+    let passes = stats.counts().passes;
+    eventually("two more passes", LIMIT, || {
+        stats.counts().passes >= passes + 2
+    })
+    .await;
+    assert_eq!(shard_of("other", "elsewhere").await, None);
+    // And the sharder may write labels there only.
+    for rule in manager.permissions() {
+        if rule.resource_name() == "configmaps" && rule.verb_set().contains(&Verb::Patch) {
+            assert_eq!(rule.namespace(), Some(NS), "{rule:?}");
+        }
+    }
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
     server.shutdown().await;

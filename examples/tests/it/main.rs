@@ -21,5 +21,6 @@ mod operations_flags;
 mod pod_index;
 mod sample_controller_binary;
 mod sample_handlers;
+mod sharded;
 mod sync_handler;
 mod workqueue_only;

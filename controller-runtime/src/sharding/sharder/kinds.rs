@@ -26,6 +26,9 @@ pub(crate) struct ShardedKind {
     pub namespaced: bool,
     /// How the objects are placed.
     pub role: Role,
+    /// The namespaces whose objects the ring places (`None`: all; always `None` for a
+    /// cluster-scoped kind): a manager restricted to namespaces shards only there.
+    pub namespaces: Option<Vec<String>>,
 }
 
 impl ShardedKind {
@@ -41,17 +44,39 @@ impl ShardedKind {
             resource,
             namespaced,
             role,
+            namespaces: None,
+        }
+    }
+
+    /// Only the objects of `namespaces` (`None`: all), for a namespaced kind.
+    pub fn in_namespaces(mut self, namespaces: Option<Vec<String>>) -> Self {
+        self.namespaces = namespaces.filter(|_| self.namespaced);
+        self
+    }
+
+    /// Whether the ring places objects of this kind in `namespace`.
+    pub fn covers(&self, namespace: Option<&str>) -> bool {
+        match (&self.namespaces, namespace) {
+            (None, _) => true,
+            (Some(namespaces), Some(namespace)) => {
+                namespaces.iter().any(|known| known == namespace)
+            }
+            (Some(_), None) => false,
         }
     }
 
     /// What the sharder needs on the kind: to list and watch its objects' metadata, and to patch
-    /// their labels.
-    pub fn rule(&self) -> Rule {
-        Rule::resource(&self.resource.group, &self.resource.plural, self.namespaced).verbs([
-            Verb::List,
-            Verb::Watch,
-            Verb::Patch,
-        ])
+    /// their labels — in each of its namespaces when restricted to some.
+    pub fn rules(&self) -> Vec<Rule> {
+        let rule = Rule::resource(&self.resource.group, &self.resource.plural, self.namespaced)
+            .verbs([Verb::List, Verb::Watch, Verb::Patch]);
+        match &self.namespaces {
+            None => vec![rule],
+            Some(namespaces) => namespaces
+                .iter()
+                .map(|namespace| rule.clone().in_namespace(namespace.clone()))
+                .collect(),
+        }
     }
 
     /// The identity the ring hashes for an object of this kind: `group/kind/namespace/name`

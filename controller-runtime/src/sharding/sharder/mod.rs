@@ -165,18 +165,29 @@ impl Sharder {
             .map_err(Error::Cache)?;
         let mut caches: Vec<KindCache> = Vec::new();
         for kind in &self.kinds {
-            let cache = factory.dynamic_metadata_informer(&kind.resource, InformerScope::all());
-            let (add, update, delete) = notify(&changed);
-            cache
-                .add_event_handler(
-                    handler::<PartialObjectMeta<DynamicObject>>()
-                        .named("sharder")
-                        .on_add(move |_, _| add())
-                        .on_update(move |_, _| update())
-                        .on_delete(move |_| delete()),
-                )
-                .map_err(Error::Cache)?;
-            caches.push((kind.clone(), cache));
+            let scopes = match &kind.namespaces {
+                None => vec![InformerScope::all()],
+                Some(namespaces) => namespaces
+                    .iter()
+                    .map(|namespace| InformerScope::namespace(namespace.as_str()))
+                    .collect(),
+            };
+            let mut informers = Vec::new();
+            for scope in scopes {
+                let cache = factory.dynamic_metadata_informer(&kind.resource, scope);
+                let (add, update, delete) = notify(&changed);
+                cache
+                    .add_event_handler(
+                        handler::<PartialObjectMeta<DynamicObject>>()
+                            .named("sharder")
+                            .on_add(move |_, _| add())
+                            .on_update(move |_, _| update())
+                            .on_delete(move |_| delete()),
+                    )
+                    .map_err(Error::Cache)?;
+                informers.push(cache);
+            }
+            caches.push((kind.clone(), informers));
         }
         factory.start();
         let synced = tokio::select! {
@@ -310,6 +321,6 @@ pub(crate) fn sharder_rules(namespace: &str, kinds: &[ShardedKind]) -> Vec<Rule>
         ]),
         leases.verbs([Verb::Create]),
     ];
-    rules.extend(kinds.iter().map(ShardedKind::rule));
+    rules.extend(kinds.iter().flat_map(ShardedKind::rules));
     rules
 }

@@ -25,8 +25,18 @@ use crate::sharding::sharder::stats::SharderStats;
 use crate::sharding::state::ShardState;
 use crate::sharding::takeover::{Takeover, take_over_uncertain_shard};
 
-/// A kind's metadata cache.
-pub(crate) type KindCache = (ShardedKind, Arc<MetadataInformer<DynamicObject>>);
+/// A kind's metadata caches (one per namespace the ring places objects in, or one for all).
+pub(crate) type KindCache = (ShardedKind, Vec<Arc<MetadataInformer<DynamicObject>>>);
+
+/// Every object of a kind's caches.
+fn objects(
+    caches: &[Arc<MetadataInformer<DynamicObject>>],
+) -> Vec<Arc<PartialObjectMeta<DynamicObject>>> {
+    caches
+        .iter()
+        .flat_map(|cache| cache.indexer().list())
+        .collect()
+}
 
 /// What a pass needs besides the caches.
 pub(crate) struct PassContext<'a> {
@@ -111,7 +121,7 @@ pub(crate) async fn run_pass(
         if kind.role != Role::Key {
             continue;
         }
-        for object in cache.indexer().list() {
+        for object in objects(cache) {
             let meta = &object.metadata;
             let shard = meta
                 .labels
@@ -133,7 +143,7 @@ pub(crate) async fn run_pass(
     // Shards some object of the ring is still on its way to (a drain pending).
     let mut awaited: HashSet<ShardName> = HashSet::new();
     for (kind, cache) in kinds {
-        for object in cache.indexer().list() {
+        for object in objects(cache) {
             if context.stop.is_cancelled() {
                 return None;
             }

@@ -64,15 +64,22 @@ pub fn register(manager: &Manager) -> Result<ControllerHandle, SetupError> {
     let recorder = Recorder::new(manager.client().clone(), AGENT_NAME);
     let reconciler = SampleController::new(manager.client().clone(), recorder);
     let cache = manager.cache();
-    let handle = Controller::new(manager)
+    let builder = Controller::new(manager)
         .for_(Watch::of::<Foo>().predicate(FooAddOrUpdate))
-        .named(AGENT_NAME)
-        // Deployment updates enqueue only when the resourceVersion changed (periodic resyncs
-        // don't).
-        .watches(
-            Watch::of::<Deployment>().predicate(ResourceVersionChanged),
-            move |deployment: &Deployment| controlling_foo(&cache, deployment),
-        )
+        .named(AGENT_NAME);
+    // Deployment updates enqueue only when the resourceVersion changed (periodic resyncs
+    // don't). A shard owns its Foos' Deployments, so they follow their Foo to its shard and
+    // each shard caches only its own; otherwise Deployments map to their Foo as Go's
+    // `handleObject` does.
+    let deployments = Watch::of::<Deployment>().predicate(ResourceVersionChanged);
+    let builder = if manager.shard().is_some() {
+        builder.owns(deployments)
+    } else {
+        builder.watches(deployments, move |deployment: &Deployment| {
+            controlling_foo(&cache, deployment)
+        })
+    };
+    let handle = builder
         .max_concurrent_reconciles(WORKERS)
         // Events go out as core/v1 Events through the Go-style recorder, declared below.
         .event_recorder(false)

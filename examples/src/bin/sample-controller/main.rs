@@ -6,7 +6,10 @@
 //!
 //! `--metrics-addr ADDR` serves `/metrics`, `/healthz` and `/readyz` on ADDR (port 0 picks a free
 //! port; the bound address is printed). `--leader-elect` elects a leader among replicas on the
-//! Lease `sample-controller` in the controller's namespace. `sample-controller rbac` prints the
+//! Lease `sample-controller` in the controller's namespace. `--shard NAME` makes this replica one
+//! shard of the ring `sample-controller` (`--ring`) instead: every replica works at once on the
+//! Foos the ring assigns it; `--shards N` runs N shards in this one process to try it (on the
+//! embedded server it also creates eight more example Foos, so every shard gets some). `sample-controller rbac` prints the
 //! least-privilege RBAC roles the controller needs (`crd` prints its CRD).
 //!
 //! The files follow Go's layout: this one is `main.go` (flags, the cluster, the manager and
@@ -34,7 +37,7 @@ use kube::{Api, Client};
 
 use controller::SetupError;
 use foo::{Foo, crd, crd_yaml, new_foo};
-use operator::{LEASE_NAME, Settings};
+use operator::{LEASE_NAME, RING_NAME, Settings, ShardSettings};
 
 /// Keeps a Deployment for every Foo (samplecontroller.k8s.io/v1alpha1).
 #[derive(Debug, Parser)]
@@ -56,8 +59,20 @@ struct Cli {
     metrics_addr: Option<SocketAddr>,
     /// Elect a leader among replicas on the Lease `sample-controller` in the controller's
     /// namespace (`--namespace`, else the client's default namespace).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["shard", "shards"])]
     leader_elect: bool,
+    /// Run as the shard NAME of the ring (one name per replica, e.g. the pod's name; lower
+    /// case), with the shard Leases in the controller's namespace: every replica works at
+    /// once, each on the Foos the ring assigns it.
+    #[arg(long, value_name = "NAME", conflicts_with = "shards")]
+    shard: Option<String>,
+    /// Run N shards of the ring in this process (`shard-0` ... `shard-<N-1>`), to try sharding
+    /// on one machine.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    shards: Option<u16>,
+    /// The ring the shards join.
+    #[arg(long, value_name = "RING", default_value = RING_NAME)]
+    ring: String,
     /// Install the Foo CustomResourceDefinition (what `crd` prints) when the cluster lacks
     /// it, and wait until it is established, before starting. Its rules join `rbac`'s output
     /// when given there too.
@@ -128,6 +143,7 @@ async fn run(cli: Cli) -> Result<(), RunError> {
                 ),
                 metrics_addr: None,
                 install_crd: cli.install_crd,
+                sharding: None,
             };
             print!("{}", rbac::rbac_yaml(&settings).await?);
             return Ok(());
@@ -164,19 +180,29 @@ async fn run_embedded(embedded: &Embedded, cli: &Cli) -> Result<(), RunError> {
     let client = embedded.client()?;
     install_crd(&client, &crd()).await?;
     let foos: Api<Foo> = Api::namespaced(client.clone(), "default");
-    foos.create(
-        &PostParams::default(),
-        &new_foo("example-foo", "example-foo", Some(1)),
-    )
-    .await
-    .map_err(RunError::ExampleFoo)?;
+    let mut names = vec!["example-foo".to_owned()];
+    if cli.shards.is_some() {
+        names.extend((1..=8).map(|i| format!("example-foo-{i}")));
+    }
+    for name in &names {
+        foos.create(&PostParams::default(), &new_foo(name, name, Some(1)))
+            .await
+            .map_err(RunError::ExampleFoo)?;
+    }
     let path = embedded.kubeconfig().display();
     println!("sample-controller: kubeconfig written to {path}");
     println!("sample-controller: try `KUBECONFIG={path} kubectl get foos,deployments`");
+    if cli.shards.is_some() || cli.shard.is_some() {
+        let label = controller_runtime::sharding::shard_label(&cli.ring);
+        println!(
+            "sample-controller: each Foo's shard: `KUBECONFIG={path} kubectl get foos -L {label}`"
+        );
+    }
     run_controller(client, cli).await
 }
 
-/// Runs the controller until Ctrl-C (or SIGTERM); a second one exits at once.
+/// Runs the controller until Ctrl-C (or SIGTERM); a second one exits at once. With `--shards`,
+/// runs that many shards of the ring side by side until they all stopped.
 async fn run_controller(client: Client, cli: &Cli) -> Result<(), RunError> {
     let lease_namespace = cli
         .namespace
@@ -185,23 +211,57 @@ async fn run_controller(client: Client, cli: &Cli) -> Result<(), RunError> {
     if cli.leader_elect {
         println!("sample-controller: leader election on lease {lease_namespace}/{LEASE_NAME}");
     }
+    let shard = |name: String| ShardSettings {
+        ring: cli.ring.clone(),
+        shard: name,
+        namespace: lease_namespace.clone(),
+    };
+    let shards: Vec<Option<ShardSettings>> = match (&cli.shard, cli.shards) {
+        (Some(name), _) => vec![Some(shard(name.clone()))],
+        (None, Some(count)) => (0..count)
+            .map(|i| Some(shard(format!("shard-{i}"))))
+            .collect(),
+        (None, None) => vec![None],
+    };
     let settings = Settings {
         namespace: cli.namespace.clone(),
-        lease_namespace: cli.leader_elect.then_some(lease_namespace),
+        lease_namespace: cli.leader_elect.then_some(lease_namespace.clone()),
         metrics_addr: cli.metrics_addr,
         install_crd: cli.install_crd,
+        sharding: None,
     };
     if settings.install_crd {
         install_crd(&client, &crd()).await?;
         let name = operator::crd_name();
         println!("sample-controller: CRD {name} installed and established");
     }
+    let runs = shards.into_iter().enumerate().map(|(index, sharding)| {
+        if let Some(sharding) = &sharding {
+            println!(
+                "sample-controller: shard {} of ring {} (shard Leases in {lease_namespace})",
+                sharding.shard, sharding.ring
+            );
+        }
+        let settings = Settings {
+            sharding,
+            // One address per process: the first shard serves it.
+            metrics_addr: settings.metrics_addr.filter(|_| index == 0),
+            ..settings.clone()
+        };
+        run_manager(client.clone(), settings)
+    });
+    futures::future::try_join_all(runs).await?;
+    Ok(())
+}
+
+/// Runs one manager with `settings` until it stops.
+async fn run_manager(client: Client, settings: Settings) -> Result<(), RunError> {
     let manager = operator::manager_builder(client, &settings).build();
     controller::register(&manager)?;
     operator::declare_setup(&manager, &settings)?;
     let start = manager.start();
     tokio::pin!(start);
-    if cli.metrics_addr.is_some() {
+    if settings.metrics_addr.is_some() {
         // Print the bound address (port 0 picks one) once `start` has bound it.
         loop {
             tokio::select! {

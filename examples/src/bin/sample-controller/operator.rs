@@ -1,11 +1,12 @@
-//! How the sample-controller's manager is configured (namespace, resync, leader election,
-//! probes), shared by the binary's run and its `rbac` subcommand.
+//! How the sample-controller's manager is configured (namespace, resync, leader election or
+//! sharding, probes), shared by the binary's run and its `rbac` subcommand.
 
 use std::net::SocketAddr;
 
 use controller_runtime::leader_election::LeaderElectionConfig;
 use controller_runtime::manager::{Manager, ManagerBuilder};
 use controller_runtime::rbac::{Rule, Verb};
+use controller_runtime::sharding::ShardingConfig;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::{Client, Resource};
 
@@ -14,6 +15,8 @@ use super::foo::Foo;
 
 /// The Lease the replicas elect a leader on (`--leader-elect`).
 pub const LEASE_NAME: &str = "sample-controller";
+/// The ring the replicas shard Foos over by default (`--shard`, `--shards`).
+pub const RING_NAME: &str = "sample-controller";
 
 /// The manager settings the binary's flags choose.
 #[derive(Clone, Debug, Default)]
@@ -26,6 +29,19 @@ pub struct Settings {
     pub metrics_addr: Option<SocketAddr>,
     /// Install the Foo CRD before starting, when it is missing (`--install-crd`).
     pub install_crd: bool,
+    /// Run as one shard of a ring instead (`--shard`, `--shards`).
+    pub sharding: Option<ShardSettings>,
+}
+
+/// One shard of the sample-controller's ring.
+#[derive(Clone, Debug)]
+pub struct ShardSettings {
+    /// The ring (`--ring`, default [`RING_NAME`]).
+    pub ring: String,
+    /// This replica's shard name (`--shard`; `shard-<i>` with `--shards`).
+    pub shard: String,
+    /// Where the shard Leases live (`--namespace`, else the client's default namespace).
+    pub namespace: String,
 }
 
 impl Settings {
@@ -50,6 +66,12 @@ pub fn manager_builder(client: Client, settings: &Settings) -> ManagerBuilder {
         builder = builder
             .metrics_bind_address(address)
             .health_probe_bind_address(address);
+    }
+    if let Some(sharding) = &settings.sharding {
+        builder = builder.sharding(
+            ShardingConfig::new(sharding.ring.clone(), sharding.namespace.clone())
+                .shard(sharding.shard.clone()),
+        );
     }
     if let Some(lease_namespace) = &settings.lease_namespace {
         builder = builder.leader_election(LeaderElectionConfig::new(
