@@ -1,6 +1,6 @@
-//! CPU time of this process and of the calling thread, from `/proc` (user + system, in clock
-//! ticks of 10 ms): what a run spent itself, whatever the other processes of the machine (the
-//! bench server included) did meanwhile.
+//! CPU time of this process, of another one and of the calling thread, from `/proc` (user +
+//! system, in clock ticks of 10 ms): what a run spent itself, whatever the other processes of the
+//! machine (the bench server included) did meanwhile.
 
 use std::time::Duration;
 
@@ -12,6 +12,11 @@ const TICKS_PER_SECOND: u64 = 100;
 /// User plus system CPU time this process has used so far, all threads.
 pub fn process() -> Result<Duration> {
     read("/proc/self/stat")
+}
+
+/// User plus system CPU time the process `pid` (a child, say) has used so far, all threads.
+pub fn of_process(pid: u32) -> Result<Duration> {
+    read(&format!("/proc/{pid}/stat"))
 }
 
 /// User plus system CPU time the calling thread has used so far.

@@ -1,5 +1,6 @@
 //! `pipeline-bench`: the informer pipeline against kube-runtime and the decode limit, the
-//! metadata-only caches, and the cost of admission webhooks per write.
+//! metadata-only caches, the cost of admission webhooks per write, and a sharded controller's
+//! throughput and memory over 1, 2 and 4 shard processes.
 //!
 //! Every subcommand prints one JSON line of figures, then one human line. Memory figures come
 //! from `/proc/self/status` of a process that measures nothing else; the server runs in a child
@@ -23,6 +24,7 @@ mod priority;
 mod scaling;
 mod served;
 mod server;
+mod shards;
 mod suite;
 
 use anyhow::{Context, Result};
@@ -131,6 +133,13 @@ enum Cmd {
         #[arg(long, default_value = "docs/scaling.svg")]
         svg: std::path::PathBuf,
     },
+    /// Sharding: reconciles/s of a controller whose reconciler waits on an external call, and
+    /// memory per process, for 1, 2 and 4 shard processes of one ring over the same ConfigMaps
+    /// (apiserver-sim in this process); ratios to the 1-process run.
+    Shards(shards::ShardsOptions),
+    /// One shard process (used by `shards`).
+    #[command(hide = true)]
+    Shard(shards::ShardArgs),
     /// One measurement in this process (used by the others).
     #[command(hide = true)]
     Run {
@@ -231,6 +240,11 @@ fn main() -> Result<()> {
             let comparison = compare::run(size.objects, size.events, rounds)?;
             print(&comparison, &compare::describe(&comparison))
         }
+        Cmd::Shards(options) => {
+            let figures = runtime()?.block_on(shards::run(options))?;
+            print(&figures, &shards::describe(&figures))
+        }
+        Cmd::Shard(args) => shards::run_shard(args),
         Cmd::Run { peer, options } => {
             let figures: RunFigures = match peer {
                 PeerName::Ours => runtime()?.block_on(measure::run::<ours::Ours>(options))?,

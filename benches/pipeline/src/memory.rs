@@ -1,4 +1,4 @@
-//! Process memory from `/proc/self/status` (`VmRSS`, `VmHWM`), and resetting the peak.
+//! Process memory from `/proc/<pid>/status` (`VmRSS`, `VmHWM`), and resetting the peak.
 
 use anyhow::{Context, Result};
 
@@ -11,15 +11,23 @@ pub struct Memory {
     pub hwm: u64,
 }
 
-/// Reads `VmRSS` and `VmHWM`.
+/// Reads this process's `VmRSS` and `VmHWM`.
 pub fn read() -> Result<Memory> {
-    let status =
-        std::fs::read_to_string("/proc/self/status").context("reading /proc/self/status")?;
+    read_from("/proc/self/status")
+}
+
+/// Reads `VmRSS` and `VmHWM` of the process `pid` (a child, say).
+pub fn read_of(pid: u32) -> Result<Memory> {
+    read_from(&format!("/proc/{pid}/status"))
+}
+
+fn read_from(path: &str) -> Result<Memory> {
+    let status = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
     let field = |name: &str| -> Result<u64> {
         let line = status
             .lines()
             .find_map(|line| line.strip_prefix(name))
-            .with_context(|| format!("{name} missing from /proc/self/status"))?;
+            .with_context(|| format!("{name} missing from {path}"))?;
         let kib: u64 = line.trim().trim_end_matches("kB").trim().parse()?;
         Ok(kib * 1024)
     };

@@ -190,3 +190,48 @@ fn metadata_caches_per_namespace_get_their_events_and_relist() {
         positive(&figures, "relist_peak_ratio");
     }
 }
+
+#[test]
+fn shards_reconcile_every_object_in_every_configuration() {
+    let figures = run(&[
+        "shards",
+        "--objects",
+        "200",
+        "--data-bytes",
+        "64",
+        "--shards",
+        "1,2",
+        "--workers",
+        "4",
+        "--rounds",
+        "1",
+    ]);
+    assert_eq!(figures["complete"], Value::Bool(true), "{figures}");
+    let configurations = figures["configurations"]
+        .as_array()
+        .expect("configurations");
+    assert_eq!(configurations.len(), 2, "{figures}");
+    for (configuration, processes) in configurations.iter().zip([1_usize, 2]) {
+        let shards = configuration["processes"].as_array().expect("processes");
+        assert_eq!(shards.len(), processes, "{configuration}");
+        let objects: u64 = shards
+            .iter()
+            .map(|p| p["objects"].as_u64().unwrap_or(0))
+            .sum();
+        let cached: u64 = shards
+            .iter()
+            .map(|p| p["cache_objects"].as_u64().unwrap_or(0))
+            .sum();
+        // Every object in exactly one shard's share and cache.
+        assert_eq!(objects, 200, "{configuration}");
+        assert_eq!(cached, 200, "{configuration}");
+        for round in configuration["rounds"].as_array().expect("rounds") {
+            assert!(round["reconciles"].as_u64() >= Some(200), "{round}");
+        }
+        positive(configuration, "reconciles_per_s");
+        positive(configuration, "throughput_ratio");
+        for process in shards {
+            positive(process, "rss_mib");
+        }
+    }
+}
