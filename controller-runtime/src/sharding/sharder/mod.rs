@@ -12,6 +12,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use informer::{InformerFactory, InformerScope, Selectors, handler};
 use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Client;
 use kube::api::DynamicObject;
 use kube::core::PartialObjectMeta;
@@ -175,6 +176,7 @@ impl Sharder {
             let mut informers = Vec::new();
             for scope in scopes {
                 let cache = factory.dynamic_metadata_informer(&kind.resource, scope);
+                cache.set_transform(placement_only).map_err(Error::Cache)?;
                 let (add, update, delete) = notify(&changed);
                 cache
                     .add_event_handler(
@@ -293,6 +295,26 @@ impl Runnable for Sharder {
             }
         }
     }
+}
+
+/// What the sharder keeps of an object: what placing it needs (its identity, labels, owner
+/// references and version), so its caches of every object of the ring stay small.
+fn placement_only(
+    object: Arc<PartialObjectMeta<DynamicObject>>,
+) -> Result<Arc<PartialObjectMeta<DynamicObject>>, Box<dyn StdError + Send + Sync>> {
+    let meta = &object.metadata;
+    let kept = ObjectMeta {
+        name: meta.name.clone(),
+        namespace: meta.namespace.clone(),
+        uid: meta.uid.clone(),
+        resource_version: meta.resource_version.clone(),
+        labels: meta.labels.clone(),
+        owner_references: meta.owner_references.clone(),
+        ..ObjectMeta::default()
+    };
+    let mut trimmed = Arc::unwrap_or_clone(object);
+    trimmed.metadata = kept;
+    Ok(Arc::new(trimmed))
 }
 
 /// The task campaigning for the sharder Lease, aborted when dropped.
