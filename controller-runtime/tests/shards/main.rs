@@ -47,7 +47,7 @@ use member::PREFIX;
 use members::{MemberEnv, harness};
 
 const DEFAULT_SEED: u64 = 20_261_128;
-const DEFAULT_SECS: u64 = 40;
+const DEFAULT_SECS: u64 = 30;
 const DEFAULT_OBJECTS: u64 = 300;
 const TEST_NAME: &str = "shard_processes_killed_added_and_removed_under_chaos";
 
