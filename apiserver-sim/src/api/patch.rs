@@ -22,29 +22,15 @@ pub enum PatchKind {
     Apply,
 }
 
-/// Media types accepted for PATCH.
-pub const PATCH_TYPES: &[&str] = &[
-    "application/json-patch+json",
-    "application/merge-patch+json",
-    "application/strategic-merge-patch+json",
-    "application/apply-patch+yaml",
-];
-
 impl PatchKind {
     /// Parses a `Content-Type` (parameters stripped); 415 when unknown or not served.
     pub fn from_content_type(ct: &str, builtin: bool) -> ApiResult<Self> {
-        let base = crate::api::repr::media_type(ct);
-        let accepted: &[&str] = if builtin {
-            PATCH_TYPES
-        } else {
-            &[PATCH_TYPES[0], PATCH_TYPES[1], PATCH_TYPES[3]]
-        };
-        match base.as_str() {
+        match crate::api::repr::media_type(ct).as_str() {
             "application/json-patch+json" => Ok(Self::Json),
             "application/merge-patch+json" => Ok(Self::Merge),
             "application/strategic-merge-patch+json" if builtin => Ok(Self::Strategic),
             "application/apply-patch+yaml" => Ok(Self::Apply),
-            _ => Err(ApiError::unsupported_media_type(ct, accepted)),
+            _ => Err(ApiError::unsupported_patch_type()),
         }
     }
 }
@@ -95,8 +81,62 @@ pub fn merge_patch(target: &mut Value, patch: &Value) {
 // ---------------------------------------------------------------------------------------
 // JSON patch
 
-fn patch_err(msg: impl Into<String>) -> ApiError {
-    ApiError::new(422, "Invalid", msg.into())
+/// A JSON patch operation that does not apply: upstream answers every such failure with the
+/// generic 422 and no detail, so the detail only goes to the simulator's log.
+fn patch_err(why: impl Into<String>) -> ApiError {
+    tracing::debug!(why = why.into(), "json patch operation failed");
+    ApiError::generic_invalid()
+}
+
+/// The operations of a JSON patch document, checked as upstream decodes them (into a list of
+/// `op`/`path`/`from`/`value` records) before applying any: a 400 in Go's words otherwise.
+fn json_patch_ops(patch: &Value) -> ApiResult<&[Value]> {
+    let decode_err = |what: String| ApiError::bad_request(format!("error decoding patch: {what}"));
+    let ops = match patch {
+        Value::Array(ops) => ops.as_slice(),
+        Value::Null => &[],
+        other => {
+            return Err(decode_err(format!(
+                "json: cannot unmarshal {} into Go value of type []handlers.jsonPatchOp",
+                go_json_type(other)
+            )));
+        }
+    };
+    for op in ops {
+        let Value::Object(fields) = op else {
+            if op.is_null() {
+                continue;
+            }
+            return Err(decode_err(format!(
+                "json: cannot unmarshal {} into Go value of type handlers.jsonPatchOp",
+                go_json_type(op)
+            )));
+        };
+        for field in ["op", "path", "from"] {
+            match fields.get(field) {
+                None | Some(Value::String(_) | Value::Null) => {}
+                Some(other) => {
+                    return Err(decode_err(format!(
+                        "json: cannot unmarshal {} into Go struct field jsonPatchOp.{field} of type string",
+                        go_json_type(other)
+                    )));
+                }
+            }
+        }
+    }
+    Ok(ops)
+}
+
+/// The JSON type of a value as Go's decoder names it in type errors.
+fn go_json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Object(_) => "object",
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "bool",
+        Value::Null => "null",
+    }
 }
 
 fn unescape(tok: &str) -> String {
@@ -199,31 +239,30 @@ fn remove(doc: &mut Value, toks: &[String]) -> ApiResult<Value> {
 
 /// RFC 6902 JSON patch with the apiserver's leniency: `test` of `null` on a missing path succeeds.
 pub fn json_patch(base: &Value, patch: &Value) -> ApiResult<Value> {
-    let ops = patch
-        .as_array()
-        .ok_or_else(|| ApiError::bad_request("json patch must be an array of operations"))?;
+    let ops = json_patch_ops(patch)?;
     let mut doc = base.clone();
     for op in ops {
         let name = op
             .get("op")
             .and_then(Value::as_str)
-            .ok_or_else(|| ApiError::bad_request("json patch operation without \"op\""))?;
+            .ok_or_else(|| patch_err("an operation without \"op\""))?;
         let path = op
             .get("path")
             .and_then(Value::as_str)
-            .ok_or_else(|| ApiError::bad_request("json patch operation without \"path\""))?;
+            .ok_or_else(|| patch_err("an operation without \"path\""))?;
         let toks = split_pointer(path)?;
         let value = || {
             op.get("value")
                 .cloned()
-                .ok_or_else(|| ApiError::bad_request(format!("operation {name} needs a \"value\"")))
+                .ok_or_else(|| patch_err(format!("operation {name} needs a \"value\"")))
         };
-        let from =
-            || -> ApiResult<Vec<String>> {
-                split_pointer(op.get("from").and_then(Value::as_str).ok_or_else(|| {
-                    ApiError::bad_request(format!("operation {name} needs \"from\""))
-                })?)
-            };
+        let from = || -> ApiResult<Vec<String>> {
+            split_pointer(
+                op.get("from")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| patch_err(format!("operation {name} needs \"from\"")))?,
+            )
+        };
         match name {
             "add" => add(&mut doc, &toks, value()?)?,
             "remove" => {
@@ -250,15 +289,11 @@ pub fn json_patch(base: &Value, patch: &Value) -> ApiResult<Value> {
                 let want = op.get("value").cloned().unwrap_or(Value::Null);
                 let got = get_path(&doc, &toks).cloned().unwrap_or(Value::Null);
                 if got != want {
-                    return Err(patch_err(format!(
-                        "the server rejected our request due to an error in our request: testing value {path} failed"
-                    )));
+                    return Err(patch_err(format!("testing value {path} failed")));
                 }
             }
             other => {
-                return Err(ApiError::bad_request(format!(
-                    "unknown json patch operation {other:?}"
-                )));
+                return Err(patch_err(format!("unknown operation {other:?}")));
             }
         }
     }

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::api::selector::{FieldSelector, LabelSelector, Selectors};
-use crate::api::status::{ApiError, ApiResult};
+use crate::api::status::{ApiError, ApiResult, Cause};
 use crate::kinds::resource_info::ResourceInfo;
 
 /// Decoded query parameters (last value wins).
@@ -57,13 +57,26 @@ pub enum RvMatch {
 
 /// Parses a resourceVersion string: `None` for unset/empty, 400 when not a number.
 pub fn parse_rv(v: Option<&str>) -> ApiResult<Option<u64>> {
-    match v {
-        None | Some("") => Ok(None),
-        Some(s) => s
-            .parse::<u64>()
-            .map(Some)
-            .map_err(|_| ApiError::bad_request(format!("invalid resource version: {s:?}"))),
-    }
+    parse_rv_field(v).map_err(|e| ApiError::bad_request(format!("invalid resource version: {e}")))
+}
+
+/// A resourceVersion as upstream parses it (Go's `strconv.ParseUint`: digits only), the error
+/// worded as its field error.
+fn parse_rv_field(v: Option<&str>) -> Result<Option<u64>, String> {
+    let Some(s) = v.filter(|s| !s.is_empty()) else {
+        return Ok(None);
+    };
+    let why = if !s.bytes().all(|b| b.is_ascii_digit()) {
+        "invalid syntax"
+    } else {
+        match s.parse::<u64>() {
+            Ok(rv) => return Ok(Some(rv)),
+            Err(_) => "value out of range",
+        }
+    };
+    Err(format!(
+        "resourceVersion: Invalid value: {s:?}: strconv.ParseUint: parsing {s:?}: {why}"
+    ))
 }
 
 /// Options of a list, watch or deletecollection.
@@ -96,81 +109,46 @@ impl ListOptions {
             &info.group,
             &info.plural,
         )?;
-        let rv = parse_rv(q.get("resourceVersion"))?;
-        let rv_raw = q.get("resourceVersion").unwrap_or("");
-        let rv_match = match q.get("resourceVersionMatch") {
-            None | Some("") => None,
-            Some("NotOlderThan") => Some(RvMatch::NotOlderThan),
-            Some("Exact") => Some(RvMatch::Exact),
-            Some(other) => {
-                return Err(ApiError::invalid_options(
-                    "ListOptions",
-                    "resourceVersionMatch",
-                    &format!(
-                        "Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\", \"\""
-                    ),
-                ));
+        let watch = q.flag("watch");
+        // Upstream's watch handler answers an unparsable version with a bare 500.
+        let rv = parse_rv_field(q.get("resourceVersion")).map_err(|e| {
+            if watch {
+                ApiError::new(500, "", e)
+            } else {
+                ApiError::bad_request(format!("invalid resource version: {e}"))
             }
-        };
+        })?;
+        let rv_raw = q.get("resourceVersion").unwrap_or("");
+        let match_raw = q.get("resourceVersionMatch").unwrap_or("");
         let continue_token = q
             .get("continue")
             .filter(|c| !c.is_empty())
             .map(str::to_string);
-        let watch = q.flag("watch");
         let send_initial_events = q
             .get("sendInitialEvents")
             .map(|_| q.flag("sendInitialEvents"));
-        let invalid =
-            |field: &str, msg: &str| Err(ApiError::invalid_options("ListOptions", field, msg));
-        if rv_match.is_some() && continue_token.is_some() {
-            return invalid(
-                "resourceVersionMatch",
-                "Forbidden: resourceVersionMatch is forbidden when continue is provided",
-            );
-        }
-        if watch {
-            if send_initial_events.is_some() && rv_match != Some(RvMatch::NotOlderThan) {
-                return invalid(
-                    "resourceVersionMatch",
-                    "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-                );
-            }
-            if rv_match.is_some() && send_initial_events.is_none() {
-                return invalid(
-                    "resourceVersionMatch",
-                    "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
-                );
-            }
-            if rv_match == Some(RvMatch::Exact) {
-                return invalid(
-                    "resourceVersionMatch",
-                    "Unsupported value: \"Exact\": supported values: \"NotOlderThan\"",
-                );
-            }
+        let causes = if watch {
+            watch_option_causes(match_raw, send_initial_events, continue_token.is_some())
         } else {
-            if send_initial_events.is_some() {
-                return invalid(
-                    "sendInitialEvents",
-                    "Forbidden: sendInitialEvents is forbidden for list",
-                );
-            }
-            if rv_match.is_some() && rv_raw.is_empty() {
-                return invalid(
-                    "resourceVersionMatch",
-                    "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
-                );
-            }
-            if rv_match == Some(RvMatch::Exact) && rv == Some(0) {
-                return invalid(
-                    "resourceVersionMatch",
-                    "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
-                );
-            }
-            if continue_token.is_some() && rv.is_some_and(|r| r != 0) {
-                return Err(ApiError::bad_request(
-                    "specifying resource version is not allowed when using continue",
-                ));
-            }
+            list_option_causes(
+                match_raw,
+                rv_raw,
+                send_initial_events,
+                continue_token.is_some(),
+            )
+        };
+        if !causes.is_empty() {
+            return Err(ApiError::invalid_options_causes("ListOptions", causes));
+        }
+        let rv_match = match match_raw {
+            "NotOlderThan" => Some(RvMatch::NotOlderThan),
+            "Exact" => Some(RvMatch::Exact),
+            _ => None,
+        };
+        if !watch && continue_token.is_some() && rv.is_some_and(|r| r != 0) {
+            return Err(ApiError::bad_request(
+                "specifying resource version is not allowed when using continue",
+            ));
         }
         Ok(Self {
             selectors: Selectors { labels, fields },
@@ -183,6 +161,89 @@ impl ListOptions {
             timeout_seconds: q.uint("timeoutSeconds")?,
         })
     }
+}
+
+/// What upstream's list-options validation finds wrong with a list's options, in its order.
+fn list_option_causes(
+    match_raw: &str,
+    rv_raw: &str,
+    send_initial_events: Option<bool>,
+    has_continue: bool,
+) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let field = "resourceVersionMatch";
+    if !match_raw.is_empty() {
+        if rv_raw.is_empty() {
+            causes.push(Cause::typed(
+                field,
+                "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+            ));
+        }
+        if has_continue {
+            causes.push(Cause::typed(
+                field,
+                "Forbidden: resourceVersionMatch is forbidden when continue is provided",
+            ));
+        }
+        if match_raw != "Exact" && match_raw != "NotOlderThan" {
+            causes.push(Cause::typed(
+                field,
+                &format!(
+                    "Unsupported value: {match_raw:?}: supported values: \"Exact\", \"NotOlderThan\", \"\""
+                ),
+            ));
+        }
+        if match_raw == "Exact" && rv_raw == "0" {
+            causes.push(Cause::typed(
+                field,
+                "Forbidden: resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+            ));
+        }
+    }
+    if send_initial_events.is_some() {
+        causes.push(Cause::typed(
+            "sendInitialEvents",
+            "Forbidden: sendInitialEvents is forbidden for list",
+        ));
+    }
+    causes
+}
+
+/// What upstream's watch-options validation finds wrong with a watch's options, in its order.
+fn watch_option_causes(
+    match_raw: &str,
+    send_initial_events: Option<bool>,
+    has_continue: bool,
+) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let field = "resourceVersionMatch";
+    if send_initial_events.is_some() && match_raw != "NotOlderThan" {
+        causes.push(Cause::typed(
+            field,
+            "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+        ));
+    }
+    if !match_raw.is_empty() {
+        if send_initial_events.is_none() {
+            causes.push(Cause::typed(
+                field,
+                "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+            ));
+        }
+        if match_raw != "NotOlderThan" {
+            causes.push(Cause::typed(
+                field,
+                &format!("Unsupported value: {match_raw:?}: supported values: \"NotOlderThan\""),
+            ));
+        }
+        if has_continue {
+            causes.push(Cause::typed(
+                field,
+                "Forbidden: resourceVersionMatch is forbidden when continue is provided",
+            ));
+        }
+    }
+    causes
 }
 
 #[cfg(test)]

@@ -7,116 +7,38 @@ use serde_json::Value;
 use crate::api::meta;
 use crate::api::status::{ApiError, ApiResult};
 
+/// One requirement of a label selector.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum LabelReq {
+pub(crate) enum LabelReq {
+    /// `k=v` or `k==v`.
     Eq(String, String),
+    /// `k!=v`: true also when the label is absent.
     NotEq(String, String),
+    /// `k in (a,b)`.
     In(String, Vec<String>),
+    /// `k notin (a,b)`: true also when the label is absent.
     NotIn(String, Vec<String>),
+    /// `k`.
     Exists(String),
+    /// `!k`.
     NotExists(String),
+    /// `k>n` (`gt`): the label is an integer greater than n.
+    Gt(String, i64),
+    /// `k<n` (`lt`): the label is an integer less than n.
+    Lt(String, i64),
 }
 
 /// A parsed `labelSelector`: every requirement must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LabelSelector(Vec<LabelReq>);
 
-fn valid_key(k: &str) -> bool {
-    !k.is_empty()
-        && k.len() <= 317
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
-}
-
-fn valid_value(v: &str) -> bool {
-    v.len() <= 63
-        && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
-
-/// Splits on commas that are not inside parentheses.
-fn split_top(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&s[start..]);
-    out
-}
-
-fn parse_set(rest: &str, raw: &str) -> ApiResult<Vec<String>> {
-    let rest = rest.trim();
-    let inner = rest
-        .strip_prefix('(')
-        .and_then(|r| r.strip_suffix(')'))
-        .ok_or_else(|| bad_label(raw))?;
-    let vals: Vec<String> = inner
-        .split(',')
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-        .collect();
-    if vals.iter().any(|v| !valid_value(v)) {
-        return Err(bad_label(raw));
-    }
-    Ok(vals)
-}
-
-fn bad_label(raw: &str) -> ApiError {
-    ApiError::bad_request(format!(
-        "unable to parse requirement: invalid label selector: {raw:?}"
-    ))
-}
-
 impl LabelSelector {
-    /// Parses the `labelSelector` query syntax (`k=v`, `k!=v`, `k in (a,b)`, `k notin (a)`, `k`, `!k`).
+    /// Parses the `labelSelector` query syntax (`k=v`, `k!=v`, `k in (a,b)`, `k notin (a)`,
+    /// `k`, `!k`, `k>n`, `k<n`); 400 with upstream's message when it does not parse.
     pub fn parse(s: &str) -> ApiResult<Self> {
-        let mut reqs = Vec::new();
-        if s.trim().is_empty() {
-            return Ok(Self(reqs));
-        }
-        for part in split_top(s) {
-            let p = part.trim();
-            if p.is_empty() {
-                return Err(bad_label(s));
-            }
-            let req = if let Some(k) = p.strip_prefix('!') {
-                LabelReq::NotExists(k.trim().to_string())
-            } else if let Some((k, v)) = p.split_once("!=") {
-                LabelReq::NotEq(k.trim().into(), v.trim().into())
-            } else if let Some((k, v)) = p.split_once("==") {
-                LabelReq::Eq(k.trim().into(), v.trim().into())
-            } else if let Some((k, v)) = p.split_once('=') {
-                LabelReq::Eq(k.trim().into(), v.trim().into())
-            } else if let Some((k, rest)) = p.split_once(" notin ") {
-                LabelReq::NotIn(k.trim().into(), parse_set(rest, s)?)
-            } else if let Some((k, rest)) = p.split_once(" in ") {
-                LabelReq::In(k.trim().into(), parse_set(rest, s)?)
-            } else {
-                LabelReq::Exists(p.to_string())
-            };
-            let ok = match &req {
-                LabelReq::Eq(k, v) | LabelReq::NotEq(k, v) => valid_key(k) && valid_value(v),
-                LabelReq::In(k, _)
-                | LabelReq::NotIn(k, _)
-                | LabelReq::Exists(k)
-                | LabelReq::NotExists(k) => valid_key(k),
-            };
-            if !ok {
-                return Err(bad_label(s));
-            }
-            reqs.push(req);
-        }
-        Ok(Self(reqs))
+        super::label_parser::parse(s)
+            .map(Self)
+            .map_err(ApiError::bad_request)
     }
 
     /// True when no requirement is present.
@@ -175,6 +97,12 @@ impl LabelSelector {
             LabelReq::NotIn(k, vs) => !get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
             LabelReq::Exists(k) => get(k).is_some(),
             LabelReq::NotExists(k) => get(k).is_none(),
+            LabelReq::Gt(k, n) => get(k)
+                .and_then(|x| x.parse::<i64>().ok())
+                .is_some_and(|x| x > *n),
+            LabelReq::Lt(k, n) => get(k)
+                .and_then(|x| x.parse::<i64>().ok())
+                .is_some_and(|x| x < *n),
         })
     }
 }
@@ -194,6 +122,8 @@ impl fmt::Display for LabelSelector {
                 LabelReq::NotIn(k, vs) => write!(f, "{k} notin ({})", vs.join(","))?,
                 LabelReq::Exists(k) => write!(f, "{k}")?,
                 LabelReq::NotExists(k) => write!(f, "!{k}")?,
+                LabelReq::Gt(k, n) => write!(f, "{k}>{n}")?,
+                LabelReq::Lt(k, n) => write!(f, "{k}<{n}")?,
             }
         }
         Ok(())

@@ -18,6 +18,50 @@ pub struct Cause {
     pub field: String,
 }
 
+impl Cause {
+    /// A cause whose reason follows its message's error type, as upstream's `field.Error`
+    /// prints it (`Forbidden: …` is `FieldValueForbidden`, `Unsupported value: …` is
+    /// `FieldValueNotSupported`, …; anything else `FieldValueInvalid`).
+    pub fn typed(field: &str, message: &str) -> Self {
+        const TYPES: &[(&str, &str)] = &[
+            ("Forbidden", "FieldValueForbidden"),
+            ("Unsupported value", "FieldValueNotSupported"),
+            ("Required value", "FieldValueRequired"),
+            ("Duplicate value", "FieldValueDuplicate"),
+            ("Not found", "FieldValueNotFound"),
+            ("Too long", "FieldValueTooLong"),
+            ("Too many", "FieldValueTooMany"),
+            ("Internal error", "InternalError"),
+        ];
+        let reason = TYPES
+            .iter()
+            .find(|(prefix, _)| message.starts_with(prefix))
+            .map_or("FieldValueInvalid", |(_, reason)| reason);
+        Self {
+            reason: reason.into(),
+            message: message.to_string(),
+            field: field.to_string(),
+        }
+    }
+}
+
+/// Causes as upstream's error aggregate prints them: `field: message`, repeated messages
+/// once, several in brackets.
+fn aggregate(causes: &[Cause]) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for c in causes {
+        let line = format!("{}: {}", c.field, c.message);
+        if !seen.contains(&line) {
+            seen.push(line);
+        }
+    }
+    match seen.len() {
+        0 => String::new(),
+        1 => seen.remove(0),
+        _ => format!("[{}]", seen.join(", ")),
+    }
+}
+
 /// The optional `details` of a `Status`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Details {
@@ -172,11 +216,7 @@ impl ApiError {
 
     /// 422 Invalid on an object, with causes.
     pub fn invalid(info: &ResourceInfo, name: &str, causes: Vec<Cause>) -> Self {
-        let detail = causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let detail = aggregate(&causes);
         let mut e = Self::new(
             422,
             "Invalid",
@@ -188,20 +228,22 @@ impl ApiError {
         e
     }
 
-    /// 422 Invalid for list/watch/write options (details kind `ListOptions`).
+    /// 422 Invalid for list/watch/write options (details kind `ListOptions`, `CreateOptions`…):
+    /// one cause, its reason read from the message's error type.
     pub fn invalid_options(kind: &str, field: &str, message: &str) -> Self {
+        Self::invalid_options_causes(kind, vec![Cause::typed(field, message)])
+    }
+
+    /// 422 Invalid for options with several causes, aggregated as upstream words them.
+    pub fn invalid_options_causes(kind: &str, causes: Vec<Cause>) -> Self {
         let mut e = Self::new(
             422,
             "Invalid",
-            format!("{kind}.meta.k8s.io \"\" is invalid: {field}: {message}"),
+            format!("{kind}.meta.k8s.io \"\" is invalid: {}", aggregate(&causes)),
         );
         e.details.kind = Some(kind.to_string());
         e.details.group = Some("meta.k8s.io".into());
-        e.details.causes = vec![Cause {
-            reason: "FieldValueInvalid".into(),
-            message: message.to_string(),
-            field: field.to_string(),
-        }];
+        e.details.causes = causes;
         e
     }
 
@@ -222,16 +264,36 @@ impl ApiError {
         e
     }
 
-    /// 415 UnsupportedMediaType.
-    pub fn unsupported_media_type(got: &str, accepted: &[&str]) -> Self {
+    /// 422 with upstream's generic message and no detail (`NewGenericServerResponse`), as a
+    /// JSON patch that does not apply is answered.
+    pub fn generic_invalid() -> Self {
+        let mut e = Self::new(
+            422,
+            "Invalid",
+            "the server rejected our request due to an error in our request",
+        );
+        e.details.keep_empty = true;
+        e
+    }
+
+    /// 415 UnsupportedMediaType of a body in a format the endpoint does not decode, listing
+    /// the media types it does (comma-separated).
+    pub fn unsupported_media_type(accepted: &str) -> Self {
         Self::new(
             415,
             "UnsupportedMediaType",
             format!(
-                "the body of the request was in an unknown format - accepted media types include: {}; got {got:?}",
-                accepted.join(", ")
+                "the body of the request was in an unknown format - accepted media types include: {accepted}"
             ),
         )
+    }
+
+    /// 415 UnsupportedMediaType of a PATCH whose patch type is unknown: go-restful's generic
+    /// answer, with an empty details object.
+    pub fn unsupported_patch_type() -> Self {
+        let mut e = Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type");
+        e.details.keep_empty = true;
+        e
     }
 
     /// 403 Forbidden.
@@ -361,6 +423,16 @@ pub fn invalid_value(field: &str, value: &str, message: &str) -> Cause {
     Cause {
         reason: "FieldValueInvalid".into(),
         message: format!("Invalid value: {value:?}: {message}"),
+        field: field.into(),
+    }
+}
+
+/// A `FieldValueInvalid` cause whose value is not a string, printed as Go prints such values
+/// in field errors (compact JSON).
+pub fn invalid_json_value(field: &str, value: &Value, message: &str) -> Cause {
+    Cause {
+        reason: "FieldValueInvalid".into(),
+        message: format!("Invalid value: {value}: {message}"),
         field: field.into(),
     }
 }

@@ -10,6 +10,9 @@ use super::tokens::{DEFAULT_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS};
 use crate::api::status::{ApiError, ApiResult, Cause};
 use crate::shared::Shared;
 
+/// The audience of tokens requested without one: the API server's default issuer.
+const API_AUDIENCE: &str = "https://kubernetes.default.svc.cluster.local";
+
 /// Whether a resource request is a TokenRequest: `serviceaccounts/<name>/token` in core v1.
 pub(crate) fn is_token_request(group: &str, plural: &str, subresource: Option<&str>) -> bool {
     group.is_empty() && plural == "serviceaccounts" && subresource == Some("token")
@@ -81,7 +84,12 @@ pub(crate) fn serve(shared: &Shared, namespace: &str, name: &str, body: &[u8]) -
         "apiVersion": "authentication.k8s.io/v1",
         "metadata": {"name": name, "namespace": namespace, "creationTimestamp": now},
         "spec": {
-            "audiences": spec.get("audiences").cloned().unwrap_or_else(|| json!([])),
+            // No audiences asked for: the API server's own, as upstream fills them in.
+            "audiences": spec
+                .get("audiences")
+                .and_then(Value::as_array)
+                .filter(|a| !a.is_empty())
+                .map_or_else(|| json!([API_AUDIENCE]), |a| json!(a)),
             "expirationSeconds": seconds,
             "boundObjectRef": spec.get("boundObjectRef").cloned().unwrap_or(Value::Null),
         },

@@ -318,7 +318,8 @@ impl Flow<'_, '_> {
     ) -> Result<Response<Body>, Failure> {
         let retry = patch.pointer("/metadata/resourceVersion").is_none();
         let (info, version) = (&self.req.info, self.req.version);
-        self.replace_with_retries(&wo, retry, "PatchOptions", warnings, |old| {
+        // Upstream hands a patch to admission as the update it becomes.
+        self.replace_with_retries(&wo, retry, "UpdateOptions", warnings, |old| {
             ops::patched(info, version, old, kind, patch)
         })
         .await

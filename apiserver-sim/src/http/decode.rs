@@ -9,12 +9,12 @@ use serde_json::Value;
 
 use super::request::{Req, Sub};
 use crate::api::patch::PatchKind;
-use crate::api::repr;
 use crate::api::status::{ApiError, ApiResult};
+use crate::api::{accept, go_json, repr};
 use crate::kinds::resource_info::ResourceInfo;
 use crate::ops::{Ownership, WriteOptions};
 
-/// A create or update body (JSON, or protobuf for built-in kinds), as JSON.
+/// A create or update body (JSON, YAML, or protobuf for built-in kinds), as JSON.
 pub(super) fn parse_body(
     info: &ResourceInfo,
     version: &str,
@@ -26,23 +26,71 @@ pub(super) fn parse_body(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
     let base = repr::media_type(ct);
-    if base == crate::api::protobuf::PROTOBUF {
-        return crate::api::protobuf::decode(info, version, body);
+    match base.as_str() {
+        crate::api::protobuf::PROTOBUF => crate::api::protobuf::decode(info, version, body),
+        "" | "application/json" | "*/*" => decode_json(info, body),
+        "application/yaml" => decode_yaml(info, body),
+        _ => Err(ApiError::unsupported_media_type(
+            if crate::api::protobuf::supports(info, version) {
+                accept::SUPPORTED
+            } else {
+                accept::SUPPORTED_WITHOUT_PROTOBUF
+            },
+        )),
     }
-    if !(base.is_empty() || base == "application/json" || base == "*/*") {
-        return Err(ApiError::unsupported_media_type(ct, &["application/json"]));
-    }
-    decode_json(info, body)
 }
 
-/// A JSON body; 400 naming the kind when it is not JSON.
+/// A JSON body; 400 in upstream's words when it is not JSON (Go's syntax error, and the
+/// body's start).
 pub(super) fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> {
-    serde_json::from_slice(body).map_err(|e| {
-        ApiError::bad_request(format!(
+    serde_json::from_slice(body).map_err(|e| match go_json::syntax_error(body) {
+        Some(syntax) => ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {}): couldn't get version/kind; json parse error: {syntax} ({})",
+            info.kind,
+            summarize_body(body)
+        )),
+        None => ApiError::bad_request(format!(
             "{} in version \"{}\" cannot be handled as a {}: {e}",
             info.kind,
             info.storage_version(),
             info.kind
+        )),
+    })
+}
+
+/// A YAML body (upstream converts it to JSON first).
+fn decode_yaml(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> {
+    serde_yaml::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {}): error converting YAML to JSON: {e} ({})",
+            info.kind,
+            summarize_body(body)
+        ))
+    })
+}
+
+/// The start of a body as upstream quotes it in decode errors: up to 30 bytes, as text when
+/// it starts like an object, in hex otherwise.
+fn summarize_body(body: &[u8]) -> String {
+    const SHOWN: usize = 30;
+    let shown = &body[..body.len().min(SHOWN)];
+    let more = if body.len() > SHOWN { " ..." } else { "" };
+    match body.first() {
+        None => "<empty>".to_string(),
+        Some(b'{') => format!("{}{more}", String::from_utf8_lossy(shown)),
+        Some(_) => {
+            let hex: String = shown.iter().map(|b| format!("{b:02x}")).collect();
+            format!("{hex}{more}")
+        }
+    }
+}
+
+/// A PATCH document that is not JSON: 400 with Go's syntax error, as upstream words it.
+fn decode_patch(body: &[u8]) -> ApiResult<Value> {
+    serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!(
+            "error decoding patch: {}",
+            go_json::decode_error(body, e)
         ))
     })
 }
@@ -96,31 +144,24 @@ pub(super) fn patch_input(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     let kind = PatchKind::from_content_type(ct, req.info.builtin)?;
-    let refuse = |field: &str, reason: &str, message: &str| {
-        let mut e = ApiError::invalid_options("PatchOptions", field, message);
-        if let Some(cause) = e.details.causes.first_mut() {
-            cause.reason = reason.into();
-        }
-        Err(e)
-    };
+    let refuse =
+        |field: &str, message: &str| Err(ApiError::invalid_options("PatchOptions", field, message));
     if kind == PatchKind::Apply && req.query.get("fieldManager").is_none_or(str::is_empty) {
         return refuse(
             "fieldManager",
-            "FieldValueRequired",
             "Required value: is required for apply patch",
         );
     }
     if kind != PatchKind::Apply && req.query.get("force").is_some() {
         return refuse(
             "force",
-            "FieldValueForbidden",
             "Forbidden: may not be specified for non-apply patch",
         );
     }
     let patch_doc = if kind == PatchKind::Apply {
         crate::api::apply::decode_config(body)?
     } else {
-        decode_json(&req.info, body)?
+        decode_patch(body)?
     };
     Ok((wo, kind, patch_doc))
 }

@@ -111,7 +111,15 @@ pub fn resource_list(st: &State, group: &str, version: &str) -> Option<Value> {
 
 /// `/version`.
 pub fn version() -> Value {
+    // The version emulated, and the oldest one this version stays compatible with (one minor
+    // back), as kube-apiserver reports them since 1.31.
+    let min_compatible = KUBE_MINOR.parse::<u32>().map_or_else(
+        |_| KUBE_MINOR.to_string(),
+        |m| m.saturating_sub(1).to_string(),
+    );
     json!({"major": "1", "minor": KUBE_MINOR, "gitVersion": format!("v1.{KUBE_MINOR}.0-sim"),
+           "emulationMajor": "1", "emulationMinor": KUBE_MINOR,
+           "minCompatibilityMajor": "1", "minCompatibilityMinor": min_compatible,
            "gitCommit": "0000000", "gitTreeState": "clean", "buildDate": "2025-01-01T00:00:00Z",
            "goVersion": "go1.24", "compiler": "gc", "platform": "linux/amd64"})
 }

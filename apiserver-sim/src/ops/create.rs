@@ -96,6 +96,7 @@ fn create_stored(
     validate::type_meta(info, version, &mut obj)?;
     validate::prune(info, version, &mut obj, opts.field_validation)?;
     validate::name_and_namespace(info, url_ns, None, &mut obj)?;
+    validate::omit_empty_metadata(&mut obj);
     let ns = meta::namespace(&obj).to_string();
     validate::namespace_writable(st, info, &ns, true)?;
     if meta::name(&obj).is_empty() {

@@ -4,6 +4,7 @@
 mod apply;
 mod convert;
 mod create;
+mod decode_check;
 mod delete;
 mod options;
 mod owner_refs;

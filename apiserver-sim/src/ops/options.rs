@@ -64,7 +64,8 @@ impl WriteOptions {
                 return Err(ApiError::invalid_options(
                     "CreateOptions",
                     "dryRun",
-                    &format!("Unsupported value: {other:?}: supported values: \"All\""),
+                    // Upstream validates `dryRun` as a list and prints it so.
+                    &format!("Unsupported value: [{other:?}]: supported values: \"All\""),
                 ));
             }
         };

@@ -122,6 +122,7 @@ fn update_stored(
 ) -> ApiResult<Arc<Value>> {
     validate::type_meta(info, version, &mut body)?;
     validate::prune(info, version, &mut body, opts.field_validation)?;
+    validate::omit_empty_metadata(&mut body);
     validate::name_and_namespace(info, url_ns, Some(name), &mut body)?;
     let ns = meta::namespace(&body).to_string();
     validate::namespace_writable(st, info, &ns, false)?;

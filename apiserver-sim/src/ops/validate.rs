@@ -1,10 +1,13 @@
-//! Checks every write goes through: type meta, name/namespace agreement, object validation.
+//! Checks every write goes through: type meta, name/namespace agreement, object validation
+//! (what decoding into the body's type finds wrong is in `decode_check.rs`).
 
 use serde_json::Value;
 
 use crate::api::meta;
-use crate::api::status::{ApiError, ApiResult, Cause, invalid_value, required};
+use crate::api::status::{ApiError, ApiResult, Cause, invalid_json_value, invalid_value, required};
 use crate::kinds::resource_info::ResourceInfo;
+
+pub use super::decode_check::typed;
 
 /// The body must be a JSON object whose `apiVersion`/`kind`, when present, match the endpoint.
 /// Fills missing ones with the storage version's values.
@@ -15,25 +18,36 @@ pub fn type_meta(info: &ResourceInfo, version: &str, obj: &mut Value) -> ApiResu
             info.kind
         )));
     };
-    match map.get("apiVersion").and_then(Value::as_str) {
-        None | Some("") => {}
-        Some(av) if is_api_version(info, av, version) || same_group_served(info, av) => {}
-        Some(av) => {
+    let sent_av = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let sent_kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
+    let av_fits = sent_av.is_empty()
+        || is_api_version(info, sent_av, version)
+        || same_group_served(info, sent_av);
+    let kind_fits = sent_kind.is_empty() || sent_kind == info.kind;
+    if !(av_fits && kind_fits) {
+        if info.builtin {
+            let av = if sent_av.is_empty() {
+                info.api_version(version)
+            } else {
+                sent_av.to_string()
+            };
+            let kind = if sent_kind.is_empty() {
+                info.kind.as_str()
+            } else {
+                sent_kind
+            };
+            return Err(super::decode_check::builtin_type_mismatch(info, &av, kind));
+        }
+        if !av_fits {
             return Err(ApiError::bad_request(format!(
-                "the API version in the data ({av}) does not match the expected API version ({})",
+                "the API version in the data ({sent_av}) does not match the expected API version ({})",
                 info.api_version(version)
             )));
         }
-    }
-    match map.get("kind").and_then(Value::as_str) {
-        None | Some("") => {}
-        Some(k) if k == info.kind => {}
-        Some(k) => {
-            return Err(ApiError::bad_request(format!(
-                "the kind in the data ({k}) does not match the expected kind ({})",
-                info.kind
-            )));
-        }
+        return Err(ApiError::bad_request(format!(
+            "the kind in the data ({sent_kind}) does not match the expected kind ({})",
+            info.kind
+        )));
     }
     let storage = info.storage_version();
     if !map
@@ -56,6 +70,27 @@ pub fn type_meta(info: &ResourceInfo, version: &str, obj: &mut Value) -> ApiResu
         return Err(ApiError::bad_request("metadata must be an object"));
     }
     Ok(())
+}
+
+/// Leaves out the metadata fields Go's `omitempty` leaves out when they are empty (labels,
+/// annotations, finalizers, owner references): the real server decodes every object's
+/// metadata into `ObjectMeta` and encodes it again, so a merge patch removing the last label
+/// leaves no `labels` behind.
+pub fn omit_empty_metadata(obj: &mut Value) {
+    let Some(md) = obj.get_mut("metadata").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for field in ["labels", "annotations", "finalizers", "ownerReferences"] {
+        let empty = match md.get(field) {
+            Some(Value::Object(m)) => m.is_empty(),
+            Some(Value::Array(a)) => a.is_empty(),
+            Some(Value::Null) => true,
+            _ => false,
+        };
+        if empty {
+            md.remove(field);
+        }
+    }
 }
 
 /// Whether `av` is `info`'s group at `version` (what [`ResourceInfo::api_version`] builds,
@@ -206,13 +241,26 @@ fn path_segment_problem(name: &str) -> Option<&'static str> {
 }
 
 /// apimachinery's `IsDNS1123Subdomain` message, with its example and regular expression.
-const DNS_SUBDOMAIN_MESSAGE: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+pub(crate) const DNS_SUBDOMAIN_MESSAGE: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 /// apimachinery's `IsDNS1123Label` message (namespace names).
 const DNS_LABEL_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
+/// apimachinery's `IsQualifiedName` rule, as its messages word it after naming the part.
+macro_rules! qualified_name_rule {
+    () => {
+        "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+    };
+}
+
+/// apimachinery's `IsQualifiedName` rule (its messages put the part's name before it).
+pub(crate) const QUALIFIED_NAME_RULE: &str = qualified_name_rule!();
+
 /// apimachinery's `IsQualifiedName` message for the name part of a key.
-const QUALIFIED_NAME_MESSAGE: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const QUALIFIED_NAME_MESSAGE: &str = concat!("name part ", qualified_name_rule!());
+
+/// apimachinery's `IsValidLabelValue` message.
+pub(crate) const LABEL_VALUE_MESSAGE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
 /// Validation shared by every type: name, labels, annotations, owner references.
 pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
@@ -311,10 +359,45 @@ fn containers(obj: &Value, ptr: &str, field: &str, causes: &mut Vec<Cause>) {
 
 /// Required fields of the built-in types with a spec (a practical subset of upstream
 /// validation: what a controller most easily gets wrong).
+/// The keys of a ConfigMap's or Secret's data map must be usable as file names (upstream's
+/// `IsConfigMapKey`), one cause per problem.
+fn config_keys(obj: &Value, field: &str, causes: &mut Vec<Cause>) {
+    const KEY_RULE: &str = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+    let Some(map) = obj.get(field).and_then(Value::as_object) else {
+        return;
+    };
+    for key in map.keys() {
+        let mut problems = Vec::new();
+        if key.len() > 253 {
+            problems.push("must be no more than 253 characters");
+        }
+        if key.is_empty()
+            || !key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        {
+            problems.push(KEY_RULE);
+        }
+        match key.as_str() {
+            "." => problems.push("must not be '.'"),
+            ".." => problems.push("must not be '..'"),
+            k if k.starts_with("..") => problems.push("must not start with '..'"),
+            _ => {}
+        }
+        let at = format!("{field}[{key}]");
+        causes.extend(problems.into_iter().map(|why| invalid_value(&at, key, why)));
+    }
+}
+
 fn builtin_fields(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
     match (info.group.as_str(), info.plural.as_str()) {
         ("", "pods") => containers(obj, "/spec/containers", "spec.containers", &mut causes),
+        ("", "configmaps") => {
+            config_keys(obj, "data", &mut causes);
+            config_keys(obj, "binaryData", &mut causes);
+        }
+        ("", "secrets") => config_keys(obj, "data", &mut causes),
         ("apps", "deployments" | "replicasets") => {
             let selector = obj.pointer("/spec/selector");
             let match_labels = selector
@@ -341,11 +424,9 @@ fn builtin_fields(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
                     .iter()
                     .all(|(k, v)| template_labels.and_then(|l| l.get(k)) == Some(v));
                 if !ok {
-                    causes.push(invalid_value(
+                    causes.push(invalid_json_value(
                         "spec.template.metadata.labels",
-                        &template_labels
-                            .map(|l| format!("{l:?}"))
-                            .unwrap_or_default(),
+                        &template_labels.map_or(Value::Null, |l| Value::Object(l.clone())),
                         "`selector` does not match template `labels`",
                     ));
                 }
@@ -403,33 +484,4 @@ pub fn namespace_writable(
         return Err(e);
     }
     Ok(())
-}
-
-/// A built-in object must decode as its k8s-openapi type (the real server decodes every
-/// body into its Go type): a required field missing is 422 `Invalid` with a `Required`
-/// cause at the field's path, any other decoding failure (a wrong type, an unknown enum
-/// value) is 400 `BadRequest` naming the field as serde reports it.
-pub fn typed(info: &ResourceInfo, version: &str, obj: &Value) -> ApiResult<()> {
-    let Some(check) = info.check(version) else {
-        return Ok(());
-    };
-    let Err(e) = check(obj) else {
-        return Ok(());
-    };
-    if let Some(path) = e.missing_path() {
-        return Err(ApiError::invalid(
-            info,
-            meta::name(obj),
-            vec![required(&path, "")],
-        ));
-    }
-    let at = if e.path.is_empty() {
-        String::new()
-    } else {
-        format!("{}: ", e.path)
-    };
-    Err(ApiError::bad_request(format!(
-        "{} in version \"{version}\" cannot be handled as a {}: {at}{}",
-        info.kind, info.kind, e.message
-    )))
 }

@@ -6,7 +6,9 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::alphabet;
+use base64::engine::DecodePaddingMode;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_SAFE_NO_PAD};
 use serde_json::{Value, json};
 
 use super::{ObjKey, State, Stored};
@@ -47,15 +49,33 @@ fn encode_token_raw(rv: i64, last: &ObjKey) -> String {
 }
 
 fn bad_token() -> ApiError {
-    ApiError::bad_request("invalid continue token: continue key is not valid")
+    bad_token_because(None)
 }
+
+/// A token that does not decode, with what upstream appends: the base64 or JSON error.
+fn bad_token_because(why: Option<String>) -> ApiError {
+    let why = why.map(|w| format!(": {w}")).unwrap_or_default();
+    ApiError::bad_request(format!(
+        "invalid continue token: continue key is not valid{why}"
+    ))
+}
+
+/// Tokens are read as Go's `RawURLEncoding` reads them: no padding, and bits left over in
+/// the last character ignored.
+const TOKEN_DECODING: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::URL_SAFE,
+    GeneralPurposeConfig::new()
+        .with_decode_allow_trailing_bits(true)
+        .with_decode_padding_mode(DecodePaddingMode::RequireNone),
+);
 
 /// Decodes a token into (snapshot rv or None for "latest", last returned key).
 fn decode_token(token: &str, namespaced: bool) -> ApiResult<(Option<u64>, ObjKey)> {
-    let raw = URL_SAFE_NO_PAD
-        .decode(token.trim_end_matches('='))
-        .map_err(|_| bad_token())?;
-    let doc: Value = serde_json::from_slice(&raw).map_err(|_| bad_token())?;
+    let raw = TOKEN_DECODING
+        .decode(token)
+        .map_err(|_| bad_token_because(crate::api::go_base64::raw_url_decode_error(token)))?;
+    let doc: Value = serde_json::from_slice(&raw)
+        .map_err(|e| bad_token_because(Some(crate::api::go_json::decode_error(&raw, e))))?;
     if doc.get("v").and_then(Value::as_str) != Some("meta.k8s.io/v1") {
         return Err(bad_token());
     }

@@ -59,8 +59,7 @@ pub(crate) fn decode_object_bytes(doc: &[u8]) -> Result<Value, String> {
 pub fn decode(info: &ResourceInfo, version: &str, body: &[u8]) -> ApiResult<Value> {
     if !supports(info, version) {
         return Err(ApiError::unsupported_media_type(
-            PROTOBUF,
-            &["application/json", "application/yaml"],
+            crate::api::accept::SUPPORTED_WITHOUT_PROTOBUF,
         ));
     }
     let env = envelope::unwrap(body).map_err(malformed)?;
