@@ -21,7 +21,8 @@
 //! - `forbidden`: the 401 and 403 errors; `denials`: the record of refusals;
 //! - `bootstrap`: the default roles and bindings; `token_request`: the TokenRequest
 //!   subresource; `review`: SelfSubjectAccessReview (`kubectl auth can-i`);
-//!   `rules_review`: SelfSubjectRulesReview (`kubectl auth can-i --list`).
+//!   `rules_review`: SelfSubjectRulesReview (`kubectl auth can-i --list`); `self_review`:
+//!   SelfSubjectReview (`kubectl auth whoami`).
 
 pub(crate) mod attributes;
 pub(crate) mod bootstrap;
@@ -32,6 +33,7 @@ pub(crate) mod rbac;
 pub(crate) mod review;
 pub(crate) mod rules;
 pub(crate) mod rules_review;
+pub(crate) mod self_review;
 pub(crate) mod state;
 pub(crate) mod token_request;
 pub(crate) mod tokens;

@@ -42,30 +42,70 @@ pub(crate) fn authorize(st: &State, who: &Identity, attrs: &Attributes) -> Decis
         };
     }
     let mut errors: Vec<String> = Vec::new();
-    let mut allowed = false;
+    let mut allowed_by: Option<String> = None;
     visit_rules(
         st,
         who,
         attrs.resource.as_ref().and_then(|r| r.namespace.as_deref()),
-        |rules| {
+        |source, rules| {
             match rules {
-                Ok(rules) => allowed = rules.iter().any(|rule| allows(rule, attrs)),
+                Ok(rules) if rules.iter().any(|rule| allows(rule, attrs)) => {
+                    allowed_by = Some(source.to_string());
+                }
+                Ok(_) => {}
                 Err(e) => {
                     if !errors.contains(&e) {
                         errors.push(e);
                     }
                 }
             }
-            allowed
+            allowed_by.is_some()
         },
     );
-    let reason = match errors.as_slice() {
-        _ if allowed => String::new(),
-        [] => String::new(),
-        [one] => format!("RBAC: {one}"),
-        many => format!("RBAC: [{}]", many.join(", ")),
+    let reason = match (&allowed_by, errors.as_slice()) {
+        (Some(source), _) => format!("RBAC: allowed by {source}"),
+        (None, []) => String::new(),
+        (None, [one]) => format!("RBAC: {one}"),
+        (None, many) => format!("RBAC: [{}]", many.join(", ")),
     };
-    Decision { allowed, reason }
+    Decision {
+        allowed: allowed_by.is_some(),
+        reason,
+    }
+}
+
+/// A binding that gives `who` a role, as upstream's authorizer describes it in its reasons:
+/// `RoleBinding "name/namespace" of Role "role" to ServiceAccount "sa/namespace"`.
+struct Source<'a> {
+    /// `""` for a ClusterRoleBinding.
+    namespace: &'a str,
+    name: &'a str,
+    role_ref: &'a RoleRef,
+    subject: &'a Subject,
+}
+
+impl std::fmt::Display for Source<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let role = format!("{} {:?}", self.role_ref.kind, self.role_ref.name);
+        if self.namespace.is_empty() {
+            write!(f, "ClusterRoleBinding {:?} of {role}", self.name)?;
+        } else {
+            let binding = format!("{}/{}", self.name, self.namespace);
+            write!(f, "RoleBinding {binding:?} of {role}")?;
+        }
+        let subject = &self.subject.name;
+        if self.subject.kind == "ServiceAccount" {
+            let ns = self
+                .subject
+                .namespace
+                .as_deref()
+                .filter(|ns| !ns.is_empty())
+                .unwrap_or(self.namespace);
+            write!(f, " to ServiceAccount {:?}", format!("{subject}/{ns}"))
+        } else {
+            write!(f, " to {} {subject:?}", self.subject.kind)
+        }
+    }
 }
 
 /// Every rule the roles bound to `who` grant in `namespace` (cluster-wide bindings included;
@@ -77,7 +117,7 @@ pub(crate) fn rules_for(
 ) -> (Vec<PolicyRule>, Vec<String>) {
     let mut rules: Vec<PolicyRule> = Vec::new();
     let mut errors: Vec<String> = Vec::new();
-    visit_rules(st, who, Some(namespace), |found| {
+    visit_rules(st, who, Some(namespace), |_, found| {
         match found {
             Ok(found) => {
                 for rule in found {
@@ -94,19 +134,25 @@ pub(crate) fn rules_for(
     (rules, errors)
 }
 
-/// Calls `visit` with the rules (or the resolution error) of each role bound to `who` that
-/// applies in `namespace`, until it returns true.
+/// Calls `visit` with each binding that gives `who` a role applying in `namespace` and that
+/// role's rules (or why they could not be resolved), until it returns true.
 fn visit_rules(
     st: &State,
     who: &Identity,
     namespace: Option<&str>,
-    mut visit: impl FnMut(Result<Vec<PolicyRule>, String>) -> bool,
+    mut visit: impl FnMut(&Source<'_>, Result<Vec<PolicyRule>, String>) -> bool,
 ) {
     for binding in objects::<ClusterRoleBinding>(st, "clusterrolebindings", None) {
-        if !bound(binding.subjects.as_deref(), who, "") {
+        let Some(subject) = bound(binding.subjects.as_deref(), who, "") else {
             continue;
-        }
-        if visit(cluster_role_rules(st, &binding.role_ref.name)) {
+        };
+        let source = Source {
+            namespace: "",
+            name: binding.metadata.name.as_deref().unwrap_or(""),
+            role_ref: &binding.role_ref,
+            subject,
+        };
+        if visit(&source, cluster_role_rules(st, &binding.role_ref.name)) {
             return;
         }
     }
@@ -114,10 +160,16 @@ fn visit_rules(
         return;
     };
     for binding in objects::<RoleBinding>(st, "rolebindings", Some(ns)) {
-        if !bound(binding.subjects.as_deref(), who, ns) {
+        let Some(subject) = bound(binding.subjects.as_deref(), who, ns) else {
             continue;
-        }
-        if visit(role_ref_rules(st, ns, &binding.role_ref)) {
+        };
+        let source = Source {
+            namespace: ns,
+            name: binding.metadata.name.as_deref().unwrap_or(""),
+            role_ref: &binding.role_ref,
+            subject,
+        };
+        if visit(&source, role_ref_rules(st, ns, &binding.role_ref)) {
             return;
         }
     }
@@ -161,13 +213,17 @@ fn get<T: serde::de::DeserializeOwned>(
     decode(&st.get(&key, &(ns.to_string(), name.to_string()))?)
 }
 
-/// Whether one of `subjects` of a binding in `binding_ns` (`""` for a ClusterRoleBinding) is
-/// `who`. A ServiceAccount subject without a namespace means the binding's own.
-fn bound(subjects: Option<&[Subject]>, who: &Identity, binding_ns: &str) -> bool {
+/// The first of `subjects` of a binding in `binding_ns` (`""` for a ClusterRoleBinding) that
+/// is `who`. A ServiceAccount subject without a namespace means the binding's own.
+fn bound<'a>(
+    subjects: Option<&'a [Subject]>,
+    who: &Identity,
+    binding_ns: &str,
+) -> Option<&'a Subject> {
     subjects
         .into_iter()
         .flatten()
-        .any(|s| match s.kind.as_str() {
+        .find(|s| match s.kind.as_str() {
             "User" => s.name == who.user,
             "Group" => who.groups.contains(&s.name),
             "ServiceAccount" => {
@@ -247,7 +303,7 @@ mod tests {
     #[test]
     fn subjects_match_users_groups_and_service_accounts() {
         let sa = Identity::service_account("team", "robot");
-        let yes = |s: Subject, binding_ns: &str| bound(Some(&[s]), &sa, binding_ns);
+        let yes = |s: Subject, binding_ns: &str| bound(Some(&[s]), &sa, binding_ns).is_some();
         assert!(yes(
             subject("User", "system:serviceaccount:team:robot", None),
             ""
@@ -268,6 +324,43 @@ mod tests {
         assert!(yes(subject("ServiceAccount", "robot", None), "team"));
         assert!(!yes(subject("ServiceAccount", "robot", None), "other"));
         assert!(!yes(subject("ServiceAccount", "robot", None), ""));
-        assert!(!bound(None, &sa, "team"));
+        assert!(bound(None, &sa, "team").is_none());
+    }
+
+    #[test]
+    fn sources_are_described_as_upstream_describes_them() {
+        let role_ref = |kind: &str, name: &str| RoleRef {
+            api_group: Some(GROUP.into()),
+            kind: kind.into(),
+            name: name.into(),
+        };
+        let (role, reader) = (
+            role_ref("Role", "reader"),
+            subject("ServiceAccount", "bot", None),
+        );
+        let source = Source {
+            namespace: "team",
+            name: "read",
+            role_ref: &role,
+            subject: &reader,
+        };
+        assert_eq!(
+            source.to_string(),
+            r#"RoleBinding "read/team" of Role "reader" to ServiceAccount "bot/team""#
+        );
+        let (discovery, everyone) = (
+            role_ref("ClusterRole", "system:discovery"),
+            subject("Group", "system:authenticated", None),
+        );
+        let source = Source {
+            namespace: "",
+            name: "system:discovery",
+            role_ref: &discovery,
+            subject: &everyone,
+        };
+        assert_eq!(
+            source.to_string(),
+            r#"ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated""#
+        );
     }
 }

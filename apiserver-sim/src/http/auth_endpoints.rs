@@ -1,5 +1,6 @@
 //! The endpoints of the auth module that are not stored resources: TokenRequest
-//! (`serviceaccounts/<name>/token`), SelfSubjectAccessReview and SelfSubjectRulesReview.
+//! (`serviceaccounts/<name>/token`), SelfSubjectAccessReview, SelfSubjectRulesReview and
+//! SelfSubjectReview.
 
 use http::{HeaderMap, Method, Response};
 
@@ -9,7 +10,7 @@ use super::respond::{self, Body};
 use super::route::Route;
 use crate::api::status::ApiError;
 use crate::auth::identity::Identity;
-use crate::auth::{review, rules_review, token_request};
+use crate::auth::{review, rules_review, self_review, token_request};
 use crate::shared::Shared;
 
 /// The response of an auth endpoint, or `None` for any other request.
@@ -45,6 +46,11 @@ pub(super) fn serve(
                 return Some(respond::error(&ApiError::method_not_allowed()));
             }
             as_json().and_then(|json| rules_review::serve(shared, who, &json))
+        } else if self_review::is_self_review(&rp.group, &rp.plural, rp.name.as_deref()) {
+            if method != Method::POST {
+                return Some(respond::error(&ApiError::method_not_allowed()));
+            }
+            as_json().and_then(|json| self_review::serve(who, &json))
         } else {
             return None;
         };

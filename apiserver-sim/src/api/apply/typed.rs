@@ -146,6 +146,10 @@ fn walk_compare(
             old.and_then(Value::as_object).unwrap_or(&none),
             new.and_then(Value::as_object).unwrap_or(&none),
         );
+        // The fields a Go struct always has exist in the old value only where the struct
+        // itself did: the object being written (its zero value stands for a created one) and
+        // what the old value holds, not a list item or map that is new.
+        let old_exists = old.is_some() || path.is_empty();
         for (k, v) in om {
             let f = ty.field(k);
             if matches!(f.ty, Ty::Ignored) {
@@ -161,7 +165,7 @@ fn walk_compare(
                 continue;
             }
             path.push(PathElement::Field(k.clone()));
-            walk_compare(None, Some(v), f.ty, f.present, path, out);
+            walk_compare(None, Some(v), f.ty, f.present && old_exists, path, out);
             path.pop();
         }
     } else if is(Value::is_array) && !mixed(Value::is_array) {
