@@ -12,7 +12,7 @@
 //! - [`table`]: `meta.k8s.io` `Table` responses (`kubectl get`) and `includeObject`;
 //! - [`protobuf`]: `application/vnd.kubernetes.protobuf` of every built-in kind (bodies,
 //!   objects, lists, watch frames, `Status`);
-//! - [`patch`]: JSON patch, merge patch and strategic merge patch;
+//! - [`patch`]: JSON patch, merge patch and strategic merge patch ([`strategic_merge`]);
 //! - [`apply`]: server-side apply and field ownership (`managedFields`).
 
 pub(crate) mod accept;
@@ -28,4 +28,5 @@ pub(crate) mod query;
 pub(crate) mod repr;
 pub(crate) mod selector;
 pub(crate) mod status;
+pub(crate) mod strategic_merge;
 pub(crate) mod table;
