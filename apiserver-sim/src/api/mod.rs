@@ -3,7 +3,8 @@
 //! - [`meta`]: accessors and server-owned values of object metadata held as JSON;
 //! - [`query`]: query-string parsing of list, watch and write options;
 //! - [`selector`]: label and field selectors ([`label_parser`]: the label selector syntax);
-//! - [`go_json`], [`go_base64`]: decoding errors worded as Go's decoders word them;
+//! - [`go_json`], [`go_base64`], [`go_fmt`]: errors and values worded as Go words and prints
+//!   them;
 //! - [`status`]: `Status` error bodies ([`status::ApiError`]);
 //! - [`accept`]: content negotiation of responses (`Accept` to a representation and an
 //!   encoding, or 406);
@@ -19,6 +20,7 @@ pub(crate) mod accept;
 pub(crate) mod apply;
 pub(crate) mod format;
 pub(crate) mod go_base64;
+pub(crate) mod go_fmt;
 pub(crate) mod go_json;
 pub(crate) mod label_parser;
 pub(crate) mod meta;

@@ -7,6 +7,8 @@
 
 use serde_json::{Map, Value};
 
+use super::go_fmt::go_format;
+
 /// The merge key of a list field of the built-in types, by field name.
 fn merge_key(field: &str) -> Option<&'static str> {
     Some(match field {
@@ -238,46 +240,6 @@ fn ordered(
         let next = if take_left { left.next() } else { right.next() };
         out.extend(next);
     }
-}
-
-/// A value as Go's `fmt` prints a decoded JSON value with `%v`: maps with sorted keys as
-/// `map[k:v]`, lists as `[a b]`, strings bare, `<nil>` for null, numbers as float64 prints.
-fn go_format(v: &Value) -> String {
-    match v {
-        Value::Null => "<nil>".to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), go_float),
-        Value::Array(items) => {
-            let inner: Vec<String> = items.iter().map(go_format).collect();
-            format!("[{}]", inner.join(" "))
-        }
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            let inner: Vec<String> = keys
-                .into_iter()
-                .map(|k| format!("{k}:{}", go_format(&m[k])))
-                .collect();
-            format!("map[{}]", inner.join(" "))
-        }
-    }
-}
-
-/// A float64 as Go's `%v` prints it: the shortest digits, in exponent form from 1e+06 up
-/// and below 1e-04.
-fn go_float(f: f64) -> String {
-    if f == 0.0 {
-        return "0".to_string();
-    }
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if (-4..6).contains(&exp) {
-        return f.to_string();
-    }
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{:02}", exp.abs())
 }
 
 #[cfg(test)]

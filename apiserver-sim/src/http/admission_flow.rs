@@ -157,11 +157,24 @@ impl Flow<'_, '_> {
         Ok(object_response(code, self.req, &out)?)
     }
 
-    /// Decodes and defaults a body as the write would, in the request's version.
-    fn normalize(&self, name: Option<&str>, mut obj: Value, wo: &WriteOptions) -> ApiResult<Value> {
+    /// Decodes and defaults a body as the write would, in the request's version; fields a
+    /// custom resource's schema does not know are pruned, each with a warning unless the
+    /// request asked to ignore them.
+    fn normalize(
+        &self,
+        name: Option<&str>,
+        mut obj: Value,
+        wo: &WriteOptions,
+        warnings: &mut Vec<String>,
+    ) -> ApiResult<Value> {
         let (info, version) = (&self.req.info, self.req.version);
         validate::type_meta(info, version, &mut obj)?;
-        validate::prune(info, version, &mut obj, wo.field_validation)?;
+        for field in validate::prune(info, version, &mut obj, wo.field_validation)? {
+            let warning = validate::unknown_field_warning(&field);
+            if !warnings.contains(&warning) {
+                warnings.push(warning);
+            }
+        }
         validate::name_and_namespace(info, self.req.ns, name, &mut obj)?;
         crate::kinds::schema::apply_defaults(info, version, &mut obj);
         if let Some(m) = obj.as_object_mut() {
@@ -197,7 +210,7 @@ impl Flow<'_, '_> {
         wo: &WriteOptions,
         warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
-        let input = self.normalize(None, obj, wo)?;
+        let input = self.normalize(None, obj, wo, warnings)?;
         let name = meta::name(&input).to_string();
         let opts = options("CreateOptions", self.req.query, wo.dry_run);
         let mut attrs = self.attributes(
@@ -344,7 +357,7 @@ impl Flow<'_, '_> {
                 return Err(ApiError::not_found(&self.req.info, name).into());
             };
             let old = self.conv.convert((*old).clone(), self.req.version).await?;
-            let input = self.normalize(Some(name), desired(&old)?, wo)?;
+            let input = self.normalize(Some(name), desired(&old)?, wo, warnings)?;
             let opts = options(options_kind, self.req.query, wo.dry_run);
             let mut attrs = self.attributes(
                 Operation::Update,

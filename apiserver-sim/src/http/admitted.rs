@@ -119,6 +119,12 @@ fn finish(
         Ok(r) => r,
         Err(f) => super::wire::value(f.code, req, &f.status),
     };
+    add_warnings(&mut r, warnings);
+    r
+}
+
+/// One `Warning` header per distinct warning, in order.
+pub(super) fn add_warnings(r: &mut Response<Body>, warnings: &[String]) {
     for (i, w) in warnings.iter().enumerate() {
         if warnings[..i].contains(w) {
             continue;
@@ -127,5 +133,4 @@ fn finish(
             r.headers_mut().append(header::WARNING, v);
         }
     }
-    r
 }

@@ -22,7 +22,7 @@ use crate::api::repr::Repr;
 use crate::api::status::{ApiError, ApiResult};
 use crate::api::table::TableWriter;
 use crate::auth::identity::Identity;
-use crate::ops::{self, DeleteOptions, Deleted, OwnerRefsAdmission};
+use crate::ops::{self, DeleteOptions, Deleted, OwnerRefsAdmission, validate};
 use crate::shared::Shared;
 use crate::store::Stored;
 
@@ -165,6 +165,8 @@ fn create(
 ) -> ApiResult<Response<Body>> {
     let wo = write_options(req, headers)?;
     let obj = parse_body(&req.info, req.version, headers, body)?;
+    let warnings =
+        validate::unknown_field_warnings(&req.info, req.version, &obj, wo.field_validation);
     let stored = ops::create(
         &mut shared.state.lock(),
         &req.info,
@@ -173,7 +175,9 @@ fn create(
         obj,
         &wo,
     )?;
-    object_response(201, req, &stored)
+    let mut r = object_response(201, req, &stored)?;
+    super::admitted::add_warnings(&mut r, &warnings);
+    Ok(r)
 }
 
 fn update(
@@ -189,6 +193,8 @@ fn update(
         return write_scale(shared, req, scale, &wo);
     }
     let obj = parse_body(&req.info, req.version, headers, body)?;
+    let warnings =
+        validate::unknown_field_warnings(&req.info, req.version, &obj, wo.field_validation);
     let part = req.sub.part();
     let stored = ops::update(
         &mut shared.state.lock(),
@@ -200,7 +206,9 @@ fn update(
         part,
         &wo,
     )?;
-    object_response(200, req, &stored)
+    let mut r = object_response(200, req, &stored)?;
+    super::admitted::add_warnings(&mut r, &warnings);
+    Ok(r)
 }
 
 fn patch(

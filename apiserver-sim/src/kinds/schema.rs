@@ -38,13 +38,30 @@ fn type_ok(ty: &str, v: &Value, schema: &Value) -> bool {
     }
 }
 
+/// A value's type as OpenAPI validation names it.
+fn openapi_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<Cause>) {
     if let Some(ty) = schema.get("type").and_then(Value::as_str)
         && !type_ok(ty, v, schema)
     {
+        // The value upstream's validator reports is the data's own type.
+        let actual = openapi_type(v);
         out.push(Cause {
             reason: "FieldValueTypeInvalid".into(),
-            message: format!("Invalid value: {v}: {path} in body must be of type {ty}"),
+            message: format!(
+                "Invalid value: {actual:?}: {path} in body must be of type {ty}: {actual:?}"
+            ),
             field: path.to_string(),
         });
         return;
@@ -87,11 +104,11 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<Cause>) {
         if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
             && len > max
         {
-            out.push(cause(
-                path,
-                v,
-                &format!("{path} in body should be at most {max} chars long"),
-            ));
+            out.push(Cause {
+                reason: "FieldValueTooLong".into(),
+                message: format!("Too long: may not be more than {max} bytes"),
+                field: path.to_string(),
+            });
         }
         if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
             && len < min
@@ -108,11 +125,11 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<Cause>) {
         if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
             && len > max
         {
-            out.push(cause(
-                path,
-                v,
-                &format!("{path} in body should have at most {max} items"),
-            ));
+            out.push(Cause {
+                reason: "FieldValueTooMany".into(),
+                message: format!("Too many: {len}: must have at most {max} items"),
+                field: path.to_string(),
+            });
         }
         if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
             && len < min
@@ -193,7 +210,50 @@ pub fn validate(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
             }
         }
     }
+    if let Some(scale) = &info.scale {
+        out.extend(spec_replicas_problem(obj, &scale.spec_replicas));
+    }
     out
+}
+
+/// What upstream finds wrong with the replicas a scale subresource reads (`specReplicasPath`,
+/// given with its leading dot): not an integer, negative, or beyond an int32.
+fn spec_replicas_problem(obj: &Value, path: &str) -> Option<Cause> {
+    let pointer: String = path
+        .trim_start_matches('.')
+        .split('.')
+        .map(|segment| format!("/{segment}"))
+        .collect();
+    let value = obj.pointer(&pointer)?;
+    let invalid = |shown: &str, why: String| Cause {
+        reason: "FieldValueInvalid".into(),
+        message: format!("Invalid value: {shown}: {why}"),
+        field: path.to_string(),
+    };
+    let Some(replicas) = value.as_i64() else {
+        use crate::api::go_fmt::{go_format, go_type};
+        return Some(invalid(
+            "0",
+            format!(
+                "{path} accessor error: {} is of the type {}, expected int64",
+                go_format(value),
+                go_type(value)
+            ),
+        ));
+    };
+    if replicas < 0 {
+        return Some(invalid(
+            &replicas.to_string(),
+            "should be a non-negative integer".into(),
+        ));
+    }
+    let max = i64::from(i32::MAX);
+    (replicas > max).then(|| {
+        invalid(
+            &replicas.to_string(),
+            format!("should be less than or equal to {max}"),
+        )
+    })
 }
 
 fn defaults(schema: &Value, v: &mut Value) {

@@ -108,15 +108,38 @@ fn same_group_served(info: &ResourceInfo, av: &str) -> bool {
     group == info.group && info.serves(version)
 }
 
-/// Prunes fields a custom resource's schema does not know; with `Strict`, rejects them.
+/// The warning upstream sends for a field a custom resource's schema does not know.
+pub fn unknown_field_warning(field: &str) -> String {
+    format!("unknown field \"{field}\"")
+}
+
+/// The warnings a write of `obj` gets for fields its schema does not know (`Warn`, the
+/// default, only), without changing it.
+pub fn unknown_field_warnings(
+    info: &ResourceInfo,
+    version: &str,
+    obj: &Value,
+    mode: super::FieldValidation,
+) -> Vec<String> {
+    if info.builtin || mode != super::FieldValidation::Warn {
+        return Vec::new();
+    }
+    crate::kinds::schema::prune(info, version, &mut obj.clone())
+        .iter()
+        .map(|f| unknown_field_warning(f))
+        .collect()
+}
+
+/// Prunes fields a custom resource's schema does not know; with `Strict`, rejects them. The
+/// paths pruned are returned for `Warn` (upstream's default), which warns of each.
 pub fn prune(
     info: &ResourceInfo,
     version: &str,
     obj: &mut Value,
     mode: super::FieldValidation,
-) -> ApiResult<()> {
+) -> ApiResult<Vec<String>> {
     if info.builtin {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let unknown = crate::kinds::schema::prune(info, version, obj);
     if mode == super::FieldValidation::Strict && !unknown.is_empty() {
@@ -131,7 +154,11 @@ pub fn prune(
             fields.join(", ")
         )));
     }
-    Ok(())
+    Ok(if mode == super::FieldValidation::Warn {
+        unknown
+    } else {
+        Vec::new()
+    })
 }
 
 /// Checks (or fills) the body namespace against the URL's, and the body name against the URL's.

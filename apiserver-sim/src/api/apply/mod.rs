@@ -115,10 +115,14 @@ pub(crate) fn record_update(
 
 /// Parses an apply body: JSON or YAML holding one object (`null` is an empty object).
 pub(crate) fn decode_config(body: &[u8]) -> ApiResult<Value> {
+    // Upstream reads an applied configuration as YAML (JSON is YAML) and words its errors so.
     let parsed = match serde_json::from_slice::<Value>(body) {
         Ok(v) => v,
-        Err(_) => serde_yaml::from_slice::<Value>(body)
-            .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?,
+        Err(_) => serde_yaml::from_slice::<Value>(body).map_err(|e| {
+            ApiError::bad_request(format!(
+                "error decoding YAML: error converting YAML to JSON: yaml: {e}"
+            ))
+        })?,
     };
     let kind = match &parsed {
         Value::Object(_) => return Ok(parsed),
@@ -129,7 +133,7 @@ pub(crate) fn decode_config(body: &[u8]) -> ApiResult<Value> {
         Value::Bool(_) => "bool",
     };
     Err(ApiError::bad_request(format!(
-        "error decoding patch: json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}"
+        "error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}"
     )))
 }
 
