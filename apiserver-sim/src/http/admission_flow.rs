@@ -183,6 +183,34 @@ impl Flow<'_, '_> {
         Ok(obj)
     }
 
+    /// The request's object as mutating webhooks will receive it, when any may change it.
+    fn before_mutation(&self, attrs: &Attributes) -> Option<Value> {
+        (!self.hooks.mutating.is_empty())
+            .then(|| attrs.object.clone())
+            .flatten()
+    }
+
+    /// `wo` noting the fields the webhooks added to `requested` (now `mutated`), which the
+    /// writer does not own. Paths are compared in the request's version, so a type converted
+    /// by a webhook for storage is left as it was.
+    fn with_admission_changes(
+        &self,
+        wo: &WriteOptions,
+        requested: Option<&Value>,
+        mutated: Option<&Value>,
+    ) -> WriteOptions {
+        let mut wo = wo.clone();
+        if let (Some(before), Some(after)) = (requested, mutated)
+            && before != after
+            && !self.conv.uses_webhook()
+        {
+            let added =
+                crate::api::apply::fields_added(&self.req.info, self.req.version, before, after);
+            wo.added_by_admission = (!added.is_empty()).then(|| Arc::new(added));
+        }
+        wo
+    }
+
     /// The object in the version the write operations take it in, and that version.
     async fn to_storage(&self, obj: Value) -> Result<(Value, String), Failure> {
         if !self.conv.uses_webhook() {
@@ -222,7 +250,9 @@ impl Flow<'_, '_> {
             opts,
         );
         let ctx = self.context(&attrs);
+        let requested = self.before_mutation(&attrs);
         dispatch::mutate(&ctx, &self.hooks.mutating, &mut attrs, warnings).await?;
+        let wo = &self.with_admission_changes(wo, requested.as_ref(), attrs.object.as_ref());
         let (body, version) = self
             .to_storage(attrs.object.take().unwrap_or_default())
             .await?;
@@ -261,7 +291,9 @@ impl Flow<'_, '_> {
         warnings: &mut Vec<String>,
     ) -> Result<Arc<Value>, Failure> {
         let ctx = self.context(attrs);
+        let requested = self.before_mutation(attrs);
         dispatch::mutate(&ctx, &self.hooks.mutating, attrs, warnings).await?;
+        let wo = &self.with_admission_changes(wo, requested.as_ref(), attrs.object.as_ref());
         let (body, version) = self
             .to_storage(attrs.object.take().unwrap_or_default())
             .await?;

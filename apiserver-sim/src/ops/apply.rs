@@ -65,6 +65,7 @@ pub fn apply(
     let writer = Writer {
         manager: &opts.field_manager,
         subresource: opts.subresource,
+        added_by_admission: None,
     };
     let merged = apply::apply(info, version, writer, opts.force, live.as_deref(), config)?;
     check_name(&merged, name)?;

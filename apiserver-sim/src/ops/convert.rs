@@ -66,6 +66,7 @@ pub(super) fn into_stored(
         let writer = crate::api::apply::Writer {
             manager: &opts.field_manager,
             subresource: opts.subresource,
+            added_by_admission: opts.added_by_admission.as_deref(),
         };
         crate::api::apply::record_update(info, version, writer, live.as_ref(), &mut obj);
         opts.ownership = Ownership::Settled;

@@ -171,6 +171,7 @@ fn create_stored(
         let writer = crate::api::apply::Writer {
             manager: &opts.field_manager,
             subresource: opts.subresource,
+            added_by_admission: opts.added_by_admission.as_deref(),
         };
         crate::api::apply::record_update(info, version, writer, None, &mut obj);
     }

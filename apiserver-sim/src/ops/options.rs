@@ -52,6 +52,9 @@ pub struct WriteOptions {
     /// Who writes, when `OwnerReferencesPermissionEnforcement` is on: changes to owner
     /// references are checked against this user's permissions.
     pub owner_refs: Option<OwnerRefsAdmission>,
+    /// Fields mutating admission webhooks added to the request, which the writer does not
+    /// own (`Record` only).
+    pub added_by_admission: Option<std::sync::Arc<crate::api::apply::FieldSet>>,
 }
 
 impl WriteOptions {

@@ -274,6 +274,7 @@ fn track(info: &ResourceInfo, version: &str, old: &Value, new: &mut Value, opts:
         let writer = crate::api::apply::Writer {
             manager: &opts.field_manager,
             subresource: opts.subresource,
+            added_by_admission: opts.added_by_admission.as_deref(),
         };
         crate::api::apply::record_update(info, version, writer, Some(old), new);
     } else if opts.ownership == Ownership::Keep

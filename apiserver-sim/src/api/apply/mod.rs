@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 
 pub(crate) use managed_fields::manager_from_user_agent;
 use managed_fields::{ManagerId, Operation};
+pub(crate) use set::FieldSet;
 use updater::{Scope, Write};
 
 use crate::api::meta;
@@ -45,6 +46,20 @@ pub(crate) struct Writer<'a> {
     pub manager: &'a str,
     /// `status`, `scale`, or empty for the main resource.
     pub subresource: &'a str,
+    /// Fields mutating admission added to the request: upstream records ownership before
+    /// admission runs, so the writer does not own them (nor does anyone else).
+    pub added_by_admission: Option<&'a FieldSet>,
+}
+
+/// The fields `after` has that `before` lacks (what a mutating webhook added to a request),
+/// in `info`'s `version`.
+pub(crate) fn fields_added(
+    info: &ResourceInfo,
+    version: &str,
+    before: &Value,
+    after: &Value,
+) -> FieldSet {
+    typed::compare(Some(before), Some(after), schema::root(info, version)).added
 }
 
 fn scope(info: &ResourceInfo, subresource: &str) -> Scope {
@@ -109,7 +124,15 @@ pub(crate) fn record_update(
         api_version: &api_version,
         now: &now,
     };
-    let managers = updater::update(&w, live, new, managers);
+    let mut managers = updater::update(&w, live, new, managers);
+    if let Some(added) = writer.added_by_admission
+        && let Some(mine) = managers.get_mut(&w.id)
+    {
+        mine.set = mine.set.difference(added);
+        if mine.set.is_empty() {
+            managers.remove(&w.id);
+        }
+    }
     set_managed_fields(new, &managers);
 }
 

@@ -142,7 +142,9 @@ pub(crate) fn update(
             Owned {
                 set: taken.union(&previous),
                 api_version: w.api_version.to_string(),
-                time: Some(w.now.to_string()),
+                // Upstream's scale handler records the scale subresource's entry without a
+                // time (so it sorts first among updates).
+                time: (w.id.subresource != "scale").then(|| w.now.to_string()),
             },
         );
     }
