@@ -132,10 +132,12 @@ fn gv_path(group: &str, version: &str) -> String {
     }
 }
 
-/// `/openapi/v3/<gv>` as the store makes it: one PATCH operation per kind (enough for
-/// kubectl's validation check) and the schemas of custom resources (what `kubectl explain`
-/// reads); [`with_builtin_schemas`] adds the built-in kinds'. `None` for a group version
-/// nothing serves.
+/// `/openapi/v3/<gv>` as the store makes it: the paths upstream publishes for each kind (its
+/// collection, its objects, their `status` and `scale`, and for a namespaced kind the list
+/// across namespaces), each operation marked with the kind (kubectl looks kinds up by it;
+/// its validation reads the PATCH parameters), and the schemas of custom resources (what
+/// `kubectl explain` reads); [`with_builtin_schemas`] adds the built-in kinds'. `None` for a
+/// group version nothing serves.
 pub fn openapi_doc(st: &State, group: &str, version: &str) -> Option<Value> {
     let mut paths = serde_json::Map::new();
     let mut schemas = serde_json::Map::new();
@@ -146,31 +148,41 @@ pub fn openapi_doc(st: &State, group: &str, version: &str) -> Option<Value> {
         schemas.extend(super::openapi_schemas::custom_resource_schemas(
             &info, version,
         ));
-        let prefix = format!("/{}", gv_path(group, version));
-        let item = if info.namespaced {
-            format!("{prefix}/namespaces/{{namespace}}/{}/{{name}}", info.plural)
-        } else {
-            format!("{prefix}/{}/{{name}}", info.plural)
-        };
         let gvk = json!({"group": group, "version": version, "kind": info.kind});
-        let body = json!({"schema": {"type": "object"}});
+        let prefix = format!("/{}", gv_path(group, version));
+        let collection = if info.namespaced {
+            format!("{prefix}/namespaces/{{namespace}}/{}", info.plural)
+        } else {
+            format!("{prefix}/{}", info.plural)
+        };
+        let item = format!("{collection}/{{name}}");
         paths.insert(
-            item,
-            json!({"patch": {
-                "x-kubernetes-group-version-kind": gvk,
-                "parameters": [
-                    {"name": "fieldValidation", "in": "query", "schema": {"type": "string"}},
-                    {"name": "fieldManager", "in": "query", "schema": {"type": "string"}},
-                    {"name": "dryRun", "in": "query", "schema": {"type": "string"}},
-                ],
-                "requestBody": {"content": {
-                    "application/json-patch+json": body,
-                    "application/merge-patch+json": body,
-                    "application/apply-patch+yaml": body,
-                }},
-                "responses": {"200": {"description": "OK"}},
-            }}),
+            collection.clone(),
+            path_item(&gvk, &["list", "post", "deletecollection"]),
         );
+        paths.insert(
+            item.clone(),
+            path_item(&gvk, &["get", "put", "patch", "delete"]),
+        );
+        if info.status_subresource {
+            paths.insert(
+                format!("{item}/status"),
+                path_item(&gvk, &["get", "put", "patch"]),
+            );
+        }
+        if info.scale.is_some() {
+            let scale = json!({"group": "autoscaling", "version": "v1", "kind": "Scale"});
+            paths.insert(
+                format!("{item}/scale"),
+                path_item(&scale, &["get", "put", "patch"]),
+            );
+        }
+        if info.namespaced {
+            paths.insert(
+                format!("{prefix}/{}", info.plural),
+                path_item(&gvk, &["list"]),
+            );
+        }
     }
     if paths.is_empty() {
         return None;
@@ -178,6 +190,39 @@ pub fn openapi_doc(st: &State, group: &str, version: &str) -> Option<Value> {
     Some(json!({"openapi": "3.0.0",
                 "info": {"title": "Kubernetes", "version": format!("v1.{KUBE_MINOR}.0-sim")},
                 "paths": paths, "components": {"schemas": schemas}}))
+}
+
+/// A path item with one operation per action (`list`, `post`, `deletecollection`, `get`,
+/// `put`, `patch`, `delete`), each marked with its action and the kind it acts on.
+fn path_item(gvk: &Value, actions: &[&str]) -> Value {
+    let mut item = serde_json::Map::new();
+    for &action in actions {
+        let method = match action {
+            "list" => "get",
+            "deletecollection" => "delete",
+            other => other,
+        };
+        let mut op = json!({
+            "x-kubernetes-action": action,
+            "x-kubernetes-group-version-kind": gvk,
+            "responses": {"200": {"description": "OK"}},
+        });
+        if action == "patch" {
+            let body = json!({"schema": {"type": "object"}});
+            op["parameters"] = json!([
+                {"name": "fieldValidation", "in": "query", "schema": {"type": "string"}},
+                {"name": "fieldManager", "in": "query", "schema": {"type": "string"}},
+                {"name": "dryRun", "in": "query", "schema": {"type": "string"}},
+            ]);
+            op["requestBody"] = json!({"content": {
+                "application/json-patch+json": body,
+                "application/merge-patch+json": body,
+                "application/apply-patch+yaml": body,
+            }});
+        }
+        item.insert(method.to_string(), op);
+    }
+    Value::Object(item)
 }
 
 /// `doc` (an [`openapi_doc`] of `group`/`version`) with the built-in kinds' schemas added;
