@@ -58,11 +58,14 @@ pub fn validate(crd: &Value) -> Vec<Cause> {
             .filter(|v| v.get("storage").and_then(Value::as_bool) == Some(true))
             .count();
         if storage != 1 {
-            out.push(invalid_value(
-                "spec.versions",
-                "",
-                "must have exactly one version marked as storage version",
-            ));
+            out.push(Cause {
+                reason: "FieldValueInvalid".into(),
+                message: format!(
+                    "Invalid value: {}: must have exactly one version marked as storage version",
+                    internal_versions(&versions)
+                ),
+                field: "spec.versions".into(),
+            });
         }
         for (i, v) in versions.iter().enumerate() {
             if v.get("name")
@@ -74,7 +77,66 @@ pub fn validate(crd: &Value) -> Vec<Cause> {
         }
     }
     out.extend(crate::kinds::printers::custom::validate(crd));
+    // Without a storage version a new CRD gets no stored version either.
+    let has_storage = versions
+        .iter()
+        .any(|v| v.get("storage").and_then(Value::as_bool) == Some(true));
+    let stored = crd
+        .pointer("/status/storedVersions")
+        .and_then(Value::as_array)
+        .is_some_and(|v| !v.is_empty());
+    if !has_storage && !stored {
+        out.push(Cause {
+            reason: "FieldValueInvalid".into(),
+            message: "Invalid value: null: must have at least one stored version".into(),
+            field: "status.storedVersions".into(),
+        });
+    }
     out
+}
+
+/// The versions as upstream prints them in a validation error: its internal type encoded by
+/// Go (field names capitalized, every field present), where a schema, subresources, printer
+/// columns or selectable fields shared by every version are hoisted out (so `null`).
+/// Per-version ones are printed as given, which the internal type would print differently.
+fn internal_versions(versions: &[Value]) -> String {
+    let shared = |field: &str| {
+        versions
+            .windows(2)
+            .all(|w| w[0].get(field) == w[1].get(field))
+    };
+    let hoisted: Vec<bool> = [
+        "schema",
+        "subresources",
+        "additionalPrinterColumns",
+        "selectableFields",
+    ]
+    .iter()
+    .map(|f| shared(f))
+    .collect();
+    let json = |v: Option<&Value>| v.map_or_else(|| "null".to_string(), Value::to_string);
+    let items: Vec<String> = versions
+        .iter()
+        .map(|v| {
+            let flag = |f: &str| v.get(f).and_then(Value::as_bool).unwrap_or(false);
+            let per_version = |i: usize, f: &str| {
+                if hoisted[i] { "null".to_string() } else { json(v.get(f)) }
+            };
+            format!(
+                "{{\"Name\":{},\"Served\":{},\"Storage\":{},\"Deprecated\":{},\"DeprecationWarning\":{},\"Schema\":{},\"Subresources\":{},\"AdditionalPrinterColumns\":{},\"SelectableFields\":{}}}",
+                json(Some(v.get("name").unwrap_or(&Value::String(String::new())))),
+                flag("served"),
+                flag("storage"),
+                flag("deprecated"),
+                json(v.get("deprecationWarning")),
+                per_version(0, "schema"),
+                per_version(1, "subresources"),
+                per_version(2, "additionalPrinterColumns"),
+                per_version(3, "selectableFields"),
+            )
+        })
+        .collect();
+    format!("[{}]", items.join(","))
 }
 
 /// Fills the upstream defaults of `spec`.
