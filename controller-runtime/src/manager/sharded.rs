@@ -21,12 +21,9 @@ use crate::rbac::Rule;
 #[cfg(feature = "webhook")]
 use crate::sharding::{AssignmentHook, RING_LABEL, assignment_webhook};
 use crate::sharding::{
-    Error, Shard, ShardMember, ShardedKind, Sharder, SharderStats, ShardingConfig, ShardingSeries,
-    sharder_rules,
+    Error, ObjectCount, Shard, ShardMember, ShardedKind, Sharder, SharderStats, ShardingConfig,
+    ShardingSeries, sharder_rules,
 };
-
-/// Counts the objects of one sharded kind in this shard's cache.
-pub(crate) type ObjectCount = Arc<dyn Fn() -> usize + Send + Sync>;
 
 /// What makes a manager a shard of its ring.
 pub(crate) struct ShardedManager {

@@ -97,6 +97,7 @@ pub use labels::{
 pub use lease::ShardLease;
 pub use member::{MemberEnd, ShardMember};
 pub use ring::{Ring, ShardName, VIRTUAL_NODES_PER_SHARD, ring_key};
+pub(crate) use series::ObjectCount;
 pub use series::{ShardingSample, ShardingSeries};
 pub use shard::{Admission, Shard};
 pub(crate) use sharder::{Role, ShardedKind, sharder_rules};

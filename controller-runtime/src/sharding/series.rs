@@ -11,7 +11,7 @@ use crate::sharding::shard::Shard;
 use crate::sharding::sharder::{SharderCounts, SharderStats};
 
 /// Counts the objects of one kind in the shard's cache.
-type ObjectCount = Arc<dyn Fn() -> usize + Send + Sync>;
+pub(crate) type ObjectCount = Arc<dyn Fn() -> usize + Send + Sync>;
 
 /// The sources of a sharded manager's series.
 pub struct ShardingSeries {
