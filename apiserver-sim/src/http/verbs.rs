@@ -17,6 +17,7 @@ use super::scale::{scale_of, write_scale};
 use crate::api::accept;
 use crate::api::format::Format;
 use crate::api::meta;
+use crate::api::patch::PatchKind;
 use crate::api::query::{ListOptions, Query};
 use crate::api::repr::Repr;
 use crate::api::status::{ApiError, ApiResult};
@@ -230,8 +231,10 @@ fn patch(
         return write_scale(shared, req, scale, &wo);
     }
     let part = req.sub.part();
+    let mut st = shared.state.lock();
+    let warnings = patch_warnings(&st, req, kind, &patch_doc, &wo);
     let out = ops::patch(
-        &mut shared.state.lock(),
+        &mut st,
         &req.info,
         req.version,
         req.ns,
@@ -241,8 +244,37 @@ fn patch(
         part,
         &wo,
     )?;
+    drop(st);
     let code = if out.created { 201 } else { 200 };
-    object_response(code, req, &out.obj)
+    let mut r = object_response(code, req, &out.obj)?;
+    super::admitted::add_warnings(&mut r, &warnings);
+    Ok(r)
+}
+
+/// The unknown-field warnings of a patch to a custom resource (its patched object's fields the
+/// schema does not know, `Warn` only); none for built-in kinds, applies and new objects.
+fn patch_warnings(
+    st: &crate::store::State,
+    req: &Req,
+    kind: PatchKind,
+    patch_doc: &serde_json::Value,
+    wo: &ops::WriteOptions,
+) -> Vec<String> {
+    if req.info.builtin
+        || kind == PatchKind::Apply
+        || wo.field_validation != ops::FieldValidation::Warn
+    {
+        return Vec::new();
+    }
+    let Some(current) = st.get(&req.info.key(), &okey(req)) else {
+        return Vec::new();
+    };
+    let served = req.info.to_served(req.version, &current);
+    ops::patched(&req.info, req.version, &served, kind, patch_doc)
+        .map(|patched| {
+            validate::unknown_field_warnings(&req.info, req.version, &patched, wo.field_validation)
+        })
+        .unwrap_or_default()
 }
 
 fn delete(

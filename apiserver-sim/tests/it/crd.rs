@@ -184,6 +184,29 @@ async fn custom_resource_lifecycle() {
         .await
         .expect("pruned");
     assert!(pruned.data["spec"].get("bogus").is_none() && pruned.data.get("extra").is_none());
+    // ... each with a warning, as upstream's default `fieldValidation=Warn` sends them.
+    let warned = common::raw(
+        &server,
+        "PATCH",
+        "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos/example",
+        &[("Content-Type", "application/merge-patch+json")],
+        br#"{"spec": {"bogus": 1}, "extra": true}"#,
+    )
+    .await;
+    assert_eq!(warned.status, 200, "{}", warned.body);
+    let warnings: Vec<&str> = warned
+        .headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("warning"))
+        .map(|(_, v)| v.as_str())
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            r#"299 - "unknown field \"extra\"""#,
+            r#"299 - "unknown field \"spec.bogus\"""#
+        ]
+    );
     let strict = PatchParams {
         field_validation: Some(kube::api::ValidationDirective::Strict),
         ..Default::default()
