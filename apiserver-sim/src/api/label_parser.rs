@@ -322,7 +322,7 @@ fn key_problem(key: &str) -> Option<String> {
         _ => {
             return Some(format!(
                 "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                crate::ops::validate::QUALIFIED_NAME_RULE
+                crate::ops::name_rules::QUALIFIED_NAME_RULE
             ));
         }
     };
@@ -334,7 +334,7 @@ fn key_problem(key: &str) -> Option<String> {
         }
         Some(p) if !crate::api::meta::is_dns_subdomain(p) => problems.push(format!(
             "prefix part {}",
-            crate::ops::validate::DNS_SUBDOMAIN_MESSAGE
+            crate::ops::name_rules::DNS_SUBDOMAIN_MESSAGE
         )),
         _ => {}
     }
@@ -346,7 +346,7 @@ fn key_problem(key: &str) -> Option<String> {
     if !is_qualified_name_part(name) {
         problems.push(format!(
             "name part {}",
-            crate::ops::validate::QUALIFIED_NAME_RULE
+            crate::ops::name_rules::QUALIFIED_NAME_RULE
         ));
     }
     (!problems.is_empty()).then(|| problems.join("; "))
@@ -368,7 +368,7 @@ fn value_problem(value: &str) -> Option<String> {
         problems.push("must be no more than 63 characters".to_string());
     }
     if !value.is_empty() && !is_qualified_name_part(value) {
-        problems.push(crate::ops::validate::LABEL_VALUE_MESSAGE.to_string());
+        problems.push(crate::ops::name_rules::LABEL_VALUE_MESSAGE.to_string());
     }
     (!problems.is_empty()).then(|| problems.join("; "))
 }

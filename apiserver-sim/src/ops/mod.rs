@@ -6,6 +6,7 @@ mod convert;
 mod create;
 mod decode_check;
 mod delete;
+pub(crate) mod name_rules;
 mod options;
 mod owner_refs;
 mod service_ip;

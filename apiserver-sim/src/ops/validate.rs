@@ -8,6 +8,9 @@ use crate::api::status::{ApiError, ApiResult, Cause, invalid_json_value, invalid
 use crate::kinds::resource_info::ResourceInfo;
 
 pub use super::decode_check::typed;
+use super::name_rules::{
+    DNS_LABEL_MESSAGE, DNS_SUBDOMAIN_MESSAGE, check_string_map, config_keys, path_segment_problem,
+};
 
 /// The body must be a JSON object whose `apiVersion`/`kind`, when present, match the endpoint.
 /// Fills missing ones with the storage version's values.
@@ -194,101 +197,6 @@ pub fn name_and_namespace(
     Ok(())
 }
 
-fn check_string_map(md: Option<&Value>, field: &str, causes: &mut Vec<Cause>, check_values: bool) {
-    let Some(v) = md.and_then(|m| m.get(field)) else {
-        return;
-    };
-    let Some(map) = v.as_object() else {
-        if !v.is_null() {
-            causes.push(invalid_value(
-                &format!("metadata.{field}"),
-                &v.to_string(),
-                "must be a map of strings",
-            ));
-        }
-        return;
-    };
-    for (k, val) in map {
-        let key_ok = {
-            let (prefix, name) = match k.split_once('/') {
-                Some((p, n)) => (Some(p), n),
-                None => (None, k.as_str()),
-            };
-            prefix.is_none_or(meta::is_dns_subdomain)
-                && !name.is_empty()
-                && name.len() <= 63
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-                && name.starts_with(|c: char| c.is_ascii_alphanumeric())
-                && name.ends_with(|c: char| c.is_ascii_alphanumeric())
-        };
-        if !key_ok {
-            causes.push(invalid_value(
-                &format!("metadata.{field}"),
-                k,
-                QUALIFIED_NAME_MESSAGE,
-            ));
-        }
-        match val.as_str() {
-            None => causes.push(invalid_value(
-                &format!("metadata.{field}"),
-                &val.to_string(),
-                "must be a string",
-            )),
-            Some(s) if check_values => {
-                let ok = s.is_empty()
-                    || (s.len() <= 63
-                        && s.chars()
-                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-                        && s.starts_with(|c: char| c.is_ascii_alphanumeric())
-                        && s.ends_with(|c: char| c.is_ascii_alphanumeric()));
-                if !ok {
-                    causes.push(invalid_value(
-                        &format!("metadata.{field}"),
-                        s,
-                        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'",
-                    ));
-                }
-            }
-            Some(_) => {}
-        }
-    }
-}
-
-/// Why `name` is not a valid path segment (the name rule of RBAC objects), if it is not.
-fn path_segment_problem(name: &str) -> Option<&'static str> {
-    match name {
-        "." => Some("may not be '.'"),
-        ".." => Some("may not be '..'"),
-        _ if name.contains('/') => Some("may not contain '/'"),
-        _ if name.contains('%') => Some("may not contain '%'"),
-        _ => None,
-    }
-}
-
-/// apimachinery's `IsDNS1123Subdomain` message, with its example and regular expression.
-pub(crate) const DNS_SUBDOMAIN_MESSAGE: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-
-/// apimachinery's `IsDNS1123Label` message (namespace names).
-const DNS_LABEL_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-
-/// apimachinery's `IsQualifiedName` rule, as its messages word it after naming the part.
-macro_rules! qualified_name_rule {
-    () => {
-        "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-    };
-}
-
-/// apimachinery's `IsQualifiedName` rule (its messages put the part's name before it).
-pub(crate) const QUALIFIED_NAME_RULE: &str = qualified_name_rule!();
-
-/// apimachinery's `IsQualifiedName` message for the name part of a key.
-const QUALIFIED_NAME_MESSAGE: &str = concat!("name part ", qualified_name_rule!());
-
-/// apimachinery's `IsValidLabelValue` message.
-pub(crate) const LABEL_VALUE_MESSAGE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-
 /// Validation shared by every type: name, labels, annotations, owner references.
 pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
@@ -386,36 +294,6 @@ fn containers(obj: &Value, ptr: &str, field: &str, causes: &mut Vec<Cause>) {
 
 /// Required fields of the built-in types with a spec (a practical subset of upstream
 /// validation: what a controller most easily gets wrong).
-/// The keys of a ConfigMap's or Secret's data map must be usable as file names (upstream's
-/// `IsConfigMapKey`), one cause per problem.
-fn config_keys(obj: &Value, field: &str, causes: &mut Vec<Cause>) {
-    const KEY_RULE: &str = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
-    let Some(map) = obj.get(field).and_then(Value::as_object) else {
-        return;
-    };
-    for key in map.keys() {
-        let mut problems = Vec::new();
-        if key.len() > 253 {
-            problems.push("must be no more than 253 characters");
-        }
-        if key.is_empty()
-            || !key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        {
-            problems.push(KEY_RULE);
-        }
-        match key.as_str() {
-            "." => problems.push("must not be '.'"),
-            ".." => problems.push("must not be '..'"),
-            k if k.starts_with("..") => problems.push("must not start with '..'"),
-            _ => {}
-        }
-        let at = format!("{field}[{key}]");
-        causes.extend(problems.into_iter().map(|why| invalid_value(&at, key, why)));
-    }
-}
-
 fn builtin_fields(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
     match (info.group.as_str(), info.plural.as_str()) {
