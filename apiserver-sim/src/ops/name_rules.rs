@@ -7,6 +7,8 @@ use serde_json::Value;
 use crate::api::meta;
 use crate::api::status::{Cause, invalid_value};
 
+/// Checks the string map `field` of `md` (labels, annotations): keys must be qualified
+/// names, values strings, and label values (`check_values`) valid label values.
 pub(super) fn check_string_map(
     md: Option<&Value>,
     field: &str,
