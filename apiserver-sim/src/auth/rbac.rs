@@ -329,37 +329,36 @@ mod tests {
 
     #[test]
     fn sources_are_described_as_upstream_describes_them() {
-        let role_ref = |kind: &str, name: &str| RoleRef {
-            api_group: Some(GROUP.into()),
-            kind: kind.into(),
-            name: name.into(),
-        };
-        let (role, reader) = (
-            role_ref("Role", "reader"),
-            subject("ServiceAccount", "bot", None),
-        );
-        let source = Source {
-            namespace: "team",
-            name: "read",
-            role_ref: &role,
-            subject: &reader,
+        let describe = |namespace: &str, binding: &str, role: (&str, &str), who: Subject| {
+            let role_ref = RoleRef {
+                api_group: Some(GROUP.into()),
+                kind: role.0.into(),
+                name: role.1.into(),
+            };
+            Source {
+                namespace,
+                name: binding,
+                role_ref: &role_ref,
+                subject: &who,
+            }
+            .to_string()
         };
         assert_eq!(
-            source.to_string(),
+            describe(
+                "team",
+                "read",
+                ("Role", "reader"),
+                subject("ServiceAccount", "bot", None)
+            ),
             r#"RoleBinding "read/team" of Role "reader" to ServiceAccount "bot/team""#
         );
-        let (discovery, everyone) = (
-            role_ref("ClusterRole", "system:discovery"),
-            subject("Group", "system:authenticated", None),
-        );
-        let source = Source {
-            namespace: "",
-            name: "system:discovery",
-            role_ref: &discovery,
-            subject: &everyone,
-        };
         assert_eq!(
-            source.to_string(),
+            describe(
+                "",
+                "system:discovery",
+                ("ClusterRole", "system:discovery"),
+                subject("Group", "system:authenticated", None)
+            ),
             r#"ClusterRoleBinding "system:discovery" of ClusterRole "system:discovery" to Group "system:authenticated""#
         );
     }
