@@ -10,6 +10,7 @@ mod converted;
 mod decode;
 mod discovery;
 mod not_found;
+mod openapi_meta;
 mod openapi_schemas;
 mod pod_log;
 mod reads;

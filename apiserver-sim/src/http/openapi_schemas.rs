@@ -21,8 +21,9 @@ fn schema_name(group: &str, version: &str, kind: &str) -> String {
     format!("{}.{version}.{kind}", reversed.join("."))
 }
 
-/// The type-meta and metadata properties every object's schema starts with.
-fn object_properties(kind: &str) -> Map<String, Value> {
+/// The type-meta and metadata properties every object's schema starts with: `metadata` refers
+/// to `meta` (`ObjectMeta` or `ListMeta`) when its schema is published, else is described.
+fn object_properties(kind: &str, meta: &str) -> Map<String, Value> {
     let mut properties = Map::new();
     properties.insert(
         "apiVersion".into(),
@@ -34,17 +35,20 @@ fn object_properties(kind: &str) -> Map<String, Value> {
         json!({"type": "string", "description": format!("The REST resource this object \
                represents: {kind}. Not settable by clients.")}),
     );
-    properties.insert(
-        "metadata".into(),
+    let metadata = if super::openapi_meta::meta_schemas(false).contains_key(meta) {
+        json!({"description": "The object's metadata.",
+               "allOf": [{"$ref": format!("#/components/schemas/{meta}")}]})
+    } else {
         json!({"type": "object", "description": "The object's metadata: name, namespace, \
                labels, annotations, owner references, finalizers and the fields the server \
-               sets."}),
-    );
+               sets."})
+    };
+    properties.insert("metadata".into(), metadata);
     properties
 }
 
-/// The schemas of `info` (a custom resource) at `version`, by name; none for built-in kinds
-/// or a version without a schema.
+/// The schemas of `info` (a custom resource) at `version`, by name, with the meta types they
+/// refer to; none for built-in kinds or a version without a schema.
 pub(super) fn custom_resource_schemas(info: &ResourceInfo, version: &str) -> Vec<(String, Value)> {
     if info.builtin {
         return Vec::new();
@@ -55,7 +59,7 @@ pub(super) fn custom_resource_schemas(info: &ResourceInfo, version: &str) -> Vec
     let group = &info.group;
     let name = schema_name(group, version, &info.kind);
     let mut object = schema.as_object().cloned().unwrap_or_default();
-    let mut properties = object_properties(&info.kind);
+    let mut properties = object_properties(&info.kind, super::openapi_meta::OBJECT_META);
     if let Some(own) = object.get("properties").and_then(Value::as_object) {
         for (field, field_schema) in own {
             if !matches!(field.as_str(), "apiVersion" | "kind" | "metadata") {
@@ -69,7 +73,7 @@ pub(super) fn custom_resource_schemas(info: &ResourceInfo, version: &str) -> Vec
         "x-kubernetes-group-version-kind".into(),
         json!([{"group": group, "version": version, "kind": info.kind}]),
     );
-    let mut list_properties = object_properties(&info.list_kind);
+    let mut list_properties = object_properties(&info.list_kind, super::openapi_meta::LIST_META);
     list_properties.insert(
         "items".into(),
         json!({"type": "array", "description": format!("The {} objects of the list.", info.kind),
@@ -83,10 +87,16 @@ pub(super) fn custom_resource_schemas(info: &ResourceInfo, version: &str) -> Vec
         "x-kubernetes-group-version-kind":
             [{"group": group, "version": version, "kind": info.list_kind}],
     });
-    vec![
+    let mut schemas = vec![
         (name, Value::Object(object)),
         (schema_name(group, version, &info.list_kind), list),
-    ]
+    ];
+    schemas.extend(
+        super::openapi_meta::meta_schemas(info.scale.is_some())
+            .iter()
+            .map(|(name, schema)| (name.clone(), schema.clone())),
+    );
+    schemas
 }
 
 /// The built-in kinds' component schemas of one group version, and a hash of them for the

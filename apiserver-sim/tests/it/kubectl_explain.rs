@@ -47,10 +47,11 @@ async fn explain_reads_a_custom_resources_schema() {
     assert!(ok, "{out}");
     assert!(out.contains("KIND:       Widget"), "{out}");
     assert!(out.contains("A widget of the test."), "{out}");
+    // `metadata` is the ObjectMeta schema the document publishes, as on a real server.
     for field in [
         "apiVersion\t<string>",
         "kind\t<string>",
-        "metadata\t<Object>",
+        "metadata\t<ObjectMeta>",
         "spec\t<Object>",
     ] {
         assert!(out.contains(field), "{field} in {out}");
