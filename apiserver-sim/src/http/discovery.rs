@@ -255,8 +255,8 @@ fn doc_hash(doc: &Value, group: &str, version: &str) -> String {
     format!("{:016X}", h.finish())
 }
 
-/// `/openapi/v3`: every served group-version.
-pub fn openapi_index(st: &State) -> Value {
+/// Every (group, version) a resource is served in, once each, in discovery order.
+pub(super) fn served_group_versions(st: &State) -> Vec<(String, String)> {
     let mut gvs: Vec<(String, String)> = Vec::new();
     for info in infos(st) {
         for v in &info.versions {
@@ -266,8 +266,13 @@ pub fn openapi_index(st: &State) -> Value {
             }
         }
     }
+    gvs
+}
+
+/// `/openapi/v3`: every served group-version.
+pub fn openapi_index(st: &State) -> Value {
     let mut paths = serde_json::Map::new();
-    for (g, v) in gvs {
+    for (g, v) in served_group_versions(st) {
         let Some(doc) = openapi_doc(st, &g, &v) else {
             continue;
         };

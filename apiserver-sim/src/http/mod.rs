@@ -12,6 +12,7 @@ mod discovery;
 mod not_found;
 mod openapi_meta;
 mod openapi_schemas;
+mod openapi_v2;
 mod pod_log;
 mod reads;
 mod render;
@@ -338,6 +339,13 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
                 Some(doc) => respond::json(200, &doc),
                 None => not_found::group_version(&st, &g),
             }
+        }),
+        Route::OpenApiV2 => get_only(&|| {
+            if !openapi_v2::accepts_json(&parts.headers) {
+                return respond::text(406, "");
+            }
+            let docs = openapi_v2::store_documents(&shared.state.lock());
+            respond::json(200, &openapi_v2::document(docs))
         }),
         Route::OpenApiIndex => {
             get_only(&|| respond::json(200, &discovery::openapi_index(&shared.state.lock())))

@@ -17,6 +17,8 @@ pub enum Route {
     Version,
     /// `/healthz`, `/livez`, `/readyz`.
     Health,
+    /// `/openapi/v2`.
+    OpenApiV2,
     /// `/openapi/v3`.
     OpenApiIndex,
     /// `/openapi/v3/<api/v1 | apis/g/v>`.
@@ -116,6 +118,7 @@ pub fn parse(path: &str) -> Route {
         ["version"] => Route::Version,
         ["healthz"] | ["livez"] | ["readyz"] => Route::Health,
         ["healthz" | "livez" | "readyz", _] => Route::Health,
+        ["openapi", "v2"] => Route::OpenApiV2,
         ["openapi", "v3"] => Route::OpenApiIndex,
         ["openapi", "v3", "api", "v1"] => Route::OpenApiDoc(String::new(), "v1".into()),
         ["openapi", "v3", "apis", g, v] => Route::OpenApiDoc((*g).to_string(), (*v).to_string()),

@@ -125,9 +125,12 @@ pub async fn run(ctx: &mut Ctx<'_>) {
         )
         .await;
     let v = r.json();
+    // This scenario's Widget only: a shared cluster may serve other groups' Widgets.
+    let own: Vec<&str> = group.split('.').rev().collect();
+    let own = format!("{}.v1.Widget", own.join("."));
     let kind: Vec<&String> = v["definitions"]
         .as_object()
-        .map(|d| d.keys().filter(|k| k.ends_with(".v1.Widget")).collect())
+        .map(|d| d.keys().filter(|k| **k == own).collect())
         .unwrap_or_default();
     ctx.note(
         "openapi-v2-widget",
