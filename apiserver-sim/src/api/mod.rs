@@ -10,6 +10,7 @@
 //!   encoding, or 406);
 //! - [`format`]: the response encoding (JSON or protobuf);
 //! - [`repr`]: response representations (the full object, `PartialObjectMetadata`, `Table`);
+//!   [`list_items`]: items of built-in kinds' lists without their type meta;
 //! - [`table`]: `meta.k8s.io` `Table` responses (`kubectl get`) and `includeObject`;
 //! - [`protobuf`]: `application/vnd.kubernetes.protobuf` of every built-in kind (bodies,
 //!   objects, lists, watch frames, `Status`);
@@ -23,6 +24,7 @@ pub(crate) mod go_base64;
 pub(crate) mod go_fmt;
 pub(crate) mod go_json;
 pub(crate) mod label_parser;
+pub(crate) mod list_items;
 pub(crate) mod meta;
 pub(crate) mod patch;
 pub(crate) mod protobuf;

@@ -51,17 +51,18 @@ pub(super) fn list_response(req: &Req, items: &[Stored], md: Value) -> ApiResult
     // Reopen the head object to append "items".
     buf.extend_from_slice(&head[..head.len().saturating_sub(1)]);
     buf.extend_from_slice(b",\"items\":[");
+    // Upstream's items of a built-in kind carry no type meta; a custom resource's do.
+    let bare_items = req.repr == Repr::Full && req.info.builtin;
     for (i, it) in items.iter().enumerate() {
         if i > 0 {
             buf.put_u8(b',');
         }
-        buf.extend_from_slice(&repr::render_cached(
-            &req.info,
-            req.version,
-            &it.obj,
-            &it.json,
-            req.repr,
-        ));
+        let item = repr::render_cached(&req.info, req.version, &it.obj, &it.json, req.repr);
+        if bare_items {
+            crate::api::list_items::append_without_type_meta(&item, &mut buf);
+        } else {
+            buf.extend_from_slice(&item);
+        }
     }
     buf.extend_from_slice(b"]}");
     let mut r = respond::raw_json(200, &buf);
