@@ -104,6 +104,9 @@ pub struct ApiListerWatcher<K> {
     label_selector: Option<String>,
     field_selector: Option<String>,
     kind_check: Option<KindCheck<K>>,
+    /// The `apiVersion` and list `kind` every list must have (dynamic objects: their items may
+    /// come without a type of their own, so the list's vouches for them).
+    list_type: Option<Arc<(String, String)>>,
     max_watch_line_len: usize,
 }
 
@@ -115,6 +118,7 @@ impl<K: Clone> Clone for ApiListerWatcher<K> {
             label_selector: self.label_selector.clone(),
             field_selector: self.field_selector.clone(),
             kind_check: self.kind_check.clone(),
+            list_type: self.list_type.clone(),
             max_watch_line_len: self.max_watch_line_len,
         }
     }
@@ -140,6 +144,7 @@ impl<K: Clone> ApiListerWatcher<K> {
             label_selector: None,
             field_selector: None,
             kind_check: None,
+            list_type: None,
             max_watch_line_len: DEFAULT_MAX_WATCH_LINE_LEN,
         }
     }
@@ -203,6 +208,7 @@ impl ApiListerWatcher<DynamicObject> {
     pub fn dynamic(api: Api<DynamicObject>, resource: &ApiResource) -> Self {
         let api_version = resource.api_version.clone();
         let kind = resource.kind.clone();
+        let list_type = Arc::new((api_version.clone(), format!("{kind}List")));
         let check: KindCheck<DynamicObject> = Arc::new(move |obj: &DynamicObject| {
             match &obj.types {
                 Some(types) if types.api_version != api_version || types.kind != kind => {
@@ -217,9 +223,38 @@ impl ApiListerWatcher<DynamicObject> {
         });
         Self {
             kind_check: Some(check),
+            list_type: Some(list_type),
             ..Self::new(api)
         }
     }
+}
+
+/// Whether a list's `apiVersion` or `kind` (`field`, `value`) is other than `expected`'s; a
+/// list of another type is logged, and its items are left out.
+fn list_of_other_type(expected: &(String, String), field: ListTypeField, value: &str) -> bool {
+    let (api_version, kind) = expected;
+    let wrong = match field {
+        ListTypeField::ApiVersion => value != api_version,
+        ListTypeField::Kind => value != kind,
+    };
+    if wrong {
+        let error = Error::UnexpectedKind {
+            expected: format!("{api_version}/{kind}"),
+            received: match field {
+                ListTypeField::ApiVersion => format!("{value}/{kind}"),
+                ListTypeField::Kind => format!("{api_version}/{value}"),
+            },
+        };
+        tracing::warn!(%error, "skipping the items of a list of the wrong kind");
+    }
+    wrong
+}
+
+/// The two type fields of a list.
+#[derive(Clone, Copy)]
+enum ListTypeField {
+    ApiVersion,
+    Kind,
 }
 
 /// Whether a listed object passes the kind check; one that does not is logged and left out.
@@ -255,6 +290,12 @@ where
             .list(&self.list_params(params))
             .await
             .map_err(|source| Error::request("list", self.api.resource_url(), source))?;
+        if let Some(expected) = &self.list_type
+            && (list_of_other_type(expected, ListTypeField::ApiVersion, &list.types.api_version)
+                || list_of_other_type(expected, ListTypeField::Kind, &list.types.kind))
+        {
+            list.items.clear();
+        }
         if let Some(check) = &self.kind_check {
             list.items.retain(|obj| keep_of_kind(check, obj));
         }
@@ -277,18 +318,39 @@ where
         request.extensions_mut().insert("list");
         let body = self.client.request_stream(request).await.map_err(failed)?;
         let parts = decode_list_body::<K, _>(body);
-        match self.kind_check.clone() {
-            None => Ok(parts),
-            Some(check) => Ok(parts
-                .map_ok(move |part| match part {
+        let (check, list_type) = (self.kind_check.clone(), self.list_type.clone());
+        if check.is_none() && list_type.is_none() {
+            return Ok(parts);
+        }
+        // Once the list's type shows it is of another kind, none of its items is kept.
+        let mut other_type = false;
+        Ok(parts
+            .map_ok(move |part| {
+                let mut note = |field, value: &str| {
+                    if let Some(expected) = &list_type {
+                        other_type |= list_of_other_type(expected, field, value);
+                    }
+                };
+                match part {
                     ListPart::Items(mut items) => {
-                        items.retain(|obj| keep_of_kind(&check, obj));
+                        if other_type {
+                            items.clear();
+                        } else if let Some(check) = &check {
+                            items.retain(|obj| keep_of_kind(check, obj));
+                        }
                         ListPart::Items(items)
                     }
-                    meta => meta,
-                })
-                .boxed()),
-        }
+                    other => {
+                        match &other {
+                            ListPart::ApiVersion(v) => note(ListTypeField::ApiVersion, v),
+                            ListPart::Kind(k) => note(ListTypeField::Kind, k),
+                            _ => {}
+                        }
+                        other
+                    }
+                }
+            })
+            .boxed())
     }
 
     async fn watch(

@@ -216,6 +216,8 @@ async fn read_page<K>(
                 Ok(())
             }
             ListPart::Items(items) => sink.page(items),
+            // The list's type is the lister-watcher's to check.
+            ListPart::ApiVersion(_) | ListPart::Kind(_) => Ok(()),
         };
         if let Err(error) = result {
             return Page::Failed(error);

@@ -16,10 +16,15 @@ use kube::api::ListMeta;
 use serde::de::DeserializeOwned;
 use serde::de::Error as _;
 
-/// What a list body yields, in order: its metadata once (when it has been read), and its items in
-/// batches, in body order.
+/// What a list body yields, in body order: its type (`apiVersion`, `kind`) and its metadata
+/// once each (when they have been read), and its items in batches.
 #[derive(Debug)]
 pub enum ListPart<K> {
+    /// The list's `apiVersion`.
+    ApiVersion(String),
+    /// The list's `kind` (`ConfigMapList`): the kind of its items, which a server may send
+    /// without their own `apiVersion` and `kind` (kube-apiserver does for built-in kinds).
+    Kind(String),
     /// The list's `metadata` (resource version, continue token, remaining item count).
     Meta(ListMeta),
     /// Items of the list, decoded in the order the body holds them.
@@ -56,7 +61,9 @@ enum State {
 /// The top-level fields the decoder treats specially.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Field {
+    ApiVersion,
     Items,
+    Kind,
     Metadata,
     Other,
 }
@@ -175,8 +182,14 @@ impl<K: DeserializeOwned> ListBodyDecoder<K> {
                         return Ok(());
                     };
                     let value = &self.buf[self.scan.start..end];
-                    if field == Field::Metadata {
-                        parts.push(ListPart::Meta(serde_json::from_slice(value)?));
+                    let text = || serde_json::from_slice::<String>(value).ok();
+                    match field {
+                        Field::Metadata => {
+                            parts.push(ListPart::Meta(serde_json::from_slice(value)?))
+                        }
+                        Field::ApiVersion => parts.extend(text().map(ListPart::ApiVersion)),
+                        Field::Kind => parts.extend(text().map(ListPart::Kind)),
+                        Field::Items | Field::Other => {}
                     }
                     self.consumed = end;
                     self.state = State::AfterValue;
@@ -207,7 +220,9 @@ impl<K: DeserializeOwned> ListBodyDecoder<K> {
                         return Ok(());
                     };
                     let field = match &self.buf[at + 1..end - 1] {
+                        b"apiVersion" => Field::ApiVersion,
                         b"items" => Field::Items,
+                        b"kind" => Field::Kind,
                         b"metadata" => Field::Metadata,
                         _ => Field::Other,
                     };
@@ -354,7 +369,7 @@ mod tests {
     fn decode_cut(
         body: &[u8],
         cuts: &[usize],
-    ) -> Result<(Option<ListMeta>, Vec<String>), serde_json::Error> {
+    ) -> Result<(Option<ListMeta>, Vec<String>, Vec<String>), serde_json::Error> {
         let mut decoder = ListBodyDecoder::<ConfigMap>::new();
         let mut parts = Vec::new();
         let mut start = 0;
@@ -365,6 +380,7 @@ mod tests {
         decoder.finish()?;
         let mut meta = None;
         let mut names = Vec::new();
+        let mut types = Vec::new();
         for part in parts {
             match part {
                 ListPart::Meta(m) => {
@@ -376,9 +392,10 @@ mod tests {
                         .into_iter()
                         .map(|cm| cm.metadata.name.unwrap_or_default()),
                 ),
+                ListPart::ApiVersion(v) | ListPart::Kind(v) => types.push(v),
             }
         }
-        Ok((meta, names))
+        Ok((meta, names, types))
     }
 
     #[test]
@@ -386,22 +403,23 @@ mod tests {
         let body = BODY.as_bytes();
         for a in 0..body.len() {
             for b in [a, (a + 7).min(body.len()), body.len()] {
-                let (meta, names) = decode_cut(body, &[a, b.max(a)]).unwrap();
+                let (meta, names, types) = decode_cut(body, &[a, b.max(a)]).unwrap();
                 let meta = meta.unwrap();
                 assert_eq!(meta.resource_version.as_deref(), Some("12"));
                 assert_eq!(meta.continue_.as_deref(), Some("next"));
                 assert_eq!(names, ["a", "b"], "cut at {a}, {b}");
+                assert_eq!(types, ["ConfigMapList", "v1"], "cut at {a}, {b}");
             }
         }
     }
 
     #[test]
     fn items_before_metadata_and_an_empty_list_decode() {
-        let (meta, names) =
+        let (meta, names, _) =
             decode_cut(br#"{"items":[],"metadata":{"resourceVersion":"3"}}"#, &[]).unwrap();
         assert!(names.is_empty());
         assert_eq!(meta.unwrap().resource_version.as_deref(), Some("3"));
-        let (_, names) = decode_cut(
+        let (_, names, _) = decode_cut(
             br#" { "items" : [ {"metadata":{"name":"z"}} ] } "#,
             &[3, 20],
         )
