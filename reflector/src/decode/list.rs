@@ -366,10 +366,10 @@ mod tests {
 
     const BODY: &str = r#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"12","continue":"next"},"items":[{"metadata":{"name":"a","annotations":{"x":"}{\"]["}}},{"metadata":{"name":"b"},"data":{"k":"v\\"}} ]}"#;
 
-    fn decode_cut(
-        body: &[u8],
-        cuts: &[usize],
-    ) -> Result<(Option<ListMeta>, Vec<String>, Vec<String>), serde_json::Error> {
+    /// The metadata, the item names and the list's type fields of a decoded body.
+    type Decoded = (Option<ListMeta>, Vec<String>, Vec<String>);
+
+    fn decode_cut(body: &[u8], cuts: &[usize]) -> Result<Decoded, serde_json::Error> {
         let mut decoder = ListBodyDecoder::<ConfigMap>::new();
         let mut parts = Vec::new();
         let mut start = 0;
