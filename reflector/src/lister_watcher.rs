@@ -73,8 +73,27 @@ where
 }
 
 /// Checks that an object is of the watched kind; used for dynamic objects, whose kind is
-/// only known at run time (typed objects are checked when they are decoded).
-type KindCheck<K> = Arc<dyn Fn(&K) -> Result<(), Error> + Send + Sync>;
+/// only known at run time (typed objects are checked when they are decoded). A listed object
+/// comes with its list's type, which vouches for an item that has no type of its own.
+type KindCheck<K> = Arc<dyn Fn(&K, Option<&ListType>) -> Result<(), Error> + Send + Sync>;
+
+/// A list's `apiVersion` and `kind`, as far as they were read.
+#[derive(Debug, Clone, Default)]
+struct ListType {
+    api_version: Option<String>,
+    kind: Option<String>,
+}
+
+impl ListType {
+    /// Records a type field of a list part; other parts change nothing.
+    fn note<K>(&mut self, part: &ListPart<K>) {
+        match part {
+            ListPart::ApiVersion(v) => self.api_version = Some(v.clone()),
+            ListPart::Kind(k) => self.kind = Some(k.clone()),
+            ListPart::Meta(_) | ListPart::Items(_) => {}
+        }
+    }
+}
 
 /// A [`ListerWatcher`] over a [`kube::Api`], for typed resources (`Api<Pod>`) and dynamic ones
 /// (`Api<DynamicObject>`, see [`ApiListerWatcher::dynamic`]).
@@ -104,9 +123,6 @@ pub struct ApiListerWatcher<K> {
     label_selector: Option<String>,
     field_selector: Option<String>,
     kind_check: Option<KindCheck<K>>,
-    /// The `apiVersion` and list `kind` every list must have (dynamic objects: their items may
-    /// come without a type of their own, so the list's vouches for them).
-    list_type: Option<Arc<(String, String)>>,
     max_watch_line_len: usize,
 }
 
@@ -118,7 +134,6 @@ impl<K: Clone> Clone for ApiListerWatcher<K> {
             label_selector: self.label_selector.clone(),
             field_selector: self.field_selector.clone(),
             kind_check: self.kind_check.clone(),
-            list_type: self.list_type.clone(),
             max_watch_line_len: self.max_watch_line_len,
         }
     }
@@ -144,7 +159,6 @@ impl<K: Clone> ApiListerWatcher<K> {
             label_selector: None,
             field_selector: None,
             kind_check: None,
-            list_type: None,
             max_watch_line_len: DEFAULT_MAX_WATCH_LINE_LEN,
         }
     }
@@ -208,58 +222,43 @@ impl ApiListerWatcher<DynamicObject> {
     pub fn dynamic(api: Api<DynamicObject>, resource: &ApiResource) -> Self {
         let api_version = resource.api_version.clone();
         let kind = resource.kind.clone();
-        let list_type = Arc::new((api_version.clone(), format!("{kind}List")));
-        let check: KindCheck<DynamicObject> = Arc::new(move |obj: &DynamicObject| {
-            match &obj.types {
-                Some(types) if types.api_version != api_version || types.kind != kind => {
-                    Err(Error::UnexpectedKind {
-                        expected: format!("{api_version}/{kind}"),
-                        received: format!("{}/{}", types.api_version, types.kind),
-                    })
+        let check: KindCheck<DynamicObject> = Arc::new(move |obj, list| {
+            let unexpected = |received: String| {
+                Err(Error::UnexpectedKind {
+                    expected: format!("{api_version}/{kind}"),
+                    received,
+                })
+            };
+            match (&obj.types, list) {
+                (Some(types), _) if types.api_version != api_version || types.kind != kind => {
+                    unexpected(format!("{}/{}", types.api_version, types.kind))
                 }
-                // Items of a list may omit their type; the list's kind vouches for them.
-                _ => Ok(()),
+                (Some(_), _) | (None, None) => Ok(()),
+                // An item without a type of its own (kube-apiserver lists built-in kinds so)
+                // is of its list's kind, `<Kind>List`. A custom resource's list may have
+                // another list kind, but its items always carry their own type.
+                (None, Some(list)) => {
+                    let list_version = list.api_version.as_deref().unwrap_or(&api_version);
+                    let list_kind = list.kind.as_deref().unwrap_or_default();
+                    let item_kind = list_kind.strip_suffix("List");
+                    if list_version == api_version && item_kind.is_none_or(|k| k == kind) {
+                        Ok(())
+                    } else {
+                        unexpected(format!("{list_version}/{list_kind}"))
+                    }
+                }
             }
         });
         Self {
             kind_check: Some(check),
-            list_type: Some(list_type),
             ..Self::new(api)
         }
     }
 }
 
-/// Whether a list's `apiVersion` or `kind` (`field`, `value`) is other than `expected`'s; a
-/// list of another type is logged, and its items are left out.
-fn list_of_other_type(expected: &(String, String), field: ListTypeField, value: &str) -> bool {
-    let (api_version, kind) = expected;
-    let wrong = match field {
-        ListTypeField::ApiVersion => value != api_version,
-        ListTypeField::Kind => value != kind,
-    };
-    if wrong {
-        let error = Error::UnexpectedKind {
-            expected: format!("{api_version}/{kind}"),
-            received: match field {
-                ListTypeField::ApiVersion => format!("{value}/{kind}"),
-                ListTypeField::Kind => format!("{api_version}/{value}"),
-            },
-        };
-        tracing::warn!(%error, "skipping the items of a list of the wrong kind");
-    }
-    wrong
-}
-
-/// The two type fields of a list.
-#[derive(Clone, Copy)]
-enum ListTypeField {
-    ApiVersion,
-    Kind,
-}
-
 /// Whether a listed object passes the kind check; one that does not is logged and left out.
-fn keep_of_kind<K>(check: &KindCheck<K>, obj: &K) -> bool {
-    match check(obj) {
+fn keep_of_kind<K>(check: &KindCheck<K>, obj: &K, list: &ListType) -> bool {
+    match check(obj, Some(list)) {
         Ok(()) => true,
         Err(error) => {
             tracing::warn!(%error, "skipping a listed object of the wrong kind");
@@ -272,7 +271,7 @@ fn keep_of_kind<K>(check: &KindCheck<K>, obj: &K) -> bool {
 fn check_event<K>(check: &KindCheck<K>, event: WatchEvent<K>) -> Result<WatchEvent<K>, Error> {
     match &event {
         WatchEvent::Added(obj) | WatchEvent::Modified(obj) | WatchEvent::Deleted(obj) => {
-            check(obj)?;
+            check(obj, None)?;
         }
         WatchEvent::Bookmark(_) | WatchEvent::Error(_) => {}
     }
@@ -290,14 +289,13 @@ where
             .list(&self.list_params(params))
             .await
             .map_err(|source| Error::request("list", self.api.resource_url(), source))?;
-        if let Some(expected) = &self.list_type
-            && (list_of_other_type(expected, ListTypeField::ApiVersion, &list.types.api_version)
-                || list_of_other_type(expected, ListTypeField::Kind, &list.types.kind))
-        {
-            list.items.clear();
-        }
         if let Some(check) = &self.kind_check {
-            list.items.retain(|obj| keep_of_kind(check, obj));
+            let list_type = ListType {
+                api_version: Some(list.types.api_version.clone()).filter(|v| !v.is_empty()),
+                kind: Some(list.types.kind.clone()).filter(|k| !k.is_empty()),
+            };
+            list.items
+                .retain(|obj| keep_of_kind(check, obj, &list_type));
         }
         Ok(list)
     }
@@ -318,36 +316,20 @@ where
         request.extensions_mut().insert("list");
         let body = self.client.request_stream(request).await.map_err(failed)?;
         let parts = decode_list_body::<K, _>(body);
-        let (check, list_type) = (self.kind_check.clone(), self.list_type.clone());
-        if check.is_none() && list_type.is_none() {
+        let Some(check) = self.kind_check.clone() else {
             return Ok(parts);
-        }
-        // Once the list's type shows it is of another kind, none of its items is kept.
-        let mut other_type = false;
+        };
+        // The list's type comes before its items; it vouches for items without their own.
+        let mut list_type = ListType::default();
         Ok(parts
-            .map_ok(move |part| {
-                let mut note = |field, value: &str| {
-                    if let Some(expected) = &list_type {
-                        other_type |= list_of_other_type(expected, field, value);
-                    }
-                };
-                match part {
-                    ListPart::Items(mut items) => {
-                        if other_type {
-                            items.clear();
-                        } else if let Some(check) = &check {
-                            items.retain(|obj| keep_of_kind(check, obj));
-                        }
-                        ListPart::Items(items)
-                    }
-                    other => {
-                        match &other {
-                            ListPart::ApiVersion(v) => note(ListTypeField::ApiVersion, v),
-                            ListPart::Kind(k) => note(ListTypeField::Kind, k),
-                            _ => {}
-                        }
-                        other
-                    }
+            .map_ok(move |part| match part {
+                ListPart::Items(mut items) => {
+                    items.retain(|obj| keep_of_kind(&check, obj, &list_type));
+                    ListPart::Items(items)
+                }
+                other => {
+                    list_type.note(&other);
+                    other
                 }
             })
             .boxed())
@@ -405,5 +387,56 @@ where
             description.push_str(" (metadata only)");
         }
         description
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kube::api::{ApiResource, DynamicObject, TypeMeta};
+
+    use super::*;
+
+    fn dynamic_check(kind: &str) -> KindCheck<DynamicObject> {
+        let config = kube::Config::new("http://127.0.0.1:1".parse().expect("a URL"));
+        let client = Client::try_from(config).expect("a client");
+        let mut resource = ApiResource::erase::<k8s_openapi::api::core::v1::ConfigMap>(&());
+        resource.kind = kind.into();
+        let lw = ApiListerWatcher::dynamic(Api::all_with(client, &resource), &resource);
+        lw.kind_check
+            .expect("a dynamic lister-watcher checks kinds")
+    }
+
+    fn list(kind: &str) -> ListType {
+        ListType {
+            api_version: Some("v1".into()),
+            kind: Some(kind.into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_list_vouches_only_for_items_without_a_type() {
+        let check = dynamic_check("ConfigMap");
+        let bare = DynamicObject::new(
+            "a",
+            &ApiResource::erase::<k8s_openapi::api::core::v1::ConfigMap>(&()),
+        );
+        let untyped = DynamicObject {
+            types: None,
+            ..bare.clone()
+        };
+        assert!(check(&untyped, Some(&list("ConfigMapList"))).is_ok());
+        assert!(check(&untyped, Some(&list("SecretList"))).is_err());
+        assert!(check(&untyped, None).is_ok());
+        // An item with its own type is judged by it, whatever its list is called (a custom
+        // resource's list kind is the CRD's choice).
+        let typed = DynamicObject {
+            types: Some(TypeMeta {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+            }),
+            ..bare
+        };
+        assert!(check(&typed, Some(&list("ConfigMapCollection"))).is_ok());
+        assert!(dynamic_check("Secret")(&typed, Some(&list("SecretList"))).is_err());
     }
 }
