@@ -4,6 +4,7 @@
 //! sets in parentheses, requirements joined by commas.
 
 use super::selector::LabelReq;
+use crate::ops::name_rules::{label_value_problem, qualified_name_problem};
 
 /// Upstream's lexer tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,7 +182,7 @@ impl Parser {
         if tok != Token::Identifier {
             return Err(format!("found '{key}', expected: identifier"));
         }
-        if let Some(why) = key_problem(&key) {
+        if let Some(why) = qualified_name_problem(&key) {
             return Err(format!("<nil>: Invalid value: {key:?}: {why}"));
         }
         let (next, _) = self.lookahead(Context::Values);
@@ -223,7 +224,7 @@ impl Parser {
             _ => Vec::new(),
         };
         for (i, v) in values.iter().enumerate() {
-            if let Some(why) = value_problem(v) {
+            if let Some(why) = label_value_problem(v) {
                 return Err(format!("values[{i}][{key}]: Invalid value: {v:?}: {why}"));
             }
         }
@@ -311,66 +312,6 @@ pub(super) fn parse(text: &str) -> Result<Vec<LabelReq>, String> {
         at: 0,
     };
     parser.selector()
-}
-
-/// Why a label key is not a qualified name (upstream's `IsQualifiedName` messages).
-fn key_problem(key: &str) -> Option<String> {
-    let parts: Vec<&str> = key.split('/').collect();
-    let (prefix, name) = match parts.as_slice() {
-        [name] => (None, *name),
-        [prefix, name] => (Some(*prefix), *name),
-        _ => {
-            return Some(format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                crate::ops::name_rules::QUALIFIED_NAME_RULE
-            ));
-        }
-    };
-    let mut problems = Vec::new();
-    match prefix {
-        Some("") => problems.push("prefix part must be non-empty".to_string()),
-        Some(p) if p.len() > 253 => {
-            problems.push("prefix part must be no more than 253 characters".to_string());
-        }
-        Some(p) if !crate::api::meta::is_dns_subdomain(p) => problems.push(format!(
-            "prefix part {}",
-            crate::ops::name_rules::DNS_SUBDOMAIN_MESSAGE
-        )),
-        _ => {}
-    }
-    if name.is_empty() {
-        problems.push("name part must be non-empty".to_string());
-    } else if name.len() > 63 {
-        problems.push("name part must be no more than 63 characters".to_string());
-    }
-    if !is_qualified_name_part(name) {
-        problems.push(format!(
-            "name part {}",
-            crate::ops::name_rules::QUALIFIED_NAME_RULE
-        ));
-    }
-    (!problems.is_empty()).then(|| problems.join("; "))
-}
-
-fn is_qualified_name_part(name: &str) -> bool {
-    let edge = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
-    edge(name.chars().next())
-        && edge(name.chars().last())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
-
-/// Why a label value is not valid (upstream's `IsValidLabelValue` messages).
-fn value_problem(value: &str) -> Option<String> {
-    let mut problems = Vec::new();
-    if value.len() > 63 {
-        problems.push("must be no more than 63 characters".to_string());
-    }
-    if !value.is_empty() && !is_qualified_name_part(value) {
-        problems.push(crate::ops::name_rules::LABEL_VALUE_MESSAGE.to_string());
-    }
-    (!problems.is_empty()).then(|| problems.join("; "))
 }
 
 #[cfg(test)]

@@ -29,21 +29,7 @@ pub(super) fn check_string_map(
         return;
     };
     for (k, val) in map {
-        let key_ok = {
-            let (prefix, name) = match k.split_once('/') {
-                Some((p, n)) => (Some(p), n),
-                None => (None, k.as_str()),
-            };
-            prefix.is_none_or(meta::is_dns_subdomain)
-                && !name.is_empty()
-                && name.len() <= 63
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-                && name.starts_with(|c: char| c.is_ascii_alphanumeric())
-                && name.ends_with(|c: char| c.is_ascii_alphanumeric())
-        };
-        if !key_ok {
+        if qualified_name_problem(k).is_some() {
             causes.push(invalid_value(
                 &format!("metadata.{field}"),
                 k,
@@ -57,13 +43,7 @@ pub(super) fn check_string_map(
                 "must be a string",
             )),
             Some(s) if check_values => {
-                let ok = s.is_empty()
-                    || (s.len() <= 63
-                        && s.chars()
-                            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-                        && s.starts_with(|c: char| c.is_ascii_alphanumeric())
-                        && s.ends_with(|c: char| c.is_ascii_alphanumeric()));
-                if !ok {
+                if label_value_problem(s).is_some() {
                     causes.push(invalid_value(
                         &format!("metadata.{field}"),
                         s,
@@ -74,6 +54,63 @@ pub(super) fn check_string_map(
             Some(_) => {}
         }
     }
+}
+
+/// Why a label or annotation key is not a qualified name (upstream's `IsQualifiedName`
+/// messages, joined).
+pub(crate) fn qualified_name_problem(key: &str) -> Option<String> {
+    let parts: Vec<&str> = key.split('/').collect();
+    let (prefix, name) = match parts.as_slice() {
+        [name] => (None, *name),
+        [prefix, name] => (Some(*prefix), *name),
+        _ => {
+            return Some(format!(
+                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                QUALIFIED_NAME_RULE
+            ));
+        }
+    };
+    let mut problems = Vec::new();
+    match prefix {
+        Some("") => problems.push("prefix part must be non-empty".to_string()),
+        Some(p) if p.len() > 253 => {
+            problems.push("prefix part must be no more than 253 characters".to_string());
+        }
+        Some(p) if !meta::is_dns_subdomain(p) => {
+            problems.push(format!("prefix part {}", DNS_SUBDOMAIN_MESSAGE))
+        }
+        _ => {}
+    }
+    if name.is_empty() {
+        problems.push("name part must be non-empty".to_string());
+    } else if name.len() > 63 {
+        problems.push("name part must be no more than 63 characters".to_string());
+    }
+    if !is_qualified_name_part(name) {
+        problems.push(format!("name part {}", QUALIFIED_NAME_RULE));
+    }
+    (!problems.is_empty()).then(|| problems.join("; "))
+}
+
+fn is_qualified_name_part(name: &str) -> bool {
+    let edge = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    edge(name.chars().next())
+        && edge(name.chars().last())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// Why a label value is not valid (upstream's `IsValidLabelValue` messages, joined).
+pub(crate) fn label_value_problem(value: &str) -> Option<String> {
+    let mut problems = Vec::new();
+    if value.len() > 63 {
+        problems.push("must be no more than 63 characters".to_string());
+    }
+    if !value.is_empty() && !is_qualified_name_part(value) {
+        problems.push(LABEL_VALUE_MESSAGE.to_string());
+    }
+    (!problems.is_empty()).then(|| problems.join("; "))
 }
 
 /// Why `name` is not a valid path segment (the name rule of RBAC objects), if it is not.
