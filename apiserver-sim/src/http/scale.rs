@@ -14,10 +14,6 @@ use crate::ops::WriteOptions;
 use crate::ops::{self, Part};
 use crate::shared::Shared;
 
-fn pointer(path: &str) -> String {
-    path.replace('.', "/")
-}
-
 fn selector_string(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
@@ -36,18 +32,18 @@ pub(super) fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
         label_selector: None,
     });
     let spec = obj
-        .pointer(&pointer(&paths.spec_replicas))
+        .pointer(&ScalePaths::pointer(&paths.spec_replicas))
         .and_then(Value::as_i64)
         .unwrap_or(0);
     let status = obj
-        .pointer(&pointer(&paths.status_replicas))
+        .pointer(&ScalePaths::pointer(&paths.status_replicas))
         .and_then(Value::as_i64)
         .unwrap_or(0);
     let selector = selector_string(
         paths
             .label_selector
             .as_deref()
-            .and_then(|p| obj.pointer(&pointer(p))),
+            .and_then(|p| obj.pointer(&ScalePaths::pointer(p))),
     );
     let mut md = json!({"name": meta::name(obj), "uid": meta::uid(obj),
         "resourceVersion": meta::resource_version(obj)});
@@ -115,7 +111,7 @@ pub(super) fn write_scale(
         return Err(ApiError::conflict(&req.info, name));
     }
     let mut new = (*current).clone();
-    let ptr = pointer(&paths.spec_replicas);
+    let ptr = ScalePaths::pointer(&paths.spec_replicas);
     if let Some(slot) = new.pointer_mut(&ptr) {
         *slot = json!(replicas);
     } else {

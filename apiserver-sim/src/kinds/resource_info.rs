@@ -73,6 +73,13 @@ pub struct ScalePaths {
     pub label_selector: Option<String>,
 }
 
+impl ScalePaths {
+    /// One of these paths as a JSON pointer (`.spec.replicas` is `/spec/replicas`).
+    pub fn pointer(path: &str) -> String {
+        path.replace('.', "/")
+    }
+}
+
 /// Everything the server needs to serve one resource type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResourceInfo {

@@ -219,12 +219,7 @@ pub fn validate(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
 /// What upstream finds wrong with the replicas a scale subresource reads (`specReplicasPath`,
 /// given with its leading dot): not an integer, negative, or beyond an int32.
 fn spec_replicas_problem(obj: &Value, path: &str) -> Option<Cause> {
-    let pointer: String = path
-        .trim_start_matches('.')
-        .split('.')
-        .map(|segment| format!("/{segment}"))
-        .collect();
-    let value = obj.pointer(&pointer)?;
+    let value = obj.pointer(&crate::kinds::resource_info::ScalePaths::pointer(path))?;
     let invalid = |shown: &str, why: String| Cause {
         reason: "FieldValueInvalid".into(),
         message: format!("Invalid value: {shown}: {why}"),
