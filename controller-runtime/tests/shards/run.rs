@@ -9,14 +9,16 @@ use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use informer::InformerFactory;
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube_rt_controller_runtime::sharding::ShardLease;
 use serde_json::json;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::checks;
-use crate::member::{MemberSettings, NS, PREFIX, RENEW_DEADLINE};
+use crate::member::{MemberSettings, NS, PREFIX, RENEW_DEADLINE, RING};
 use crate::members::journal::Interval;
 use crate::members::slot::{Slot, all_intervals};
 use crate::members::{FAILED_EXIT, LOST_LEASE_EXIT};
@@ -89,7 +91,35 @@ impl Run {
         }
         let all = run.wanted();
         run.wait_ring(&all).await?;
+        run.wait_marked(&all).await?;
         Ok(run)
+    }
+
+    /// Waits until the sharder has marked every shard of `want` as given its share: until
+    /// then its ring may still lack one, and objects seeded meanwhile would be placed by the
+    /// smaller ring and moved at once (counted against the start's membership change).
+    async fn wait_marked(&mut self, want: &BTreeSet<String>) -> Result<(), String> {
+        let deadline = Instant::now() + STEP_LIMIT;
+        loop {
+            let marked: BTreeSet<String> = self
+                .server
+                .list::<Lease>()
+                .iter()
+                .filter_map(ShardLease::from_lease)
+                .filter(|lease| lease.ring() == Some(RING) && lease.is_assigned())
+                .map(|lease| lease.shard().as_str().to_owned())
+                .collect();
+            if want.is_subset(&marked) {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "the sharder marked {marked:?}, not all of {want:?}, {STEP_LIMIT:?} on"
+                ));
+            }
+            self.restart_exited()?;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// Starts a new shard process named `shard`.
