@@ -13,6 +13,7 @@ use kube_rt_informer::SharedIndexInformer;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+pub use testkit::cluster::{TestCluster, ns};
 pub use testkit::config_maps::{NS, State, cm, name, put, remove, rv, server_state, state_of};
 pub use testkit::{Event, Recorder, eventually};
 

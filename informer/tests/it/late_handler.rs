@@ -11,6 +11,9 @@ use common::*;
 
 #[tokio::test(start_paused = true)]
 async fn a_late_handler_gets_the_cache_then_live_events() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for i in 0..1000 {
         put(&server, &format!("cm-{i}"), "0");

@@ -15,6 +15,9 @@ use kube_rt_informer::{
 
 #[tokio::test(start_paused = true)]
 async fn settings_handlers_and_accessors_follow_the_informer_life() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "cm-0", "0");
     put(&server, "keep-1", "0");
@@ -123,6 +126,9 @@ async fn settings_handlers_and_accessors_follow_the_informer_life() {
 
 #[tokio::test(start_paused = true)]
 async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "x");
     put(&server, "b", "y");

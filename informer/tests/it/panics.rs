@@ -10,6 +10,9 @@ use common::*;
 
 #[tokio::test(start_paused = true)]
 async fn a_panicking_handler_is_contained() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let informer = config_map_informer(&server, Duration::ZERO);

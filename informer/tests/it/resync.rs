@@ -10,6 +10,9 @@ use common::*;
 
 #[tokio::test(start_paused = true)]
 async fn resync_updates_reach_only_the_handler_that_asked() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for i in 0..3 {
         put(&server, &format!("cm-{i}"), "0");

@@ -20,6 +20,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+pub use testkit::cluster::TestCluster;
 pub use testkit::config_maps::{NS, State, cm, put, remove, server_state, state_of};
 pub use testkit::eventually;
 

@@ -23,6 +23,9 @@ use kube_rt_reflector::{
 
 #[tokio::test(start_paused = true)]
 async fn an_expired_list_retries_at_once_from_the_latest_state() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let Watching {
         server,
         lw,
@@ -59,6 +62,9 @@ async fn an_expired_list_retries_at_once_from_the_latest_state() {
 
 #[tokio::test(start_paused = true)]
 async fn an_expired_continue_token_falls_back_to_one_full_list() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = Arc::new(ApiServer::start().await.unwrap());
     for i in 0..10 {
         put(&server, &format!("cm-{i}"), "0");
@@ -111,6 +117,9 @@ async fn an_expired_continue_token_falls_back_to_one_full_list() {
 
 #[tokio::test(start_paused = true)]
 async fn a_watch_closing_at_once_without_events_relists_after_a_backoff() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let Watching {
         server,
         lw,
@@ -130,6 +139,9 @@ async fn a_watch_closing_at_once_without_events_relists_after_a_backoff() {
 
 #[tokio::test(start_paused = true)]
 async fn dynamic_objects_are_reflected_and_objects_of_another_kind_skipped() {
+    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let resource = ApiResource::erase::<ConfigMap>(&());
@@ -185,6 +197,9 @@ async fn dynamic_objects_are_reflected_and_objects_of_another_kind_skipped() {
 
 #[tokio::test(start_paused = true)]
 async fn namespace_label_and_field_selectors_scope_the_list_and_the_watch() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let labelled = |name: &str, app: &str| {
         let mut obj = cm(name, "0");
@@ -247,6 +262,9 @@ fn lw_description_has(lw: &ApiListerWatcher<ConfigMap>, text: &str) -> bool {
 
 #[tokio::test(start_paused = true)]
 async fn a_change_before_the_initial_events_end_means_a_plain_watch_and_falls_back_to_a_list() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let recorder = config_maps(server.client().unwrap());
@@ -268,6 +286,9 @@ async fn a_change_before_the_initial_events_end_means_a_plain_watch_and_falls_ba
 /// a watch at its timeout the reflector rewatches without listing; by default nothing resyncs.
 #[tokio::test(start_paused = true)]
 async fn watches_time_out_after_five_to_ten_minutes_and_rewatch_without_relisting_or_resyncing() {
+    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let lw = config_maps(server.client().unwrap());
@@ -307,6 +328,9 @@ async fn watches_time_out_after_five_to_ten_minutes_and_rewatch_without_relistin
 /// follows at once.
 #[tokio::test(start_paused = true)]
 async fn a_too_large_resource_version_lists_the_latest_state_at_once() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let recorder = config_maps(client_without_retry(&server));
@@ -357,7 +381,7 @@ async fn a_too_large_resource_version_lists_the_latest_state_at_once() {
 
 #[tokio::test]
 async fn a_resource_the_server_does_not_serve_is_named_in_the_error() {
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     // No CustomResourceDefinition serves this group: the server answers 404 for the collection.
     let resource = ApiResource {
         group: "nowhere.example.com".into(),

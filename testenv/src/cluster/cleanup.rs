@@ -114,7 +114,10 @@ async fn empty_kind(
         {
             return Err(failed("removing finalizers of", error));
         }
-        if let Err(error) = api.delete(name, &DeleteParams::background()).await
+        // At once: a bare API server runs no kubelet to end a Pod's grace period.
+        if let Err(error) = api
+            .delete(name, &DeleteParams::background().grace_period(0))
+            .await
             && !is_not_found(&error)
         {
             return Err(failed("deleting", error));

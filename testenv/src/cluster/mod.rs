@@ -111,6 +111,12 @@ impl ExistingCluster {
     /// Connects to the current context of the kubeconfig at `path` and creates a scratch
     /// namespace (`kube-rt-test-<random>`, labelled [`SCRATCH_LABEL`]).
     pub async fn connect(path: &Path) -> Result<Self, Error> {
+        Self::connect_in(path, &format!("kube-rt-test-{}", random_suffix())).await
+    }
+
+    /// Like [`connect`](Self::connect), with the scratch namespace `namespace`: created unless
+    /// it exists (a leftover of a run that crashed is emptied first), deleted at cleanup.
+    pub async fn connect_in(path: &Path, namespace: &str) -> Result<Self, Error> {
         let cluster_error = |message: String| Error::Cluster {
             kubeconfig: path.to_owned(),
             message,
@@ -120,7 +126,7 @@ impl ExistingCluster {
             kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
                 .await
                 .map_err(|e| cluster_error(e.to_string()))?;
-        let namespace = format!("kube-rt-test-{}", random_suffix());
+        let namespace = namespace.to_owned();
         config.default_namespace.clone_from(&namespace);
         let client = Client::try_from(config.clone()).map_err(|e| cluster_error(e.to_string()))?;
         let scratch = Namespace {
@@ -131,10 +137,23 @@ impl ExistingCluster {
             },
             ..Namespace::default()
         };
-        Api::<Namespace>::all(client.clone())
+        match Api::<Namespace>::all(client.clone())
             .create(&PostParams::default(), &scratch)
             .await
-            .map_err(|e| cluster_error(format!("creating namespace {namespace}: {e}")))?;
+        {
+            Ok(_) => {}
+            Err(kube::Error::Api(status)) if status.code == 409 => {
+                // A leftover: emptied, so the test starts from nothing.
+                empty_namespace(&client, &namespace)
+                    .await
+                    .map_err(cluster_error)?;
+            }
+            Err(e) => {
+                return Err(cluster_error(format!(
+                    "creating namespace {namespace}: {e}"
+                )));
+            }
+        }
         // Pods need their namespace's `default` ServiceAccount, which a bare API server (no
         // controller-manager) never makes; on a full cluster its controller may be first.
         let account = ServiceAccount {
@@ -197,6 +216,19 @@ impl ExistingCluster {
             namespaces.push(namespace.clone());
         }
         namespace
+    }
+
+    /// Records a cluster-scoped object the test made, to delete it at cleanup (a namespace is
+    /// emptied and deleted as the scratch namespace is).
+    pub fn delete_at_cleanup(&self, resource: ApiResource, name: &str) {
+        if resource.kind == "Namespace" && resource.group.is_empty() {
+            let namespaces = &mut self.scope.made.lock().namespaces;
+            if !namespaces.iter().any(|n| n == name) {
+                namespaces.push(name.to_owned());
+            }
+        } else {
+            self.scope.record(resource, name);
+        }
     }
 
     /// The scratch namespace and the record of cluster-scoped objects made.
