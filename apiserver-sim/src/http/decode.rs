@@ -58,11 +58,12 @@ pub(super) fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> 
     })
 }
 
-/// A YAML body (upstream converts it to JSON first).
+/// A YAML body (upstream converts it to JSON first, and quotes the conversion's error
+/// as it is).
 fn decode_yaml(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> {
-    serde_yaml::from_slice(body).map_err(|e| {
+    crate::api::yaml11::to_json(body).map_err(|e| {
         ApiError::bad_request(format!(
-            "the object provided is unrecognized (must be of type {}): error converting YAML to JSON: {e} ({})",
+            "the object provided is unrecognized (must be of type {}): {e} ({})",
             info.kind,
             summarize_body(body)
         ))
