@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use http::{HeaderMap, header};
 use serde_json::Value;
 
-use super::request::{Req, Sub};
+use super::request::Req;
 use crate::api::patch::PatchKind;
 use crate::api::status::{ApiError, ApiResult};
 use crate::api::{accept, go_json, repr};
@@ -125,11 +125,7 @@ pub(super) fn write_options(req: &Req, headers: &HeaderMap) -> ApiResult<WriteOp
     }
     wo.ownership = Ownership::Record;
     wo.owner_refs = req.owner_refs.clone();
-    wo.subresource = match req.sub {
-        Sub::None => "",
-        Sub::Status => "status",
-        Sub::Scale => "scale",
-    };
+    wo.subresource = req.sub.name();
     Ok(wo)
 }
 

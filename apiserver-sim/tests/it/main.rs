@@ -31,6 +31,7 @@ mod managed_fields_kinds;
 mod negotiation;
 mod not_found;
 mod owner_references;
+mod pod_actions;
 mod protobuf;
 mod rbac;
 mod robustness;
