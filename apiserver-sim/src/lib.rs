@@ -229,8 +229,9 @@
 //! period of 0. Services get a cluster IP from 10.96.0.0/12 on create (no NodePorts are
 //! allocated). `pods/log` answers with what a simulated container wrote (`follow` returns at
 //! once). A pod's `binding` and `eviction` (which honours PodDisruptionBudgets, whose status
-//! only a client writes: no disruption controller runs) are served as upstream serves them,
-//! and so are `ephemeralcontainers` and `resize`; exec, attach, port-forward and proxy give
+//! the workload simulator keeps; without it only clients write it) are served as upstream
+//! serves them, and so are `ephemeralcontainers` and `resize`; exec, attach, port-forward and
+//! proxy give
 //! a bare API server's refusals (no host assigned, no node, no address, upgrade required), and
 //! where upstream would connect, the simulator says it runs no kubelet and no pod servers. The
 //! garbage

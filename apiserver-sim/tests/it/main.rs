@@ -45,4 +45,5 @@ mod tables_custom;
 mod tables_options;
 mod watch_recovery;
 mod workloads;
+mod workloads_disruption;
 mod workloads_pods;
