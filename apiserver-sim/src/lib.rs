@@ -231,11 +231,9 @@
 //! once). A pod's `binding` and `eviction` (which honours PodDisruptionBudgets, whose status
 //! the workload simulator keeps; without it only clients write it) are served as upstream
 //! serves them, and so are `ephemeralcontainers` and `resize`; exec, attach, port-forward and
-//! proxy give
-//! a bare API server's refusals (no host assigned, no node, no address, upgrade required), and
-//! where upstream would connect, the simulator says it runs no kubelet and no pod servers. The
-//! garbage
-//! collector matches owners by uid only.
+//! proxy give a bare API server's refusals (no host assigned, no node, no address, upgrade
+//! required), and where upstream would connect, the simulator says it runs no kubelet and no
+//! pod servers. The garbage collector matches owners by uid only.
 //!
 //! # Layout
 //!
