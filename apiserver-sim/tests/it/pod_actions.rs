@@ -119,6 +119,11 @@ async fn connections_need_a_host_and_an_address() {
         (r.status, r.json()["message"].clone()),
         (400, json!("address not allowed"))
     );
+    let r = send(&server, "GET", &format!("{PODS}/p/proxy/a/b"), Value::Null).await;
+    assert_eq!(
+        (r.status, r.json()["message"].clone()),
+        (400, json!("address not allowed"))
+    );
     let r = send(&server, "GET", &format!("{PODS}/nope/exec"), Value::Null).await;
     assert_eq!(r.status, 404);
     server.shutdown().await;
