@@ -322,6 +322,9 @@ impl TestCluster {
 pub trait Server {
     /// A client of the server, default namespace [`ns`]`()`.
     fn test_client(&self) -> Client;
+    /// A client configuration of the server (with its credentials), to build a client of one's
+    /// own.
+    fn test_client_config(&self) -> kube::Config;
     /// Installs `crd` and returns once its custom resources are served.
     fn install_test_crd(
         &self,
@@ -330,11 +333,20 @@ pub trait Server {
     /// Whether this is an existing cluster, shared with others: managers there watch [`ns`]`()`
     /// only.
     fn is_shared(&self) -> bool;
+    /// The [`State`] of the ConfigMaps in [`ns`]`()`.
+    fn config_map_state(&self) -> impl Future<Output = State>;
 }
 
 impl Server for ApiServer {
     fn test_client(&self) -> Client {
         self.client().expect("a client of the simulator")
+    }
+
+    fn test_client_config(&self) -> kube::Config {
+        let mut config =
+            kube::Config::new(self.url().parse().expect("the simulator's URL is a URI"));
+        config.default_namespace = ns().to_owned();
+        config
     }
 
     async fn install_test_crd(
@@ -347,11 +359,19 @@ impl Server for ApiServer {
     fn is_shared(&self) -> bool {
         false
     }
+
+    async fn config_map_state(&self) -> State {
+        crate::config_maps::server_state(self)
+    }
 }
 
 impl<T: Server> Server for Arc<T> {
     fn test_client(&self) -> Client {
         (**self).test_client()
+    }
+
+    fn test_client_config(&self) -> kube::Config {
+        (**self).test_client_config()
     }
 
     async fn install_test_crd(
@@ -364,11 +384,19 @@ impl<T: Server> Server for Arc<T> {
     fn is_shared(&self) -> bool {
         (**self).is_shared()
     }
+
+    async fn config_map_state(&self) -> State {
+        (**self).config_map_state().await
+    }
 }
 
 impl Server for TestCluster {
     fn test_client(&self) -> Client {
         self.client().expect("a client of the test's server")
+    }
+
+    fn test_client_config(&self) -> kube::Config {
+        self.config()
     }
 
     async fn install_test_crd(
@@ -385,6 +413,12 @@ impl Server for TestCluster {
 
     fn is_shared(&self) -> bool {
         self.sim().is_none()
+    }
+
+    async fn config_map_state(&self) -> State {
+        self.state()
+            .await
+            .expect("the ConfigMaps of the test's namespace")
     }
 }
 

@@ -87,15 +87,15 @@ async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
     if testkit::cluster::sim_only("virtual time") {
         return;
     }
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "cm-0", "0");
+    let server = TestCluster::start().await.unwrap();
+    server.put("cm-0", "0").await.unwrap();
     let factory = InformerFactory::builder(server.client().unwrap())
         .default_resync(Duration::from_secs(30))
         .resync_for::<ConfigMap>(Duration::from_secs(5))
         .build();
     let config_maps = factory.informer::<ConfigMap>();
     // Another scope of the same type is another informer.
-    let namespaced = factory.informer_in::<ConfigMap>(InformerScope::namespace(NS));
+    let namespaced = factory.informer_in::<ConfigMap>(InformerScope::namespace(ns()));
     assert!(!Arc::ptr_eq(&config_maps, &namespaced));
     assert_ne!(config_maps.name(), namespaced.name());
     // A resource the server does not serve: its lists fail forever.
@@ -106,10 +106,10 @@ async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
         kind: "Widget".into(),
         plural: "widgets".into(),
     };
-    let dynamic = factory.dynamic_informer(&widgets, InformerScope::namespace(NS));
+    let dynamic = factory.dynamic_informer(&widgets, InformerScope::namespace(ns()));
     assert!(Arc::ptr_eq(
         &dynamic,
-        &factory.dynamic_informer(&widgets, InformerScope::namespace(NS))
+        &factory.dynamic_informer(&widgets, InformerScope::namespace(ns()))
     ));
     factory.start();
 
@@ -223,9 +223,9 @@ async fn informers_resync_at_the_default_period_unless_their_type_overrides_it()
     if testkit::cluster::sim_only("virtual time") {
         return;
     }
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "cm-0", "0");
-    server.create(&pod("pod-0")).unwrap();
+    let server = TestCluster::start().await.unwrap();
+    server.put("cm-0", "0").await.unwrap();
+    server.create(&pod("pod-0")).await.unwrap();
     let factory = InformerFactory::builder(server.client().unwrap())
         .default_resync(Duration::from_secs(1))
         .resync_for::<Pod>(Duration::ZERO)
@@ -263,10 +263,7 @@ async fn informers_resync_at_the_default_period_unless_their_type_overrides_it()
 
 #[tokio::test(start_paused = true)]
 async fn a_removed_informer_stops_alone_and_a_new_request_gets_a_new_one() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let factory = InformerFactory::new(server.client().unwrap());
     let pods = factory.informer::<Pod>();
     let config_maps = factory.informer::<ConfigMap>();

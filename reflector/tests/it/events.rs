@@ -130,8 +130,8 @@ async fn resync_runs_on_its_period_and_a_failing_resync_relists() {
     if testkit::cluster::sim_only("virtual time") {
         return;
     }
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
+    let server = TestCluster::start().await.unwrap();
+    server.put("a", "0").await.unwrap();
     let lw = config_maps(server.client().unwrap());
     let store = Arc::new(FlakyStore {
         inner: cache(),
@@ -169,8 +169,8 @@ async fn the_resync_gate_decides_which_timer_ticks_resync() {
     if testkit::cluster::sim_only("virtual time") {
         return;
     }
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
+    let server = TestCluster::start().await.unwrap();
+    server.put("a", "0").await.unwrap();
     let lw = config_maps(server.client().unwrap());
     let store = Arc::new(FlakyStore {
         inner: cache(),

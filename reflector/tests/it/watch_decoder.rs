@@ -190,12 +190,9 @@ async fn a_watch_over_http_yields_events_and_the_in_band_error() {
 
 #[tokio::test(start_paused = true)]
 async fn an_oversize_watch_line_is_reported_and_the_reflector_relists_to_recover_it() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "small", "0");
-    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
+    let server = TestCluster::start().await.unwrap();
+    server.put("small", "0").await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), ns());
     let lister_watcher = Recorder::new(Arc::new(
         ApiListerWatcher::new(api).max_watch_line_len(2048),
     ));
@@ -208,7 +205,7 @@ async fn an_oversize_watch_line_is_reported_and_the_reflector_relists_to_recover
     })
     .await;
 
-    put(&server, "big", &"x".repeat(4096));
+    server.put("big", &"x".repeat(4096)).await.unwrap();
     converged(&server, &*store).await;
     let texts: Vec<_> = seen.errors.lock().iter().map(|e| e.text.clone()).collect();
     assert!(
