@@ -34,10 +34,7 @@ struct Observed {
 
 #[tokio::test(start_paused = true)]
 async fn keys_never_overlap_and_final_states_are_reconciled() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let observed = Arc::new(Observed::default());
     let seen = observed.clone();
@@ -81,7 +78,10 @@ async fn keys_never_overlap_and_final_states_are_reconciled() {
 
     for round in 0..ROUNDS {
         for i in 0..OBJECTS {
-            put(&server, &format!("cm-{i}"), &round.to_string());
+            server
+                .put(&format!("cm-{i}"), &round.to_string())
+                .await
+                .unwrap();
         }
         // Let the controller work while the next round of writes comes in.
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -104,7 +104,10 @@ async fn keys_never_overlap_and_final_states_are_reconciled() {
     observed.slow.store(true, Ordering::SeqCst);
     for round in 0..HOT_ROUNDS {
         for i in 0..HOT_KEYS {
-            put(&server, &format!("cm-{i}"), &format!("hot-{round}"));
+            server
+                .put(&format!("cm-{i}"), &format!("hot-{round}"))
+                .await
+                .unwrap();
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
@@ -131,12 +134,9 @@ async fn keys_never_overlap_and_final_states_are_reconciled() {
 
 #[tokio::test(start_paused = true)]
 async fn one_worker_by_default() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     for i in 0..20 {
-        put(&server, &format!("cm-{i}"), "0");
+        server.put(&format!("cm-{i}"), "0").await.unwrap();
     }
     let manager = Arc::new(manager(&server).build());
     let observed = Arc::new(Observed::default());

@@ -166,10 +166,7 @@ async fn one_address_serves_metrics_and_probes_and_a_failing_readyz_check_is_500
 
 #[tokio::test(start_paused = true)]
 async fn a_taken_address_fails_start() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let manager = manager(&server)
         .metrics_bind_address(taken.local_addr().unwrap())

@@ -104,9 +104,6 @@ fn dynamic_of(resource: ApiResource, namespaced: bool) -> DynamicKind {
 
 #[tokio::test(start_paused = true)]
 async fn typed_namespaces_for_a_cluster_scoped_kind_are_refused() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let halves: [Half; 2] = [
         Box::new(|b: ManagerBuilder| b.by_object(ByObject::of::<Namespace>().labels("team=x"))),
         Box::new(|b: ManagerBuilder| b.by_object(ByObject::of::<Namespace>().namespaces(["n1"]))),
@@ -116,9 +113,6 @@ async fn typed_namespaces_for_a_cluster_scoped_kind_are_refused() {
 
 #[tokio::test(start_paused = true)]
 async fn metadata_namespaces_for_a_cluster_scoped_kind_are_refused() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let halves: [Half; 2] = [
         Box::new(|b: ManagerBuilder| b.by_object(ByObject::of::<Namespace>().labels("team=x"))),
         Box::new(|b: ManagerBuilder| {
@@ -136,9 +130,6 @@ async fn metadata_namespaces_for_a_cluster_scoped_kind_are_refused() {
 
 #[tokio::test(start_paused = true)]
 async fn dynamic_namespaces_for_a_cluster_scoped_kind_are_refused() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let kind = dynamic_of(ApiResource::erase::<Namespace>(&()), false);
     let (first, second) = (kind.clone(), kind.clone());
     let halves: [Half; 2] = [
@@ -158,18 +149,12 @@ async fn dynamic_namespaces_for_a_cluster_scoped_kind_are_refused() {
 
 #[tokio::test(start_paused = true)]
 async fn a_second_typed_transform_is_refused() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let halves = twice(|| ByObject::of::<Secret>().transform(marking("again")));
     refused(halves, Watch::of::<Secret>, "Secret", TWO_TRANSFORMS).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_second_metadata_transform_is_refused() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let halves = twice(|| ByObject::of::<Metadata<Secret>>().transform(marking("again")));
     refused(
         halves,
@@ -182,9 +167,6 @@ async fn a_second_metadata_transform_is_refused() {
 
 #[tokio::test(start_paused = true)]
 async fn a_second_dynamic_transform_is_refused() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let kind = dynamic_of(ApiResource::erase::<Secret>(&()), true);
     let settings = kind.clone();
     let halves =
@@ -202,10 +184,7 @@ async fn a_second_dynamic_transform_is_refused() {
 /// one kind may each have theirs.
 #[tokio::test(start_paused = true)]
 async fn one_transform_per_representation_is_accepted() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let manager = Arc::new(
         manager(&server)
             .by_object(ByObject::of::<Secret>().transform(marking("full")))

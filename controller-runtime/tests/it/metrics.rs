@@ -317,10 +317,7 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
 
 #[tokio::test(start_paused = true)]
 async fn managers_have_independent_registries() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let one = manager(&server).build();
     let two = manager(&server).build();
     Controller::new(&one)

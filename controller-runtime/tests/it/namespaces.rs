@@ -171,21 +171,24 @@ fn namespace(name: &str, team: &str) -> Namespace {
 
 #[tokio::test(start_paused = true)]
 async fn per_kind_options_override_namespaces_selectors_and_transform() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     for name in ["a", "b"] {
-        server.create(&namespace(name, "z")).unwrap();
+        server.create(&namespace(name, "z")).await.unwrap();
     }
     for (ns, name, keep) in [("a", "s1", true), ("b", "s2", true), ("b", "s3", false)] {
-        server.create(&secret_in(ns, name, keep)).unwrap();
+        server.create(&secret_in(ns, name, keep)).await.unwrap();
     }
     for (name, team) in [("shop", "x"), ("billing", "x"), ("audit", "y")] {
-        server.create(&namespace(name, team)).unwrap();
+        server.create(&namespace(name, team)).await.unwrap();
     }
-    server.create(&config_map_in("a", "settings")).unwrap();
-    server.create(&config_map_in("b", "settings")).unwrap();
+    server
+        .create(&config_map_in("a", "settings"))
+        .await
+        .unwrap();
+    server
+        .create(&config_map_in("b", "settings"))
+        .await
+        .unwrap();
 
     let manager = Arc::new(
         manager(&server)

@@ -74,11 +74,8 @@ fn channel() -> (
 
 #[tokio::test(start_paused = true)]
 async fn stream_keys_reach_the_reconciler_past_predicates_and_errors_and_ends_are_counted() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    server.create(&cm("watched", "1")).unwrap();
+    let server = TestCluster::start().await.unwrap();
+    server.create(&cm("watched", "1")).await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let seen = Seen::default();
     let (sender, from_channel) = channel();
@@ -125,10 +122,7 @@ async fn stream_keys_reach_the_reconciler_past_predicates_and_errors_and_ends_ar
 
 #[tokio::test(start_paused = true)]
 async fn the_handle_enqueues_with_a_priority_and_a_delay() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let seen = Seen::default();
     let handle = Controller::new(&manager)
