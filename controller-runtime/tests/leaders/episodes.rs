@@ -1,0 +1,185 @@
+//! The soak's two episodes beside the kills: the leader losing its lease (its Lease writes
+//! fail until it steps down), and, against a real server, the API server restarted mid-run
+//! (after an etcd compaction) with the proof that watches met a real 410.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::member::{LEASE_SECS, RENEW_DEADLINE};
+use crate::members::LOST_LEASE_EXIT;
+use crate::members::slot::Slot;
+use crate::real::restart::{self, ETCD_ENV, Probe, RESTART_ENV};
+use crate::target::Target;
+use crate::{leader_slot, member, restart_exited};
+
+/// How long the lease writes may fail before the leader must have stepped down: its renew
+/// deadline, plus slack for a loaded machine.
+const STEP_DOWN_LIMIT: Duration = Duration::from_secs(20);
+/// How long the API server may take to be ready after the restart command returned.
+const READY_LIMIT: Duration = Duration::from_secs(120);
+
+/// Makes every Lease write fail until the leader steps down and exits; its identity.
+pub async fn lose_lease(target: &Target, slots: &mut [Slot], seed: u64) -> Result<String, String> {
+    let deadline = Instant::now() + STEP_DOWN_LIMIT;
+    let leader = loop {
+        if let Some(i) = leader_slot(target, slots).await {
+            break i;
+        }
+        if Instant::now() >= deadline {
+            return Err("nobody led when the lease was to be lost".to_owned());
+        }
+        restart_exited(slots)?;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    target.fail_lease_writes(seed).await?;
+    let identity = slots[leader].identity().to_owned();
+    let outcome = loop {
+        match slots[leader].exited()? {
+            Some(code) if code == LOST_LEASE_EXIT => break Ok(identity.clone()),
+            Some(code) => {
+                break Err(format!(
+                    "{identity} exited with {code} instead of stepping down"
+                ));
+            }
+            None if Instant::now() >= deadline => {
+                break Err(format!(
+                    "{identity} still runs {STEP_DOWN_LIMIT:?} after its lease writes began to fail \
+                     (renew deadline {RENEW_DEADLINE:?}, lease {LEASE_SECS} s)"
+                ));
+            }
+            None => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    };
+    target.restore_lease_writes().await?;
+    slots[leader].start()?;
+    outcome
+}
+
+/// The restart the user asked for (`KUBE_RT_TEST_RESTART`, and `KUBE_RT_TEST_ETCD` for the
+/// compaction before it).
+pub struct RestartPlan {
+    command: String,
+    etcd: Option<String>,
+}
+
+impl RestartPlan {
+    /// The plan for `target`: none on the simulator; on a real server, none without a restart
+    /// command (a notice says so), and no compaction without an etcd URL (likewise).
+    pub fn for_target(target: &Target) -> Option<Self> {
+        target.cluster()?;
+        let Some(command) = restart::command_from_env() else {
+            println!("notice: {RESTART_ENV} is not set: the API server restart run is skipped");
+            return None;
+        };
+        let etcd = restart::etcd_from_env();
+        if etcd.is_none() {
+            println!(
+                "notice: {ETCD_ENV} is not set: etcd is not compacted before the restart \
+                 (the 410 is not forced through etcd)"
+            );
+        }
+        Some(Self { command, etcd })
+    }
+
+    /// Compacts etcd (if named), restarts the API server, waits until it is ready, and probes
+    /// a watch and an exact list from a resourceVersion taken before.
+    pub async fn run(&self, target: &Target, slots: &mut [Slot]) -> Result<Restarted, String> {
+        let cluster = target
+            .cluster()
+            .ok_or("a restart needs a real server")?;
+        let from = restart::list_version(cluster).await?;
+        let lists_before = slots
+            .iter()
+            .filter_map(|s| Some((s.identity(), s.snapshot::<member::Snapshot>()?.lists)))
+            .collect();
+        let leader = target.lease_holder().await;
+        let compacted_to = match &self.etcd {
+            Some(etcd) => Some(restart::compact(etcd).await?),
+            None => None,
+        };
+        let took = restart::run_command(&self.command).await?;
+        let ready_after = cluster.wait_ready(READY_LIMIT).await?;
+        let probe = restart::probe(cluster, &from).await;
+        restart_exited(slots)?;
+        Ok(Restarted {
+            took,
+            ready_after,
+            compacted_to,
+            probe,
+            leader,
+            lists_before,
+            relists: Vec::new(),
+        })
+    }
+}
+
+/// What a restart did.
+pub struct Restarted {
+    /// How long the restart command ran.
+    took: Duration,
+    /// How long after it the server answered `/readyz`.
+    ready_after: Duration,
+    /// The etcd revision compacted to.
+    compacted_to: Option<i64>,
+    probe: Probe,
+    /// The Lease holder before the restart.
+    leader: Option<String>,
+    /// Each running member's list requests before the restart.
+    lists_before: Vec<(String, u64)>,
+    /// The members that ran through the restart and to the end, with the list requests they
+    /// made since it began.
+    relists: Vec<(String, u64)>,
+}
+
+impl Restarted {
+    /// Reads, from the members' snapshots, the relists of those that lived through the
+    /// restart.
+    pub fn count_relists(&mut self, slots: &[Slot]) {
+        self.relists = self
+            .lists_before
+            .iter()
+            .filter_map(|(identity, before)| {
+                let slot = slots.iter().find(|s| &s.identity() == identity)?;
+                let after = slot.snapshot::<member::Snapshot>()?.lists;
+                Some((identity.clone(), after.saturating_sub(*before)))
+            })
+            .collect();
+    }
+
+    /// The restart proved what it should: after a compaction, the watch and the exact list from
+    /// before it were 410s; every member that lived through it relisted.
+    pub fn check(&self) -> Result<(), String> {
+        if self.compacted_to.is_some() && !self.probe.gone {
+            return Err(format!(
+                "etcd was compacted and the API server restarted, yet no 410: {}",
+                self.probe
+            ));
+        }
+        let idle: Vec<&String> = self
+            .relists
+            .iter()
+            .filter(|(_, n)| *n == 0)
+            .map(|(identity, _)| identity)
+            .collect();
+        if !idle.is_empty() {
+            return Err(format!("{idle:?} never relisted after the restart"));
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for Restarted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "API server restarted (leader before: {:?}", self.leader)?;
+        if let Some(revision) = self.compacted_to {
+            write!(f, ", etcd compacted to revision {revision} first")?;
+        }
+        write!(
+            f,
+            "; command {:.1?}, ready {:.1?} after it); probe {}; members through the restart \
+             and their list requests since: {:?}",
+            self.took, self.ready_after, self.probe, self.relists
+        )
+    }
+}
