@@ -102,4 +102,3 @@ pub fn queue_depths(metrics: &Metrics) -> Vec<(String, f64)> {
         })
         .collect()
 }
-

@@ -9,6 +9,7 @@ use tokio::time::Instant;
 use crate::member::{LEASE_SECS, RENEW_DEADLINE};
 use crate::members::LOST_LEASE_EXIT;
 use crate::members::slot::Slot;
+use crate::real::access;
 use crate::real::restart::{self, ETCD_ENV, Probe, RESTART_ENV};
 use crate::target::Target;
 use crate::{leader_slot, member, restart_exited};
@@ -85,9 +86,7 @@ impl RestartPlan {
     /// Compacts etcd (if named), restarts the API server, waits until it is ready, and probes
     /// a watch and an exact list from a resourceVersion taken before.
     pub async fn run(&self, target: &Target, slots: &mut [Slot]) -> Result<Restarted, String> {
-        let cluster = target
-            .cluster()
-            .ok_or("a restart needs a real server")?;
+        let cluster = target.cluster().ok_or("a restart needs a real server")?;
         let from = restart::list_version(cluster).await?;
         let lists_before = slots
             .iter()
@@ -95,7 +94,7 @@ impl RestartPlan {
             .collect();
         let leader = target.lease_holder().await;
         let compacted_to = match &self.etcd {
-            Some(etcd) => Some(restart::compact(etcd).await?),
+            Some(etcd) => Some(restart::compact(cluster, access::ACCOUNT, etcd).await?),
             None => None,
         };
         let took = restart::run_command(&self.command).await?;

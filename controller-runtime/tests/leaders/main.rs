@@ -213,7 +213,10 @@ async fn soak(settings: &Settings, target: &Arc<Target>, dir: &Path) -> Result<S
     while Instant::now() < chaos_end {
         restart_exited(&mut slots)?;
         let now = Instant::now();
-        if let Some(plan) = restart.as_ref().filter(|_| restarted.is_none() && now >= restart_at) {
+        if let Some(plan) = restart
+            .as_ref()
+            .filter(|_| restarted.is_none() && now >= restart_at)
+        {
             restarted = Some(plan.run(target, &mut slots).await?);
             next_kill = Instant::now() + Duration::from_millis(rng.u64(3_000..8_000));
         } else if lease_lost.is_none() && now >= lease_loss_at {

@@ -39,7 +39,9 @@ pub enum Target {
 impl Target {
     /// Starts the simulator with `settings`' chaos, writing its kubeconfig into `dir`.
     pub async fn sim(settings: &Settings, dir: &Path) -> Result<Self, String> {
-        let profile = settings.profile.ok_or("no chaos profile for the simulator")?;
+        let profile = settings
+            .profile
+            .ok_or("no chaos profile for the simulator")?;
         let server = ApiServer::builder()
             .bookmark_interval(Duration::from_secs(1))
             .chaos(ChaosConfig {
@@ -151,7 +153,8 @@ impl Target {
     }
 
     /// Makes every Lease write of the members fail: 500s from fail rules on the simulator, a
-    /// withdrawn RoleBinding (403 on every Lease request) on a real server.
+    /// withdrawn RoleBinding (403 on every Lease request) on a real server, once a Lease read
+    /// with the members' credentials is seen refused.
     pub async fn fail_lease_writes(&self, seed: u64) -> Result<(), String> {
         match self {
             Self::Sim { server, .. } => {
@@ -160,7 +163,20 @@ impl Target {
                 }
                 Ok(())
             }
-            Self::Real { cluster, .. } => cluster.withdraw_leases().await,
+            Self::Real {
+                cluster,
+                members_kubeconfig,
+                ..
+            } => {
+                cluster.withdraw_leases().await?;
+                let took = cluster
+                    .await_forbidden(members_kubeconfig, Duration::from_secs(10))
+                    .await?;
+                println!(
+                    "lease rights withdrawn: a member's Lease read is refused with 403 after {took:.1?}"
+                );
+                Ok(())
+            }
         }
     }
 

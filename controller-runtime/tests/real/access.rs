@@ -6,12 +6,15 @@
 //! 403 from the RBAC authorizer, until the binding is created again.
 
 use std::path::Path;
+use std::time::Duration;
 
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ServiceAccount;
 use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
-use kube::api::{DeleteParams, PostParams};
+use kube::api::{Api, DeleteParams, PostParams};
 use kube::config::Kubeconfig;
+use tokio::time::Instant;
 
 use super::Cluster;
 
@@ -124,6 +127,29 @@ impl Cluster {
             .await
             .map(drop)
             .map_err(|e| format!("deleting RoleBinding {LEASES}: {e}"))
+    }
+
+    /// Polls (up to `limit`) until a Lease read with the members' kubeconfig at `members` is
+    /// refused with 403: the withdrawal has reached the authorizer. How long that took.
+    pub async fn await_forbidden(
+        &self,
+        members: &Path,
+        limit: Duration,
+    ) -> Result<Duration, String> {
+        let started = Instant::now();
+        let leases: Api<Lease> = Api::namespaced(super::client(members).await?, &self.namespace);
+        loop {
+            match leases.get_opt("any").await {
+                Err(kube::Error::Api(e)) if e.code == 403 => return Ok(started.elapsed()),
+                answer if started.elapsed() >= limit => {
+                    return Err(format!(
+                        "a member's Lease read still answered {answer:?} {limit:?} after the \
+                         RoleBinding was deleted"
+                    ));
+                }
+                _ => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
     }
 
     /// The admin kubeconfig with every user's credentials replaced by `token`.

@@ -42,6 +42,14 @@ pub fn kubeconfig_from_env() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+/// Microseconds since the Unix epoch, as text (for annotations).
+pub fn now_us_text() -> String {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros())
+        .to_string()
+}
+
 /// A client of the cluster the kubeconfig at `path` names (its current context).
 pub async fn client(path: &Path) -> Result<kube::Client, String> {
     let kubeconfig = Kubeconfig::read_from(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -161,7 +169,9 @@ impl Cluster {
                 Err(_) => {}
             }
             if Instant::now() >= deadline {
-                return Err(format!("namespace {name} still exists after {CLEANUP_LIMIT:?}"));
+                return Err(format!(
+                    "namespace {name} still exists after {CLEANUP_LIMIT:?}"
+                ));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

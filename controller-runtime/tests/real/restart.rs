@@ -19,7 +19,7 @@ use futures::StreamExt;
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{ListParams, VersionMatch, WatchEvent, WatchParams};
+use kube::api::{ListParams, Patch, PatchParams, VersionMatch, WatchEvent, WatchParams};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
@@ -112,8 +112,18 @@ async fn etcd_post(base: &str, path: &str, body: &Value) -> Result<Value, String
     serde_json::from_slice(&bytes).map_err(|e| format!("etcd {path}: {e}"))
 }
 
-/// Compacts etcd at `base` to its current revision (physically); that revision.
-pub async fn compact(base: &str) -> Result<i64, String> {
+/// Compacts etcd at `base` to its current revision (physically), after one write of its own
+/// in the run's namespace (an annotation on its ServiceAccount `account`), so that the
+/// revision compacted to is newer than any resourceVersion read before the call (etcd keeps the
+/// compacted revision itself readable); that revision.
+pub async fn compact(cluster: &Cluster, account: &str, base: &str) -> Result<i64, String> {
+    let at = super::now_us_text();
+    let marker = json!({"metadata": {"annotations": {"kube-rt.test/compacted-at-us": at}}});
+    cluster
+        .api::<k8s_openapi::api::core::v1::ServiceAccount>()
+        .patch(account, &PatchParams::default(), &Patch::Merge(marker))
+        .await
+        .map_err(|e| format!("writing before the compaction: {e}"))?;
     // The key "\0" (base64 "AA=="): any range answers with the store's current revision.
     let range = etcd_post(base, "/v3/kv/range", &json!({"key": "AA=="})).await?;
     let revision = match &range["header"]["revision"] {
@@ -186,9 +196,7 @@ pub async fn probe(cluster: &Cluster, from: &str) -> Probe {
             }
         }
     };
-    let params = ListParams::default()
-        .at(from)
-        .matching(VersionMatch::Exact);
+    let params = ListParams::default().at(from).matching(VersionMatch::Exact);
     let exact_list = match api.list(&params).await {
         Err(kube::Error::Api(e)) => (e.code == 410, format!("{} {}", e.code, e.message)),
         Err(e) => (false, format!("error {e}")),
