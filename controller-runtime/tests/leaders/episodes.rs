@@ -19,6 +19,8 @@ use crate::{leader_slot, member, restart_exited};
 const STEP_DOWN_LIMIT: Duration = Duration::from_secs(20);
 /// How long the API server may take to be ready after the restart command returned.
 const READY_LIMIT: Duration = Duration::from_secs(120);
+/// How long the members that ran through a restart may take to relist once it is ready.
+const RELIST_LIMIT: Duration = Duration::from_secs(30);
 
 /// Makes every Lease write fail until the leader steps down and exits; its identity.
 pub async fn lose_lease(target: &Target, slots: &mut [Slot], seed: u64) -> Result<String, String> {
@@ -88,7 +90,7 @@ impl RestartPlan {
     pub async fn run(&self, target: &Target, slots: &mut [Slot]) -> Result<Restarted, String> {
         let cluster = target.cluster().ok_or("a restart needs a real server")?;
         let from = restart::list_version(cluster).await?;
-        let lists_before = slots
+        let lists_before: Vec<(String, u64)> = slots
             .iter()
             .filter_map(|s| Some((s.identity(), s.snapshot::<member::Snapshot>()?.lists)))
             .collect();
@@ -100,15 +102,22 @@ impl RestartPlan {
         let took = restart::run_command(&self.command).await?;
         let ready_after = cluster.wait_ready(READY_LIMIT).await?;
         let probe = restart::probe(cluster, &from).await;
+        // Members that exited meanwhile (a leader that could not renew steps down) are
+        // replaced; the others lived through the restart and must relist.
         restart_exited(slots)?;
+        let survivors: Vec<(String, u64)> = lists_before
+            .into_iter()
+            .filter(|(identity, _)| slots.iter().any(|s| &s.identity() == identity))
+            .collect();
+        let relists = await_relists(slots, &survivors).await;
         Ok(Restarted {
             took,
             ready_after,
             compacted_to,
             probe,
             leader,
-            lists_before,
-            relists: Vec::new(),
+            survivors: survivors.len(),
+            relists,
         })
     }
 }
@@ -124,28 +133,36 @@ pub struct Restarted {
     probe: Probe,
     /// The Lease holder before the restart.
     leader: Option<String>,
-    /// Each running member's list requests before the restart.
-    lists_before: Vec<(String, u64)>,
-    /// The members that ran through the restart and to the end, with the list requests they
-    /// made since it began.
+    /// How many members ran through the restart (the others exited and were replaced).
+    survivors: usize,
+    /// Those members, with the list requests they made since the restart began.
     relists: Vec<(String, u64)>,
 }
 
-impl Restarted {
-    /// Reads, from the members' snapshots, the relists of those that lived through the
-    /// restart.
-    pub fn count_relists(&mut self, slots: &[Slot]) {
-        self.relists = self
-            .lists_before
+/// Polls (up to [`RELIST_LIMIT`]) until every member of `survivors` (identity, list requests
+/// before the restart) has listed again; each one's list requests since.
+async fn await_relists(slots: &[Slot], survivors: &[(String, u64)]) -> Vec<(String, u64)> {
+    let deadline = Instant::now() + RELIST_LIMIT;
+    loop {
+        let relists: Vec<(String, u64)> = survivors
             .iter()
-            .filter_map(|(identity, before)| {
-                let slot = slots.iter().find(|s| &s.identity() == identity)?;
-                let after = slot.snapshot::<member::Snapshot>()?.lists;
-                Some((identity.clone(), after.saturating_sub(*before)))
+            .map(|(identity, before)| {
+                let after = slots
+                    .iter()
+                    .find(|s| &s.identity() == identity)
+                    .and_then(|s| s.snapshot::<member::Snapshot>())
+                    .map_or(*before, |s| s.lists);
+                (identity.clone(), after.saturating_sub(*before))
             })
             .collect();
+        if relists.iter().all(|(_, n)| *n > 0) || Instant::now() >= deadline {
+            return relists;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
 
+impl Restarted {
     /// The restart proved what it should: after a compaction, the watch and the exact list from
     /// before it were 410s; every member that lived through it relisted.
     pub fn check(&self) -> Result<(), String> {
@@ -162,7 +179,12 @@ impl Restarted {
             .map(|(identity, _)| identity)
             .collect();
         if !idle.is_empty() {
-            return Err(format!("{idle:?} never relisted after the restart"));
+            return Err(format!(
+                "{idle:?} never relisted within {RELIST_LIMIT:?} after the restart"
+            ));
+        }
+        if self.survivors == 0 {
+            return Err("no member ran through the restart".to_owned());
         }
         Ok(())
     }
@@ -176,9 +198,9 @@ impl std::fmt::Display for Restarted {
         }
         write!(
             f,
-            "; command {:.1?}, ready {:.1?} after it); probe {}; members through the restart \
-             and their list requests since: {:?}",
-            self.took, self.ready_after, self.probe, self.relists
+            "; command {:.1?}, ready {:.1?} after it); probe {}; {} members ran through the \
+             restart, their list requests since: {:?}",
+            self.took, self.ready_after, self.probe, self.survivors, self.relists
         )
     }
 }

@@ -243,13 +243,6 @@ async fn soak(settings: &Settings, target: &Arc<Target>, dir: &Path) -> Result<S
         gaps = convergence_gaps(target, &mut slots).await?;
     }
     let converged_after = Instant::now() - chaos_end;
-    let restarted = match restarted {
-        Some(mut episode) => {
-            episode.count_relists(&slots);
-            Some(episode)
-        }
-        None => None,
-    };
     stop_history.cancel();
     recording.await.map_err(|e| format!("lease history: {e}"))?;
     for slot in &mut slots {
