@@ -19,6 +19,15 @@ use crate::{leader_slot, member, restart_exited};
 const STEP_DOWN_LIMIT: Duration = Duration::from_secs(20);
 /// How long the API server may take to be ready after the restart command returned.
 const READY_LIMIT: Duration = Duration::from_secs(120);
+/// The members' log against a real server: the reflector's notices, among them its relists
+/// after a 410.
+pub const MEMBER_TRACE: &str = "kube_rt_reflector=info";
+/// What the reflector logs when a watch or a list is answered 410 (`reflector.rs`).
+const EXPIRED: [&str; 2] = [
+    "resource version expired; relisting",
+    "cannot list at the last synced resource version",
+];
+
 /// How long the members that ran through a restart may take to relist once it is ready.
 const RELIST_LIMIT: Duration = Duration::from_secs(30);
 
@@ -94,6 +103,14 @@ impl RestartPlan {
             .iter()
             .filter_map(|s| Some((s.identity(), s.snapshot::<member::Snapshot>()?.lists)))
             .collect();
+        let logged_before: Vec<(String, u64)> = slots
+            .iter()
+            .map(|s| {
+                let identity = s.identity();
+                let len = std::fs::metadata(s.stderr_path(&identity)).map_or(0, |m| m.len());
+                (identity, len)
+            })
+            .collect();
         let leader = target.lease_holder().await;
         let compacted_to = match &self.etcd {
             Some(etcd) => Some(restart::compact(cluster, access::ACCOUNT, etcd).await?),
@@ -110,6 +127,20 @@ impl RestartPlan {
             .filter(|(identity, _)| slots.iter().any(|s| &s.identity() == identity))
             .collect();
         let relists = await_relists(slots, &survivors).await;
+        let expired = survivors
+            .iter()
+            .filter_map(|(identity, _)| {
+                let slot = slots.iter().find(|s| &s.identity() == identity)?;
+                let from = logged_before.iter().find(|(i, _)| i == identity)?.1;
+                let log = std::fs::read(slot.stderr_path(identity)).ok()?;
+                let since = String::from_utf8_lossy(log.get(from as usize..)?).into_owned();
+                let count = since
+                    .lines()
+                    .filter(|line| EXPIRED.iter().any(|e| line.contains(e)))
+                    .count();
+                Some((identity.clone(), count))
+            })
+            .collect();
         Ok(Restarted {
             took,
             ready_after,
@@ -118,6 +149,7 @@ impl RestartPlan {
             leader,
             survivors: survivors.len(),
             relists,
+            expired,
         })
     }
 }
@@ -137,6 +169,8 @@ pub struct Restarted {
     survivors: usize,
     /// Those members, with the list requests they made since the restart began.
     relists: Vec<(String, u64)>,
+    /// Those members, with the 410s their reflectors logged since the restart began.
+    expired: Vec<(String, usize)>,
 }
 
 /// Polls (up to [`RELIST_LIMIT`]) until every member of `survivors` (identity, list requests
@@ -163,8 +197,9 @@ async fn await_relists(slots: &[Slot], survivors: &[(String, u64)]) -> Vec<(Stri
 }
 
 impl Restarted {
-    /// The restart proved what it should: after a compaction, the watch and the exact list from
-    /// before it were 410s; every member that lived through it relisted.
+    /// The restart proved what it should: some member lived through it and every such member
+    /// relisted; after a compaction, the watch and the exact list from before it were 410s,
+    /// and every such member's reflector logged a 410.
     pub fn check(&self) -> Result<(), String> {
         if self.compacted_to.is_some() && !self.probe.gone {
             return Err(format!(
@@ -186,21 +221,36 @@ impl Restarted {
         if self.survivors == 0 {
             return Err("no member ran through the restart".to_owned());
         }
+        let unexpired: Vec<&String> = self
+            .expired
+            .iter()
+            .filter(|(_, n)| *n == 0)
+            .map(|(identity, _)| identity)
+            .collect();
+        if self.compacted_to.is_some() && !unexpired.is_empty() {
+            return Err(format!(
+                "{unexpired:?} logged no 410 after the compaction and restart"
+            ));
+        }
         Ok(())
     }
 }
 
 impl std::fmt::Display for Restarted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "API server restarted (leader before: {:?}", self.leader)?;
+        write!(
+            f,
+            "API server restarted (Lease holder before: {:?}",
+            self.leader
+        )?;
         if let Some(revision) = self.compacted_to {
             write!(f, ", etcd compacted to revision {revision} first")?;
         }
         write!(
             f,
             "; command {:.1?}, ready {:.1?} after it); probe {}; {} members ran through the \
-             restart, their list requests since: {:?}",
-            self.took, self.ready_after, self.probe, self.survivors, self.relists
+             restart, their list requests since: {:?}, the 410s their reflectors logged: {:?}",
+            self.took, self.ready_after, self.probe, self.survivors, self.relists, self.expired
         )
     }
 }

@@ -178,7 +178,10 @@ async fn soak(settings: &Settings, target: &Arc<Target>, dir: &Path) -> Result<S
         .map(|i| {
             let slot = Slot::new(PREFIX, format!("m{i}"), dir, target.members_kubeconfig());
             match target.cluster() {
-                Some(cluster) => slot.with_env(member::NAMESPACE_ENV, &cluster.namespace),
+                Some(cluster) => slot
+                    .with_env(member::NAMESPACE_ENV, &cluster.namespace)
+                    .with_env(member::LOG_ENV, episodes::MEMBER_TRACE)
+                    .with_stderr_files(),
                 None => slot,
             }
         })

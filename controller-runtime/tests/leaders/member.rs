@@ -47,8 +47,18 @@ pub struct Snapshot {
     pub watches: u64,
 }
 
+/// The variable holding a tracing filter for the member's log on stderr (unset: no log).
+pub const LOG_ENV: &str = "LEADERS_TRACE";
+
 /// Runs the member until it is killed, stopped or loses its lease; the exit code.
 pub fn run(env: &MemberEnv) -> i32 {
+    if let Ok(filter) = std::env::var(LOG_ENV) {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .init();
+    }
     members::run_member(
         env,
         |e| matches!(e, Error::LeadershipLost),
