@@ -199,7 +199,7 @@ async fn await_relists(slots: &[Slot], survivors: &[(String, u64)]) -> Vec<(Stri
 impl Restarted {
     /// The restart proved what it should: some member lived through it and every such member
     /// relisted; after a compaction, the watch and the exact list from before it were 410s,
-    /// and every such member's reflector logged a 410.
+    /// and some such member's reflector logged a 410.
     pub fn check(&self) -> Result<(), String> {
         if self.compacted_to.is_some() && !self.probe.gone {
             return Err(format!(
@@ -221,15 +221,13 @@ impl Restarted {
         if self.survivors == 0 {
             return Err("no member ran through the restart".to_owned());
         }
-        let unexpired: Vec<&String> = self
-            .expired
-            .iter()
-            .filter(|(_, n)| *n == 0)
-            .map(|(identity, _)| identity)
-            .collect();
-        if self.compacted_to.is_some() && !unexpired.is_empty() {
+        // A member whose watch broke (rather than closed) relists at once, from the watch
+        // cache, without resuming the watch, and one still in its first list when the server
+        // went down starts over: not every member meets the 410, some must.
+        if self.compacted_to.is_some() && self.expired.iter().all(|(_, n)| *n == 0) {
             return Err(format!(
-                "{unexpired:?} logged no 410 after the compaction and restart"
+                "no member logged a 410 after the compaction and restart: {:?}",
+                self.expired
             ));
         }
         Ok(())
