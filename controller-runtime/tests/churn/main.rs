@@ -28,6 +28,12 @@
 //! are stopped and dropped, every descriptor opened since the start must be closed again
 //! (within [`SHUTDOWN_SLACK`]): a pool closes its connections, a leaked descriptor stays. Linux
 //! only: the figures come from `/proc/self`.
+//!
+//! With `KUBE_RT_TEST_KUBECONFIG` set the churn runs against that real cluster instead (see
+//! `target.rs` and `../real/`): no simulator and no chaos (`CHURN_PROFILE` does not apply), a
+//! namespace of the run's own that the manager alone caches and that is removed at the end,
+//! and this process deleting the Secrets whose ConfigMap is gone (a bare API server has no
+//! garbage collector).
 
 #[path = "../real/mod.rs"]
 mod real;

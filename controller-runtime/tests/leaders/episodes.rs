@@ -198,8 +198,13 @@ async fn await_relists(slots: &[Slot], survivors: &[(String, u64)]) -> Vec<(Stri
 
 impl Restarted {
     /// The restart proved what it should: some member lived through it and every such member
-    /// relisted; after a compaction, the watch and the exact list from before it were 410s,
-    /// and some such member's reflector logged a 410.
+    /// relisted; after a compaction, the watch and the exact list from before it were 410s.
+    ///
+    /// The 410s the members' reflectors logged are reported, not required: a member whose
+    /// watch broke (rather than closed cleanly) when the server went down relists at once from
+    /// its last resourceVersion, which the new watch cache serves, without resuming the watch;
+    /// one still in its first list starts over. Runs saw both: every member logging a 410, and
+    /// none.
     pub fn check(&self) -> Result<(), String> {
         if self.compacted_to.is_some() && !self.probe.gone {
             return Err(format!(
@@ -220,15 +225,6 @@ impl Restarted {
         }
         if self.survivors == 0 {
             return Err("no member ran through the restart".to_owned());
-        }
-        // A member whose watch broke (rather than closed) relists at once, from the watch
-        // cache, without resuming the watch, and one still in its first list when the server
-        // went down starts over: not every member meets the 410, some must.
-        if self.compacted_to.is_some() && self.expired.iter().all(|(_, n)| *n == 0) {
-            return Err(format!(
-                "no member logged a 410 after the compaction and restart: {:?}",
-                self.expired
-            ));
         }
         Ok(())
     }
