@@ -28,6 +28,9 @@ const EXPIRED: [&str; 2] = [
     "cannot list at the last synced resource version",
 ];
 
+/// What the reflector logs for any other failure (a broken watch among them).
+const FAILURE: &str = "reflector failure";
+
 /// How long the members that ran through a restart may take to relist once it is ready.
 const RELIST_LIMIT: Duration = Duration::from_secs(30);
 
@@ -134,11 +137,13 @@ impl RestartPlan {
                 let from = logged_before.iter().find(|(i, _)| i == identity)?.1;
                 let log = std::fs::read(slot.stderr_path(identity)).ok()?;
                 let since = String::from_utf8_lossy(log.get(from as usize..)?).into_owned();
-                let count = since
-                    .lines()
-                    .filter(|line| EXPIRED.iter().any(|e| line.contains(e)))
-                    .count();
-                Some((identity.clone(), count))
+                let count = |what: &[&str]| {
+                    since
+                        .lines()
+                        .filter(|line| what.iter().any(|e| line.contains(e)))
+                        .count()
+                };
+                Some((identity.clone(), count(&EXPIRED), count(&[FAILURE])))
             })
             .collect();
         Ok(Restarted {
@@ -169,8 +174,9 @@ pub struct Restarted {
     survivors: usize,
     /// Those members, with the list requests they made since the restart began.
     relists: Vec<(String, u64)>,
-    /// Those members, with the 410s their reflectors logged since the restart began.
-    expired: Vec<(String, usize)>,
+    /// Those members, with the 410s and the other failures their reflectors logged since the
+    /// restart began.
+    expired: Vec<(String, usize, usize)>,
 }
 
 /// Polls (up to [`RELIST_LIMIT`]) until every member of `survivors` (identity, list requests
@@ -243,7 +249,8 @@ impl std::fmt::Display for Restarted {
         write!(
             f,
             "; command {:.1?}, ready {:.1?} after it); probe {}; {} members ran through the \
-             restart, their list requests since: {:?}, the 410s their reflectors logged: {:?}",
+             restart, their list requests since: {:?}, the 410s and other failures their \
+             reflectors logged: {:?}",
             self.took, self.ready_after, self.probe, self.survivors, self.relists, self.expired
         )
     }
