@@ -151,7 +151,14 @@ async fn run(settings: &Settings) -> Result<String, String> {
         None => Target::sim(settings, dir.path()).await?,
         Some(admin) => Target::real(admin, dir.path()).await?,
     });
-    let outcome = soak(settings, &target, dir.path()).await;
+    let stop_history = CancellationToken::new();
+    let outcome = soak(settings, &target, dir.path(), stop_history.clone()).await;
+    // A soak that failed early leaves the Lease recorder running, holding the target.
+    stop_history.cancel();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Arc::strong_count(&target) > 1 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let target = Arc::try_unwrap(target).map_err(|_| "the target is still shared".to_owned())?;
     let cleaned = target.finish().await;
     match (outcome, cleaned) {
@@ -166,9 +173,14 @@ async fn run(settings: &Settings) -> Result<String, String> {
 }
 
 /// The soak; its summary line, or what failed.
-async fn soak(settings: &Settings, target: &Arc<Target>, dir: &Path) -> Result<String, String> {
+/// `stop_history` stops the Lease recorder (the soak cancels it when it is done).
+async fn soak(
+    settings: &Settings,
+    target: &Arc<Target>,
+    dir: &Path,
+    stop_history: CancellationToken,
+) -> Result<String, String> {
     let history = History::default();
-    let stop_history = CancellationToken::new();
     let recording = tokio::spawn(
         history
             .clone()
