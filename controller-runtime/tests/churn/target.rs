@@ -31,7 +31,7 @@ pub enum Target {
 }
 
 impl Target {
-    /// Starts the simulator (with chaos when `profile` names one).
+    /// Starts the simulator (with chaos when `chaos` names a seed and a profile).
     pub async fn sim(
         history_limit: usize,
         chaos: Option<(u64, ChaosProfile)>,
@@ -80,8 +80,8 @@ impl Target {
         }
     }
 
-    /// Whether the manager watches the workload's namespace only (on a real cluster, where
-    /// other namespaces hold other objects).
+    /// Whether this is a real cluster (where other namespaces hold other objects, so the
+    /// manager caches the run's namespace only).
     pub fn is_real(&self) -> bool {
         matches!(self, Self::Real { .. })
     }
