@@ -205,8 +205,8 @@
 //! only (protobuf bodies get 415), and a protobuf body's non-pointer zero numbers and
 //! booleans are stored as sent (`paused: false`) while its empty strings are left out.
 //! Review kinds other than `SelfSubjectAccessReview`, `SelfSubjectRulesReview` and
-//! `SelfSubjectReview` (`TokenReview`, `SubjectAccessReview`, ...), `ComponentStatus` and the `binding` and
-//! `eviction` subresources are not served. Every built-in object must decode as its
+//! `SelfSubjectReview` (`TokenReview`, `SubjectAccessReview`, ...) and `ComponentStatus` are
+//! not served. Every built-in object must decode as its
 //! k8s-openapi type (400 otherwise); beyond that, built-in validation is
 //! a subset (names, labels, annotations, owner references, pod containers, deployment and
 //! replicaset selector and template, service ports, webhook configurations): unknown
@@ -214,8 +214,9 @@
 //! header. OpenAPI v3 documents carry the component schemas of custom resources (from their
 //! CRDs, with the meta types they refer to) and, with the `explain` feature, of built-in kinds
 //! (from their k8s-openapi types); without it `kubectl explain` finds no built-in kind.
-//! `/openapi/v2` is made from the v3 documents, in JSON only. Webhooks: the `/scale` subresource and CONNECT requests (exec, attach,
-//! port-forward, proxy: not served) call no admission webhook, `matchConditions` are not
+//! `/openapi/v2` is made from the v3 documents, in JSON only. Webhooks: the `/scale` subresource, a pod's `binding`
+//! and `eviction`, and CONNECT requests (exec, attach, port-forward, proxy) call no admission
+//! webhook, `matchConditions` are not
 //! evaluated, validating webhooks' first failure is chosen in webhook order (upstream: the
 //! first to answer), changes a mutating webhook makes to an applied object are not
 //! attributed in `managedFields`, Table reads of a custom resource in a version other than
@@ -227,8 +228,12 @@
 //! kubelet: a running pod bound to a node stays (terminating) until deleted with a grace
 //! period of 0. Services get a cluster IP from 10.96.0.0/12 on create (no NodePorts are
 //! allocated). `pods/log` answers with what a simulated container wrote (`follow` returns at
-//! once); exec, attach and port-forward are not served. The garbage
-//! collector matches owners by uid only.
+//! once). A pod's `binding` and `eviction` (which honours PodDisruptionBudgets, whose status
+//! the workload simulator keeps; without it only clients write it) are served as upstream
+//! serves them, and so are `ephemeralcontainers` and `resize`; exec, attach, port-forward and
+//! proxy give a bare API server's refusals (no host assigned, no node, no address, upgrade
+//! required), and where upstream would connect, the simulator says it runs no kubelet and no
+//! pod servers. The garbage collector matches owners by uid only.
 //!
 //! # Layout
 //!

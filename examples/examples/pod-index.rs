@@ -131,7 +131,6 @@ pub fn pod_on(name: &str, node: &str) -> Pod {
     Pod {
         metadata: ObjectMeta {
             name: Some(name.to_owned()),
-            namespace: Some("default".to_owned()),
             ..ObjectMeta::default()
         },
         spec: Some(PodSpec {

@@ -9,8 +9,9 @@ use apiserver_sim::{ApiServer, ApiServerBuilder};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use tokio_util::sync::CancellationToken;
 
+use crate::cluster::{ExistingCluster, named_kubeconfig};
 use crate::crds::{read_crd_dir, read_crd_file};
-use crate::env::TestEnv;
+use crate::env::{Backend, TestEnv};
 use crate::error::Error;
 use crate::wait::DEFAULT_TIMEOUT;
 
@@ -22,6 +23,9 @@ enum CrdSource {
 }
 
 type Configure = Box<dyn FnOnce(ApiServerBuilder) -> ApiServerBuilder + Send>;
+
+/// Why the test needs the simulator, when [`TestEnvBuilder::server`] configured it.
+const CONFIGURED_SIMULATOR: &str = "configuration (TestEnvBuilder::server)";
 
 impl TestEnv {
     /// A builder: CRDs, simulator options, the wait timeout, webhooks.
@@ -40,6 +44,8 @@ impl TestEnv {
 pub struct TestEnvBuilder {
     crds: Vec<CrdSource>,
     configure: Option<Configure>,
+    /// What the test needs of the simulator, if anything.
+    needs_simulator: Option<String>,
     timeout: Duration,
     #[cfg(feature = "webhook")]
     webhooks: bool,
@@ -59,6 +65,7 @@ impl Default for TestEnvBuilder {
         Self {
             crds: Vec::new(),
             configure: None,
+            needs_simulator: None,
             timeout: DEFAULT_TIMEOUT,
             #[cfg(feature = "webhook")]
             webhooks: false,
@@ -86,12 +93,24 @@ impl TestEnvBuilder {
     }
 
     /// Configures the simulator before it starts (its workload simulator, chaos, service
-    /// endpoints, limits …).
+    /// endpoints, limits …). The test then needs the simulator: on an existing cluster
+    /// [`start`](Self::start) fails with [`Error::SimulatorRequired`] and
+    /// [`start_or_skip`](Self::start_or_skip) skips it.
     pub fn server(
         mut self,
         configure: impl FnOnce(ApiServerBuilder) -> ApiServerBuilder + Send + 'static,
     ) -> Self {
         self.configure = Some(Box::new(configure));
+        self.needs_simulator
+            .get_or_insert_with(|| CONFIGURED_SIMULATOR.to_owned());
+        self
+    }
+
+    /// Declares that the test needs `what` of the simulator (fault injection, virtual time,
+    /// its own view of the objects …): on an existing cluster [`start`](Self::start) fails with
+    /// [`Error::SimulatorRequired`] and [`start_or_skip`](Self::start_or_skip) skips it.
+    pub fn require_simulator(mut self, what: impl Into<String>) -> Self {
+        self.needs_simulator = Some(what.into());
         self
     }
 
@@ -113,8 +132,24 @@ impl TestEnvBuilder {
         self
     }
 
-    /// Starts the simulator on a free loopback port and installs the CRDs, each established and
-    /// served before this returns.
+    /// Like [`start`](Self::start), but a test that needs the simulator gets `None` on an
+    /// existing cluster, after a notice that it is skipped:
+    /// `let Some(env) = TestEnv::builder().server(…).start_or_skip().await? else { return Ok(()) };`.
+    pub async fn start_or_skip(self) -> Result<Option<TestEnv>, Error> {
+        match self.start().await {
+            Ok(env) => Ok(Some(env)),
+            Err(Error::SimulatorRequired { what }) => {
+                crate::skip::notice(&what);
+                Ok(None)
+            }
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Starts the simulator on a free loopback port — or, when
+    /// [`KUBECONFIG_VAR`](crate::KUBECONFIG_VAR) names a kubeconfig, connects to that cluster
+    /// and creates a scratch namespace — and installs the CRDs, each established and served
+    /// before this returns.
     pub async fn start(self) -> Result<TestEnv, Error> {
         let mut crds = Vec::new();
         for source in self.crds {
@@ -133,22 +168,33 @@ impl TestEnvBuilder {
         } else {
             None
         };
-        let builder = ApiServer::builder();
-        let builder = match self.configure {
-            Some(configure) => configure(builder),
-            None => builder,
+        let backend = match (named_kubeconfig(), self.needs_simulator) {
+            (Some(_), Some(what)) => return Err(Error::SimulatorRequired { what }),
+            (Some(kubeconfig), None) => {
+                Backend::Cluster(Box::new(ExistingCluster::connect(&kubeconfig).await?))
+            }
+            (None, _) => {
+                let builder = ApiServer::builder();
+                let builder = match self.configure {
+                    Some(configure) => configure(builder),
+                    None => builder,
+                };
+                Backend::Simulator(builder.start().await?)
+            }
         };
-        let server = builder.start().await?;
-        let client = server.client()?;
+        let client = match &backend {
+            Backend::Simulator(server) => server.client()?,
+            Backend::Cluster(cluster) => cluster.client(),
+        };
         let shutdown = CancellationToken::new();
         let env = TestEnv {
-            server,
             client,
             timeout: self.timeout,
             _stop_on_drop: shutdown.clone().drop_guard(),
             shutdown,
             #[cfg(feature = "webhook")]
             certs,
+            backend,
         };
         for crd in &crds {
             env.install_crd(crd).await?;

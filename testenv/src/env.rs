@@ -1,5 +1,5 @@
-//! [`TestEnv`]: a running simulator with the test's CRDs, its client, and managers started and
-//! stopped with the test.
+//! [`TestEnv`]: a running simulator (or an existing cluster) with the test's CRDs, its client,
+//! and managers started and stopped with the test.
 
 use std::future::Future;
 use std::time::Duration;
@@ -10,17 +10,28 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::Client;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use crate::cluster::ExistingCluster;
 use crate::error::Error;
 use crate::running::RunningManager;
 use crate::wait::{Outcome, eventually};
 
-/// An API server (an in-process `apiserver-sim` on a free loopback port) with the test's CRDs
-/// installed and established, a client for it, and managers that stop with the environment.
+/// Where an environment's API server is.
+pub(crate) enum Backend {
+    /// An in-process simulator of the environment's own.
+    Simulator(ApiServer),
+    /// The existing cluster [`KUBECONFIG_VAR`](crate::KUBECONFIG_VAR) names.
+    Cluster(Box<ExistingCluster>),
+}
+
+/// An API server with the test's CRDs installed and established, a client for it, and managers
+/// that stop with the environment. The server is an in-process `apiserver-sim` on a free
+/// loopback port, or, when [`KUBECONFIG_VAR`](crate::KUBECONFIG_VAR) names a kubeconfig, that
+/// existing cluster, where the environment works in a scratch namespace of its own
+/// ([`namespace`](Self::namespace)) and deletes what it made when it ends.
 ///
-/// Dropping the environment stops its managers and its server; [`stop`](Self::stop) does the
-/// same and reports how the managers ended.
+/// Dropping the environment stops its managers and its server (or cleans up the cluster);
+/// [`stop`](Self::stop) does the same and reports how the managers ended.
 pub struct TestEnv {
-    pub(crate) server: ApiServer,
     pub(crate) client: Client,
     pub(crate) timeout: Duration,
     pub(crate) shutdown: CancellationToken,
@@ -28,26 +39,70 @@ pub struct TestEnv {
     pub(crate) _stop_on_drop: DropGuard,
     #[cfg(feature = "webhook")]
     pub(crate) certs: Option<crate::webhook::ServingCerts>,
+    /// Last, so managers are told to stop before the server goes or the cluster is cleaned.
+    pub(crate) backend: Backend,
 }
 
 impl std::fmt::Debug for TestEnv {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TestEnv")
-            .field("server", &self.server.url())
+            .field("namespace", &self.namespace())
             .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
 }
 
 impl TestEnv {
-    /// The simulator, to seed objects, read its own view, or inject faults.
-    pub fn server(&self) -> &ApiServer {
-        &self.server
+    /// The simulator, to seed objects, read its own view, or inject faults; `None` on an
+    /// existing cluster.
+    pub fn simulator(&self) -> Option<&ApiServer> {
+        match &self.backend {
+            Backend::Simulator(server) => Some(server),
+            Backend::Cluster(_) => None,
+        }
     }
 
-    /// A client for the simulator (default namespace `default`).
+    /// The simulator, or `None` after printing that the test is skipped on an existing cluster
+    /// because it needs `what` of the simulator (its request counts, fault injection …):
+    /// `let Some(server) = env.simulator_or_skip("request counts") else { return };`.
+    pub fn simulator_or_skip(&self, what: &str) -> Option<&ApiServer> {
+        let server = self.simulator();
+        if server.is_none() {
+            crate::skip::notice(what);
+        }
+        server
+    }
+
+    /// The name to give a further namespace the test makes (a test of several namespaces):
+    /// `name` itself on the simulator; on an existing cluster `<scratch namespace>-<name>`,
+    /// emptied and deleted with the environment.
+    pub fn namespace_of_its_own(&self, name: &str) -> String {
+        match &self.backend {
+            Backend::Simulator(_) => name.to_owned(),
+            Backend::Cluster(cluster) => cluster.namespace_of_its_own(name),
+        }
+    }
+
+    /// The existing cluster, when the environment runs on one.
+    pub fn existing_cluster(&self) -> Option<&ExistingCluster> {
+        match &self.backend {
+            Backend::Simulator(_) => None,
+            Backend::Cluster(cluster) => Some(cluster),
+        }
+    }
+
+    /// A client for the server; its default namespace is [`namespace`](Self::namespace).
     pub fn client(&self) -> Client {
         self.client.clone()
+    }
+
+    /// The namespace the test works in: `default` on the simulator, the environment's scratch
+    /// namespace on an existing cluster.
+    pub fn namespace(&self) -> &str {
+        match &self.backend {
+            Backend::Simulator(_) => crate::SIMULATOR_NAMESPACE,
+            Backend::Cluster(cluster) => cluster.namespace(),
+        }
     }
 
     /// How long the environment's waits last.
@@ -61,23 +116,31 @@ impl TestEnv {
         &self,
         crd: &CustomResourceDefinition,
     ) -> Result<CustomResourceDefinition, Error> {
-        self.server
-            .install_crd(crd)
-            .await
-            .map_err(|source| Error::Crd {
-                name: crd.metadata.name.clone().unwrap_or_default(),
-                source,
-            })
+        match &self.backend {
+            Backend::Simulator(server) => {
+                server.install_crd(crd).await.map_err(|source| Error::Crd {
+                    name: crd.metadata.name.clone().unwrap_or_default(),
+                    source: Box::new(source),
+                })
+            }
+            Backend::Cluster(cluster) => cluster.install_crd(crd, self.timeout).await,
+        }
     }
 
     /// A manager builder for this environment's client that ignores SIGINT/SIGTERM and stops
     /// with the environment (with a webhook server presenting the environment's certificate when
-    /// it was built with [`webhooks`](crate::TestEnvBuilder::webhooks)). Configure it further, register
-    /// controllers on what it builds, then [`start_manager`](Self::start_manager).
+    /// it was built with [`webhooks`](crate::TestEnvBuilder::webhooks)). On an existing cluster
+    /// its caches are limited to the scratch namespace, so tests sharing the cluster do not see
+    /// each other's objects. Configure it further, register controllers on what it builds, then
+    /// [`start_manager`](Self::start_manager).
     pub fn manager_builder(&self) -> ManagerBuilder {
         let builder = Manager::builder(self.client())
             .handle_signals(false)
             .shutdown_token(self.shutdown.child_token());
+        let builder = match &self.backend {
+            Backend::Simulator(_) => builder,
+            Backend::Cluster(cluster) => builder.namespace(cluster.namespace()),
+        };
         #[cfg(feature = "webhook")]
         let builder = match &self.certs {
             Some(certs) => builder.webhook_server(crate::webhook::server_config(certs)),
@@ -100,6 +163,8 @@ impl TestEnv {
             self.client(),
             #[cfg(feature = "webhook")]
             self.certs.as_ref().map(|certs| certs.ca_pem().to_vec()),
+            #[cfg(feature = "webhook")]
+            self.existing_cluster().map(ExistingCluster::scope),
         )
     }
 
@@ -114,9 +179,16 @@ impl TestEnv {
         eventually(what, self.timeout, check).await
     }
 
-    /// Stops every manager of the environment and the server.
-    pub async fn stop(self) {
+    /// Stops every manager of the environment and the server; on an existing cluster, deletes
+    /// what the environment made there instead (the cleanup's failure is returned).
+    pub async fn stop(self) -> Result<(), Error> {
         self.shutdown.cancel();
-        self.server.shutdown().await;
+        match self.backend {
+            Backend::Simulator(server) => {
+                server.shutdown().await;
+                Ok(())
+            }
+            Backend::Cluster(cluster) => cluster.cleanup().await,
+        }
     }
 }

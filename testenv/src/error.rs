@@ -10,14 +10,37 @@ pub enum Error {
     /// real server would send: an invalid schema, a name already taken, …).
     #[error("apiserver-sim: {0}")]
     Server(#[from] apiserver_sim::Error),
-    /// A CRD could not be installed.
+    /// The existing cluster named by [`KUBECONFIG_VAR`](crate::KUBECONFIG_VAR) could not be
+    /// reached or used (its kubeconfig unreadable, the scratch namespace refused, its cleanup
+    /// failed).
+    #[error("the existing cluster of {kubeconfig}: {message}")]
+    Cluster {
+        /// The kubeconfig file.
+        kubeconfig: PathBuf,
+        /// What failed.
+        message: String,
+    },
+    /// The test asked for the simulator (its configuration, fault injection, its own view of the
+    /// objects …) while an existing cluster is named: [`TestEnvBuilder::start_or_skip`](crate::TestEnvBuilder::start_or_skip)
+    /// turns this into a skip.
+    #[error(
+        "the test needs the simulator ({what}), but an existing cluster is named by {}",
+        crate::KUBECONFIG_VAR
+    )]
+    SimulatorRequired {
+        /// What the test needs of the simulator.
+        what: String,
+    },
+    /// A CRD could not be installed: the server refused it (the message is its Status: an
+    /// invalid schema, a name already taken, …), or it has no served storage version.
     #[error("installing CRD {name}: {source}")]
     Crd {
         /// The CRD's name (`<plural>.<group>`).
         name: String,
-        /// What the server said.
+        /// What the server said: an `apiserver_sim::Error` from the simulator, a `kube::Error`
+        /// from an existing cluster.
         #[source]
-        source: apiserver_sim::Error,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A CRD file or directory could not be read.
     #[error("reading {path}: {source}")]

@@ -14,7 +14,8 @@
 //! 2. [`TestEnv::manager`] (or [`manager_builder`](TestEnv::manager_builder) to configure it):
 //!    a manager on the environment's client that ignores signals and stops with the
 //!    environment. Register controllers on it, then [`TestEnv::start_manager`].
-//! 3. Act through [`TestEnv::client`], seed or inspect through [`TestEnv::server`], and wait
+//! 3. Act through [`TestEnv::client`] in [`TestEnv::namespace`], seed or inspect the simulator
+//!    through [`TestEnv::simulator`], and wait
 //!    for the operator with [`TestEnv::eventually`]: it polls until a condition returns `true`,
 //!    `Some(value)`, `Ok(true)` or `Ok(Some(value))` (see [`Outcome`]) and otherwise fails with
 //!    [`Error::Timeout`], naming the condition and its last error.
@@ -73,6 +74,20 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # An existing cluster
+//!
+//! With [`KUBECONFIG_VAR`] (`KUBE_RT_TEST_KUBECONFIG`) naming a kubeconfig, every environment
+//! runs against that cluster instead of a simulator (envtest's `UseExistingCluster`): it makes
+//! a scratch namespace of its own ([`TestEnv::namespace`], the client's default namespace;
+//! managers from [`TestEnv::manager_builder`] cache only it), installs the CRDs through the API
+//! (applied, then awaited until established and served), and, when it ends, deletes what is in
+//! its namespaces, the namespaces and its webhook configurations (finalizers removed and the
+//! namespace finalized, so a bare API server without a controller-manager is left clean too).
+//! CRDs stay installed. A test that needs the simulator says so —
+//! [`TestEnvBuilder::server`], [`TestEnvBuilder::require_simulator`],
+//! [`TestEnv::simulator_or_skip`], [`skip_on_existing_cluster`] — and is skipped there with a
+//! notice starting with [`SKIP_NOTICE`]. The same test source runs in both modes.
+//!
 //! # Webhooks
 //!
 //! With [`TestEnvBuilder::webhooks`] (feature `webhook`, on by default) the environment makes a
@@ -94,17 +109,25 @@
 //! enables `k8s-openapi`'s `latest` feature: a crate that tests with this one picks `latest` too.
 
 mod builder;
+pub mod cluster;
 mod crds;
 mod env;
 mod error;
 mod running;
+mod skip;
 mod wait;
 #[cfg(feature = "webhook")]
 pub mod webhook;
 
 pub use builder::TestEnvBuilder;
+pub use cluster::{ExistingCluster, KUBECONFIG_VAR, on_existing_cluster};
 pub use crds::{read_crd_dir, read_crd_file};
 pub use env::TestEnv;
 pub use error::Error;
 pub use running::RunningManager;
+pub use skip::{SKIP_NOTICE, skip_on_existing_cluster};
+
+/// The namespace a test works in on the simulator (on an existing cluster, the environment's
+/// scratch namespace: [`TestEnv::namespace`]).
+pub const SIMULATOR_NAMESPACE: &str = "default";
 pub use wait::{DEFAULT_TIMEOUT, Outcome, POLL_INTERVAL, eventually};

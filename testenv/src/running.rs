@@ -20,6 +20,10 @@ pub struct RunningManager {
     pub(crate) client: Client,
     #[cfg(feature = "webhook")]
     pub(crate) ca_pem: Option<Vec<u8>>,
+    /// On an existing cluster: the namespace webhook configurations are limited to, and the
+    /// record of them for cleanup.
+    #[cfg(feature = "webhook")]
+    pub(crate) cluster: Option<crate::cluster::ClusterScope>,
 }
 
 impl std::fmt::Debug for RunningManager {
@@ -33,12 +37,14 @@ impl std::fmt::Debug for RunningManager {
 
 impl RunningManager {
     /// Starts `manager` in the background; `timeout` bounds the waits, `client` writes the
-    /// webhook configurations, `ca_pem` is the CA of the webhook server's certificate.
+    /// webhook configurations, `ca_pem` is the CA of the webhook server's certificate, `cluster`
+    /// the scope of an existing cluster's webhook configurations.
     pub(crate) fn start(
         manager: Manager,
         timeout: Duration,
         client: Client,
         #[cfg(feature = "webhook")] ca_pem: Option<Vec<u8>>,
+        #[cfg(feature = "webhook")] cluster: Option<crate::cluster::ClusterScope>,
     ) -> Self {
         let manager = Arc::new(manager);
         let task = tokio::spawn({
@@ -52,6 +58,8 @@ impl RunningManager {
             client,
             #[cfg(feature = "webhook")]
             ca_pem,
+            #[cfg(feature = "webhook")]
+            cluster,
         }
     }
 

@@ -18,12 +18,13 @@ const VALUE_KEY: &str = "v";
 /// version, so two states are equal exactly when both sides saw the same writes.
 pub type State = BTreeMap<String, String>;
 
-/// A ConfigMap named `name` in [`NS`] whose one data entry `v` is `value`.
+/// A ConfigMap named `name` in [`ns`](crate::cluster::ns)`()` (on the simulator [`NS`]) whose
+/// one data entry `v` is `value`.
 pub fn cm(name: &str, value: &str) -> ConfigMap {
     ConfigMap {
         metadata: ObjectMeta {
             name: Some(name.into()),
-            namespace: Some(NS.into()),
+            namespace: Some(crate::cluster::ns().into()),
             ..ObjectMeta::default()
         },
         data: Some([(VALUE_KEY.to_owned(), value.to_owned())].into()),

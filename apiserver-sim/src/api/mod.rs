@@ -15,7 +15,8 @@
 //! - [`protobuf`]: `application/vnd.kubernetes.protobuf` of every built-in kind (bodies,
 //!   objects, lists, watch frames, `Status`);
 //! - [`patch`]: JSON patch, merge patch and strategic merge patch ([`strategic_merge`]);
-//! - [`apply`]: server-side apply and field ownership (`managedFields`).
+//! - [`apply`]: server-side apply and field ownership (`managedFields`);
+//! - [`yaml11`]: YAML request bodies to JSON, read as upstream reads them (YAML 1.1).
 
 pub(crate) mod accept;
 pub(crate) mod apply;
@@ -34,3 +35,4 @@ pub(crate) mod selector;
 pub(crate) mod status;
 pub(crate) mod strategic_merge;
 pub(crate) mod table;
+pub(crate) mod yaml11;

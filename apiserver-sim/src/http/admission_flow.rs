@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::decode::{parse_body, write_options};
 use super::render::object_response;
-use super::request::{Req, Sub, okey};
+use super::request::{Req, okey};
 use super::respond::Body;
 use crate::admission::conversion::Converter;
 use crate::admission::dispatch::{self, Context};
@@ -100,11 +100,7 @@ impl Flow<'_, '_> {
             operation,
             info: info.clone(),
             version: self.req.version.to_string(),
-            subresource: if self.req.sub == Sub::Status {
-                "status".into()
-            } else {
-                String::new()
-            },
+            subresource: self.req.sub.name().into(),
             name: name.to_string(),
             namespace,
             object,

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use http::{HeaderMap, header};
 use serde_json::Value;
 
-use super::request::{Req, Sub};
+use super::request::Req;
 use crate::api::patch::PatchKind;
 use crate::api::status::{ApiError, ApiResult};
 use crate::api::{accept, go_json, repr};
@@ -58,11 +58,12 @@ pub(super) fn decode_json(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> 
     })
 }
 
-/// A YAML body (upstream converts it to JSON first).
+/// A YAML body (upstream converts it to JSON first, and quotes the conversion's error
+/// as it is).
 fn decode_yaml(info: &ResourceInfo, body: &[u8]) -> ApiResult<Value> {
-    serde_yaml::from_slice(body).map_err(|e| {
+    crate::api::yaml11::to_json(body).map_err(|e| {
         ApiError::bad_request(format!(
-            "the object provided is unrecognized (must be of type {}): error converting YAML to JSON: {e} ({})",
+            "the object provided is unrecognized (must be of type {}): {e} ({})",
             info.kind,
             summarize_body(body)
         ))
@@ -124,11 +125,7 @@ pub(super) fn write_options(req: &Req, headers: &HeaderMap) -> ApiResult<WriteOp
     }
     wo.ownership = Ownership::Record;
     wo.owner_refs = req.owner_refs.clone();
-    wo.subresource = match req.sub {
-        Sub::None => "",
-        Sub::Status => "status",
-        Sub::Scale => "scale",
-    };
+    wo.subresource = req.sub.name();
     Ok(wo)
 }
 

@@ -317,7 +317,7 @@ fn omit_empty(v: &mut Value, key: &str, list: &[String]) {
 }
 
 /// The subresources a resource serves, with their response kinds and verbs: built-ins sorted
-/// by name (`finalize` of namespaces, `scale`, `status`), a CRD's status then scale.
+/// by name (`finalize` of namespaces, a pod's, `scale`, `status`), a CRD's status then scale.
 fn subresources(info: &ResourceInfo) -> Vec<(&'static str, ResponseKind, Vec<&'static str>)> {
     let own = || ResponseKind {
         kind: info.kind.clone(),
@@ -332,6 +332,9 @@ fn subresources(info: &ResourceInfo) -> Vec<(&'static str, ResponseKind, Vec<&'s
     if info.builtin && info.group.is_empty() && info.plural == "namespaces" {
         subs.push(("finalize", own(), vec!["update"]));
     }
+    if info.builtin && info.group.is_empty() && info.plural == "pods" {
+        subs.extend(pod_subresources());
+    }
     if info.builtin && info.scale.is_some() {
         subs.push(("scale", scale(), rw.clone()));
     }
@@ -342,6 +345,40 @@ fn subresources(info: &ResourceInfo) -> Vec<(&'static str, ResponseKind, Vec<&'s
         subs.push(("scale", scale(), rw));
     }
     subs
+}
+
+/// A pod's subresources other than `status`, sorted by name: the actions
+/// (`pod_actions`), its log, and the parts written on their own (`ephemeralcontainers`,
+/// `resize`).
+fn pod_subresources() -> Vec<(&'static str, ResponseKind, Vec<&'static str>)> {
+    let core = |kind: &str| ResponseKind {
+        kind: kind.into(),
+        group_version: None,
+    };
+    let connect = vec!["create", "get"];
+    let rw = vec!["get", "patch", "update"];
+    vec![
+        ("attach", core("PodAttachOptions"), connect.clone()),
+        ("binding", core("Binding"), vec!["create"]),
+        ("ephemeralcontainers", core("Pod"), rw.clone()),
+        (
+            "eviction",
+            ResponseKind {
+                kind: "Eviction".into(),
+                group_version: Some(("policy".into(), "v1".into())),
+            },
+            vec!["create"],
+        ),
+        ("exec", core("PodExecOptions"), connect.clone()),
+        ("log", core("Pod"), vec!["get"]),
+        ("portforward", core("PodPortForwardOptions"), connect),
+        (
+            "proxy",
+            core("PodProxyOptions"),
+            vec!["create", "delete", "get", "patch", "update"],
+        ),
+        ("resize", core("Pod"), rw),
+    ]
 }
 
 fn aggregated_resource(info: &ResourceInfo, version: &str) -> Value {

@@ -13,6 +13,7 @@ mod not_found;
 mod openapi_meta;
 mod openapi_schemas;
 mod openapi_v2;
+mod pod_actions;
 mod pod_log;
 mod reads;
 mod render;
@@ -281,6 +282,9 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         return resp;
     }
     if let Some(resp) = pod_log::serve(shared, &method, &route, &query) {
+        return resp;
+    }
+    if let Some(resp) = pod_actions::serve(shared, &method, &route, &query, &parts.headers, &body) {
         return resp;
     }
     let ready = shared.ready.load(std::sync::atomic::Ordering::SeqCst);

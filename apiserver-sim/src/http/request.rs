@@ -49,16 +49,32 @@ pub(super) enum Sub {
     None,
     Status,
     Scale,
+    /// A pod's `ephemeralcontainers`.
+    EphemeralContainers,
+    /// A pod's `resize`.
+    Resize,
 }
 
 impl Sub {
     /// The part of the object a write to this subresource may change (scale writes are handled
     /// on their own, through the main object's replicas).
     pub(super) fn part(self) -> Part {
-        if self == Sub::Status {
-            Part::Status
-        } else {
-            Part::Main
+        match self {
+            Sub::Status => Part::Status,
+            Sub::EphemeralContainers => Part::EphemeralContainers,
+            Sub::Resize => Part::Resize,
+            Sub::None | Sub::Scale => Part::Main,
+        }
+    }
+
+    /// The subresource's name, as `managedFields` and admission requests carry it.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Sub::None => "",
+            Sub::Status => "status",
+            Sub::Scale => "scale",
+            Sub::EphemeralContainers => "ephemeralcontainers",
+            Sub::Resize => "resize",
         }
     }
 }

@@ -84,6 +84,9 @@ fn resource(group: &str, version: &str, rest: &[String]) -> Route {
     } else {
         (None, rest)
     };
+    // A pod's proxy takes the rest of the path to the pod (`pods/<name>/proxy/<path>`).
+    let proxied = tail.len() > 3 && tail[0] == "pods" && tail[2] == "proxy";
+    let tail = if proxied { &tail[..3] } else { tail };
     if tail.is_empty() || tail.len() > 3 || tail.iter().any(String::is_empty) {
         return Route::Unknown;
     }
@@ -171,6 +174,11 @@ mod tests {
         );
         assert_eq!(parse("/nope"), Route::Unknown);
         assert_eq!(parse("/api/v1/namespaces/a/b/c/d/e"), Route::Unknown);
+        let r = rp("/api/v1/namespaces/a/pods/p/proxy/some/path");
+        assert_eq!(
+            (r.name.as_deref(), r.subresource.as_deref()),
+            (Some("p"), Some("proxy"))
+        );
         assert_eq!(
             rp("/api/v1/namespaces/a/configmaps/x%2Fy").name.as_deref(),
             Some("x/y")

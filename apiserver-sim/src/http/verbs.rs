@@ -54,6 +54,11 @@ pub(crate) async fn handle(
     }
 }
 
+/// Whether `info` is core/v1 pods.
+fn is_pods(info: &crate::kinds::resource_info::ResourceInfo) -> bool {
+    info.builtin && info.group.is_empty() && info.plural == "pods"
+}
+
 async fn dispatch(
     shared: &Arc<Shared>,
     method: &Method,
@@ -78,6 +83,8 @@ async fn dispatch(
         Some("status") if info.status_subresource => Sub::Status,
         Some("scale") if info.scale.is_some() => Sub::Scale,
         Some("finalize") if info.group.is_empty() && info.plural == "namespaces" => Sub::None,
+        Some("ephemeralcontainers") if is_pods(&info) => Sub::EphemeralContainers,
+        Some("resize") if is_pods(&info) => Sub::Resize,
         Some(_) => return Err(ApiError::unknown_path()),
     };
     let all_ns = info.namespaced && rp.namespace.is_none();

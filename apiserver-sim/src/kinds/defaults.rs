@@ -56,7 +56,8 @@ fn pod_spec(spec: &mut Map<String, Value>, restart_policy: &str) {
     or_insert(spec, "schedulerName", json!("default-scheduler"));
     or_insert(spec, "securityContext", json!({}));
     or_insert(spec, "terminationGracePeriodSeconds", json!(30));
-    for list in ["initContainers", "containers"] {
+    // Ephemeral containers are defaulted as containers are (`SetDefaults_EphemeralContainer`).
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
         if let Some(cs) = spec.get_mut(list).and_then(Value::as_array_mut) {
             for c in cs.iter_mut().filter_map(Value::as_object_mut) {
                 container(c);

@@ -54,7 +54,7 @@ pub fn apply(
     apply::check_config(info, version, config)?;
     let okey = (ns.unwrap_or("").to_string(), name.to_string());
     let live = st.get(&info.key(), &okey);
-    if live.is_none() && part == Part::Status {
+    if live.is_none() && part != Part::Main {
         return Err(ApiError::not_found(info, name));
     }
     // Merged and owned in the served form (events.k8s.io events are stored as core ones).

@@ -9,6 +9,7 @@ mod delete;
 pub(crate) mod name_rules;
 mod options;
 mod owner_refs;
+mod pod_parts;
 mod service_ip;
 mod update;
 pub(crate) mod validate;

@@ -18,6 +18,10 @@ pub enum Part {
     Main,
     /// The `/status` subresource (only `.status` taken from the body).
     Status,
+    /// A pod's `/ephemeralcontainers` (only `spec.ephemeralContainers` taken from the body).
+    EphemeralContainers,
+    /// A pod's `/resize` (only its containers' `resources` and `resizePolicy` taken).
+    Resize,
 }
 
 fn without(v: &Value, keys: &[&str]) -> Value {
@@ -158,6 +162,9 @@ fn update_stored(
             ),
         ));
     }
+    // What the request asked for, as upstream's field manager sees it: before a pod
+    // subresource's strategy drops what that subresource does not write.
+    let asked = matches!(part, Part::EphemeralContainers | Part::Resize).then(|| body.clone());
     let mut new = match part {
         Part::Status => {
             let mut n = (*old).clone();
@@ -177,6 +184,19 @@ fn update_stored(
                     meta::metadata_mut(&mut n).remove("managedFields");
                 }
                 None => {}
+            }
+            n
+        }
+        Part::EphemeralContainers | Part::Resize => {
+            let mut n = if part == Part::Resize {
+                super::pod_parts::with_resized_containers(&old, &body)
+            } else {
+                super::pod_parts::with_ephemeral_containers(&old, &body)
+            };
+            // As for a status write, the ownership this write computed is kept with it.
+            if let Some(mf) = meta::field(&body, "managedFields") {
+                let mf = mf.clone();
+                meta::metadata_mut(&mut n).insert("managedFields".into(), mf);
             }
             n
         }
@@ -210,7 +230,7 @@ fn update_stored(
     super::create::merge_string_data(info, &mut new);
     super::service_ip::keep_on_update(info, &old, &mut new);
     keep_server_fields(&old, &mut new);
-    if part == Part::Main {
+    if part != Part::Status {
         if let Some(g) = next_generation(info, &old, &new) {
             meta::metadata_mut(&mut new).insert("generation".into(), json!(g));
         }
@@ -251,7 +271,18 @@ fn update_stored(
             ));
         }
     }
-    track(info, version, &old, &mut new, opts);
+    match asked {
+        Some(mut asked) if opts.ownership == Ownership::Record => {
+            // The writer owns what it asked to change, kept or not (as upstream records it).
+            crate::kinds::schema::apply_defaults(info, version, &mut asked);
+            keep_server_fields(&old, &mut asked);
+            track(info, version, &old, &mut asked, opts);
+            if let Some(mf) = meta::field(&asked, "managedFields").cloned() {
+                meta::metadata_mut(&mut new).insert("managedFields".into(), mf);
+            }
+        }
+        _ => track(info, version, &old, &mut new, opts),
+    }
     if new == *old {
         return Ok(old);
     }

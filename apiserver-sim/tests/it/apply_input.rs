@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 #[tokio::test]
 async fn yaml_bodies_are_applied() {
     let server = common::server().await;
-    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n  labels:\n    tier: db\ndata:\n  port: \"5432\"\n";
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 'y'\n  labels:\n    tier: db\ndata:\n  port: \"5432\"\n";
     let r = apply_raw(&server, &format!("{CMS}/y"), "fieldManager=kubectl", yaml).await;
     assert_eq!(r.status, 201, "{}", r.body);
     let obj = r.json();
@@ -23,6 +23,14 @@ async fn yaml_bodies_are_applied() {
     assert_eq!(
         owned(&obj, "kubectl", "Apply"),
         json!({"f:data": {"f:port": {}}, "f:metadata": {"f:labels": {"f:tier": {}}}})
+    );
+    // Read as YAML 1.1, as upstream reads it: a bare `y` is `true`, which no name can be.
+    let bare = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n";
+    let r = apply_raw(&server, &format!("{CMS}/y"), "fieldManager=kubectl", bare).await;
+    assert_eq!(r.status, 500, "{}", r.body);
+    assert_eq!(
+        r.json()["message"],
+        "failed to create typed patch object (/; /v1, Kind=ConfigMap): .metadata.name: expected string, got &value.valueUnstructured{Value:true}"
     );
     server.shutdown().await;
 }

@@ -18,6 +18,7 @@ use kube_rt_controller_runtime::manager::{Manager, ManagerBuilder};
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 
+pub use testkit::cluster::{Server, TestCluster, ns};
 pub use testkit::config_maps::{NS, cm, put};
 pub use testkit::eventually;
 
@@ -27,7 +28,7 @@ pub fn deployment(name: &str) -> Deployment {
     Deployment {
         metadata: ObjectMeta {
             name: Some(name.into()),
-            namespace: Some(NS.into()),
+            namespace: Some(ns().into()),
             ..ObjectMeta::default()
         },
         spec: DeploymentSpec {
@@ -60,7 +61,7 @@ pub fn secret(name: &str, owners: Vec<OwnerReference>) -> Secret {
     Secret {
         metadata: ObjectMeta {
             name: Some(name.into()),
-            namespace: Some(NS.into()),
+            namespace: Some(ns().into()),
             owner_references: Some(owners),
             ..ObjectMeta::default()
         },
@@ -86,14 +87,11 @@ pub fn owner_ref(
     }
 }
 
-/// Installs `crd` on the simulator and returns its kind (its first version) as discovery
+/// Installs `crd` on the server and returns its kind (its first version) as discovery
 /// describes it.
-pub async fn install(server: &ApiServer, crd: &CustomResourceDefinition) -> DynamicKind {
-    let client = server.client().unwrap();
-    Api::<CustomResourceDefinition>::all(client.clone())
-        .create(&PostParams::default(), crd)
-        .await
-        .unwrap();
+pub async fn install(server: &impl Server, crd: &CustomResourceDefinition) -> DynamicKind {
+    let client = server.test_client();
+    server.install_test_crd(crd).await.unwrap();
     let spec = &crd.spec;
     DynamicKind::discover(
         &client,
@@ -105,9 +103,15 @@ pub async fn install(server: &ApiServer, crd: &CustomResourceDefinition) -> Dyna
     .unwrap()
 }
 
-/// A manager builder over the simulator that ignores process signals.
-pub fn manager(server: &ApiServer) -> ManagerBuilder {
-    Manager::builder(server.client().unwrap()).handle_signals(false)
+/// A manager builder over the server that ignores process signals (on an existing cluster,
+/// shared with others, caching [`ns`]`()` only).
+pub fn manager(server: &impl Server) -> ManagerBuilder {
+    let builder = Manager::builder(server.test_client()).handle_signals(false);
+    if server.is_shared() {
+        builder.namespace(ns())
+    } else {
+        builder
+    }
 }
 
 /// Runs `manager.start()` in the background.

@@ -10,8 +10,8 @@ use kube_rt_controller_runtime::util::{OperationResult, create_or_update, server
 
 #[tokio::test]
 async fn create_or_update_writes_only_changes() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
+    let server = TestCluster::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), ns());
     let set = |value: &'static str| {
         move |cm: &mut ConfigMap| {
             cm.data = Some([("v".to_owned(), value.to_owned())].into());
@@ -28,7 +28,10 @@ async fn create_or_update_writes_only_changes() {
     let (_, result) = create_or_update(&api, "a", set("2")).await.unwrap();
     assert_eq!(result, OperationResult::Updated);
     assert_eq!(
-        server.list::<ConfigMap>()[0].data.as_ref().unwrap()["v"],
+        server.list::<ConfigMap>().await.unwrap()[0]
+            .data
+            .as_ref()
+            .unwrap()["v"],
         "2"
     );
 
@@ -45,10 +48,10 @@ async fn create_or_update_writes_only_changes() {
 /// object (an owner reference on an object without a namespace is refused).
 #[tokio::test]
 async fn a_created_object_starts_in_the_apis_namespace() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let client = server.client().unwrap();
-    let owner = server.create(&cm("owner", "1")).unwrap();
-    let api: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client, NS);
+    let owner = server.create(&cm("owner", "1")).await.unwrap();
+    let api: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client, ns());
     let mut owned = Ok(());
     let (created, result) = create_or_update(&api, "child", |secret| {
         owned = kube_rt_controller_runtime::util::set_controller_reference(&owner, secret);
@@ -57,7 +60,7 @@ async fn a_created_object_starts_in_the_apis_namespace() {
     .unwrap();
     owned.unwrap();
     assert_eq!(result, OperationResult::Created);
-    assert_eq!(created.metadata.namespace.as_deref(), Some(NS));
+    assert_eq!(created.metadata.namespace.as_deref(), Some(ns()));
     let reference = &created.metadata.owner_references.unwrap()[0];
     assert_eq!(reference.name, "owner");
     assert_eq!(reference.controller, Some(true));
@@ -70,8 +73,8 @@ async fn a_created_object_starts_in_the_apis_namespace() {
 /// an apply carrying them).
 #[tokio::test]
 async fn server_side_apply_takes_over_fields_and_drops_managed_fields() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
+    let server = TestCluster::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), ns());
     let created = api
         .create(
             &kube::api::PostParams {

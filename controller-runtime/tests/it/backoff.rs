@@ -53,6 +53,9 @@ fn assert_backoff(gaps: &[Duration], expected_ms: &[u64]) {
 
 #[tokio::test(start_paused = true)]
 async fn errors_back_off_terminal_errors_stop_and_panics_are_contained() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let attempts = Attempts::default();
@@ -124,6 +127,9 @@ async fn errors_back_off_terminal_errors_stop_and_panics_are_contained() {
 
 #[tokio::test(start_paused = true)]
 async fn requeue_actions_follow_the_queue_rules() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let attempts = Attempts::default();
@@ -175,6 +181,9 @@ async fn requeue_actions_follow_the_queue_rules() {
 
 #[tokio::test(start_paused = true)]
 async fn requeue_after_clears_the_backoff_history() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let attempts = Attempts::default();
@@ -214,6 +223,9 @@ async fn requeue_after_clears_the_backoff_history() {
 /// spread at 10 per second.
 #[tokio::test(start_paused = true)]
 async fn the_default_limiter_caps_retries_at_ten_per_second_after_a_burst_of_100() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     const KEYS: usize = 150;
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     for i in 0..KEYS {

@@ -268,61 +268,97 @@ fn metadata(_: DynamicKind) -> Representation {
 
 #[tokio::test(start_paused = true)]
 async fn typed_namespaces_combine() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(typed, Setting::Namespaces).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn typed_labels_combine() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(typed, Setting::Labels).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn typed_fields_combine() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(typed, Setting::Fields).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn typed_transform_combines() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(typed, Setting::Transform).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn metadata_namespaces_combine() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(metadata, Setting::Namespaces).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn metadata_labels_combine() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(metadata, Setting::Labels).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn metadata_fields_combine() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(metadata, Setting::Fields).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn metadata_transform_combines() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(metadata, Setting::Transform).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn dynamic_namespaces_combine() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(Representation::Dynamic, Setting::Namespaces).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn dynamic_labels_combine() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(Representation::Dynamic, Setting::Labels).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn dynamic_fields_combine() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(Representation::Dynamic, Setting::Fields).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn dynamic_transform_combines() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     combines(Representation::Dynamic, Setting::Transform).await;
 }
 
@@ -331,6 +367,9 @@ async fn dynamic_transform_combines() {
 /// either apply to both.
 #[tokio::test(start_paused = true)]
 async fn each_representation_of_a_kind_keeps_its_own_transform_in_either_order() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let (server, _) = seeded().await;
     let full: Half = Box::new(|builder: ManagerBuilder| {
         builder.by_object(ByObject::of::<Secret>().transform(marking("full")))

@@ -34,6 +34,9 @@ struct Observed {
 
 #[tokio::test(start_paused = true)]
 async fn keys_never_overlap_and_final_states_are_reconciled() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let observed = Arc::new(Observed::default());
@@ -128,6 +131,9 @@ async fn keys_never_overlap_and_final_states_are_reconciled() {
 
 #[tokio::test(start_paused = true)]
 async fn one_worker_by_default() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     for i in 0..20 {
         put(&server, &format!("cm-{i}"), "0");

@@ -59,6 +59,9 @@ fn counting<K: Kind>(counts: &Counts) -> impl Reconciler<K> {
 
 #[tokio::test(start_paused = true)]
 async fn a_spec_predicate_filters_the_primary_watch() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
@@ -100,6 +103,9 @@ async fn a_spec_predicate_filters_the_primary_watch() {
 
 #[tokio::test(start_paused = true)]
 async fn a_spec_predicate_filters_an_owned_watch() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
@@ -151,6 +157,9 @@ async fn a_spec_predicate_filters_an_owned_watch() {
 
 #[tokio::test(start_paused = true)]
 async fn a_spec_predicate_filters_a_mapped_watch() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();

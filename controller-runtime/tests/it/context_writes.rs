@@ -16,6 +16,9 @@ use serde_json::json;
 
 #[tokio::test(start_paused = true)]
 async fn writes_through_the_context_reach_the_server() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     Controller::new(&manager)

@@ -74,6 +74,9 @@ fn ticking_clock() -> tokio::task::JoinHandle<()> {
 
 #[tokio::test(start_paused = true)]
 async fn a_burst_of_updates_is_reconciled_once_with_the_latest_state() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let quiet = Duration::from_secs(60);
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
@@ -144,6 +147,9 @@ async fn a_burst_of_updates_is_reconciled_once_with_the_latest_state() {
 
 #[tokio::test(start_paused = true)]
 async fn a_key_whose_events_never_pause_is_reconciled_within_the_maximum_wait() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let (quiet, max_wait) = (Duration::from_secs(1), Duration::from_millis(3200));
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());

@@ -65,6 +65,9 @@ async fn run_until_gone_is_cached_at_last(
 
 #[tokio::test(start_paused = true)]
 async fn the_deleted_objects_last_state_reaches_the_reconciler() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let (last_states, running) = run_until_gone_is_cached_at_last(&server, &manager).await;
@@ -85,6 +88,10 @@ const DELAY_AT: i64 = 5;
 
 #[tokio::test(start_paused = true)]
 async fn a_reconciler_never_reads_older_than_its_own_write() {
+    if testkit::cluster::sim_only("virtual time, fault injection, request counts and open watches")
+    {
+        return;
+    }
     let server = Arc::new(apiserver_sim::ApiServer::start().await.unwrap());
     server.create(&cm("counter", "0")).unwrap();
     let manager = Arc::new(manager(&server).build());
@@ -153,6 +160,9 @@ async fn a_reconciler_never_reads_older_than_its_own_write() {
 
 #[tokio::test(start_paused = true)]
 async fn a_deletion_missed_during_a_watch_gap_reaches_the_reconciler_from_its_tombstone() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     // Tells whether the primary informer saw the deletion as a tombstone (the path under test).
@@ -191,6 +201,9 @@ async fn a_deletion_missed_during_a_watch_gap_reaches_the_reconciler_from_its_to
 
 #[tokio::test(start_paused = true)]
 async fn the_wait_for_an_own_write_is_bounded_by_five_seconds_by_default() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = Arc::new(apiserver_sim::ApiServer::start().await.unwrap());
     server.create(&cm("counter", "0")).unwrap();
     let manager = Arc::new(manager(&server).build());

@@ -67,6 +67,9 @@ async fn size_of(config_maps: &Api<ConfigMap>, name: &str) -> String {
 
 #[tokio::test(start_paused = true)]
 async fn a_dynamic_kind_is_reconciled_owned_and_watched() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let client = server.client().unwrap();
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());

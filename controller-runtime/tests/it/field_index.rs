@@ -57,6 +57,9 @@ fn secrets_referencing(cache: &Cache, config_map: &ConfigMap) -> Vec<ObjectKey> 
 
 #[tokio::test(start_paused = true)]
 async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let secrets: Api<Secret> = Api::namespaced(server.client().unwrap(), NS);
     for (name, config_map) in [("s1", "a"), ("s2", "a"), ("s3", "b")] {

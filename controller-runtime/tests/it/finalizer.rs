@@ -19,6 +19,9 @@ const FINALIZER: &str = "example.com/cleanup";
 
 #[tokio::test(start_paused = true)]
 async fn cleanup_runs_before_the_object_disappears() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = Arc::new(apiserver_sim::ApiServer::start().await.unwrap());
     let manager = Arc::new(manager(&server).build());
     let cleanups = Arc::new(AtomicUsize::new(0));
@@ -90,10 +93,10 @@ async fn cleanup_runs_before_the_object_disappears() {
 /// finalizers survive.
 #[tokio::test]
 async fn finalizer_patches_fail_on_a_concurrent_edit() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    let api: kube::Api<ConfigMap> = kube::Api::namespaced(server.client().unwrap(), NS);
-    let finalizers_on_server = || {
-        server.list::<ConfigMap>()[0]
+    let server = TestCluster::start().await.unwrap();
+    let api: kube::Api<ConfigMap> = kube::Api::namespaced(server.client().unwrap(), ns());
+    let finalizers_on_server = || async {
+        server.list::<ConfigMap>().await.unwrap()[0]
             .metadata
             .finalizers
             .clone()
@@ -106,10 +109,10 @@ async fn finalizer_patches_fail_on_a_concurrent_edit() {
     };
 
     // Adding: the object was read without finalizers, then another controller added one.
-    let stale = Arc::new(server.create(&cm("a", "1")).unwrap());
+    let stale = Arc::new(server.create(&cm("a", "1")).await.unwrap());
     let mut edited = (*stale).clone();
     edited.metadata.finalizers = Some(vec!["other.io/x".into()]);
-    server.replace(&edited).unwrap();
+    server.replace(&edited).await.unwrap();
     let error = finalizer(&api, FINALIZER, Arc::clone(&stale), count_call)
         .await
         .unwrap_err();
@@ -119,30 +122,33 @@ async fn finalizer_patches_fail_on_a_concurrent_edit() {
         0,
         "no reconcile before the finalizer is in"
     );
-    assert_eq!(finalizers_on_server(), ["other.io/x"]);
+    assert_eq!(finalizers_on_server().await, ["other.io/x"]);
 
     // Removing: the object was read as [other, ours, late] while being deleted; since then
     // `other` removed itself, so index 1 now holds `late`, which must survive.
-    let mut three = server.list::<ConfigMap>()[0].clone();
+    let mut three = server.list::<ConfigMap>().await.unwrap()[0].clone();
     three.metadata.finalizers = Some(vec![
         "other.io/x".into(),
         FINALIZER.into(),
         "late.io/y".into(),
     ]);
-    server.replace(&three).unwrap();
-    server.delete("", "configmaps", Some(NS), "a").unwrap();
-    let deleting = Arc::new(server.list::<ConfigMap>()[0].clone());
+    server.replace(&three).await.unwrap();
+    server
+        .delete("", "configmaps", Some(ns()), "a")
+        .await
+        .unwrap();
+    let deleting = Arc::new(server.list::<ConfigMap>().await.unwrap()[0].clone());
     assert!(deleting.metadata.deletion_timestamp.is_some());
     let mut reshuffled = (*deleting).clone();
     reshuffled.metadata.finalizers = Some(vec![FINALIZER.into(), "late.io/y".into()]);
-    server.replace(&reshuffled).unwrap();
+    server.replace(&reshuffled).await.unwrap();
     let error = finalizer(&api, FINALIZER, deleting, count_call)
         .await
         .unwrap_err();
     assert!(!error.is_terminal(), "retried: {error}");
     assert_eq!(calls.load(Ordering::SeqCst), 1, "the cleanup ran");
     assert_eq!(
-        finalizers_on_server(),
+        finalizers_on_server().await,
         [FINALIZER, "late.io/y"],
         "nothing removed"
     );

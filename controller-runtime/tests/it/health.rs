@@ -19,6 +19,9 @@ use kube_rt_controller_runtime::{
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_waits_for_sync_and_user_checks_fail_with_500() {
+    if testkit::cluster::sim_only("fault injection") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     server.create(&cm("a", "1")).unwrap();
     // The initial lists fail until the faults are cleared: the cache cannot sync.
@@ -104,7 +107,7 @@ async fn readyz_waits_for_sync_and_user_checks_fail_with_500() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_address_serves_metrics_and_probes_and_a_failing_readyz_check_is_500() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     // A fixed free port shared by both servers: bind port 0 once to find one.
     let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let address = probe.local_addr().unwrap();
@@ -163,6 +166,9 @@ async fn one_address_serves_metrics_and_probes_and_a_failing_readyz_check_is_500
 
 #[tokio::test(start_paused = true)]
 async fn a_taken_address_fails_start() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let manager = manager(&server)

@@ -104,6 +104,9 @@ fn dynamic_of(resource: ApiResource, namespaced: bool) -> DynamicKind {
 
 #[tokio::test(start_paused = true)]
 async fn typed_namespaces_for_a_cluster_scoped_kind_are_refused() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let halves: [Half; 2] = [
         Box::new(|b: ManagerBuilder| b.by_object(ByObject::of::<Namespace>().labels("team=x"))),
         Box::new(|b: ManagerBuilder| b.by_object(ByObject::of::<Namespace>().namespaces(["n1"]))),
@@ -113,6 +116,9 @@ async fn typed_namespaces_for_a_cluster_scoped_kind_are_refused() {
 
 #[tokio::test(start_paused = true)]
 async fn metadata_namespaces_for_a_cluster_scoped_kind_are_refused() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let halves: [Half; 2] = [
         Box::new(|b: ManagerBuilder| b.by_object(ByObject::of::<Namespace>().labels("team=x"))),
         Box::new(|b: ManagerBuilder| {
@@ -130,6 +136,9 @@ async fn metadata_namespaces_for_a_cluster_scoped_kind_are_refused() {
 
 #[tokio::test(start_paused = true)]
 async fn dynamic_namespaces_for_a_cluster_scoped_kind_are_refused() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let kind = dynamic_of(ApiResource::erase::<Namespace>(&()), false);
     let (first, second) = (kind.clone(), kind.clone());
     let halves: [Half; 2] = [
@@ -149,12 +158,18 @@ async fn dynamic_namespaces_for_a_cluster_scoped_kind_are_refused() {
 
 #[tokio::test(start_paused = true)]
 async fn a_second_typed_transform_is_refused() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let halves = twice(|| ByObject::of::<Secret>().transform(marking("again")));
     refused(halves, Watch::of::<Secret>, "Secret", TWO_TRANSFORMS).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_second_metadata_transform_is_refused() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let halves = twice(|| ByObject::of::<Metadata<Secret>>().transform(marking("again")));
     refused(
         halves,
@@ -167,6 +182,9 @@ async fn a_second_metadata_transform_is_refused() {
 
 #[tokio::test(start_paused = true)]
 async fn a_second_dynamic_transform_is_refused() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let kind = dynamic_of(ApiResource::erase::<Secret>(&()), true);
     let settings = kind.clone();
     let halves =
@@ -184,6 +202,9 @@ async fn a_second_dynamic_transform_is_refused() {
 /// one kind may each have theirs.
 #[tokio::test(start_paused = true)]
 async fn one_transform_per_representation_is_accepted() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(
         manager(&server)

@@ -88,6 +88,9 @@ async fn running_manager(
 
 #[tokio::test(start_paused = true)]
 async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_watch() {
+    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let (manager, running, counts) = running_manager(&server).await;
 
@@ -198,6 +201,9 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
 
 #[tokio::test(start_paused = true)]
 async fn a_lazy_read_starts_the_informer_and_waits_for_its_sync() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let secrets: Api<Secret> = Api::namespaced(server.client().unwrap(), NS);
     secrets

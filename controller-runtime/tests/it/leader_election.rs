@@ -201,6 +201,9 @@ async fn one_leader(candidates: &[Candidate], log: &Log) -> usize {
 
 #[tokio::test(start_paused = true)]
 async fn graceful_stop_hands_over_within_a_retry_period_and_a_killed_leader_after_the_lease() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     server.create(&cm("work", "1")).unwrap();
     let log = Log::default();
@@ -300,6 +303,9 @@ async fn graceful_stop_hands_over_within_a_retry_period_and_a_killed_leader_afte
 
 #[tokio::test(start_paused = true)]
 async fn a_leader_whose_lease_writes_fail_steps_down_by_its_renew_deadline() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     server.create(&cm("work", "1")).unwrap();
     let log = Log::default();
@@ -352,6 +358,9 @@ async fn a_leader_whose_lease_writes_fail_steps_down_by_its_renew_deadline() {
 
 #[tokio::test(start_paused = true)]
 async fn warm_up_syncs_caches_before_leadership_and_state_is_observable() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     server.create(&cm("work", "1")).unwrap();
     let elect = |id: &str| {
@@ -424,6 +433,9 @@ async fn warm_up_syncs_caches_before_leadership_and_state_is_observable() {
 
 #[tokio::test(start_paused = true)]
 async fn invalid_timings_fail_start() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let config = LeaderElectionConfig::new(NS, "bad")
         .renew_deadline(Duration::from_secs(2))

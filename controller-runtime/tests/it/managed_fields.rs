@@ -45,6 +45,9 @@ async fn cached_managed_fields(strip: bool) -> Option<Vec<ManagedFieldsEntry>> {
 
 #[tokio::test(start_paused = true)]
 async fn managed_fields_are_stripped_unless_opted_out() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     assert_eq!(cached_managed_fields(true).await, None);
     let kept = cached_managed_fields(false)
         .await
@@ -54,13 +57,12 @@ async fn managed_fields_are_stripped_unless_opted_out() {
 
 #[tokio::test]
 async fn the_user_agent_names_the_operator_as_the_default_field_manager() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    let uri: http::Uri = server.url().parse().unwrap();
-    let mut config = kube::Config::new(uri);
-    config.default_namespace = "default".into();
+    let server = TestCluster::start().await.unwrap();
+    let mut config = server.config();
+    config.default_namespace = ns().into();
     let config = kube_rt_controller_runtime::util::with_user_agent(config, "my-operator", "0.3.0");
     let client = kube::Client::try_from(config).unwrap();
-    let api: kube::Api<ConfigMap> = kube::Api::namespaced(client, "default");
+    let api: kube::Api<ConfigMap> = kube::Api::namespaced(client, ns());
     // No field manager named: the server takes the User-Agent up to its first `/`.
     let created = api
         .create(&kube::api::PostParams::default(), &cm("ua", "1"))

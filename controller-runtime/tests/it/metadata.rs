@@ -59,6 +59,9 @@ fn counting(
 
 #[tokio::test(start_paused = true)]
 async fn owned_secrets_watched_metadata_only_trigger_their_owner_and_cache_no_data() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
@@ -130,6 +133,9 @@ async fn owned_secrets_watched_metadata_only_trigger_their_owner_and_cache_no_da
 
 #[tokio::test(start_paused = true)]
 async fn typed_predicates_and_mappers_see_metadata_events() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
@@ -211,6 +217,9 @@ async fn typed_predicates_and_mappers_see_metadata_events() {
 #[tokio::test(start_paused = true)]
 async fn the_metadata_cache_is_scoped_like_the_full_one_coexists_with_it_and_has_its_own_transform()
 {
+    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     for (name, team) in [("a", "red"), ("b", "blue")] {
         let mut obj = secret(name, Vec::new());

@@ -52,13 +52,13 @@ fn number(scrape: &Scrape, metric: &str, labels: &[(&str, &str)]) -> f64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let localhost: SocketAddr = "127.0.0.1:0".parse().unwrap();
     let manager = Arc::new(
         manager(&server)
             .metrics_bind_address(localhost)
             .leader_election(
-                LeaderElectionConfig::new(NS, "metrics-test")
+                LeaderElectionConfig::new(ns(), "metrics-test")
                     .lease_duration(Duration::from_secs(3))
                     .renew_deadline(Duration::from_secs(2))
                     .retry_period(Duration::from_millis(500)),
@@ -101,7 +101,7 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
     let address = manager.addresses().metrics.unwrap();
 
     for name in ["ok-1", "ok-2", "err-1", "later-1", "fatal"] {
-        server.create(&cm(name, "1")).unwrap();
+        server.create(&cm(name, "1")).await.unwrap();
     }
     eventually("every reconcile", Duration::from_secs(30), || {
         attempts.get("ok-1") == 1
@@ -294,7 +294,7 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
         assert!(names.contains(name), "{name} missing from {names:?}");
     }
     // One more success moves only the success counter.
-    server.create(&cm("ok-3", "1")).unwrap();
+    server.create(&cm("ok-3", "1")).await.unwrap();
     eventually("the new reconcile", Duration::from_secs(30), || {
         attempts.get("ok-3") == 1
     })
@@ -317,6 +317,9 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
 
 #[tokio::test(start_paused = true)]
 async fn managers_have_independent_registries() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let one = manager(&server).build();
     let two = manager(&server).build();

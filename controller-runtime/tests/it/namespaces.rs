@@ -42,6 +42,9 @@ fn names(objects: &[Arc<ConfigMap>]) -> BTreeSet<String> {
 
 #[tokio::test(start_paused = true)]
 async fn three_namespaces_are_one_cache_that_syncs_when_all_three_did() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for name in ["a", "b", "c", "d"] {
         server.create(&namespace(name, "z")).unwrap();
@@ -168,6 +171,9 @@ fn namespace(name: &str, team: &str) -> Namespace {
 
 #[tokio::test(start_paused = true)]
 async fn per_kind_options_override_namespaces_selectors_and_transform() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for name in ["a", "b"] {
         server.create(&namespace(name, "z")).unwrap();

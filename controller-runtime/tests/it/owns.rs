@@ -17,6 +17,9 @@ use kube_rt_controller_runtime::controller::{
 
 #[tokio::test(start_paused = true)]
 async fn owned_secrets_trigger_their_controller_only() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();

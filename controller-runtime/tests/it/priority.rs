@@ -82,6 +82,9 @@ fn depth(manager: &Manager, name: &str, priority: &str) -> Option<f64> {
 /// map created live: with the priority queue it is reconciled right after the first.
 #[tokio::test(start_paused = true)]
 async fn live_changes_overtake_the_initial_list() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     for i in 0..20 {
         server.create(&cm(&format!("listed-{i:02}"), "1")).unwrap();
@@ -126,6 +129,9 @@ async fn live_changes_overtake_the_initial_list() {
 /// and the depth series labelled `priority=""`.
 #[tokio::test(start_paused = true)]
 async fn the_plain_queue_keeps_first_in_first_out() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     for i in 0..5 {
         server.create(&cm(&format!("listed-{i}"), "1")).unwrap();
@@ -163,6 +169,9 @@ async fn the_plain_queue_keeps_first_in_first_out() {
 /// resourceVersion) is not (low priority).
 #[tokio::test(start_paused = true)]
 async fn resyncs_come_at_low_priority_and_updates_at_normal() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     for name in ["a", "b", "c"] {
         server.create(&cm(name, "1")).unwrap();
@@ -207,6 +216,9 @@ async fn resyncs_come_at_low_priority_and_updates_at_normal() {
 /// action names another priority, which it then keeps.
 #[tokio::test(start_paused = true)]
 async fn requeues_and_retries_keep_their_priority_unless_the_action_names_one() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     server.create(&cm("listed", "1")).unwrap();
     let manager = Arc::new(manager(&server).build());

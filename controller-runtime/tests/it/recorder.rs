@@ -25,6 +25,9 @@ fn record(reason: &str) -> EventRecord {
 
 #[tokio::test(start_paused = true)]
 async fn shorthands_report_on_the_reconciled_object() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     Controller::new(&manager)
@@ -86,6 +89,9 @@ async fn shorthands_report_on_the_reconciled_object() {
 
 #[tokio::test(start_paused = true)]
 async fn repeats_become_a_series() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     Controller::new(&manager)
@@ -148,6 +154,9 @@ async fn a_full_queue_drops_and_counts() {
 
 #[tokio::test(start_paused = true)]
 async fn a_repeat_after_the_series_window_starts_a_new_event() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let (recorder, task) = Recorder::new(server.client().unwrap(), "c", 16);
     let stop = tokio_util::sync::CancellationToken::new();

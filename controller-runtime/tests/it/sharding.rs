@@ -36,7 +36,7 @@ const LIMIT: Duration = Duration::from_secs(30);
 /// Short Lease timings (a silent shard is taken over after 8 s), with room for a loaded
 /// machine: a renewal may take up to 3 s before the shard stops.
 fn config(shard: &str) -> ShardingConfig {
-    ShardingConfig::new(RING, NS)
+    ShardingConfig::new(RING, ns())
         .shard(shard)
         .lease_timings(
             Duration::from_secs(4),
@@ -218,6 +218,9 @@ fn total(replicas: &[&Replica], counter: impl Fn(&Replica) -> u64) -> u64 {
 
 #[tokio::test]
 async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
+    if testkit::cluster::sim_only("fault injection") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let client = server.client().unwrap();
     let maps: Api<ConfigMap> = Api::namespaced(client.clone(), NS);
@@ -397,11 +400,11 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
 
 #[tokio::test]
 async fn a_sharded_manager_refuses_leader_election_and_late_controllers() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let both = manager(&server)
         .sharding(config("s0"))
         .leader_election(
-            kube_rt_controller_runtime::leader_election::LeaderElectionConfig::new(NS, "x"),
+            kube_rt_controller_runtime::leader_election::LeaderElectionConfig::new(ns(), "x"),
         )
         .build();
     assert!(matches!(
@@ -434,7 +437,7 @@ async fn new_objects_are_labelled_with_their_shard_as_they_are_created() {
     use crate::webhook::support::{TestCa, test_config};
     use kube_rt_controller_runtime::webhook::{ClientConfig, mutating_webhook_configuration};
 
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let ca = TestCa::new();
     let dir = tempfile::tempdir().unwrap();
     ca.issue(dir.path(), "webhook-1");
@@ -474,11 +477,11 @@ async fn new_objects_are_labelled_with_their_shard_as_they_are_created() {
         .flat_map(|rule| rule.resources.clone().unwrap())
         .collect();
     assert_eq!(resources, ["configmaps", "secrets"]);
-    server.create(&configuration).unwrap();
+    server.create(&configuration).await.unwrap();
 
     // The create's own answer carries the label: the webhook set it, not a later pass.
     let client = server.client().unwrap();
-    let created = Api::<ConfigMap>::namespaced(client.clone(), NS)
+    let created = Api::<ConfigMap>::namespaced(client.clone(), ns())
         .create(&PostParams::default(), &cm("fresh", "1"))
         .await
         .unwrap();
@@ -495,7 +498,7 @@ async fn new_objects_are_labelled_with_their_shard_as_they_are_created() {
         created.metadata.uid.as_deref().unwrap(),
         true,
     );
-    let owned = Api::<Secret>::namespaced(client, NS)
+    let owned = Api::<Secret>::namespaced(client, ns())
         .create(&PostParams::default(), &secret("fresh-secret", vec![owner]))
         .await
         .unwrap();
@@ -512,23 +515,25 @@ async fn new_objects_are_labelled_with_their_shard_as_they_are_created() {
 
 #[tokio::test]
 async fn a_manager_of_one_namespace_shards_only_there() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
+    let other = format!("{}-other", ns());
     let mut elsewhere = cm("elsewhere", "1");
-    elsewhere.metadata.namespace = Some("other".to_owned());
+    elsewhere.metadata.namespace = Some(other.clone());
     server
         .create(&k8s_openapi::api::core::v1::Namespace {
             metadata: kube::api::ObjectMeta {
-                name: Some("other".to_owned()),
+                name: Some(other.clone()),
                 ..Default::default()
             },
             ..Default::default()
         })
+        .await
         .unwrap();
-    server.create(&elsewhere).unwrap();
-    server.create(&cm("here", "1")).unwrap();
+    server.create(&elsewhere).await.unwrap();
+    server.create(&cm("here", "1")).await.unwrap();
     let manager = Arc::new(
         manager(&server)
-            .namespace(NS)
+            .namespace(ns())
             .sharding(config("s0"))
             .build(),
     );
@@ -549,7 +554,7 @@ async fn a_manager_of_one_namespace_shards_only_there() {
         }
     };
     testkit::eventually_async("here assigned", LIMIT, || async {
-        shard_of(NS, "here").await.as_deref() == Some("s0")
+        shard_of(ns(), "here").await.as_deref() == Some("s0")
     })
     .await;
     // Two more passes of the sharder: still nothing outside the manager's namespace.
@@ -559,11 +564,11 @@ async fn a_manager_of_one_namespace_shards_only_there() {
         stats.counts().passes >= passes + 2
     })
     .await;
-    assert_eq!(shard_of("other", "elsewhere").await, None);
+    assert_eq!(shard_of(&other, "elsewhere").await, None);
     // And the sharder may write labels there only.
     for rule in manager.permissions() {
         if rule.resource_name() == "configmaps" && rule.verb_set().contains(&Verb::Patch) {
-            assert_eq!(rule.namespace(), Some(NS), "{rule:?}");
+            assert_eq!(rule.namespace(), Some(ns()), "{rule:?}");
         }
     }
     manager.shutdown_handle().shutdown();

@@ -58,6 +58,9 @@ async fn start_an_hour_long_reconcile(
 
 #[tokio::test(start_paused = true)]
 async fn shutdown_drains_the_in_flight_reconcile() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let token = CancellationToken::new();
     let manager = Arc::new(manager(&server).shutdown_token(token.clone()).build());
@@ -86,6 +89,9 @@ async fn shutdown_drains_the_in_flight_reconcile() {
 
 #[tokio::test(start_paused = true)]
 async fn a_second_request_exits_at_once() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let (finished, running) = start_an_hour_long_reconcile(&server, &manager).await;
@@ -109,6 +115,9 @@ async fn a_second_request_exits_at_once() {
 
 #[tokio::test(start_paused = true)]
 async fn the_drain_is_bounded_by_the_graceful_timeout() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(
         manager(&server)
@@ -129,6 +138,9 @@ async fn the_drain_is_bounded_by_the_graceful_timeout() {
 
 #[tokio::test(start_paused = true)]
 async fn the_drain_deadline_is_30_seconds_by_default() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let (finished, running) = start_an_hour_long_reconcile(&server, &manager).await;

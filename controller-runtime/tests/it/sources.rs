@@ -74,6 +74,9 @@ fn channel() -> (
 
 #[tokio::test(start_paused = true)]
 async fn stream_keys_reach_the_reconciler_past_predicates_and_errors_and_ends_are_counted() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     server.create(&cm("watched", "1")).unwrap();
     let manager = Arc::new(manager(&server).build());
@@ -122,6 +125,9 @@ async fn stream_keys_reach_the_reconciler_past_predicates_and_errors_and_ends_ar
 
 #[tokio::test(start_paused = true)]
 async fn the_handle_enqueues_with_a_priority_and_a_delay() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let seen = Seen::default();
@@ -154,7 +160,7 @@ async fn the_handle_enqueues_with_a_priority_and_a_delay() {
 
 #[tokio::test]
 async fn invalid_debounces_fail_the_build_and_out_of_range_priorities_are_refused() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let manager = manager(&server).build();
     let reason = |result: Result<_, Error>| match result {
         Err(Error::InvalidSetting { reason, .. }) => reason,

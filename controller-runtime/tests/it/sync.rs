@@ -20,6 +20,10 @@ use kube_rt_controller_runtime::manager::{Error, Manager};
 
 #[tokio::test(start_paused = true)]
 async fn reconciles_only_see_synced_caches() {
+    if testkit::cluster::sim_only("virtual time, fault injection, request counts and open watches")
+    {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     for i in 0..50 {
         server.create(&cm(&format!("cm-{i}"), "0")).unwrap();
@@ -97,6 +101,9 @@ async fn start_without_secrets(cache_sync_timeout: Option<Duration>) -> (Error, 
 
 #[tokio::test(start_paused = true)]
 async fn a_cache_that_cannot_sync_fails_start_naming_it() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let (error, took) = start_without_secrets(Some(Duration::from_secs(20))).await;
     assert!(matches!(error, Error::CacheSync(_)), "{error}");
     let message = error.to_string();
@@ -110,6 +117,9 @@ async fn a_cache_that_cannot_sync_fails_start_naming_it() {
 
 #[tokio::test(start_paused = true)]
 async fn the_cache_sync_timeout_is_two_minutes_by_default() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let (error, took) = start_without_secrets(None).await;
     assert!(matches!(error, Error::CacheSync(_)), "{error}");
     assert!(error.to_string().contains("Secret"), "{error}");

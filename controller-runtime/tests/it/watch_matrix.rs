@@ -332,6 +332,9 @@ async fn as_secondary<T: Object>(
 
 #[tokio::test(start_paused = true)]
 async fn typed_for_filters_with_its_predicate() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let (subject, watch) = (Subject::Typed, typed());
     as_primary(server, subject, watch).await;
@@ -339,6 +342,9 @@ async fn typed_for_filters_with_its_predicate() {
 
 #[tokio::test(start_paused = true)]
 async fn typed_owns_filters_with_its_predicate() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let (subject, watch) = (Subject::Typed, typed());
     as_secondary(server, subject, watch, true).await;
@@ -346,6 +352,9 @@ async fn typed_owns_filters_with_its_predicate() {
 
 #[tokio::test(start_paused = true)]
 async fn typed_watches_filters_with_its_predicate() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let (subject, watch) = (Subject::Typed, typed());
     as_secondary(server, subject, watch, false).await;
@@ -353,6 +362,9 @@ async fn typed_watches_filters_with_its_predicate() {
 
 #[tokio::test(start_paused = true)]
 async fn metadata_for_filters_with_its_predicate() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let (subject, watch) = (Subject::Metadata, metadata());
     as_primary(server, subject, watch).await;
@@ -360,6 +372,9 @@ async fn metadata_for_filters_with_its_predicate() {
 
 #[tokio::test(start_paused = true)]
 async fn metadata_owns_filters_with_its_predicate() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let (subject, watch) = (Subject::Metadata, metadata());
     as_secondary(server, subject, watch, true).await;
@@ -367,6 +382,9 @@ async fn metadata_owns_filters_with_its_predicate() {
 
 #[tokio::test(start_paused = true)]
 async fn metadata_watches_filters_with_its_predicate() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let (subject, watch) = (Subject::Metadata, metadata());
     as_secondary(server, subject, watch, false).await;
@@ -374,6 +392,9 @@ async fn metadata_watches_filters_with_its_predicate() {
 
 #[tokio::test(start_paused = true)]
 async fn dynamic_for_filters_with_its_predicate() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let (server, kind) = with_gadgets().await;
     let (subject, watch) = (Subject::Dynamic(kind.clone()), dynamic(kind));
     as_primary(server, subject, watch).await;
@@ -381,6 +402,9 @@ async fn dynamic_for_filters_with_its_predicate() {
 
 #[tokio::test(start_paused = true)]
 async fn dynamic_owns_filters_with_its_predicate() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let (server, kind) = with_gadgets().await;
     let (subject, watch) = (Subject::Dynamic(kind.clone()), dynamic(kind));
     as_secondary(server, subject, watch, true).await;
@@ -388,6 +412,9 @@ async fn dynamic_owns_filters_with_its_predicate() {
 
 #[tokio::test(start_paused = true)]
 async fn dynamic_watches_filters_with_its_predicate() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let (server, kind) = with_gadgets().await;
     let (subject, watch) = (Subject::Dynamic(kind.clone()), dynamic(kind));
     as_secondary(server, subject, watch, false).await;

@@ -40,6 +40,9 @@ fn labelled(mut secret: k8s_openapi::api::core::v1::Secret, key: &str, value: &s
 
 #[tokio::test(start_paused = true)]
 async fn mappers_and_predicates_choose_the_requests() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
@@ -112,6 +115,9 @@ async fn mappers_and_predicates_choose_the_requests() {
 
 #[tokio::test(start_paused = true)]
 async fn the_manager_scopes_its_caches() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let mut ns = k8s_openapi::api::core::v1::Namespace::default();
     ns.metadata.name = Some("other".into());
@@ -177,6 +183,9 @@ impl Runnable for Failing {
 
 #[tokio::test(start_paused = true)]
 async fn a_failing_runnable_stops_the_manager() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = manager(&server).build();
     let counts = Counts::default();

@@ -15,7 +15,7 @@ use testenv::{DEFAULT_TIMEOUT, TestEnv, eventually};
 use tokio_util::sync::CancellationToken;
 
 async fn config_map(client: &Client, name: &str, level: &str) -> ConfigMap {
-    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let api: Api<ConfigMap> = Api::default_namespaced(client.clone());
     let cm: ConfigMap = serde_json::from_value(serde_json::json!({
         "metadata": {"name": name},
         "data": {"LOG_LEVEL": level},
@@ -44,7 +44,7 @@ async fn a_config_map_change_rolls_out_the_deployments_that_reference_it() {
     let client = env.client();
     let settings = config_map(&client, "settings", "info").await;
     let other = config_map(&client, "other", "info").await;
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    let deployments: Api<Deployment> = Api::default_namespaced(client.clone());
     for (name, config) in [("web", "settings"), ("api", "settings"), ("batch", "other")] {
         deployments
             .create(
@@ -64,7 +64,7 @@ async fn a_config_map_change_rolls_out_the_deployments_that_reference_it() {
     stamped(&deployments, "batch", &format!("other={other_v1}")).await;
 
     // Editing `settings` re-stamps web and api, and leaves batch alone.
-    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let config_maps: Api<ConfigMap> = Api::default_namespaced(client.clone());
     let edit = serde_json::json!({"data": {"LOG_LEVEL": "debug"}});
     let settings_v2 = version(
         &config_maps
@@ -79,5 +79,5 @@ async fn a_config_map_change_rolls_out_the_deployments_that_reference_it() {
 
     shutdown.cancel();
     task.await.unwrap().unwrap();
-    env.stop().await;
+    env.stop().await.unwrap();
 }

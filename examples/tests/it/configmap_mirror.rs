@@ -21,16 +21,19 @@ async fn mirrors_repairs_and_cleans_up() {
     let env = TestEnv::start().await.unwrap();
     let client = env.client();
     let config = MirrorConfig {
-        source: "shared".into(),
-        targets: vec!["team-a".into(), "team-b".into()],
+        source: env.namespace_of_its_own("shared"),
+        targets: vec![
+            env.namespace_of_its_own("team-a"),
+            env.namespace_of_its_own("team-b"),
+        ],
     };
     seed_demo(&client, &config).await.unwrap();
     let shutdown = CancellationToken::new();
-    let task = tokio::spawn(run(client.clone(), config, 2, shutdown.clone()));
+    let task = tokio::spawn(run(client.clone(), config.clone(), 2, shutdown.clone()));
 
-    let source: Api<ConfigMap> = Api::namespaced(client.clone(), "shared");
-    let team_a: Api<ConfigMap> = Api::namespaced(client.clone(), "team-a");
-    let team_b: Api<ConfigMap> = Api::namespaced(client.clone(), "team-b");
+    let source: Api<ConfigMap> = Api::namespaced(client.clone(), &config.source);
+    let team_a: Api<ConfigMap> = Api::namespaced(client.clone(), &config.targets[0]);
+    let team_b: Api<ConfigMap> = Api::namespaced(client.clone(), &config.targets[1]);
     for copies in [&team_a, &team_b] {
         let copy = env
             .eventually("a copy", || async {
@@ -39,7 +42,7 @@ async fn mirrors_repairs_and_cleans_up() {
             .await
             .unwrap();
         assert_eq!(data(&copy).as_deref(), Some("info"));
-        assert_eq!(copy.labels()[SOURCE_LABEL], "shared");
+        assert_eq!(copy.labels()[SOURCE_LABEL], config.source);
     }
     let finalized = source.get("app-settings").await.unwrap();
     assert!(finalized.finalizers().iter().any(|f| f == FINALIZER));

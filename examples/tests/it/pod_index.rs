@@ -23,10 +23,12 @@ fn counts(pairs: &[(&str, usize)]) -> NodeCounts {
 #[tokio::test]
 async fn counts_follow_pods() {
     let env = TestEnv::start().await.unwrap();
-    let server = env.server();
-    server.create(&pod_on("a1", "node-a")).unwrap();
-    server.create(&pod_on("a2", "node-a")).unwrap();
-    server.create(&pod_on("b1", "node-b")).unwrap();
+    let pods: Api<Pod> = Api::namespaced(env.client(), env.namespace());
+    for (name, node) in [("a1", "node-a"), ("a2", "node-a"), ("b1", "node-b")] {
+        pods.create(&PostParams::default(), &pod_on(name, node))
+            .await
+            .unwrap();
+    }
 
     let (tx, mut reports) = mpsc::unbounded_channel();
     let shutdown = CancellationToken::new();
@@ -45,7 +47,6 @@ async fn counts_follow_pods() {
     };
     assert_eq!(next().await, counts(&[("node-a", 2), ("node-b", 1)]));
 
-    let pods: Api<Pod> = Api::namespaced(env.client(), "default");
     pods.create(&PostParams::default(), &pod_on("c1", "node-c"))
         .await
         .unwrap();

@@ -7,15 +7,17 @@ use controller_runtime::ObjectKey;
 use controller_runtime::workqueue::RateLimiter;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::Api;
+use kube::api::PostParams;
 use testenv::TestEnv;
 
 use crate::sample_controller::controller::{controlling_foo, rate_limiter};
 use crate::sample_controller::foo::{Foo, crd, new_foo};
 
-fn owned_by(kind: &str, name: &str) -> Deployment {
+fn owned_by(namespace: &str, kind: &str, name: &str) -> Deployment {
     let mut deployment = Deployment::default();
     deployment.metadata.name = Some("web".into());
-    deployment.metadata.namespace = Some("default".into());
+    deployment.metadata.namespace = Some(namespace.into());
     deployment.metadata.owner_references = Some(vec![OwnerReference {
         api_version: "samplecontroller.k8s.io/v1alpha1".into(),
         kind: kind.into(),
@@ -30,23 +32,25 @@ fn owned_by(kind: &str, name: &str) -> Deployment {
 #[tokio::test]
 async fn deployments_map_to_their_existing_controlling_foo() {
     let env = TestEnv::builder().crd(crd()).start().await.unwrap();
-    let mut foo = new_foo("owner", "web", Some(1));
-    foo.metadata.namespace = Some("default".into());
-    env.server().create(&foo).unwrap();
+    let ns = env.namespace();
+    let foos: Api<Foo> = Api::namespaced(env.client(), ns);
+    foos.create(&PostParams::default(), &new_foo("owner", "web", Some(1)))
+        .await
+        .unwrap();
     let manager = env.manager();
     let cache = manager.cache();
     // Before the manager caches Foos, no Deployment maps to one.
-    assert!(controlling_foo(&cache, &owned_by("Foo", "owner")).is_none());
+    assert!(controlling_foo(&cache, &owned_by(ns, "Foo", "owner")).is_none());
     cache.informers::<Foo>().unwrap();
     let mut running = env.start_manager(manager);
     running.wait_synced().await.unwrap();
 
-    let key = controlling_foo(&cache, &owned_by("Foo", "owner")).unwrap();
-    assert_eq!(key.to_string(), "default/owner");
+    let key = controlling_foo(&cache, &owned_by(ns, "Foo", "owner")).unwrap();
+    assert_eq!(key.to_string(), format!("{ns}/owner"));
     // Orphans, other kinds, and no controller: nothing to enqueue.
-    assert!(controlling_foo(&cache, &owned_by("Foo", "gone")).is_none());
-    assert!(controlling_foo(&cache, &owned_by("ReplicaSet", "owner")).is_none());
-    let mut uncontrolled = owned_by("Foo", "owner");
+    assert!(controlling_foo(&cache, &owned_by(ns, "Foo", "gone")).is_none());
+    assert!(controlling_foo(&cache, &owned_by(ns, "ReplicaSet", "owner")).is_none());
+    let mut uncontrolled = owned_by(ns, "Foo", "owner");
     uncontrolled.metadata.owner_references.as_mut().unwrap()[0].controller = None;
     assert!(controlling_foo(&cache, &uncontrolled).is_none());
     running.stop().await.unwrap();

@@ -27,8 +27,10 @@ async fn three_shards_split_the_foos_and_their_deployments_follow() {
             sharding: Some(ShardSettings {
                 ring: RING_NAME.to_owned(),
                 shard: shard.to_owned(),
-                namespace: "default".to_owned(),
+                namespace: env.namespace().to_owned(),
             }),
+            // On an existing cluster other tests' Foos live in other namespaces.
+            namespace: Some(env.namespace().to_owned()),
             ..Settings::default()
         };
         let manager = manager_builder(client.clone(), &settings)
@@ -38,7 +40,7 @@ async fn three_shards_split_the_foos_and_their_deployments_follow() {
         managers.push(env.start_manager(manager));
     }
 
-    let foos: Api<Foo> = Api::namespaced(client.clone(), "default");
+    let foos: Api<Foo> = Api::namespaced(client.clone(), env.namespace());
     for i in 0..FOOS {
         let name = format!("foo-{i}");
         foos.create(&PostParams::default(), &new_foo(&name, &name, Some(1)))
@@ -49,12 +51,12 @@ async fn three_shards_split_the_foos_and_their_deployments_follow() {
     let wanted: BTreeMap<String, String> = (0..FOOS)
         .map(|i| {
             let name = format!("foo-{i}");
-            let key = ring_key(&Foo::group(&()), &Foo::kind(&()), "default", &name);
+            let key = ring_key(&Foo::group(&()), &Foo::kind(&()), env.namespace(), &name);
             (name, ring.assign(&key).unwrap().to_string())
         })
         .collect();
     let label = shard_label(RING_NAME);
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), "default");
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), env.namespace());
     env.eventually("every Foo on its shard, its Deployment with it", || async {
         let foos = foos.list(&Default::default()).await.unwrap();
         let shard_of = |labels: &BTreeMap<String, String>| labels.get(&label).cloned();

@@ -6,13 +6,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube_rt_informer::SharedIndexInformer;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+pub use testkit::cluster::{Server, TestCluster, ns};
 pub use testkit::config_maps::{NS, State, cm, name, put, remove, rv, server_state, state_of};
 pub use testkit::{Event, Recorder, eventually};
 
@@ -23,10 +23,10 @@ pub fn cache_state(informer: &SharedIndexInformer<ConfigMap>) -> State {
 
 /// An informer over the test namespace's config maps.
 pub fn config_map_informer(
-    server: &ApiServer,
+    server: &impl Server,
     resync: Duration,
 ) -> Arc<SharedIndexInformer<ConfigMap>> {
-    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
+    let api: Api<ConfigMap> = Api::namespaced(server.test_client(), ns());
     Arc::new(
         SharedIndexInformer::for_api(api)
             .resync_period(resync)

@@ -90,6 +90,9 @@ async fn run_seed(seed: u64) -> (u64, u64) {
 
 #[tokio::test(start_paused = true)]
 async fn twenty_seeds_of_random_changes_and_faults_converge() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let mut relisted = 0;
     for seed in 0..20 {
         let (lists, pages_of_one_list) = run_seed(seed).await;

@@ -33,6 +33,9 @@ fn pod(name: &str) -> Pod {
 
 #[tokio::test]
 async fn two_requests_for_pods_share_one_informer_and_one_watch() {
+    if testkit::cluster::sim_only("request counts and open watches") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for i in 0..5 {
         server.create(&pod(&format!("pod-{i}"))).unwrap();
@@ -81,15 +84,18 @@ async fn two_requests_for_pods_share_one_informer_and_one_watch() {
 
 #[tokio::test(start_paused = true)]
 async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "cm-0", "0");
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
+    let server = TestCluster::start().await.unwrap();
+    server.put("cm-0", "0").await.unwrap();
     let factory = InformerFactory::builder(server.client().unwrap())
         .default_resync(Duration::from_secs(30))
         .resync_for::<ConfigMap>(Duration::from_secs(5))
         .build();
     let config_maps = factory.informer::<ConfigMap>();
     // Another scope of the same type is another informer.
-    let namespaced = factory.informer_in::<ConfigMap>(InformerScope::namespace(NS));
+    let namespaced = factory.informer_in::<ConfigMap>(InformerScope::namespace(ns()));
     assert!(!Arc::ptr_eq(&config_maps, &namespaced));
     assert_ne!(config_maps.name(), namespaced.name());
     // A resource the server does not serve: its lists fail forever.
@@ -100,10 +106,10 @@ async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
         kind: "Widget".into(),
         plural: "widgets".into(),
     };
-    let dynamic = factory.dynamic_informer(&widgets, InformerScope::namespace(NS));
+    let dynamic = factory.dynamic_informer(&widgets, InformerScope::namespace(ns()));
     assert!(Arc::ptr_eq(
         &dynamic,
-        &factory.dynamic_informer(&widgets, InformerScope::namespace(NS))
+        &factory.dynamic_informer(&widgets, InformerScope::namespace(ns()))
     ));
     factory.start();
 
@@ -128,14 +134,14 @@ async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
 
 #[tokio::test]
 async fn dynamic_informers_cache_objects_of_a_runtime_resource() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "cm-0", "0");
-    put(&server, "cm-1", "0");
+    let server = TestCluster::start().await.unwrap();
+    server.put("cm-0", "0").await.unwrap();
+    server.put("cm-1", "0").await.unwrap();
     let factory = InformerFactory::builder(server.client().unwrap())
         .strip_managed_fields(true)
         .build();
     let resource = ApiResource::erase::<ConfigMap>(&());
-    let dynamic = factory.dynamic_informer(&resource, InformerScope::all());
+    let dynamic = factory.dynamic_informer(&resource, InformerScope::namespace(ns()));
     factory.start();
     factory
         .wait_for_cache_sync(Duration::from_secs(30))
@@ -162,28 +168,28 @@ async fn dynamic_informers_cache_objects_of_a_runtime_resource() {
 
 #[tokio::test]
 async fn selectors_are_part_of_what_makes_an_informer_shared() {
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     for (name, app) in [("a", "web"), ("b", "web"), ("c", "db")] {
         let mut obj = cm(name, "0");
         obj.metadata.labels = Some([("app".to_string(), app.to_string())].into());
-        server.create(&obj).unwrap();
+        server.create(&obj).await.unwrap();
     }
     let factory = InformerFactory::new(server.client().unwrap());
     let web = factory.informer_in::<ConfigMap>(
-        InformerScope::namespace(NS).selectors(Selectors::new().labels("app=web")),
+        InformerScope::namespace(ns()).selectors(Selectors::new().labels("app=web")),
     );
     let again = factory.informer_in::<ConfigMap>(
-        InformerScope::namespace(NS).selectors(Selectors::new().labels("app=web")),
+        InformerScope::namespace(ns()).selectors(Selectors::new().labels("app=web")),
     );
     let db = factory.informer_in::<ConfigMap>(
-        InformerScope::namespace(NS).selectors(Selectors::new().labels("app=db")),
+        InformerScope::namespace(ns()).selectors(Selectors::new().labels("app=db")),
     );
-    let everything = factory.informer_in::<ConfigMap>(InformerScope::namespace(NS));
+    let everything = factory.informer_in::<ConfigMap>(InformerScope::namespace(ns()));
     assert!(Arc::ptr_eq(&web, &again));
     assert!(!Arc::ptr_eq(&web, &db));
     assert!(Arc::ptr_eq(
         &everything,
-        &factory.informer_in::<ConfigMap>(InformerScope::namespace(NS))
+        &factory.informer_in::<ConfigMap>(InformerScope::namespace(ns()))
     ));
     assert_eq!(factory.len(), 3);
     assert!(web.name().contains("labels=app=web"), "{}", web.name());
@@ -214,9 +220,12 @@ fn count_resyncs<K: Send + Sync + 'static>(
 
 #[tokio::test(start_paused = true)]
 async fn informers_resync_at_the_default_period_unless_their_type_overrides_it() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "cm-0", "0");
-    server.create(&pod("pod-0")).unwrap();
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
+    let server = TestCluster::start().await.unwrap();
+    server.put("cm-0", "0").await.unwrap();
+    server.create(&pod("pod-0")).await.unwrap();
     let factory = InformerFactory::builder(server.client().unwrap())
         .default_resync(Duration::from_secs(1))
         .resync_for::<Pod>(Duration::ZERO)
@@ -254,7 +263,7 @@ async fn informers_resync_at_the_default_period_unless_their_type_overrides_it()
 
 #[tokio::test(start_paused = true)]
 async fn a_removed_informer_stops_alone_and_a_new_request_gets_a_new_one() {
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let factory = InformerFactory::new(server.client().unwrap());
     let pods = factory.informer::<Pod>();
     let config_maps = factory.informer::<ConfigMap>();

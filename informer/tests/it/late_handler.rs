@@ -6,14 +6,13 @@ use crate::common;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use common::*;
 
 #[tokio::test(start_paused = true)]
 async fn a_late_handler_gets_the_cache_then_live_events() {
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     for i in 0..1000 {
-        put(&server, &format!("cm-{i}"), "0");
+        server.put(&format!("cm-{i}"), "0").await.unwrap();
     }
     let informer = config_map_informer(&server, Duration::ZERO);
     let early = Recorder::new("early");
@@ -27,9 +26,9 @@ async fn a_late_handler_gets_the_cache_then_live_events() {
     assert_eq!(registration.handler_name(), "late");
     // Live changes right after joining.
     for i in 0..10 {
-        put(&server, &format!("cm-{i}"), "1");
-        put(&server, &format!("new-{i}"), "1");
-        remove(&server, &format!("cm-{}", 500 + i));
+        server.put(&format!("cm-{i}"), "1").await.unwrap();
+        server.put(&format!("new-{i}"), "1").await.unwrap();
+        server.remove(&format!("cm-{}", 500 + i)).await.unwrap();
     }
     eventually(
         "the early handler saw the live changes",
@@ -89,8 +88,8 @@ async fn a_late_handler_gets_the_cache_then_live_events() {
         rest.iter()
             .all(|event| !matches!(event, Event::Add(_, _, true)))
     );
-    assert_eq!(late.state(), server_state(&server));
-    assert_eq!(cache_state(&informer), server_state(&server));
+    assert_eq!(late.state(), server.state().await.unwrap());
+    assert_eq!(cache_state(&informer), server.state().await.unwrap());
 
     running.stop().await;
     server.shutdown().await;

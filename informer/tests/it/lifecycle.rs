@@ -6,7 +6,6 @@ use crate::common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube_rt_informer::{
@@ -15,9 +14,9 @@ use kube_rt_informer::{
 
 #[tokio::test(start_paused = true)]
 async fn settings_handlers_and_accessors_follow_the_informer_life() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "cm-0", "0");
-    put(&server, "keep-1", "0");
+    let server = TestCluster::start().await.unwrap();
+    server.put("cm-0", "0").await.unwrap();
+    server.put("keep-1", "0").await.unwrap();
     let informer = config_map_informer(&server, Duration::ZERO);
     informer.set_transform(strip_managed_fields).unwrap();
     let everything = Recorder::new("everything");
@@ -73,7 +72,7 @@ async fn settings_handlers_and_accessors_follow_the_informer_life() {
     assert_eq!(
         informer
             .lister()
-            .namespace(NS)
+            .namespace(ns())
             .get("cm-0")
             .map(|cm| rv(&cm)),
         Some(cache_state(&informer)["cm-0"].clone())
@@ -83,7 +82,7 @@ async fn settings_handlers_and_accessors_follow_the_informer_life() {
     informer.remove_event_handler(&all).unwrap();
     informer.remove_event_handler_and_wait(&all).await.unwrap();
     assert!(all.is_removed());
-    put(&server, "keep-2", "0");
+    server.put("keep-2", "0").await.unwrap();
     eventually(
         "the filtered handler saw the add",
         Duration::from_secs(30),
@@ -92,7 +91,7 @@ async fn settings_handlers_and_accessors_follow_the_informer_life() {
     .await;
     assert_eq!(everything.len(), 2);
     // A rename out of the filter is a delete for the filtered handler.
-    put(&server, "keep-2", "1");
+    server.put("keep-2", "1").await.unwrap();
     eventually("the filtered update", Duration::from_secs(30), || {
         kept.len() == 3
     })
@@ -123,11 +122,11 @@ async fn settings_handlers_and_accessors_follow_the_informer_life() {
 
 #[tokio::test(start_paused = true)]
 async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "x");
-    put(&server, "b", "y");
-    put(&server, "c", "x");
-    let api: kube::Api<ConfigMap> = kube::Api::namespaced(server.client().unwrap(), NS);
+    let server = TestCluster::start().await.unwrap();
+    server.put("a", "x").await.unwrap();
+    server.put("b", "y").await.unwrap();
+    server.put("c", "x").await.unwrap();
+    let api: kube::Api<ConfigMap> = kube::Api::namespaced(server.client().unwrap(), ns());
     let lister_watcher = Arc::new(kube_rt_informer::ApiListerWatcher::new(api));
     let informer = Arc::new(
         kube_rt_informer::SharedIndexInformer::builder(lister_watcher)
@@ -151,11 +150,11 @@ async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name() {
         .collect();
     by_x.sort();
     assert_eq!(by_x, ["a", "c"]);
-    assert_eq!(cache_state(&informer), server_state(&server));
+    assert_eq!(cache_state(&informer), server.state().await.unwrap());
     // Three objects in pages of two: two list requests.
     assert_eq!(informer.list_count(), 2);
     // The index follows live changes.
-    put(&server, "b", "x");
+    server.put("b", "x").await.unwrap();
     eventually("the index follows", Duration::from_secs(30), || {
         informer
             .indexer()

@@ -54,6 +54,9 @@ fn served_as_metadata<K>(obj: &PartialObjectMeta<K>) -> bool {
 
 #[tokio::test]
 async fn a_metadata_informer_is_shared_and_coexists_with_the_full_one() {
+    if testkit::cluster::sim_only("request counts and open watches") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for i in 0..3 {
         server.create(&secret(&format!("s-{i}"), NS, "a")).unwrap();
@@ -100,10 +103,10 @@ async fn a_metadata_informer_is_shared_and_coexists_with_the_full_one() {
 
 #[tokio::test]
 async fn metadata_handlers_see_adds_updates_and_deletes() {
-    let server = ApiServer::start().await.unwrap();
-    server.create(&secret("a", NS, "a")).unwrap();
+    let server = TestCluster::start().await.unwrap();
+    server.create(&secret("a", ns(), "a")).await.unwrap();
     let factory = InformerFactory::new(server.client().unwrap());
-    let meta = factory.metadata_informer::<Secret>();
+    let meta = factory.metadata_informer_in::<Secret>(InformerScope::namespace(ns()));
     let seen: Arc<Mutex<Vec<String>>> = Arc::default();
     let record = |seen: &Arc<Mutex<Vec<String>>>| Arc::clone(seen);
     meta.add_event_handler(
@@ -142,9 +145,9 @@ async fn metadata_handlers_see_adds_updates_and_deletes() {
         .await
         .unwrap();
 
-    server.replace(&secret("a", NS, "b")).unwrap();
-    server.create(&secret("c", NS, "a")).unwrap();
-    server.delete("", "secrets", Some(NS), "a").unwrap();
+    server.replace(&secret("a", ns(), "b")).await.unwrap();
+    server.create(&secret("c", ns(), "a")).await.unwrap();
+    server.delete("", "secrets", Some(ns()), "a").await.unwrap();
     eventually("every change", Duration::from_secs(10), || {
         seen.lock().len() == 4
     })
@@ -167,14 +170,14 @@ async fn metadata_handlers_see_adds_updates_and_deletes() {
 
 #[tokio::test]
 async fn stripping_and_transforms_apply_to_metadata_objects() {
-    let server = ApiServer::start().await.unwrap();
-    server.create(&secret("a", NS, "a")).unwrap();
+    let server = TestCluster::start().await.unwrap();
+    server.create(&secret("a", ns(), "a")).await.unwrap();
     let factory = InformerFactory::builder(server.client().unwrap())
         .strip_managed_fields(true)
         .build();
-    let stripped = factory.metadata_informer::<Secret>();
+    let stripped = factory.metadata_informer_in::<Secret>(InformerScope::namespace(ns()));
     let resource = ApiResource::erase::<Secret>(&());
-    let dynamic = factory.dynamic_metadata_informer(&resource, InformerScope::namespace(NS));
+    let dynamic = factory.dynamic_metadata_informer(&resource, InformerScope::namespace(ns()));
     dynamic
         .set_transform(|obj: Arc<PartialObjectMeta<kube::api::DynamicObject>>| {
             let mut obj = Arc::unwrap_or_clone(obj);
@@ -220,6 +223,11 @@ async fn stripping_and_transforms_apply_to_metadata_objects() {
 
 #[tokio::test]
 async fn scoped_metadata_informers_see_their_namespace_and_selectors_only() {
+    if testkit::cluster::sim_only(
+        "otherwise empty server (the test lists every namespace's Secrets)",
+    ) {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let mut other = k8s_openapi::api::core::v1::Namespace::default();
     other.metadata.name = Some("other".into());
@@ -248,6 +256,9 @@ async fn scoped_metadata_informers_see_their_namespace_and_selectors_only() {
 
 #[tokio::test]
 async fn an_expired_metadata_watch_relists_into_the_informer() {
+    if testkit::cluster::sim_only("fault injection") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let factory = InformerFactory::new(server.client().unwrap());

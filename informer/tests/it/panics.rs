@@ -5,13 +5,12 @@ use crate::common;
 
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use common::*;
 
 #[tokio::test(start_paused = true)]
 async fn a_panicking_handler_is_contained() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
+    let server = TestCluster::start().await.unwrap();
+    server.put("a", "0").await.unwrap();
     let informer = config_map_informer(&server, Duration::ZERO);
     let fragile = Recorder::new("fragile").panic_on_add("bad");
     let steady = Recorder::new("steady");
@@ -20,10 +19,10 @@ async fn a_panicking_handler_is_contained() {
     let running = spawn(&informer);
     informer.synced().await;
 
-    put(&server, "bad", "0");
-    put(&server, "c", "0");
-    put(&server, "bad", "1");
-    remove(&server, "a");
+    server.put("bad", "0").await.unwrap();
+    server.put("c", "0").await.unwrap();
+    server.put("bad", "1").await.unwrap();
+    server.remove("a").await.unwrap();
     eventually(
         "the steady handler saw everything",
         Duration::from_secs(30),
@@ -51,7 +50,7 @@ async fn a_panicking_handler_is_contained() {
         got.iter()
             .any(|event| matches!(event, Event::Update(name, ..) if name == "bad"))
     );
-    assert_eq!(steady.state(), server_state(&server));
+    assert_eq!(steady.state(), server.state().await.unwrap());
 
     running.stop().await;
     server.shutdown().await;

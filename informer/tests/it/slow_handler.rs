@@ -11,6 +11,9 @@ use common::*;
 
 #[tokio::test(start_paused = true)]
 async fn a_slow_handler_lags_without_delaying_a_fast_one() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     // The history each object goes through, in resource versions.
     let mut history: BTreeMap<String, Vec<String>> = BTreeMap::new();

@@ -10,6 +10,9 @@ use common::*;
 
 #[tokio::test(start_paused = true)]
 async fn deletions_missed_while_disconnected_arrive_as_tombstones() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for i in 0..10 {
         put(&server, &format!("cm-{i}"), "0");

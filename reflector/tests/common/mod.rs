@@ -20,13 +20,14 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+pub use testkit::cluster::{Server, TestCluster, ns};
 pub use testkit::config_maps::{NS, State, cm, put, remove, server_state, state_of};
 pub use testkit::eventually;
 
 /// A client without kube's transparent retry of 429/503/504, so the reflector sees them.
-pub fn client_without_retry(server: &ApiServer) -> kube::Client {
-    let mut config = kube::Config::new(server.url().parse().unwrap());
-    config.default_namespace = NS.into();
+pub fn client_without_retry(server: &impl Server) -> kube::Client {
+    let mut config = server.test_client_config();
+    config.default_namespace = ns().into();
     config.default_retry = false;
     kube::Client::try_from(config).unwrap()
 }
@@ -215,10 +216,10 @@ pub fn store_state(store: &dyn Store<ConfigMap>) -> State {
 
 /// Waits until the store equals the server (up to 5 minutes of tokio time: a reflector deep
 /// in its backoff ladder waits up to a minute before relisting).
-pub async fn converged(server: &ApiServer, store: &dyn Store<ConfigMap>) {
+pub async fn converged(server: &impl Server, store: &dyn Store<ConfigMap>) {
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
-        let (want, have) = (server_state(server), store_state(store));
+        let (want, have) = (server.config_map_state().await, store_state(store));
         if want == have {
             return;
         }

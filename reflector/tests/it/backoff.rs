@@ -53,6 +53,10 @@ fn assert_gaps_are_waits(calls: &[Call], steps: &[BackoffStep]) {
 
 #[tokio::test(start_paused = true)]
 async fn list_and_watch_failures_back_off_along_the_ladder_and_reset_after_quiet_minutes() {
+    if testkit::cluster::sim_only("virtual time, fault injection, request counts and open watches")
+    {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let lw = config_maps(client_without_retry(&server));
@@ -117,6 +121,10 @@ async fn list_and_watch_failures_back_off_along_the_ladder_and_reset_after_quiet
 
 #[tokio::test(start_paused = true)]
 async fn throttled_lists_and_in_band_watch_errors_back_off_and_relist() {
+    if testkit::cluster::sim_only("virtual time, fault injection, request counts and open watches")
+    {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let lw = config_maps(client_without_retry(&server));
@@ -187,6 +195,9 @@ impl ListerWatcher<ConfigMap> for Refusing {
 
 #[tokio::test(start_paused = true)]
 async fn connection_refused_on_a_watch_backs_off_and_rewatches_without_relisting() {
+    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let recorder = config_maps(server.client().unwrap());
@@ -217,6 +228,9 @@ async fn connection_refused_on_a_watch_backs_off_and_rewatches_without_relisting
 
 #[tokio::test(start_paused = true)]
 async fn shutdown_ends_run_in_the_middle_of_a_backoff_wait() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let lw = config_maps(client_without_retry(&server));
     let seen = Arc::new(Seen::default());

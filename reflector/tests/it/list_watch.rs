@@ -16,6 +16,9 @@ use kube::api::ObjectMeta;
 /// equals the server before and after changes.
 #[tokio::test(start_paused = true)]
 async fn initial_list_is_paginated_then_the_watch_keeps_the_store_equal() {
+    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for i in 0..10 {
         put(&server, &format!("cm-{i}"), "0");
@@ -60,6 +63,10 @@ async fn initial_list_is_paginated_then_the_watch_keeps_the_store_equal() {
 /// A dropped watch is reopened from the last resource version, without a list.
 #[tokio::test(start_paused = true)]
 async fn a_dropped_watch_rewatches_from_the_last_resource_version_without_relisting() {
+    if testkit::cluster::sim_only("virtual time, fault injection, request counts and open watches")
+    {
+        return;
+    }
     let Watching {
         server,
         lw,
@@ -126,6 +133,9 @@ fn change_while_disconnected(server: &ApiServer) {
 /// synced resource version; the object deleted in the gap leaves the store.
 #[tokio::test(start_paused = true)]
 async fn compaction_while_disconnected_relists_and_removes_objects_deleted_in_the_gap() {
+    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+        return;
+    }
     let Watching {
         server,
         lw,
@@ -162,6 +172,9 @@ async fn compaction_while_disconnected_relists_and_removes_objects_deleted_in_th
 /// Deleted delta carrying a tombstone.
 #[tokio::test(start_paused = true)]
 async fn compaction_while_disconnected_delivers_tombstones_through_a_delta_fifo() {
+    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for name in ["a", "b", "c"] {
         put(&server, name, "0");
@@ -227,6 +240,11 @@ fn bump_global_resource_version(server: &ApiServer) {
 /// compaction does not 410.
 #[tokio::test(start_paused = true)]
 async fn bookmarks_advance_the_resource_version_so_a_rewatch_after_compaction_does_not_expire() {
+    if testkit::cluster::sim_only(
+        "virtual time, fault injection, request counts and open watches, bookmarks on demand",
+    ) {
+        return;
+    }
     let Watching {
         server,
         lw,
@@ -269,6 +287,9 @@ async fn bookmarks_advance_the_resource_version_so_a_rewatch_after_compaction_do
 /// The control for the bookmark test above: without the bookmark, the same rewatch expires and relists.
 #[tokio::test(start_paused = true)]
 async fn without_bookmarks_the_same_rewatch_expires_and_relists() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let Watching {
         server,
         lw,

@@ -23,6 +23,9 @@ use kube_rt_reflector::{
 
 #[tokio::test(start_paused = true)]
 async fn an_expired_list_retries_at_once_from_the_latest_state() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let Watching {
         server,
         lw,
@@ -59,6 +62,9 @@ async fn an_expired_list_retries_at_once_from_the_latest_state() {
 
 #[tokio::test(start_paused = true)]
 async fn an_expired_continue_token_falls_back_to_one_full_list() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = Arc::new(ApiServer::start().await.unwrap());
     for i in 0..10 {
         put(&server, &format!("cm-{i}"), "0");
@@ -111,6 +117,9 @@ async fn an_expired_continue_token_falls_back_to_one_full_list() {
 
 #[tokio::test(start_paused = true)]
 async fn a_watch_closing_at_once_without_events_relists_after_a_backoff() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let Watching {
         server,
         lw,
@@ -130,6 +139,9 @@ async fn a_watch_closing_at_once_without_events_relists_after_a_backoff() {
 
 #[tokio::test(start_paused = true)]
 async fn dynamic_objects_are_reflected_and_objects_of_another_kind_skipped() {
+    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let resource = ApiResource::erase::<ConfigMap>(&());
@@ -185,23 +197,24 @@ async fn dynamic_objects_are_reflected_and_objects_of_another_kind_skipped() {
 
 #[tokio::test(start_paused = true)]
 async fn namespace_label_and_field_selectors_scope_the_list_and_the_watch() {
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let labelled = |name: &str, app: &str| {
         let mut obj = cm(name, "0");
         obj.metadata.labels = Some([("app".to_string(), app.to_string())].into());
         obj
     };
     for (name, app) in [("web-1", "web"), ("web-2", "web"), ("db-1", "db")] {
-        server.create(&labelled(name, app)).unwrap();
+        server.create(&labelled(name, app)).await.unwrap();
     }
     // Outside the Api's namespace: neither reflector sees it.
+    let other_namespace = format!("{}-other", ns());
     let mut other = k8s_openapi::api::core::v1::Namespace::default();
-    other.metadata.name = Some("other".into());
-    server.create(&other).unwrap();
+    other.metadata.name = Some(other_namespace.clone());
+    server.create(&other).await.unwrap();
     let mut elsewhere = labelled("db-1", "web");
-    elsewhere.metadata.namespace = Some("other".into());
-    server.create(&elsewhere).unwrap();
-    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
+    elsewhere.metadata.namespace = Some(other_namespace.clone());
+    server.create(&elsewhere).await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), ns());
     let by_label = Arc::new(cache());
     let by_field = Arc::new(cache());
     let lw = ApiListerWatcher::new(api.clone()).labels("app=web");
@@ -218,24 +231,31 @@ async fn namespace_label_and_field_selectors_scope_the_list_and_the_watch() {
         names
     };
     eventually("the scoped lists", Duration::from_secs(10), || {
-        names(&by_label) == ["default/web-1", "default/web-2"]
-            && names(&by_field) == ["default/db-1"]
+        names(&by_label) == [format!("{}/web-1", ns()), format!("{}/web-2", ns())]
+            && names(&by_field) == [format!("{}/db-1", ns())]
     })
     .await;
     // Watch events arrive in order: had web-4 (elsewhere) leaked, it would precede web-3.
     let mut elsewhere = labelled("web-4", "web");
-    elsewhere.metadata.namespace = Some("other".into());
-    server.create(&elsewhere).unwrap();
-    server.create(&labelled("web-3", "web")).unwrap();
-    server.create(&labelled("db-2", "db")).unwrap();
-    server.delete("", "configmaps", Some(NS), "db-1").unwrap();
+    elsewhere.metadata.namespace = Some(other_namespace);
+    server.create(&elsewhere).await.unwrap();
+    server.create(&labelled("web-3", "web")).await.unwrap();
+    server.create(&labelled("db-2", "db")).await.unwrap();
+    server
+        .delete("", "configmaps", Some(ns()), "db-1")
+        .await
+        .unwrap();
     eventually("the scoped watches", Duration::from_secs(10), || {
         names(&by_label).len() == 3 && names(&by_field).is_empty()
     })
     .await;
     assert_eq!(
         names(&by_label),
-        ["default/web-1", "default/web-2", "default/web-3"]
+        [
+            format!("{}/web-1", ns()),
+            format!("{}/web-2", ns()),
+            format!("{}/web-3", ns())
+        ]
     );
     labels.stop().await;
     fields.stop().await;
@@ -247,8 +267,11 @@ fn lw_description_has(lw: &ApiListerWatcher<ConfigMap>, text: &str) -> bool {
 
 #[tokio::test(start_paused = true)]
 async fn a_change_before_the_initial_events_end_means_a_plain_watch_and_falls_back_to_a_list() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
+    let server = TestCluster::start().await.unwrap();
+    server.put("a", "0").await.unwrap();
     let recorder = config_maps(server.client().unwrap());
     let injector = Arc::new(Injector {
         inner: recorder.clone(),
@@ -268,6 +291,9 @@ async fn a_change_before_the_initial_events_end_means_a_plain_watch_and_falls_ba
 /// a watch at its timeout the reflector rewatches without listing; by default nothing resyncs.
 #[tokio::test(start_paused = true)]
 async fn watches_time_out_after_five_to_ten_minutes_and_rewatch_without_relisting_or_resyncing() {
+    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let lw = config_maps(server.client().unwrap());
@@ -307,6 +333,9 @@ async fn watches_time_out_after_five_to_ten_minutes_and_rewatch_without_relistin
 /// follows at once.
 #[tokio::test(start_paused = true)]
 async fn a_too_large_resource_version_lists_the_latest_state_at_once() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let recorder = config_maps(client_without_retry(&server));
@@ -357,7 +386,7 @@ async fn a_too_large_resource_version_lists_the_latest_state_at_once() {
 
 #[tokio::test]
 async fn a_resource_the_server_does_not_serve_is_named_in_the_error() {
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     // No CustomResourceDefinition serves this group: the server answers 404 for the collection.
     let resource = ApiResource {
         group: "nowhere.example.com".into(),

@@ -88,6 +88,9 @@ fn put_labelled(server: &ApiServer, name: &str, value: &str) {
 
 #[tokio::test(start_paused = true)]
 async fn pages_and_watch_events_arrive_as_metadata() {
+    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for i in 0..7 {
         put_labelled(&server, &format!("cm-{i}"), "x");
@@ -112,6 +115,9 @@ async fn pages_and_watch_events_arrive_as_metadata() {
 
 #[tokio::test(start_paused = true)]
 async fn an_expired_metadata_watch_relists() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put_labelled(&server, "a", "0");
     let lw = metadata(server.client().unwrap());
@@ -142,6 +148,9 @@ async fn an_expired_metadata_watch_relists() {
 
 #[tokio::test(start_paused = true)]
 async fn a_metadata_streaming_list_ends_at_the_bookmark_and_goes_on_watching() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for i in 0..5 {
         put_labelled(&server, &format!("cm-{i}"), "x");
@@ -173,6 +182,9 @@ async fn a_metadata_streaming_list_ends_at_the_bookmark_and_goes_on_watching() {
 
 #[tokio::test(start_paused = true)]
 async fn a_server_refusing_metadata_streaming_lists_gets_a_paginated_metadata_list() {
+    if testkit::cluster::sim_only("virtual time, watch-list switch") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     server.set_watch_list_mode(WatchListMode::Rejected);
     put_labelled(&server, "a", "0");

@@ -116,6 +116,9 @@ async fn server_with(names: &[&str]) -> Arc<ApiServer> {
 
 #[tokio::test(start_paused = true)]
 async fn pages_are_fetched_at_most_one_page_ahead_of_the_store() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = server_with(&["a", "b", "c", "d", "e", "f"]).await;
     let consumer = Consumer::start();
     let queued_at_third_page = Arc::new(Mutex::new(None));
@@ -155,6 +158,9 @@ async fn pages_are_fetched_at_most_one_page_ahead_of_the_store() {
 
 #[tokio::test(start_paused = true)]
 async fn an_expired_continue_token_restarts_the_replace_so_deleted_objects_do_not_linger() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = server_with(&["a", "b", "c", "d", "e"]).await;
     let consumer = Consumer::start();
     // Page one (a, b) is in; then b is deleted and the history compacted: the continue token
@@ -200,6 +206,9 @@ async fn an_expired_continue_token_restarts_the_replace_so_deleted_objects_do_no
 
 #[tokio::test(start_paused = true)]
 async fn a_list_that_fails_part_way_deletes_nothing_and_the_retry_completes_it() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = server_with(&["a", "b", "c", "d", "e"]).await;
     let consumer = Consumer::start();
     // The second page fails once with a 500: the attempt ends, and a later list succeeds.
@@ -246,6 +255,10 @@ async fn a_list_that_fails_part_way_deletes_nothing_and_the_retry_completes_it()
 /// asking for everything at once.
 #[tokio::test(start_paused = true)]
 async fn a_paginated_first_list_makes_later_relists_paginate_too() {
+    if testkit::cluster::sim_only("virtual time, fault injection, request counts and open watches")
+    {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let objects = (0..501).map(|i| {
         serde_json::json!({
@@ -347,6 +360,9 @@ impl ListerWatcher<ConfigMap> for ItemsAfterNextRequest {
 
 #[tokio::test(start_paused = true)]
 async fn the_next_page_is_requested_while_the_current_one_streams_in() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let lw = Arc::new(ItemsAfterNextRequest {
         requests: AtomicUsize::new(0),
         second_requested: tokio::sync::watch::Sender::new(false),
@@ -373,6 +389,9 @@ async fn the_next_page_is_requested_while_the_current_one_streams_in() {
 /// With compact copies, the store holds the same objects: listed page by page, then watched.
 #[tokio::test(start_paused = true)]
 async fn compact_copies_hold_the_same_objects() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = server_with(&["a", "b", "c"]).await;
     let consumer = Consumer::start();
     let running = spawn(

@@ -77,6 +77,9 @@ async fn run_seed(seed: u64) -> (usize, usize) {
 
 #[tokio::test(start_paused = true)]
 async fn twenty_seeds_of_random_changes_and_faults_converge() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     // REFLECTOR_SEEDS=n runs more seeds when hunting for a failure.
     let seeds = std::env::var("REFLECTOR_SEEDS")
         .ok()

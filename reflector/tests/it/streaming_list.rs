@@ -14,6 +14,9 @@ use kube_rt_reflector::ReflectorOptions;
 
 #[tokio::test(start_paused = true)]
 async fn streaming_list_reaches_the_same_state_as_list_mode() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for i in 0..10 {
         put(&server, &format!("cm-{i}"), "0");
@@ -60,6 +63,9 @@ async fn streaming_list_reaches_the_same_state_as_list_mode() {
 
 #[tokio::test(start_paused = true)]
 async fn a_relist_streams_from_the_last_synced_resource_version() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     put(&server, "a", "0");
     let lw = config_maps(server.client().unwrap());
@@ -104,6 +110,9 @@ async fn a_relist_streams_from_the_last_synced_resource_version() {
 
 #[tokio::test(start_paused = true)]
 async fn a_server_rejecting_streaming_lists_gets_a_paginated_list_at_once() {
+    if testkit::cluster::sim_only("virtual time, watch-list switch") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     server.set_watch_list_mode(WatchListMode::Rejected);
     put(&server, "a", "0");
@@ -130,6 +139,9 @@ async fn a_server_rejecting_streaming_lists_gets_a_paginated_list_at_once() {
 
 #[tokio::test(start_paused = true)]
 async fn a_server_ignoring_streaming_lists_falls_back_to_a_list_within_one_backoff_step() {
+    if testkit::cluster::sim_only("virtual time, watch-list switch") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     server.set_watch_list_mode(WatchListMode::Ignored);
     for i in 0..5 {
@@ -172,6 +184,11 @@ async fn a_server_ignoring_streaming_lists_falls_back_to_a_list_within_one_backo
 
 #[tokio::test(start_paused = true)]
 async fn a_stream_ending_before_the_end_bookmark_falls_back_to_a_list() {
+    if testkit::cluster::sim_only(
+        "virtual time, fault injection, request counts and open watches, watch-list switch",
+    ) {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     server.set_watch_list_mode(WatchListMode::Ignored);
     put(&server, "a", "0");
@@ -210,6 +227,9 @@ async fn a_stream_ending_before_the_end_bookmark_falls_back_to_a_list() {
 /// only later changes are `Added`.
 #[tokio::test(start_paused = true)]
 async fn initial_events_reach_the_store_as_one_replace() {
+    if testkit::cluster::sim_only("virtual time") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     for i in 0..5 {
         put(&server, &format!("cm-{i}"), "0");

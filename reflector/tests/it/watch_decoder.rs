@@ -110,6 +110,9 @@ proptest! {
 
 #[tokio::test]
 async fn http_errors_on_opening_a_watch_keep_the_status_and_its_classification() {
+    if testkit::cluster::sim_only("fault injection") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let api: Api<ConfigMap> = Api::namespaced(client_without_retry(&server), NS);
     let lister_watcher = ApiListerWatcher::new(api);
@@ -141,6 +144,9 @@ async fn http_errors_on_opening_a_watch_keep_the_status_and_its_classification()
 
 #[tokio::test]
 async fn a_watch_over_http_yields_events_and_the_in_band_error() {
+    if testkit::cluster::sim_only("fault injection") {
+        return;
+    }
     let server = ApiServer::start().await.unwrap();
     let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
     let lister_watcher = ApiListerWatcher::new(api);
@@ -184,9 +190,9 @@ async fn a_watch_over_http_yields_events_and_the_in_band_error() {
 
 #[tokio::test(start_paused = true)]
 async fn an_oversize_watch_line_is_reported_and_the_reflector_relists_to_recover_it() {
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "small", "0");
-    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
+    let server = TestCluster::start().await.unwrap();
+    server.put("small", "0").await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), ns());
     let lister_watcher = Recorder::new(Arc::new(
         ApiListerWatcher::new(api).max_watch_line_len(2048),
     ));
@@ -199,7 +205,7 @@ async fn an_oversize_watch_line_is_reported_and_the_reflector_relists_to_recover
     })
     .await;
 
-    put(&server, "big", &"x".repeat(4096));
+    server.put("big", &"x".repeat(4096)).await.unwrap();
     converged(&server, &*store).await;
     let texts: Vec<_> = seen.errors.lock().iter().map(|e| e.text.clone()).collect();
     assert!(

@@ -11,12 +11,17 @@ use controller_runtime::webhook::{ClientConfig, WebhookServerConfig};
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::Api;
+use kube::core::ApiResource;
 
 pub use certs::ServingCerts;
 
 use crate::error::Error;
 use crate::running::RunningManager;
+
+/// The label the API server sets on every namespace to its name.
+const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 
 /// The names the environment's serving certificate is valid for.
 pub(crate) fn loopback_names() -> Vec<String> {
@@ -63,8 +68,11 @@ impl RunningManager {
 
     /// Waits for the manager's webhook server to listen, then creates (or updates) the
     /// `ValidatingWebhookConfiguration` and `MutatingWebhookConfiguration` `name` routing the
-    /// simulator to every webhook registered on it. A CRD's conversion webhook is set on the
-    /// CRD itself: `controller_runtime::webhook::crd_conversion` with
+    /// simulator to every webhook registered on it. On an existing cluster, shared with other
+    /// tests, the configurations are named `<name>-<namespace>` and limited to the scratch
+    /// namespace, and deleted when the environment ends; the cluster must reach the webhook
+    /// server on this machine's loopback (a local test server). A CRD's conversion webhook is
+    /// set on the CRD itself: `controller_runtime::webhook::crd_conversion` with
     /// [`webhook_client_config`](Self::webhook_client_config) and
     /// [`webhook_ca_pem`](Self::webhook_ca_pem).
     pub async fn install_webhooks(&self, name: &str) -> Result<(), Error> {
@@ -73,18 +81,44 @@ impl RunningManager {
         else {
             return Err(Error::WebhooksNotEnabled);
         };
+        let name = match &self.cluster {
+            Some(scope) => format!("{name}-{}", scope.namespace),
+            None => name.to_owned(),
+        };
         let failed = |source| Error::WebhookConfiguration {
-            name: name.to_owned(),
+            name: name.clone(),
             source,
         };
-        let validating = server.validating_webhook_configuration(name, &client_config, ca);
+        let selector = self.cluster.as_ref().map(|scope| LabelSelector {
+            match_labels: Some([(NAMESPACE_NAME_LABEL.to_owned(), scope.namespace.clone())].into()),
+            ..LabelSelector::default()
+        });
+        let mut validating = server.validating_webhook_configuration(&name, &client_config, ca);
+        let mut mutating = server.mutating_webhook_configuration(&name, &client_config, ca);
+        if let (Some(selector), Some(scope)) = (&selector, &self.cluster) {
+            for webhook in validating.webhooks.iter_mut().flatten() {
+                webhook.namespace_selector = Some(selector.clone());
+            }
+            for webhook in mutating.webhooks.iter_mut().flatten() {
+                webhook.namespace_selector = Some(selector.clone());
+            }
+            scope.record(
+                ApiResource::erase::<ValidatingWebhookConfiguration>(&()),
+                &name,
+            );
+            scope.record(
+                ApiResource::erase::<MutatingWebhookConfiguration>(&()),
+                &name,
+            );
+        }
         let api: Api<ValidatingWebhookConfiguration> = Api::all(self.client.clone());
-        create_or_update(&api, name, |current| current.webhooks = validating.webhooks)
-            .await
-            .map_err(failed)?;
-        let mutating = server.mutating_webhook_configuration(name, &client_config, ca);
+        create_or_update(&api, &name, |current| {
+            current.webhooks = validating.webhooks
+        })
+        .await
+        .map_err(failed)?;
         let api: Api<MutatingWebhookConfiguration> = Api::all(self.client.clone());
-        create_or_update(&api, name, |current| current.webhooks = mutating.webhooks)
+        create_or_update(&api, &name, |current| current.webhooks = mutating.webhooks)
             .await
             .map_err(failed)?;
         Ok(())

@@ -52,7 +52,7 @@ async fn every_crd_of_a_directory_is_served_at_start() {
         // No wait between start and the first request: the kind is served already.
         api.create(&PostParams::default(), &object).await.unwrap();
     }
-    env.stop().await;
+    env.stop().await.unwrap();
 }
 
 #[tokio::test]

@@ -58,6 +58,10 @@ pub(crate) enum B {
     NodeStatus,
     /// A list, with its rule.
     List(&'static ListSpec),
+    /// A string scalar (checked as upstream types an applied configuration).
+    Str,
+    /// A `map[string]string` (labels, annotations, a ConfigMap's data).
+    StrMap,
 }
 
 /// Kinds whose root has fields with their own types.
@@ -81,6 +85,10 @@ pub(crate) enum RootKind {
     ServiceAccount,
     /// core/v1 Node.
     Node,
+    /// core/v1 ConfigMap (string maps `data`, `binaryData`).
+    ConfigMap,
+    /// core/v1 Secret (string maps `data`, `stringData`).
+    Secret,
     /// Any other kind.
     Other,
 }
@@ -130,6 +138,8 @@ pub(crate) fn root(group: &str, kind: &str) -> B {
         ("", "Service") => RootKind::Service,
         ("", "ServiceAccount") => RootKind::ServiceAccount,
         ("", "Node") => RootKind::Node,
+        ("", "ConfigMap") => RootKind::ConfigMap,
+        ("", "Secret") => RootKind::Secret,
         _ => RootKind::Other,
     })
 }
@@ -174,6 +184,8 @@ fn root_field(kind: RootKind, name: &str) -> BuiltinField {
         (RootKind::ServiceAccount, "secrets") => list(&BY_NAME),
         (RootKind::Job, "status") => always(B::Plain),
         (RootKind::Node, "status") => always(B::NodeStatus),
+        (RootKind::ConfigMap, "data" | "binaryData")
+        | (RootKind::Secret, "data" | "stringData") => plain(B::StrMap),
         (_, "status") => always(B::Status),
         (_, "spec") => always(B::Plain),
         _ => plain(B::Plain),
@@ -189,6 +201,14 @@ pub(crate) fn field(parent: B, name: &str) -> BuiltinField {
             present: false,
         },
         (B::ObjectMeta, "finalizers") => list(&SET),
+        (
+            B::ObjectMeta,
+            "name" | "namespace" | "generateName" | "uid" | "resourceVersion" | "selfLink",
+        ) => plain(B::Str),
+        (B::ObjectMeta, "labels" | "annotations") | (B::PodSpec, "nodeSelector") => {
+            plain(B::StrMap)
+        }
+        (B::StrMap, _) => plain(B::Str),
         (B::ObjectMeta, "ownerReferences") => list(&BY_UID),
         (B::PodTemplateSpec | B::JobTemplate, "metadata") => always(B::ObjectMeta),
         (B::PodTemplateSpec, "spec") => always(B::PodSpec),

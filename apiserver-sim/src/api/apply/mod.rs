@@ -141,9 +141,9 @@ pub(crate) fn decode_config(body: &[u8]) -> ApiResult<Value> {
     // Upstream reads an applied configuration as YAML (JSON is YAML) and words its errors so.
     let parsed = match serde_json::from_slice::<Value>(body) {
         Ok(v) => v,
-        Err(_) => serde_yaml::from_slice::<Value>(body).map_err(|e| {
+        Err(_) => crate::api::yaml11::to_json(body).map_err(|e| {
             ApiError::bad_request(format!(
-                "error decoding YAML: error converting YAML to JSON: yaml: {e}"
+                "error decoding YAML: error converting YAML to JSON: {e}"
             ))
         })?,
     };

@@ -63,6 +63,17 @@ impl ListKind<'_> {
     }
 }
 
+/// The kind of scalar a type is, as structured-merge-diff checks values against it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ScalarKind {
+    /// A string.
+    String,
+    /// An integer or a float.
+    Numeric,
+    /// A boolean.
+    Boolean,
+}
+
 /// The type of an object of `info` at `version`.
 pub(crate) fn root<'s>(info: &'s ResourceInfo, version: &str) -> Ty<'s> {
     if info.builtin {
@@ -141,6 +152,23 @@ impl<'s> Ty<'s> {
                 _ => schema.map_or(untyped, |s| crd_field(s, name)),
             },
             Ty::Crd(node) => crd_field(node, name),
+        }
+    }
+
+    /// The scalar this type is, if it is one with a kind (a CRD's `string`, `integer`,
+    /// `number`, `boolean`; built-in string fields).
+    pub(crate) fn scalar(self) -> Option<ScalarKind> {
+        match self {
+            Ty::Builtin(B::Str) => Some(ScalarKind::String),
+            Ty::Crd(node) if !flag(node, "x-kubernetes-int-or-string") => {
+                match node.get("type").and_then(Value::as_str)? {
+                    "string" => Some(ScalarKind::String),
+                    "integer" | "number" => Some(ScalarKind::Numeric),
+                    "boolean" => Some(ScalarKind::Boolean),
+                    _ => None,
+                }
+            }
+            _ => None,
         }
     }
 

@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::fieldpath::{Path, PathElement, path_string};
-use super::schema::{ListKind, Ty, item_element};
+use super::schema::{ListKind, ScalarKind, Ty, item_element};
 use super::set::FieldSet;
+use crate::api::go_fmt::{go_format, go_sharp_format, go_type};
 
 /// Fields added, changed and removed between two versions of an object.
 #[derive(Debug, Default)]
@@ -267,6 +268,12 @@ fn walk_validate(v: &Value, ty: Ty<'_>, path: &mut Path, errs: &mut Vec<String>)
             format!("{}: {msg}", path_string(path))
         }
     };
+    if let Some(kind) = ty.scalar() {
+        if let Some(msg) = scalar_mismatch(kind, v) {
+            errs.push(here(path, msg));
+        }
+        return;
+    }
     match v {
         Value::Object(map) => {
             if ty.atomic_map() {
@@ -304,5 +311,25 @@ fn walk_validate(v: &Value, ty: Ty<'_>, path: &mut Path, errs: &mut Vec<String>)
             }
         }
         _ => {}
+    }
+}
+
+/// Why `v` is not a scalar of `kind` (null is any), in structured-merge-diff's words: it
+/// prints the unstructured value with Go's `%#v`, `%T` or `%v`.
+fn scalar_mismatch(kind: ScalarKind, v: &Value) -> Option<String> {
+    match (kind, v) {
+        (_, Value::Null)
+        | (ScalarKind::String, Value::String(_))
+        | (ScalarKind::Numeric, Value::Number(_))
+        | (ScalarKind::Boolean, Value::Bool(_)) => None,
+        (ScalarKind::String, _) => Some(format!(
+            "expected string, got &value.valueUnstructured{{Value:{}}}",
+            go_sharp_format(v)
+        )),
+        (ScalarKind::Numeric, _) => Some(format!(
+            "expected numeric (int or float), got {}",
+            go_type(v)
+        )),
+        (ScalarKind::Boolean, _) => Some(format!("expected boolean, got &{{{}}}", go_format(v))),
     }
 }

@@ -3,7 +3,8 @@
 //! cluster. A Deployment makes ReplicaSets (`deployments`, `revisions`, `rollout`,
 //! `deployment_status`, `template_hash`), a ReplicaSet makes Pods (`replicasets`), a Job
 //! makes Pods and completes (`jobs`), a Service with a selector gets Endpoints and an
-//! EndpointSlice of its ready pods (`endpoints`), one simulated node (`node`) has every pod
+//! EndpointSlice of its ready pods (`endpoints`), a PodDisruptionBudget has its status kept
+//! for evictions (`disruption`), one simulated node (`node`) has every pod
 //! scheduled to it and runs them (`kubelet`, `pod_status`): a configurable delay after a pod
 //! is bound it is running and ready; a batch pod exits 0 a delay later; a deleted pod is
 //! removed a delay after its deletion began. What a simulated container "wrote" is served
@@ -18,6 +19,7 @@
 pub(crate) mod container_log;
 mod deployment_status;
 mod deployments;
+mod disruption;
 mod endpoints;
 mod jobs;
 mod kubelet;
@@ -52,7 +54,8 @@ fn pass(st: &mut State, timers: &mut kubelet::Timers, now: Instant) -> bool {
     let c = jobs::reconcile(st);
     let d = kubelet::reconcile(st, timers, now);
     let e = endpoints::reconcile(st);
-    a || b || c || d || e
+    let f = disruption::reconcile(st);
+    a || b || c || d || e || f
 }
 
 /// Runs passes until one changes nothing (at most [`MAX_PASSES`]).
@@ -97,6 +100,7 @@ pub(crate) async fn run(shared: Arc<Shared>, delay: Duration) {
             ("", "pods"),
             ("", "nodes"),
             ("", "services"),
+            ("policy", "poddisruptionbudgets"),
         ]
         .iter()
         .filter_map(|(g, r)| st.subscribe(&GroupResource::new(g, r)))

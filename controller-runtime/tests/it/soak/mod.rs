@@ -323,6 +323,9 @@ fn convergence_gaps(server: &ApiServer, slots: &[Slot], journal: &Journal) -> Ve
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn soak_under_chaos() {
+    if testkit::cluster::sim_only("chaos mode, configuration (limits and intervals)") {
+        return;
+    }
     let settings = Settings::from_env();
     let server = Arc::new(
         ApiServer::builder()

@@ -151,6 +151,9 @@ fn names(prefix: &str, range: std::ops::Range<usize>) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhooks_under_chaos_admit_nothing_unreviewed_and_survive_a_certificate_rotation() {
+    if testkit::cluster::sim_only("chaos mode") {
+        return;
+    }
     let ca = TestCa::new();
     let dir = tempfile::tempdir().unwrap();
     let first = ca.issue(dir.path(), "webhook-1");

@@ -19,6 +19,9 @@ use crate::metrics::get;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_manager_serves_webhooks_before_its_caches_sync_and_reports_them() {
+    if testkit::cluster::sim_only("fault injection") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     // The caches cannot sync until the faults are cleared.
     server.fail_next(FailRule::new("list", "configmaps", 500, u32::MAX));
@@ -159,7 +162,7 @@ async fn the_manager_serves_webhooks_before_its_caches_sync_and_reports_them() {
 
 #[tokio::test]
 async fn webhooks_need_a_configured_server_and_readiness_waits_for_the_start() {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let manager = manager(&server).build();
     assert!(manager.webhook_server().is_none());
     let webhook = Webhook::raw(
