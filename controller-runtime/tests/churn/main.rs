@@ -102,7 +102,7 @@ impl Settings {
             })
         };
         let secs = number("CHURN_SECS").unwrap_or(DEFAULT_SECS);
-        let real = real::kubeconfig_from_env();
+        let real = real::named_kubeconfig();
         let profile =
             match var("CHURN_PROFILE").as_deref().map(str::trim) {
                 _ if real.is_some() => None,
@@ -140,7 +140,7 @@ impl std::fmt::Display for Settings {
                 .map_or_else(|| "none".to_owned(), |p| p.to_string())
         )?;
         match &self.real {
-            Some(path) => write!(f, " {}={}", real::KUBECONFIG_ENV, path.display()),
+            Some(path) => write!(f, " {}={}", real::KUBECONFIG_VAR, path.display()),
             None => Ok(()),
         }
     }

@@ -8,9 +8,8 @@ use std::path::Path;
 
 use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use tokio_util::sync::CancellationToken;
 
-use crate::real::{Cluster, gc};
+use crate::real::Cluster;
 
 /// Where the simulator run keeps the workload.
 const SIM_NAMESPACE: &str = "default";
@@ -23,11 +22,7 @@ pub enum Target {
         history_limit: u64,
     },
     /// A real cluster.
-    Real {
-        cluster: Cluster,
-        stop_gc: CancellationToken,
-        gc: tokio::task::JoinHandle<(u64, u64)>,
-    },
+    Real { cluster: Cluster },
 }
 
 impl Target {
@@ -51,24 +46,14 @@ impl Target {
     /// namespace and starts the garbage collector.
     pub async fn real(admin: &Path) -> Result<Self, String> {
         let cluster = Cluster::connect(admin, "churn").await?;
-        let stop_gc = CancellationToken::new();
-        let gc = tokio::spawn(gc::run(
-            cluster.client.clone(),
-            cluster.namespace.clone(),
-            stop_gc.clone(),
-        ));
-        Ok(Self::Real {
-            cluster,
-            stop_gc,
-            gc,
-        })
+        Ok(Self::Real { cluster })
     }
 
     /// An admin client.
     pub fn client(&self) -> Result<kube::Client, String> {
         match self {
             Self::Sim { server, .. } => server.client().map_err(|e| e.to_string()),
-            Self::Real { cluster, .. } => Ok(cluster.client.clone()),
+            Self::Real { cluster, .. } => Ok(cluster.client()),
         }
     }
 
@@ -76,7 +61,7 @@ impl Target {
     pub fn namespace(&self) -> &str {
         match self {
             Self::Sim { .. } => SIM_NAMESPACE,
-            Self::Real { cluster, .. } => &cluster.namespace,
+            Self::Real { cluster, .. } => cluster.namespace(),
         }
     }
 
@@ -126,16 +111,7 @@ impl Target {
                 server.shutdown().await;
                 Ok(None)
             }
-            Self::Real {
-                cluster,
-                stop_gc,
-                gc,
-            } => {
-                stop_gc.cancel();
-                let collected = gc.await.map_or(0, |(deleted, _)| deleted);
-                cluster.cleanup().await?;
-                Ok(Some(collected))
-            }
+            Self::Real { cluster, .. } => cluster.finish().await.map(Some),
         }
     }
 }

@@ -82,7 +82,7 @@ pub struct Settings {
 
 impl Settings {
     fn from_env() -> Result<Self, String> {
-        let real = real::kubeconfig_from_env();
+        let real = real::named_kubeconfig();
         let profile = match std::env::var("LEADERS_PROFILE")
             .ok()
             .filter(|v| !v.trim().is_empty())
@@ -123,7 +123,7 @@ impl std::fmt::Display for Settings {
         )?;
         match (&self.profile, &self.real) {
             (Some(profile), _) => write!(f, "LEADERS_PROFILE={profile}"),
-            (None, Some(path)) => write!(f, "{}={}", real::KUBECONFIG_ENV, path.display()),
+            (None, Some(path)) => write!(f, "{}={}", real::KUBECONFIG_VAR, path.display()),
             (None, None) => write!(f, "no server"),
         }
     }
@@ -191,7 +191,7 @@ async fn soak(
             let slot = Slot::new(PREFIX, format!("m{i}"), dir, target.members_kubeconfig());
             match target.cluster() {
                 Some(cluster) => slot
-                    .with_env(member::NAMESPACE_ENV, &cluster.namespace)
+                    .with_env(member::NAMESPACE_ENV, cluster.namespace())
                     .with_env(member::LOG_ENV, episodes::MEMBER_TRACE)
                     .with_stderr_files(),
                 None => slot,

@@ -10,11 +10,10 @@ use apiserver_sim::{ApiServer, ChaosConfig, FailRule};
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
-use tokio_util::sync::CancellationToken;
 
 use crate::Settings;
 use crate::member::LEASE;
-use crate::real::{Cluster, gc};
+use crate::real::Cluster;
 
 /// The namespace of the simulator run.
 const SIM_NAMESPACE: &str = "default";
@@ -31,8 +30,6 @@ pub enum Target {
     Real {
         cluster: Cluster,
         members_kubeconfig: PathBuf,
-        stop_gc: CancellationToken,
-        gc: tokio::task::JoinHandle<(u64, u64)>,
     },
 }
 
@@ -62,25 +59,17 @@ impl Target {
     }
 
     /// Connects to the real cluster of the admin kubeconfig `admin`: the run's namespace, the
-    /// members' ServiceAccount and kubeconfig (in `dir`), the garbage collector.
+    /// garbage collector, the members' ServiceAccount and kubeconfig (in `dir`).
     pub async fn real(admin: &Path, dir: &Path) -> Result<Self, String> {
         let cluster = Cluster::connect(admin, "leaders").await?;
         let members_kubeconfig = dir.join("member-kubeconfig");
         if let Err(e) = cluster.member_access(&members_kubeconfig).await {
-            let _ = cluster.cleanup().await;
+            let _ = cluster.finish().await;
             return Err(e);
         }
-        let stop_gc = CancellationToken::new();
-        let gc = tokio::spawn(gc::run(
-            cluster.client.clone(),
-            cluster.namespace.clone(),
-            stop_gc.clone(),
-        ));
         Ok(Self::Real {
             cluster,
             members_kubeconfig,
-            stop_gc,
-            gc,
         })
     }
 
@@ -88,7 +77,7 @@ impl Target {
     pub fn namespace(&self) -> &str {
         match self {
             Self::Sim { .. } => SIM_NAMESPACE,
-            Self::Real { cluster, .. } => &cluster.namespace,
+            Self::Real { cluster, .. } => cluster.namespace(),
         }
     }
 
@@ -106,7 +95,7 @@ impl Target {
     pub fn client(&self) -> Result<kube::Client, String> {
         match self {
             Self::Sim { server, .. } => server.client().map_err(|e| e.to_string()),
-            Self::Real { cluster, .. } => Ok(cluster.client.clone()),
+            Self::Real { cluster, .. } => Ok(cluster.client()),
         }
     }
 
@@ -209,17 +198,7 @@ impl Target {
     pub async fn finish(self) -> Result<Option<u64>, String> {
         match self {
             Self::Sim { .. } => Ok(None),
-            Self::Real {
-                cluster,
-                stop_gc,
-                gc,
-                ..
-            } => {
-                stop_gc.cancel();
-                let collected = gc.await.map_or(0, |(deleted, _)| deleted);
-                cluster.cleanup().await?;
-                Ok(Some(collected))
-            }
+            Self::Real { cluster, .. } => cluster.finish().await.map(Some),
         }
     }
 }

@@ -104,7 +104,7 @@ impl Cluster {
         binding.subjects = Some(vec![Subject {
             kind: "ServiceAccount".to_owned(),
             name: ACCOUNT.to_owned(),
-            namespace: Some(self.namespace.clone()),
+            namespace: Some(self.namespace().to_owned()),
             ..Subject::default()
         }]);
         self.api::<RoleBinding>()
@@ -137,7 +137,10 @@ impl Cluster {
         limit: Duration,
     ) -> Result<Duration, String> {
         let started = Instant::now();
-        let leases: Api<Lease> = Api::namespaced(super::client(members).await?, &self.namespace);
+        let members = testenv::cluster::client_from(members)
+            .await
+            .map_err(|e| e.to_string())?;
+        let leases: Api<Lease> = Api::namespaced(members, self.namespace());
         loop {
             match leases.get_opt("any").await {
                 Err(kube::Error::Api(e)) if e.code == 403 => return Ok(started.elapsed()),
@@ -154,7 +157,7 @@ impl Cluster {
 
     /// The admin kubeconfig with every user's credentials replaced by `token`.
     fn write_kubeconfig(&self, path: &Path, token: &str) -> Result<(), String> {
-        let admin = Kubeconfig::read_from(&self.kubeconfig).map_err(|e| e.to_string())?;
+        let admin = Kubeconfig::read_from(self.kubeconfig()).map_err(|e| e.to_string())?;
         let mut value = serde_yaml::to_value(&admin).map_err(|e| e.to_string())?;
         let users = value
             .get_mut("users")

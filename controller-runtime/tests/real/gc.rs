@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 /// many it deleted. The Secrets are listed before the ConfigMaps: an owner uid that a later
 /// list lacks was deleted (uids are never reused), so a Secret is never collected because its
 /// owner was created after the list.
-pub async fn collect(client: &kube::Client, namespace: &str) -> Result<usize, kube::Error> {
+async fn collect(client: &kube::Client, namespace: &str) -> Result<usize, kube::Error> {
     let secrets: Api<Secret> = Api::namespaced(client.clone(), namespace);
     let configs: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
     let listed = secrets.list(&ListParams::default()).await?.items;
@@ -56,19 +56,39 @@ pub async fn collect(client: &kube::Client, namespace: &str) -> Result<usize, ku
     Ok(deleted)
 }
 
-/// Collects every 200 ms until `stop`; how many Secrets it deleted and how many passes failed
-/// (the server unreachable during a restart, for one).
-pub async fn run(client: kube::Client, namespace: String, stop: CancellationToken) -> (u64, u64) {
-    let (mut deleted, mut failed) = (0_u64, 0_u64);
+/// The collector running in the background: a pass every 200 ms until [`stop`](Self::stop).
+pub struct Collector {
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<u64>,
+}
+
+impl Collector {
+    /// Starts collecting in `namespace`.
+    pub fn start(client: kube::Client, namespace: String) -> Self {
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(run(client, namespace, stop.clone()));
+        Self { stop, task }
+    }
+
+    /// Stops collecting; how many Secrets it deleted.
+    pub async fn stop(self) -> u64 {
+        self.stop.cancel();
+        self.task.await.unwrap_or(0)
+    }
+}
+
+/// Collects every 200 ms until `stop`; how many Secrets it deleted. A pass that fails (the
+/// server unreachable during a restart, for one) is tried again at the next.
+async fn run(client: kube::Client, namespace: String, stop: CancellationToken) -> u64 {
+    let mut deleted = 0_u64;
     while !stop.is_cancelled() {
-        match collect(&client, &namespace).await {
-            Ok(n) => deleted += n as u64,
-            Err(_) => failed += 1,
+        if let Ok(n) = collect(&client, &namespace).await {
+            deleted += n as u64;
         }
         tokio::select! {
             () = stop.cancelled() => {}
             () = tokio::time::sleep(Duration::from_millis(200)) => {}
         }
     }
-    (deleted, failed)
+    deleted
 }

@@ -74,6 +74,14 @@ pub async fn run_command(command: &str) -> Result<Duration, String> {
     ))
 }
 
+/// Microseconds since the Unix epoch, as text (for annotations).
+fn now_us_text() -> String {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros())
+        .to_string()
+}
+
 /// POSTs `body` to `path` of etcd's JSON gateway at `base` (`http://host:port`); the answer.
 async fn etcd_post(base: &str, path: &str, body: &Value) -> Result<Value, String> {
     let authority = base
@@ -117,7 +125,7 @@ async fn etcd_post(base: &str, path: &str, body: &Value) -> Result<Value, String
 /// revision compacted to is newer than any resourceVersion read before the call (etcd keeps the
 /// compacted revision itself readable); that revision.
 pub async fn compact(cluster: &Cluster, account: &str, base: &str) -> Result<i64, String> {
-    let at = super::now_us_text();
+    let at = now_us_text();
     let marker = json!({"metadata": {"annotations": {"kube-rt.test/compacted-at-us": at}}});
     cluster
         .api::<k8s_openapi::api::core::v1::ServiceAccount>()
