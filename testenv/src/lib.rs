@@ -82,7 +82,8 @@
 //! managers from [`TestEnv::manager_builder`] cache only it), installs the CRDs through the API
 //! (applied, then awaited until established and served), and, when it ends, deletes what is in
 //! its namespaces, the namespaces and its webhook configurations (finalizers removed and the
-//! namespace finalized, so a bare API server without a controller-manager is left clean too).
+//! namespace finalized, so a bare API server without a controller-manager is left clean too),
+//! and waits until the namespaces are gone.
 //! CRDs stay installed. A test that needs the simulator says so —
 //! [`TestEnvBuilder::server`], [`TestEnvBuilder::require_simulator`],
 //! [`TestEnv::simulator_or_skip`], [`skip_on_existing_cluster`] — and is skipped there with a

@@ -28,34 +28,44 @@
 //! are stopped and dropped, every descriptor opened since the start must be closed again
 //! (within [`SHUTDOWN_SLACK`]): a pool closes its connections, a leaked descriptor stays. Linux
 //! only: the figures come from `/proc/self`.
+//!
+//! With `KUBE_RT_TEST_KUBECONFIG` set the churn runs against that real cluster instead (see
+//! `target.rs` and `../real/`): no simulator and no chaos (`CHURN_PROFILE` does not apply), a
+//! namespace of the run's own that the manager alone caches and that is removed at the end,
+//! and this process deleting the Secrets whose ConfigMap is gone (a bare API server has no
+//! garbage collector).
 
+#[path = "../real/mod.rs"]
+mod real;
 #[path = "../workload/mod.rs"]
 mod workload;
+
+mod measure;
+mod target;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile};
+use apiserver_sim::ChaosProfile;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
 use kube_rt_controller_runtime::{
     controller::{Context, Controller, ControllerHandle, Request, Watch, reconciler_fn},
     leader_election::LeaderElectionConfig,
     manager::Manager,
-    metrics::Metrics,
 };
-use prometheus_parse::{Scrape, Value};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use measure::{
+    MAX_GROWTH_PERCENT, POOL_ALLOWANCE, Sample, fds_ceiling, floor, growth, median, open_fds,
+    queue_depths, rss_kib,
+};
+use target::Target;
+
 const DEFAULT_SECS: u64 = 60;
 const DEFAULT_SEED: u64 = 20_261_125;
-/// How far RSS and open descriptors may grow between the start and the end of the judged part.
-const MAX_GROWTH_PERCENT: f64 = 5.0;
-/// Descriptors the churn's floor may gain over the warm-up's peak: idle connections a pool
-/// keeps longer (the client's requests run with up to a handful at once).
-const POOL_ALLOWANCE: u64 = 8;
 /// Descriptors that may still be open, beyond those open before the server started, once the
 /// server and the manager are stopped and dropped.
 const SHUTDOWN_SLACK: u64 = 2;
@@ -67,17 +77,18 @@ const SHUTDOWN_CLOSE_LIMIT: Duration = Duration::from_secs(10);
 const HISTORY_LIMIT: usize = 1_000;
 /// ConfigMap names the driver picks from.
 const NAMES: usize = 40;
-const NS: &str = "default";
 /// How long the buffers, queues and caches may take to settle once the churn stopped.
 const DRAIN_LIMIT: Duration = Duration::from_secs(60);
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Settings {
     secs: u64,
     warmup: u64,
     sample: u64,
     seed: u64,
     profile: Option<ChaosProfile>,
+    /// The real cluster's admin kubeconfig (`KUBE_RT_TEST_KUBECONFIG`): no simulator, no chaos.
+    real: Option<std::path::PathBuf>,
 }
 
 impl Settings {
@@ -91,8 +102,10 @@ impl Settings {
             })
         };
         let secs = number("CHURN_SECS").unwrap_or(DEFAULT_SECS);
+        let real = real::named_kubeconfig();
         let profile =
             match var("CHURN_PROFILE").as_deref().map(str::trim) {
+                _ if real.is_some() => None,
                 None => Some(ChaosProfile::Gentle),
                 Some("none") => None,
                 Some(name) => Some(name.parse().unwrap_or_else(|e| {
@@ -109,6 +122,7 @@ impl Settings {
             sample: number("CHURN_SAMPLE_SECS").unwrap_or((secs / 60).clamp(5, 60)),
             seed: number("CHURN_SEED").unwrap_or(DEFAULT_SEED),
             profile,
+            real,
         }
     }
 }
@@ -124,99 +138,16 @@ impl std::fmt::Display for Settings {
             self.seed,
             self.profile
                 .map_or_else(|| "none".to_owned(), |p| p.to_string())
-        )
+        )?;
+        match &self.real {
+            Some(path) => write!(f, " {}={}", real::KUBECONFIG_VAR, path.display()),
+            None => Ok(()),
+        }
     }
 }
 
-/// One reading of the process.
-#[derive(Debug, Clone, Copy)]
-struct Sample {
-    at_secs: u64,
-    rss_kib: u64,
-    fds: u64,
-    reconciles: u64,
-    writes: u64,
-    /// The server had written enough events to fill its history twice over: its memory is at
-    /// its steady size.
-    history_full: bool,
-}
-
-/// Resident set size of this process, in KiB.
-fn rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status")
-        .expect("the churn soak reads /proc/self/status: run it on Linux");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("/proc/self/status has a VmRSS line in kB")
-}
-
-/// Open file descriptors of this process.
-fn open_fds() -> u64 {
-    let dir = std::fs::read_dir("/proc/self/fd")
-        .expect("the churn soak lists /proc/self/fd: run it on Linux");
-    dir.count() as u64
-}
-
-fn median(values: &mut [u64]) -> u64 {
-    values.sort_unstable();
-    values[values.len() / 2]
-}
-
-/// The smallest value: the descriptors a process holds between transient connections.
-fn floor(values: &mut [u64]) -> u64 {
-    values.iter().copied().min().unwrap_or(0)
-}
-
-/// Growth in percent from `reduce` of the first `window` samples to `reduce` of the last ones.
-fn growth(
-    samples: &[Sample],
-    window: usize,
-    field: impl Fn(&Sample) -> u64,
-    reduce: fn(&mut [u64]) -> u64,
-) -> (u64, u64, f64) {
-    let window = window.clamp(1, samples.len());
-    let mut first: Vec<u64> = samples[..window].iter().map(&field).collect();
-    let mut last: Vec<u64> = samples[samples.len() - window..]
-        .iter()
-        .map(&field)
-        .collect();
-    let (first, last) = (reduce(&mut first), reduce(&mut last));
-    let percent = (last as f64 - first as f64) * 100.0 / first.max(1) as f64;
-    (first, last, percent)
-}
-
-/// The most descriptors the judged part may end on at its floor: `first_floor` plus
-/// [`MAX_GROWTH_PERCENT`], or the warm-up's peak plus [`POOL_ALLOWANCE`] when that is higher
-/// (the connection pools had already grown that far once, and keep idle connections longer at
-/// times).
-fn fds_ceiling(first_floor: u64, warmup_peak: u64) -> u64 {
-    let by_percent = (first_floor as f64 * (1.0 + MAX_GROWTH_PERCENT / 100.0)).floor() as u64;
-    by_percent.max(warmup_peak + POOL_ALLOWANCE)
-}
-
-/// `workqueue_depth` of every controller, from the manager's metrics.
-fn queue_depths(metrics: &Metrics) -> Vec<(String, f64)> {
-    let text = metrics.render();
-    let scrape = Scrape::parse(text.lines().map(|l| Ok(l.to_owned())))
-        .expect("the manager's metrics parse as Prometheus text");
-    scrape
-        .samples
-        .iter()
-        .filter(|s| s.metric == "workqueue_depth")
-        .map(|s| {
-            let depth = match s.value {
-                Value::Gauge(v) | Value::Untyped(v) | Value::Counter(v) => v,
-                _ => f64::NAN,
-            };
-            (s.labels.get("name").unwrap_or("?").to_owned(), depth)
-        })
-        .collect()
-}
-
 /// What must be true once the churn stopped and everything drained; empty when it is.
-fn not_drained(server: &ApiServer, manager: &Manager) -> Vec<String> {
+async fn not_drained(target: &Target, manager: &Manager) -> Vec<String> {
     let mut gaps = Vec::new();
     let cm_informer = manager.cache().informers::<ConfigMap>().unwrap().remove(0);
     let secret_informer = manager.cache().informers::<Secret>().unwrap().remove(0);
@@ -243,8 +174,13 @@ fn not_drained(server: &ApiServer, manager: &Manager) -> Vec<String> {
             gaps.push(format!("queue {queue} holds {depth} keys"));
         }
     }
-    let cms: Vec<ConfigMap> = server.list();
-    let secrets: Vec<Secret> = server.list();
+    let (cms, secrets) = match target.objects().await {
+        Ok(objects) => objects,
+        Err(e) => {
+            gaps.push(format!("the server's objects: {e}"));
+            return gaps;
+        }
+    };
     let cache_cms = workload::versions::<ConfigMap>(cm_informer.indexer().list());
     if cache_cms != workload::versions::<ConfigMap>(&cms) {
         gaps.push(format!(
@@ -279,26 +215,24 @@ async fn churn_keeps_memory_and_descriptors_flat() {
         "{settings}: the warm-up must be shorter than the churn and the interval positive"
     );
     let fds_before = open_fds();
-    let mut builder = ApiServer::builder().history_limit(HISTORY_LIMIT);
-    if let Some(profile) = settings.profile {
-        builder = builder.chaos(ChaosConfig {
-            seed: settings.seed,
-            profile,
-        });
+    let target = match &settings.real {
+        None => Target::sim(HISTORY_LIMIT, settings.profile.map(|p| (settings.seed, p))).await,
+        Some(admin) => Target::real(admin).await,
     }
-    let server = builder
-        .start()
-        .await
-        .unwrap_or_else(|e| panic!("{settings}: server: {e}"));
+    .unwrap_or_else(|e| panic!("{settings}: {e}"));
     let stop = CancellationToken::new();
-    let manager = Arc::new(
-        Manager::builder(server.client().expect("client"))
-            .handle_signals(false)
-            .shutdown_token(stop.clone())
-            .leader_election(LeaderElectionConfig::new(NS, "churn-leader"))
-            .cache_sync_timeout(Duration::from_secs(120))
-            .build(),
-    );
+    let mut builder = Manager::builder(target.client().expect("client"))
+        .handle_signals(false)
+        .shutdown_token(stop.clone())
+        .leader_election(LeaderElectionConfig::new(
+            target.namespace(),
+            "churn-leader",
+        ))
+        .cache_sync_timeout(Duration::from_secs(120));
+    if target.is_real() {
+        builder = builder.namespace(target.namespace());
+    }
+    let manager = Arc::new(builder.build());
     let mirror =
         Controller::new(&manager)
             .for_(Watch::of::<ConfigMap>())
@@ -329,7 +263,8 @@ async fn churn_keeps_memory_and_descriptors_flat() {
     let churn_end = started + Duration::from_secs(settings.secs);
     let writes = Arc::new(AtomicU64::new(0));
     let driver = {
-        let cms: Api<ConfigMap> = Api::namespaced(server.client().expect("client"), NS);
+        let cms: Api<ConfigMap> =
+            Api::namespaced(target.client().expect("client"), target.namespace());
         let writes = Arc::clone(&writes);
         let mut rng = fastrand::Rng::with_seed(settings.seed);
         tokio::spawn(async move {
@@ -358,7 +293,7 @@ async fn churn_keeps_memory_and_descriptors_flat() {
             fds: open_fds(),
             reconciles: reconciles(&handles),
             writes: writes.load(Ordering::Relaxed),
-            history_full: server.resource_version() > 2 * HISTORY_LIMIT as u64,
+            history_full: target.steady(),
         };
         println!(
             "churn sample t={}s rss={} KiB fds={} reconciles={} driver writes ok={}",
@@ -380,13 +315,12 @@ async fn churn_keeps_memory_and_descriptors_flat() {
     let quiet_from = Instant::now();
 
     // The churn stopped: buffers and queues drain, caches settle on the server's state.
-    server.stop_chaos();
-    let faults = server.chaos_stats();
+    let faults = target.stop_faults();
     let deadline = Instant::now() + DRAIN_LIMIT;
-    let mut gaps = not_drained(&server, &manager);
+    let mut gaps = not_drained(&target, &manager).await;
     while !gaps.is_empty() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        gaps = not_drained(&server, &manager);
+        gaps = not_drained(&target, &manager).await;
     }
     let drained_after = Instant::now() - quiet_from;
     stop.cancel();
@@ -422,16 +356,34 @@ async fn churn_keeps_memory_and_descriptors_flat() {
         .iter()
         .fold((u64::MAX, 0), |(lo, hi), s| (lo.min(s.fds), hi.max(s.fds)));
     let total_reconciles = reconciles(&handles);
+    let panics: Vec<(String, u64)> = handles
+        .iter()
+        .map(|h| (h.name().to_owned(), h.stats().panics()))
+        .collect();
     let ok = writes.load(Ordering::Relaxed);
     println!(
         "churn {settings}: {ok}/{sent} driver writes ok, {total_reconciles} reconciles; \
          {} samples judged (t={}..{} s): RSS {rss_first} → {rss_last} KiB ({rss_growth:+.2} %, \
          min {rss_min}, max {rss_max}), fds {fds_first} → {fds_last} ({fds_growth:+.2} %, min \
-         {fds_min}, max {fds_max}, ceiling {fds_ceiling}); drained {drained_after:?} after the churn; faults injected: {faults}",
+         {fds_min}, max {fds_max}, ceiling {fds_ceiling}); drained {drained_after:?} after the churn; {faults}",
         judged.len(),
         judged[0].at_secs,
         judged[judged.len() - 1].at_secs,
     );
+
+    // Stopped and dropped, the manager and the server close every descriptor they opened (the
+    // real cluster's run namespace is removed here, before any check can fail).
+    drop(handles);
+    drop(manager);
+    let collected = target
+        .shutdown()
+        .await
+        .unwrap_or_else(|e| panic!("{settings}: {e}"));
+    if let Some(collected) = collected {
+        println!(
+            "churn {settings}: {collected} orphaned Secrets garbage-collected by the soak; namespace removed"
+        );
+    }
 
     assert!(
         gaps.is_empty(),
@@ -441,13 +393,8 @@ async fn churn_keeps_memory_and_descriptors_flat() {
         stopped.as_ref().is_ok_and(Result::is_ok),
         "{settings}: the manager did not stop cleanly: {stopped:?}"
     );
-    for handle in &handles {
-        assert_eq!(
-            handle.stats().panics(),
-            0,
-            "{settings}: {} panicked",
-            handle.name()
-        );
+    for (name, panicked) in &panics {
+        assert_eq!(*panicked, 0, "{settings}: {name} panicked");
     }
     assert!(
         ok > 0 && total_reconciles > 0,
@@ -464,10 +411,6 @@ async fn churn_keeps_memory_and_descriptors_flat() {
          {warmup_fds_peak} plus {POOL_ALLOWANCE}: {judged:?}"
     );
 
-    // Stopped and dropped, the manager and the server close every descriptor they opened.
-    drop(handles);
-    drop(manager);
-    server.shutdown().await;
     let limit = fds_before + SHUTDOWN_SLACK;
     let deadline = Instant::now() + SHUTDOWN_CLOSE_LIMIT;
     let mut fds_after = open_fds();

@@ -4,14 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
-use k8s_openapi::api::coordination::v1::Lease;
-use kube::ResourceExt;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use crate::member::LEASE;
 use crate::members::journal::Interval;
+use crate::target::Target;
 
 /// One holder's term, from the Lease's own fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,17 +25,17 @@ pub struct Term {
 pub struct History(Arc<Mutex<Vec<Term>>>);
 
 impl History {
-    /// Reads the Lease from the server's store every few milliseconds until `stop`. A term
-    /// lasts at least a lease duration (a successor waits for the lease to expire), so none is
-    /// missed; [`check_complete`](Self::check_complete) verifies it from the transition count.
-    pub async fn record(self, server: Arc<ApiServer>, stop: CancellationToken) {
+    /// Reads the Lease every few milliseconds until `stop` (from the simulator's store every
+    /// 5 ms; from a real server with a GET every 20 ms). A term lasts at least a lease duration
+    /// (a successor waits for the lease to expire), so none is missed;
+    /// [`check_complete`](Self::check_complete) verifies it from the transition count.
+    pub async fn record(self, target: Arc<Target>, stop: CancellationToken) {
+        let every = match *target {
+            Target::Sim { .. } => Duration::from_millis(5),
+            Target::Real { .. } => Duration::from_millis(20),
+        };
         while !stop.is_cancelled() {
-            let spec = server
-                .list::<Lease>()
-                .into_iter()
-                .find(|l| l.name_any() == LEASE)
-                .and_then(|l| l.spec);
-            if let Some(spec) = spec {
+            if let Some(spec) = target.lease().await {
                 let holder = spec.holder_identity.unwrap_or_default();
                 let acquired_us = spec.acquire_time.map_or(0, |t| t.0.as_microsecond());
                 let term = Term {
@@ -54,7 +51,7 @@ impl History {
                     terms.push(term);
                 }
             }
-            tokio::time::sleep(Duration::from_millis(5)).await;
+            tokio::time::sleep(every).await;
         }
     }
 

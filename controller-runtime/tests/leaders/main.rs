@@ -13,75 +13,103 @@
 //! - the run exercised it: leaders were killed, one stepped down after losing its lease,
 //!   several members reconciled, faults were injected.
 //!
+//! With `KUBE_RT_TEST_KUBECONFIG` set the same soak runs against that real cluster instead
+//! (see `target.rs` and `../real/`): no simulator and no simulated faults; a namespace of the
+//! run's own, removed at the end; the members authenticate as a ServiceAccount, and the Lease
+//! writes fail because its Lease RoleBinding is withdrawn (real 403s); the leader is still
+//! SIGKILLed. With `KUBE_RT_TEST_RESTART` (a shell command) the API server is also restarted
+//! a quarter into the run, after compacting etcd when `KUBE_RT_TEST_ETCD` names it, and the
+//! soak proves that the restart cost watches a real 410 (see `episodes.rs`).
+//!
 //! This binary is its own harness (`harness = false`): run without `LEADERS_MEMBER` it is the
 //! soak, and it starts copies of itself with `LEADERS_MEMBER` set as the members (see
 //! `member.rs`). Environment: `LEADERS_SEED` (default [`DEFAULT_SEED`]), `LEADERS_SECS` (the
-//! chaos phase, default [`DEFAULT_SECS`]), `LEADERS_MEMBERS` (default 3), `LEADERS_PROFILE`
-//! (default `standard`). Every failure message starts with them.
+//! chaos phase, default [`DEFAULT_SECS`], against a real server [`DEFAULT_REAL_SECS`]),
+//! `LEADERS_MEMBERS` (default 3), `LEADERS_PROFILE` (default `standard`; the simulator's
+//! only). Every failure message starts with them.
 
 #[path = "../members/mod.rs"]
 mod members;
+#[path = "../real/mod.rs"]
+mod real;
 #[path = "../workload/mod.rs"]
 mod workload;
 
+mod episodes;
 mod history;
 mod member;
-mod process;
+mod target;
 
-use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile, FailRule};
+use apiserver_sim::ChaosProfile;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use history::History;
-use member::{LEASE_SECS, NS, PREFIX, RENEW_DEADLINE};
+use member::PREFIX;
 use members::slot::{Slot, all_intervals};
 use members::{LOST_LEASE_EXIT, MemberEnv, harness};
+use target::Target;
 
 const DEFAULT_SEED: u64 = 20_261_125;
 const DEFAULT_SECS: u64 = 40;
+/// The chaos phase against a real server: longer, so that a restart of the server fits.
+const DEFAULT_REAL_SECS: u64 = 120;
 const NAMES: usize = 10;
 /// How long convergence may take once chaos stopped.
 const QUIESCE_LIMIT: Duration = Duration::from_secs(60);
-/// How long the lease writes may fail before the leader must have stepped down: its renew
-/// deadline, plus slack for a loaded machine.
-const STEP_DOWN_LIMIT: Duration = Duration::from_secs(20);
 
-#[derive(Debug, Clone, Copy)]
-struct Settings {
-    seed: u64,
-    secs: u64,
-    members: usize,
-    profile: ChaosProfile,
+/// The soak's settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Seeds the driver, the kill times and the simulator's chaos.
+    pub seed: u64,
+    /// The chaos phase's length.
+    pub secs: u64,
+    /// Member slots.
+    pub members: usize,
+    /// The simulator's chaos profile; None against a real server.
+    pub profile: Option<ChaosProfile>,
+    /// The real cluster's admin kubeconfig (`KUBE_RT_TEST_KUBECONFIG`).
+    pub real: Option<std::path::PathBuf>,
 }
 
 impl Settings {
     fn from_env() -> Result<Self, String> {
+        let real = real::named_kubeconfig();
         let profile = match std::env::var("LEADERS_PROFILE")
             .ok()
             .filter(|v| !v.trim().is_empty())
         {
-            None => ChaosProfile::Standard,
-            Some(name) => name
-                .trim()
-                .parse()
-                .map_err(|e| format!("LEADERS_PROFILE: {e}"))?,
+            _ if real.is_some() => None,
+            None => Some(ChaosProfile::Standard),
+            Some(name) => Some(
+                name.trim()
+                    .parse()
+                    .map_err(|e| format!("LEADERS_PROFILE: {e}"))?,
+            ),
         };
         let members = harness::env_number("LEADERS_MEMBERS", 3)?;
         if members < 2 {
             return Err("LEADERS_MEMBERS must be at least 2".to_owned());
         }
+        let default_secs = if real.is_some() {
+            DEFAULT_REAL_SECS
+        } else {
+            DEFAULT_SECS
+        };
         Ok(Self {
             seed: harness::env_number("LEADERS_SEED", DEFAULT_SEED)?,
-            secs: harness::env_number("LEADERS_SECS", DEFAULT_SECS)?,
+            secs: harness::env_number("LEADERS_SECS", default_secs)?,
             members: usize::try_from(members).unwrap_or(3),
             profile,
+            real,
         })
     }
 }
@@ -90,9 +118,14 @@ impl std::fmt::Display for Settings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "LEADERS_SEED={} LEADERS_SECS={} LEADERS_MEMBERS={} LEADERS_PROFILE={}",
-            self.seed, self.secs, self.members, self.profile
-        )
+            "LEADERS_SEED={} LEADERS_SECS={} LEADERS_MEMBERS={} ",
+            self.seed, self.secs, self.members
+        )?;
+        match (&self.profile, &self.real) {
+            (Some(profile), _) => write!(f, "LEADERS_PROFILE={profile}"),
+            (None, Some(path)) => write!(f, "{}={}", real::KUBECONFIG_VAR, path.display()),
+            (None, None) => write!(f, "no server"),
+        }
     }
 }
 
@@ -105,38 +138,65 @@ fn main() -> ExitCode {
     harness::run_test(TEST_NAME, || {
         let settings = Settings::from_env()?;
         members::runtime()?
-            .block_on(soak(settings))
+            .block_on(run(&settings))
             .map_err(|e| format!("{settings}: {e}"))
     })
 }
 
-/// The soak; its summary line, or what failed.
-async fn soak(settings: Settings) -> Result<String, String> {
+/// Sets the server up, runs the soak, and takes the server down (on a real cluster the
+/// run's namespace is removed whether the soak passed or not); the summary, or what failed.
+async fn run(settings: &Settings) -> Result<String, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
-    let server = Arc::new(
-        ApiServer::builder()
-            .bookmark_interval(Duration::from_secs(1))
-            .chaos(ChaosConfig {
-                seed: settings.seed,
-                profile: settings.profile,
-            })
-            .start()
-            .await
-            .map_err(|e| format!("server: {e}"))?,
-    );
-    let kubeconfig = dir.path().join("kubeconfig");
-    server
-        .write_kubeconfig(&kubeconfig)
-        .map_err(|e| e.to_string())?;
-    let history = History::default();
+    let target = Arc::new(match &settings.real {
+        None => Target::sim(settings, dir.path()).await?,
+        Some(admin) => Target::real(admin, dir.path()).await?,
+    });
     let stop_history = CancellationToken::new();
+    let outcome = soak(settings, &target, dir.path(), stop_history.clone()).await;
+    // A soak that failed early leaves the Lease recorder running, holding the target.
+    stop_history.cancel();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Arc::strong_count(&target) > 1 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let target = Arc::try_unwrap(target).map_err(|_| "the target is still shared".to_owned())?;
+    let cleaned = target.finish().await;
+    match (outcome, cleaned) {
+        (Ok(summary), Ok(None)) => Ok(summary),
+        (Ok(summary), Ok(Some(collected))) => Ok(format!(
+            "{summary}; {collected} orphaned Secrets garbage-collected by the soak; namespace removed"
+        )),
+        (Err(e), Ok(_)) => Err(e),
+        (Ok(_), Err(e)) => Err(format!("cleanup: {e}")),
+        (Err(e), Err(cleanup)) => Err(format!("{e}; cleanup: {cleanup}")),
+    }
+}
+
+/// The soak; its summary line, or what failed.
+/// `stop_history` stops the Lease recorder (the soak cancels it when it is done).
+async fn soak(
+    settings: &Settings,
+    target: &Arc<Target>,
+    dir: &Path,
+    stop_history: CancellationToken,
+) -> Result<String, String> {
+    let history = History::default();
     let recording = tokio::spawn(
         history
             .clone()
-            .record(Arc::clone(&server), stop_history.clone()),
+            .record(Arc::clone(target), stop_history.clone()),
     );
     let mut slots: Vec<Slot> = (0..settings.members)
-        .map(|i| Slot::new(PREFIX, format!("m{i}"), dir.path(), &kubeconfig))
+        .map(|i| {
+            let slot = Slot::new(PREFIX, format!("m{i}"), dir, target.members_kubeconfig());
+            match target.cluster() {
+                Some(cluster) => slot
+                    .with_env(member::NAMESPACE_ENV, cluster.namespace())
+                    .with_env(member::LOG_ENV, episodes::MEMBER_TRACE)
+                    .with_stderr_files(),
+                None => slot,
+            }
+        })
         .collect();
     for slot in &mut slots {
         slot.start()?;
@@ -145,7 +205,7 @@ async fn soak(settings: Settings) -> Result<String, String> {
     let started = Instant::now();
     let chaos_end = started + Duration::from_secs(settings.secs);
     let driver = {
-        let cms: Api<ConfigMap> = Api::namespaced(server.client().map_err(|e| e.to_string())?, NS);
+        let cms: Api<ConfigMap> = Api::namespaced(target.client()?, target.namespace());
         tokio::spawn(workload::drive(
             cms,
             settings.seed,
@@ -155,8 +215,12 @@ async fn soak(settings: Settings) -> Result<String, String> {
         ))
     };
 
-    // Chaos phase: kill the leader at seeded moments; halfway, make it lose its lease.
+    // Chaos phase: kill the leader at seeded moments; a quarter in, restart a real server (if
+    // a command is named); halfway, make the leader lose its lease.
     let mut rng = fastrand::Rng::with_seed(settings.seed ^ 0x6c65_6164);
+    let restart = episodes::RestartPlan::for_target(target);
+    let restart_at = started + Duration::from_secs(settings.secs) / 4;
+    let mut restarted = None;
     let lease_loss_at = started + Duration::from_secs(settings.secs) / 2;
     let mut lease_lost = None;
     let mut kills = Vec::new();
@@ -164,11 +228,17 @@ async fn soak(settings: Settings) -> Result<String, String> {
     while Instant::now() < chaos_end {
         restart_exited(&mut slots)?;
         let now = Instant::now();
-        if lease_lost.is_none() && now >= lease_loss_at {
-            lease_lost = Some(lose_lease(&server, &mut slots, settings.seed).await?);
+        if let Some(plan) = restart
+            .as_ref()
+            .filter(|_| restarted.is_none() && now >= restart_at)
+        {
+            restarted = Some(plan.run(target, &mut slots).await?);
+            next_kill = Instant::now() + Duration::from_millis(rng.u64(3_000..8_000));
+        } else if lease_lost.is_none() && now >= lease_loss_at {
+            lease_lost = Some(episodes::lose_lease(target, &mut slots, settings.seed).await?);
             next_kill = Instant::now() + Duration::from_millis(rng.u64(3_000..8_000));
         } else if now >= next_kill {
-            if let Some(victim) = leader_slot(&server, &slots) {
+            if let Some(victim) = leader_slot(target, &slots).await {
                 let identity = slots[victim].kill()?;
                 kills.push(identity);
                 slots[victim].start()?;
@@ -180,14 +250,12 @@ async fn soak(settings: Settings) -> Result<String, String> {
     let (driven_ok, driven) = driver.await.map_err(|e| format!("driver: {e}"))?;
 
     // Quiesce: no more faults; wait for convergence.
-    server.stop_chaos();
-    server.clear_faults();
-    let faults = server.chaos_stats();
+    let (faults, faulted) = target.stop_faults();
     let deadline = Instant::now() + QUIESCE_LIMIT;
-    let mut gaps = convergence_gaps(&server, &mut slots)?;
+    let mut gaps = convergence_gaps(target, &mut slots).await?;
     while !gaps.is_empty() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        gaps = convergence_gaps(&server, &mut slots)?;
+        gaps = convergence_gaps(target, &mut slots).await?;
     }
     let converged_after = Instant::now() - chaos_end;
     stop_history.cancel();
@@ -220,13 +288,21 @@ async fn soak(settings: Settings) -> Result<String, String> {
     if reconcilers.len() < 2 {
         return Err(format!("only {reconcilers:?} reconciled"));
     }
-    if faults.total() == 0 {
+    if !faulted {
         return Err("no fault injected".to_owned());
     }
+    let restart = match (&restart, &restarted) {
+        (_, Some(episode)) => {
+            episode.check()?;
+            format!("; {episode}")
+        }
+        (Some(_), None) => return Err("the restart never ran".to_owned()),
+        (None, None) => String::new(),
+    };
     Ok(format!(
         "leaders {settings}: driver ops {driven_ok}/{driven} ok, {} reconciles by {} members {reconcilers:?}, \
          {} terms, leaders killed {kills:?}, {stepped_down} stepped down after losing its lease, \
-         {} incarnations, converged {converged_after:?} after chaos; faults injected: {faults}",
+         {} incarnations, converged {converged_after:?} after chaos; {faults}{restart}",
         intervals.len(),
         reconcilers.len(),
         terms.len(),
@@ -235,7 +311,7 @@ async fn soak(settings: Settings) -> Result<String, String> {
 }
 
 /// Restarts members that exited on their own (a lost lease, or a failure).
-fn restart_exited(slots: &mut [Slot]) -> Result<(), String> {
+pub fn restart_exited(slots: &mut [Slot]) -> Result<(), String> {
     for slot in slots {
         if let Some(code) = slot.exited()? {
             if code != LOST_LEASE_EXIT {
@@ -248,57 +324,20 @@ fn restart_exited(slots: &mut [Slot]) -> Result<(), String> {
 }
 
 /// The slot whose member holds the Lease on the server.
-fn leader_slot(server: &ApiServer, slots: &[Slot]) -> Option<usize> {
-    let holder = process::lease_holder(server)?;
+pub async fn leader_slot(target: &Target, slots: &[Slot]) -> Option<usize> {
+    let holder = target.lease_holder().await?;
     slots.iter().position(|s| s.identity() == holder)
-}
-
-/// Fails every Lease write until the leader steps down and exits; its identity.
-async fn lose_lease(server: &ApiServer, slots: &mut [Slot], seed: u64) -> Result<String, String> {
-    let deadline = Instant::now() + STEP_DOWN_LIMIT;
-    let leader = loop {
-        if let Some(i) = leader_slot(server, slots) {
-            break i;
-        }
-        if Instant::now() >= deadline {
-            return Err("nobody led when the lease was to be lost".to_owned());
-        }
-        restart_exited(slots)?;
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    for verb in ["create", "update", "patch"] {
-        server.fail_next(FailRule::random(verb, "leases", 500, 1.0, seed));
-    }
-    let identity = slots[leader].identity().to_owned();
-    let outcome = loop {
-        match slots[leader].exited()? {
-            Some(code) if code == LOST_LEASE_EXIT => break Ok(identity.clone()),
-            Some(code) => {
-                break Err(format!(
-                    "{identity} exited with {code} instead of stepping down"
-                ));
-            }
-            None if Instant::now() >= deadline => {
-                break Err(format!(
-                    "{identity} still runs {STEP_DOWN_LIMIT:?} after its lease writes began to fail \
-                     (renew deadline {RENEW_DEADLINE:?}, lease {LEASE_SECS} s)"
-                ));
-            }
-            None => tokio::time::sleep(Duration::from_millis(20)).await,
-        }
-    };
-    server.clear_faults();
-    slots[leader].start()?;
-    outcome
 }
 
 /// What still differs once chaos stopped: members' caches against the server, objects not
 /// reconciled at their final version, work not done. Empty once converged.
-fn convergence_gaps(server: &ApiServer, slots: &mut [Slot]) -> Result<Vec<String>, String> {
+async fn convergence_gaps(target: &Target, slots: &mut [Slot]) -> Result<Vec<String>, String> {
     restart_exited(slots)?;
-    let cms: Vec<ConfigMap> = server.list();
-    let secrets: Vec<Secret> = server.list();
-    let want: BTreeMap<String, BTreeMap<String, String>> = [
+    let (cms, secrets) = match target.objects().await {
+        Ok(objects) => objects,
+        Err(e) => return Ok(vec![format!("the server's objects: {e}")]),
+    };
+    let want: member::Cache = [
         (
             "configmaps".to_owned(),
             workload::versions::<ConfigMap>(&cms),
@@ -308,7 +347,7 @@ fn convergence_gaps(server: &ApiServer, slots: &mut [Slot]) -> Result<Vec<String
     .into();
     let mut gaps = Vec::new();
     for slot in slots.iter() {
-        match slot.snapshot::<member::Snapshot>() {
+        match slot.snapshot::<member::Snapshot>().map(|s| s.cache) {
             Some(have) if have == want => {}
             have => gaps.push(format!(
                 "{} cache {have:?} != server {want:?}",
@@ -317,9 +356,10 @@ fn convergence_gaps(server: &ApiServer, slots: &mut [Slot]) -> Result<Vec<String
         }
     }
     let intervals = all_intervals(slots.iter())?;
+    let ns = target.namespace();
     for (controller, objects) in [("mirror", &want["configmaps"]), ("stamp", &want["secrets"])] {
         for (name, rv) in objects {
-            let key = format!("{NS}/{name}");
+            let key = format!("{ns}/{name}");
             let reconciled = intervals.iter().any(|r| {
                 r.ok && r.controller == controller && r.key == key && r.seen_rv.as_ref() == Some(rv)
             });

@@ -24,6 +24,8 @@ pub struct Slot {
     dir: PathBuf,
     kubeconfig: PathBuf,
     extra: Vec<(String, OsString)>,
+    /// Each incarnation's stderr goes to `<identity>.stderr` in `dir` (else it is inherited).
+    stderr_files: bool,
     incarnation: u32,
     child: Option<Child>,
     logs: Vec<Past>,
@@ -39,6 +41,7 @@ impl Slot {
             dir: dir.to_owned(),
             kubeconfig: kubeconfig.to_owned(),
             extra: Vec::new(),
+            stderr_files: false,
             incarnation: 0,
             child: None,
             logs: Vec::new(),
@@ -49,6 +52,19 @@ impl Slot {
     pub fn with_env(mut self, name: impl Into<String>, value: impl Into<OsString>) -> Self {
         self.extra.push((name.into(), value.into()));
         self
+    }
+
+    /// Every incarnation writes its stderr to a file of its own (see
+    /// [`stderr_path`](Self::stderr_path)) instead of this process's stderr.
+    pub fn with_stderr_files(mut self) -> Self {
+        self.stderr_files = true;
+        self
+    }
+
+    /// Where incarnation `identity` of this slot writes its stderr, when
+    /// [`with_stderr_files`](Self::with_stderr_files) was asked for.
+    pub fn stderr_path(&self, identity: &str) -> PathBuf {
+        self.dir.join(format!("{identity}.stderr"))
     }
 
     /// The slot's name (the same for every incarnation).
@@ -84,12 +100,21 @@ impl Slot {
             snapshot: self.snapshot_path(),
         };
         let exe = std::env::current_exe().map_err(|e| format!("current exe: {e}"))?;
+        let stderr = if self.stderr_files {
+            let path = self.stderr_path(&env.identity);
+            std::fs::File::create(&path)
+                .map(Stdio::from)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+        } else {
+            Stdio::inherit()
+        };
         let child = Command::new(exe)
             .envs(env.vars(self.prefix))
             .envs(self.extra.iter().cloned())
             .env("RUST_LOG", "off")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .map_err(|e| format!("starting {}: {e}", env.identity))?;
         self.logs.push(Past {

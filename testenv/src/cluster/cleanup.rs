@@ -1,7 +1,10 @@
 //! Cleanup of what a test environment made on an existing cluster: the objects of its scratch
 //! namespace, the namespace, and the cluster-scoped objects it recorded. A bare API server
 //! (no controller-manager) neither empties nor finalizes a deleted namespace, so this does
-//! what the namespace controller would.
+//! what the namespace controller would (in its order: the namespace `Terminating` first, so
+//! that nothing new is created in it while it is emptied), and waits until it is gone.
+
+use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
@@ -11,8 +14,8 @@ use kube::{Api, Client};
 
 use super::Made;
 
-/// Deletes `made`'s cluster-scoped objects, then everything in `namespace` and `made`'s
-/// namespaces, then the namespaces.
+/// Deletes `made`'s cluster-scoped objects, then removes `namespace` and `made`'s namespaces
+/// with everything in them.
 pub(crate) async fn run(client: &Client, namespace: &str, made: &Made) -> Result<(), String> {
     let mut failures = Vec::new();
     for object in &made.objects {
@@ -27,12 +30,7 @@ pub(crate) async fn run(client: &Client, namespace: &str, made: &Made) -> Result
         }
     }
     for namespace in std::iter::once(namespace).chain(made.namespaces.iter().map(String::as_str)) {
-        if let Err(error) = empty_namespace(client, namespace).await {
-            failures.push(error);
-        }
-        if let Err(error) = delete_namespace(client, namespace).await {
-            failures.push(error);
-        }
+        failures.extend(remove_namespace(client, namespace).await);
     }
     if failures.is_empty() {
         Ok(())
@@ -126,33 +124,74 @@ async fn empty_kind(
     Ok(objects.items.len())
 }
 
-/// Deletes `namespace` and, if no namespace controller finalizes it (a bare API server),
-/// finalizes it.
-async fn delete_namespace(client: &Client, namespace: &str) -> Result<(), String> {
+/// How long a cleanup waits, after deleting a namespace, until the namespace is gone.
+pub const NAMESPACE_GONE_LIMIT: Duration = Duration::from_secs(60);
+
+/// Removes `namespace` as the namespace controller would, and waits until it is gone: deletes
+/// it first (so that it is `Terminating` and the server refuses new objects in it), then
+/// empties it, then finalizes it (a bare API server has no namespace controller that would),
+/// polling up to [`NAMESPACE_GONE_LIMIT`] until it is gone, so that a namespace of the same
+/// name can be created again at once. What failed, if anything.
+async fn remove_namespace(client: &Client, namespace: &str) -> Vec<String> {
     let api: Api<Namespace> = Api::all(client.clone());
     let failed = |what: &str, error: kube::Error| format!("{what} namespace {namespace}: {error}");
-    match api.delete(namespace, &DeleteParams::default()).await {
-        Ok(_) => {}
-        Err(error) if is_not_found(&error) => return Ok(()),
-        Err(error) => return Err(failed("deleting", error)),
-    }
-    let Some(mut terminating) = api
-        .get_opt(namespace)
-        .await
-        .map_err(|e| failed("reading", e))?
-    else {
-        return Ok(());
+    let mut failures = Vec::new();
+    let deleted = match api.delete(namespace, &DeleteParams::default()).await {
+        Ok(_) => true,
+        Err(error) if is_not_found(&error) => false,
+        Err(error) => {
+            failures.push(failed("deleting", error));
+            false
+        }
     };
-    if let Some(spec) = terminating.spec.as_mut() {
-        spec.finalizers = None;
+    // Emptied even when the namespace is gone already: objects a crashed run left behind.
+    if let Err(error) = empty_namespace(client, namespace).await {
+        failures.push(error);
     }
-    match api
-        .replace_subresource("finalize", namespace, &PostParams::default(), &terminating)
-        .await
-    {
-        Ok(_) => Ok(()),
-        Err(error) if is_not_found(&error) => Ok(()),
-        Err(error) => Err(failed("finalizing", error)),
+    if !deleted {
+        return failures;
+    }
+    // Real time: a test's paused clock would run the limit out while the server works.
+    let deadline = Instant::now() + NAMESPACE_GONE_LIMIT;
+    loop {
+        match api.get_opt(namespace).await {
+            Ok(None) => return failures,
+            Ok(Some(mut terminating)) => {
+                let spec = terminating.spec.get_or_insert_with(Default::default);
+                if spec.finalizers.as_ref().is_some_and(|f| !f.is_empty()) {
+                    spec.finalizers = None;
+                    match api
+                        .replace_subresource(
+                            "finalize",
+                            namespace,
+                            &PostParams::default(),
+                            &terminating,
+                        )
+                        .await
+                    {
+                        Ok(_) => {}
+                        Err(error) if is_not_found(&error) => return failures,
+                        Err(error) => {
+                            failures.push(failed("finalizing", error));
+                            return failures;
+                        }
+                    }
+                }
+            }
+            // The server may be briefly unreachable; the deadline bounds the retries.
+            Err(error) if Instant::now() >= deadline => {
+                failures.push(failed("reading", error));
+                return failures;
+            }
+            Err(_) => {}
+        }
+        if Instant::now() >= deadline {
+            failures.push(format!(
+                "namespace {namespace} still exists {NAMESPACE_GONE_LIMIT:?} after its deletion"
+            ));
+            return failures;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 

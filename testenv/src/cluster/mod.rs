@@ -18,7 +18,7 @@ use parking_lot::Mutex;
 
 use crate::error::Error;
 
-pub use cleanup::empty_namespace;
+pub use cleanup::{NAMESPACE_GONE_LIMIT, empty_namespace};
 
 /// The environment variable naming the kubeconfig of an existing cluster to test against;
 /// unset or empty, tests run against the embedded simulator.
@@ -38,6 +38,29 @@ pub fn named_kubeconfig() -> Option<PathBuf> {
 /// Whether tests run against an existing cluster ([`KUBECONFIG_VAR`] is set).
 pub fn on_existing_cluster() -> bool {
     named_kubeconfig().is_some()
+}
+
+/// The client configuration of the current context of the kubeconfig at `path`.
+pub async fn config_from(path: &Path) -> Result<kube::Config, Error> {
+    let cluster_error = |message: String| Error::Cluster {
+        kubeconfig: path.to_owned(),
+        message,
+    };
+    let kubeconfig = Kubeconfig::read_from(path).map_err(|e| cluster_error(e.to_string()))?;
+    kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .map_err(|e| cluster_error(e.to_string()))
+}
+
+/// A client of the current context of the kubeconfig at `path` (with that context's
+/// credentials and default namespace): for a second identity beside an [`ExistingCluster`]'s,
+/// a ServiceAccount's kubeconfig for one.
+pub async fn client_from(path: &Path) -> Result<Client, Error> {
+    let config = config_from(path).await?;
+    Client::try_from(config).map_err(|e| Error::Cluster {
+        kubeconfig: path.to_owned(),
+        message: e.to_string(),
+    })
 }
 
 /// A cluster-scoped object the environment made, deleted at cleanup.
@@ -111,7 +134,13 @@ impl ExistingCluster {
     /// Connects to the current context of the kubeconfig at `path` and creates a scratch
     /// namespace (`kube-rt-test-<random>`, labelled [`SCRATCH_LABEL`]).
     pub async fn connect(path: &Path) -> Result<Self, Error> {
-        Self::connect_in(path, &format!("kube-rt-test-{}", random_suffix())).await
+        Self::connect_prefixed(path, "kube-rt-test").await
+    }
+
+    /// Like [`connect`](Self::connect), with the scratch namespace `<prefix>-<random>`: a name
+    /// that tells whose it is (`kube-rt-leaders-…` for a soak), different in every run.
+    pub async fn connect_prefixed(path: &Path, prefix: &str) -> Result<Self, Error> {
+        Self::connect_in(path, &format!("{prefix}-{}", random_suffix())).await
     }
 
     /// Like [`connect`](Self::connect), with the scratch namespace `namespace`: created unless
@@ -121,11 +150,7 @@ impl ExistingCluster {
             kubeconfig: path.to_owned(),
             message,
         };
-        let kubeconfig = Kubeconfig::read_from(path).map_err(|e| cluster_error(e.to_string()))?;
-        let mut config =
-            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-                .await
-                .map_err(|e| cluster_error(e.to_string()))?;
+        let mut config = config_from(path).await?;
         let namespace = namespace.to_owned();
         config.default_namespace.clone_from(&namespace);
         let client = Client::try_from(config.clone()).map_err(|e| cluster_error(e.to_string()))?;
@@ -236,10 +261,11 @@ impl ExistingCluster {
         self.scope.clone()
     }
 
-    /// Deletes what the environment made: every object of the scratch namespace (their
-    /// finalizers removed first: a bare API server runs no controller that would), the
-    /// namespace itself (finalized if no namespace controller does it), and the cluster-scoped
-    /// objects recorded.
+    /// Deletes what the environment made: the cluster-scoped objects recorded, then each of its
+    /// namespaces as the namespace controller would remove it — deleted (`Terminating`: nothing
+    /// new is created in it), emptied (every object, its finalizers removed first: a bare API
+    /// server runs no controller that would), finalized if no namespace controller does it —
+    /// returning once they are gone (or failing after [`NAMESPACE_GONE_LIMIT`]).
     pub async fn cleanup(mut self) -> Result<(), Error> {
         self.cleaned = true;
         let made = self.scope.take();
