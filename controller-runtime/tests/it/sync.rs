@@ -101,6 +101,9 @@ async fn start_without_secrets(cache_sync_timeout: Option<Duration>) -> (Error, 
 
 #[tokio::test(start_paused = true)]
 async fn a_cache_that_cannot_sync_fails_start_naming_it() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let (error, took) = start_without_secrets(Some(Duration::from_secs(20))).await;
     assert!(matches!(error, Error::CacheSync(_)), "{error}");
     let message = error.to_string();
@@ -114,6 +117,9 @@ async fn a_cache_that_cannot_sync_fails_start_naming_it() {
 
 #[tokio::test(start_paused = true)]
 async fn the_cache_sync_timeout_is_two_minutes_by_default() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
     let (error, took) = start_without_secrets(None).await;
     assert!(matches!(error, Error::CacheSync(_)), "{error}");
     assert!(error.to_string().contains("Secret"), "{error}");

@@ -121,7 +121,7 @@ impl<K: Clone + Send + Sync + 'static> ListerWatcher<K> for Recorder<K> {
 
 /// A config-map lister-watcher over `client`, recording its calls.
 pub fn config_maps(client: kube::Client) -> Arc<Recorder<ConfigMap>> {
-    let api: Api<ConfigMap> = Api::namespaced(client, NS);
+    let api: Api<ConfigMap> = Api::namespaced(client, ns());
     Recorder::new(Arc::new(ApiListerWatcher::new(api)))
 }
 
