@@ -6,7 +6,7 @@
 use http::{Method, Response};
 use serde_json::{Map, Value, json};
 
-use super::{Target, body_of, created};
+use super::{Target, created, posted};
 use crate::api::meta;
 use crate::api::query::Query;
 use crate::api::status::{ApiError, ApiResult};
@@ -21,16 +21,7 @@ pub(super) fn bind(
     query: &Query,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    if method != Method::POST {
-        return Err(ApiError::method_not_allowed());
-    }
-    let dry_run = crate::ops::WriteOptions::parse(query)?.dry_run;
-    let binding = body_of(body, "Binding", &["v1"])?;
-    if meta::name(&binding) != at.name {
-        return Err(ApiError::bad_request(
-            "name in URL does not match name in Binding object",
-        ));
-    }
+    let (binding, dry_run) = posted(at, method, query, body, "Binding", &["v1"])?;
     let target = |k: &str| {
         binding
             .pointer(&format!("/target/{k}"))

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use http::{Method, Response};
 use serde_json::{Value, json};
 
-use super::{Target, body_of, created};
+use super::{Target, created, posted};
 use crate::api::meta;
 use crate::api::query::{ListOptions, Query};
 use crate::api::selector::LabelSelector;
@@ -30,16 +30,14 @@ pub(super) fn evict(
     query: &Query,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
-    if method != Method::POST {
-        return Err(ApiError::method_not_allowed());
-    }
-    let query_dry_run = WriteOptions::parse(query)?.dry_run;
-    let eviction = body_of(body, "Eviction", &["policy/v1", "policy/v1beta1"])?;
-    if meta::name(&eviction) != at.name {
-        return Err(ApiError::bad_request(
-            "name in URL does not match name in Eviction object",
-        ));
-    }
+    let (eviction, query_dry_run) = posted(
+        at,
+        method,
+        query,
+        body,
+        "Eviction",
+        &["policy/v1", "policy/v1beta1"],
+    )?;
     let options = eviction.get("deleteOptions").cloned().unwrap_or(json!({}));
     let options = serde_json::to_vec(&options).map_err(ApiError::internal)?;
     let mut opts = DeleteOptions::parse(&options, &Query::default())?;

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::respond::{self, Body};
 use super::route::{ResourcePath, Route};
+use crate::api::meta;
 use crate::api::query::Query;
 use crate::api::status::{ApiError, ApiResult};
 use crate::kinds::resource_info::ResourceInfo;
@@ -107,6 +108,29 @@ fn created() -> Response<Body> {
 
 /// An action's JSON body of `kind` (Binding, Eviction): an object of that kind, or upstream's
 /// 400 for a body that is not JSON or is another kind.
+/// The body of a POST to the pod `at`'s subresource as the `kind` object (of one of
+/// `versions`) it must be, naming that pod, and whether the request is a dry run.
+fn posted(
+    at: &Target<'_>,
+    method: &Method,
+    query: &Query,
+    body: &[u8],
+    kind: &str,
+    versions: &[&str],
+) -> ApiResult<(Value, bool)> {
+    if method != Method::POST {
+        return Err(ApiError::method_not_allowed());
+    }
+    let dry_run = crate::ops::WriteOptions::parse(query)?.dry_run;
+    let object = body_of(body, kind, versions)?;
+    if meta::name(&object) != at.name {
+        return Err(ApiError::bad_request(format!(
+            "name in URL does not match name in {kind} object"
+        )));
+    }
+    Ok((object, dry_run))
+}
+
 fn body_of(body: &[u8], kind: &str, versions: &[&str]) -> ApiResult<Value> {
     let v: Value = serde_json::from_slice(body).map_err(|e| {
         ApiError::bad_request(format!(
