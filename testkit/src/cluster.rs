@@ -109,15 +109,10 @@ impl TestCluster {
 
     /// A client configuration of the server (its credentials on a cluster), default namespace
     /// [`ns`]`()`.
-    pub fn config(&self) -> kube::Config {
+    pub fn config(&self) -> Result<kube::Config, Error> {
         match &self.backend {
-            Backend::Simulator(server) => {
-                let mut config =
-                    kube::Config::new(server.url().parse().expect("the simulator's URL is a URI"));
-                config.default_namespace = ns().to_owned();
-                config
-            }
-            Backend::Cluster { cluster, .. } => cluster.config().clone(),
+            Backend::Simulator(server) => server.test_client_config(),
+            Backend::Cluster { cluster, .. } => Ok(cluster.config().clone()),
         }
     }
 
@@ -321,10 +316,10 @@ impl TestCluster {
 /// [`TestCluster`].
 pub trait Server {
     /// A client of the server, default namespace [`ns`]`()`.
-    fn test_client(&self) -> Client;
+    fn test_client(&self) -> Result<Client, Error>;
     /// A client configuration of the server (with its credentials), to build a client of one's
     /// own.
-    fn test_client_config(&self) -> kube::Config;
+    fn test_client_config(&self) -> Result<kube::Config, Error>;
     /// Installs `crd` and returns once its custom resources are served.
     fn install_test_crd(
         &self,
@@ -334,19 +329,18 @@ pub trait Server {
     /// only.
     fn is_shared(&self) -> bool;
     /// The [`State`] of the ConfigMaps in [`ns`]`()`.
-    fn config_map_state(&self) -> impl Future<Output = State>;
+    fn config_map_state(&self) -> impl Future<Output = Result<State, Error>>;
 }
 
 impl Server for ApiServer {
-    fn test_client(&self) -> Client {
-        self.client().expect("a client of the simulator")
+    fn test_client(&self) -> Result<Client, Error> {
+        Ok(self.client()?)
     }
 
-    fn test_client_config(&self) -> kube::Config {
-        let mut config =
-            kube::Config::new(self.url().parse().expect("the simulator's URL is a URI"));
+    fn test_client_config(&self) -> Result<kube::Config, Error> {
+        let mut config = kube::Config::new(self.url().parse()?);
         config.default_namespace = ns().to_owned();
-        config
+        Ok(config)
     }
 
     async fn install_test_crd(
@@ -360,17 +354,17 @@ impl Server for ApiServer {
         false
     }
 
-    async fn config_map_state(&self) -> State {
-        crate::config_maps::server_state(self)
+    async fn config_map_state(&self) -> Result<State, Error> {
+        Ok(crate::config_maps::server_state(self))
     }
 }
 
 impl<T: Server> Server for Arc<T> {
-    fn test_client(&self) -> Client {
+    fn test_client(&self) -> Result<Client, Error> {
         (**self).test_client()
     }
 
-    fn test_client_config(&self) -> kube::Config {
+    fn test_client_config(&self) -> Result<kube::Config, Error> {
         (**self).test_client_config()
     }
 
@@ -385,17 +379,17 @@ impl<T: Server> Server for Arc<T> {
         (**self).is_shared()
     }
 
-    async fn config_map_state(&self) -> State {
+    async fn config_map_state(&self) -> Result<State, Error> {
         (**self).config_map_state().await
     }
 }
 
 impl Server for TestCluster {
-    fn test_client(&self) -> Client {
-        self.client().expect("a client of the test's server")
+    fn test_client(&self) -> Result<Client, Error> {
+        self.client()
     }
 
-    fn test_client_config(&self) -> kube::Config {
+    fn test_client_config(&self) -> Result<kube::Config, Error> {
         self.config()
     }
 
@@ -415,10 +409,8 @@ impl Server for TestCluster {
         self.sim().is_none()
     }
 
-    async fn config_map_state(&self) -> State {
-        self.state()
-            .await
-            .expect("the ConfigMaps of the test's namespace")
+    async fn config_map_state(&self) -> Result<State, Error> {
+        self.state().await
     }
 }
 
@@ -428,11 +420,13 @@ fn is_namespaced<K: Resource>() -> bool {
 }
 
 /// Resumes tokio's clock if the test paused it (`start_paused`): a paused clock does not move
-/// with the wall clock, so a blocking millisecond leaves it where it was.
+/// with the wall clock, so it stands still while the wall clock passes 100 µs.
 fn resume_paused_clock() {
-    let before = tokio::time::Instant::now();
-    std::thread::sleep(Duration::from_millis(1));
-    if tokio::time::Instant::now() == before {
+    let (wall, clock) = (std::time::Instant::now(), tokio::time::Instant::now());
+    while wall.elapsed() < Duration::from_micros(100) {
+        std::hint::spin_loop();
+    }
+    if tokio::time::Instant::now() == clock {
         tokio::time::resume();
     }
 }

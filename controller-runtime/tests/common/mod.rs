@@ -90,7 +90,7 @@ pub fn owner_ref(
 /// Installs `crd` on the server and returns its kind (its first version) as discovery
 /// describes it.
 pub async fn install(server: &impl Server, crd: &CustomResourceDefinition) -> DynamicKind {
-    let client = server.test_client();
+    let client = server.test_client().unwrap();
     server.install_test_crd(crd).await.unwrap();
     let spec = &crd.spec;
     DynamicKind::discover(
@@ -106,7 +106,7 @@ pub async fn install(server: &impl Server, crd: &CustomResourceDefinition) -> Dy
 /// A manager builder over the server that ignores process signals (on an existing cluster,
 /// shared with others, caching [`ns`]`()` only).
 pub fn manager(server: &impl Server) -> ManagerBuilder {
-    let builder = Manager::builder(server.test_client()).handle_signals(false);
+    let builder = Manager::builder(server.test_client().unwrap()).handle_signals(false);
     if server.is_shared() {
         builder.namespace(ns())
     } else {

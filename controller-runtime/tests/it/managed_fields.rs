@@ -60,7 +60,7 @@ async fn managed_fields_are_stripped_unless_opted_out() {
 #[tokio::test]
 async fn the_user_agent_names_the_operator_as_the_default_field_manager() {
     let server = TestCluster::start().await.unwrap();
-    let mut config = server.config();
+    let mut config = server.config().unwrap();
     config.default_namespace = ns().into();
     let config = kube_rt_controller_runtime::util::with_user_agent(config, "my-operator", "0.3.0");
     let client = kube::Client::try_from(config).unwrap();

@@ -78,7 +78,7 @@ fn secret_writes() -> Vec<Rule> {
 async fn the_policy_holds_informers_recorder_leases_and_declared_writes() {
     let server = TestCluster::start().await.unwrap();
     // A manager of every namespace, even on a shared cluster: it is never started.
-    let manager = Manager::builder(server.test_client())
+    let manager = Manager::builder(server.test_client().unwrap())
         .handle_signals(false)
         .leader_election(LeaderElectionConfig::new("ops", "cm-to-secret"))
         .build();

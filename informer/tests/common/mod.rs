@@ -26,7 +26,7 @@ pub fn config_map_informer(
     server: &impl Server,
     resync: Duration,
 ) -> Arc<SharedIndexInformer<ConfigMap>> {
-    let api: Api<ConfigMap> = Api::namespaced(server.test_client(), ns());
+    let api: Api<ConfigMap> = Api::namespaced(server.test_client().unwrap(), ns());
     Arc::new(
         SharedIndexInformer::for_api(api)
             .resync_period(resync)

@@ -26,7 +26,7 @@ pub use testkit::eventually;
 
 /// A client without kube's transparent retry of 429/503/504, so the reflector sees them.
 pub fn client_without_retry(server: &impl Server) -> kube::Client {
-    let mut config = server.test_client_config();
+    let mut config = server.test_client_config().unwrap();
     config.default_namespace = ns().into();
     config.default_retry = false;
     kube::Client::try_from(config).unwrap()
@@ -219,7 +219,7 @@ pub fn store_state(store: &dyn Store<ConfigMap>) -> State {
 pub async fn converged(server: &impl Server, store: &dyn Store<ConfigMap>) {
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
-        let (want, have) = (server.config_map_state().await, store_state(store));
+        let (want, have) = (server.config_map_state().await.unwrap(), store_state(store));
         if want == have {
             return;
         }
