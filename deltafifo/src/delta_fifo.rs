@@ -8,9 +8,10 @@ use std::sync::Arc;
 use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
-use indexer::{ObjectKey, ObjectKeyRef, ReplaceInPages, Store};
+use indexer::{Backpressure, ObjectKey, ObjectKeyRef, ReplaceInPages, Store};
 use kube::Resource;
 
+use crate::backlog::Backlog;
 use crate::delta::{DeletedObject, Delta, Deltas};
 use crate::error::Error;
 use crate::options::DeltaFifoOptions;
@@ -42,6 +43,8 @@ struct Shared<K> {
     queue: QueueLock<K>,
     /// The consumer's known objects, the delta relists queue, and the transform.
     options: DeltaFifoOptions<K>,
+    /// The bound on the backlog and the producers waiting for room under it.
+    backlog: Backlog,
 }
 
 impl<K> Clone for DeltaFifo<K> {
@@ -74,6 +77,7 @@ impl<K> DeltaFifo<K> {
         Self {
             shared: Arc::new(Shared {
                 queue: QueueLock::new(),
+                backlog: Backlog::new(options.backlog_limit),
                 options,
             }),
         }
@@ -128,6 +132,7 @@ impl<K: Resource> DeltaFifo<K> {
             // Chain the wake-up, so another parked consumer sees the remaining keys.
             self.shared.queue.wake_a_parked_pop();
         }
+        self.shared.backlog.after_pop(self.shared.queue.backlog());
         if let (Some(started), Some(key)) = (started, key) {
             let took = started.elapsed();
             if took > SLOW_POP {
@@ -144,6 +149,22 @@ impl<K: Resource> DeltaFifo<K> {
     /// Producers may still write; what they queue is drained too.
     pub fn close(&self) {
         self.shared.queue.close();
+        self.shared.backlog.wake_all();
+    }
+
+    /// Resolves once the backlog is within its bound ([`DeltaFifoOptions::backlog_limit`]): at
+    /// once without a bound, within it, or once the fifo is closed; otherwise when the
+    /// consumer's pops bring the queued keys down to the bound. A producer that awaits it before
+    /// each write keeps the fifo from growing further than that while the consumer falls behind.
+    pub async fn wait_for_room(&self) {
+        let shared = &self.shared;
+        if !shared.backlog.is_over(shared.queue.backlog()) {
+            return;
+        }
+        shared
+            .backlog
+            .wait_for_room(|| shared.queue.backlog(), || shared.queue.is_closed())
+            .await;
     }
 
     /// Whether [`close`](Self::close) was called.
@@ -294,6 +315,16 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
         K: Send + Sync + 'static,
     {
         Box::new(PagedReplace::new(&self.shared.queue, &self.shared.options))
+    }
+
+    /// While more keys are queued than [`DeltaFifoOptions::backlog_limit`] allows, the wait for
+    /// room ([`wait_for_room`](DeltaFifo::wait_for_room)).
+    fn backpressure(&self) -> Option<Backpressure<'_>> {
+        if self.shared.backlog.is_over(self.shared.queue.backlog()) {
+            Some(Box::pin(self.wait_for_room()))
+        } else {
+            None
+        }
     }
 
     /// Queues a `Sync` delta for every known object that has no pending deltas (a pending delta is

@@ -95,6 +95,7 @@
 //! which hands the store the whole state again (objects without a name are skipped earlier). [`DeltaFifo::pop`] fails only with
 //! [`Error::Closed`], once the fifo was closed and drained: the consumer should stop.
 
+mod backlog;
 mod delta;
 mod delta_fifo;
 mod error;

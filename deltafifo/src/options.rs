@@ -43,15 +43,17 @@ pub struct DeltaFifoOptions<K> {
     pub(crate) known_objects: Option<Arc<dyn KnownObjects<K>>>,
     pub(crate) emit_replaced: bool,
     pub(crate) transform: Option<TransformFn<K>>,
+    pub(crate) backlog_limit: Option<usize>,
 }
 
 impl<K> DeltaFifoOptions<K> {
-    /// No known objects, relists emit `Replaced`, no transform.
+    /// No known objects, relists emit `Replaced`, no transform, no bound on the backlog.
     pub fn new() -> Self {
         Self {
             known_objects: None,
             emit_replaced: true,
             transform: None,
+            backlog_limit: None,
         }
     }
 
@@ -79,6 +81,20 @@ impl<K> DeltaFifoOptions<K> {
         + 'static,
     ) -> Self {
         self.transform = Some(Arc::new(transform));
+        self
+    }
+
+    /// Bounds the backlog a producer builds: with more than `keys` keys queued (a write not yet
+    /// merged into the queue counts as one),
+    /// [`DeltaFifo::wait_for_room`](crate::DeltaFifo::wait_for_room) waits (and
+    /// [`Store::backpressure`](indexer::Store::backpressure) asks a reflector to wait) until the
+    /// consumer's pops bring the queue down to half of `keys`. Writes are never refused: a relist's
+    /// keys all go in, and a producer that does not ask is not slowed. Without a bound (the
+    /// default, and client-go's behaviour) the queue grows as far as a producer outruns the
+    /// consumer. Only a fifo that has a consumer should be bounded: without one, a producer
+    /// that asks waits until the fifo is closed.
+    pub fn backlog_limit(mut self, keys: usize) -> Self {
+        self.backlog_limit = Some(keys);
         self
     }
 }
@@ -142,6 +158,7 @@ impl<K> fmt::Debug for DeltaFifoOptions<K> {
             .field("known_objects", &self.known_objects.is_some())
             .field("emit_replaced", &self.emit_replaced)
             .field("transform", &self.transform.is_some())
+            .field("backlog_limit", &self.backlog_limit)
             .finish()
     }
 }

@@ -55,6 +55,9 @@ pub(crate) struct QueueLock<K> {
     inbox: Mutex<Vec<ParkedWrite<K>>>,
     /// Whether `inbox` holds writes; read without its lock.
     inbox_pending: OwnCacheLine<AtomicBool>,
+    /// How many writes `inbox` holds, published under its lock: part of the backlog a bounded
+    /// fifo counts.
+    inbox_len: AtomicUsize,
     /// Wakes a waiting `pop` when a key is queued or the fifo closes.
     item_ready: Notify,
     /// How many `pop`s are parked on `item_ready`; producers notify only when some are, which keeps
@@ -127,6 +130,7 @@ impl<K> QueueLock<K> {
             state: Mutex::new(QueueState::new(hasher.clone())),
             inbox: Mutex::new(Vec::new()),
             inbox_pending: OwnCacheLine(AtomicBool::new(false)),
+            inbox_len: AtomicUsize::new(0),
             hasher,
             item_ready: Notify::new(),
             parked_pops: OwnCacheLine(AtomicUsize::new(0)),
@@ -179,6 +183,12 @@ impl<K> QueueLock<K> {
         self.queued_hint.load(Ordering::Acquire)
     }
 
+    /// Queued keys plus the writes parked in the inbox, as last published: the backlog a
+    /// bounded fifo counts (a parked write may still merge into a queued key).
+    pub(crate) fn backlog(&self) -> usize {
+        self.len() + self.inbox_len.load(Ordering::Acquire)
+    }
+
     /// Publishes the queue length for idle pops; call after every change, under the lock.
     fn publish_len(&self, state: &QueueState<K>) {
         self.queued_hint.store(state.len(), Ordering::Release);
@@ -195,6 +205,7 @@ impl<K> QueueLock<K> {
         {
             let mut inbox = self.inbox.lock().unwrap_or_else(PoisonError::into_inner);
             inbox.push(ParkedWrite { hash, obj, make });
+            self.inbox_len.store(inbox.len(), Ordering::Release);
             self.inbox_pending.store(true, Ordering::SeqCst);
         }
         self.wake_a_parked_pop();
@@ -250,6 +261,7 @@ impl<K: Resource> QueueLock<K> {
         let parked = {
             let mut inbox = self.inbox.lock().unwrap_or_else(PoisonError::into_inner);
             self.inbox_pending.store(false, Ordering::SeqCst);
+            self.inbox_len.store(0, Ordering::Release);
             let keep = inbox.capacity().min(INBOX_CAPACITY);
             std::mem::replace(&mut *inbox, Vec::with_capacity(keep))
         };

@@ -92,4 +92,4 @@ pub use index::{FieldFn, IndexFn, Indexers, NAMESPACE_INDEX, namespace_index_fn}
 pub use indexer::Indexer;
 pub use key::{ObjectKey, ObjectKeyRef, key_of};
 pub use lister::{Lister, NamespaceLister};
-pub use store::{KnownObjects, ReplaceInPages, Store};
+pub use store::{Backpressure, KnownObjects, ReplaceInPages, Store};

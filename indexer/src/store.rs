@@ -1,8 +1,13 @@
 //! The `Store` trait that the reflector writes into, and the `KnownObjects` read view.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::{Error, ObjectKey, ObjectKeyRef};
+
+/// What [`Store::backpressure`] asks a producer to await before its next write.
+pub type Backpressure<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// A keyed collection of objects that a reflector keeps in step with the API server.
 ///
@@ -50,6 +55,15 @@ pub trait Store<K>: Send + Sync {
 
     /// Asks the store to re-deliver its known objects; a no-op for plain caches.
     fn resync(&self) -> Result<(), Error>;
+
+    /// Whether the producer should wait before its next write: `None` (the default) when the
+    /// store takes writes now; else a future that resolves once it has room. A store whose
+    /// consumer can fall behind (a bounded `deltafifo::DeltaFifo`) returns one while its backlog
+    /// is over its bound; a reflector awaits it before it reads the next watch event, so the
+    /// server's stream waits instead of the store growing. Writes are never refused either way.
+    fn backpressure(&self) -> Option<Backpressure<'_>> {
+        None
+    }
 
     /// The object stored under `key`, if any.
     fn get_by_key(&self, key: &ObjectKey) -> Option<Arc<K>>;

@@ -25,6 +25,12 @@ use crate::{Error, Object};
 
 static NEXT_INFORMER_ID: AtomicU64 = AtomicU64::new(1);
 
+/// The most queued keys the informer's fifo lets its reflector add to before the reflector
+/// waits for the pop loop: a watch decoded faster than the cache takes it waits in the
+/// connection instead of in memory. About a millisecond or two of processing for small objects;
+/// each key holds at least one decoded object.
+const FIFO_BACKLOG_LIMIT: usize = 1024;
+
 /// A cache of one resource kept in step with the API server, whose changes are fanned out to
 /// any number of handlers (client-go's `sharedIndexInformer`).
 ///
@@ -382,7 +388,8 @@ impl<K: Object> SharedIndexInformer<K> {
     fn new_fifo(&self) -> DeltaFifo<K> {
         let mut options = DeltaFifoOptions::new()
             .known_objects(Arc::new(self.cache.clone()))
-            .emit_replaced(true);
+            .emit_replaced(true)
+            .backlog_limit(FIFO_BACKLOG_LIMIT);
         if let Some(transform) = self.transform.lock().clone() {
             options = options.transform(move |obj| transform(obj));
         }

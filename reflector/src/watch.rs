@@ -171,6 +171,10 @@ where
             .saturating_add(STALL_GRACE);
         let mut events = 0usize;
         loop {
+            // A store whose consumer fell behind has the stream wait, rather than growing.
+            if let Some(room) = self.store.backpressure() {
+                room.await;
+            }
             let item = tokio::select! {
                 item = tokio::time::timeout(stall_after, stream.next()) => item,
                 () = resync.due() => {

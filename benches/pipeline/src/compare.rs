@@ -18,6 +18,8 @@ pub struct DecodeLine {
     pub list_cpu_per_object_us: f64,
     /// Events per second from watch lines.
     pub watch_events_per_s: f64,
+    /// CPU microseconds per watch event decoded.
+    pub watch_cpu_per_event_us: f64,
 }
 
 /// The end-to-end latency as the `controller` subcommand prints it.
@@ -122,6 +124,7 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<Comparison> {
         list_objects_per_s: median(decodes.iter().map(|d| d.list_objects_per_s)),
         list_cpu_per_object_us: median(decodes.iter().map(|d| d.list_cpu_per_object_us)),
         watch_events_per_s: median(decodes.iter().map(|d| d.watch_events_per_s)),
+        watch_cpu_per_event_us: median(decodes.iter().map(|d| d.watch_cpu_per_event_us)),
     };
     let e2e = E2E_RATES
         .iter()
@@ -166,6 +169,8 @@ fn median_figures(runs: &[PeerFigures]) -> PeerFigures {
         inf_sync_objects_per_s: of(|r| r.inf_sync_objects_per_s),
         inf_sync_cpu_per_object_us: of(|r| r.inf_sync_cpu_per_object_us),
         inf_watch_events_per_s: of(|r| r.inf_watch_events_per_s),
+        inf_watch_cpu_per_event_us: of(|r| r.inf_watch_cpu_per_event_us),
+        inf_watch_server_cpu_per_event_us: of(|r| r.inf_watch_server_cpu_per_event_us),
         inf_stream_objects_per_s: of(|r| r.inf_stream_objects_per_s),
         inf_stream_cpu_per_object_us: of(|r| r.inf_stream_cpu_per_object_us),
         inf_relist_peak_ratio: of(|r| r.inf_relist_peak_ratio),
@@ -189,6 +194,11 @@ pub fn median(values: impl Iterator<Item = f64>) -> f64 {
         n if n % 2 == 1 => values[n / 2],
         n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
     }
+}
+
+/// Cores kept busy by `cpu_per_event_us` microseconds of CPU per event at `events_per_s`.
+fn cores(cpu_per_event_us: f64, events_per_s: f64) -> f64 {
+    cpu_per_event_us * events_per_s / 1e6
 }
 
 /// The goals table: each figure, ours beside its goal.
@@ -226,6 +236,33 @@ pub fn describe(c: &Comparison) -> String {
             c.kube_sync_cpu_vs_decode
         ),
         "≤ 1.3×",
+    );
+    row(
+        "watch: client CPU per event ÷ decode CPU per event (kube-runtime); cores busy, client + server",
+        format!(
+            "{:.2}× ({:.1} µs ÷ {:.1} µs; kube-runtime {:.2}×); {:.2} + {:.2} (kube-runtime {:.2} + {:.2})",
+            c.ours.inf_watch_cpu_per_event_us / c.decode.watch_cpu_per_event_us,
+            c.ours.inf_watch_cpu_per_event_us,
+            c.decode.watch_cpu_per_event_us,
+            c.kube_runtime.inf_watch_cpu_per_event_us / c.decode.watch_cpu_per_event_us,
+            cores(
+                c.ours.inf_watch_cpu_per_event_us,
+                c.ours.inf_watch_events_per_s
+            ),
+            cores(
+                c.ours.inf_watch_server_cpu_per_event_us,
+                c.ours.inf_watch_events_per_s
+            ),
+            cores(
+                c.kube_runtime.inf_watch_cpu_per_event_us,
+                c.kube_runtime.inf_watch_events_per_s
+            ),
+            cores(
+                c.kube_runtime.inf_watch_server_cpu_per_event_us,
+                c.kube_runtime.inf_watch_events_per_s
+            ),
+        ),
+        "—",
     );
     row(
         "bytes per cached pod ÷ kube-runtime",

@@ -2,6 +2,7 @@
 //! thread, with the same wire types the clients use (`ObjectList`, `WatchEvent`); and, for
 //! reference, the same event lines through the reflector's own watch-line decoder.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use anyhow::{Result, ensure};
@@ -27,6 +28,14 @@ pub struct DecodeFigures {
     /// Watch events (JSON lines) decoded per second into kube's `WatchEvent` (serde's
     /// adjacently-tagged enum, as `kube::Api::watch` decodes them).
     pub watch_events_per_s: f64,
+    /// CPU microseconds per watch event decoded into `WatchEvent` (the decoding thread's own).
+    pub watch_cpu_per_event_us: f64,
+    /// Watch events per second decoded and applied to a map holding every pod (the list's
+    /// pods decoded into it first): each object replaces or removes the one it changes, as a
+    /// cache does, one thread. What keeping the objects adds to decoding them.
+    pub watch_kept_events_per_s: f64,
+    /// CPU microseconds per watch event decoded and applied to that map.
+    pub watch_kept_cpu_per_event_us: f64,
     /// The same lines per second through the reflector's `WatchLineDecoder`, which our
     /// informer's watch uses (one-pass envelope, the object decoded straight into a `Pod`).
     pub watch_line_decoder_events_per_s: f64,
@@ -57,6 +66,7 @@ pub fn run(objects: usize, events: usize) -> Result<DecodeFigures> {
     let list_cpu_s = cpu::thread()?.saturating_sub(cpu_before).as_secs_f64();
     ensure!(decoded == objects, "decoded {decoded} of {objects} pods");
 
+    let cpu_before = cpu::thread()?;
     let started = Instant::now();
     let mut decoded = 0;
     for line in &fixture.events {
@@ -64,7 +74,11 @@ pub fn run(objects: usize, events: usize) -> Result<DecodeFigures> {
         decoded += usize::from(!matches!(event, WatchEvent::Error(_)));
     }
     let watch_s = started.elapsed().as_secs_f64();
+    let watch_cpu_s = cpu::thread()?.saturating_sub(cpu_before).as_secs_f64();
     ensure!(decoded == events, "decoded {decoded} of {events} events");
+
+    let (kept_s, kept_cpu_s) =
+        decode_and_keep(&pages, &fixture.events, fixture.objects_after_events())?;
 
     let started = Instant::now();
     let mut decoded = 0;
@@ -88,6 +102,9 @@ pub fn run(objects: usize, events: usize) -> Result<DecodeFigures> {
         } else {
             events as f64 / watch_s
         },
+        watch_cpu_per_event_us: watch_cpu_s * 1e6 / events.max(1) as f64,
+        watch_kept_events_per_s: events as f64 / kept_s,
+        watch_kept_cpu_per_event_us: kept_cpu_s * 1e6 / events.max(1) as f64,
         watch_line_decoder_events_per_s: if events == 0 {
             0.0
         } else {
@@ -95,6 +112,44 @@ pub fn run(objects: usize, events: usize) -> Result<DecodeFigures> {
         },
         average_pod_bytes: fixture.pod_bytes() / objects,
     })
+}
+
+/// Decodes the list pages into a map by namespace and name, then times decoding the event
+/// lines and applying each to the map; returns the seconds and CPU seconds of the events, and
+/// fails unless the map ends with the `expected` pods the events leave.
+fn decode_and_keep(pages: &[Vec<u8>], lines: &[Bytes], expected: usize) -> Result<(f64, f64)> {
+    let mut cache: HashMap<(String, String), Pod> = HashMap::new();
+    let key = |pod: &Pod| {
+        (
+            pod.metadata.namespace.clone().unwrap_or_default(),
+            pod.metadata.name.clone().unwrap_or_default(),
+        )
+    };
+    for page in pages {
+        let list: ObjectList<Pod> = serde_json::from_slice(page)?;
+        cache.extend(list.items.into_iter().map(|pod| (key(&pod), pod)));
+    }
+    let cpu_before = cpu::thread()?;
+    let started = Instant::now();
+    for line in lines {
+        match serde_json::from_slice::<WatchEvent<Pod>>(line)? {
+            WatchEvent::Added(pod) | WatchEvent::Modified(pod) => {
+                cache.insert(key(&pod), pod);
+            }
+            WatchEvent::Deleted(pod) => {
+                cache.remove(&key(&pod));
+            }
+            WatchEvent::Bookmark(_) | WatchEvent::Error(_) => {}
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let cpu_s = cpu::thread()?.saturating_sub(cpu_before).as_secs_f64();
+    ensure!(
+        cache.len() == expected,
+        "the kept map holds {} pods, not the {expected} the events leave",
+        cache.len()
+    );
+    Ok((seconds, cpu_s))
 }
 
 fn concat(mut acc: Vec<u8>, chunk: Bytes) -> Vec<u8> {

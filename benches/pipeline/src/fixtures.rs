@@ -78,8 +78,7 @@ impl Fixture {
         let built = build_parallel(events, |j| {
             let rv = list_rv + 1 + j as u64;
             let (kind, pod) = event(j, events, objects, namespaces, rv);
-            let mut line = serde_json::to_vec(&json!({"type": kind, "object": pod}))?;
-            line.push(b'\n');
+            let line = event_line(kind, &serde_json::to_vec(&pod)?);
             let offset =
                 find(&line, prefix.as_bytes()).context("sent placeholder missing")? + prefix.len();
             Ok((Bytes::from(line), offset))
@@ -194,6 +193,19 @@ fn event(
             pod(i, namespaces, rv, i.is_multiple_of(2), true),
         ),
     }
+}
+
+/// A watch event line as a real API server writes it: `type` first, then the object (in the
+/// order its type serializes its fields), then a newline. (A `json!` map would sort the keys
+/// and put `object` first, which makes every decoder buffer or re-scan the object.)
+pub fn event_line(kind: &str, object: &[u8]) -> Vec<u8> {
+    let mut line = Vec::with_capacity(object.len() + kind.len() + 24);
+    line.extend_from_slice(b"{\"type\":\"");
+    line.extend_from_slice(kind.as_bytes());
+    line.extend_from_slice(b"\",\"object\":");
+    line.extend_from_slice(object);
+    line.extend_from_slice(b"}\n");
+    line
 }
 
 /// `build(0..n)` on every core (the fixture is built before anything is measured).

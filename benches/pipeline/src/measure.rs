@@ -88,6 +88,10 @@ pub struct RunFigures {
     pub bytes_per_object_trimmed: f64,
     /// Events per second from release until the last event is in the cache.
     pub watch_events_per_s: Option<f64>,
+    /// CPU seconds this process used from the release of the events until they were cached.
+    pub watch_cpu_s: Option<f64>,
+    /// CPU seconds the server process used over the same span (sending the events).
+    pub watch_server_cpu_s: Option<f64>,
     /// Pods in the cache after the events.
     pub objects_after_watch: Option<usize>,
     /// Peak RSS from the 410 until the relist is in the cache, ÷ RSS just before.
@@ -133,17 +137,24 @@ pub async fn run<P: Peer>(options: RunOptions) -> Result<RunFigures> {
         bytes_per_object_trimmed: trimmed.rss.saturating_sub(before.rss) as f64
             / options.objects as f64,
         watch_events_per_s: None,
+        watch_cpu_s: None,
+        watch_server_cpu_s: None,
         objects_after_watch: None,
         relist_peak_ratio: None,
         relist_s: None,
     };
     if options.events > 0 {
+        let cpu_before = cpu::process()?;
+        let server_cpu_before = server.cpu()?;
         let started = Instant::now();
         ServerProcess::control(&client, RELEASE_PATH).await?;
         wait_for(&peer, &server.info.watch_marker).await?;
         // With one cache per namespace, the marker's namespace may finish before the others.
         wait_for_len(&peer, server.info.objects_after_events).await?;
         figures.watch_events_per_s = Some(options.events as f64 / started.elapsed().as_secs_f64());
+        let seconds = |d: std::time::Duration| Some(d.as_secs_f64());
+        figures.watch_cpu_s = seconds(cpu::process()?.saturating_sub(cpu_before));
+        figures.watch_server_cpu_s = seconds(server.cpu()?.saturating_sub(server_cpu_before));
         figures.objects_after_watch = Some(peer.len());
     }
     if options.relist {

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use bytes::{Bytes, BytesMut};
 use serde_json::{Value, json};
 
-use crate::fixtures::{Fixture, build_parallel, namespace_number};
+use crate::fixtures::{Fixture, build_parallel, event_line, namespace_number};
 
 /// The fixture's pods and events as `PartialObjectMetadata`: each object's `metadata`, nothing
 /// else, rendered once when the server starts.
@@ -53,11 +53,9 @@ impl MetadataBytes {
         let relist_sentinel = partial_bytes(&fixture.relist_sentinel)?;
         let prefix = format!("\"{}\":\"", crate::fixtures::SENT_ANNOTATION);
         let built = build_parallel(fixture.events.len(), |j| {
-            let mut event: Value = serde_json::from_slice(&fixture.events[j])?;
-            let object = partial(&event["object"]);
-            event["object"] = object;
-            let mut line = serde_json::to_vec(&event)?;
-            line.push(b'\n');
+            let event: Value = serde_json::from_slice(&fixture.events[j])?;
+            let kind = event["type"].as_str().context("event without a type")?;
+            let line = event_line(kind, &serde_json::to_vec(&partial(&event["object"]))?);
             let offset = line
                 .windows(prefix.len())
                 .position(|w| w == prefix.as_bytes())

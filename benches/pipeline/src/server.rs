@@ -413,6 +413,11 @@ impl ServerProcess {
         Ok(kube::Client::try_from(config)?)
     }
 
+    /// CPU time the server process has used so far (all its threads).
+    pub fn cpu(&self) -> Result<Duration> {
+        crate::cpu::of_process(self.child.id())
+    }
+
     /// Posts to one of the control endpoints ([`RELEASE_PATH`], [`EXPIRE_PATH`]).
     pub async fn control(client: &kube::Client, path: &str) -> Result<()> {
         let request = Request::post(path).body(Vec::new())?;

@@ -19,6 +19,10 @@ pub struct PeerFigures {
     pub inf_sync_cpu_per_object_us: f64,
     /// inf_watch: events per second until the last is in the cache.
     pub inf_watch_events_per_s: f64,
+    /// inf_watch: CPU microseconds the measuring process used per event.
+    pub inf_watch_cpu_per_event_us: f64,
+    /// inf_watch: CPU microseconds the server process used per event (sending it).
+    pub inf_watch_server_cpu_per_event_us: f64,
     /// inf_stream: pods per second until synced (streaming list).
     pub inf_stream_objects_per_s: f64,
     /// inf_stream: CPU microseconds the measuring process used per pod until synced.
@@ -91,11 +95,14 @@ pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
         .chain(&lean)
         .all(|run| run.objects_synced == objects)
         && (events == 0 || main.objects_after_watch.is_some());
+    let per_event = |seconds: Option<f64>| seconds.unwrap_or(0.0) * 1e6 / events.max(1) as f64;
     Ok(PeerFigures {
         peer: main.peer.clone(),
         inf_sync_objects_per_s: main.sync_objects_per_s,
         inf_sync_cpu_per_object_us: main.sync_cpu_s * 1e6 / objects as f64,
         inf_watch_events_per_s: main.watch_events_per_s.unwrap_or(0.0),
+        inf_watch_cpu_per_event_us: per_event(main.watch_cpu_s),
+        inf_watch_server_cpu_per_event_us: per_event(main.watch_server_cpu_s),
         inf_stream_objects_per_s: stream.sync_objects_per_s,
         inf_stream_cpu_per_object_us: stream.sync_cpu_s * 1e6 / objects as f64,
         inf_relist_peak_ratio: main.relist_peak_ratio.unwrap_or(0.0),
@@ -113,11 +120,13 @@ pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
 /// One human line for a peer's figures.
 pub fn describe(figures: &PeerFigures) -> String {
     format!(
-        "{}: sync {:.0} pods/s ({:.1} µs CPU/pod), watch {:.0} events/s, stream {:.0} pods/s, relist peak {:.2}× RSS, {:.0} B/pod ({:.0} stripped; after malloc_trim {:.0}, {:.0} stripped), RSS synced {:.1} MiB",
+        "{}: sync {:.0} pods/s ({:.1} µs CPU/pod), watch {:.0} events/s ({:.1} µs CPU/event; server {:.1}), stream {:.0} pods/s, relist peak {:.2}× RSS, {:.0} B/pod ({:.0} stripped; after malloc_trim {:.0}, {:.0} stripped), RSS synced {:.1} MiB",
         figures.peer,
         figures.inf_sync_objects_per_s,
         figures.inf_sync_cpu_per_object_us,
         figures.inf_watch_events_per_s,
+        figures.inf_watch_cpu_per_event_us,
+        figures.inf_watch_server_cpu_per_event_us,
         figures.inf_stream_objects_per_s,
         figures.inf_relist_peak_ratio,
         figures.bytes_per_object,

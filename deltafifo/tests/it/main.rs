@@ -3,6 +3,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod backlog;
 mod model;
 mod paged_replace;
 mod relist_history;

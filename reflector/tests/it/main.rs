@@ -4,6 +4,7 @@
 mod common;
 
 mod backoff;
+mod backpressure;
 mod events;
 mod list_watch;
 mod list_watch_rules;

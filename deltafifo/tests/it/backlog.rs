@@ -1,0 +1,124 @@
+//! The bound on the backlog: a producer that asks for room waits while more keys are queued
+//! than the bound, until the consumer's pops bring the queue down to half of it, or the fifo
+//! closes; writes themselves are never refused.
+
+use std::sync::Arc;
+
+use futures::FutureExt;
+use indexer::Store;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_deltafifo::{DeltaFifo, DeltaFifoOptions};
+
+use crate::support::cm;
+
+fn bounded(keys: usize) -> DeltaFifo<ConfigMap> {
+    DeltaFifo::new(DeltaFifoOptions::new().backlog_limit(keys))
+}
+
+fn fill(fifo: &DeltaFifo<ConfigMap>, keys: u64) {
+    for i in 0..keys {
+        fifo.update(cm("ns", &format!("cm-{i}"), i + 1)).unwrap();
+    }
+}
+
+async fn pop_one(fifo: &DeltaFifo<ConfigMap>) {
+    fifo.pop(|_, _| ()).await.unwrap();
+}
+
+#[tokio::test]
+async fn an_unbounded_fifo_never_asks_to_wait() {
+    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
+    fill(&fifo, 100);
+    assert!(fifo.backpressure().is_none());
+    assert!(fifo.wait_for_room().now_or_never().is_some());
+}
+
+#[tokio::test]
+async fn within_the_bound_there_is_room() {
+    let fifo = bounded(4);
+    fill(&fifo, 4);
+    assert!(fifo.backpressure().is_none());
+    assert!(fifo.wait_for_room().now_or_never().is_some());
+}
+
+#[tokio::test]
+async fn over_the_bound_writes_still_go_in_and_the_producer_waits_until_half_the_bound() {
+    let fifo = bounded(4);
+    // Writes are never refused: all six keys are queued.
+    fill(&fifo, 6);
+    assert_eq!(fifo.len(), 6);
+    let mut room = fifo.backpressure().expect("over the bound");
+    assert!((&mut room).now_or_never().is_none());
+    // Down to the bound is not yet enough: the producer resumes at half of it.
+    for queued in [5, 4, 3] {
+        pop_one(&fifo).await;
+        assert_eq!(fifo.len(), queued);
+        assert!(
+            (&mut room).now_or_never().is_none(),
+            "woke at {queued} keys"
+        );
+    }
+    pop_one(&fifo).await;
+    assert_eq!(fifo.len(), 2);
+    assert!(
+        room.now_or_never().is_some(),
+        "still waiting at half the bound"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_producer_is_woken_by_a_consumer_on_another_thread() {
+    let fifo = bounded(8);
+    let consumer = tokio::spawn({
+        let fifo = fifo.clone();
+        async move {
+            let mut popped = 0u64;
+            while fifo.pop(|_, _| ()).await.is_ok() {
+                popped += 1;
+            }
+            popped
+        }
+    });
+    // The producer asks for room before every write, as a reflector does: the queue never
+    // holds more than the bound plus the one write after the last check.
+    let mut most = 0;
+    for i in 0..2_000u64 {
+        if let Some(room) = fifo.backpressure() {
+            room.await;
+        }
+        fifo.update(cm("ns", &format!("cm-{i}"), i + 1)).unwrap();
+        most = most.max(fifo.len());
+    }
+    assert!(most <= 9, "the queue reached {most} keys");
+    fifo.close();
+    assert_eq!(consumer.await.unwrap(), 2_000);
+}
+
+#[tokio::test]
+async fn closing_the_fifo_releases_a_waiting_producer() {
+    let fifo = bounded(2);
+    fill(&fifo, 5);
+    let waiting = tokio::spawn({
+        let fifo = fifo.clone();
+        async move { fifo.wait_for_room().await }
+    });
+    tokio::task::yield_now().await;
+    assert!(!waiting.is_finished());
+    fifo.close();
+    waiting.await.unwrap();
+}
+
+#[tokio::test]
+async fn a_dropped_wait_leaves_nothing_behind() {
+    let fifo = Arc::new(bounded(2));
+    fill(&fifo, 5);
+    let wait = fifo.wait_for_room();
+    drop(wait);
+    // A later producer still waits and is still woken.
+    let mut room = fifo.backpressure().expect("over the bound");
+    assert!((&mut room).now_or_never().is_none());
+    for _ in 0..4 {
+        pop_one(&fifo).await;
+    }
+    assert!(room.now_or_never().is_some());
+}

@@ -1,0 +1,102 @@
+//! A store that asks for room (a bounded `DeltaFifo` whose consumer fell behind) makes the
+//! reflector stop reading its watch until there is room, and nothing is lost or reordered.
+
+use crate::common;
+use crate::events::Injector;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use apiserver_sim::ApiServer;
+use common::*;
+use deltafifo::{DeltaFifo, DeltaFifoOptions};
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_reflector::{
+    Error, ListParams, ListerWatcher, ObjectList, ReflectorOptions, WatchEvent, WatchParams,
+    WatchStream,
+};
+
+const EVENTS: usize = 20;
+const BOUND: usize = 4;
+
+/// Counts the watch events the reflector has taken from its streams.
+struct Counting {
+    inner: Injector,
+    taken: Arc<AtomicUsize>,
+}
+
+#[async_trait::async_trait]
+impl ListerWatcher<ConfigMap> for Counting {
+    async fn list(&self, params: &ListParams) -> Result<ObjectList<ConfigMap>, Error> {
+        self.inner.list(params).await
+    }
+
+    async fn watch(
+        &self,
+        params: &WatchParams,
+        resource_version: &str,
+    ) -> Result<WatchStream<ConfigMap>, Error> {
+        let taken = Arc::clone(&self.taken);
+        let stream = self.inner.watch(params, resource_version).await?;
+        Ok(stream
+            .inspect(move |_| {
+                taken.fetch_add(1, Ordering::SeqCst);
+            })
+            .boxed())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watch_waits_while_the_fifo_is_over_its_bound_and_loses_nothing() {
+    if testkit::cluster::sim_only("events injected in front of the watch") {
+        return;
+    }
+    let server = ApiServer::start().await.unwrap();
+    let events = (0..EVENTS)
+        .map(|i| Ok(WatchEvent::Added(cm(&format!("b-{i:02}"), "0"))))
+        .collect();
+    let taken = Arc::new(AtomicUsize::new(0));
+    let lister_watcher = Arc::new(Counting {
+        inner: Injector {
+            inner: config_maps(server.client().unwrap()),
+            bad: parking_lot::Mutex::new(events),
+        },
+        taken: Arc::clone(&taken),
+    });
+    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::new(DeltaFifoOptions::new().backlog_limit(BOUND));
+    let running = spawn(
+        lister_watcher,
+        Arc::new(fifo.clone()),
+        ReflectorOptions::default(),
+    );
+
+    // No consumer yet: the reflector writes until the fifo is over its bound, then waits.
+    eventually("the bound reached", Duration::from_secs(10), || {
+        taken.load(Ordering::SeqCst) == BOUND + 1
+    })
+    .await;
+    for _ in 0..1_000 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(
+        taken.load(Ordering::SeqCst),
+        BOUND + 1,
+        "read past the bound"
+    );
+    assert_eq!(fifo.len(), BOUND + 1);
+
+    // A consumer drains it: every event arrives, in order.
+    let mut popped = Vec::new();
+    while popped.len() < EVENTS {
+        let name = fifo
+            .pop(|deltas, _| deltas.key().to_string())
+            .await
+            .unwrap();
+        popped.push(name);
+    }
+    let expected: Vec<String> = (0..EVENTS).map(|i| format!("{}/b-{i:02}", ns())).collect();
+    assert_eq!(popped, expected);
+    running.stop().await;
+}
