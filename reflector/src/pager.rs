@@ -14,6 +14,8 @@ use futures::StreamExt;
 use kube::api::{ListMeta, ListParams};
 use tokio::sync::mpsc;
 
+use indexer::Backpressure;
+
 use crate::{Error, ListPart, ListerWatcher, Object};
 
 /// Parts of a page a page task may decode ahead of the sink (a body frame's items each).
@@ -27,6 +29,10 @@ pub(crate) trait PageSink<K> {
     /// The list starts over: a continue token expired, and one full list follows. Forget the
     /// pages received so far (they came from an older snapshot).
     fn restart(&mut self);
+
+    /// Whether to wait before taking the next page: the store's
+    /// [`backpressure`](indexer::Store::backpressure), if it has any.
+    fn room(&self) -> Option<Backpressure<'_>>;
 }
 
 /// What a completed (possibly paginated) list was.
@@ -106,6 +112,11 @@ pub(crate) async fn list<K: Object>(
     let mut current = spawn_page(lister_watcher, first.clone(), compact);
     let mut continued = false;
     loop {
+        // A store whose consumer fell behind has the next page wait (it is being fetched and
+        // decoded meanwhile, one page ahead), so a relist never queues the whole list at once.
+        if let Some(room) = sink.room() {
+            room.await;
+        }
         let mut next = None;
         let page = read_page(&mut current, summary.is_none(), sink, |meta| {
             let summary = match &mut summary {

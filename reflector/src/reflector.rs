@@ -5,7 +5,7 @@ use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 
-use indexer::{ObjectKeyRef, ReplaceInPages, Store};
+use indexer::{Backpressure, ObjectKeyRef, ReplaceInPages, Store};
 use parking_lot::RwLock;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -310,5 +310,9 @@ where
     fn restart(&mut self) {
         self.replace = self.reflector.store.replace_in_pages();
         self.count = 0;
+    }
+
+    fn room(&self) -> Option<Backpressure<'_>> {
+        self.reflector.store.backpressure()
     }
 }

@@ -1,5 +1,6 @@
 //! A store that asks for room (a bounded `DeltaFifo` whose consumer fell behind) makes the
-//! reflector stop reading its watch until there is room, and nothing is lost or reordered.
+//! reflector stop reading its watch, or taking the next page of a list, until there is room; and
+//! nothing is lost or reordered.
 
 use crate::common;
 use crate::events::Injector;
@@ -98,5 +99,45 @@ async fn the_watch_waits_while_the_fifo_is_over_its_bound_and_loses_nothing() {
     }
     let expected: Vec<String> = (0..EVENTS).map(|i| format!("{}/b-{i:02}", ns())).collect();
     assert_eq!(popped, expected);
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paged_list_takes_the_next_page_only_when_the_fifo_has_room() {
+    if testkit::cluster::sim_only("a server of its own") {
+        return;
+    }
+    const OBJECTS: usize = 30;
+    const PAGE: usize = 10;
+    let server = ApiServer::start().await.unwrap();
+    for i in 0..OBJECTS {
+        put(&server, &format!("c-{i:02}"), "0");
+    }
+    let lw = config_maps(server.client().unwrap());
+    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::new(DeltaFifoOptions::new().backlog_limit(BOUND));
+    let running = spawn(
+        lw.clone(),
+        Arc::new(fifo.clone()),
+        ReflectorOptions::default().page_size(PAGE as u32),
+    );
+
+    // The first page goes in whole; the second is fetched (one page ahead) but waits.
+    eventually("the first page", Duration::from_secs(10), || {
+        fifo.len() == PAGE && lw.calls("list").len() == 2
+    })
+    .await;
+    for _ in 0..1_000 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(fifo.len(), PAGE, "a page went in without room");
+
+    // Popped, the rest of the list follows, and the fifo syncs with every object.
+    let mut popped = 0;
+    while !fifo.has_synced() {
+        fifo.pop(|_, _| ()).await.unwrap();
+        popped += 1;
+    }
+    assert_eq!(popped, OBJECTS);
+    assert_eq!(lw.calls("list").len(), OBJECTS / PAGE);
     running.stop().await;
 }
