@@ -152,10 +152,10 @@ impl<K: Resource> DeltaFifo<K> {
         self.shared.backlog.wake_all();
     }
 
-    /// Resolves once the backlog is within its bound ([`DeltaFifoOptions::backlog_limit`]): at
-    /// once without a bound, within it, or once the fifo is closed; otherwise when the
-    /// consumer's pops bring the queued keys down to the bound. A producer that awaits it before
-    /// each write keeps the fifo from growing further than that while the consumer falls behind.
+    /// Resolves once the backlog has room ([`DeltaFifoOptions::backlog_limit`]): at once without
+    /// a bound, within it, or once the fifo is closed; otherwise when the consumer's pops bring
+    /// the queued keys down to half the bound. A producer that awaits it before each write keeps
+    /// the fifo from growing past the bound while the consumer falls behind.
     pub async fn wait_for_room(&self) {
         let shared = &self.shared;
         if !shared.backlog.is_over(shared.queue.backlog()) {
