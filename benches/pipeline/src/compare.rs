@@ -1,11 +1,14 @@
 //! `compare`: decode, ours and kube-runtime interleaved (decode, A, B per round), each
 //! measurement in a fresh process, then the controller's end-to-end latency at 5 000 and
-//! 20 000 events/s (10 000 pods and 5 s of events each, fewer if the comparison is smaller); prints the medians and every figure of the goals table: ours ÷ kube-runtime,
-//! ours ÷ decode, CPU per object ÷ decode CPU per object, memory, relist peak, e2e p99.
+//! 20 000 events/s (10 000 pods and 5 s of events each, fewer if the comparison is smaller),
+//! each followed by a bare watch of the same events (the latency floor); prints the medians
+//! and every figure of the goals table: ours ÷ kube-runtime, ours ÷ decode, CPU per object ÷
+//! decode CPU per object, memory, relist peak, e2e p99.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use crate::controller::StageFigures;
 use crate::measure::in_fresh_process;
 use crate::suite::PeerFigures;
 
@@ -33,6 +36,12 @@ pub struct LatencyLine {
     pub p50_us: f64,
     /// 99th percentile, microseconds.
     pub p99_us: f64,
+    /// The same events read by a bare watch (`watch-floor`, run right after): median, µs.
+    #[serde(default)]
+    pub floor_p50_us: f64,
+    /// The bare watch's 99th percentile, microseconds.
+    #[serde(default)]
+    pub floor_p99_us: f64,
 }
 
 /// The paced rates at which the end-to-end latency is measured, and seconds of events each.
@@ -109,15 +118,22 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<Comparison> {
         kube.push(in_fresh_process::<PeerFigures>(&command("kube-runtime"))?);
         for (rate, runs) in E2E_RATES.iter().zip(&mut latencies) {
             let (e2e_objects, e2e_events) = e2e_size(*rate, objects, events);
-            runs.push(in_fresh_process::<LatencyLine>(&[
-                "controller".to_owned(),
-                "--objects".to_owned(),
-                e2e_objects.to_string(),
-                "--events".to_owned(),
-                e2e_events.to_string(),
-                "--rate".to_owned(),
-                rate.to_string(),
-            ])?);
+            let paced = |name: &str| {
+                [name, "--objects", &e2e_objects.to_string()]
+                    .into_iter()
+                    .chain([
+                        "--events",
+                        &e2e_events.to_string(),
+                        "--rate",
+                        &rate.to_string(),
+                    ])
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            };
+            let mut line = in_fresh_process::<LatencyLine>(&paced("controller"))?;
+            let floor = in_fresh_process::<StageFigures>(&paced("watch-floor"))?;
+            (line.floor_p50_us, line.floor_p99_us) = (floor.p50_us, floor.p99_us);
+            runs.push(line);
         }
     }
     let decode = DecodeLine {
@@ -134,6 +150,8 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<Comparison> {
             samples: median(runs.iter().map(|r| r.samples as f64)) as usize,
             p50_us: median(runs.iter().map(|r| r.p50_us)),
             p99_us: median(runs.iter().map(|r| r.p99_us)),
+            floor_p50_us: median(runs.iter().map(|r| r.floor_p50_us)),
+            floor_p99_us: median(runs.iter().map(|r| r.floor_p99_us)),
         })
         .collect();
     let (ours, kube_runtime) = (median_figures(&ours), median_figures(&kube));
@@ -304,6 +322,24 @@ pub fn describe(c: &Comparison) -> String {
         .map(|l| format!("{:.2} ms at {}/s", l.p99_us / 1e3, l.rate))
         .collect();
     row("e2e p99", e2e.join(" / "), "≤ 0.5 ms / ≤ 1 ms");
+    let floor: Vec<String> = c
+        .e2e
+        .iter()
+        .map(|l| {
+            format!(
+                "p50 {:.2} ms (e2e {:.2}), p99 {:.2} ms at {}/s",
+                l.floor_p50_us / 1e3,
+                l.p50_us / 1e3,
+                l.floor_p99_us / 1e3,
+                l.rate
+            )
+        })
+        .collect();
+    row(
+        "a bare watch of the same events (the floor)",
+        floor.join(" / "),
+        "—",
+    );
     rows.push(format!(
         "pods/s: decode {:.0}, ours sync {:.0} stream {:.0}, kube-runtime sync {:.0} stream {:.0}; events/s: decode {:.0}, ours {:.0}, kube-runtime {:.0}",
         c.decode.list_objects_per_s,

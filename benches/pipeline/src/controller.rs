@@ -1,6 +1,10 @@
 //! `e2e_latency`: watch events paced at a fixed rate into a `controller-runtime` controller
 //! (manager, `Controller::for_::<Pod>()`, one worker) whose reconciler records the time it starts;
 //! the latency is that time minus the send time the server stamped into the event's object.
+//! With `stages`, a second handler on the controller's informer records when the informer hands
+//! each event to its handlers, which splits the latency into the watch path (decode, fifo,
+//! cache, hand-out) and the controller's own (its handler, the work queue, the worker). The
+//! floor under both is [`latency_floor`](crate::latency_floor)'s.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -8,16 +12,17 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use controller_runtime::prelude::*;
+use informer::ResourceEventHandler;
 use k8s_openapi::api::core::v1::Pod;
 use parking_lot::Mutex;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::fixtures::{Marker, SENT_ANNOTATION};
 use crate::server::{RELEASE_PATH, ServerProcess, now_ns};
 
 /// How long any one phase may take.
-const PHASE_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const PHASE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Figures of one latency run.
 #[derive(Debug, Serialize)]
@@ -34,6 +39,58 @@ pub struct LatencyFigures {
     pub p99_us: f64,
     /// Largest sample, microseconds.
     pub max_us: f64,
+    /// With `stages`: from the event leaving the server to the informer's handlers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to_handlers: Option<StageFigures>,
+}
+
+/// Latency quantiles of one stage of the path (or of the floor).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StageFigures {
+    /// Samples.
+    pub samples: usize,
+    /// Median, microseconds.
+    pub p50_us: f64,
+    /// 99th percentile, microseconds.
+    pub p99_us: f64,
+}
+
+impl StageFigures {
+    /// The quantiles of `samples`.
+    pub(crate) fn of(mut samples: Vec<f64>) -> Self {
+        samples.sort_by(f64::total_cmp);
+        Self {
+            samples: samples.len(),
+            p50_us: percentile(&samples, 0.50),
+            p99_us: percentile(&samples, 0.99),
+        }
+    }
+}
+
+/// The microseconds from the send time stamped into `pod` to `now_ns`; `None` for an unstamped pod.
+pub(crate) fn since_sent(pod: &Pod, now_ns: u128) -> Option<f64> {
+    let sent = pod
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(SENT_ANNOTATION)?.parse::<u128>().ok())
+        .filter(|&sent| sent > 0)?;
+    Some(now_ns.saturating_sub(sent) as f64 / 1_000.0)
+}
+
+/// A handler that records when the informer hands out each stamped update.
+#[derive(Clone, Default)]
+struct HandOutProbe {
+    latencies_us: Arc<Mutex<Vec<f64>>>,
+}
+
+impl ResourceEventHandler<Pod> for HandOutProbe {
+    fn on_update(&self, _old: Arc<Pod>, new: Arc<Pod>) -> impl Future<Output = ()> + Send {
+        if let Some(latency) = since_sent(&new, now_ns()) {
+            self.latencies_us.lock().push(latency);
+        }
+        std::future::ready(())
+    }
 }
 
 /// What the reconciler records.
@@ -84,7 +141,8 @@ impl ManagedServer {
 }
 
 /// Runs the latency measurement over `objects` listed pods and `events` paced events.
-pub async fn run(objects: usize, events: usize, rate: u32) -> Result<LatencyFigures> {
+/// With `stages`, the hand-out to the informer's handlers is measured too (see the module doc).
+pub async fn run(objects: usize, events: usize, rate: u32, stages: bool) -> Result<LatencyFigures> {
     let ManagedServer {
         // Kept to the end: dropping it stops the server process.
         server: _server,
@@ -101,16 +159,8 @@ pub async fn run(objects: usize, events: usize, rate: u32) -> Result<LatencyFigu
             let (record, marker) = (Arc::clone(&record), marker.clone());
             async move {
                 if let Some(pod) = ctx.get() {
-                    let sent = pod
-                        .metadata
-                        .annotations
-                        .as_ref()
-                        .and_then(|a| a.get(SENT_ANNOTATION)?.parse::<u128>().ok());
-                    if let Some(sent) = sent.filter(|&sent| sent > 0) {
-                        record
-                            .latencies_us
-                            .lock()
-                            .push(started.saturating_sub(sent) as f64 / 1_000.0);
+                    if let Some(latency) = since_sent(&pod, started) {
+                        record.latencies_us.lock().push(latency);
                     }
                     if request.name() == marker.name
                         && request.namespace() == Some(marker.namespace.as_str())
@@ -130,6 +180,12 @@ pub async fn run(objects: usize, events: usize, rate: u32) -> Result<LatencyFigu
         .for_(Watch::of::<Pod>())
         .named("latency")
         .build(reconciler)?;
+    let probe = HandOutProbe::default();
+    if stages {
+        for informer in manager.cache().informers::<Pod>()? {
+            informer.add_event_handler(probe.clone())?;
+        }
+    }
     let running = start_synced(&manager, PHASE_TIMEOUT).await?;
     wait_until("the initial reconciles", PHASE_TIMEOUT, || {
         record.reconciles.load(Ordering::Relaxed) >= objects
@@ -155,6 +211,8 @@ pub async fn run(objects: usize, events: usize, rate: u32) -> Result<LatencyFigu
         p50_us: percentile(&samples, 0.50),
         p99_us: percentile(&samples, 0.99),
         max_us: samples.last().copied().unwrap_or(0.0),
+        to_handlers: stages
+            .then(|| StageFigures::of(std::mem::take(&mut *probe.latencies_us.lock()))),
     })
 }
 

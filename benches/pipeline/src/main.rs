@@ -6,6 +6,11 @@
 //! from `/proc/self/status` of a process that measures nothing else; the server runs in a child
 //! process of its own. See `docs/benchmarks.md`.
 
+/// With `--features mimalloc`, every peer runs on mimalloc (the same allocator for all).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod admission;
 mod admission_server;
 mod compare;
@@ -14,6 +19,7 @@ mod cpu;
 mod decode;
 mod fixtures;
 mod kube_runtime;
+mod latency_floor;
 mod lean;
 mod measure;
 mod memory;
@@ -62,6 +68,22 @@ enum Cmd {
     /// e2e_latency: paced events into a controller; p50/p99 to reconcile start.
     Controller {
         /// Pods in the initial list.
+        #[arg(long, default_value_t = 10_000)]
+        objects: usize,
+        /// Events to send.
+        #[arg(long, default_value_t = 25_000)]
+        events: usize,
+        /// Events per second.
+        #[arg(long, default_value_t = 5_000)]
+        rate: u32,
+        /// Also measure the time to the informer's handlers (a second handler on its informer).
+        #[arg(long)]
+        stages: bool,
+    },
+    /// The floor under e2e_latency: the same paced events read by a bare watch (kube's watch
+    /// stream on one task, each event decoded, nothing kept); p50/p99 to the decoded event.
+    WatchFloor {
+        /// Pods in the server's fixture.
         #[arg(long, default_value_t = 10_000)]
         objects: usize,
         /// Events to send.
@@ -199,13 +221,32 @@ fn main() -> Result<()> {
             objects,
             events,
             rate,
+            stages,
         } => {
-            let figures = runtime()?.block_on(controller::run(objects, events, rate))?;
-            let human = format!(
+            let figures = runtime()?.block_on(controller::run(objects, events, rate, stages))?;
+            let mut human = format!(
                 "e2e_latency at {} events/s: p50 {:.0} µs, p99 {:.0} µs, max {:.0} µs over {} reconciles",
                 figures.rate, figures.p50_us, figures.p99_us, figures.max_us, figures.samples
             );
+            if let Some(stage) = &figures.to_handlers {
+                human.push_str(&format!(
+                    "\n  of which to the informer's handlers: p50 {:.0} µs, p99 {:.0} µs over {} updates",
+                    stage.p50_us, stage.p99_us, stage.samples
+                ));
+            }
             print(&figures, &human)
+        }
+        Cmd::WatchFloor {
+            objects,
+            events,
+            rate,
+        } => {
+            let floor = runtime()?.block_on(latency_floor::run(objects, events, rate))?;
+            let human = format!(
+                "a bare watch at {rate} events/s (each event decoded, nothing kept): p50 {:.0} µs, p99 {:.0} µs over {} events",
+                floor.p50_us, floor.p99_us, floor.samples
+            );
+            print(&floor, &human)
         }
         Cmd::Admission {
             writes,

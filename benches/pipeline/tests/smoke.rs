@@ -70,6 +70,10 @@ fn compare_runs_decode_and_both_peers_with_every_object_arriving() {
     ] {
         positive(&comparison, ratio);
     }
+    for line in comparison["e2e"].as_array().expect("e2e lines") {
+        positive(line, "p99_us");
+        positive(line, "floor_p99_us");
+    }
 }
 
 #[test]
@@ -100,6 +104,7 @@ fn controller_reconciles_the_paced_events() {
         "400",
         "--rate",
         "5000",
+        "--stages",
     ]);
     let samples = figures["samples"].as_u64().expect("samples");
     // Keys that change again while queued are reconciled once, so some events share a sample.
@@ -108,6 +113,33 @@ fn controller_reconciles_the_paced_events() {
         "{samples} stamped reconciles for 400 events"
     );
     positive(&figures, "p99_us");
+    let to_handlers = &figures["to_handlers"];
+    let handed_out = to_handlers["samples"].as_u64().expect("hand-out samples");
+    // Every stamped update reaches the informer's handlers (adds and deletes are not sampled).
+    assert!(
+        (1..=400).contains(&handed_out),
+        "{handed_out} stamped updates handed out for 400 events"
+    );
+    positive(to_handlers, "p99_us");
+}
+
+#[test]
+fn watch_floor_decodes_every_paced_event() {
+    let floor = run(&[
+        "watch-floor",
+        "--objects",
+        "200",
+        "--events",
+        "400",
+        "--rate",
+        "5000",
+    ]);
+    assert_eq!(
+        floor["samples"], 400,
+        "every event is stamped and read: {floor}"
+    );
+    positive(&floor, "p50_us");
+    positive(&floor, "p99_us");
 }
 
 #[test]
