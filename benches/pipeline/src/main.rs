@@ -18,6 +18,7 @@ mod controller;
 mod cpu;
 mod decode;
 mod fixtures;
+mod fresh_memory;
 mod kube_runtime;
 mod latency_floor;
 mod lean;
@@ -155,6 +156,13 @@ enum Cmd {
         #[arg(long, default_value = "docs/scaling.svg")]
         svg: std::path::PathBuf,
     },
+    /// What the machine charges for memory touched for the first time: each size of fresh
+    /// memory written one byte per page, in turn; microseconds per page (wall and CPU).
+    FreshMemory {
+        /// Sizes in GiB, comma-separated, in the order to write them.
+        #[arg(long, value_delimiter = ',', default_values_t = [1.0, 2.0, 4.0, 8.0])]
+        gib: Vec<f64>,
+    },
     /// Sharding: reconciles/s of a controller whose reconciler waits on an external call, and
     /// memory per process, for 1, 2 and 4 shard processes of one ring over the same ConfigMaps
     /// (apiserver-sim in this process); ratios to the 1-process run.
@@ -267,6 +275,23 @@ fn main() -> Result<()> {
         } => {
             let figures = metadata::run(objects, namespaces, rounds)?;
             print(&figures, &metadata::describe(&figures))
+        }
+        Cmd::FreshMemory { gib } => {
+            let figures = fresh_memory::run(&gib)?;
+            let human = figures
+                .points
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{:.1} GiB fresh: {:.2} µs per page ({:.2} µs CPU)",
+                        p.bytes as f64 / f64::from(1u32 << 30),
+                        p.wall_per_page_us,
+                        p.cpu_per_page_us
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            print(&figures, &human)
         }
         Cmd::Scaling {
             sizes,

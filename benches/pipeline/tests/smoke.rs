@@ -267,3 +267,16 @@ fn shards_reconcile_every_object_in_every_configuration() {
         }
     }
 }
+
+#[test]
+fn fresh_memory_writes_every_page_of_every_size() {
+    let figures = run(&["fresh-memory", "--gib", "0.01,0.02"]);
+    let points = figures["points"].as_array().expect("points");
+    assert_eq!(points.len(), 2, "{figures}");
+    for (point, gib) in points.iter().zip([0.01_f64, 0.02]) {
+        let bytes = (gib * f64::from(1u32 << 30)) as u64;
+        assert_eq!(point["bytes"], bytes);
+        assert_eq!(point["pages"], bytes.div_ceil(4096));
+        positive(point, "wall_per_page_us");
+    }
+}
