@@ -23,6 +23,12 @@ pub struct DecodeLine {
     pub watch_events_per_s: f64,
     /// CPU microseconds per watch event decoded.
     pub watch_cpu_per_event_us: f64,
+    /// Pods per second decoded into a map that keeps them all (decode-and-keep).
+    #[serde(default)]
+    pub list_kept_objects_per_s: f64,
+    /// Watch events per second decoded and applied to that map.
+    #[serde(default)]
+    pub watch_kept_events_per_s: f64,
 }
 
 /// The end-to-end latency as the `controller` subcommand prints it.
@@ -141,6 +147,8 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<Comparison> {
         list_cpu_per_object_us: median(decodes.iter().map(|d| d.list_cpu_per_object_us)),
         watch_events_per_s: median(decodes.iter().map(|d| d.watch_events_per_s)),
         watch_cpu_per_event_us: median(decodes.iter().map(|d| d.watch_cpu_per_event_us)),
+        list_kept_objects_per_s: median(decodes.iter().map(|d| d.list_kept_objects_per_s)),
+        watch_kept_events_per_s: median(decodes.iter().map(|d| d.watch_kept_events_per_s)),
     };
     let e2e = E2E_RATES
         .iter()
@@ -243,6 +251,17 @@ pub fn describe(c: &Comparison) -> String {
         "inf_stream ÷ kube-runtime / ÷ decode",
         format!("{:.2}× / {:.2}×", c.stream_vs_kube, c.stream_vs_decode),
         "≥ 1.5× / ≥ 0.8×",
+    );
+    row(
+        "decode-and-keep ÷ decode, one thread (list / watch); ours ÷ decode-and-keep (sync / watch)",
+        format!(
+            "{:.2}× / {:.2}×; {:.2}× / {:.2}×",
+            c.decode.list_kept_objects_per_s / c.decode.list_objects_per_s,
+            c.decode.watch_kept_events_per_s / c.decode.watch_events_per_s,
+            c.ours.inf_sync_objects_per_s / c.decode.list_kept_objects_per_s,
+            c.ours.inf_watch_events_per_s / c.decode.watch_kept_events_per_s,
+        ),
+        "—",
     );
     row(
         "client CPU per object ÷ decode CPU per object (kube-runtime)",

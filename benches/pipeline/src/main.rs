@@ -208,11 +208,13 @@ fn main() -> Result<()> {
         Cmd::Decode(size) => {
             let figures = decode::run(size.objects, size.events)?;
             let human = format!(
-                "decode limit: list {:.0} pods/s, watch {:.0} events/s ({:.0} through the reflector's line decoder) ({} B/pod of JSON)",
+                "decode limit: list {:.0} pods/s, watch {:.0} events/s ({:.0} through the reflector's line decoder) ({} B/pod of JSON); decoded and kept: list {:.0} pods/s, watch {:.0} events/s",
                 figures.list_objects_per_s,
                 figures.watch_events_per_s,
                 figures.watch_line_decoder_events_per_s,
-                figures.average_pod_bytes
+                figures.average_pod_bytes,
+                figures.list_kept_objects_per_s,
+                figures.watch_kept_events_per_s
             );
             print(&figures, &human)
         }

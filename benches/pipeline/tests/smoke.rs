@@ -47,8 +47,14 @@ fn compare_runs_decode_and_both_peers_with_every_object_arriving() {
         "--rounds",
         "1",
     ]);
-    positive(&comparison["decode"], "list_objects_per_s");
-    positive(&comparison["decode"], "watch_events_per_s");
+    for field in [
+        "list_objects_per_s",
+        "watch_events_per_s",
+        "list_kept_objects_per_s",
+        "watch_kept_events_per_s",
+    ] {
+        positive(&comparison["decode"], field);
+    }
     for peer in ["ours", "kube_runtime"] {
         let figures = &comparison[peer];
         assert_eq!(figures["complete"], Value::Bool(true), "{peer}: {figures}");
