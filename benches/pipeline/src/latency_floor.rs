@@ -12,7 +12,8 @@ use crate::controller::{PHASE_TIMEOUT, StageFigures, since_sent};
 use crate::server::{RELEASE_PATH, ServerProcess, now_ns};
 
 /// Latency from the event leaving the server to its decoding by a bare watch, over `events`
-/// events paced at `rate`/s (after a list of `objects` pods, as in `e2e_latency`).
+/// events paced at `rate`/s from a server whose fixture has `objects` pods, as in
+/// `e2e_latency` (nothing is listed here: the watch starts at once).
 pub async fn run(objects: usize, events: usize, rate: u32) -> Result<StageFigures> {
     let server = ServerProcess::spawn(objects, events, Some(rate))?;
     let client = server.client()?;

@@ -58,6 +58,20 @@ struct Size {
     events: usize,
 }
 
+/// The paced workload of `e2e_latency` and its floor.
+#[derive(Debug, Clone, Copy, clap::Args)]
+struct Paced {
+    /// Pods in the server's fixture (listed by the controller before the events).
+    #[arg(long, default_value_t = 10_000)]
+    objects: usize,
+    /// Events to send.
+    #[arg(long, default_value_t = 25_000)]
+    events: usize,
+    /// Events per second.
+    #[arg(long, default_value_t = 5_000)]
+    rate: u32,
+}
+
 #[derive(Debug, Subcommand)]
 enum Cmd {
     /// The physical limit: serde_json decoding of the same bytes into Pods, one thread.
@@ -68,32 +82,15 @@ enum Cmd {
     KubeRuntime(Size),
     /// e2e_latency: paced events into a controller; p50/p99 to reconcile start.
     Controller {
-        /// Pods in the initial list.
-        #[arg(long, default_value_t = 10_000)]
-        objects: usize,
-        /// Events to send.
-        #[arg(long, default_value_t = 25_000)]
-        events: usize,
-        /// Events per second.
-        #[arg(long, default_value_t = 5_000)]
-        rate: u32,
+        #[command(flatten)]
+        paced: Paced,
         /// Also measure the time to the informer's handlers (a second handler on its informer).
         #[arg(long)]
         stages: bool,
     },
     /// The floor under e2e_latency: the same paced events read by a bare watch (kube's watch
     /// stream on one task, each event decoded, nothing kept); p50/p99 to the decoded event.
-    WatchFloor {
-        /// Pods in the server's fixture.
-        #[arg(long, default_value_t = 10_000)]
-        objects: usize,
-        /// Events to send.
-        #[arg(long, default_value_t = 25_000)]
-        events: usize,
-        /// Events per second.
-        #[arg(long, default_value_t = 5_000)]
-        rate: u32,
-    },
+    WatchFloor(Paced),
     /// Admission webhooks: ConfigMap creates through the in-process apiserver-sim without and
     /// with a validating and a mutating webhook (controller-runtime's server); writes/s,
     /// latency median and p99 both ways, and the difference.
@@ -228,9 +225,12 @@ fn main() -> Result<()> {
             print(&figures, &suite::describe(&figures))
         }
         Cmd::Controller {
-            objects,
-            events,
-            rate,
+            paced:
+                Paced {
+                    objects,
+                    events,
+                    rate,
+                },
             stages,
         } => {
             let figures = runtime()?.block_on(controller::run(objects, events, rate, stages))?;
@@ -240,17 +240,17 @@ fn main() -> Result<()> {
             );
             if let Some(stage) = &figures.to_handlers {
                 human.push_str(&format!(
-                    "\n  of which to the informer's handlers: p50 {:.0} µs, p99 {:.0} µs over {} updates",
+                    "\n  to the informer's handlers (a probe, served after the controller's own): p50 {:.0} µs, p99 {:.0} µs over {} updates",
                     stage.p50_us, stage.p99_us, stage.samples
                 ));
             }
             print(&figures, &human)
         }
-        Cmd::WatchFloor {
+        Cmd::WatchFloor(Paced {
             objects,
             events,
             rate,
-        } => {
+        }) => {
             let floor = runtime()?.block_on(latency_floor::run(objects, events, rate))?;
             let human = format!(
                 "a bare watch at {rate} events/s (each event decoded, nothing kept): p50 {:.0} µs, p99 {:.0} µs over {} events",
