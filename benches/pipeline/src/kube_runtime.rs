@@ -26,6 +26,10 @@ impl Peer for KubeRuntime {
             !options.per_namespace,
             "the full kube-runtime peer watches cluster-wide only"
         );
+        anyhow::ensure!(
+            !options.compact_objects,
+            "compact objects are ours only (kube-runtime's store always keeps clones)"
+        );
         let mut config = watcher::Config::default().page_size(options.page_size.unwrap_or(500));
         if options.stream {
             config = config.streaming_lists();

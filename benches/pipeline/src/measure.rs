@@ -31,6 +31,9 @@ pub struct RunOptions {
     /// Strip managedFields before caching.
     #[arg(long)]
     pub strip_managed_fields: bool,
+    /// Ours only: keep compact copies of the decoded objects (`ReflectorOptions::compact_objects`).
+    #[arg(long)]
+    pub compact_objects: bool,
     /// Force a 410 after the watch phase and measure the relist.
     #[arg(long)]
     pub relist: bool,
@@ -237,6 +240,7 @@ pub fn run_args(peer: &str, options: &RunOptions) -> Vec<String> {
     for (flag, on) in [
         ("--stream", options.stream),
         ("--strip-managed-fields", options.strip_managed_fields),
+        ("--compact-objects", options.compact_objects),
         ("--relist", options.relist),
         ("--per-namespace", options.per_namespace),
     ] {

@@ -103,6 +103,7 @@ pub fn run(objects: usize, namespaces: usize, rounds: usize) -> Result<MetadataF
                 events: 0,
                 stream: false,
                 strip_managed_fields: stripped,
+                compact_objects: false,
                 relist: false,
                 page_size: None,
                 namespaces,

@@ -76,7 +76,9 @@ impl Ours {
 
 /// The reflector options of a run (streaming list, page size).
 pub fn reflector_options(options: &RunOptions) -> ReflectorOptions {
-    let reflector = ReflectorOptions::default().streaming_list(options.stream);
+    let reflector = ReflectorOptions::default()
+        .streaming_list(options.stream)
+        .compact_objects(options.compact_objects);
     match options.page_size {
         Some(page_size) => reflector.page_size(page_size),
         None => reflector,

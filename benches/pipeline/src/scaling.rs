@@ -65,6 +65,7 @@ pub fn run(sizes: &[usize], events: usize, rounds: usize, svg: &Path) -> Result<
                     events,
                     stream: false,
                     strip_managed_fields: false,
+                    compact_objects: false,
                     relist: false,
                     page_size: None,
                     namespaces: DEFAULT_NAMESPACES,

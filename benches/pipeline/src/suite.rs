@@ -54,6 +54,7 @@ pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
         events,
         stream: false,
         strip_managed_fields: false,
+        compact_objects: false,
         relist: true,
         page_size: None,
         namespaces: DEFAULT_NAMESPACES,

@@ -104,6 +104,23 @@ fn a_run_caches_every_object_and_event() {
 const PACED: [&str; 6] = ["--objects", "200", "--events", "400", "--rate", "5000"];
 
 #[test]
+fn a_run_with_compact_objects_caches_every_object() {
+    let figures = run(&[
+        "run",
+        "--peer",
+        "ours",
+        "--objects",
+        "200",
+        "--events",
+        "200",
+        "--compact-objects",
+    ]);
+    assert_eq!(figures["objects_synced"], 200);
+    assert_eq!(figures["objects_after_watch"], 200);
+    positive(&figures, "bytes_per_object");
+}
+
+#[test]
 fn controller_reconciles_the_paced_events() {
     let figures = run(&[&["controller"], &PACED[..], &["--stages"]].concat());
     let samples = figures["samples"].as_u64().expect("samples");
