@@ -125,16 +125,15 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<Comparison> {
         for (rate, runs) in E2E_RATES.iter().zip(&mut latencies) {
             let (e2e_objects, e2e_events) = e2e_size(*rate, objects, events);
             let paced = |name: &str| {
-                [name, "--objects", &e2e_objects.to_string()]
-                    .into_iter()
-                    .chain([
-                        "--events",
-                        &e2e_events.to_string(),
-                        "--rate",
-                        &rate.to_string(),
-                    ])
-                    .map(str::to_owned)
-                    .collect::<Vec<_>>()
+                vec![
+                    name.to_owned(),
+                    "--objects".to_owned(),
+                    e2e_objects.to_string(),
+                    "--events".to_owned(),
+                    e2e_events.to_string(),
+                    "--rate".to_owned(),
+                    rate.to_string(),
+                ]
             };
             let mut line = in_fresh_process::<LatencyLine>(&paced("controller"))?;
             let floor = in_fresh_process::<StageFigures>(&paced("watch-floor"))?;

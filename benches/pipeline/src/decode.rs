@@ -62,72 +62,99 @@ pub fn run(objects: usize, events: usize) -> Result<DecodeFigures> {
         })
         .collect();
 
-    let cpu_before = cpu::thread()?;
-    let started = Instant::now();
-    let mut decoded = 0;
-    for page in &pages {
-        let list: ObjectList<Pod> = serde_json::from_slice(page)?;
-        decoded += list.items.len();
-    }
-    let list_s = started.elapsed().as_secs_f64();
-    let list_cpu_s = cpu::thread()?.saturating_sub(cpu_before).as_secs_f64();
+    let (decoded, list) = timed(|| {
+        let mut decoded = 0;
+        for page in &pages {
+            let list: ObjectList<Pod> = serde_json::from_slice(page)?;
+            decoded += list.items.len();
+        }
+        Ok(decoded)
+    })?;
     ensure!(decoded == objects, "decoded {decoded} of {objects} pods");
 
-    let cpu_before = cpu::thread()?;
-    let started = Instant::now();
-    let mut decoded = 0;
-    for line in &fixture.events {
-        let event: WatchEvent<Pod> = serde_json::from_slice(line)?;
-        decoded += usize::from(!matches!(event, WatchEvent::Error(_)));
-    }
-    let watch_s = started.elapsed().as_secs_f64();
-    let watch_cpu_s = cpu::thread()?.saturating_sub(cpu_before).as_secs_f64();
+    let (decoded, watch) = timed(|| {
+        let mut decoded = 0;
+        for line in &fixture.events {
+            let event: WatchEvent<Pod> = serde_json::from_slice(line)?;
+            decoded += usize::from(!matches!(event, WatchEvent::Error(_)));
+        }
+        Ok(decoded)
+    })?;
     ensure!(decoded == events, "decoded {decoded} of {events} events");
 
     let kept = decode_and_keep(&pages, &fixture.events, fixture.objects_after_events())?;
 
-    let started = Instant::now();
-    let mut decoded = 0;
-    let mut decoder = reflector::WatchLineDecoder::<Pod>::new();
-    for line in &fixture.events {
-        for event in decoder.decode_chunk(line) {
-            decoded += usize::from(!matches!(event?, WatchEvent::Error(_)));
+    let (decoded, line_decoder) = timed(|| {
+        let mut decoded = 0;
+        let mut decoder = reflector::WatchLineDecoder::<Pod>::new();
+        for line in &fixture.events {
+            for event in decoder.decode_chunk(line) {
+                decoded += usize::from(!matches!(event?, WatchEvent::Error(_)));
+            }
         }
-    }
-    let line_decoder_s = started.elapsed().as_secs_f64();
+        Ok(decoded)
+    })?;
     ensure!(
         decoded == events,
         "line decoder: decoded {decoded} of {events} events"
     );
 
     Ok(DecodeFigures {
-        list_objects_per_s: objects as f64 / list_s,
-        list_cpu_per_object_us: list_cpu_s * 1e6 / objects as f64,
-        watch_events_per_s: if events == 0 {
-            0.0
-        } else {
-            events as f64 / watch_s
-        },
-        watch_cpu_per_event_us: watch_cpu_s * 1e6 / events.max(1) as f64,
-        list_kept_objects_per_s: objects as f64 / kept.list_s,
-        list_kept_cpu_per_object_us: kept.list_cpu_s * 1e6 / objects as f64,
-        watch_kept_events_per_s: events as f64 / kept.watch_s,
-        watch_kept_cpu_per_event_us: kept.watch_cpu_s * 1e6 / events.max(1) as f64,
-        watch_line_decoder_events_per_s: if events == 0 {
-            0.0
-        } else {
-            events as f64 / line_decoder_s
-        },
+        list_objects_per_s: list.per_second(objects),
+        list_cpu_per_object_us: list.cpu_us_each(objects),
+        watch_events_per_s: watch.per_second(events),
+        watch_cpu_per_event_us: watch.cpu_us_each(events),
+        list_kept_objects_per_s: kept.list.per_second(objects),
+        list_kept_cpu_per_object_us: kept.list.cpu_us_each(objects),
+        watch_kept_events_per_s: kept.watch.per_second(events),
+        watch_kept_cpu_per_event_us: kept.watch.cpu_us_each(events),
+        watch_line_decoder_events_per_s: line_decoder.per_second(events),
         average_pod_bytes: fixture.pod_bytes() / objects,
     })
 }
 
-/// Seconds and CPU seconds of the two phases of [`decode_and_keep`].
+/// How long a phase took: wall-clock seconds and the decoding thread's own CPU seconds.
+struct Timing {
+    seconds: f64,
+    cpu_seconds: f64,
+}
+
+impl Timing {
+    /// Items per second for `count` items (0 for none).
+    fn per_second(&self, count: usize) -> f64 {
+        if count == 0 {
+            0.0
+        } else {
+            count as f64 / self.seconds
+        }
+    }
+
+    /// CPU microseconds per item for `count` items.
+    fn cpu_us_each(&self, count: usize) -> f64 {
+        self.cpu_seconds * 1e6 / count.max(1) as f64
+    }
+}
+
+/// Runs `work` on this thread and times it.
+fn timed<T>(work: impl FnOnce() -> Result<T>) -> Result<(T, Timing)> {
+    let cpu_before = cpu::thread()?;
+    let started = Instant::now();
+    let value = work()?;
+    let seconds = started.elapsed().as_secs_f64();
+    let cpu_seconds = cpu::thread()?.saturating_sub(cpu_before).as_secs_f64();
+    Ok((
+        value,
+        Timing {
+            seconds,
+            cpu_seconds,
+        },
+    ))
+}
+
+/// The timings of the two phases of [`decode_and_keep`].
 struct KeptTimes {
-    list_s: f64,
-    list_cpu_s: f64,
-    watch_s: f64,
-    watch_cpu_s: f64,
+    list: Timing,
+    watch: Timing,
 }
 
 /// Times decoding the list pages into a map by namespace and name, then decoding the event
@@ -142,47 +169,40 @@ fn decode_and_keep(pages: &[Vec<u8>], lines: &[Bytes], expected: usize) -> Resul
             pod.metadata.name.clone().unwrap_or_default(),
         )
     };
-    let cpu_before = cpu::thread()?;
-    let started = Instant::now();
-    let mut listed = 0;
-    for page in pages {
-        let list: ObjectList<Pod> = serde_json::from_slice(page)?;
-        listed += list.items.len();
-        cache.extend(list.items.into_iter().map(|pod| (key(&pod), Arc::new(pod))));
-    }
-    let list_s = started.elapsed().as_secs_f64();
-    let list_cpu_s = cpu::thread()?.saturating_sub(cpu_before).as_secs_f64();
+    let (listed, list) = timed(|| {
+        let mut listed = 0;
+        for page in pages {
+            let list: ObjectList<Pod> = serde_json::from_slice(page)?;
+            listed += list.items.len();
+            cache.extend(list.items.into_iter().map(|pod| (key(&pod), Arc::new(pod))));
+        }
+        Ok(listed)
+    })?;
     ensure!(
         cache.len() == listed,
         "the kept map holds {} pods after a list of {listed}",
         cache.len()
     );
-    let cpu_before = cpu::thread()?;
-    let started = Instant::now();
-    for line in lines {
-        match serde_json::from_slice::<WatchEvent<Pod>>(line)? {
-            WatchEvent::Added(pod) | WatchEvent::Modified(pod) => {
-                cache.insert(key(&pod), Arc::new(pod));
+    let ((), watch) = timed(|| {
+        for line in lines {
+            match serde_json::from_slice::<WatchEvent<Pod>>(line)? {
+                WatchEvent::Added(pod) | WatchEvent::Modified(pod) => {
+                    cache.insert(key(&pod), Arc::new(pod));
+                }
+                WatchEvent::Deleted(pod) => {
+                    cache.remove(&key(&pod));
+                }
+                WatchEvent::Bookmark(_) | WatchEvent::Error(_) => {}
             }
-            WatchEvent::Deleted(pod) => {
-                cache.remove(&key(&pod));
-            }
-            WatchEvent::Bookmark(_) | WatchEvent::Error(_) => {}
         }
-    }
-    let watch_s = started.elapsed().as_secs_f64();
-    let watch_cpu_s = cpu::thread()?.saturating_sub(cpu_before).as_secs_f64();
+        Ok(())
+    })?;
     ensure!(
         cache.len() == expected,
         "the kept map holds {} pods, not the {expected} the events leave",
         cache.len()
     );
-    Ok(KeptTimes {
-        list_s,
-        list_cpu_s,
-        watch_s,
-        watch_cpu_s,
-    })
+    Ok(KeptTimes { list, watch })
 }
 
 fn concat(mut acc: Vec<u8>, chunk: Bytes) -> Vec<u8> {
