@@ -55,8 +55,8 @@ pub(crate) struct QueueLock<K> {
     inbox: Mutex<Vec<ParkedWrite<K>>>,
     /// Whether `inbox` holds writes; read without its lock.
     inbox_pending: OwnCacheLine<AtomicBool>,
-    /// How many writes `inbox` holds, published under its lock: part of the backlog a bounded
-    /// fifo counts.
+    /// How many writes `inbox` holds or are being moved out of it into the queue: part of the
+    /// backlog a bounded fifo counts.
     inbox_len: AtomicUsize,
     /// Wakes a waiting `pop` when a key is queued or the fifo closes.
     item_ready: Notify,
@@ -186,7 +186,10 @@ impl<K> QueueLock<K> {
     /// Queued keys plus the writes parked in the inbox, as last published: the backlog a
     /// bounded fifo counts (a parked write may still merge into a queued key).
     pub(crate) fn backlog(&self) -> usize {
-        self.len() + self.inbox_len.load(Ordering::Acquire)
+        // The inbox first: writes leave it only after the queue's length counts them, so a
+        // length read after it counts every write that its reading missed.
+        let parked = self.inbox_len.load(Ordering::Acquire);
+        parked + self.len()
     }
 
     /// Publishes the queue length for idle pops; call after every change, under the lock.
@@ -205,7 +208,7 @@ impl<K> QueueLock<K> {
         {
             let mut inbox = self.inbox.lock().unwrap_or_else(PoisonError::into_inner);
             inbox.push(ParkedWrite { hash, obj, make });
-            self.inbox_len.store(inbox.len(), Ordering::Release);
+            self.inbox_len.fetch_add(1, Ordering::SeqCst);
             self.inbox_pending.store(true, Ordering::SeqCst);
         }
         self.wake_a_parked_pop();
@@ -261,10 +264,10 @@ impl<K: Resource> QueueLock<K> {
         let parked = {
             let mut inbox = self.inbox.lock().unwrap_or_else(PoisonError::into_inner);
             self.inbox_pending.store(false, Ordering::SeqCst);
-            self.inbox_len.store(0, Ordering::Release);
             let keep = inbox.capacity().min(INBOX_CAPACITY);
             std::mem::replace(&mut *inbox, Vec::with_capacity(keep))
         };
+        let moved = parked.len();
         for ParkedWrite { hash, obj, make } in parked {
             self.note_write(state);
             // Parked writes had their keys validated, so this cannot fail.
@@ -272,7 +275,11 @@ impl<K: Resource> QueueLock<K> {
                 tracing::error!(%error, "delta fifo dropped a parked write with an invalid key");
             }
         }
+        // The moved writes leave the inbox's count only once the queue's length counts them:
+        // in between they count twice, never zero times, so a bounded producer never reads a
+        // backlog below the real one.
         self.publish_len(state);
+        self.inbox_len.fetch_sub(moved, Ordering::SeqCst);
     }
 
     /// Publishes the queue length and unlocks; then, if keys were newly queued, wakes a parked
