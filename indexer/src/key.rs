@@ -67,6 +67,7 @@ impl ObjectKey {
 
     /// Whether both keys share one text buffer (one is a clone of a long key). Cheaper than
     /// `==`, which is true in more cases.
+    #[inline]
     pub fn shares_text(&self, other: &ObjectKey) -> bool {
         std::ptr::eq(self.text.as_str(), other.text.as_str())
     }
@@ -125,6 +126,7 @@ impl<'a> ObjectKeyRef<'a> {
 }
 
 impl hashbrown::Equivalent<ObjectKey> for ObjectKeyRef<'_> {
+    #[inline]
     fn equivalent(&self, key: &ObjectKey) -> bool {
         let text = key.text.as_bytes();
         match self.namespace {
@@ -151,6 +153,7 @@ impl Hash for ObjectKeyRef<'_> {
 
 /// The one hashing rule for keys, shared by [`ObjectKey`] and [`ObjectKeyRef`]: the key's text,
 /// hashed as `str` hashes (its bytes, then `0xff`).
+#[inline]
 fn hash_key_text<H: Hasher>(text: &[u8], state: &mut H) {
     state.write(text);
     state.write_u8(0xff);
@@ -243,6 +246,7 @@ impl fmt::Debug for ObjectKey {
 
 // Constructors reject '/' inside parts, so the text alone determines both parts.
 impl PartialEq for ObjectKey {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         self.shares_text(other) || self.text == other.text
     }
@@ -251,6 +255,7 @@ impl PartialEq for ObjectKey {
 impl Eq for ObjectKey {}
 
 impl Hash for ObjectKey {
+    #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
         hash_key_text(self.text.as_bytes(), state);
     }

@@ -7,7 +7,9 @@
 //! cargo bench -p kube-rt-workqueue --bench rows -- wq_b --key object_key
 //! ```
 //!
-//! Workloads: `wq_a`, `wq_a_priority`, `wq_a2`, `wq_b`, `wq_c`, `wq_d0`, `wq_d`; keys (`--key`):
+//! Workloads: `wq_a`, `wq_a_priority`, `wq_a2`, `wq_b`, `wq_b_table` and `wq_b_table_ref` (the
+//! floors of `wq_b` for a queue on one hash table: keys moved in, keys looked up by reference),
+//! `wq_c`, `wq_d0`, `wq_d`; keys (`--key`):
 //! `object_key` (default, `indexer::ObjectKey`, what controllers queue), `arc_str`,
 //! `static_str`. A failed check panics, so the process fails and prints no figures.
 
@@ -27,7 +29,7 @@ fn main() {
         .collect();
     let Some(scenario) = args.first().cloned() else {
         eprintln!(
-            "usage: rows <wq_a|wq_a_priority|wq_a2|wq_b|wq_c|wq_d0|wq_d> [--key object_key|arc_str|static_str]"
+            "usage: rows <wq_a|wq_a_priority|wq_a2|wq_b|wq_b_table|wq_b_table_ref|wq_c|wq_d0|wq_d> [--key object_key|arc_str|static_str]"
         );
         return;
     };
@@ -77,6 +79,8 @@ where
         "wq_a_priority" => workloads::wq_a_priority(&rt, distinct),
         "wq_a2" => workloads::wq_a2(&rt, distinct),
         "wq_b" => workloads::wq_b(&rt, cycle(WQ_B_DISTINCT)),
+        "wq_b_table" => workloads::wq_b_table(cycle(WQ_B_DISTINCT), true),
+        "wq_b_table_ref" => workloads::wq_b_table(cycle(WQ_B_DISTINCT), false),
         "wq_c" => workloads::wq_c(&rt, cycle(WQ_C_DISTINCT)),
         "wq_d0" => workloads::wq_d0(&distinct),
         "wq_d" => {

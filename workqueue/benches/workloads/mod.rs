@@ -161,6 +161,43 @@ where
     })
 }
 
+/// The floors of `wq_b` for a queue that finds its items in one hash table (as client-go's and
+/// this crate's do): the same 1M adds into a bare `hashbrown` set with the queue's hasher, with
+/// no lock, no order and no slab; then the set is drained (exactly 10k items). `by_value` takes
+/// each key as `Queue::add` does (moved in, dropped when already there); otherwise each add
+/// looks the key up by reference and clones only a new one. A queue's `wq_b` cannot beat the
+/// by-value floor with the same key type: it is what deduplicating an owned key costs at all.
+pub fn wq_b_table<K>(keys: Vec<K>, by_value: bool) -> Duration
+where
+    K: Clone + Eq + Hash,
+{
+    let start = Instant::now();
+    let mut set: hashbrown::HashSet<K, foldhash::fast::RandomState> =
+        hashbrown::HashSet::with_hasher(foldhash::fast::RandomState::default());
+    if by_value {
+        for key in keys {
+            set.get_or_insert(key);
+        }
+    } else {
+        for key in &keys {
+            if !set.contains(key) {
+                set.insert(key.clone());
+            }
+        }
+    }
+    let mut gets = 0;
+    for item in set.drain() {
+        std::hint::black_box(item);
+        gets += 1;
+    }
+    let elapsed = start.elapsed();
+    assert_eq!(
+        gets, WQ_B_DISTINCT,
+        "wq_b_table: exactly one item per distinct key"
+    );
+    elapsed
+}
+
 /// wq_c: 4 workers loop `get`/`done`; one producer adds `key(i % 100_000)` for i in 0..1M
 /// (paced as [`WQ_C_YIELD_EVERY`] says), then shuts down with drain; stops when all workers
 /// have exited. Every one of the 1M adds is processed. `keys` are the 1M adds.
