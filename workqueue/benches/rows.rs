@@ -11,7 +11,9 @@
 //! floors of `wq_b` for a queue on one hash table: keys moved in, keys looked up by reference),
 //! `wq_c`, `wq_d0`, `wq_d`; keys (`--key`):
 //! `object_key` (default, `indexer::ObjectKey`, what controllers queue), `arc_str`,
-//! `static_str`. A failed check panics, so the process fails and prints no figures.
+//! `static_str`. `--threads N` runs the workload on a runtime of N worker threads instead of
+//! two (one thread shows what the operations cost when no core takes a cache line from the
+//! other). A failed check panics, so the process fails and prints no figures.
 
 mod workloads;
 
@@ -29,19 +31,26 @@ fn main() {
         .collect();
     let Some(scenario) = args.first().cloned() else {
         eprintln!(
-            "usage: rows <wq_a|wq_a_priority|wq_a2|wq_b|wq_b_table|wq_b_table_ref|wq_c|wq_d0|wq_d> [--key object_key|arc_str|static_str]"
+            "usage: rows <wq_a|wq_a_priority|wq_a2|wq_b|wq_b_table|wq_b_table_ref|wq_c|wq_d0|wq_d> [--key object_key|arc_str|static_str] [--threads N]"
         );
         return;
     };
-    let key = args
-        .windows(2)
-        .find(|pair| pair[0] == "--key")
-        .map_or("object_key", |pair| pair[1].as_str())
-        .to_owned();
+    let option = |name: &str| {
+        args.windows(2)
+            .find(|pair| pair[0] == name)
+            .map(|pair| pair[1].clone())
+    };
+    let key = option("--key").unwrap_or_else(|| "object_key".to_owned());
+    let threads = match option("--threads").map(|t| t.parse::<usize>()) {
+        None => 2,
+        Some(Ok(threads)) if threads > 0 => threads,
+        Some(_) => panic!("--threads takes a number of threads above zero"),
+    };
     let texts: Vec<String> = (0..N).map(workloads::key_text).collect();
     let elapsed = match key.as_str() {
         "object_key" => run(
             &scenario,
+            threads,
             texts
                 .iter()
                 .map(|text| text.parse::<indexer::ObjectKey>().expect("valid key"))
@@ -49,10 +58,12 @@ fn main() {
         ),
         "arc_str" => run(
             &scenario,
+            threads,
             texts.iter().map(|t| Arc::<str>::from(t.as_str())).collect(),
         ),
         "static_str" => run(
             &scenario,
+            threads,
             texts
                 .into_iter()
                 .map(|t| &*Box::leak(t.into_boxed_str()))
@@ -67,12 +78,13 @@ fn main() {
     );
 }
 
-/// Runs `scenario` once with `distinct` = `key(0..N)`; the workload asserts its own checks.
-fn run<K>(scenario: &str, distinct: Vec<K>) -> Duration
+/// Runs `scenario` once with `distinct` = `key(0..N)` on a runtime of `threads` worker threads;
+/// the workload asserts its own checks.
+fn run<K>(scenario: &str, threads: usize, distinct: Vec<K>) -> Duration
 where
     K: Clone + Eq + Hash + Send + Sync + 'static,
 {
-    let rt = workloads::runtime();
+    let rt = workloads::runtime_with(threads);
     let cycle = |len: usize| -> Vec<K> { (0..N).map(|i| distinct[i % len].clone()).collect() };
     match scenario {
         "wq_a" => workloads::wq_a(&rt, distinct),

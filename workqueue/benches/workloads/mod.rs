@@ -41,8 +41,13 @@ pub fn key_text(i: usize) -> String {
 
 /// A 2-thread tokio runtime, as the machine has two cores.
 pub fn runtime() -> Runtime {
+    runtime_with(2)
+}
+
+/// A tokio runtime with `threads` worker threads.
+pub fn runtime_with(threads: usize) -> Runtime {
     match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(threads)
         .enable_all()
         .build()
     {
