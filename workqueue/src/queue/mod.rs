@@ -10,6 +10,7 @@ pub(crate) mod lock;
 pub(crate) mod ops;
 pub(crate) mod order;
 pub(crate) mod shared;
+pub(crate) mod sleepers;
 pub(crate) mod state;
 pub(crate) mod store;
 

@@ -133,7 +133,7 @@ impl<S: QueueState> Shared<S, S::Entry> {
     pub(crate) fn shut_down(&self) {
         let effects = self.close(false);
         self.report(effects);
-        self.getters.notify_waiters();
+        self.sleepers.wake_all();
         self.drained.notify_waiters();
     }
 
@@ -142,7 +142,7 @@ impl<S: QueueState> Shared<S, S::Entry> {
     pub(crate) fn shut_down_with_drain(&self) -> impl Future<Output = ()> + Send + '_ {
         let effects = self.close(true);
         self.report(effects);
-        self.getters.notify_waiters();
+        self.sleepers.wake_all();
         async move {
             loop {
                 let mut notified = pin!(self.drained.notified());

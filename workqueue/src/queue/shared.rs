@@ -3,13 +3,11 @@
 //!
 //! [`Shared`] holds the queue's state behind one lock (its [`QueueState`], the plain queue's
 //! store or the priority queue's, and the shutdown flags), the [`Inbox`] where an add that
-//! finds the lock taken leaves its item, the count of workers sleeping in `get` and their
-//! wake-ups, and the metrics hook. Every operation takes the lock once, moves the inbox into
+//! finds the lock taken leaves its item, the workers sleeping in `get` ([`Sleepers`]), and the
+//! metrics hook. Every operation takes the lock once, moves the inbox into
 //! the state first, and reports its [`Effects`] (a worker to wake, adds to count) only after
 //! releasing the lock. The operations themselves are in `ops`.
 
-use std::pin::pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -19,6 +17,7 @@ use tokio::time::Instant;
 use crate::metrics::{QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
 use crate::queue::inbox::Inbox;
 use crate::queue::lock::{Mutex, MutexGuard};
+use crate::queue::sleepers::{Registration, Sleepers};
 use crate::queue::state::{Adds, QueueState};
 use crate::task::LazyTask;
 
@@ -32,10 +31,8 @@ pub(crate) struct Shared<S, E> {
     /// Adds that found `state` locked by another thread; whoever holds `state` next moves
     /// their items into the store.
     pub(crate) inbox: Inbox<E>,
-    /// Workers registered as sleeping in `get`; changed only under the `state` lock.
-    pub(crate) sleeping: AtomicUsize,
-    /// Wakes workers blocked in `get`.
-    pub(crate) getters: Notify,
+    /// Workers sleeping in `get`; they register under the `state` lock.
+    pub(crate) sleepers: Sleepers,
     /// Wakes callers of `shut_down_with_drain`.
     pub(crate) drained: Notify,
     pub(crate) name: Option<Box<str>>,
@@ -87,8 +84,7 @@ impl<S: QueueState> Shared<S, S::Entry> {
                 spare: Vec::new(),
             }),
             inbox: Inbox::new(),
-            sleeping: AtomicUsize::new(0),
-            getters: Notify::new(),
+            sleepers: Sleepers::new(),
             drained: Notify::new(),
             name,
             metrics,
@@ -121,7 +117,7 @@ impl<S: QueueState> Shared<S, S::Entry> {
     /// Whether a sleeping worker should be woken: work is queued and someone sleeps.
     #[inline]
     pub(crate) fn should_wake(&self, state: &State<S, S::Entry>) -> bool {
-        state.store.queued() > 0 && self.sleeping.load(Ordering::SeqCst) > 0
+        state.store.queued() > 0 && self.sleepers.count() > 0
     }
 
     /// Releases the lock, then reports `adds` and wakes a sleeping worker if work is queued.
@@ -140,7 +136,7 @@ impl<S: QueueState> Shared<S, S::Entry> {
     #[inline]
     pub(crate) fn report(&self, effects: Effects<S::Adds>) {
         if effects.wake {
-            self.getters.notify_one();
+            self.sleepers.wake_one();
         }
         if let Some(metrics) = &self.metrics {
             effects.adds.report(&*metrics.sink);
@@ -158,31 +154,21 @@ impl<S: QueueState> Shared<S, S::Entry> {
     /// Leaves `entry` in the inbox for the thread that holds the state, waking a sleeping
     /// worker if this add is the one that must.
     pub(crate) fn add_busy(&self, entry: S::Entry) {
-        if self.inbox.leave(entry) && self.sleeping.load(Ordering::SeqCst) > 0 {
-            self.getters.notify_one();
+        if self.inbox.leave(entry) {
+            self.sleepers.wake_one();
         }
     }
 
     /// Waits, sleeping until woken, for an item to hand out; `None` once the queue is shutting
-    /// down and empty. Cancel-safe: a dropped wait deregisters its worker.
+    /// down and empty. Cancel-safe: a dropped wait deregisters its worker, and passes on a
+    /// wake-up that had already claimed it.
     pub(crate) async fn wait_for_item(&self) -> Option<S::Taken> {
-        let mut registration = Sleeping {
-            shared: self,
-            registered: false,
-        };
+        let mut registration = Registration::new(&self.sleepers);
         loop {
-            let mut notified = pin!(self.getters.notified());
-            // Register before looking at the state so that no add between the look and the
-            // await can be missed.
-            notified.as_mut().enable();
             let mut effects = Effects::<S::Adds>::default();
             let mut queued_for = None;
             let (item, closed) = {
                 let mut state = self.state.lock();
-                if registration.registered {
-                    self.sleeping.fetch_sub(1, Ordering::SeqCst);
-                    registration.registered = false;
-                }
                 loop {
                     self.move_inbox(&mut state, &mut effects.adds);
                     let item = state.store.take(&mut queued_for);
@@ -193,13 +179,14 @@ impl<S: QueueState> Shared<S, S::Entry> {
                     if state.shutting_down {
                         break (None, true);
                     }
-                    self.sleeping.fetch_add(1, Ordering::SeqCst);
+                    // Register before the last look at the inbox (both sides SeqCst): an add
+                    // that leaves its item there after this look sees the sleeper and wakes it.
+                    registration.register();
                     if self.inbox.is_pending() {
                         // An add left an item meanwhile: take it instead of sleeping.
-                        self.sleeping.fetch_sub(1, Ordering::SeqCst);
+                        registration.withdraw();
                         continue;
                     }
-                    registration.registered = true;
                     break (None, false);
                 }
             };
@@ -213,7 +200,7 @@ impl<S: QueueState> Shared<S, S::Entry> {
             if closed {
                 return None;
             }
-            notified.as_mut().await;
+            registration.sleep().await;
         }
     }
 
@@ -229,22 +216,6 @@ impl<S: QueueState> Shared<S, S::Entry> {
         let mut adds = S::Adds::default();
         self.move_inbox(&mut state, &mut adds);
         Effects { adds, wake: false }
-    }
-}
-
-/// Deregisters a sleeping `get` that is dropped before it was woken.
-struct Sleeping<'a, S: QueueState> {
-    shared: &'a Shared<S, S::Entry>,
-    registered: bool,
-}
-
-impl<S: QueueState> Drop for Sleeping<'_, S> {
-    fn drop(&mut self) {
-        if self.registered {
-            // Under the lock, like every change of `sleeping`.
-            let _state = self.shared.state.lock();
-            self.shared.sleeping.fetch_sub(1, Ordering::SeqCst);
-        }
     }
 }
 

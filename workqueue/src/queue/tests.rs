@@ -26,13 +26,47 @@ async fn cancelled_get_loses_nothing() {
     queue.add(1);
     assert_eq!(queue.get().await, Some(1));
     // Every cancelled sleeper deregistered.
-    assert_eq!(
-        queue
-            .shared
-            .sleeping
-            .load(std::sync::atomic::Ordering::SeqCst),
-        0
-    );
+    assert_eq!(queue.shared.sleepers.count(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_wake_up_claims_its_sleeper_so_later_adds_do_not_wake_it_again() {
+    let queue = Queue::new();
+    let worker = tokio::spawn({
+        let queue = queue.clone();
+        async move { queue.get().await }
+    });
+    tokio::task::yield_now().await;
+    assert_eq!(queue.shared.sleepers.count(), 1);
+    queue.add(1);
+    // Claimed by the first add before it runs: the adds after it find no one left to wake.
+    assert_eq!(queue.shared.sleepers.count(), 0);
+    queue.add(2);
+    queue.add(3);
+    assert_eq!(worker.await.ok(), Some(Some(1)));
+    assert_eq!(queue.len(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cancelled_get_passes_on_the_wake_up_that_claimed_it() {
+    let queue = Queue::new();
+    let spawn_worker = || {
+        let queue = queue.clone();
+        tokio::spawn(async move { queue.get().await })
+    };
+    let first = spawn_worker();
+    tokio::task::yield_now().await;
+    let second = spawn_worker();
+    tokio::task::yield_now().await;
+    assert_eq!(queue.shared.sleepers.count(), 2);
+    // The add claims the first sleeper, which is cancelled before it runs: the second gets it.
+    queue.add(1);
+    first.abort();
+    assert!(first.await.is_err());
+    // With the clock paused, a lost wake-up shows as the hour running out at once.
+    let second = tokio::time::timeout(Duration::from_secs(3600), second).await;
+    assert_eq!(second.ok().and_then(Result::ok), Some(Some(1)));
+    assert_eq!(queue.shared.sleepers.count(), 0);
 }
 
 #[tokio::test(start_paused = true)]
