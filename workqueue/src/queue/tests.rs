@@ -18,6 +18,19 @@ async fn still_pending<F: std::future::Future>(future: F) -> bool {
         .is_err()
 }
 
+/// Spawns a worker waiting in `get`, and lets it run until it sleeps.
+async fn sleeping_worker<T>(queue: &Queue<T>) -> tokio::task::JoinHandle<Option<T>>
+where
+    T: Clone + Eq + std::hash::Hash + Send + Sync + 'static,
+{
+    let worker = tokio::spawn({
+        let queue = queue.clone();
+        async move { queue.get().await }
+    });
+    tokio::task::yield_now().await;
+    worker
+}
+
 #[tokio::test(start_paused = true)]
 async fn cancelled_get_loses_nothing() {
     let queue = Queue::new();
@@ -32,11 +45,7 @@ async fn cancelled_get_loses_nothing() {
 #[tokio::test(start_paused = true)]
 async fn a_wake_up_claims_its_sleeper_so_later_adds_do_not_wake_it_again() {
     let queue = Queue::new();
-    let worker = tokio::spawn({
-        let queue = queue.clone();
-        async move { queue.get().await }
-    });
-    tokio::task::yield_now().await;
+    let worker = sleeping_worker(&queue).await;
     assert_eq!(queue.shared.sleepers.count(), 1);
     queue.add(1);
     // Claimed by the first add before it runs: the adds after it find no one left to wake.
@@ -50,14 +59,8 @@ async fn a_wake_up_claims_its_sleeper_so_later_adds_do_not_wake_it_again() {
 #[tokio::test(start_paused = true)]
 async fn a_cancelled_get_passes_on_the_wake_up_that_claimed_it() {
     let queue = Queue::new();
-    let spawn_worker = || {
-        let queue = queue.clone();
-        tokio::spawn(async move { queue.get().await })
-    };
-    let first = spawn_worker();
-    tokio::task::yield_now().await;
-    let second = spawn_worker();
-    tokio::task::yield_now().await;
+    let first = sleeping_worker(&queue).await;
+    let second = sleeping_worker(&queue).await;
     assert_eq!(queue.shared.sleepers.count(), 2);
     // The add claims the first sleeper, which is cancelled before it runs: the second gets it.
     queue.add(1);
@@ -96,11 +99,7 @@ async fn add_to_a_busy_queue_is_kept_in_order_and_deduplicated() {
 #[tokio::test(start_paused = true)]
 async fn add_to_a_busy_queue_wakes_a_sleeping_worker() {
     let queue = Queue::new();
-    let worker = tokio::spawn({
-        let queue = queue.clone();
-        async move { queue.get().await }
-    });
-    tokio::task::yield_now().await;
+    let worker = sleeping_worker(&queue).await;
     {
         let _busy = queue.shared.state.lock();
         queue.add(7);
