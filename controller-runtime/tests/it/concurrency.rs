@@ -5,6 +5,7 @@ use crate::common;
 
 use std::collections::{BTreeMap, HashSet};
 use std::convert::Infallible;
+use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -15,6 +16,7 @@ use kube_rt_controller_runtime::controller::{
     Action, Context, Controller, Request, Watch, reconciler_fn,
 };
 use parking_lot::Mutex;
+use tokio::sync::Notify;
 
 const OBJECTS: usize = 500;
 const ROUNDS: usize = 5;
@@ -30,6 +32,11 @@ struct Observed {
     last_seen: Mutex<BTreeMap<String, String>>,
     /// Reconciles take 20 ms instead of 3 ms.
     slow: AtomicBool,
+    /// The first reconcile waits for another to run beside it; set by the first that does.
+    beside_first: AtomicBool,
+    beside_first_started: Notify,
+    /// Whether the first reconcile has begun (and so waits).
+    first_begun: AtomicBool,
 }
 
 #[tokio::test(start_paused = true)]
@@ -46,13 +53,32 @@ async fn keys_never_overlap_and_final_states_are_reconciled() {
                 let seen = seen.clone();
                 async move {
                     let key = req.to_string();
-                    {
+                    let parallel = {
                         let mut in_flight = seen.in_flight.lock();
                         if !in_flight.insert(key.clone()) {
                             seen.overlaps.fetch_add(1, Ordering::SeqCst);
                         }
                         seen.max_parallel
                             .fetch_max(in_flight.len(), Ordering::SeqCst);
+                        in_flight.len()
+                    };
+                    if parallel > 1 {
+                        seen.beside_first.store(true, Ordering::SeqCst);
+                        seen.beside_first_started.notify_waiters();
+                    }
+                    // The very first reconcile holds its worker until another key's reconcile
+                    // runs beside it: the workers' parallelism then shows however the server
+                    // paces the events (with the clock paused, a reconcile's sleep ends as soon
+                    // as the runtime waits for a slow server).
+                    if !seen.first_begun.swap(true, Ordering::SeqCst) {
+                        loop {
+                            let mut started = pin!(seen.beside_first_started.notified());
+                            started.as_mut().enable();
+                            if seen.beside_first.load(Ordering::SeqCst) {
+                                break;
+                            }
+                            started.await;
+                        }
                     }
                     // Some work, so reconciles of different keys overlap.
                     let work = if seen.slow.load(Ordering::SeqCst) {
