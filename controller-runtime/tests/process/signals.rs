@@ -24,6 +24,9 @@ fn signal_self(signal: &str) {
 }
 
 pub(crate) async fn a_second_signal_exits_at_once() {
+    if testkit::cluster::sim_only("private instance") {
+        return;
+    }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     let manager = Arc::new(Manager::builder(server.client().unwrap()).build());
     let started = Arc::new(AtomicUsize::new(0));

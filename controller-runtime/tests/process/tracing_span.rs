@@ -58,6 +58,9 @@ struct Seen {
 }
 
 pub(crate) async fn each_reconcile_runs_in_a_span_with_controller_key_and_id() {
+    if testkit::cluster::sim_only("private instance") {
+        return;
+    }
     let spans = ReconcileSpans::default();
     // The test runtime has one thread, so every task of the manager uses this subscriber;
     // it is installed before anything registers the `reconcile` call site.
