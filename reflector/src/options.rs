@@ -95,7 +95,7 @@ impl ReflectorOptions {
     /// freed at once (kube-runtime's store gets the same effect from the clone it makes of every
     /// object). The price is one clone per object: on the benchmark's pods, 15 % fewer bytes
     /// per cached pod for about 30 % more CPU per listed pod and a slower watch
-    /// (`docs/benchmarks.md`). Worth it for a large, mostly idle cache.
+    /// (`docs/benchmarks-round-two-profiles.md`). Worth it for a large, mostly idle cache.
     pub fn compact_objects(mut self, compact: bool) -> Self {
         self.compact_objects = compact;
         self
