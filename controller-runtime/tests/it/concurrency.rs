@@ -5,7 +5,6 @@ use crate::common;
 
 use std::collections::{BTreeMap, HashSet};
 use std::convert::Infallible;
-use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -16,7 +15,7 @@ use kube_rt_controller_runtime::controller::{
     Action, Context, Controller, Request, Watch, reconciler_fn,
 };
 use parking_lot::Mutex;
-use tokio::sync::Notify;
+use tokio::sync::watch;
 
 const OBJECTS: usize = 500;
 const ROUNDS: usize = 5;
@@ -33,8 +32,7 @@ struct Observed {
     /// Reconciles take 20 ms instead of 3 ms.
     slow: AtomicBool,
     /// The first reconcile waits for another to run beside it; set by the first that does.
-    beside_first: AtomicBool,
-    beside_first_started: Notify,
+    beside_first: watch::Sender<bool>,
     /// Whether the first reconcile has begun (and so waits).
     first_begun: AtomicBool,
 }
@@ -63,22 +61,16 @@ async fn keys_never_overlap_and_final_states_are_reconciled() {
                         in_flight.len()
                     };
                     if parallel > 1 {
-                        seen.beside_first.store(true, Ordering::SeqCst);
-                        seen.beside_first_started.notify_waiters();
+                        seen.beside_first.send_replace(true);
                     }
                     // The very first reconcile holds its worker until another key's reconcile
                     // runs beside it: the workers' parallelism then shows however the server
                     // paces the events (with the clock paused, a reconcile's sleep ends as soon
                     // as the runtime waits for a slow server).
                     if !seen.first_begun.swap(true, Ordering::SeqCst) {
-                        loop {
-                            let mut started = pin!(seen.beside_first_started.notified());
-                            started.as_mut().enable();
-                            if seen.beside_first.load(Ordering::SeqCst) {
-                                break;
-                            }
-                            started.await;
-                        }
+                        let mut beside = seen.beside_first.subscribe();
+                        // The sender lives in `seen`, so the wait ends only when it turns true.
+                        let _ = beside.wait_for(|&started| started).await;
                     }
                     // Some work, so reconciles of different keys overlap.
                     let work = if seen.slow.load(Ordering::SeqCst) {
