@@ -43,6 +43,15 @@
 //! | [`sharding`] | building blocks for sharding a controller over replicas: the consistent-hash ring, shard Leases and their states, the drain handshake |
 //! | [`webhook`] | admission and conversion webhooks (feature `webhook`) |
 //!
+//! The modules depend on each other one way, from the top down: [`manager`] uses
+//! [`sharding`], which uses [`controller`] (the narrow interface a controller sees a sharded
+//! manager through: the shard guard asked before each reconcile) and [`webhook`]; [`controller`]
+//! uses [`cache`] and [`events`]; these use the primitives at the bottom — leader election,
+//! metrics, health, the [`Runnable`](manager::Runnable) trait (all private module `ops`), the
+//! [`rbac`] rules and the kinds. [`util`] uses only the kinds. A controller knows its manager
+//! only through the interface the manager implements for it, so every module below
+//! [`manager`] can be read and changed without it.
+//!
 //! [`prelude`] brings the dozen names a first operator needs. Each module's page is its part of
 //! the guide, with its own `Error` (each converts into the crate's [`Error`], for code that mixes
 //! modules); [`controller`] has a whole operator run against the

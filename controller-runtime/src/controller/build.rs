@@ -20,18 +20,19 @@ use crate::controller::enqueue::KeySink;
 use crate::controller::error::Error;
 use crate::controller::handle::ControllerHandle;
 use crate::controller::handlers::register_primary;
+use crate::controller::host::{Host, Teardown};
 use crate::controller::intake::Intake;
 use crate::controller::predicate::{EventFilter, WatchFilter};
 use crate::controller::reconciler::Reconciler;
 use crate::controller::registered::Registered;
 use crate::controller::ryow::WriteTracker;
-use crate::controller::sharded::{ShardGuard, register_kind, shard_kind};
+use crate::controller::shard::ShardRole;
+use crate::controller::shard_kinds::{register_kind, shard_kind};
 use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
 use crate::controller::worker::{ControllerRun, Settings};
 use crate::events::{DEFAULT_EVENT_QUEUE, Recorder};
-use crate::manager::{Manager, Runnable, Teardown};
-use crate::sharding::Role;
+use crate::ops::runnable::Runnable;
 
 impl<K: Object> ControllerBuilder<'_, K> {
     /// Registers the watches and adds the controller to the manager; it runs from
@@ -122,7 +123,7 @@ impl<K: Object> ControllerBuilder<'_, K> {
             Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
         let (spec, predicate, _) = self.primary.into_parts();
         let cache = manager.cache();
-        let sharded = match shard_kind(manager, &spec, &self.name, Role::Key) {
+        let sharded = match shard_kind(manager, &spec, &self.name, ShardRole::Key) {
             Ok(sharded) => sharded,
             Err(error) => return Err(abandon(manager, &self.name, Vec::new(), error)),
         };
@@ -130,8 +131,7 @@ impl<K: Object> ControllerBuilder<'_, K> {
             Ok(primary) => primary,
             Err(error) => return Err(abandon(manager, &self.name, Vec::new(), error)),
         };
-        let sharded = register_kind(manager, sharded, &primary);
-        let shard_guard = ShardGuard::new(manager, sharded.as_ref());
+        let shard_guard = register_kind(manager, sharded, &primary);
         let primary_key = spec.key.clone();
         let state = Arc::new(ControllerState {
             name: self.name.clone().into(),
@@ -157,7 +157,7 @@ impl<K: Object> ControllerBuilder<'_, K> {
                 watched.push(register(manager, &self.name, &intake, &event_filters)?);
             }
             // Recorded only once every watch is registered: a failed build declares nothing.
-            Ok(manager.require_all(permissions)?)
+            manager.require_all(permissions)
         });
         if let Err(error) = registered {
             return Err(abandon(manager, &self.name, watched, error));
@@ -215,7 +215,7 @@ impl<K: Object> ControllerBuilder<'_, K> {
 /// Undoes a build that failed after reserving its name: removes the event handlers it added
 /// (the caches it created stay, for a later controller of the kind) and frees the name.
 fn abandon(
-    manager: &Manager,
+    manager: &dyn Host,
     name: &str,
     watched: Vec<Registered>,
     error: impl Into<Error>,

@@ -1,6 +1,6 @@
 //! [`Controller`]: the builder that wires watches, predicates and a workqueue to a
 //! [`Reconciler`](crate::controller::Reconciler); [`ControllerBuilder::build`] (in `build.rs`)
-//! registers the result with a [`Manager`].
+//! registers the result with a [`Manager`](crate::manager::Manager).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,16 +11,16 @@ use workqueue::RateLimiter;
 
 use crate::controller::error::Error;
 use crate::controller::handlers::register_secondary;
+use crate::controller::host::Host;
 use crate::controller::intake::Intake;
 use crate::controller::predicate::{AnyObject, EventFilter, Predicate, WatchFilter};
 use crate::controller::registered::Registered;
 use crate::controller::ryow::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
-use crate::controller::sharded::{register_kind, shard_kind};
+use crate::controller::shard::ShardRole;
+use crate::controller::shard_kinds::{register_kind, shard_kind};
 use crate::controller::source::KeyStream;
 use crate::controller::watch::Watch;
-use crate::manager::Manager;
 use crate::rbac::{Rule, Verb};
-use crate::sharding::Role;
 
 /// How many workers a controller runs unless told otherwise (controller-runtime's default).
 pub const DEFAULT_MAX_CONCURRENT_RECONCILES: usize = 1;
@@ -36,15 +36,23 @@ pub const DEFAULT_MAX_CONCURRENT_RECONCILES: usize = 1;
 /// Controller::new(manager).for_(Watch::of::<ConfigMap>()).for_(Watch::of::<Secret>());
 /// # }
 /// ```
-#[derive(Debug)]
+///
+/// [`Controller::new`] takes the [`Manager`](crate::manager::Manager) the controller will run in.
 pub struct Controller<'m> {
-    manager: &'m Manager,
+    manager: &'m dyn Host,
+}
+
+impl std::fmt::Debug for Controller<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Controller").finish_non_exhaustive()
+    }
 }
 
 impl<'m> Controller<'m> {
-    /// Starts building a controller that will run in `manager`.
-    pub fn new(manager: &'m Manager) -> Self {
-        Self { manager }
+    /// Starts building a controller that will run in `host` (the manager's side of
+    /// [`Controller::new`]).
+    pub(crate) fn on(host: &'m dyn Host) -> Self {
+        Self { manager: host }
     }
 
     /// The primary kind: every create, update and delete of a watched object that passes the
@@ -67,11 +75,11 @@ impl<'m> Controller<'m> {
 /// Registers one secondary watch: given the manager, the controller's name, its intake of keys
 /// and its event filters, adds a handler to each informer of the watched kind's cache.
 pub(super) type WatchFn =
-    Box<dyn FnOnce(&Manager, &str, &Intake, &Arc<[EventFilter]>) -> Result<Registered, Error>>;
+    Box<dyn FnOnce(&dyn Host, &str, &Intake, &Arc<[EventFilter]>) -> Result<Registered, Error>>;
 
 /// Builds a controller for the primary object type `K`; from [`Controller::for_`].
 pub struct ControllerBuilder<'m, K: Object> {
-    pub(super) manager: &'m Manager,
+    pub(super) manager: &'m dyn Host,
     pub(super) name: String,
     pub(super) primary: Watch<K>,
     pub(super) event_filters: Vec<EventFilter>,
@@ -140,7 +148,7 @@ impl<K: Object> ControllerBuilder<'_, K> {
     /// `blockOwnerDeletion`; clusters that enforce owner-reference permissions
     /// (`OwnerReferencesPermissionEnforcement`, on in OpenShift and many hardened clusters) then
     /// require `update` on the owner's `finalizers` subresource, so that rule joins the
-    /// manager's [`rbac_policy`](Manager::rbac_policy).
+    /// manager's [`rbac_policy`](crate::manager::Manager::rbac_policy).
     pub fn owns<C: Object>(mut self, watch: Watch<C>) -> Self {
         let finalizers = self
             .primary
@@ -156,7 +164,7 @@ impl<K: Object> ControllerBuilder<'_, K> {
         self.watch_kind(
             watch,
             move |child: &C| owner.owner_key(child.meta()),
-            Some(Role::Owned),
+            Some(ShardRole::Owned),
         )
     }
 
@@ -174,7 +182,7 @@ impl<K: Object> ControllerBuilder<'_, K> {
 
     /// Adds a secondary watch; in a sharded manager, its kind is sharded in `sharded` (owned
     /// kinds follow their owner), or cached whole with `None`.
-    fn watch_kind<W, I, F>(mut self, watch: Watch<W>, mapper: F, sharded: Option<Role>) -> Self
+    fn watch_kind<W, I, F>(mut self, watch: Watch<W>, mapper: F, sharded: Option<ShardRole>) -> Self
     where
         W: Object,
         I: IntoIterator<Item = ObjectKey>,
@@ -318,7 +326,7 @@ impl<K: Object> ControllerBuilder<'_, K> {
     /// Declares the RBAC rules the reconciler's own API calls need — its writes (creates,
     /// updates, status updates, patches, deletes) and any reads that bypass the cache — which
     /// the manager cannot infer from code. They join the manager's
-    /// [`rbac_policy`](Manager::rbac_policy) when the controller is built, next to what the
+    /// [`rbac_policy`](crate::manager::Manager::rbac_policy) when the controller is built, next to what the
     /// manager records itself (list and watch of every cached kind, the event recorder, leader
     /// election, the owner's finalizers for owned kinds). Repeatable.
     pub fn permissions(mut self, rules: impl IntoIterator<Item = Rule>) -> Self {

@@ -35,9 +35,29 @@ pub enum Error {
     #[error(transparent)]
     Cache(#[from] crate::cache::Error),
 
-    /// The manager refused the controller (its name is taken, or the manager has stopped).
+    /// Another controller of the manager has this name.
+    #[error(
+        "a controller named `{0}` is already registered with this manager; give each controller a unique name with `ControllerBuilder::named`"
+    )]
+    DuplicateName(String),
+
+    /// The manager's `start` has returned: it runs no more controllers.
+    #[error("the manager has stopped; build a new manager to run more controllers")]
+    ManagerStopped,
+
+    /// A permission the controller declares was refused.
     #[error(transparent)]
-    Manager(#[from] crate::manager::Error),
+    Rbac(#[from] crate::rbac::Error),
+
+    /// A controller of a sharded manager was built after the manager started: the ring's
+    /// sharder learns its kinds at start.
+    #[error(
+        "controller `{controller}` was built after its sharded manager started; build every controller of a sharded manager before `start`"
+    )]
+    LateShardedController {
+        /// The controller's name.
+        controller: String,
+    },
 }
 
 impl From<informer::Error> for Error {

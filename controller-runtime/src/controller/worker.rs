@@ -26,13 +26,13 @@ use crate::controller::debounce::Debouncer;
 use crate::controller::error::Error;
 use crate::controller::intake::Intake;
 use crate::controller::reconciler::{ReconcileError, Reconciler, Request};
-use crate::controller::sharded::{ShardGuard, Verdict};
+use crate::controller::shard::{ShardGuard, Verdict};
 use crate::controller::source::KeyStream;
 use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
-use crate::manager::Runnable;
 use crate::ops::leader_election::LeaderElector;
 use crate::ops::metrics::ControllerMetrics;
+use crate::ops::runnable::Runnable;
 use informer::Object;
 
 /// Worker settings fixed at build time.
@@ -44,7 +44,7 @@ pub(crate) struct Settings {
     pub(crate) leadership: Option<LeaderElector>,
     pub(crate) need_leader_election: bool,
     /// In a sharded manager: asked before every reconcile.
-    pub(crate) shard: Option<ShardGuard>,
+    pub(crate) shard: Option<Box<dyn ShardGuard>>,
 }
 
 /// A built controller, run by the manager.
@@ -211,10 +211,12 @@ where
                 state.deleted.lock().get(key).cloned()
             };
             if let Some(guard) = &self.settings.shard {
-                match guard
-                    .judge(state.primary.cached(key), deleted.clone())
-                    .await
-                {
+                let cached = state.primary.cached(key);
+                let judged = guard.judge(
+                    cached.as_ref().map(|object| object.meta()),
+                    deleted.as_ref().map(|object| object.meta()),
+                );
+                match judged.await {
                     Verdict::Work => {}
                     Verdict::Skip => {
                         self.queue.forget(key);

@@ -26,7 +26,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::kind::Kind;
-use crate::manager::Runnable;
+use crate::ops::runnable::Runnable;
 
 /// How long repeats of an event are folded into its series (client-go: 6 minutes).
 pub const SERIES_WINDOW: Duration = Duration::from_secs(6 * 60);

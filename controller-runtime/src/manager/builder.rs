@@ -17,7 +17,6 @@ use crate::cache::{ByObject, CacheOptions, Namespaces, Registry};
 use crate::manager::error::Error;
 use crate::manager::readiness::Readiness;
 use crate::manager::running::Manager;
-use crate::manager::sharded::ShardedManager;
 use crate::manager::shutdown::ShutdownHandle;
 use crate::manager::state::State;
 use crate::ops::health::Probes;
@@ -25,7 +24,7 @@ use crate::ops::leader_election::config::LeaderElectionConfig;
 use crate::ops::leader_election::elector::LeaderElector;
 use crate::ops::metrics::{InformerSet, Metrics};
 use crate::ops::server::Bound;
-use crate::sharding::{Error as ShardingError, ShardingConfig, shard_selector};
+use crate::sharding::{Error as ShardingError, ShardedManager, ShardingConfig, shard_selector};
 
 /// How long `start` waits for the informer caches by default.
 pub const DEFAULT_CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(120);

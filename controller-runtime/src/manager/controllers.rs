@@ -4,45 +4,47 @@
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::controller::Teardown;
 use crate::manager::error::Error;
 use crate::manager::removable::{Phase, Removable};
-use crate::manager::runnable::Runnable;
 use crate::manager::running::Manager;
-use crate::manager::state::{ControllerSlot, Teardown};
+use crate::manager::state::ControllerSlot;
+use crate::ops::runnable::Runnable;
+
+/// Why the manager refused a runnable.
+pub(super) enum Refused {
+    /// `start` has returned.
+    Stopped,
+    /// A permission it declares.
+    Rbac(crate::rbac::Error),
+}
+
+impl From<Refused> for Error {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::Stopped => Self::Stopped,
+            Refused::Rbac(error) => Self::Rbac(error),
+        }
+    }
+}
 
 impl Manager {
-    /// Reserves a controller name; fails if it is taken or the manager has stopped.
-    pub(crate) fn reserve_name(&self, name: &str) -> Result<(), Error> {
-        let mut state = self.state.lock();
-        if state.stopped {
-            return Err(Error::Stopped);
-        }
-        if !state.names.insert(name.to_owned()) {
-            return Err(Error::DuplicateName(name.to_owned()));
-        }
-        Ok(())
-    }
-
-    /// Frees a name reserved by a controller whose build failed.
-    pub(crate) fn release_name(&self, name: &str) {
-        self.state.lock().names.remove(name);
-    }
-
     /// Adds a runnable. Before [`start`](Self::start) it runs once the caches synced; added to
     /// a running manager it starts at once (if it needs leadership: once this manager leads).
     /// [`Error::Stopped`] once `start` has returned.
     pub fn add(&self, runnable: impl Runnable) -> Result<(), Error> {
-        self.add_boxed(Box::new(runnable))
+        Ok(self.add_boxed(Box::new(runnable))?)
     }
 
-    fn add_boxed(&self, runnable: Box<dyn Runnable>) -> Result<(), Error> {
-        self.require_all(runnable.permissions())?;
+    fn add_boxed(&self, runnable: Box<dyn Runnable>) -> Result<(), Refused> {
+        self.require_all(runnable.permissions())
+            .map_err(Refused::Rbac)?;
         let mut state = self.state.lock();
         if state.stopped {
-            return Err(Error::Stopped);
+            return Err(Refused::Stopped);
         }
         match &state.late {
-            Some(late) => late.send(runnable).map_err(|_| Error::Stopped),
+            Some(late) => late.send(runnable).map_err(|_| Refused::Stopped),
             None => {
                 state.runnables.push(runnable);
                 Ok(())
@@ -51,12 +53,12 @@ impl Manager {
     }
 
     /// Adds a built controller's runnables (run and event recorder), removable together.
-    pub(crate) fn add_controller(
+    pub(super) fn add_controller(
         &self,
         name: &str,
         runnables: Vec<Box<dyn Runnable>>,
         teardown: Teardown,
-    ) -> Result<(), Error> {
+    ) -> Result<(), Refused> {
         let removed = CancellationToken::new();
         let mut phases = Vec::with_capacity(runnables.len());
         for runnable in runnables {

@@ -64,12 +64,11 @@
 mod builder;
 mod controllers;
 mod error;
+mod host;
 mod rbac;
 mod readiness;
 mod removable;
-mod runnable;
 mod running;
-mod sharded;
 mod shutdown;
 mod state;
 mod supervisor;
@@ -77,9 +76,9 @@ mod supervisor;
 mod webhooks;
 
 pub use crate::ops::health::ping;
+pub use crate::ops::runnable::Runnable;
 pub use builder::{DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT, ManagerBuilder};
 pub use error::Error;
-pub use runnable::Runnable;
 pub use running::{Addresses, Manager};
 pub use shutdown::ShutdownHandle;
 
@@ -87,5 +86,3 @@ pub use shutdown::ShutdownHandle;
 /// manager keeps them as trait objects, so their futures are boxed; a
 /// [`Reconciler`](crate::controller::Reconciler) is a native async trait).
 pub use async_trait::async_trait;
-
-pub(crate) use state::Teardown;

@@ -72,7 +72,7 @@ impl Manager {
     }
 
     /// Records what a runnable declares it needs.
-    pub(crate) fn require_all(&self, rules: Vec<Rule>) -> Result<(), Error> {
+    pub(crate) fn require_all(&self, rules: Vec<Rule>) -> Result<(), crate::rbac::Error> {
         let mut state = self.state.lock();
         for rule in rules {
             state.permissions.add(rule)?;

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::manager::runnable::Runnable;
+use crate::ops::runnable::Runnable;
 
 /// Where a removable runnable is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,14 +14,13 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cache::{Cache, Registry};
 use crate::manager::error::Error;
-use crate::manager::sharded::ShardedManager;
 use crate::manager::shutdown::{ShutdownHandle, listen_for_signals};
 use crate::manager::state::State;
 use crate::ops::health::{Check, Probe, Probes};
 use crate::ops::leader_election::{Error as LeaderElectionError, LeaderElector};
 use crate::ops::metrics::Metrics;
 use crate::ops::server::{Bound, start_servers};
-use crate::sharding::{Shard, SharderStats};
+use crate::sharding::{Shard, ShardedManager, SharderStats};
 
 /// Owns the [`Cache`] (one informer factory, so every controller shares one cache and one
 /// watch per kind), the controllers and other [`Runnable`](crate::manager::Runnable)s.
@@ -41,7 +40,7 @@ pub struct Manager {
     pub(super) state: Mutex<State>,
     pub(super) metrics: Metrics,
     pub(super) elector: Option<Result<LeaderElector, LeaderElectionError>>,
-    /// A sharded manager's shard and ring (see `sharded.rs`).
+    /// A sharded manager's shard and ring (see the `sharding` module's `sharded_manager.rs`).
     pub(super) sharded: Option<Arc<ShardedManager>>,
     /// Invalid sharding settings, reported by `start`.
     pub(super) sharding_error: Mutex<Option<crate::sharding::Error>>,
@@ -86,11 +85,6 @@ impl Manager {
     /// The sharded manager's part, if sharded.
     pub(crate) fn sharded(&self) -> Option<&ShardedManager> {
         self.sharded.as_deref()
-    }
-
-    /// Whether `start` has been called.
-    pub(crate) fn is_started(&self) -> bool {
-        self.state.lock().started
     }
 
     /// The leader elector, if the manager elects (and its settings are valid). A sharded
@@ -174,10 +168,6 @@ impl Manager {
     /// A handle that requests this manager's shutdown.
     pub fn shutdown_handle(&self) -> ShutdownHandle {
         self.shutdown.clone()
-    }
-
-    pub(crate) fn cache_sync_timeout(&self) -> Duration {
-        self.cache_sync_timeout
     }
 
     /// Runs the manager until a shutdown request (see [`Manager`]). Fails if a kind's cache

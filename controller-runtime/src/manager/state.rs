@@ -7,9 +7,9 @@ use std::collections::{HashMap, HashSet};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::cache::KindKey;
+use crate::controller::Teardown;
 use crate::manager::removable::Phase;
-use crate::manager::runnable::Runnable;
+use crate::ops::runnable::Runnable;
 
 /// The runnables added before `start`, the controllers and their names, and where the
 /// manager is in its life.
@@ -25,15 +25,6 @@ pub(super) struct State {
     pub(super) stopped: bool,
     /// The RBAC rules recorded and declared so far (see `rbac.rs`).
     pub(super) permissions: crate::rbac::Permissions,
-}
-
-/// What removing a controller undoes: its event handlers, and its use of each kind's cache.
-#[derive(Default)]
-pub(crate) struct Teardown {
-    /// Removes one event handler from its informer.
-    pub(crate) handlers: Vec<Box<dyn FnOnce() + Send>>,
-    /// The kinds the controller watches (released on removal).
-    pub(crate) kinds: Vec<KindKey>,
 }
 
 /// What the manager keeps of each controller to remove it.

@@ -9,9 +9,9 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::manager::error::Error;
-use crate::manager::runnable::Runnable;
 use crate::manager::running::Manager;
 use crate::ops::leader_election::elector::LeaderElector;
+use crate::ops::runnable::Runnable;
 
 impl Manager {
     /// Syncs the caches and runs the runnables (leader-only ones while leading) until a

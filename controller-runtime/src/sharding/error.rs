@@ -41,16 +41,6 @@ pub enum Error {
     )]
     WithLeaderElection,
 
-    /// A controller was added to a sharded manager after it started: the ring's sharder
-    /// learns its kinds at start.
-    #[error(
-        "controller `{controller}` was built after its sharded manager started; build every controller of a sharded manager before `start`"
-    )]
-    LateController {
-        /// The controller's name.
-        controller: String,
-    },
-
     /// The Lease timings break the rules of leader election, which renews shard Leases.
     #[error("invalid shard Lease timings: {0}")]
     LeaseTimings(#[source] crate::leader_election::Error),

@@ -58,7 +58,9 @@
 //! webhook server ([`Manager::sharding_webhook`](crate::manager::Manager::sharding_webhook)),
 //! reports `/readyz` `shard` until the sharder marked its Lease ([`ASSIGNED_ANNOTATION`]) and
 //! shows the series of [`ShardingSeries`] on `/metrics`. The pieces stay public for other
-//! arrangements.
+//! arrangements. Everything of sharding lives in this module: the manager's part
+//! (`sharded_manager.rs`), the reconcile guard its controllers ask (`guard.rs`, implementing
+//! the controller's narrow shard interface) and the `/metrics` collector (`collector.rs`).
 //!
 //! # Errors
 //!
@@ -66,8 +68,11 @@
 //! requests about shard Leases, the sharder's caches, and drain acknowledgements.
 
 mod assignment;
+#[cfg(feature = "metrics")]
+pub(crate) mod collector;
 mod config;
 mod error;
+mod guard;
 mod hash;
 mod labels;
 mod lease;
@@ -76,6 +81,7 @@ mod membership;
 mod ring;
 mod series;
 mod shard;
+mod sharded_manager;
 mod sharder;
 mod state;
 mod takeover;
@@ -97,12 +103,9 @@ pub use labels::{
 pub use lease::ShardLease;
 pub use member::{MemberEnd, ShardMember};
 pub use ring::{Ring, ShardName, VIRTUAL_NODES_PER_SHARD, ring_key};
-pub(crate) use series::ObjectCount;
 pub use series::{ShardingSample, ShardingSeries};
 pub use shard::{Admission, Shard};
-pub(crate) use sharder::{Role, ShardedKind, sharder_rules};
+pub(crate) use sharded_manager::ShardedManager;
 pub use sharder::{Sharder, SharderCounts, SharderStats};
 pub use state::{ORPHAN_AFTER, ShardState};
 pub use takeover::{Takeover, take_over_uncertain_shard};
-#[cfg(feature = "webhook")]
-pub(crate) use webhook::{AssignmentHook, assignment_webhook};

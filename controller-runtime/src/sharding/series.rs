@@ -10,8 +10,7 @@ use parking_lot::Mutex;
 use crate::sharding::shard::Shard;
 use crate::sharding::sharder::{SharderCounts, SharderStats};
 
-/// Counts the objects of one kind in the shard's cache.
-pub(crate) type ObjectCount = Arc<dyn Fn() -> usize + Send + Sync>;
+pub(crate) use crate::controller::ObjectCount;
 
 /// The sources of a sharded manager's series.
 pub struct ShardingSeries {

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use kube::Api;
 use serde_json::{Value, json};
 
-use crate::controller::{Action, ReconcileError};
 use crate::kind::Kind;
 use crate::util::error::Error;
 
@@ -32,25 +31,34 @@ pub enum FinalizerEvent<K> {
 ///   triggers the next reconcile);
 /// - live object with it: calls `reconcile(Apply(obj))` and returns its result;
 /// - object being deleted with it: calls `reconcile(Cleanup(obj))`; if that succeeds, removes
-///   the finalizer and returns [`Action::done`] (the [`Action`] the cleanup returned is
-///   ignored: once the finalizer is gone the API server deletes the object, so there is nothing
-///   to requeue); if it fails, keeps the finalizer and returns the error, so the cleanup is
-///   retried with backoff;
-/// - object being deleted without it: nothing to do.
+///   the finalizer and returns `T::default()` — [`Action::done`] for an [`Action`] (what the
+///   cleanup returned is ignored: once the finalizer is gone the API server deletes the object,
+///   so there is nothing to requeue); if it fails, keeps the finalizer and returns the error, so
+///   the cleanup is retried with backoff;
+/// - object being deleted without it: nothing to do (`T::default()`).
+///
+/// `reconcile` returns what a reconcile does — usually `Result<Action, ReconcileError>` — and
+/// its error type takes this module's [`Error`] too (with `From`, as
+/// [`ReconcileError`] and every error that converts `util::Error` do).
 ///
 /// The patches are JSON patches guarded by a `test` of the finalizer list, so a concurrent edit
 /// fails the patch (a conflict: the reconcile is retried) instead of being overwritten.
-pub async fn finalizer<K, F, Fut, E>(
+///
+/// [`Action`]: crate::controller::Action
+/// [`Action::done`]: crate::controller::Action::done
+/// [`ReconcileError`]: crate::controller::ReconcileError
+pub async fn finalizer<K, F, Fut, T, E>(
     api: &Api<K>,
     name: &str,
     obj: Arc<K>,
     reconcile: F,
-) -> Result<Action, ReconcileError>
+) -> Result<T, E>
 where
     K: Kind,
     F: FnOnce(FinalizerEvent<K>) -> Fut,
-    Fut: Future<Output = Result<Action, E>>,
-    E: Into<ReconcileError>,
+    Fut: Future<Output = Result<T, E>>,
+    T: Default,
+    E: From<Error> + std::fmt::Display,
 {
     let meta = obj.meta();
     let object_name = meta.name.clone().ok_or_else(|| Error::MissingField {
@@ -60,18 +68,14 @@ where
     let finalizers = meta.finalizers.clone().unwrap_or_default();
     let position = finalizers.iter().position(|existing| existing == name);
     match (meta.deletion_timestamp.is_some(), position) {
-        (false, Some(_)) => reconcile(FinalizerEvent::Apply(obj))
-            .await
-            .map_err(Into::into),
+        (false, Some(_)) => reconcile(FinalizerEvent::Apply(obj)).await,
         (true, Some(index)) => {
             // The cleanup's requested action is moot: once the finalizer is removed the
             // object goes away.
             let _action = reconcile(FinalizerEvent::Cleanup(Arc::clone(&obj)))
                 .await
-                .map_err(|error| {
-                    let error: ReconcileError = error.into();
+                .inspect_err(|error| {
                     tracing::warn!(finalizer = name, %error, "finalizer cleanup failed; keeping the finalizer");
-                    error
                 })?;
             let path = format!("/metadata/finalizers/{index}");
             json_patch(
@@ -84,7 +88,7 @@ where
             )
             .await?;
             tracing::debug!(finalizer = name, "cleanup done; finalizer removed");
-            Ok(Action::done())
+            Ok(T::default())
         }
         (false, None) => {
             let patch = if finalizers.is_empty() {
@@ -100,9 +104,9 @@ where
             };
             json_patch(api, &object_name, patch).await?;
             tracing::debug!(finalizer = name, "finalizer added");
-            Ok(Action::done())
+            Ok(T::default())
         }
-        (true, None) => Ok(Action::done()),
+        (true, None) => Ok(T::default()),
     }
 }
 

@@ -194,7 +194,7 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
             .for_(Watch::of::<Widget>())
             .named("too-late")
             .build(counting::<Widget>(&first)),
-        Err(controller::Error::Manager(Error::Stopped))
+        Err(controller::Error::ManagerStopped)
     ));
     server.shutdown().await;
 }

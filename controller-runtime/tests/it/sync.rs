@@ -148,7 +148,7 @@ async fn builder_rejects_duplicate_names_and_bad_settings() {
         .build(noop())
         .unwrap_err();
     assert!(
-        matches!(error, controller::Error::Manager(Error::DuplicateName(ref name)) if name == "configmap"),
+        matches!(error, controller::Error::DuplicateName(ref name) if name == "configmap"),
         "{error}"
     );
     let error = Controller::new(&manager)

@@ -9,7 +9,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use crate::ops::metrics::families::Labels;
 
 /// Writes the gauge family `name` with one sample per label set.
-pub(super) fn gauge<V: prometheus_client::encoding::EncodeGaugeValue + Copy>(
+pub(crate) fn gauge<V: prometheus_client::encoding::EncodeGaugeValue + Copy>(
     encoder: &mut DescriptorEncoder,
     name: &str,
     help: &str,
@@ -24,7 +24,7 @@ pub(super) fn gauge<V: prometheus_client::encoding::EncodeGaugeValue + Copy>(
 
 /// Writes the counter family `name` (without `_total`: the encoder appends it) with one
 /// sample per label set.
-pub(super) fn counter(
+pub(crate) fn counter(
     encoder: &mut DescriptorEncoder,
     name: &str,
     help: &str,

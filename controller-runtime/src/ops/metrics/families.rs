@@ -29,7 +29,7 @@ fn queue_histogram() -> Histogram {
 }
 
 /// Labels from name-value pairs.
-pub(super) fn labels(pairs: &[(&str, &str)]) -> Labels {
+pub(crate) fn labels(pairs: &[(&str, &str)]) -> Labels {
     pairs
         .iter()
         .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))

@@ -29,13 +29,15 @@ mod noop;
 mod prometheus;
 #[cfg(feature = "metrics")]
 mod queue;
-#[cfg(feature = "metrics")]
-mod sharding_collector;
 // Without the `metrics` feature nothing reads the counts (the no-op registry ignores them).
 #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
 mod reconciles;
 
 pub use buckets::RECONCILE_TIME_BUCKETS;
+#[cfg(feature = "metrics")]
+pub(crate) use const_series::{counter, gauge};
+#[cfg(feature = "metrics")]
+pub(crate) use families::labels;
 pub(crate) use informers::InformerSet;
 #[cfg(not(feature = "metrics"))]
 pub use noop::*;

@@ -34,7 +34,6 @@ impl Metrics {
     ) -> ControllerMetrics {
         ControllerMetrics
     }
-    pub(crate) fn sharding(&self, _series: Arc<crate::sharding::ShardingSeries>) {}
     pub(crate) fn queue_provider(&self, _prioritized: bool) -> Option<Arc<dyn MetricsProvider>> {
         None
     }

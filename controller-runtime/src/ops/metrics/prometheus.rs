@@ -17,7 +17,6 @@ use crate::ops::metrics::informer_collector::InformerCollector;
 use crate::ops::metrics::informers::InformerSet;
 use crate::ops::metrics::queue::QueueProvider;
 use crate::ops::metrics::reconciles::{ControllerSet, CountsReconciles};
-use crate::ops::metrics::sharding_collector::ShardingCollector;
 
 /// A manager's Prometheus registry (see the [module docs](crate::metrics)). Cheap to clone.
 #[derive(Clone)]
@@ -101,13 +100,6 @@ impl Metrics {
             Arc::clone(&self.families),
             prioritized,
         )))
-    }
-
-    /// Serves a sharded manager's series, read from `series` at scrape time.
-    pub(crate) fn sharding(&self, series: Arc<crate::sharding::ShardingSeries>) {
-        self.registry
-            .lock()
-            .register_collector(Box::new(ShardingCollector(series)));
     }
 
     /// The leader-election series of lease `name`.

@@ -8,14 +8,8 @@ use crate::kind::Kind;
 use crate::rbac::{Rule, Verb};
 use crate::sharding::ring::ring_key;
 
-/// How the objects of a kind are placed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Role {
-    /// By the ring, from the object's own identity.
-    Key,
-    /// With its controller owner, an object of a [`Role::Key`] kind.
-    Owned,
-}
+/// How the objects of a kind are placed: the role a controller gives its kinds.
+pub(crate) use crate::controller::ShardRole as Role;
 
 /// One kind the sharder labels.
 #[derive(Clone, Debug)]
@@ -55,6 +49,8 @@ impl ShardedKind {
     }
 
     /// Whether the ring places objects of this kind in `namespace`.
+    // Asked by the assignment webhook only.
+    #[cfg_attr(not(feature = "webhook"), allow(dead_code))]
     pub fn covers(&self, namespace: Option<&str>) -> bool {
         match (&self.namespaces, namespace) {
             (None, _) => true,

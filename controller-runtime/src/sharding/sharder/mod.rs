@@ -21,8 +21,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::kind::Kind;
 use crate::leader_election::LeaderElector;
-use crate::manager::Runnable;
 use crate::metrics::Metrics;
+use crate::ops::runnable::Runnable;
 use crate::rbac::{Rule, Verb};
 use crate::sharding::config::ShardingConfig;
 use crate::sharding::error::Error;

@@ -11,12 +11,17 @@ use std::sync::Arc;
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::DescriptorEncoder;
 
-use crate::ops::metrics::const_series::{counter, gauge};
-use crate::ops::metrics::families::labels;
+use crate::ops::metrics::{Metrics, counter, gauge, labels};
 use crate::sharding::ShardingSeries;
 
+/// Serves a sharded manager's series in `metrics`, read from `series` at scrape time.
+pub(crate) fn register(metrics: &Metrics, series: Arc<ShardingSeries>) {
+    metrics
+        .with_registry(|registry| registry.register_collector(Box::new(ShardingCollector(series))));
+}
+
 /// Reads a sharded manager's series at scrape time.
-pub(super) struct ShardingCollector(pub(super) Arc<ShardingSeries>);
+struct ShardingCollector(Arc<ShardingSeries>);
 
 impl std::fmt::Debug for ShardingCollector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -1,5 +1,6 @@
 //! [`Runnable`]: anything the manager runs alongside its controllers once the caches synced
-//! (controllers themselves are runnables, and so is each controller's event recorder).
+//! (controllers themselves are runnables, and so is each controller's event recorder). Defined
+//! here, below every module that implements it, and re-exported as `manager::Runnable`.
 
 use std::error::Error as StdError;
 

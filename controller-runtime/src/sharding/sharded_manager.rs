@@ -1,6 +1,7 @@
 //! A sharded manager's own part ([`ManagerBuilder::sharding`](crate::manager::ManagerBuilder::sharding)):
-//! its shard, the kinds its controllers shard, and what it adds at start — the ring's sharder
-//! and the watch for the sharder's mark that makes the shard ready.
+//! its shard, the kinds its controllers shard (it is the controllers' [`ShardHost`]), and what
+//! it adds at start — the ring's sharder and the watch for the sharder's mark that makes the
+//! shard ready.
 
 use std::error::Error as StdError;
 use std::sync::Arc;
@@ -15,14 +16,20 @@ use kube::Client;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use crate::manager::Runnable;
-use crate::metrics::Metrics;
+use kube::core::ApiResource;
+
+use crate::controller::{KindToShard, ObjectCount, ShardGuard, ShardHost};
+use crate::ops::metrics::Metrics;
+use crate::ops::runnable::Runnable;
 use crate::rbac::Rule;
 #[cfg(feature = "webhook")]
-use crate::sharding::{AssignmentHook, RING_LABEL, assignment_webhook};
+use crate::sharding::RING_LABEL;
+use crate::sharding::guard::ReconcileGuard;
+use crate::sharding::sharder::{ShardedKind, sharder_rules};
+#[cfg(feature = "webhook")]
+use crate::sharding::webhook::{AssignmentHook, assignment_webhook};
 use crate::sharding::{
-    Error, ObjectCount, Shard, ShardMember, ShardedKind, Sharder, SharderStats, ShardingConfig,
-    ShardingSeries, sharder_rules,
+    Error, Shard, ShardMember, Sharder, SharderStats, ShardingConfig, ShardingSeries,
 };
 
 /// What makes a manager a shard of its ring.
@@ -53,7 +60,8 @@ impl ShardedManager {
         let shard = Shard::new(client, member);
         let stats = Arc::new(SharderStats::default());
         let series = Arc::new(ShardingSeries::new(shard.clone(), Arc::clone(&stats)));
-        metrics.sharding(Arc::clone(&series));
+        #[cfg(feature = "metrics")]
+        crate::sharding::collector::register(metrics, Arc::clone(&series));
         #[cfg(feature = "webhook")]
         let leases = factory.informer_in::<Lease>(
             InformerScope::namespace(config.namespace())
@@ -80,15 +88,6 @@ impl ShardedManager {
     /// The ring's sharder's counts, as this replica's candidate sees them.
     pub(crate) fn stats(&self) -> Arc<SharderStats> {
         Arc::clone(&self.stats)
-    }
-
-    /// A controller shards `kind`; `objects` counts them in this shard's cache.
-    pub(crate) fn add_kind(&self, kind: ShardedKind, objects: ObjectCount) {
-        self.series.count_objects(&kind.resource.kind, objects);
-        let mut kinds = self.kinds.lock();
-        if !kinds.iter().any(|known| known.resource == kind.resource) {
-            kinds.push(kind);
-        }
     }
 
     /// The assignment webhook (feature `webhook`): labels new objects of the kinds sharded so
@@ -124,6 +123,22 @@ impl ShardedManager {
             Box::new(sharder),
             Box::new(AssignmentWatch(self.shard.member().clone())),
         ])
+    }
+}
+
+impl ShardHost for ShardedManager {
+    fn add_kind(&self, kind: KindToShard, namespaces: Option<Vec<String>>, objects: ObjectCount) {
+        let kind =
+            ShardedKind::new(kind.resource, kind.namespaced, kind.role).in_namespaces(namespaces);
+        self.series.count_objects(&kind.resource.kind, objects);
+        let mut kinds = self.kinds.lock();
+        if !kinds.iter().any(|known| known.resource == kind.resource) {
+            kinds.push(kind);
+        }
+    }
+
+    fn guard(&self, resource: &ApiResource) -> Box<dyn ShardGuard> {
+        Box::new(ReconcileGuard::new(self.shard.clone(), resource.clone()))
     }
 }
 
