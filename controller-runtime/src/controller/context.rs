@@ -21,6 +21,7 @@ pub struct Context<K: Object> {
     state: Arc<ControllerState<K>>,
     key: ObjectKey,
     reconcile_id: Arc<str>,
+    object: Option<Arc<K>>,
     deleted: Option<Arc<K>>,
     priority: Priority,
 }
@@ -31,6 +32,7 @@ impl<K: Object> Clone for Context<K> {
             state: Arc::clone(&self.state),
             key: self.key.clone(),
             reconcile_id: Arc::clone(&self.reconcile_id),
+            object: self.object.clone(),
             deleted: self.deleted.clone(),
             priority: self.priority,
         }
@@ -54,6 +56,7 @@ impl<K: Object> Context<K> {
         state: Arc<ControllerState<K>>,
         key: ObjectKey,
         reconcile_id: Arc<str>,
+        object: Option<Arc<K>>,
         deleted: Option<Arc<K>>,
         priority: Priority,
     ) -> Self {
@@ -61,6 +64,7 @@ impl<K: Object> Context<K> {
             state,
             key,
             reconcile_id,
+            object,
             deleted,
             priority,
         }
@@ -115,10 +119,13 @@ impl<K: Object> Context<K> {
         self.state.primary.has_synced()
     }
 
-    /// The primary object from the cache; `None` if it does not exist (see
-    /// [`deleted`](Self::deleted)).
+    /// The primary object from the cache, as it was when this reconcile started (after the
+    /// cache caught up with this controller's own earlier writes); `None` if it does not exist
+    /// (see [`deleted`](Self::deleted)). The controller looks it up once per reconcile and hands
+    /// it here, so every call returns the same object: a write made in this reconcile returns
+    /// the stored object, and [`lister`](Self::lister) reads the cache as it is now.
     pub fn get(&self) -> Option<Arc<K>> {
-        self.state.primary.cached(&self.key)
+        self.object.clone()
     }
 
     /// When the primary object is gone: its last known state, from the delete event (or from

@@ -55,30 +55,37 @@ impl WriteTracker {
         self.changed.notify_waiters();
     }
 
-    /// Waits until `cached_version()` (the cached object's resource version, `None` if the
-    /// object is not cached) has caught up with the last write to `key`, or the object's
-    /// deletion was seen ([`forget`](Self::forget)), for at most `timeout`.
+    /// Waits until the cached object (`lookup()`, `None` if it is not cached; `version` reads
+    /// its resource version) has caught up with the last write to `key`, or the object's
+    /// deletion was seen ([`forget`](Self::forget)), for at most `timeout`; returns the object
+    /// of the last lookup, so the caller looks the object up no more than this did. With no
+    /// write pending (the common case) that is one lookup.
     ///
     /// (The informer's last synced resource version is not used: it is the reflector's, and runs
     /// ahead of the cache while the fifo drains.)
-    pub(crate) async fn wait(
+    pub(crate) async fn wait<T>(
         &self,
         key: &ObjectKey,
         timeout: Duration,
-        cached_version: impl Fn() -> Option<String>,
-    ) {
+        lookup: impl Fn() -> Option<T>,
+        version: impl Fn(&T) -> Option<&str>,
+    ) -> Option<T> {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            let Some(written) = self.written.lock().get(key).cloned() else {
-                return;
+            let written = self.written.lock().get(key).cloned();
+            let cached = lookup();
+            let Some(written) = written else {
+                return cached;
             };
-            if cached_version().is_some_and(|cached| caught_up(&cached, &written)) {
+            let current = cached.as_ref().and_then(&version);
+            if current.is_some_and(|current| caught_up(current, &written)) {
                 self.forget_if(key, &written);
-                return;
+                return cached;
             }
+            drop(cached);
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
                 tracing::warn!(
                     %key,
@@ -87,7 +94,7 @@ impl WriteTracker {
                     "cache did not catch up with this controller's last write in time; reconciling anyway"
                 );
                 self.forget_if(key, &written);
-                return;
+                return lookup();
             }
         }
     }
@@ -119,12 +126,25 @@ mod tests {
         assert!(!caught_up("abd", "abc"));
     }
 
+    /// The resource version of a cached "object" that is its version.
+    fn version(value: &Arc<str>) -> Option<&str> {
+        Some(value)
+    }
+
     #[tokio::test(start_paused = true)]
     async fn waits_for_the_cache_and_gives_up_after_the_timeout() {
         let tracker = Arc::new(WriteTracker::default());
         let key = ObjectKey::namespaced("ns", "a").unwrap();
-        // Nothing written: no wait.
-        tracker.wait(&key, Duration::from_secs(5), || None).await;
+        // Nothing written: no wait, and the one lookup is handed back.
+        let found = tracker
+            .wait(
+                &key,
+                Duration::from_secs(5),
+                || Some(Arc::from("1")),
+                version,
+            )
+            .await;
+        assert_eq!(found.as_deref(), Some("1"));
 
         tracker.record(&key, Some("7"));
         tracker.record(&key, Some("5"));
@@ -134,31 +154,46 @@ mod tests {
             tokio::spawn(async move {
                 let read = cached.clone();
                 tracker
-                    .wait(&key, Duration::from_secs(5), move || {
-                        Some(read.lock().clone())
-                    })
-                    .await;
-                cached.lock().clone()
+                    .wait(
+                        &key,
+                        Duration::from_secs(5),
+                        move || Some(Arc::from(read.lock().as_str())),
+                        version,
+                    )
+                    .await
             })
         };
         tokio::task::yield_now().await;
         *cached.lock() = "7".into();
         tracker.cache_changed();
-        assert_eq!(waiter.await.unwrap(), "7");
+        assert_eq!(waiter.await.unwrap().as_deref(), Some("7"));
         assert!(tracker.written.lock().is_empty());
 
         // A cache that never catches up: the wait ends at the deadline.
         tracker.record(&key, Some("9"));
         let start = tokio::time::Instant::now();
-        tracker
-            .wait(&key, Duration::from_secs(5), || Some("8".into()))
+        let found = tracker
+            .wait(
+                &key,
+                Duration::from_secs(5),
+                || Some(Arc::from("8")),
+                version,
+            )
             .await;
+        assert_eq!(
+            found.as_deref(),
+            Some("8"),
+            "looked up again at the deadline"
+        );
         assert_eq!(start.elapsed(), Duration::from_secs(5));
         assert!(tracker.written.lock().is_empty());
 
         // A deletion seen by the handler ends the wait.
         tracker.record(&key, Some("10"));
         tracker.forget(&key);
-        tracker.wait(&key, Duration::from_secs(5), || None).await;
+        let gone = tracker
+            .wait(&key, Duration::from_secs(5), || None::<Arc<str>>, version)
+            .await;
+        assert_eq!(gone, None);
     }
 }

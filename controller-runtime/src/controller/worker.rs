@@ -196,22 +196,23 @@ where
         );
         async {
             let state = &self.state;
-            state
+            // The one lookup of the primary object for this reconcile (made by the wait for
+            // read-your-own-writes), handed to the guard and the context.
+            let cached = state
                 .writes
-                .wait(key, state.read_your_writes_timeout, || {
-                    state
-                        .primary
-                        .cached(key)
-                        .and_then(|obj| obj.meta().resource_version.clone())
-                })
+                .wait(
+                    key,
+                    state.read_your_writes_timeout,
+                    || state.primary.cached(key),
+                    |object| object.meta().resource_version.as_deref(),
+                )
                 .await;
-            let deleted = if state.primary.cached(key).is_some() {
+            let deleted = if cached.is_some() {
                 None
             } else {
                 state.deleted.lock().get(key).cloned()
             };
             if let Some(guard) = &self.settings.shard {
-                let cached = state.primary.cached(key);
                 let judged = guard.judge(
                     cached.as_ref().map(|object| object.meta()),
                     deleted.as_ref().map(|object| object.meta()),
@@ -220,7 +221,7 @@ where
                     Verdict::Work => {}
                     Verdict::Skip => {
                         self.queue.forget(key);
-                        self.settle_deleted(key);
+                        self.settle_deleted(key, deleted.as_ref());
                         return;
                     }
                     Verdict::Retry => {
@@ -232,10 +233,12 @@ where
                     }
                 }
             }
+            let handed = deleted.clone();
             let ctx = Context::new(
                 Arc::clone(state),
                 key.clone(),
                 reconcile_id,
+                cached,
                 deleted,
                 priority,
             );
@@ -244,7 +247,7 @@ where
             let outcome = self.reconcile(key.clone(), ctx).await;
             self.metrics.reconciled(started.elapsed());
             self.stats.active_workers.fetch_sub(1, Ordering::Relaxed);
-            self.act(key, priority, outcome);
+            self.act(key, priority, outcome, handed.as_ref());
         }
         .instrument(span)
         .await;
@@ -275,19 +278,20 @@ where
 
     /// Requeues, forgets or backs off `key` according to `outcome`, counting it once; a
     /// requeue or retry keeps `priority`, the key's priority when it was handed out, unless the
-    /// action names another.
-    fn act(&self, key: &ObjectKey, priority: Priority, outcome: Outcome) {
+    /// action names another. `handed` is the last state of a deleted object the reconcile was
+    /// handed, if any.
+    fn act(&self, key: &ObjectKey, priority: Priority, outcome: Outcome, handed: Option<&Arc<K>>) {
         let queue = &self.queue;
         let stats = &self.stats;
         match outcome {
             Outcome::Finished(Ok(action)) => {
                 let priority = action.priority.unwrap_or(priority);
-                self.requeue(key, priority, action);
+                self.requeue(key, priority, action, handed);
             }
             Outcome::Finished(Err(error)) if error.is_terminal() => {
                 ControllerStats::count(&stats.terminal_errors);
                 queue.forget(key);
-                self.settle_deleted(key);
+                self.settle_deleted(key, handed);
                 tracing::error!(%error, "reconcile failed with a terminal error; not retrying");
             }
             Outcome::Finished(Err(error)) => {
@@ -323,13 +327,19 @@ where
     }
 
     /// Acts on a successful reconcile's `action`.
-    fn requeue(&self, key: &ObjectKey, priority: Priority, action: Action) {
+    fn requeue(
+        &self,
+        key: &ObjectKey,
+        priority: Priority,
+        action: Action,
+        handed: Option<&Arc<K>>,
+    ) {
         let (queue, stats) = (&self.queue, &self.stats);
         match action.requeue {
             Requeue::No => {
                 ControllerStats::count(&stats.success);
                 queue.forget(key);
-                self.settle_deleted(key);
+                self.settle_deleted(key, handed);
                 tracing::debug!("reconciled");
             }
             Requeue::Backoff => {
@@ -350,10 +360,19 @@ where
         }
     }
 
-    /// After a final outcome, a deleted object's last state is no longer needed.
-    fn settle_deleted(&self, key: &ObjectKey) {
-        if self.state.primary.cached(key).is_none() {
-            self.state.deleted.lock().remove(key);
+    /// After a final outcome, the deleted object's last state the reconcile was `handed` is no
+    /// longer needed — unless it was replaced meanwhile (the object came back and went again:
+    /// the next reconcile needs the new one). A re-created object's add already dropped it. No
+    /// lookup of the cache: a reconcile that was handed nothing leaves the map alone, so a
+    /// deletion seen while it ran reaches the next reconcile.
+    fn settle_deleted(&self, key: &ObjectKey, handed: Option<&Arc<K>>) {
+        let Some(handed) = handed else { return };
+        let mut deleted = self.state.deleted.lock();
+        if deleted
+            .get(key)
+            .is_some_and(|current| Arc::ptr_eq(current, handed))
+        {
+            deleted.remove(key);
         }
     }
 }

@@ -83,6 +83,58 @@ async fn the_deleted_objects_last_state_reaches_the_reconciler() {
     server.shutdown().await;
 }
 
+/// The value of `workqueue_adds_total` for `queue` in `metrics`' text.
+fn queue_adds(metrics: &str, queue: &str) -> Option<u64> {
+    let series = format!("name=\"{queue}\"");
+    metrics
+        .lines()
+        .find(|line| line.starts_with("workqueue_adds_total{") && line.contains(&series))
+        .and_then(|line| line.rsplit(' ').next())
+        .and_then(|value| value.parse().ok())
+}
+
+/// An object deleted while a reconcile of it (still live when it started) runs: the delete
+/// event's last state waits for the next reconcile, which must get it from its context. The
+/// first reconcile returns only once the controller's delete handler has run (it re-added the
+/// key: the queue's second add), so the state is recorded before that reconcile ends.
+#[tokio::test]
+async fn a_deletion_seen_during_a_reconcile_reaches_the_next_one() {
+    let server = Arc::new(apiserver_sim::ApiServer::start().await.unwrap());
+    let manager = Arc::new(manager(&server).build());
+    let last_states = LastStates::default();
+    let (seen, watcher, deleter) = (last_states.clone(), manager.clone(), server.clone());
+    Controller::new(&manager)
+        .for_(Watch::of::<ConfigMap>())
+        .build(reconciler_fn(
+            move |_req: Request, ctx: Context<ConfigMap>| {
+                let (seen, manager, server) = (seen.clone(), watcher.clone(), deleter.clone());
+                async move {
+                    if ctx.get().is_none() {
+                        seen.lock().push(ctx.deleted().and_then(|cm| value(&cm)));
+                        return Ok::<_, ReconcileError>(Action::done());
+                    }
+                    server.delete("", "configmaps", Some(NS), "doomed").unwrap();
+                    eventually("the delete handler", Duration::from_secs(30), || {
+                        queue_adds(&manager.metrics().render(), "configmap") == Some(2)
+                    })
+                    .await;
+                    Ok(Action::done())
+                }
+            },
+        ))
+        .unwrap();
+    let running = spawn(&manager);
+    server.create(&cm("doomed", "final")).unwrap();
+    eventually("the deleted reconcile", Duration::from_secs(30), || {
+        !last_states.lock().is_empty()
+    })
+    .await;
+    assert_eq!(*last_states.lock(), [Some("final".to_owned())]);
+
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+}
+
 const TARGET: i64 = 20;
 const DELAY_AT: i64 = 5;
 
