@@ -160,6 +160,10 @@ where
     }
 
     /// Replaces the primary object's status subresource; tracked like [`replace`](Self::replace).
+    /// A status write leaves the generation alone, so with
+    /// [`GenerationChanged`](crate::controller::predicate::GenerationChanged) on the primary
+    /// watch its event never reconciles the object again — usually what you want; to take a
+    /// next step after it, return [`Action::requeue`](crate::controller::Action::requeue).
     pub async fn replace_status(&self, obj: &K) -> Result<K, kube::Error> {
         let stored = self
             .api()
@@ -181,6 +185,8 @@ where
     }
 
     /// Patches the primary object's status subresource; tracked like [`replace`](Self::replace).
+    /// Its event is dropped by [`GenerationChanged`](crate::controller::predicate::GenerationChanged)
+    /// like [`replace_status`](Self::replace_status)'s.
     pub async fn patch_status<P: Serialize + fmt::Debug>(
         &self,
         params: &PatchParams,

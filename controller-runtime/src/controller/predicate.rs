@@ -16,7 +16,38 @@
 //! metadata. To write your own, implement `Predicate<K>` for every `K: HasMeta`.
 //!
 //! Resyncs and relists arrive as updates whose old and new objects have the same
-//! `resourceVersion`; [`ResourceVersionChanged`] and [`GenerationChanged`] drop them.
+//! `resourceVersion`; [`ResourceVersionChanged`] and [`GenerationChanged`] drop them — so a
+//! reconciler that must look again periodically returns
+//! [`Action::requeue_after`](crate::controller::Action::requeue_after) rather than relying on
+//! the resync period.
+//!
+//! # Your own writes and the events they cause
+//!
+//! A predicate sees the reconciler's own writes like anyone else's. Whatever it drops never
+//! comes back as a reconcile, so never end a reconcile expecting the event of your own write
+//! to start the next step: go on with the object the write returned, or return
+//! [`Action::requeue`](crate::controller::Action::requeue). In particular:
+//!
+//! - [`GenerationChanged`] drops every update that leaves `metadata.generation` alone: writes
+//!   of metadata (finalizers, labels, annotations, owner references — what
+//!   [`finalizer`](crate::util::finalizer) adds, what
+//!   [`server_side_apply`](crate::util::server_side_apply) of metadata changes), writes of the
+//!   status through the status subresource, and every update of a kind without a generation
+//!   (ConfigMaps, Secrets). The [`finalizer`](crate::util::finalizer) helper therefore goes on
+//!   with the updated object in the reconcile that added the finalizer.
+//! - [`LabelsChanged`] and [`AnnotationsChanged`] drop spec and status changes, so a status you
+//!   write and then wait on (say, an owned Deployment's rollout) never comes back through them.
+//! - On an owned or watched kind, through
+//!   [`with_event_filter`](crate::controller::ControllerBuilder::with_event_filter), they also
+//!   drop the status updates of the objects you created (a Deployment becoming available) and
+//!   every update of a kind without a generation (someone editing your ConfigMap): put them on
+//!   the primary watch alone ([`Watch::predicate`](crate::controller::Watch::predicate)) unless
+//!   that is what you want.
+//!
+//! The start of a deletion is never dropped by [`GenerationChanged`], [`LabelsChanged`] or
+//! [`AnnotationsChanged`]: the update that sets `metadata.deletionTimestamp` passes them all
+//! (the API server bumps the generation there only for kinds that have one), so the cleanup of a
+//! finalizer runs whatever the kind.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -107,34 +138,48 @@ impl HasMeta for AnyObject<'_> {
     }
 }
 
-/// Passes updates that change `metadata.generation` (spec changes, for types that have one);
-/// creates and deletes pass. Status-only updates and resyncs are dropped.
+/// Whether `new` is the first state of `old` with a deletion timestamp: the update that
+/// starts a deletion, which the change predicates always pass (a finalizer's cleanup waits
+/// for it).
+fn deletion_started(old: &ObjectMeta, new: &ObjectMeta) -> bool {
+    old.deletion_timestamp.is_none() && new.deletion_timestamp.is_some()
+}
+
+/// Passes updates that change `metadata.generation` (spec changes, for types that have one),
+/// and the update that starts a deletion; creates and deletes pass. Status-only and
+/// metadata-only updates and resyncs are dropped — your own included: see
+/// [the module docs](self#your-own-writes-and-the-events-they-cause).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GenerationChanged;
 
 impl<K: HasMeta> Predicate<K> for GenerationChanged {
     fn update(&self, old: &K, new: &K) -> bool {
-        old.object_meta().generation != new.object_meta().generation
+        let (old, new) = (old.object_meta(), new.object_meta());
+        old.generation != new.generation || deletion_started(old, new)
     }
 }
 
-/// Passes updates that change the labels; creates and deletes pass.
+/// Passes updates that change the labels, and the update that starts a deletion; creates and
+/// deletes pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LabelsChanged;
 
 impl<K: HasMeta> Predicate<K> for LabelsChanged {
     fn update(&self, old: &K, new: &K) -> bool {
-        old.object_meta().labels != new.object_meta().labels
+        let (old, new) = (old.object_meta(), new.object_meta());
+        old.labels != new.labels || deletion_started(old, new)
     }
 }
 
-/// Passes updates that change the annotations; creates and deletes pass.
+/// Passes updates that change the annotations, and the update that starts a deletion; creates
+/// and deletes pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AnnotationsChanged;
 
 impl<K: HasMeta> Predicate<K> for AnnotationsChanged {
     fn update(&self, old: &K, new: &K) -> bool {
-        old.object_meta().annotations != new.object_meta().annotations
+        let (old, new) = (old.object_meta(), new.object_meta());
+        old.annotations != new.annotations || deletion_started(old, new)
     }
 }
 

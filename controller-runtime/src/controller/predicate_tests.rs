@@ -38,6 +38,29 @@ fn filter<K: Resource + 'static>(
     WatchFilter::new(events.into(), Box::new(own))
 }
 
+/// The update that sets the deletion timestamp passes every change predicate, even when it
+/// changes nothing they compare (a kind without a generation): a finalizer's cleanup waits on
+/// it. Later updates of the object being deleted are filtered as usual.
+#[test]
+fn change_predicates_pass_the_start_of_a_deletion() {
+    let live = cm(0, "10", &[("app", "a")], &[("x", "1")]);
+    let mut deleting = cm(0, "11", &[("app", "a")], &[("x", "1")]);
+    deleting.metadata.deletion_timestamp =
+        Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            k8s_openapi::jiff::Timestamp::UNIX_EPOCH,
+        ));
+    let mut finalizer_removed = deleting.clone();
+    finalizer_removed.metadata.resource_version = Some("12".into());
+    finalizer_removed.metadata.finalizers = Some(Vec::new());
+
+    assert!(GenerationChanged.update(&live, &deleting));
+    assert!(LabelsChanged.update(&live, &deleting));
+    assert!(AnnotationsChanged.update(&live, &deleting));
+    assert!(!GenerationChanged.update(&deleting, &finalizer_removed));
+    assert!(!LabelsChanged.update(&deleting, &finalizer_removed));
+    assert!(!AnnotationsChanged.update(&deleting, &finalizer_removed));
+}
+
 #[test]
 fn change_predicates_filter_updates_only() {
     let base = cm(1, "10", &[("app", "a")], &[("x", "1")]);

@@ -1,5 +1,15 @@
 //! Writing desired state: [`create_or_update`] (read, mutate, write only if something changed)
 //! and [`server_side_apply`] (let the API server merge a partial object under a field manager).
+//!
+//! Writing the reconciled object itself with them: the update comes back as a watch event that
+//! the primary watch's predicates may drop — [`GenerationChanged`] drops every write of
+//! metadata (labels, annotations, finalizers, owner references) or of the status. Never end a
+//! reconcile waiting for that event: go on with the object the write returned, or return
+//! [`Action::requeue`]. Writing owned objects is safe: their creation always passes, and
+//! each write returns before the reconcile ends.
+//!
+//! [`GenerationChanged`]: crate::controller::predicate::GenerationChanged
+//! [`Action::requeue`]: crate::controller::Action::requeue
 
 use kube::Api;
 use kube::api::{Patch, PatchParams, PostParams};

@@ -1,6 +1,6 @@
 //! [`finalizer`]: run cleanup before an object is deleted. The helper adds the finalizer on the
-//! first reconcile, hands the object to the cleanup branch once it is being deleted, and removes
-//! the finalizer only after cleanup succeeded. Both patches are JSON patches guarded by a `test`
+//! first reconcile and goes on in that same reconcile, hands the object to the cleanup branch
+//! once it is being deleted, and removes the finalizer only after cleanup succeeded. Both patches are JSON patches guarded by a `test`
 //! operation, so a concurrent edit of the finalizer list fails the patch (and the reconcile is
 //! retried) instead of being overwritten.
 
@@ -27,8 +27,12 @@ pub enum FinalizerEvent<K> {
 /// Drives `obj` through the finalizer named `name` (e.g. `example.com/cleanup`) using `api`
 /// (scoped to the object's namespace):
 ///
-/// - live object without the finalizer: adds it and returns [`Action::done`] (the update
-///   triggers the next reconcile);
+/// - live object without the finalizer: adds it, then calls `reconcile(Apply(obj))` at once
+///   with the object the API server returned, and returns its result. The reconcile does not
+///   wait for the event of its own update to come back: that update changes metadata only,
+///   which predicates such as
+///   [`GenerationChanged`](crate::controller::predicate::GenerationChanged) drop, so the event
+///   may never reconcile the object again;
 /// - live object with it: calls `reconcile(Apply(obj))` and returns its result;
 /// - object being deleted with it: calls `reconcile(Cleanup(obj))`; if that succeeds, removes
 ///   the finalizer and returns `T::default()` — [`Action::done`] for an [`Action`] (what the
@@ -102,9 +106,9 @@ where
                     {"op": "add", "path": "/metadata/finalizers/-", "value": name},
                 ])
             };
-            json_patch(api, &object_name, patch).await?;
+            let updated = json_patch(api, &object_name, patch).await?;
             tracing::debug!(finalizer = name, "finalizer added");
-            Ok(T::default())
+            reconcile(FinalizerEvent::Apply(Arc::new(updated))).await
         }
         (true, None) => Ok(T::default()),
     }

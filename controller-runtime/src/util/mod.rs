@@ -6,8 +6,11 @@
 //!
 //! # Finalizers
 //!
-//! [`finalizer`] adds a finalizer on the first reconcile, hands the object to your cleanup once
-//! it is being deleted, and removes the finalizer only after the cleanup succeeded:
+//! [`finalizer`] adds a finalizer on the first reconcile and goes on with the updated object in
+//! that same reconcile (adding it changes metadata only, an update that predicates such as
+//! [`GenerationChanged`](crate::controller::predicate::GenerationChanged) drop, so the helper
+//! never waits for its event), hands the object to your cleanup once it is being deleted, and
+//! removes the finalizer only after the cleanup succeeded:
 //!
 //! ```
 //! use std::sync::Arc;

@@ -16,6 +16,7 @@ mod deleted_and_ryow;
 mod dynamic;
 mod field_index;
 mod finalizer;
+mod finalizer_trap;
 mod health;
 mod invalid_settings;
 mod late;
