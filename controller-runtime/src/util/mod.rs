@@ -1,8 +1,10 @@
 //! Helpers a reconciler calls, whatever controller runs it (controller-runtime's
 //! `controllerutil`): owner references ([`set_controller_reference`], [`is_controlled_by`],
 //! [`get_controller_of`]), writing desired state ([`create_or_update`], [`server_side_apply`]),
-//! running cleanup before an object goes away ([`finalizer`]), and the `User-Agent` a client
-//! sends ([`with_user_agent`]).
+//! running cleanup before an object goes away ([`finalizer`]), status conditions
+//! ([`set_status_condition`] and its companions, apimachinery's `meta.SetStatusCondition`), and
+//! the `User-Agent` a client sends ([`with_user_agent`]). This module depends on nothing of the
+//! crate but its kinds, so the helpers work whatever runs the reconcile.
 //!
 //! # Finalizers
 //!
@@ -43,6 +45,7 @@
 //! server's answers.
 
 mod apply;
+mod conditions;
 mod error;
 mod finalizer;
 mod owner;
@@ -50,6 +53,11 @@ mod user_agent;
 
 pub use crate::kind::get_controller_of;
 pub use apply::{OperationResult, create_or_update, server_side_apply};
+pub use conditions::{
+    CONDITION_FALSE, CONDITION_TRUE, CONDITION_UNKNOWN, find_status_condition,
+    find_status_condition_mut, is_status_condition_false, is_status_condition_present_and_equal,
+    is_status_condition_true, remove_status_condition, set_status_condition,
+};
 pub use error::Error;
 pub use finalizer::{FinalizerEvent, finalizer};
 pub use owner::{is_controlled_by, set_controller_reference};
