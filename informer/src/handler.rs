@@ -1,11 +1,15 @@
 //! [`ResourceEventHandler`]: what an informer tells its consumers, plus a closure builder
-//! ([`handler`]) and a filtering adapter ([`FilteringHandler`]).
+//! ([`handler`]).
 
 use std::fmt;
 use std::future::{Future, ready};
 use std::sync::Arc;
 
+use futures::future::Either;
+
 pub use deltafifo::{DeletedFinalStateUnknown, DeletedObject};
+
+use crate::event::{Change, Event};
 
 /// Receives the changes an informer observes, after its cache has been updated.
 ///
@@ -19,8 +23,53 @@ pub use deltafifo::{DeletedFinalStateUnknown, DeletedObject};
 /// or resync that finds an object unchanged arrives as an update whose old and new objects have
 /// the same `resourceVersion` (for a resync they are the same `Arc`).
 ///
+/// The informer tells a handler each change through [`on_event`](Self::on_event), with the
+/// object's key and, for an update, whether it is a resync; its default hands the change on to
+/// `on_add`, `on_update` or `on_delete`. Implement those three, or `on_event` alone when the key
+/// or the resync flag is what the handler wants (a handler that enqueues keys need not compute
+/// them again).
+///
 /// Implement the trait with `async fn`s, or build one from closures with [`handler`].
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kube_rt_informer::{Change, Event, ObjectKey, ResourceEventHandler};
+/// use tokio::sync::mpsc;
+///
+/// /// Sends the key of every change but resyncs to a work queue.
+/// struct EnqueueKeys(mpsc::UnboundedSender<ObjectKey>);
+///
+/// impl ResourceEventHandler<ConfigMap> for EnqueueKeys {
+///     async fn on_event(&self, event: Event<ConfigMap>) {
+///         if !event.is_resync() {
+///             let _ = self.0.send(event.key);
+///         }
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let (tx, mut rx) = mpsc::unbounded_channel();
+/// let handler = EnqueueKeys(tx);
+/// let key: ObjectKey = "default/settings".parse()?;
+/// let cm = Arc::new(ConfigMap::default());
+/// handler.on_event(Event::added(key.clone(), cm.clone(), true)).await;
+/// handler.on_event(Event::updated(key.clone(), cm.clone(), cm, true)).await;
+/// assert_eq!(rx.try_recv()?, key);
+/// assert!(rx.try_recv().is_err(), "the resync was not enqueued");
+/// # Ok(())
+/// # }
+/// ```
 pub trait ResourceEventHandler<K>: Send + Sync + 'static {
+    /// A change of the informer's cache, with the object's key. The default hands the change
+    /// to [`on_add`](Self::on_add), [`on_update`](Self::on_update) or
+    /// [`on_delete`](Self::on_delete).
+    fn on_event(&self, event: Event<K>) -> impl Future<Output = ()> + Send {
+        dispatch(self, event.change)
+    }
+
     /// An object appeared in the cache. `is_in_initial_list` is true for objects of the initial
     /// list (or, for a handler added to a running informer, of the cache snapshot it starts with).
     fn on_add(&self, obj: Arc<K>, is_in_initial_list: bool) -> impl Future<Output = ()> + Send {
@@ -47,6 +96,24 @@ pub trait ResourceEventHandler<K>: Send + Sync + 'static {
     }
 }
 
+/// Hands `change` to the method of `handler` that takes it.
+pub(crate) fn dispatch<K, H>(handler: &H, change: Change<K>) -> impl Future<Output = ()> + Send
+where
+    H: ResourceEventHandler<K> + ?Sized,
+{
+    match change {
+        Change::Added {
+            object,
+            in_initial_list,
+        } => Either::Left(handler.on_add(object, in_initial_list)),
+        Change::Updated { old, new, .. } => {
+            Either::Right(Either::Left(handler.on_update(old, new)))
+        }
+        Change::Deleted(deleted) => Either::Right(Either::Right(handler.on_delete(deleted))),
+    }
+}
+
+type EventFn<K> = Box<dyn Fn(Event<K>) + Send + Sync>;
 type AddFn<K> = Box<dyn Fn(Arc<K>, bool) + Send + Sync>;
 type UpdateFn<K> = Box<dyn Fn(Arc<K>, Arc<K>) + Send + Sync>;
 type DeleteFn<K> = Box<dyn Fn(DeletedObject<K>) + Send + Sync>;
@@ -58,6 +125,7 @@ type DeleteFn<K> = Box<dyn Fn(DeletedObject<K>) + Send + Sync>;
 /// work that awaits, implement [`ResourceEventHandler`] instead.
 pub struct HandlerFuncs<K> {
     name: String,
+    event: Option<EventFn<K>>,
     add: Option<AddFn<K>>,
     update: Option<UpdateFn<K>>,
     delete: Option<DeleteFn<K>>,
@@ -67,6 +135,7 @@ pub struct HandlerFuncs<K> {
 pub fn handler<K>() -> HandlerFuncs<K> {
     HandlerFuncs {
         name: "handler-funcs".to_owned(),
+        event: None,
         add: None,
         update: None,
         delete: None,
@@ -77,6 +146,13 @@ impl<K> HandlerFuncs<K> {
     /// Names the handler in logs.
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
+        self
+    }
+
+    /// Called for every event, with the object's key (see [`Event`]); when set, the closures of
+    /// `on_add`, `on_update` and `on_delete` are not called.
+    pub fn on_event(mut self, f: impl Fn(Event<K>) + Send + Sync + 'static) -> Self {
+        self.event = Some(Box::new(f));
         self
     }
 
@@ -103,6 +179,7 @@ impl<K> fmt::Debug for HandlerFuncs<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HandlerFuncs")
             .field("name", &self.name)
+            .field("event", &self.event.is_some())
             .field("add", &self.add.is_some())
             .field("update", &self.update.is_some())
             .field("delete", &self.delete.is_some())
@@ -111,6 +188,16 @@ impl<K> fmt::Debug for HandlerFuncs<K> {
 }
 
 impl<K: Send + Sync + 'static> ResourceEventHandler<K> for HandlerFuncs<K> {
+    fn on_event(&self, event: Event<K>) -> impl Future<Output = ()> + Send {
+        match &self.event {
+            Some(on_event) => {
+                on_event(event);
+                Either::Left(ready(()))
+            }
+            None => Either::Right(dispatch(self, event.change)),
+        }
+    }
+
     fn on_add(&self, obj: Arc<K>, is_in_initial_list: bool) -> impl Future<Output = ()> + Send {
         if let Some(add) = &self.add {
             add(obj, is_in_initial_list);
@@ -137,125 +224,21 @@ impl<K: Send + Sync + 'static> ResourceEventHandler<K> for HandlerFuncs<K> {
     }
 }
 
-/// Passes to `inner` only what concerns objects that `filter` accepts (client-go's
-/// `FilteringResourceEventHandler`).
-///
-/// Adds and deletes pass when the object passes. An update is mapped by which side passes:
-/// both → update; only the new object → add (`is_in_initial_list = false`); only the old object
-/// → delete of the old object; neither → nothing. A tombstone is filtered on its last known
-/// state; a tombstone without one always passes (there is nothing to judge it by).
-pub struct FilteringHandler<F, H> {
-    filter: F,
-    inner: H,
-}
-
-impl<F, H> FilteringHandler<F, H> {
-    /// Wraps `inner` behind `filter`.
-    pub fn new(filter: F, inner: H) -> Self {
-        Self { filter, inner }
-    }
-}
-
-impl<F, H: fmt::Debug> fmt::Debug for FilteringHandler<F, H> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FilteringHandler")
-            .field("inner", &self.inner)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<K, F, H> ResourceEventHandler<K> for FilteringHandler<F, H>
-where
-    K: Send + Sync + 'static,
-    F: Fn(&K) -> bool + Send + Sync + 'static,
-    H: ResourceEventHandler<K>,
-{
-    async fn on_add(&self, obj: Arc<K>, is_in_initial_list: bool) {
-        if (self.filter)(&obj) {
-            self.inner.on_add(obj, is_in_initial_list).await;
-        }
-    }
-
-    async fn on_update(&self, old: Arc<K>, new: Arc<K>) {
-        match ((self.filter)(&old), (self.filter)(&new)) {
-            (true, true) => self.inner.on_update(old, new).await,
-            (false, true) => self.inner.on_add(new, false).await,
-            (true, false) => self.inner.on_delete(DeletedObject::Known(old)).await,
-            (false, false) => {}
-        }
-    }
-
-    async fn on_delete(&self, obj: DeletedObject<K>) {
-        if obj.object().is_none_or(|last| (self.filter)(last)) {
-            self.inner.on_delete(obj).await;
-        }
-    }
-
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{Event, Recorder, cm};
+    use crate::testing::cm;
+    use indexer::ObjectKey;
     use k8s_openapi::api::core::v1::ConfigMap;
+    use parking_lot::Mutex;
 
-    fn kept(obj: &ConfigMap) -> bool {
-        obj.metadata
-            .name
-            .as_deref()
-            .is_some_and(|n| n.starts_with("keep"))
-    }
-
-    #[tokio::test]
-    async fn filtering_maps_updates_by_which_side_passes() {
-        let inner = Recorder::new("inner");
-        let filtered = FilteringHandler::new(kept, inner.clone());
-        filtered.on_add(cm("keep-a", "1"), true).await;
-        filtered.on_add(cm("drop-a", "1"), true).await;
-        // Both pass: an update. Only the new one: an add. Only the old one: a delete. Neither: nothing.
-        filtered
-            .on_update(cm("keep-a", "1"), cm("keep-a", "2"))
-            .await;
-        filtered
-            .on_update(cm("drop-b", "1"), cm("keep-b", "2"))
-            .await;
-        filtered
-            .on_update(cm("keep-c", "1"), cm("drop-c", "2"))
-            .await;
-        filtered
-            .on_update(cm("drop-d", "1"), cm("drop-d", "2"))
-            .await;
-        filtered
-            .on_delete(DeletedObject::Known(cm("drop-e", "1")))
-            .await;
-        filtered
-            .on_delete(DeletedObject::Known(cm("keep-e", "1")))
-            .await;
-        let key: indexer::ObjectKey = "default/x".parse().unwrap();
-        let bare = DeletedFinalStateUnknown { key, obj: None };
-        filtered
-            .on_delete(DeletedObject::Unknown(Box::new(bare)))
-            .await;
-        assert_eq!(
-            inner.events(),
-            vec![
-                Event::Add("keep-a".into(), "1".into(), true),
-                Event::Update("keep-a".into(), "1".into(), "2".into(), false),
-                Event::Add("keep-b".into(), "2".into(), false),
-                Event::Delete("keep-c".into(), Some("1".into()), false),
-                Event::Delete("keep-e".into(), Some("1".into()), false),
-                Event::Delete("x".into(), None, true),
-            ]
-        );
-        assert_eq!(ResourceEventHandler::<ConfigMap>::name(&filtered), "inner");
+    fn key(name: &str) -> ObjectKey {
+        ObjectKey::namespaced("default", name).unwrap()
     }
 
     #[tokio::test]
     async fn closures_receive_their_notifications_and_missing_ones_ignore_them() {
-        let seen = Arc::new(parking_lot::Mutex::new(Vec::new()));
+        let seen = Arc::new(Mutex::new(Vec::new()));
         let funcs = {
             let (add, delete) = (seen.clone(), seen.clone());
             handler()
@@ -272,5 +255,36 @@ mod tests {
         ResourceEventHandler::on_delete(&funcs, DeletedObject::Known(cm("a", "2"))).await;
         assert_eq!(*seen.lock(), ["add Some(\"a\") false", "delete false"]);
         assert_eq!(ResourceEventHandler::<ConfigMap>::name(&funcs), "funcs");
+    }
+
+    /// Without `on_event` the closures get the changes; with it, it gets every event alone.
+    #[tokio::test]
+    async fn an_event_closure_takes_every_event_from_the_others() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let per_kind = {
+            let (add, update) = (seen.clone(), seen.clone());
+            handler()
+                .on_add(move |_: Arc<ConfigMap>, initial| add.lock().push(format!("add {initial}")))
+                .on_update(move |_, _| update.lock().push("update".to_owned()))
+        };
+        ResourceEventHandler::on_event(&per_kind, Event::added(key("a"), cm("a", "1"), false))
+            .await;
+        ResourceEventHandler::on_event(
+            &per_kind,
+            Event::updated(key("a"), cm("a", "1"), cm("a", "2"), false),
+        )
+        .await;
+        assert_eq!(*seen.lock(), ["add false", "update"]);
+
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let all = {
+            let (events, add) = (events.clone(), seen.clone());
+            handler()
+                .on_add(move |_: Arc<ConfigMap>, _| add.lock().push("not called".to_owned()))
+                .on_event(move |event| events.lock().push(event.key))
+        };
+        ResourceEventHandler::on_event(&all, Event::added(key("b"), cm("b", "1"), false)).await;
+        assert_eq!(*events.lock(), [key("b")]);
+        assert_eq!(seen.lock().len(), 2);
     }
 }

@@ -9,7 +9,9 @@
 //! controllers watching Pods share one cache and one watch.
 //!
 //! - [`ResourceEventHandler`]: `on_add` / `on_update` / `on_delete` (a deletion is a
-//!   [`DeletedObject`]: the last state, or a tombstone for a deletion missed while disconnected);
+//!   [`DeletedObject`]: the last state, or a tombstone for a deletion missed while disconnected),
+//!   or `on_event`, which gets each change as an [`Event`]: the object's key as the fifo computed
+//!   it, and the [`Change`] with, for an update, whether it is a resync;
 //!   [`handler`] builds one from closures, [`FilteringHandler`] filters one.
 //! - [`SharedIndexInformer`]: `add_event_handler` (before or after `run`; a late handler first
 //!   gets the cache as initial adds, with no gap and no duplicate), per-handler resync,
@@ -104,7 +106,9 @@
 //! waiting again is allowed) and [`Error::Indexer`] (an index registration conflict).
 
 mod error;
+mod event;
 mod factory;
+mod filtering;
 mod handler;
 mod listener;
 mod metadata;
@@ -125,10 +129,11 @@ extern crate self as informer;
 mod testing;
 
 pub use error::Error;
+pub use event::{Change, Event};
 pub use factory::{InformerFactory, InformerFactoryBuilder};
+pub use filtering::FilteringHandler;
 pub use handler::{
-    DeletedFinalStateUnknown, DeletedObject, FilteringHandler, HandlerFuncs, ResourceEventHandler,
-    handler,
+    DeletedFinalStateUnknown, DeletedObject, HandlerFuncs, ResourceEventHandler, handler,
 };
 pub use metadata::MetadataInformer;
 pub use processor::ListenerBuffer;

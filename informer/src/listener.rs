@@ -12,35 +12,11 @@ use futures::future::BoxFuture;
 use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 
-use crate::handler::{DeletedObject, ResourceEventHandler};
+use crate::event::Event;
+use crate::handler::ResourceEventHandler;
 
 /// A listener's backlog is logged when it reaches this size, and again at every doubling.
 const BACKLOG_WARNING: usize = 1024;
-
-/// One notification for one handler.
-pub(crate) enum Notification<K> {
-    Add(Arc<K>, bool),
-    Update(Arc<K>, Arc<K>),
-    Delete(DeletedObject<K>),
-}
-
-impl<K> Clone for Notification<K> {
-    fn clone(&self) -> Self {
-        match self {
-            Notification::Add(obj, initial) => Notification::Add(Arc::clone(obj), *initial),
-            Notification::Update(old, new) => {
-                Notification::Update(Arc::clone(old), Arc::clone(new))
-            }
-            Notification::Delete(obj) => Notification::Delete(obj.clone()),
-        }
-    }
-}
-
-impl<K> Notification<K> {
-    fn is_initial_add(&self) -> bool {
-        matches!(self, Notification::Add(_, true))
-    }
-}
 
 /// The state of a listener that its registration, the processor and its task share.
 #[derive(Debug)]
@@ -101,7 +77,7 @@ impl ListenerState {
 
 /// The sending side of a listener, kept by the processor.
 pub(crate) struct Listener<K> {
-    tx: mpsc::UnboundedSender<Notification<K>>,
+    tx: mpsc::UnboundedSender<Event<K>>,
     state: Arc<ListenerState>,
     /// The task, until the processor starts it.
     task: Option<BoxFuture<'static, ()>>,
@@ -133,9 +109,9 @@ impl<K> Listener<K> {
         &self.state
     }
 
-    /// Buffers `notification` for the handler; never waits.
-    pub(crate) fn send(&self, notification: Notification<K>) {
-        let initial = notification.is_initial_add();
+    /// Buffers `event` for the handler; never waits.
+    pub(crate) fn send(&self, event: Event<K>) {
+        let initial = event.is_initial_add();
         if initial {
             self.state.initial_pending.fetch_add(1, Ordering::AcqRel);
         }
@@ -147,7 +123,7 @@ impl<K> Listener<K> {
                 "event handler is falling behind; its buffer grows until it catches up"
             );
         }
-        if self.tx.send(notification).is_err() {
+        if self.tx.send(event).is_err() {
             // The task is gone (removed or stopped): nobody will take it.
             self.state.buffered.fetch_sub(1, Ordering::Relaxed);
             if initial {
@@ -174,22 +150,19 @@ impl<K> Listener<K> {
     }
 }
 
-async fn run<K, H>(
-    handler: H,
-    mut rx: mpsc::UnboundedReceiver<Notification<K>>,
-    state: Arc<ListenerState>,
-) where
+async fn run<K, H>(handler: H, mut rx: mpsc::UnboundedReceiver<Event<K>>, state: Arc<ListenerState>)
+where
     K: Send + Sync + 'static,
     H: ResourceEventHandler<K>,
 {
     let _finished = state.finished.clone().drop_guard();
-    while let Some(notification) = rx.recv().await {
+    while let Some(event) = rx.recv().await {
         state.buffered.fetch_sub(1, Ordering::Relaxed);
         if state.is_removed() {
             break;
         }
-        let initial = notification.is_initial_add();
-        let call = AssertUnwindSafe(deliver(&handler, notification)).catch_unwind();
+        let initial = event.is_initial_add();
+        let call = AssertUnwindSafe(handler.on_event(event)).catch_unwind();
         if let Err(panic) = call.await {
             tracing::error!(
                 handler = %state.name,
@@ -202,14 +175,6 @@ async fn run<K, H>(
         }
     }
     tracing::debug!(handler = %state.name, "listener stopped");
-}
-
-async fn deliver<K, H: ResourceEventHandler<K>>(handler: &H, notification: Notification<K>) {
-    match notification {
-        Notification::Add(obj, initial) => handler.on_add(obj, initial).await,
-        Notification::Update(old, new) => handler.on_update(old, new).await,
-        Notification::Delete(obj) => handler.on_delete(obj).await,
-    }
 }
 
 fn panic_message(panic: &(dyn Any + Send)) -> &str {

@@ -7,7 +7,7 @@ use deltafifo::{Delta, DeltaFifo, Deltas};
 use indexer::{Indexer, ObjectKey};
 use kube::Resource;
 
-use crate::listener::Notification;
+use crate::event::Event;
 use crate::processor::Processor;
 
 /// Applies one key's deltas, oldest first, to the cache, and after each one distributes the
@@ -15,7 +15,7 @@ use crate::processor::Processor;
 ///
 /// | delta | cache | notification |
 /// |---|---|---|
-/// | Added, Updated, Replaced, Sync; key cached | update | update(cached, new), a sync notification when both have the same resource version |
+/// | Added, Updated, Replaced, Sync; key cached | update | update(cached, new), a resync when both have the same resource version |
 /// | same; key not cached | add | add(new, is_in_initial_list) |
 /// | Deleted | delete by key | delete(last state or tombstone) |
 ///
@@ -36,17 +36,17 @@ pub(crate) fn process_deltas<K>(
         match delta {
             Delta::Deleted(deleted) => {
                 let removed = cache.delete_key(&key);
-                listeners.distribute(Notification::Delete(deleted), false);
+                listeners.distribute(Event::deleted(key.clone(), deleted));
                 drop(removed);
             }
             Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => {
                 match cache.put(&key, Arc::clone(&obj)) {
                     Ok(Some(old)) => {
-                        let sync = same_resource_version(old.as_ref(), obj.as_ref());
-                        listeners.distribute(Notification::Update(old, obj), sync);
+                        let resync = same_resource_version(old.as_ref(), obj.as_ref());
+                        listeners.distribute(Event::updated(key.clone(), old, obj, resync));
                     }
                     Ok(None) => {
-                        listeners.distribute(Notification::Add(obj, is_in_initial_list), false)
+                        listeners.distribute(Event::added(key.clone(), obj, is_in_initial_list))
                     }
                     Err(error) => {
                         log_cache_error(&key, &error);
@@ -56,6 +56,20 @@ pub(crate) fn process_deltas<K>(
             }
         }
     }
+}
+
+/// Every cached object with its key (the cache's own key, not computed again), for a handler
+/// joining a running informer. Consistent when called under the processor's lock, which every
+/// write to the cache holds.
+pub(crate) fn cached_entries<K>(cache: &Indexer<K>) -> Vec<(ObjectKey, Arc<K>)> {
+    cache
+        .list_keys()
+        .into_iter()
+        .filter_map(|key| {
+            let obj = cache.get_by_key(&key)?;
+            Some((key, obj))
+        })
+        .collect()
 }
 
 fn log_cache_error(key: &ObjectKey, error: &indexer::Error) {

@@ -4,12 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use indexer::ObjectKey;
 use parking_lot::{Mutex, MutexGuard};
 use tokio::time::Instant;
 
 use crate::Error;
+use crate::event::Event;
 use crate::handler::ResourceEventHandler;
-use crate::listener::{Listener, ListenerState, Notification};
+use crate::listener::{Listener, ListenerState};
 use crate::resync::ResyncRules;
 
 /// Where an informer is in its one-shot life.
@@ -80,12 +82,13 @@ impl<K: Send + Sync + 'static> Processor<K> {
     }
 
     /// Registers `handler`, resyncing every `requested` (0 = never). On a running informer the
-    /// handler first gets `snapshot()` (taken under the lock) as initial-list adds.
+    /// handler first gets `snapshot()` (taken under the lock: keys and objects) as initial-list
+    /// adds.
     pub(crate) fn add<H: ResourceEventHandler<K>>(
         &self,
         handler: H,
         requested: Duration,
-        snapshot: impl FnOnce() -> Vec<Arc<K>>,
+        snapshot: impl FnOnce() -> Vec<(ObjectKey, Arc<K>)>,
     ) -> Result<(u64, Arc<ListenerState>), Error> {
         let mut guard = self.state.lock();
         let state = &mut *guard;
@@ -103,8 +106,8 @@ impl<K: Send + Sync + 'static> Processor<K> {
         let period = state.rules.effective(admitted.requested);
         let mut listener = Listener::new(handler);
         if started {
-            for obj in snapshot() {
-                listener.send(Notification::Add(obj, true));
+            for (key, obj) in snapshot() {
+                listener.send(Event::added(key, obj, true));
             }
             listener.start();
         }
@@ -210,19 +213,19 @@ impl<K: Send + Sync + 'static> Processor<K> {
 }
 
 impl<K> State<K> {
-    /// Sends `notification` to every listener, or, for a sync notification, to those due for
-    /// a resync.
-    pub(crate) fn distribute(&self, notification: Notification<K>, sync: bool) {
+    /// Sends `event` to every listener, or, for a resync, to those due for one.
+    pub(crate) fn distribute(&self, event: Event<K>) {
+        let resync = event.is_resync();
         let mut targets = self
             .entries
             .iter()
-            .filter(|entry| !sync || entry.syncing)
+            .filter(|entry| !resync || entry.syncing)
             .peekable();
         while let Some(entry) = targets.next() {
             if targets.peek().is_some() {
-                entry.listener.send(notification.clone());
+                entry.listener.send(event.clone());
             } else {
-                entry.listener.send(notification);
+                entry.listener.send(event);
                 return;
             }
         }

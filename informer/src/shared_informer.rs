@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::handler::ResourceEventHandler;
-use crate::process::process_loop;
+use crate::process::{cached_entries, process_loop};
 use crate::processor::{ListenerBuffer, Phase, Processor};
 use crate::registration::Registration;
 use crate::transform::TransformFn;
@@ -202,7 +202,7 @@ impl<K: Object> SharedIndexInformer<K> {
     ) -> Result<Registration, Error> {
         let (listener_id, listener) = self
             .processor
-            .add(handler, resync_period, || self.cache.list())?;
+            .add(handler, resync_period, || cached_entries(&self.cache))?;
         Ok(Registration {
             informer_id: self.id,
             listener_id,

@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::process::process_loop;
+use crate::process::{cached_entries, process_loop};
 use crate::processor::Processor;
 use crate::registration::Registration;
 
@@ -77,7 +77,7 @@ impl Harness {
     pub(crate) fn add(&self, handler: Recorder, resync: Duration) -> Registration {
         let (listener_id, listener) = self
             .processor
-            .add(handler, resync, || self.cache.list())
+            .add(handler, resync, || cached_entries(&self.cache))
             .unwrap();
         Registration {
             informer_id: 0,
