@@ -13,6 +13,9 @@
 //! - [`Indexer`]: the cache, with [`Indexers`] of named [`IndexFn`]s (the built-in one is
 //!   [`NAMESPACE_INDEX`]) maintained incrementally on every write.
 //! - [`Lister`]: label-selector reads, per namespace from the namespace index.
+//! - [`compact`]: the compact storage mode: [`compact::Compact<K>`] keeps an object as its
+//!   encoded JSON and lean metadata, decoded when read ([`compact::CompactLister`]), encoded by
+//!   a per-kind [`compact::Codec`].
 //!
 //! Objects are stored as `Arc<K>` and shared, never deep-cloned: a read hands out `Arc` clones.
 //! All errors are [`Error`]s; none of them is transient.
@@ -75,6 +78,7 @@
 //! configuration is wrong; [`Error::Rejected`] carries a store's own reason (a failing transform,
 //! for example). A failed write leaves the store and its indices exactly as they were.
 
+pub mod compact;
 mod error;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

@@ -4,6 +4,12 @@
 //! second time, and every index maps a value to the slot ids indexed under it, so an object costs
 //! its key, one slot, one table entry and 4 bytes per index value. Lookups take a borrowed
 //! [`ObjectKeyRef`], so updating a stored object allocates nothing for its key.
+//!
+//! The values a function index ([`IndexFunc::Values`]) computed for an object at insert are kept
+//! in its slot, so an update or a delete un-indexes the object from those values instead of
+//! calling the function on the old object again (client-go recomputes): an index function runs
+//! once per stored object state, and never on an object that is going away (for compact objects,
+//! recomputing would mean decoding them).
 
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
@@ -16,11 +22,16 @@ use crate::index::IndexFunc;
 use crate::members::Members;
 use crate::{Error, ObjectKey, ObjectKeyRef};
 
-/// One stored object and its key.
+/// One stored object, its key, and its values in every function index.
 pub(crate) struct Slot<K> {
     pub(crate) key: ObjectKey,
     pub(crate) obj: Arc<K>,
+    values: StoredValues,
 }
+
+/// An object's values in each function index, at the index's position ([`Index::stored`]).
+/// Empty (no allocation) when no function index is registered.
+type StoredValues = Box<[Box<[Box<str>]>]>;
 
 /// Slot ids per index value.
 type Values = HashMap<Box<str>, Members>;
@@ -30,6 +41,9 @@ struct Index<K> {
     name: String,
     func: IndexFunc<K>,
     values: Values,
+    /// Where a function index keeps an object's values in its slot's [`StoredValues`]; `None`
+    /// for the namespace and field indices, which read their value from the object.
+    stored: Option<usize>,
 }
 
 /// Objects keyed by [`ObjectKey`], with incrementally maintained indices. Not synchronised:
@@ -40,17 +54,16 @@ pub(crate) struct Contents<K> {
     by_key: HashTable<u32>,
     hasher: DefaultHashBuilder,
     indices: Vec<Index<K>>,
+    /// How many function indices keep values in each slot.
+    stored_count: usize,
 }
 
 impl<K> Contents<K> {
     pub(crate) fn new(indexers: BTreeMap<String, IndexFunc<K>>) -> Self {
+        let mut stored_count = 0;
         let indices = indexers
             .into_iter()
-            .map(|(name, func)| Index {
-                name,
-                func,
-                values: Values::new(),
-            })
+            .map(|(name, func)| Index::new(name, func, &mut stored_count))
             .collect();
         Self {
             slots: Vec::new(),
@@ -58,6 +71,7 @@ impl<K> Contents<K> {
             by_key: HashTable::new(),
             hasher: DefaultHashBuilder::default(),
             indices,
+            stored_count,
         }
     }
 
@@ -118,6 +132,7 @@ impl<K> Contents<K> {
             &slot.key,
             Some(&old),
             Some(&slot.obj),
+            &mut slot.values,
         );
         Some(old)
     }
@@ -131,8 +146,9 @@ impl<K> Contents<K> {
                 source: "an indexer holds at most 4,294,967,295 objects".into(),
             })?,
         };
-        update_indices(&mut self.indices, id, &key, None, Some(&obj));
-        let slot = Some(Slot { key, obj });
+        let mut values = empty_values(self.stored_count);
+        update_indices(&mut self.indices, id, &key, None, Some(&obj), &mut values);
+        let slot = Some(Slot { key, obj, values });
         match self.slots.get_mut(id as usize) {
             Some(vacant) => *vacant = slot,
             None => self.slots.push(slot),
@@ -155,8 +171,15 @@ impl<K> Contents<K> {
             })
             .ok()?;
         let (id, _) = entry.remove();
-        let slot = self.slots.get_mut(id as usize).and_then(Option::take)?;
-        update_indices(&mut self.indices, id, &slot.key, Some(&slot.obj), None);
+        let mut slot = self.slots.get_mut(id as usize).and_then(Option::take)?;
+        update_indices(
+            &mut self.indices,
+            id,
+            &slot.key,
+            Some(&slot.obj),
+            None,
+            &mut slot.values,
+        );
         self.free.push(id);
         Some(slot.obj)
     }
@@ -252,14 +275,14 @@ impl<K> Contents<K> {
             return Err(Error::IndexExists(name.clone()));
         }
         for (name, func) in indexers {
-            let mut index = Index {
-                name,
-                func,
-                values: Values::new(),
-            };
-            for (id, slot) in self.slots.iter().enumerate() {
+            let mut index = Index::new(name, func, &mut self.stored_count);
+            for (id, slot) in self.slots.iter_mut().enumerate() {
                 if let (Some(slot), Ok(id)) = (slot, u32::try_from(id)) {
-                    reindex(&mut index, id, &slot.key, None, Some(&slot.obj));
+                    let mut values = std::mem::take(&mut slot.values).into_vec();
+                    values.resize_with(self.stored_count, Box::default);
+                    slot.values = values.into_boxed_slice();
+                    let stored = index.stored.and_then(|at| slot.values.get_mut(at));
+                    reindex(&mut index, id, &slot.key, None, Some(&slot.obj), stored);
                 }
             }
             self.indices.push(index);
@@ -284,6 +307,29 @@ impl<K: Resource> Contents<K> {
     }
 }
 
+impl<K> Index<K> {
+    /// An empty index; a function index takes the next storage position of `stored_count`.
+    fn new(name: String, func: IndexFunc<K>, stored_count: &mut usize) -> Self {
+        let stored = matches!(func, IndexFunc::Values(_)).then(|| {
+            *stored_count += 1;
+            *stored_count - 1
+        });
+        Self {
+            name,
+            func,
+            values: Values::new(),
+            stored,
+        }
+    }
+}
+
+/// The stored values of an object not indexed yet: one empty list per function index.
+fn empty_values(stored_count: usize) -> StoredValues {
+    std::iter::repeat_with(Box::default)
+        .take(stored_count)
+        .collect()
+}
+
 fn slot_key<K>(slots: &[Option<Slot<K>>], id: u32) -> Option<&ObjectKey> {
     slots
         .get(id as usize)
@@ -292,22 +338,33 @@ fn slot_key<K>(slots: &[Option<Slot<K>>], id: u32) -> Option<&ObjectKey> {
 }
 
 /// Moves slot `id` (stored under `key`) from the values of `old` to the values of `new` in
-/// every index.
+/// every index; `stored` holds the slot's function-index values (those of `old`), and is left
+/// holding those of `new`.
 fn update_indices<K>(
     indices: &mut [Index<K>],
     id: u32,
     key: &ObjectKey,
     old: Option<&K>,
     new: Option<&K>,
+    stored: &mut StoredValues,
 ) {
     for index in indices {
-        reindex(index, id, key, old, new);
+        let stored = index.stored.and_then(|at| stored.get_mut(at));
+        reindex(index, id, key, old, new, stored);
     }
 }
 
 /// Moves slot `id` (stored under `key`) from the values of `old` to the values of `new` in one
-/// index.
-fn reindex<K>(index: &mut Index<K>, id: u32, key: &ObjectKey, old: Option<&K>, new: Option<&K>) {
+/// index. A function index un-indexes the values kept in `stored` (computed when `old` was
+/// stored) and keeps there those of `new`.
+fn reindex<K>(
+    index: &mut Index<K>,
+    id: u32,
+    key: &ObjectKey,
+    old: Option<&K>,
+    new: Option<&K>,
+    stored: Option<&mut Box<[Box<str>]>>,
+) {
     let Index { func, values, .. } = index;
     match func {
         IndexFunc::Namespace(_) => match (old, new, key.namespace()) {
@@ -327,15 +384,18 @@ fn reindex<K>(index: &mut Index<K>, id: u32, key: &ObjectKey, old: Option<&K>, n
             }
         }
         IndexFunc::Values(compute) => {
-            let old_values = old.map(|o| compute(o)).unwrap_or_default();
-            let new_values = new.map(|n| compute(n)).unwrap_or_default();
-            if old_values != new_values {
+            let Some(stored) = stored else {
+                return;
+            };
+            let new_values: Box<[Box<str>]> = new
+                .map(|n| compute(n).into_iter().map(String::into_boxed_str).collect())
+                .unwrap_or_default();
+            let old_values = std::mem::replace(stored, new_values);
+            if old_values != *stored {
                 old_values
                     .iter()
                     .for_each(|value| remove_value(values, id, value));
-                new_values
-                    .iter()
-                    .for_each(|value| add_value(values, id, value));
+                stored.iter().for_each(|value| add_value(values, id, value));
             }
         }
     }
