@@ -8,7 +8,7 @@ use parking_lot::Mutex;
 use super::body::Body;
 use super::contexts;
 use super::dictionary::Dictionary;
-use super::json_text::cut_member;
+use super::json_text::member_cut;
 use super::scan::{Span, scan};
 use super::{CodecOptions, Compact, Encoding};
 
@@ -109,53 +109,53 @@ impl Codec {
     }
 
     /// The object in this codec's stored form: a new object sharing nothing with `obj` but its
-    /// lean metadata (moved when `obj` is its only owner), or `obj` itself when there is
-    /// nothing to change (already encoded, or plain JSON kept as is).
+    /// lean metadata (moved when `obj` is its only owner, as is the JSON, which is then edited
+    /// in place), or `obj` itself when there is nothing to change (already encoded, or plain
+    /// JSON kept as is).
     pub fn encode<K>(&self, obj: Arc<Compact<K>>) -> Arc<Compact<K>> {
-        let Body::Json {
-            text,
-            managed_fields,
-        } = obj.body()
-        else {
+        let options = &self.state.options;
+        let Body::Json { managed_fields, .. } = obj.body() else {
             return obj;
         };
-        let options = &self.state.options;
-        let stripped = match managed_fields {
-            Some(span) if !options.keep_managed_fields => without_managed_fields(text, *span),
-            _ => None,
+        let strip = managed_fields.filter(|_| !options.keep_managed_fields);
+        if options.encoding == Encoding::Json && strip.is_none() {
+            return obj;
+        }
+        let (meta, body) = obj.into_parts();
+        let Body::Json {
+            text,
+            mut managed_fields,
+        } = body
+        else {
+            return Compact::from_parts(meta, body);
         };
-        let json = stripped.as_deref().unwrap_or(text);
-        let compressed = match options.encoding {
-            Encoding::Json => None,
-            Encoding::Zstd => {
-                Some(contexts::zstd_compress(json.as_bytes(), options.level, None).map(Body::Zstd))
-            }
-            Encoding::Lz4 => Some(contexts::lz4_compress(json.as_bytes()).map(Body::Lz4)),
-            Encoding::ZstdDictionary => match self.dictionary(json) {
-                Some(Some(dictionary)) => Some(
-                    contexts::zstd_compress(json.as_bytes(), options.level, Some(&dictionary))
-                        .map(|frame| Body::ZstdDictionary { frame, dictionary }),
-                ),
-                Some(None) => Some(
-                    contexts::zstd_compress(json.as_bytes(), options.level, None).map(Body::Zstd),
-                ),
-                None => None,
+        let mut json = String::from(text);
+        if let Some(span) = strip
+            && strip_managed_fields(&mut json, span)
+        {
+            managed_fields = None;
+        }
+        let level = options.level;
+        let body = match options.encoding {
+            Encoding::Json => Ok(json_body(json, managed_fields)),
+            Encoding::Zstd => contexts::zstd_compress(json, level, None).map(Body::Zstd),
+            Encoding::Lz4 => contexts::lz4_compress(json).map(Body::Lz4),
+            Encoding::ZstdDictionary => match self.dictionary(&json) {
+                Some(Some(dictionary)) => contexts::zstd_compress(json, level, Some(&dictionary))
+                    .map(|frame| Body::ZstdDictionary { frame, dictionary }),
+                Some(None) => contexts::zstd_compress(json, level, None).map(Body::Zstd),
+                None => Ok(json_body(json, managed_fields)),
             },
         };
-        let body = match compressed {
-            Some(Ok(body)) => body,
-            Some(Err(reason)) => {
-                tracing::warn!(
-                    object = ?obj.shared_meta().name,
-                    %reason,
-                    "could not compress a cached object; it is kept as JSON"
-                );
-                plain(stripped, text, *managed_fields)
-            }
-            None if stripped.is_none() => return obj,
-            None => plain(stripped, text, *managed_fields),
-        };
-        obj.with_body(body)
+        let body = body.unwrap_or_else(|(reason, json)| {
+            tracing::warn!(
+                object = ?meta.name,
+                %reason,
+                "could not compress a cached object; it is kept as JSON"
+            );
+            json_body(json, managed_fields)
+        });
+        Compact::from_parts(meta, body)
     }
 
     /// This codec as a transform for an informer (or a `DeltaFifo`) of compact objects:
@@ -199,36 +199,30 @@ impl Codec {
     }
 }
 
-/// `text` without its `metadata.managedFields` member at `span` (and without any repetition of
-/// it). `None` when nothing could be cut.
-fn without_managed_fields(text: &str, span: Span) -> Option<String> {
-    let mut stripped = cut_member(text, span.start as usize, span.end as usize)?;
-    let mut repeated = span.repeated;
-    while repeated {
-        match scan(&stripped)
-            .ok()
-            .and_then(|scanned| scanned.managed_fields)
-        {
-            Some(next) => {
-                stripped = cut_member(&stripped, next.start as usize, next.end as usize)?;
-                repeated = next.repeated;
-            }
-            None => break,
-        }
+/// Cuts `metadata.managedFields` (at `span`, and any repetition of it) out of `json`, in
+/// place. Whether it did.
+fn strip_managed_fields(json: &mut String, span: Span) -> bool {
+    let mut next = Some(span);
+    let mut cut_any = false;
+    while let Some(span) = next {
+        let Some(cut) = member_cut(json, span.start as usize, span.end as usize) else {
+            break;
+        };
+        json.replace_range(cut, "");
+        cut_any = true;
+        next = if span.repeated {
+            scan(json).ok().and_then(|scanned| scanned.managed_fields)
+        } else {
+            None
+        };
     }
-    Some(stripped)
+    cut_any
 }
 
-/// The JSON body: stripped if it was, else the text as it came (with its managedFields span).
-fn plain(stripped: Option<String>, text: &str, managed_fields: Option<Span>) -> Body {
-    match stripped {
-        Some(json) => Body::Json {
-            text: json.into_boxed_str(),
-            managed_fields: None,
-        },
-        None => Body::Json {
-            text: Box::from(text),
-            managed_fields,
-        },
+/// The JSON kept as it is.
+fn json_body(json: String, managed_fields: Option<Span>) -> Body {
+    Body::Json {
+        text: json.into_boxed_str(),
+        managed_fields,
     }
 }

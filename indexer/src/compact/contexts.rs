@@ -44,24 +44,33 @@ fn with_context<C, R>(
     })
 }
 
-/// `json` as one zstd frame at `level`, with `dictionary` if given.
+/// What a compression failed with, and the JSON it was given back.
+pub(crate) type Refused = (String, String);
+
+/// `json` as one zstd frame at `level`, with `dictionary` if given. The JSON is freed before
+/// the frame is allocated (so the frame can take its place in the heap).
 pub(crate) fn zstd_compress(
-    json: &[u8],
+    json: String,
     level: i32,
     dictionary: Option<&Dictionary>,
-) -> Result<Box<[u8]>, String> {
+) -> Result<Box<[u8]>, Refused> {
     with_output(|out| {
         out.clear();
         out.reserve(zstd_safe::compress_bound(json.len()));
+        let bytes = json.as_bytes();
         let written = with_context(&COMPRESSOR, CCtx::try_create, |cctx| match dictionary {
-            Some(dictionary) => cctx.compress_using_cdict(out, json, dictionary.compressor()),
-            None => cctx.compress(out, json, level),
-        })
-        .ok_or("zstd could not create a compression context")?;
-        let written = written.map_err(|code| zstd_safe::get_error_name(code).to_owned())?;
-        out.get(..written)
-            .map(Box::from)
-            .ok_or_else(|| "zstd reported more bytes than it wrote".to_owned())
+            Some(dictionary) => cctx.compress_using_cdict(out, bytes, dictionary.compressor()),
+            None => cctx.compress(out, bytes, level),
+        });
+        match written {
+            Some(Ok(written)) if written <= out.len() => {
+                drop(json);
+                Ok(Box::from(&out[..written]))
+            }
+            Some(Ok(_)) => Err(("zstd reported more bytes than it wrote".into(), json)),
+            Some(Err(code)) => Err((zstd_safe::get_error_name(code).to_owned(), json)),
+            None => Err(("zstd could not create a compression context".into(), json)),
+        }
     })
 }
 
@@ -96,18 +105,24 @@ pub(crate) fn zstd_decompress<R>(
     })
 }
 
-/// `json` as its length (4 bytes, little-endian) and one lz4 block.
-pub(crate) fn lz4_compress(json: &[u8]) -> Result<Box<[u8]>, String> {
-    let length = u32::try_from(json.len()).map_err(|_| "the JSON is over 4 GiB".to_owned())?;
+/// `json` as its length (4 bytes, little-endian) and one lz4 block. The JSON is freed before
+/// the block is allocated.
+pub(crate) fn lz4_compress(json: String) -> Result<Box<[u8]>, Refused> {
+    let Ok(length) = u32::try_from(json.len()) else {
+        return Err(("the JSON is over 4 GiB".into(), json));
+    };
     with_output(|out| {
         out.clear();
         out.resize(4 + lz4_flex::block::get_maximum_output_size(json.len()), 0);
         out[..4].copy_from_slice(&length.to_le_bytes());
-        let written =
-            lz4_flex::block::compress_into(json, &mut out[4..]).map_err(|e| e.to_string())?;
-        out.get(..4 + written)
-            .map(Box::from)
-            .ok_or_else(|| "lz4 reported more bytes than it wrote".to_owned())
+        match lz4_flex::block::compress_into(json.as_bytes(), &mut out[4..]) {
+            Ok(written) if 4 + written <= out.len() => {
+                drop(json);
+                Ok(Box::from(&out[..4 + written]))
+            }
+            Ok(_) => Err(("lz4 reported more bytes than it wrote".into(), json)),
+            Err(e) => Err((e.to_string(), json)),
+        }
     })
 }
 
@@ -144,17 +159,23 @@ pub(crate) fn lz4_decompress<R>(
 mod tests {
     use super::*;
 
-    const JSON: &[u8] = br#"{"kind":"ConfigMap","data":{"a":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}}"#;
+    const JSON: &str = r#"{"kind":"ConfigMap","data":{"a":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}}"#;
 
     #[test]
     fn zstd_and_lz4_round_trip_and_refuse_damaged_bodies() {
-        let frame = zstd_compress(JSON, 3, None).unwrap();
-        assert_eq!(zstd_decompress(&frame, None, <[u8]>::to_vec).unwrap(), JSON);
+        let frame = zstd_compress(JSON.into(), 3, None).unwrap();
+        assert_eq!(
+            zstd_decompress(&frame, None, <[u8]>::to_vec).unwrap(),
+            JSON.as_bytes()
+        );
         assert!(zstd_decompress(&frame[..frame.len() / 2], None, |_| ()).is_err());
         assert!(zstd_decompress(b"not zstd", None, |_| ()).is_err());
 
-        let block = lz4_compress(JSON).unwrap();
-        assert_eq!(lz4_decompress(&block, <[u8]>::to_vec).unwrap(), JSON);
+        let block = lz4_compress(JSON.into()).unwrap();
+        assert_eq!(
+            lz4_decompress(&block, <[u8]>::to_vec).unwrap(),
+            JSON.as_bytes()
+        );
         assert!(lz4_decompress(&block[..block.len() - 3], |_| ()).is_err());
         assert!(lz4_decompress(b"ab", |_| ()).is_err());
         assert!(lz4_decompress(&[255, 255, 255, 255, 0], |_| ()).is_err());
@@ -162,7 +183,7 @@ mod tests {
 
     #[test]
     fn a_nested_call_uses_contexts_of_its_own() {
-        let frame = zstd_compress(JSON, 3, None).unwrap();
+        let frame = zstd_compress(JSON.into(), 3, None).unwrap();
         let nested = zstd_decompress(&frame, None, |outer| {
             let inner = zstd_decompress(&frame, None, <[u8]>::to_vec).unwrap();
             (outer.to_vec(), inner)

@@ -3,6 +3,7 @@
 //! without parsing the rest, and to cut a member out of it.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde::de::IgnoredAny;
 
@@ -65,29 +66,26 @@ pub(crate) fn key_text(token: &str) -> Result<Cow<'_, str>, serde_json::Error> {
     }
 }
 
-/// `text` without the object member at `start..end` (from its key's opening quote to the end
-/// of its value) and one comma beside it, so that the rest stays valid JSON. `None` when the
-/// span is not a member of an object (nothing is cut then).
-pub(crate) fn cut_member(text: &str, start: usize, end: usize) -> Option<String> {
+/// The range to cut from `text` to remove the object member at `start..end` (from its key's
+/// opening quote to the end of its value) with one comma beside it, so that the rest stays valid
+/// JSON. `None` when the span is not a member of an object.
+pub(crate) fn member_cut(text: &str, start: usize, end: usize) -> Option<Range<usize>> {
     let bytes = text.as_bytes();
     if start >= end || end > text.len() || string_end(bytes, start).is_none_or(|k| k > end) {
         return None;
     }
     let before = skip_whitespace_back(bytes, start);
     let after = skip_whitespace(bytes, end);
-    let (cut_from, cut_to) = match (before.checked_sub(1).map(|i| bytes[i]), bytes.get(after)) {
+    let cut = match (before.checked_sub(1).map(|i| bytes[i]), bytes.get(after)) {
         // Not the last member: the comma after it goes too.
-        (Some(b'{' | b','), Some(b',')) => (start, skip_whitespace(bytes, after + 1)),
+        (Some(b'{' | b','), Some(b',')) => start..skip_whitespace(bytes, after + 1),
         // The last of several members: the comma before it goes.
-        (Some(b','), Some(b'}')) => (before - 1, end),
+        (Some(b','), Some(b'}')) => before - 1..end,
         // The only member.
-        (Some(b'{'), Some(b'}')) => (start, end),
+        (Some(b'{'), Some(b'}')) => start..end,
         _ => return None,
     };
-    let mut out = String::with_capacity(text.len() - (cut_to - cut_from));
-    out.push_str(text.get(..cut_from)?);
-    out.push_str(text.get(cut_to..)?);
-    Some(out)
+    (text.is_char_boundary(cut.start) && text.is_char_boundary(cut.end)).then_some(cut)
 }
 
 #[cfg(test)]
@@ -96,7 +94,9 @@ mod tests {
 
     fn cut(text: &str, member: &str) -> Option<String> {
         let start = text.find(member)?;
-        cut_member(text, start, start + member.len())
+        let mut out = text.to_owned();
+        out.replace_range(member_cut(text, start, start + member.len())?, "");
+        Some(out)
     }
 
     #[test]
@@ -110,7 +110,7 @@ mod tests {
         );
         assert_eq!(cut(r#"{ "m":[1] }"#, m).unwrap(), r#"{  }"#);
         assert_eq!(cut(r#"["m":[1]]"#, m), None);
-        assert_eq!(cut_member("{}", 1, 1), None);
+        assert_eq!(member_cut("{}", 1, 1), None);
     }
 
     #[test]

@@ -132,24 +132,21 @@ impl<K> Compact<K> {
         self.shared.body.with_json(<[u8]>::to_vec)
     }
 
-    fn shared_meta(&self) -> &ObjectMeta {
-        &self.shared.meta
-    }
-
     fn body(&self) -> &Body {
         &self.shared.body
     }
 
-    /// A new object with the same metadata and `body` (the metadata moved when `self` is its
-    /// only owner).
-    fn with_body(self: Arc<Self>, body: Body) -> Arc<Self> {
-        let meta = match Arc::try_unwrap(self) {
-            Ok(only) => match Arc::try_unwrap(only.shared) {
-                Ok(shared) => shared.meta,
-                Err(shared) => shared.meta.clone(),
-            },
-            Err(shared) => shared.shared.meta.clone(),
+    /// The metadata and body, moved out when `self` is the only owner of both, copied otherwise.
+    fn into_parts(self: Arc<Self>) -> (ObjectMeta, Body) {
+        let shared = match Arc::try_unwrap(self) {
+            Ok(only) => Arc::try_unwrap(only.shared).unwrap_or_else(|shared| (*shared).clone()),
+            Err(shared) => (*shared.shared).clone(),
         };
+        (shared.meta, shared.body)
+    }
+
+    /// A new object of `meta` and `body`.
+    fn from_parts(meta: ObjectMeta, body: Body) -> Arc<Self> {
         Arc::new(Self::from_shared(Arc::new(Shared { meta, body })))
     }
 }

@@ -145,6 +145,11 @@ impl<'de> Visitor<'de> for MetaSeed {
                 }
             }
         }
+        // serde grows these lists as they fill (room for four owners, say, for one).
+        meta.owner_references
+            .iter_mut()
+            .for_each(Vec::shrink_to_fit);
+        meta.finalizers.iter_mut().for_each(Vec::shrink_to_fit);
         Ok(Scanned {
             meta,
             managed_fields,
