@@ -13,6 +13,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod admission;
 mod admission_server;
+mod codecs;
 mod compare;
 mod controller;
 mod cpu;
@@ -159,6 +160,31 @@ enum Cmd {
         /// Sizes in GiB, comma-separated, in the order to write them.
         #[arg(long, value_delimiter = ',', default_values_t = [1.0, 2.0, 4.0, 8.0])]
         gib: Vec<f64>,
+    },
+    /// Compact cached objects: per encoding, stored bytes per pod, encode and decode CPU,
+    /// single-read latency (every read checked against typed decoding), and bytes per cached
+    /// pod of typed and compact indexers in fresh processes.
+    Codecs {
+        /// Pods in the fixture.
+        #[arg(long, default_value_t = 100_000)]
+        objects: usize,
+        #[command(flatten)]
+        tuning: codecs::Tuning,
+    },
+    /// One cache's memory for `codecs` (used by it).
+    #[command(hide = true)]
+    CodecMemory {
+        /// Pods in the fixture.
+        #[arg(long, default_value_t = 100_000)]
+        objects: usize,
+        /// Compact with this encoding (typed without).
+        #[arg(long, value_enum)]
+        encoding: Option<codecs::EncodingName>,
+        /// Keep managedFields.
+        #[arg(long)]
+        keep_managed_fields: bool,
+        #[command(flatten)]
+        tuning: codecs::Tuning,
     },
     /// Sharding: reconciles/s of a controller whose reconciler waits on an external call, and
     /// memory per process, for 1, 2 and 4 shard processes of one ring over the same ConfigMaps
@@ -307,6 +333,20 @@ fn main() -> Result<()> {
         Cmd::Compare { size, rounds } => {
             let comparison = compare::run(size.objects, size.events, rounds)?;
             print(&comparison, &compare::describe(&comparison))
+        }
+        Cmd::Codecs { objects, tuning } => {
+            let figures = codecs::run(objects, tuning)?;
+            print(&figures, &codecs::describe(&figures))
+        }
+        Cmd::CodecMemory {
+            objects,
+            encoding,
+            keep_managed_fields,
+            tuning,
+        } => {
+            let row = codecs::run_memory(objects, encoding, keep_managed_fields, tuning)?;
+            let human = format!("{}: {:.0} B/pod", row.cache, row.bytes_per_pod);
+            print(&row, &human)
         }
         Cmd::Shards(options) => {
             let figures = runtime()?.block_on(shards::run(options))?;

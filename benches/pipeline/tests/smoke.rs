@@ -289,3 +289,39 @@ fn fresh_memory_writes_every_page_of_every_size() {
         positive(point, "wall_per_page_us");
     }
 }
+
+#[test]
+fn codecs_measure_every_encoding_and_check_every_read() {
+    let figures = run(&["codecs", "--objects", "600", "--dictionary-samples", "100"]);
+    assert_eq!(figures["objects"], 600);
+    positive(&figures, "typed_decode_cpu_us");
+    let rows = figures["encodings"].as_array().expect("encodings");
+    let names: Vec<&str> = rows.iter().filter_map(|r| r["encoding"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "json",
+            "zstd",
+            "zstd-dict",
+            "lz4",
+            "zstd-dict",
+            "protobuf",
+            "protobuf"
+        ]
+    );
+    for row in rows {
+        assert_eq!(row["pods_checked"], 600, "{row}");
+        positive(row, "body_bytes_per_pod");
+        positive(row, "read_p99_us");
+    }
+    assert!(
+        rows[2]["dictionary_bytes"].as_u64() > Some(0),
+        "{}",
+        rows[2]
+    );
+    let memory = figures["memory"].as_array().expect("memory");
+    assert_eq!(memory.len(), 7, "{figures}");
+    for row in memory {
+        assert_eq!(row["objects"], 600, "{row}");
+    }
+}
