@@ -3,7 +3,7 @@
 //! every read checked against the typed decoding of the same bytes.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, ensure};
 use bytes::Bytes;
@@ -92,16 +92,10 @@ pub fn codec_row(
     let encode = cpu::thread()?.saturating_sub(before);
     let body_bytes: usize = stored.iter().map(|obj| obj.encoded_len()).sum();
 
-    let mut reads = Vec::with_capacity(stored.len());
-    let before = cpu::thread()?;
-    for obj in &stored {
-        let started = Instant::now();
-        let pod = obj.decode_fresh()?;
-        reads.push(started.elapsed().as_secs_f64() * 1e6);
-        drop(pod);
-    }
-    let decode = cpu::thread()?.saturating_sub(before);
-    reads.sort_by(f64::total_cmp);
+    let reads = time_reads(&stored, |obj| {
+        obj.decode_fresh()?;
+        Ok(())
+    })?;
 
     let mut checked = 0;
     for (obj, bytes) in stored.iter().zip(pods) {
@@ -115,24 +109,18 @@ pub fn codec_row(
         );
         checked += 1;
     }
-    ensure!(
-        checked == pods.len(),
-        "checked {checked} of {} pods",
-        pods.len()
-    );
-    let n = pods.len() as f64;
-    Ok(EncodingRow {
+    let mut row = row(
         encoding,
-        managed_fields_kept: keep,
-        body_bytes_per_pod: body_bytes as f64 / n,
-        encode_cpu_us: encode.as_secs_f64() * 1e6 / n,
-        decode_cpu_us: decode.as_secs_f64() * 1e6 / n,
-        read_p50_us: percentile(&reads, 0.5),
-        read_p99_us: percentile(&reads, 0.99),
-        dictionary_bytes,
-        training_ms,
-        pods_checked: checked,
-    })
+        keep,
+        checked,
+        pods.len(),
+        body_bytes,
+        encode,
+        reads,
+    )?;
+    row.dictionary_bytes = dictionary_bytes;
+    row.training_ms = training_ms;
+    Ok(row)
 }
 
 /// The protobuf row: k8s-pb Pods encoded and decoded with prost (see `protobuf.rs`).
@@ -152,16 +140,10 @@ pub fn protobuf_row(pods: &[Bytes], keep: bool) -> Result<EncodingRow> {
     let encode = cpu::thread()?.saturating_sub(before);
     let body_bytes: usize = encoded.iter().map(Vec::len).sum();
 
-    let mut reads = Vec::with_capacity(encoded.len());
-    let before = cpu::thread()?;
-    for bytes in &encoded {
-        let started = Instant::now();
-        let pod = k8s_pb::api::core::v1::Pod::decode(bytes.as_slice())?;
-        reads.push(started.elapsed().as_secs_f64() * 1e6);
-        drop(pod);
-    }
-    let decode = cpu::thread()?.saturating_sub(before);
-    reads.sort_by(f64::total_cmp);
+    let reads = time_reads(&encoded, |bytes| {
+        k8s_pb::api::core::v1::Pod::decode(bytes.as_slice())?;
+        Ok(())
+    })?;
 
     let mut checked = 0;
     for (bytes, message) in encoded.iter().zip(&messages) {
@@ -171,20 +153,57 @@ pub fn protobuf_row(pods: &[Bytes], keep: bool) -> Result<EncodingRow> {
         );
         checked += 1;
     }
-    ensure!(
-        checked == pods.len(),
-        "checked {checked} of {} pods",
-        pods.len()
-    );
-    let n = pods.len() as f64;
+    row(
+        EncodingName::Protobuf,
+        keep,
+        checked,
+        pods.len(),
+        body_bytes,
+        encode,
+        reads,
+    )
+}
+
+/// The reads of every stored item: the CPU they took together, and each one's wall time (µs),
+/// sorted.
+struct Reads {
+    cpu: Duration,
+    wall_us: Vec<f64>,
+}
+
+fn time_reads<T>(stored: &[T], read: impl Fn(&T) -> Result<()>) -> Result<Reads> {
+    let mut wall_us = Vec::with_capacity(stored.len());
+    let before = cpu::thread()?;
+    for item in stored {
+        let started = Instant::now();
+        read(item)?;
+        wall_us.push(started.elapsed().as_secs_f64() * 1e6);
+    }
+    let cpu = cpu::thread()?.saturating_sub(before);
+    wall_us.sort_by(f64::total_cmp);
+    Ok(Reads { cpu, wall_us })
+}
+
+/// A row's figures per pod, once every one of the `pods` was checked.
+fn row(
+    encoding: EncodingName,
+    keep: bool,
+    checked: usize,
+    pods: usize,
+    body_bytes: usize,
+    encode: Duration,
+    reads: Reads,
+) -> Result<EncodingRow> {
+    ensure!(checked == pods, "checked {checked} of {pods} pods");
+    let n = pods as f64;
     Ok(EncodingRow {
-        encoding: EncodingName::Protobuf,
+        encoding,
         managed_fields_kept: keep,
         body_bytes_per_pod: body_bytes as f64 / n,
         encode_cpu_us: encode.as_secs_f64() * 1e6 / n,
-        decode_cpu_us: decode.as_secs_f64() * 1e6 / n,
-        read_p50_us: percentile(&reads, 0.5),
-        read_p99_us: percentile(&reads, 0.99),
+        decode_cpu_us: reads.cpu.as_secs_f64() * 1e6 / n,
+        read_p50_us: percentile(&reads.wall_us, 0.5),
+        read_p99_us: percentile(&reads.wall_us, 0.99),
         dictionary_bytes: None,
         training_ms: None,
         pods_checked: checked,
