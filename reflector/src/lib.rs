@@ -114,17 +114,15 @@ mod watch_list;
 
 pub use backoff::{Backoff, BackoffStep};
 pub use decode::{
-    DEFAULT_MAX_WATCH_LINE_LEN, DecodeChunk, DecodedLine, ListBodyDecoder, ListPart,
-    WatchDecodeError, WatchLineDecoder, decode_list_body, decode_watch_body, decode_watch_event,
+    DEFAULT_MAX_WATCH_LINE_LEN, DecodeChunk, DecodedLine, ListBodyDecoder, ListPart, ListStream,
+    WatchLineDecoder, WatchStream, decode_list_body, decode_watch_body, decode_watch_event,
 };
-pub use error::Error;
+pub use error::{Error, WatchDecodeError};
 /// The cache trait a [`Reflector`] writes into, re-exported from `indexer`.
 pub use indexer::Store;
 pub use kube::api::{ListParams, ObjectList, WatchEvent, WatchParams};
 pub use kube::core::PartialObjectMeta;
-pub use lister_watcher::{
-    ApiListerWatcher, ListStream, ListerWatcher, MetadataListerWatcher, WatchStream,
-};
+pub use lister_watcher::{ApiListerWatcher, ListerWatcher, MetadataListerWatcher};
 pub use object::Object;
 pub use options::{BackoffObserver, ErrorHandler, ReflectorOptions, ResyncGate};
 pub use reflector::Reflector;

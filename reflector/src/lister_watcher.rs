@@ -6,22 +6,16 @@ use std::any::type_name;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{ApiResource, DynamicObject, ListParams, ObjectList, WatchEvent, WatchParams};
 use kube::core::PartialObjectMeta;
 use kube::{Api, Client};
 
-use crate::{
-    DEFAULT_MAX_WATCH_LINE_LEN, Error, ListPart, Object, decode_list_body, decode_watch_body,
+use crate::decode::{
+    DEFAULT_MAX_WATCH_LINE_LEN, ListPart, ListStream, WatchStream, decode_list_body,
+    decode_watch_body,
 };
-
-/// The stream of events a watch returns.
-pub type WatchStream<K> = BoxStream<'static, Result<WatchEvent<K>, Error>>;
-
-/// The parts of one list response as it arrives: its metadata, then its items in batches (see
-/// [`ListPart`]); an error ends it.
-pub type ListStream<K> = BoxStream<'static, Result<ListPart<K>, Error>>;
+use crate::{Error, Object};
 
 /// Lists and watches one collection of objects: the reflector's only view of the API server.
 ///

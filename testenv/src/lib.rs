@@ -114,6 +114,7 @@ pub mod cluster;
 mod crds;
 mod env;
 mod error;
+mod kubeconfig_var;
 mod running;
 mod skip;
 mod wait;
@@ -121,10 +122,11 @@ mod wait;
 pub mod webhook;
 
 pub use builder::TestEnvBuilder;
-pub use cluster::{ExistingCluster, KUBECONFIG_VAR, on_existing_cluster};
+pub use cluster::ExistingCluster;
 pub use crds::{read_crd_dir, read_crd_file};
 pub use env::TestEnv;
 pub use error::Error;
+pub use kubeconfig_var::{KUBECONFIG_VAR, on_existing_cluster};
 pub use running::RunningManager;
 pub use skip::{SKIP_NOTICE, skip_on_existing_cluster};
 

@@ -1,6 +1,6 @@
 //! Skipping, with a notice, what an existing cluster cannot do for a test.
 
-use crate::cluster::{KUBECONFIG_VAR, on_existing_cluster};
+use crate::kubeconfig_var::{KUBECONFIG_VAR, on_existing_cluster};
 
 /// The start of every skip notice, to count skipped tests in a test run's output.
 pub const SKIP_NOTICE: &str = "kube-rt-testenv: skipped on an existing cluster";

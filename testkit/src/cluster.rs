@@ -24,25 +24,10 @@ use testenv::ExistingCluster;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use crate::config_maps::{State, cm, state_of};
+pub use crate::namespace::ns;
 
 /// What a call of [`TestCluster`] fails with.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
-
-/// The namespace the simulator's tests work in.
-const SIMULATOR_NAMESPACE: &str = "default";
-
-/// The namespace a test works in: `default` on the simulator; on an existing cluster the
-/// process's own, `kube-rt-it-<pid>`.
-pub fn ns() -> &'static str {
-    static NAMESPACE: LazyLock<String> = LazyLock::new(|| {
-        if testenv::on_existing_cluster() {
-            format!("kube-rt-it-{}", std::process::id())
-        } else {
-            SIMULATOR_NAMESPACE.to_owned()
-        }
-    });
-    &NAMESPACE
-}
 
 /// `true`, after a notice naming `what` the test needs of the simulator, when tests run on an
 /// existing cluster: the test returns at once (`if sim_only("fault injection") { return; }`).

@@ -8,8 +8,10 @@ use apiserver_sim::ApiServer;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::ObjectMeta;
 
+use crate::namespace::{SIMULATOR_NAMESPACE, ns};
+
 /// The namespace every helper here works in.
-pub const NS: &str = "default";
+pub const NS: &str = SIMULATOR_NAMESPACE;
 
 /// The key of a ConfigMap's one data entry.
 const VALUE_KEY: &str = "v";
@@ -18,13 +20,13 @@ const VALUE_KEY: &str = "v";
 /// version, so two states are equal exactly when both sides saw the same writes.
 pub type State = BTreeMap<String, String>;
 
-/// A ConfigMap named `name` in [`ns`](crate::cluster::ns)`()` (on the simulator [`NS`]) whose
+/// A ConfigMap named `name` in [`ns`]`()` (on the simulator [`NS`]) whose
 /// one data entry `v` is `value`.
 pub fn cm(name: &str, value: &str) -> ConfigMap {
     ConfigMap {
         metadata: ObjectMeta {
             name: Some(name.into()),
-            namespace: Some(crate::cluster::ns().into()),
+            namespace: Some(ns().into()),
             ..ObjectMeta::default()
         },
         data: Some([(VALUE_KEY.to_owned(), value.to_owned())].into()),

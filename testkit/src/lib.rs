@@ -32,6 +32,7 @@ pub mod config_maps;
 mod eventually;
 pub mod kubectl;
 mod log_capture;
+mod namespace;
 mod recorder;
 
 pub use eventually::{WALL_CLOCK_FLOOR, eventually, eventually_async, eventually_some};

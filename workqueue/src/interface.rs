@@ -23,7 +23,7 @@ use std::future::Future;
 use std::hash::Hash;
 use std::time::Duration;
 
-use crate::priority::options::{AddOptions, Priority};
+use crate::add_options::{AddOptions, Priority};
 
 /// Implements the queue traits for `$queue<T>` by its inherent methods of the same names (each
 /// queue documents its exact behaviour there): `work` for [`WorkQueue`], `delaying` adds

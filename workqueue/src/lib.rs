@@ -123,6 +123,7 @@
 //! operations cannot fail: adds after shutdown are dropped by design and `get` returns `None`
 //! once the queue is shut down and empty.
 
+mod add_options;
 mod config;
 mod delaying;
 mod error;
@@ -135,12 +136,13 @@ pub mod rate_limiter;
 mod rate_limiting;
 mod task;
 
+pub use add_options::{AddOptions, Priority};
 pub use config::QueueConfig;
 pub use delaying::DelayingQueue;
 pub use error::Error;
 pub use interface::{DelayingWorkQueue, PriorityWorkQueue, RateLimitingWorkQueue, WorkQueue};
 pub use metrics::{MetricsProvider, NoopMetrics, QueueMetrics, UNFINISHED_WORK_UPDATE_PERIOD};
-pub use priority::{AddOptions, Priority, PriorityQueue};
+pub use priority::PriorityQueue;
 pub use queue::Queue;
 pub use rate_limiter::{
     ItemExponentialFailure, ItemFastSlow, MaxOf, RateLimiter, TokenBucket, WithMaxWait,

@@ -26,7 +26,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::priority::options::Priority;
+use crate::add_options::Priority;
 
 /// How often the unfinished-work gauges are refreshed (client-go: 500 ms).
 pub const UNFINISHED_WORK_UPDATE_PERIOD: Duration = Duration::from_millis(500);

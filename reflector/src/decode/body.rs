@@ -9,8 +9,9 @@ use futures::{Stream, StreamExt};
 use kube::api::WatchEvent;
 use serde::de::DeserializeOwned;
 
+use super::WatchStream;
 use super::line::WatchLineDecoder;
-use crate::{Error, WatchStream};
+use crate::Error;
 
 /// Decodes a watch response body into the reflector's stream of events.
 ///

@@ -15,7 +15,7 @@ use serde::de::{self, DeserializeOwned, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use super::error::{WatchDecodeError, excerpt};
+use crate::error::{WatchDecodeError, excerpt};
 
 /// The five event types of a watch stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,8 +11,8 @@ use std::marker::PhantomData;
 use kube::api::WatchEvent;
 use serde::de::DeserializeOwned;
 
-use super::error::{WatchDecodeError, excerpt};
 use super::event::decode_watch_event;
+use crate::error::{WatchDecodeError, excerpt};
 
 /// The default limit on the length of one watch-event line: 64 MiB, far above the largest
 /// object etcd stores (1.5 MiB by default), yet a bound on what a broken server that never

@@ -9,8 +9,9 @@ use futures::io::AsyncBufRead;
 use futures::{Stream, StreamExt};
 use serde::de::DeserializeOwned;
 
+use super::ListStream;
 use super::list::{ListBodyDecoder, ListPart};
-use crate::{Error, ListStream};
+use crate::Error;
 
 /// Decodes a list response body into the parts of a [`ListStream`] as it arrives: the list's
 /// metadata as soon as it has been read, then the items of each body frame.

@@ -18,9 +18,10 @@ use serde::de::DeserializeOwned;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::error::WatchDecodeError;
+use super::WatchStream;
 use super::line::WatchLineDecoder;
-use crate::{Error, WatchStream};
+use crate::Error;
+use crate::error::WatchDecodeError;
 
 /// Batches read ahead of the consumer.
 const BATCHES_AHEAD: usize = 2;

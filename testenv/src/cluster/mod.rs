@@ -18,27 +18,12 @@ use parking_lot::Mutex;
 
 use crate::error::Error;
 
+pub use crate::kubeconfig_var::{KUBECONFIG_VAR, named_kubeconfig, on_existing_cluster};
 pub use cleanup::{NAMESPACE_GONE_LIMIT, empty_namespace};
-
-/// The environment variable naming the kubeconfig of an existing cluster to test against;
-/// unset or empty, tests run against the embedded simulator.
-pub const KUBECONFIG_VAR: &str = "KUBE_RT_TEST_KUBECONFIG";
 
 /// The label every scratch namespace carries, so a crashed run's leftovers can be found
 /// (`kubectl get ns -l kube-rt.dev/testenv`).
 pub const SCRATCH_LABEL: &str = "kube-rt.dev/testenv";
-
-/// The kubeconfig [`KUBECONFIG_VAR`] names, if it names one.
-pub fn named_kubeconfig() -> Option<PathBuf> {
-    std::env::var_os(KUBECONFIG_VAR)
-        .filter(|value| !value.is_empty())
-        .map(PathBuf::from)
-}
-
-/// Whether tests run against an existing cluster ([`KUBECONFIG_VAR`] is set).
-pub fn on_existing_cluster() -> bool {
-    named_kubeconfig().is_some()
-}
 
 /// The client configuration of the current context of the kubeconfig at `path`.
 pub async fn config_from(path: &Path) -> Result<kube::Config, Error> {

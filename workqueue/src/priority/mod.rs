@@ -1,10 +1,7 @@
 //! The priority queue: a rate-limiting queue whose every add carries a [`Priority`].
 
-pub(crate) mod options;
 mod order;
 mod state;
-
-pub use options::{AddOptions, Priority};
 
 use std::fmt;
 use std::future::Future;
@@ -14,6 +11,7 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
+use crate::add_options::{AddOptions, Priority};
 use crate::config::QueueConfig;
 use crate::delaying::timer::{Next, Plan, Timed, ready_at, run_timer};
 use crate::delaying::waiting::Schedule;

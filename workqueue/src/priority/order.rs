@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 
-use crate::priority::options::Priority;
+use crate::add_options::Priority;
 use crate::queue::order::Order;
 
 /// Past this many priorities in use, a new priority first drops the FIFOs that are empty.

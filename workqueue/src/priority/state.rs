@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::add_options::Priority;
 use crate::delaying::timer::{Next, Plan};
 use crate::delaying::waiting::{Schedule, Waiting};
 use crate::metrics::QueueMetrics;
-use crate::priority::options::Priority;
 use crate::priority::order::ByPriority;
 use crate::queue::state::{Adds, QueueState};
 use crate::queue::store::{Added, Done, Store};

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::PriorityQueue;
-use crate::priority::options::{AddOptions, Priority};
+use crate::add_options::{AddOptions, Priority};
 use crate::rate_limiter::ItemExponentialFailure;
 
 const MS: Duration = Duration::from_millis(1);

@@ -1,12 +1,20 @@
-//! The error type of the reflector and its lister-watchers, with the classification that the
-//! relist-versus-rewatch decisions of client-go are based on.
+//! The error types of the reflector and its lister-watchers, with the classification that the
+//! relist-versus-rewatch decisions of client-go are based on. At the bottom of the crate: the
+//! decoders, the lister-watchers and the reflector all report through them, and they import
+//! none of those.
+//!
+//! - [`Error`]: everything that can interrupt listing and watching;
+//! - [`WatchDecodeError`] (`watch_decode`): why one line of a watch stream yielded no event.
 
 use std::error::Error as StdError;
 use std::time::Duration;
 
 use kube::core::Status;
 
-use crate::WatchDecodeError;
+mod watch_decode;
+
+pub use watch_decode::WatchDecodeError;
+pub(crate) use watch_decode::excerpt;
 
 /// Everything that can interrupt listing and watching.
 ///
