@@ -95,6 +95,18 @@ impl<K: Object> ListerWatcher<K> for Counting<K> {
         self.inner.watch(params, resource_version).await
     }
 
+    async fn watch_with_decoding(
+        &self,
+        params: &reflector::WatchParams,
+        resource_version: &str,
+        decoding: reflector::WatchDecoding,
+    ) -> Result<reflector::WatchStream<K>, reflector::Error> {
+        self.counts.watches.fetch_add(1, Ordering::Relaxed);
+        self.inner
+            .watch_with_decoding(params, resource_version, decoding)
+            .await
+    }
+
     fn describe(&self) -> String {
         self.inner.describe()
     }

@@ -20,11 +20,12 @@
 //! - [`ReflectorOptions`]: page size, resync period and its gate
 //!   ([`should_resync`](ReflectorOptions::should_resync), client-go's `ShouldResync`, through
 //!   which a shared informer resyncs only when one of its handlers is due), streaming list,
-//!   [`Backoff`], watch timeout, error handler, and a backoff observer ([`BackoffStep`]).
+//!   [`Backoff`], watch timeout, where watch bodies are decoded ([`WatchDecoding`]: on tasks of
+//!   their own or on the reflector's), error handler, and a backoff observer ([`BackoffStep`]).
 //! - [`Error`]: every failure, with the classification the retry decisions use.
 //! - [`WatchLineDecoder`]: the watch wire format (one JSON event per line) decoded from body
 //!   chunks split anywhere, with a bound on the line length; [`decode_watch_body`] turns a
-//!   response body into the reflector's event stream.
+//!   response body into the reflector's event stream, decoded where a [`WatchDecoding`] says.
 //!
 //! - [`Object`]: the bound every object type meets (`Resource + Clone + DeserializeOwned +
 //!   Debug + Send + Sync + 'static`), named once here for this crate and the layers above.
@@ -109,13 +110,12 @@ mod object;
 mod options;
 mod pager;
 mod reflector;
-mod watch;
-mod watch_list;
 
 pub use backoff::{Backoff, BackoffStep};
 pub use decode::{
     DEFAULT_MAX_WATCH_LINE_LEN, DecodeChunk, DecodedLine, ListBodyDecoder, ListPart, ListStream,
-    WatchLineDecoder, WatchStream, decode_list_body, decode_watch_body, decode_watch_event,
+    WatchDecoding, WatchLineDecoder, WatchStream, decode_list_body, decode_watch_body,
+    decode_watch_event,
 };
 pub use error::{Error, WatchDecodeError};
 /// The cache trait a [`Reflector`] writes into, re-exported from `indexer`.
@@ -125,5 +125,4 @@ pub use kube::core::PartialObjectMeta;
 pub use lister_watcher::{ApiListerWatcher, ListerWatcher, MetadataListerWatcher};
 pub use object::Object;
 pub use options::{BackoffObserver, ErrorHandler, ReflectorOptions, ResyncGate};
-pub use reflector::Reflector;
-pub use watch::INITIAL_EVENTS_END_ANNOTATION;
+pub use reflector::{INITIAL_EVENTS_END_ANNOTATION, Reflector};

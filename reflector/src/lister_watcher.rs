@@ -12,7 +12,7 @@ use kube::core::PartialObjectMeta;
 use kube::{Api, Client};
 
 use crate::decode::{
-    DEFAULT_MAX_WATCH_LINE_LEN, ListPart, ListStream, WatchStream, decode_list_body,
+    DEFAULT_MAX_WATCH_LINE_LEN, ListPart, ListStream, WatchDecoding, WatchStream, decode_list_body,
     decode_watch_body,
 };
 use crate::{Error, Object};
@@ -60,6 +60,23 @@ where
         resource_version: &str,
     ) -> Result<WatchStream<K>, Error>;
 
+    /// [`watch`](Self::watch), with the response body decoded as `decoding` says (see
+    /// [`WatchDecoding`]). The reflector opens every watch through this, passing
+    /// [`ReflectorOptions::watch_decoding`](crate::ReflectorOptions::watch_decoding).
+    ///
+    /// Provided: `watch`, for lister-watchers that decode no body of their own or decode it one
+    /// way only. [`ApiListerWatcher`] decodes as asked; a wrapper around another lister-watcher
+    /// should forward this call, so that the choice reaches the one that decodes.
+    async fn watch_with_decoding(
+        &self,
+        params: &WatchParams,
+        resource_version: &str,
+        decoding: WatchDecoding,
+    ) -> Result<WatchStream<K>, Error> {
+        let _ = decoding;
+        self.watch(params, resource_version).await
+    }
+
     /// A short description of what is listed (resource and scope), for logs and spans.
     fn describe(&self) -> String {
         type_name::<K>().to_string()
@@ -97,8 +114,9 @@ impl ListType {
 /// override whatever the reflector's parameters carry.
 ///
 /// Lists go through `Api::list`; watch responses are decoded by this crate's
-/// [`WatchLineDecoder`](crate::WatchLineDecoder), line by line as the body arrives, with a
-/// limit on the length of one line ([`max_watch_line_len`](Self::max_watch_line_len)).
+/// [`WatchLineDecoder`](crate::WatchLineDecoder), line by line as the body arrives, where the
+/// reflector's [`WatchDecoding`] says, with a limit on the length of one line
+/// ([`max_watch_line_len`](Self::max_watch_line_len)).
 ///
 /// # Metadata only
 ///
@@ -334,6 +352,16 @@ where
         params: &WatchParams,
         resource_version: &str,
     ) -> Result<WatchStream<K>, Error> {
+        self.watch_with_decoding(params, resource_version, WatchDecoding::default())
+            .await
+    }
+
+    async fn watch_with_decoding(
+        &self,
+        params: &WatchParams,
+        resource_version: &str,
+        decoding: WatchDecoding,
+    ) -> Result<WatchStream<K>, Error> {
         let url = self.api.resource_url();
         let failed = |source| Error::request("watch", url, source);
         // `Api::list` asks for metadata by itself when `K` is a `PartialObjectMeta`; the watch
@@ -358,7 +386,7 @@ where
         // plain-text body, such as a 429 from priority and fairness, gets a `Status` with its
         // code), exactly as `Api::watch` reports them.
         let body = self.client.request_stream(request).await.map_err(failed)?;
-        let events = decode_watch_body::<K, _>(body, self.max_watch_line_len);
+        let events = decode_watch_body::<K, _>(body, self.max_watch_line_len, decoding);
         match self.kind_check.clone() {
             None => Ok(events),
             Some(check) => Ok(events

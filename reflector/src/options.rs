@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::{Backoff, BackoffStep, Error};
+use crate::{Backoff, BackoffStep, Error, WatchDecoding};
 
 /// A callback told about every failure of a reflector (see [`ReflectorOptions::error_handler`]).
 pub type ErrorHandler = Arc<dyn Fn(&Error) + Send + Sync>;
@@ -47,6 +47,7 @@ pub struct ReflectorOptions {
     pub(crate) on_backoff: Option<BackoffObserver>,
     pub(crate) jitter_seed: Option<u64>,
     pub(crate) compact_objects: bool,
+    pub(crate) watch_decoding: WatchDecoding,
 }
 
 impl Default for ReflectorOptions {
@@ -63,6 +64,7 @@ impl Default for ReflectorOptions {
             on_backoff: None,
             jitter_seed: None,
             compact_objects: false,
+            watch_decoding: WatchDecoding::default(),
         }
     }
 }
@@ -81,6 +83,7 @@ impl fmt::Debug for ReflectorOptions {
             .field("on_backoff", &self.on_backoff.is_some())
             .field("jitter_seed", &self.jitter_seed)
             .field("compact_objects", &self.compact_objects)
+            .field("watch_decoding", &self.watch_decoding)
             .finish()
     }
 }
@@ -172,6 +175,18 @@ impl ReflectorOptions {
     /// (jittered) wait: the hook that makes the retry schedule observable in tests and metrics.
     pub fn on_backoff(mut self, observer: impl Fn(&BackoffStep) + Send + Sync + 'static) -> Self {
         self.on_backoff = Some(Arc::new(observer));
+        self
+    }
+
+    /// Where the lines of watch responses (and streaming lists) are decoded (default
+    /// [`WatchDecoding::Pipelined`]: a reader task and decoding tasks, which spread a busy
+    /// watch over the threads of a multi-threaded runtime). [`WatchDecoding::Inline`] decodes
+    /// on the reflector's own task as the stream is read: choose it on a current-thread
+    /// runtime, or for many reflectors of quiet collections. The choice reaches the
+    /// lister-watcher through [`ListerWatcher::watch_with_decoding`](crate::ListerWatcher::watch_with_decoding);
+    /// it changes where the work runs, never which events come out or in which order.
+    pub fn watch_decoding(mut self, decoding: WatchDecoding) -> Self {
+        self.watch_decoding = decoding;
         self
     }
 

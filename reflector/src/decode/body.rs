@@ -1,5 +1,5 @@
 //! The watch response body as a stream of events: bytes from an `AsyncBufRead` (the HTTP
-//! body, frame by frame) through a [`WatchLineDecoder`].
+//! body, frame by frame) through a [`WatchLineDecoder`], decoded where [`WatchDecoding`] says.
 
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -13,6 +13,30 @@ use super::WatchStream;
 use super::line::WatchLineDecoder;
 use crate::Error;
 
+/// Where the lines of a watch response body are decoded: a choice of configuration
+/// ([`ReflectorOptions::watch_decoding`](crate::ReflectorOptions::watch_decoding), the last
+/// argument of [`decode_watch_body`]), never inferred from the runtime. Both give the same
+/// events in the same order, with the same errors and the same bound on a line's length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum WatchDecoding {
+    /// A task of its own reads the body and cuts it into batches of whole lines; a large batch
+    /// (a busy watch, a streaming list) is decoded by a task of its own, so on a multi-threaded
+    /// tokio runtime reading and decoding run on several threads while the stream still hands
+    /// out the events in body order. At most two batches wait ahead of the consumer. The
+    /// default: what a watch of a busy collection on the usual multi-threaded runtime wants.
+    ///
+    /// It spawns tokio tasks, so it needs a tokio runtime; called outside one,
+    /// [`decode_watch_body`] decodes [`Inline`](WatchDecoding::Inline) instead.
+    #[default]
+    Pipelined,
+    /// Each line is decoded as the stream is polled, on the polling task: no task hand-off per
+    /// batch and nothing spawned. The better choice on a current-thread runtime (where the
+    /// tasks of [`Pipelined`](WatchDecoding::Pipelined) cannot run beside each other) and for
+    /// many quiet watches.
+    Inline,
+}
+
 /// Decodes a watch response body into the reflector's stream of events.
 ///
 /// Each line becomes one item: an event, or an [`Error::WatchDecode`] after which the stream
@@ -24,18 +48,21 @@ use crate::Error;
 /// `body` is typically what `kube::Client::request_stream` returns for a watch request; a
 /// custom [`ListerWatcher`](crate::ListerWatcher) can use this to decode its own transport.
 ///
-/// On a multi-threaded tokio runtime the body is read by a task of its own and large batches
-/// of lines are decoded by tasks of their own, so a busy watch decodes on several threads
-/// (events still come out in body order); elsewhere it is decoded as the stream is polled.
-pub fn decode_watch_body<K, R>(body: R, max_line_len: usize) -> WatchStream<K>
+/// `decoding` says where the lines are decoded: [`WatchDecoding::Pipelined`] (the default of a
+/// reflector: a reader task and decoding tasks, for several threads) or
+/// [`WatchDecoding::Inline`] (as the stream is polled).
+pub fn decode_watch_body<K, R>(
+    body: R,
+    max_line_len: usize,
+    decoding: WatchDecoding,
+) -> WatchStream<K>
 where
     K: DeserializeOwned + Send + 'static,
     R: AsyncBufRead + Send + 'static,
 {
-    let multi_threaded = tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
-        runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
-    });
-    if multi_threaded {
+    // Spawning needs a runtime: outside one, the pipelined decoder would have nowhere to run.
+    let can_spawn = tokio::runtime::Handle::try_current().is_ok();
+    if decoding == WatchDecoding::Pipelined && can_spawn {
         return super::pipelined::decode_watch_body_pipelined(body, max_line_len);
     }
     WatchBody {
@@ -98,54 +125,78 @@ mod tests {
         futures::stream::iter(chunks).into_async_read()
     }
 
+    /// Both decoders, which must agree item for item.
+    const DECODINGS: [WatchDecoding; 2] = [WatchDecoding::Inline, WatchDecoding::Pipelined];
+
     const ADDED: &[u8] = b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}\n";
 
     #[tokio::test]
     async fn yields_events_across_frames_then_ends() {
         let (head, tail) = ADDED.split_at(20);
-        let stream = decode_watch_body::<ConfigMap, _>(
-            body(vec![Ok(head), Ok(tail), Ok(b"\r\n"), Ok(ADDED)]),
-            1024,
-        );
-        let items: Vec<_> = stream.collect().await;
-        assert_eq!(items.len(), 2);
-        assert!(items.iter().all(|i| matches!(i, Ok(WatchEvent::Added(_)))));
+        for decoding in DECODINGS {
+            let stream = decode_watch_body::<ConfigMap, _>(
+                body(vec![Ok(head), Ok(tail), Ok(b"\r\n"), Ok(ADDED)]),
+                1024,
+                decoding,
+            );
+            let items: Vec<_> = stream.collect().await;
+            assert_eq!(items.len(), 2, "{decoding:?}");
+            assert!(items.iter().all(|i| matches!(i, Ok(WatchEvent::Added(_)))));
+        }
     }
 
     #[tokio::test]
     async fn a_read_error_is_a_stream_read_error_and_ends_the_stream() {
-        let broken = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
-        let mut stream = decode_watch_body::<ConfigMap, _>(
-            body(vec![Ok(ADDED), Ok(b"{\"type\""), Err(broken), Ok(ADDED)]),
-            1024,
-        );
-        assert!(matches!(
-            stream.try_next().await,
-            Ok(Some(WatchEvent::Added(_)))
-        ));
-        let error = stream.try_next().await.unwrap_err();
-        assert!(error.is_stream_read_error(), "{error}");
-        assert!(stream.next().await.is_none());
+        for decoding in DECODINGS {
+            let broken = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+            let mut stream = decode_watch_body::<ConfigMap, _>(
+                body(vec![Ok(ADDED), Ok(b"{\"type\""), Err(broken), Ok(ADDED)]),
+                1024,
+                decoding,
+            );
+            assert!(matches!(
+                stream.try_next().await,
+                Ok(Some(WatchEvent::Added(_)))
+            ));
+            let error = stream.try_next().await.unwrap_err();
+            assert!(error.is_stream_read_error(), "{decoding:?}: {error}");
+            assert!(stream.next().await.is_none());
+        }
     }
 
     #[tokio::test]
     async fn a_truncated_tail_and_an_oversize_line_are_error_items() {
-        let items: Vec<_> = decode_watch_body::<ConfigMap, _>(
-            body(vec![
-                Ok(&[b'x'; 2000]),
-                Ok(b"\n"),
-                Ok(ADDED),
-                Ok(b"{\"type\":\"AD"),
-            ]),
+        for decoding in DECODINGS {
+            let items: Vec<_> = decode_watch_body::<ConfigMap, _>(
+                body(vec![
+                    Ok(&[b'x'; 2000]),
+                    Ok(b"\n"),
+                    Ok(ADDED),
+                    Ok(b"{\"type\":\"AD"),
+                ]),
+                1024,
+                decoding,
+            )
+            .collect()
+            .await;
+            assert_eq!(items.len(), 3, "{decoding:?}: {items:?}");
+            let too_long = items[0].as_ref().unwrap_err();
+            assert!(!too_long.is_skippable_object() && !too_long.is_stream_read_error());
+            assert!(matches!(items[1], Ok(WatchEvent::Added(_))));
+            let truncated = items[2].as_ref().unwrap_err();
+            assert!(truncated.is_stream_read_error(), "{truncated}");
+        }
+    }
+
+    #[test]
+    fn pipelined_decoding_outside_a_runtime_decodes_inline_instead_of_panicking() {
+        let stream = decode_watch_body::<ConfigMap, _>(
+            body(vec![Ok(ADDED), Ok(ADDED)]),
             1024,
-        )
-        .collect()
-        .await;
-        assert_eq!(items.len(), 3, "{items:?}");
-        let too_long = items[0].as_ref().unwrap_err();
-        assert!(!too_long.is_skippable_object() && !too_long.is_stream_read_error());
-        assert!(matches!(items[1], Ok(WatchEvent::Added(_))));
-        let truncated = items[2].as_ref().unwrap_err();
-        assert!(truncated.is_stream_read_error(), "{truncated}");
+            WatchDecoding::Pipelined,
+        );
+        let items: Vec<_> = futures::executor::block_on(stream.collect());
+        assert_eq!(items.len(), 2);
+        assert!(items.iter().all(|i| matches!(i, Ok(WatchEvent::Added(_)))));
     }
 }

@@ -6,7 +6,8 @@
 //!   straight from the line's bytes;
 //! - [`line`]: a body cut into chunks anywhere, split into lines, each decoded as an event;
 //!   bounded memory whatever the server sends;
-//! - [`body`]: an `AsyncBufRead` HTTP body as a stream of events, for [`ListerWatcher`](crate::ListerWatcher)s;
+//! - [`body`]: an `AsyncBufRead` HTTP body as a stream of events, for [`ListerWatcher`](crate::ListerWatcher)s,
+//!   decoded as the stream is polled or as [`WatchDecoding`] says;
 //! - [`pipelined`]: the same on several threads (a reader task and decoding tasks), in order;
 //! - [`list`] and [`list_body`]: a list response body into its metadata and items as it streams
 //!   in, and the same over an `AsyncBufRead`;
@@ -26,7 +27,7 @@ use kube::api::WatchEvent;
 
 use crate::Error;
 
-pub use body::decode_watch_body;
+pub use body::{WatchDecoding, decode_watch_body};
 pub use event::decode_watch_event;
 pub use line::{DEFAULT_MAX_WATCH_LINE_LEN, DecodeChunk, DecodedLine, WatchLineDecoder};
 pub use list::{ListBodyDecoder, ListPart};

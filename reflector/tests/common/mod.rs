@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube_rt_reflector::{
     ApiListerWatcher, BackoffStep, Error, ListParams, ListStream, ListerWatcher, ObjectList,
-    Reflector, ReflectorOptions, WatchParams, WatchStream,
+    Reflector, ReflectorOptions, WatchDecoding, WatchParams, WatchStream,
 };
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
@@ -44,6 +44,8 @@ pub struct Call {
     pub bookmarks: bool,
     /// Watches: `timeoutSeconds`.
     pub timeout: Option<u32>,
+    /// Watches: where the reflector asked for the body to be decoded.
+    pub decoding: Option<WatchDecoding>,
     pub at: Instant,
 }
 
@@ -70,6 +72,7 @@ impl<K: Clone> Recorder<K> {
             send_initial_events: false,
             bookmarks: false,
             timeout: None,
+            decoding: None,
             at: Instant::now(),
         });
     }
@@ -101,6 +104,16 @@ impl<K: Clone + Send + Sync + 'static> ListerWatcher<K> for Recorder<K> {
         params: &WatchParams,
         resource_version: &str,
     ) -> Result<WatchStream<K>, Error> {
+        self.watch_with_decoding(params, resource_version, WatchDecoding::default())
+            .await
+    }
+
+    async fn watch_with_decoding(
+        &self,
+        params: &WatchParams,
+        resource_version: &str,
+        decoding: WatchDecoding,
+    ) -> Result<WatchStream<K>, Error> {
         self.calls.lock().push(Call {
             verb: "watch",
             resource_version: Some(resource_version.to_string()),
@@ -109,9 +122,12 @@ impl<K: Clone + Send + Sync + 'static> ListerWatcher<K> for Recorder<K> {
             send_initial_events: params.send_initial_events,
             bookmarks: params.bookmarks,
             timeout: params.timeout,
+            decoding: Some(decoding),
             at: Instant::now(),
         });
-        self.inner.watch(params, resource_version).await
+        self.inner
+            .watch_with_decoding(params, resource_version, decoding)
+            .await
     }
 
     fn describe(&self) -> String {

@@ -13,7 +13,10 @@ use common::*;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube_rt_reflector::{ApiListerWatcher, Error, ListerWatcher, WatchEvent, WatchParams, fuzzing};
+use kube_rt_reflector::{
+    ApiListerWatcher, Error, ListerWatcher, ReflectorOptions, WatchDecoding, WatchEvent,
+    WatchParams, fuzzing,
+};
 use proptest::prelude::*;
 
 /// Decodes `body` cut at `cuts` (reduced modulo its length + 1), checking the buffering bound.
@@ -218,4 +221,48 @@ async fn an_oversize_watch_line_is_reported_and_the_reflector_relists_to_recover
         "one relist brought the big object"
     );
     running.stop().await;
+}
+
+/// The reflector's decoding option reaches the lister-watcher with every watch it opens, and
+/// either decoder keeps the store equal to the server.
+#[tokio::test(start_paused = true)]
+async fn the_watch_decoding_option_reaches_every_watch_and_either_decoder_converges() {
+    let server = TestCluster::start().await.unwrap();
+    for i in 0..3 {
+        server.put(&format!("cm-{i}"), "0").await.unwrap();
+    }
+    let mut reflectors = Vec::new();
+    for decoding in [
+        None,
+        Some(WatchDecoding::Inline),
+        Some(WatchDecoding::Pipelined),
+    ] {
+        let lister_watcher = config_maps(server.client().unwrap());
+        let store = Arc::new(cache());
+        let options = match decoding {
+            Some(decoding) => ReflectorOptions::default().watch_decoding(decoding),
+            None => ReflectorOptions::default(),
+        };
+        let running = spawn(lister_watcher.clone(), store.clone(), options);
+        reflectors.push((decoding, lister_watcher, store, running));
+    }
+    for (_, _, store, _) in &reflectors {
+        converged(&server, &**store).await;
+    }
+    server.put("cm-1", "1").await.unwrap();
+    server.remove("cm-2").await.unwrap();
+    for (decoding, lister_watcher, store, _) in &reflectors {
+        converged(&server, &**store).await;
+        let expected = decoding.unwrap_or(WatchDecoding::Pipelined);
+        let asked: Vec<_> = lister_watcher
+            .calls("watch")
+            .iter()
+            .map(|call| call.decoding)
+            .collect();
+        assert!(!asked.is_empty());
+        assert!(asked.iter().all(|d| *d == Some(expected)), "{asked:?}");
+    }
+    for (_, _, _, running) in reflectors {
+        running.stop().await;
+    }
 }

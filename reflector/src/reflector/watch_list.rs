@@ -1,0 +1,99 @@
+//! One streaming list (KEP-3157, client-go's `watchList`): a watch with `sendInitialEvents`
+//! whose initial events are collected in a buffer and replace the store's content at the
+//! initial-events-end bookmark; the same stream then goes on as the steady-state watch. Whether
+//! to try one, from which resource version, and what to do when it fails are the run loop's
+//! decisions: nothing here retries.
+//!
+//! A server that ignores `sendInitialEvents` is recognised when, before the end bookmark, the
+//! stream ends, stays silent for
+//! [`ReflectorOptions::initial_events_timeout`](crate::ReflectorOptions::initial_events_timeout),
+//! or delivers what only a plain watch sends: a bookmark without the annotation, or a MODIFIED
+//! or DELETED event.
+
+use futures::StreamExt;
+use indexer::{Indexer, Indexers, Store};
+use kube::api::{WatchEvent, WatchParams};
+use tokio::time::Instant;
+
+use super::apply::{Step, apply};
+use super::shared::Shared;
+use crate::{Error, Object, WatchStream};
+
+/// Stream-lists from `resource_version` ("" for a consistent read of the latest state) with a
+/// server timeout of `timeout_secs`: replaces the store's content with the initial events and
+/// sets the last synced resource version to the end bookmark's. Returns the stream to go on
+/// watching from.
+pub(super) async fn stream_list<K: Object>(
+    shared: &Shared<K>,
+    resource_version: &str,
+    timeout_secs: u32,
+) -> Result<WatchStream<K>, Error> {
+    let started = Instant::now();
+    let params = WatchParams {
+        bookmarks: true,
+        send_initial_events: true,
+        timeout: Some(timeout_secs),
+        ..WatchParams::default()
+    };
+    let mut stream = shared
+        .lister_watcher
+        .watch_with_decoding(&params, resource_version, shared.options.watch_decoding)
+        .await?;
+    let buffer = Indexer::new(Indexers::new());
+    let end_rv = initial_events(shared, &mut stream, &buffer).await?;
+    let items = buffer.list();
+    let count = items.len();
+    shared.replace_store(items, end_rv.clone())?;
+    tracing::debug!(
+        count,
+        resource_version = %end_rv,
+        requested = %resource_version,
+        duration = ?started.elapsed(),
+        "stream-listed"
+    );
+    shared.set_last_sync_resource_version(end_rv);
+    Ok(stream)
+}
+
+/// Collects the initial events into `buffer` until the end bookmark; returns its RV.
+async fn initial_events<K: Object>(
+    shared: &Shared<K>,
+    stream: &mut WatchStream<K>,
+    buffer: &dyn Store<K>,
+) -> Result<String, Error> {
+    let silence = shared.options.initial_events_timeout;
+    loop {
+        let Ok(item) = tokio::time::timeout(silence, stream.next()).await else {
+            return Err(Error::StreamingListIncomplete {
+                reason: "the server went silent before the initial-events-end bookmark",
+            });
+        };
+        if let Some(Ok(WatchEvent::Modified(_) | WatchEvent::Deleted(_))) = &item {
+            // Initial events are all ADDED: a change means the server is serving a plain watch
+            // and will never send the end bookmark.
+            return Err(Error::StreamingListIncomplete {
+                reason: "a MODIFIED or DELETED event arrived before the initial-events-end bookmark",
+            });
+        }
+        match apply(shared, buffer, item) {
+            // Initial events are not ordered by resource version: only the end bookmark's
+            // version is a safe point to resume from.
+            Step::Applied { .. } => {}
+            Step::Bookmark {
+                resource_version,
+                initial_events_end: true,
+            } if !resource_version.is_empty() => return Ok(resource_version),
+            Step::Bookmark { .. } => {
+                return Err(Error::StreamingListIncomplete {
+                    reason: "a bookmark without the initial-events-end annotation arrived first",
+                });
+            }
+            Step::Closed => {
+                return Err(Error::StreamingListIncomplete {
+                    reason: "the stream ended before the initial-events-end bookmark",
+                });
+            }
+            Step::Failed(error) => return Err(error),
+        }
+    }
+}
