@@ -1,6 +1,6 @@
 //! The round-trip property of compact objects (`indexer::fuzzing::check_compact_round_trip`):
 //! what a read returns equals what the typed mode returns, field for field (managedFields aside
-//! when dropped), over the fuzz target's seed corpus, generated Pods, and an example object of
+//! when dropped), over the fuzz target's checked-in seeds, generated Pods, and an example object of
 //! every built-in kind (`compact_kinds`).
 
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use kube_rt_indexer::fuzzing::check_compact_round_trip;
 use proptest::prelude::*;
 
 fn corpus() -> Vec<(PathBuf, Vec<u8>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/compact_round_trip");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/compact_round_trip");
     let mut seeds: Vec<_> = std::fs::read_dir(&dir)
         .expect("the seed corpus is checked in")
         .map(|entry| {
