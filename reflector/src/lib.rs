@@ -1,12 +1,14 @@
 //! List-and-watch: keep any [`indexer::Store`] equal to the API server's state of one
 //! collection, through every failure a real cluster throws at it (client-go's `Reflector`).
 //!
-//! A [`Reflector`] lists a collection through a [`ListerWatcher`], replaces the store's content
-//! with the result, then watches from the list's resource version and applies every event as
-//! it arrives. When the watch closes it rewatches from the last resource version it saw; when
-//! the server says that version is gone (410), throttles (429), fails, or the connection
-//! breaks, it backs off and relists or rewatches exactly as client-go decides. Its store is
-//! usually a `deltafifo::DeltaFifo` inside an informer, but any `Store` works — an
+//! A [`Reflector`] lists a collection through a [`ListerWatcher`] (by default with one streaming
+//! watch, `sendInitialEvents`, as client-go's `WatchListClient` does; in pages where the server
+//! has no streaming lists or [`ReflectorOptions::streaming_list`] is off), replaces the store's
+//! content with the result, then watches from the list's resource version and applies every
+//! event as it arrives. When the watch closes it rewatches from the last resource version it
+//! saw; when the server says that version is gone (410), throttles (429), fails, or the
+//! connection breaks, it backs off and relists or rewatches exactly as client-go decides. Its
+//! store is usually a `deltafifo::DeltaFifo` inside an informer, but any `Store` works — an
 //! [`indexer::Indexer`] fed directly is the simplest read-only cache.
 //!
 //! - [`ListerWatcher`] / [`ApiListerWatcher`]: the two calls to the server; over `kube::Api<K>`
@@ -19,9 +21,10 @@
 //!   [`last_sync_resource_version`](Reflector::last_sync_resource_version).
 //! - [`ReflectorOptions`]: page size, resync period and its gate
 //!   ([`should_resync`](ReflectorOptions::should_resync), client-go's `ShouldResync`, through
-//!   which a shared informer resyncs only when one of its handlers is due), streaming list,
-//!   [`Backoff`], watch timeout, where watch bodies are decoded ([`WatchDecoding`]: on tasks of
-//!   their own or on the reflector's), error handler, and a backoff observer ([`BackoffStep`]).
+//!   which a shared informer resyncs only when one of its handlers is due), streaming or paged
+//!   lists, [`Backoff`], watch timeout, where watch bodies are decoded ([`WatchDecoding`]: on
+//!   tasks of their own or on the reflector's), error handler, and a backoff observer
+//!   ([`BackoffStep`]).
 //! - [`Error`]: every failure, with the classification the retry decisions use.
 //! - [`WatchLineDecoder`]: the watch wire format (one JSON event per line) decoded from body
 //!   chunks split anywhere, with a bound on the line length; [`decode_watch_body`] turns a

@@ -27,9 +27,10 @@ pub(crate) const DEFAULT_PAGE_SIZE: u32 = 500;
 /// use kube_rt_reflector::{Backoff, ReflectorOptions};
 ///
 /// let options = ReflectorOptions::default()
+///     // Paged lists (of 100 objects) instead of the default streaming list.
+///     .streaming_list(false)
 ///     .page_size(100)
 ///     .resync_period(Duration::from_secs(600))
-///     .streaming_list(true)
 ///     .backoff(Backoff::default().max(Duration::from_secs(10)))
 ///     .error_handler(|error| tracing::warn!(%error, "reflector failure"));
 /// # let _ = options;
@@ -56,7 +57,7 @@ impl Default for ReflectorOptions {
             page_size: None,
             resync_period: None,
             should_resync: None,
-            streaming_list: false,
+            streaming_list: true,
             backoff: Backoff::default(),
             watch_timeout: Duration::from_secs(300),
             initial_events_timeout: Duration::from_secs(10),
@@ -104,7 +105,9 @@ impl ReflectorOptions {
         self
     }
 
-    /// Forces this page size on every list; `0` disables pagination.
+    /// Forces this page size on every paged list; `0` disables pagination. Paged lists are
+    /// what the reflector falls back to where streaming lists are off or fail (see
+    /// [`streaming_list`](Self::streaming_list)).
     ///
     /// Without it (the default) the reflector follows client-go: pages of 500 for the first
     /// list (RV "0") and for lists from the latest state (RV ""), but no pagination when
@@ -131,9 +134,17 @@ impl ReflectorOptions {
         self
     }
 
-    /// Lists with a streaming watch (`sendInitialEvents`, Kubernetes 1.27+) instead of
-    /// paginated lists (default off). Falls back to a paginated list whenever the server
-    /// rejects the parameters or does not send the initial-events-end bookmark.
+    /// Whether to list with a streaming watch (`sendInitialEvents`, KEP-3157) instead of
+    /// paginated lists (default: yes, as client-go since 1.35 with its `WatchListClient`
+    /// feature). A streaming list costs the server far less memory than paged lists of the
+    /// same objects, and its snapshot is consistent.
+    ///
+    /// Where a streaming list fails, the reflector lists in pages in the same attempt, with no
+    /// backoff step in between; a server that refuses `sendInitialEvents` (400 or 422, as
+    /// Kubernetes before 1.27 or with the WatchList feature off does) or answers with a plain
+    /// watch is remembered, and later relists page at once. `false` pages every list, as
+    /// client-go did before 1.35 (see [`page_size`](Self::page_size)); an outside test of the
+    /// list path, or a server known to have no streaming lists, wants that.
     pub fn streaming_list(mut self, enabled: bool) -> Self {
         self.streaming_list = enabled;
         self

@@ -24,6 +24,8 @@ async fn readyz_waits_for_sync_and_user_checks_fail_with_500() {
     }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
     server.create(&cm("a", "1")).unwrap();
+    // No streaming lists on this server: the caches list in pages, and those lists fail.
+    server.set_watch_list(false);
     // The initial lists fail until the faults are cleared: the cache cannot sync.
     server.fail_next(FailRule::new("list", "configmaps", 500, u32::MAX));
     let localhost: SocketAddr = "127.0.0.1:0".parse().unwrap();

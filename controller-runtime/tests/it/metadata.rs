@@ -282,10 +282,11 @@ async fn the_metadata_cache_is_scoped_like_the_full_one_coexists_with_it_and_has
     let untouched = untouched.namespace(NS).get("a").unwrap().unwrap();
     assert!(untouched.metadata.annotations.is_none(), "{untouched:?}");
     assert_eq!(
-        server.request_count("list", "secrets"),
+        server.request_count("watch", "secrets"),
         2,
-        "two caches, two lists"
+        "two caches, two streaming lists (each going on as its watch)"
     );
+    assert_eq!(server.request_count("list", "secrets"), 0);
 
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();

@@ -29,6 +29,8 @@ async fn reconciles_only_see_synced_caches() {
         server.create(&cm(&format!("cm-{i}"), "0")).unwrap();
         server.create(&secret(&format!("s-{i}"), vec![])).unwrap();
     }
+    // No streaming lists on this server: the caches list in pages, and those lists fail.
+    server.set_watch_list(false);
     // The first lists fail: the reflectors retry with backoff before the caches can sync.
     server.fail_next(FailRule::new("list", "configmaps", 500, 3));
     server.fail_next(FailRule::new("list", "secrets", 500, 4));
@@ -79,6 +81,8 @@ async fn reconciles_only_see_synced_caches() {
 /// `start` took (of tokio time).
 async fn start_without_secrets(cache_sync_timeout: Option<Duration>) -> (Error, Duration) {
     let server = apiserver_sim::ApiServer::start().await.unwrap();
+    // No streaming lists on this server: the caches list in pages, and those lists fail.
+    server.set_watch_list(false);
     server.fail_next(FailRule::new("list", "secrets", 403, 100_000));
     let mut builder = manager(&server);
     if let Some(timeout) = cache_sync_timeout {

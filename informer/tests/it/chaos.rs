@@ -34,7 +34,9 @@ async fn run_seed(seed: u64) -> (u64, u64) {
     let informer = Arc::new(
         SharedIndexInformer::for_api(api)
             .reflector_options(
+                // Paged lists: their failures are injected, and relists are counted by them.
                 ReflectorOptions::default()
+                    .streaming_list(false)
                     .jitter_seed(seed)
                     .page_size(page_size),
             )

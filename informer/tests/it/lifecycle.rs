@@ -133,7 +133,11 @@ async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name() {
             .indexers(Indexers::new().with("by-value", |cm: &ConfigMap| {
                 cm.data.iter().flat_map(|d| d.values().cloned()).collect()
             }))
-            .reflector_options(kube_rt_informer::ReflectorOptions::default().page_size(2))
+            .reflector_options(
+                kube_rt_informer::ReflectorOptions::default()
+                    .streaming_list(false)
+                    .page_size(2),
+            )
             .name("config maps by value")
             .build(),
     );

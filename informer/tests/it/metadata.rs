@@ -92,10 +92,11 @@ async fn a_metadata_informer_is_shared_and_coexists_with_the_full_one() {
     }
     assert!(full.indexer().list().iter().all(|s| s.data.is_some()));
     assert_eq!(
-        server.request_count("list", "secrets"),
+        server.request_count("watch", "secrets"),
         2,
-        "one list per informer"
+        "one streaming list per informer, going on as its watch"
     );
+    assert_eq!(server.request_count("list", "secrets"), 0);
     assert_eq!(server.open_watches(), 2);
     factory.shutdown().await;
     server.shutdown().await;
@@ -268,14 +269,16 @@ async fn an_expired_metadata_watch_relists_into_the_informer() {
         .wait_for_cache_sync(Duration::from_secs(30))
         .await
         .unwrap();
-    assert_eq!(meta.list_count(), 1);
+    assert_eq!(meta.watch_count(), 1, "the streaming list");
 
+    // The rewatch after the drop gets the 410; the relist is the third watch, a streaming list.
     server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
     server.drop_watches();
     eventually("the relist", Duration::from_secs(30), || {
-        meta.list_count() == 2
+        meta.watch_count() == 3
     })
     .await;
+    assert_eq!(meta.list_count(), 0);
     put(&server, "b", "0");
     remove(&server, "a");
     eventually(

@@ -113,10 +113,10 @@ pub enum Error {
     },
 
     /// A streaming list (`sendInitialEvents`) did not end with the `k8s.io/initial-events-end`
-    /// bookmark, so the server does not support streaming lists; the reflector falls back to
-    /// a paginated list.
+    /// bookmark: the server does not support streaming lists, or the stream broke or went
+    /// silent first. The reflector falls back to a paginated list.
     #[error(
-        "streaming list incomplete: {reason}; falling back to a paginated list (disable ReflectorOptions::streaming_list for this server)"
+        "streaming list incomplete: {reason}; falling back to a paginated list (ReflectorOptions::streaming_list(false) pages every list)"
     )]
     StreamingListIncomplete {
         /// What happened instead of the end bookmark.

@@ -34,22 +34,33 @@ use crate::{Error, ListerWatcher, Object, ReflectorOptions, WatchStream};
 /// Keeps a [`Store`] equal to the server's state of one collection: lists it, then watches
 /// it, and recovers from every failure by rewatching or relisting as client-go does.
 ///
-/// - **List**: from RV "0" the first time (served from the server's watch cache), from the
-///   last synced RV afterwards (never going back in time), from "" (latest) right after a
-///   410 or "Too large resource version". Paginated by the page-size rules of
-///   [`ReflectorOptions::page_size`]; an expired continue token falls back to one full list.
-///   Each page goes into the store as it arrives (`Store::replace_in_pages`), and the finished
-///   list replaces the store's content; a list that fails part-way abandons its replace, so
-///   the store deletes nothing because of it and the next list completes it.
-/// - **Watch** from the last synced RV with bookmarks: events are applied as they arrive and
-///   advance the RV; a normal close rewatches at once; 429 or connection refused rewatch
-///   after a backoff step; 410 and every other failure end the attempt, which costs one
-///   backoff step and relists. A watch that closes within a second without any event counts
-///   as a failure.
-/// - **Streaming list** (opt-in, [`ReflectorOptions::streaming_list`]): one watch with
-///   `sendInitialEvents` from the last synced RV; its initial events are collected and applied
-///   with one `replace` at the `k8s.io/initial-events-end` bookmark, and the same stream goes on
-///   as the watch. Without that bookmark the reflector falls back to a paginated list.
+/// - **Streaming list**, the default way to list (client-go's `WatchListClient`, on by default
+///   since 1.35; paged lists instead with [`ReflectorOptions::streaming_list`]`(false)`): one
+///   watch with `sendInitialEvents` from the last synced RV ("" the first time: a consistent
+///   read of the latest state); its initial events are collected and applied with one
+///   `replace` at the `k8s.io/initial-events-end` bookmark, and the same stream goes on as the
+///   watch. When it fails the same attempt lists in pages instead, with no backoff step in
+///   between. A server that showed it has no streaming lists (it refused `sendInitialEvents`
+///   with 400 or 422, or answered with a plain watch) is remembered: later relists of the same
+///   [`run`](Self::run) page at once. After any other failure (a timeout, a broken stream, a
+///   5xx) the next relist tries a streaming list again. Two differences from client-go, whose
+///   fallback is otherwise the same: client-go asks for a streaming list again at every relist
+///   even after a refusal, and a stream that ends before the end bookmark makes it retry the
+///   streaming list (with no limit) where this reflector lists in pages.
+/// - **Paged list** (where streaming lists are off or fail): from RV "0" the first time
+///   (served from the server's watch cache), from the last synced RV afterwards (never going
+///   back in time), from "" (latest) right after a 410 or "Too large resource version".
+///   Paginated by the page-size rules of [`ReflectorOptions::page_size`]; an expired continue
+///   token falls back to one full list. Each page goes into the store as it arrives
+///   (`Store::replace_in_pages`), and the finished list replaces the store's content; a list
+///   that fails part-way abandons its replace, so the store deletes nothing because of it and
+///   the next list completes it.
+/// - **Watch** from the last synced RV with bookmarks: events and bookmarks are applied as
+///   they arrive and advance the RV
+///   ([`last_sync_resource_version`](Self::last_sync_resource_version)); a normal close
+///   rewatches at once; 429 or connection refused rewatch after a backoff step; 410 and every
+///   other failure end the attempt, which costs one backoff step and relists. A watch that
+///   closes within a second without any event counts as a failure.
 ///
 /// Every failure reaches the [error handler](ReflectorOptions::error_handler); none stops the
 /// reflector. [`run`](Self::run) returns only when its shutdown token fires.
@@ -80,6 +91,9 @@ struct RunState {
     /// The last synced RV cannot be served (410 or too large): the next list or streaming
     /// list asks for the latest state ("").
     rv_unavailable: bool,
+    /// Whether the next attempt tries a streaming list: the option, until the server shows
+    /// that it has none.
+    streaming: bool,
 }
 
 impl RunState {
@@ -127,6 +141,7 @@ where
                 rng: rng().fork(),
                 paginated_result: false,
                 rv_unavailable: false,
+                streaming: self.shared.options.streaming_list,
             };
             tracing::debug!("reflector started");
             loop {
@@ -152,9 +167,14 @@ where
     /// returns that reason.
     async fn list_and_watch(&self, state: &mut RunState) -> Error {
         let mut stream = None;
-        if self.shared.options.streaming_list {
+        if state.streaming {
             match self.stream_list(state).await {
                 Ok(s) => stream = Some(s),
+                Err(error) if watch_list::shows_no_streaming_support(&error) => {
+                    tracing::info!(%error, "the server has no streaming lists; listing in pages from now on");
+                    self.shared.report_quietly(&error);
+                    state.streaming = false;
+                }
                 Err(error) => {
                     tracing::warn!(%error, "streaming list failed; falling back to a paginated list");
                     self.shared.report_quietly(&error);

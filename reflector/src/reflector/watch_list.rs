@@ -8,7 +8,8 @@
 //! stream ends, stays silent for
 //! [`ReflectorOptions::initial_events_timeout`](crate::ReflectorOptions::initial_events_timeout),
 //! or delivers what only a plain watch sends: a bookmark without the annotation, or a MODIFIED
-//! or DELETED event.
+//! or DELETED event. The last two are proof ([`shows_no_streaming_support`]); silence and an
+//! early end may also be a slow server or a broken connection.
 
 use futures::StreamExt;
 use indexer::{Indexer, Indexers, Store};
@@ -18,6 +19,13 @@ use tokio::time::Instant;
 use super::apply::{Step, apply};
 use super::shared::Shared;
 use crate::{Error, Object, WatchStream};
+
+/// The reason of a streaming list that received a change: a plain watch's event.
+const CHANGE_FIRST: &str =
+    "a MODIFIED or DELETED event arrived before the initial-events-end bookmark";
+/// The reason of a streaming list that received a bookmark without the end annotation.
+const PLAIN_BOOKMARK_FIRST: &str =
+    "a bookmark without the initial-events-end annotation arrived first";
 
 /// Stream-lists from `resource_version` ("" for a consistent read of the latest state) with a
 /// server timeout of `timeout_secs`: replaces the store's content with the initial events and
@@ -55,6 +63,19 @@ pub(super) async fn stream_list<K: Object>(
     Ok(stream)
 }
 
+/// Whether `error` (of [`stream_list`]) proves that the server does not serve streaming lists:
+/// it refused the parameters (400 or 422, as a server with the WatchList feature off does), or
+/// it answered with a plain watch. Not a timeout, a broken stream or any other failure, which a
+/// server that supports streaming lists can also have.
+pub(super) fn shows_no_streaming_support(error: &Error) -> bool {
+    match error {
+        Error::StreamingListIncomplete { reason } => {
+            *reason == CHANGE_FIRST || *reason == PLAIN_BOOKMARK_FIRST
+        }
+        _ => matches!(error.code(), Some(400 | 422)),
+    }
+}
+
 /// Collects the initial events into `buffer` until the end bookmark; returns its RV.
 async fn initial_events<K: Object>(
     shared: &Shared<K>,
@@ -72,7 +93,7 @@ async fn initial_events<K: Object>(
             // Initial events are all ADDED: a change means the server is serving a plain watch
             // and will never send the end bookmark.
             return Err(Error::StreamingListIncomplete {
-                reason: "a MODIFIED or DELETED event arrived before the initial-events-end bookmark",
+                reason: CHANGE_FIRST,
             });
         }
         match apply(shared, buffer, item) {
@@ -85,7 +106,7 @@ async fn initial_events<K: Object>(
             } if !resource_version.is_empty() => return Ok(resource_version),
             Step::Bookmark { .. } => {
                 return Err(Error::StreamingListIncomplete {
-                    reason: "a bookmark without the initial-events-end annotation arrived first",
+                    reason: PLAIN_BOOKMARK_FIRST,
                 });
             }
             Step::Closed => {

@@ -9,8 +9,9 @@ use std::time::Duration;
 use apiserver_sim::ApiServer;
 use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType};
 use indexer::{Indexer, Indexers, Store};
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::Api;
+use kube::api::ObjectMeta;
 use kube_rt_reflector::{
     ApiListerWatcher, BackoffStep, Error, ListParams, ListStream, ListerWatcher, ObjectList,
     Reflector, ReflectorOptions, WatchDecoding, WatchParams, WatchStream,
@@ -157,11 +158,15 @@ pub struct SeenError {
 }
 
 impl Seen {
-    /// Options wired to record into `self`, with a fixed jitter seed.
+    /// Options wired to record into `self`, with a fixed jitter seed, for the paged-list path
+    /// that most tests here are about (list, then watch: client-go's behaviour without
+    /// streaming lists). The default, a streaming list, is what `streaming_list.rs` tests:
+    /// add `.streaming_list(true)` for it.
     pub fn options(self: &Arc<Self>) -> ReflectorOptions {
         let errors = self.clone();
         let backoffs = self.clone();
         ReflectorOptions::default()
+            .streaming_list(false)
             .jitter_seed(7)
             .error_handler(move |e| {
                 errors.errors.lock().push(SeenError {
@@ -217,6 +222,25 @@ where
         reflector,
         shutdown,
         task,
+    }
+}
+
+/// A Secret in the test namespace.
+pub fn secret(name: &str) -> Secret {
+    Secret {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(NS.into()),
+            ..ObjectMeta::default()
+        },
+        ..Secret::default()
+    }
+}
+
+/// Writes to another resource move the global resource version past every config map.
+pub fn bump_global_resource_version(server: &ApiServer) {
+    for i in 0..5 {
+        server.create(&secret(&format!("s-{i}"))).unwrap();
     }
 }
 

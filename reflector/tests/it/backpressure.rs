@@ -34,7 +34,8 @@ async fn the_watch_waits_while_the_fifo_is_over_its_bound_and_loses_nothing() {
     let running = spawn(
         lister_watcher,
         Arc::new(fifo.clone()),
-        ReflectorOptions::default(),
+        // The steady-state watch: a streaming list's initial events go to a buffer first.
+        ReflectorOptions::default().streaming_list(false),
     );
 
     // No consumer yet, and every event is a key of its own: the reflector writes until the
@@ -78,7 +79,9 @@ async fn a_paged_list_takes_the_next_page_only_when_the_fifo_has_room() {
     let running = spawn(
         lw.clone(),
         Arc::new(fifo.clone()),
-        ReflectorOptions::default().page_size(PAGE as u32),
+        ReflectorOptions::default()
+            .streaming_list(false)
+            .page_size(PAGE as u32),
     );
 
     // The first page goes in whole; the second is fetched (one page ahead) but waits.

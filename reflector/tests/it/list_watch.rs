@@ -9,8 +9,6 @@ use std::time::Duration;
 use apiserver_sim::ApiServer;
 use common::*;
 use deltafifo::DeltaType;
-use k8s_openapi::api::core::v1::Secret;
-use kube::api::ObjectMeta;
 
 /// Page size 3 over 10 objects takes 4 list requests, then a watch; the store
 /// equals the server before and after changes.
@@ -216,24 +214,6 @@ async fn compaction_while_disconnected_delivers_tombstones_through_a_delta_fifo(
     running.stop().await;
     fifo.close();
     consumer.await.unwrap();
-}
-
-fn secret(name: &str) -> Secret {
-    Secret {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some(NS.into()),
-            ..ObjectMeta::default()
-        },
-        ..Secret::default()
-    }
-}
-
-/// Writes to another resource move the global resource version past every config map.
-fn bump_global_resource_version(server: &ApiServer) {
-    for i in 0..5 {
-        server.create(&secret(&format!("s-{i}"))).unwrap();
-    }
 }
 
 /// Bookmarks alone advance the last synced resource version, so a rewatch after

@@ -142,7 +142,9 @@ async fn pages_are_fetched_at_most_one_page_ahead_of_the_store() {
     let running = spawn(
         lw,
         Arc::new(consumer.fifo.clone()),
-        ReflectorOptions::default().page_size(2),
+        ReflectorOptions::default()
+            .streaming_list(false)
+            .page_size(2),
     );
     converged(&server, &consumer.cache).await;
     assert!(
@@ -182,7 +184,9 @@ async fn an_expired_continue_token_restarts_the_replace_so_deleted_objects_do_no
     let running = spawn(
         lw,
         Arc::new(consumer.fifo.clone()),
-        ReflectorOptions::default().page_size(2),
+        ReflectorOptions::default()
+            .streaming_list(false)
+            .page_size(2),
     );
     converged(&server, &consumer.cache).await;
     eventually("the fifo to sync", Duration::from_secs(10), || {
@@ -371,7 +375,9 @@ async fn the_next_page_is_requested_while_the_current_one_streams_in() {
     let running = spawn(
         lw.clone(),
         store.clone(),
-        ReflectorOptions::default().page_size(1),
+        ReflectorOptions::default()
+            .streaming_list(false)
+            .page_size(1),
     );
     eventually("both pages in the store", Duration::from_secs(60), || {
         store.list_keys().len() == 2
@@ -398,6 +404,7 @@ async fn compact_copies_hold_the_same_objects() {
         config_maps(server.client().unwrap()),
         Arc::new(consumer.fifo.clone()),
         ReflectorOptions::default()
+            .streaming_list(false)
             .page_size(2)
             .compact_objects(true),
     );

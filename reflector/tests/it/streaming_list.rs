@@ -108,9 +108,12 @@ async fn a_relist_streams_from_the_last_synced_resource_version() {
     running.stop().await;
 }
 
+/// A server that refuses `sendInitialEvents` (422, as with the WatchList feature off) gets a
+/// paginated list in the same attempt, and the refusal is remembered: a later relist pages at
+/// once instead of asking again.
 #[tokio::test(start_paused = true)]
-async fn a_server_rejecting_streaming_lists_gets_a_paginated_list_at_once() {
-    if testkit::cluster::sim_only("virtual time, watch-list switch") {
+async fn a_server_rejecting_streaming_lists_gets_a_paginated_list_at_once_and_for_later_relists() {
+    if testkit::cluster::sim_only("virtual time, watch-list switch, fault injection") {
         return;
     }
     let server = ApiServer::start().await.unwrap();
@@ -134,6 +137,101 @@ async fn a_server_rejecting_streaming_lists_gets_a_paginated_list_at_once() {
     assert_eq!(seen.codes(), [Some(422)]);
     put(&server, "b", "0");
     converged(&server, &*store).await;
+
+    // An in-band 410 ends the attempt: the relist pages without another streaming list.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
+    server.drop_watches();
+    eventually("the relist", Duration::from_secs(30), || {
+        lw.calls("list").len() == 2
+    })
+    .await;
+    put(&server, "c", "0");
+    converged(&server, &*store).await;
+    let streaming = lw.calls("watch");
+    let streaming: Vec<_> = streaming.iter().filter(|w| w.send_initial_events).collect();
+    assert_eq!(streaming.len(), 1, "asked once: {streaming:?}");
+    assert_eq!(seen.codes(), [Some(422), Some(410)]);
+    running.stop().await;
+}
+
+/// A streaming list that fails for a reason a supporting server can also have (here a 500)
+/// falls back to a paginated list for that attempt only: the next relist streams again.
+#[tokio::test(start_paused = true)]
+async fn a_transient_streaming_list_failure_falls_back_for_one_attempt_only() {
+    if testkit::cluster::sim_only("virtual time, fault injection") {
+        return;
+    }
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    server.fail_next(FailRule::new("watch", "configmaps", 500, 1));
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(cache());
+    let seen = Arc::new(Seen::default());
+    let running = spawn(
+        lw.clone(),
+        store.clone(),
+        seen.options().streaming_list(true),
+    );
+    converged(&server, &*store).await;
+    assert_eq!(lw.calls("list").len(), 1, "the fallback");
+
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
+    server.drop_watches();
+    eventually("the streaming relist", Duration::from_secs(30), || {
+        lw.calls("watch").len() == 4
+    })
+    .await;
+    put(&server, "b", "0");
+    converged(&server, &*store).await;
+
+    let streaming: Vec<_> = lw
+        .calls("watch")
+        .iter()
+        .map(|w| w.send_initial_events)
+        .collect();
+    // Streaming list (500), the fallback's watch, its rewatch (410), the streaming relist.
+    assert_eq!(streaming, [true, false, false, true]);
+    assert_eq!(lw.calls("list").len(), 1, "the relist streamed");
+    assert_eq!(seen.codes(), [Some(500), Some(410)]);
+    running.stop().await;
+}
+
+/// client-go's InformerResourceVersion: the last synced resource version follows the
+/// bookmarks of the stream a streaming list goes on watching with, not only object events, so
+/// writes elsewhere on the server move it without any event of this collection.
+#[tokio::test(start_paused = true)]
+async fn bookmarks_after_a_streaming_list_advance_the_last_synced_resource_version() {
+    if testkit::cluster::sim_only("virtual time, bookmarks on demand") {
+        return;
+    }
+    let server = ApiServer::start().await.unwrap();
+    put(&server, "a", "0");
+    let lw = config_maps(server.client().unwrap());
+    let store = Arc::new(cache());
+    let running = spawn(lw.clone(), store.clone(), ReflectorOptions::default());
+    converged(&server, &*store).await;
+    let listed = running.reflector.last_sync_resource_version();
+    assert_eq!(listed, server.resource_version().to_string());
+
+    bump_global_resource_version(&server);
+    let target = server.resource_version().to_string();
+    assert_ne!(running.reflector.last_sync_resource_version(), target);
+    server.send_bookmarks();
+    eventually("the bookmark", Duration::from_secs(10), || {
+        running.reflector.last_sync_resource_version() == target
+    })
+    .await;
+
+    converged(&server, &*store).await;
+    assert_eq!(
+        lw.calls("watch").len(),
+        1,
+        "the streaming list's own stream"
+    );
+    assert!(lw.calls("watch")[0].send_initial_events);
+    assert!(lw.calls("list").is_empty());
     running.stop().await;
 }
 

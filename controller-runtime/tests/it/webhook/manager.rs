@@ -23,6 +23,8 @@ async fn the_manager_serves_webhooks_before_its_caches_sync_and_reports_them() {
         return;
     }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
+    // No streaming lists on this server: the caches list in pages, and those lists fail.
+    server.set_watch_list(false);
     // The caches cannot sync until the faults are cleared.
     server.fail_next(FailRule::new("list", "configmaps", 500, u32::MAX));
     let ca = TestCa::new();
