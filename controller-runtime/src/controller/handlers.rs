@@ -8,8 +8,8 @@
 use std::any::type_name;
 use std::sync::Arc;
 
-use indexer::{ObjectKey, key_of};
-use informer::{DeletedObject, Object, Registration, SharedIndexInformer, handler};
+use indexer::ObjectKey;
+use informer::{Change, DeletedObject, Event, Object, Registration, SharedIndexInformer, handler};
 use workqueue::Priority;
 
 use crate::controller::error::Error;
@@ -18,17 +18,18 @@ use crate::controller::predicate::WatchFilter;
 use crate::controller::state::ControllerState;
 
 /// The priority of an add: low for the informer's initial list.
-fn add_priority(is_in_initial_list: bool) -> Priority {
-    if is_in_initial_list {
+fn add_priority(in_initial_list: bool) -> Priority {
+    if in_initial_list {
         Priority::LOW
     } else {
         Priority::NORMAL
     }
 }
 
-/// The priority of an update: low for a resync (nothing changed: same resourceVersion).
-fn update_priority<K: Object>(old: &K, new: &K) -> Priority {
-    if old.meta().resource_version == new.meta().resource_version {
+/// The priority of an update: low for a resync (the informer found nothing changed: same
+/// resourceVersion).
+fn update_priority(resync: bool) -> Priority {
+    if resync {
         Priority::LOW
     } else {
         Priority::NORMAL
@@ -48,46 +49,43 @@ where
     I: IntoIterator<Item = ObjectKey>,
     F: Fn(&W) -> I + Send + Sync + 'static,
 {
-    let (on_add, on_update, on_delete) = (intake.clone(), intake.clone(), intake.clone());
-    let (p_add, p_update, p_delete) = (filter.clone(), filter.clone(), filter);
-    let (m_add, m_update, m_delete) = (mapper.clone(), mapper.clone(), mapper);
-    let registration = informer.add_event_handler(
-        handler()
-            .named(type_name::<W>())
-            .on_add(move |obj: Arc<W>, is_in_initial_list| {
-                if p_add.create(&obj) {
-                    let priority = add_priority(is_in_initial_list);
-                    m_add(&obj)
-                        .into_iter()
-                        .for_each(|key| on_add.add(key, priority));
+    let intake = intake.clone();
+    let enqueue = move |obj: &W, priority: Priority| {
+        mapper(obj)
+            .into_iter()
+            .for_each(|key| intake.add(key, priority));
+    };
+    let registration = informer.add_event_handler(handler().named(type_name::<W>()).on_event(
+        move |event: Event<W>| match event.change {
+            Change::Added {
+                object,
+                in_initial_list,
+            } => {
+                if filter.create(&object) {
+                    enqueue(&object, add_priority(in_initial_list));
                 }
-            })
-            .on_update(move |old: Arc<W>, new: Arc<W>| {
-                if p_update.update(&old, &new) {
-                    let priority = update_priority(old.as_ref(), new.as_ref());
-                    m_update(&old)
-                        .into_iter()
-                        .for_each(|key| on_update.add(key, priority));
-                    m_update(&new)
-                        .into_iter()
-                        .for_each(|key| on_update.add(key, priority));
+            }
+            Change::Updated { old, new, resync } => {
+                if filter.update(&old, &new) {
+                    let priority = update_priority(resync);
+                    enqueue(&old, priority);
+                    enqueue(&new, priority);
                 }
-            })
-            .on_delete(move |deleted: DeletedObject<W>| {
+            }
+            Change::Deleted(deleted) => {
                 if let Some(obj) = deleted.object()
-                    && p_delete.delete(obj)
+                    && filter.delete(obj)
                 {
-                    m_delete(obj)
-                        .into_iter()
-                        .for_each(|key| on_delete.add(key, Priority::NORMAL));
+                    enqueue(obj, Priority::NORMAL);
                 }
-            }),
-    )?;
+            }
+        },
+    ))?;
     Ok(registration)
 }
 
-/// The primary watch: enqueues the object's own key, remembers deleted objects' last state and
-/// wakes read-your-own-writes waiters.
+/// The primary watch: enqueues the object's own key (the one the informer computed), remembers
+/// deleted objects' last state and wakes read-your-own-writes waiters.
 pub(crate) fn register_primary<K>(
     informer: &SharedIndexInformer<K>,
     intake: &Intake,
@@ -97,49 +95,40 @@ pub(crate) fn register_primary<K>(
 where
     K: Object,
 {
-    let (q_add, q_update, q_delete) = (intake.clone(), intake.clone(), intake.clone());
-    let (p_add, p_update, p_delete) = (filter.clone(), filter.clone(), filter);
-    let (s_add, s_update, s_delete) = (state.clone(), state.clone(), state.clone());
-    let registration = informer.add_event_handler(
-        handler()
-            .named(type_name::<K>())
-            .on_add(move |obj: Arc<K>, is_in_initial_list| {
-                let Ok(key) = key_of(obj.as_ref()) else {
-                    return;
-                };
-                s_add.deleted.lock().remove(&key);
-                s_add.writes.cache_changed();
-                if p_add.create(&obj) {
-                    q_add.add(key, add_priority(is_in_initial_list));
-                }
-            })
-            .on_update(move |old: Arc<K>, new: Arc<K>| {
-                s_update.writes.cache_changed();
-                if p_update.update(&old, &new)
-                    && let Ok(key) = key_of(new.as_ref())
-                {
-                    q_update.add(key, update_priority(old.as_ref(), new.as_ref()));
-                }
-            })
-            .on_delete(move |deleted: DeletedObject<K>| {
-                s_delete.writes.cache_changed();
-                let (key, obj) = match &deleted {
-                    DeletedObject::Known(obj) => match key_of(obj.as_ref()) {
-                        Ok(key) => (key, Some(obj)),
-                        Err(_) => return,
-                    },
-                    DeletedObject::Unknown(tombstone) => {
-                        (tombstone.key.clone(), tombstone.obj.as_ref())
+    let (intake, state) = (intake.clone(), state.clone());
+    let registration = informer.add_event_handler(handler().named(type_name::<K>()).on_event(
+        move |Event { key, change }: Event<K>| {
+            state.writes.cache_changed();
+            match change {
+                Change::Added {
+                    object,
+                    in_initial_list,
+                } => {
+                    state.deleted.lock().remove(&key);
+                    if filter.create(&object) {
+                        intake.add(key, add_priority(in_initial_list));
                     }
-                };
-                s_delete.writes.forget(&key);
-                if obj.is_none_or(|obj| p_delete.delete(obj)) {
-                    if let Some(obj) = obj {
-                        s_delete.deleted.lock().insert(key.clone(), Arc::clone(obj));
-                    }
-                    q_delete.add(key, Priority::NORMAL);
                 }
-            }),
-    )?;
+                Change::Updated { old, new, resync } => {
+                    if filter.update(&old, &new) {
+                        intake.add(key, update_priority(resync));
+                    }
+                }
+                Change::Deleted(deleted) => {
+                    state.writes.forget(&key);
+                    let obj = match &deleted {
+                        DeletedObject::Known(obj) => Some(obj),
+                        DeletedObject::Unknown(tombstone) => tombstone.obj.as_ref(),
+                    };
+                    if obj.is_none_or(|obj| filter.delete(obj)) {
+                        if let Some(obj) = obj {
+                            state.deleted.lock().insert(key.clone(), Arc::clone(obj));
+                        }
+                        intake.add(key, Priority::NORMAL);
+                    }
+                }
+            }
+        },
+    ))?;
     Ok(registration)
 }
