@@ -49,13 +49,17 @@ impl Backlog {
         self.limit.is_none_or(|limit| queued <= limit / 2)
     }
 
-    /// Resolves once `queued()` is down to half the bound or `closed()` holds. `queued` must read the
-    /// count the consumer publishes before it calls [`after_pop`](Self::after_pop).
+    /// Resolves at once when `queued()` is within the bound; otherwise once it is down to half
+    /// the bound or `closed()` holds. `queued` must read the count the consumer publishes before
+    /// it calls [`after_pop`](Self::after_pop).
     pub(crate) async fn wait_for_room(
         &self,
         queued: impl Fn() -> usize,
         closed: impl Fn() -> bool,
     ) {
+        if !self.is_over(queued()) {
+            return;
+        }
         let _waiting = {
             self.waiting.fetch_add(1, Ordering::SeqCst);
             Waiting(&self.waiting)

@@ -6,7 +6,6 @@
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::Arc;
 use std::sync::MutexGuard;
-use std::time::{Duration, Instant};
 
 use indexer::{Backpressure, ObjectKey, ObjectKeyRef, ReplaceInPages, Store};
 use kube::Resource;
@@ -17,13 +16,7 @@ use crate::error::Error;
 use crate::options::DeltaFifoOptions;
 use crate::paged_replace::PagedReplace;
 use crate::queue_lock::{Processing, QueueLock};
-
-/// A pop that runs longer than this with more than [`SLOW_POP_BACKLOG`] keys waiting is logged.
-const SLOW_POP: Duration = Duration::from_millis(100);
-const SLOW_POP_BACKLOG: usize = 10;
-/// One pop in this many is timed: slow handlers are slow on every pop, so sampling finds them
-/// without reading the clock twice per object.
-const SLOW_POP_SAMPLING: u64 = 16;
+use crate::slow_pop::SlowPop;
 
 /// A queue of per-object changes between a reflector (the producer, through [`Store`]) and an
 /// informer (the consumer, through [`pop`](Self::pop)), with client-go's DeltaFIFO semantics.
@@ -112,11 +105,9 @@ impl<K: Resource> DeltaFifo<K> {
         // Something was queued, so the fifo is populated: it has synced exactly when no key of
         // the first list is left to process.
         let is_in_initial_list = processing.initial_population_count > 0;
-        let backlog = self.len();
         processing.pops = processing.pops.wrapping_add(1);
-        let timed = backlog > SLOW_POP_BACKLOG && processing.pops.is_multiple_of(SLOW_POP_SAMPLING);
-        let started = timed.then(Instant::now);
-        let key = started.map(|_| deltas.key().clone());
+        let slow = SlowPop::start(processing.pops, self.len());
+        let key = slow.is_timed().then(|| deltas.key().clone());
 
         let outcome = catch_unwind(AssertUnwindSafe(|| process(deltas, is_in_initial_list)));
 
@@ -133,12 +124,7 @@ impl<K: Resource> DeltaFifo<K> {
             self.shared.queue.wake_a_parked_pop();
         }
         self.shared.backlog.after_pop(self.shared.queue.backlog());
-        if let (Some(started), Some(key)) = (started, key) {
-            let took = started.elapsed();
-            if took > SLOW_POP {
-                tracing::warn!(%key, ?took, backlog, "delta fifo pop was slow: slow event handlers block the queue");
-            }
-        }
+        slow.finish(key);
         match outcome {
             Ok(result) => result,
             Err(panic) => resume_unwind(panic),
@@ -158,9 +144,6 @@ impl<K: Resource> DeltaFifo<K> {
     /// the fifo from growing past the bound while the consumer falls behind.
     pub async fn wait_for_room(&self) {
         let shared = &self.shared;
-        if !shared.backlog.is_over(shared.queue.backlog()) {
-            return;
-        }
         shared
             .backlog
             .wait_for_room(|| shared.queue.backlog(), || shared.queue.is_closed())

@@ -1,4 +1,4 @@
-//! [`DeltaFifoOptions`]: how a [`DeltaFifo`](crate::DeltaFifo) is built, and what the
+//! [`DeltaFifoOptions`] and [`InOrderFifoOptions`]: how each fifo is built, and what the
 //! options do to the objects a producer hands it (the transform, the delta a relisted object is
 //! queued as).
 
@@ -115,18 +115,27 @@ impl<K> DeltaFifoOptions<K> {
     }
 }
 
+/// Applies `transform`, if any, to `obj` (outside the fifo's locks); a failure names the
+/// object's key.
+pub(crate) fn transformed<K: Resource>(
+    transform: Option<&TransformFn<K>>,
+    obj: Arc<K>,
+) -> Result<Arc<K>, indexer::Error> {
+    let Some(transform) = transform else {
+        return Ok(obj);
+    };
+    let original = Arc::clone(&obj);
+    transform(obj).map_err(|source| indexer::Error::Rejected {
+        key: indexer::key_of(original.as_ref())
+            .map_or_else(|_| "<unnamed>".to_owned(), |k| k.to_string()),
+        source: format!("transform failed: {source}").into(),
+    })
+}
+
 impl<K: Resource> DeltaFifoOptions<K> {
     /// Applies the transform (outside the fifo's locks); a failure names the object's key.
     pub(crate) fn transformed(&self, obj: Arc<K>) -> Result<Arc<K>, indexer::Error> {
-        let Some(transform) = &self.transform else {
-            return Ok(obj);
-        };
-        let original = Arc::clone(&obj);
-        transform(obj).map_err(|source| indexer::Error::Rejected {
-            key: indexer::key_of(original.as_ref())
-                .map_or_else(|_| "<unnamed>".to_owned(), |k| k.to_string()),
-            source: format!("transform failed: {source}").into(),
-        })
+        transformed(self.transform.as_ref(), obj)
     }
 
     /// Transforms the objects of a relist and checks their keys; fails on the first that
@@ -157,6 +166,79 @@ impl<K> fmt::Debug for DeltaFifoOptions<K> {
         f.debug_struct("DeltaFifoOptions")
             .field("known_objects", &self.known_objects.is_some())
             .field("emit_replaced", &self.emit_replaced)
+            .field("transform", &self.transform.is_some())
+            .field("backlog_limit", &self.backlog_limit)
+            .finish()
+    }
+}
+
+/// Options of an [`InOrderFifo`](crate::InOrderFifo).
+///
+/// ```
+/// # use std::sync::Arc;
+/// use kube_rt_deltafifo::{InOrderFifo, InOrderFifoOptions};
+/// use k8s_openapi::api::core::v1::Pod;
+///
+/// let fifo: InOrderFifo<Pod> = InOrderFifo::new(
+///     InOrderFifoOptions::new()
+///         .backlog_limit(1024)
+///         .transform(|pod: Arc<Pod>| {
+///             let mut pod = Arc::unwrap_or_clone(pod);
+///             pod.metadata.managed_fields = None;
+///             Ok(Arc::new(pod))
+///         }),
+/// );
+/// # assert!(!fifo.has_synced());
+/// ```
+pub struct InOrderFifoOptions<K> {
+    pub(crate) transform: Option<TransformFn<K>>,
+    pub(crate) backlog_limit: Option<usize>,
+}
+
+impl<K> InOrderFifoOptions<K> {
+    /// No transform, no bound on the backlog.
+    pub fn new() -> Self {
+        Self {
+            transform: None,
+            backlog_limit: None,
+        }
+    }
+
+    /// Applies `transform` to every object a producer adds, updates, deletes or lists, before
+    /// it is queued; see [`TransformFn`].
+    pub fn transform(
+        mut self,
+        transform: impl Fn(Arc<K>) -> Result<Arc<K>, Box<dyn StdError + Send + Sync>>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.transform = Some(Arc::new(transform));
+        self
+    }
+
+    /// Bounds the backlog a producer builds: with more than `items` items queued (a relist or a
+    /// resync is one item),
+    /// [`InOrderFifo::wait_for_room`](crate::InOrderFifo::wait_for_room) waits (and
+    /// [`Store::backpressure`](indexer::Store::backpressure) asks a reflector to wait) until the
+    /// consumer's pops bring the queue down to half of `items`. Writes are never refused.
+    /// Without a bound (the default) the queue grows as far as a producer outruns the consumer.
+    /// Only a fifo that has a consumer should be bounded.
+    pub fn backlog_limit(mut self, items: usize) -> Self {
+        self.backlog_limit = Some(items);
+        self
+    }
+}
+
+impl<K> Default for InOrderFifoOptions<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K> fmt::Debug for InOrderFifoOptions<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InOrderFifoOptions")
             .field("transform", &self.transform.is_some())
             .field("backlog_limit", &self.backlog_limit)
             .finish()

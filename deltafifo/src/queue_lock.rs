@@ -15,7 +15,6 @@
 //! parked pops, the queue length published for idle pops, the closed flag and the synced flag.
 
 use std::hash::BuildHasher;
-use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
@@ -23,17 +22,16 @@ use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 use hashbrown::DefaultHashBuilder;
 use indexer::ObjectKeyRef;
 use kube::Resource;
-use tokio::sync::Notify;
 
+use crate::cache_line::OwnCacheLine;
 use crate::delta::{Delta, Deltas};
 use crate::error::Error;
+use crate::pop_wait::PopSignal;
 use crate::queue_state::QueueState;
+use crate::synced::SyncedFlag;
 
 /// Capacity kept by the inbox between bursts of parked writes.
 const INBOX_CAPACITY: usize = 256;
-/// How often an idle [`wait_for_pop`](QueueLock::wait_for_pop) yields and looks again before
-/// it parks.
-const IDLE_POLLS_BEFORE_PARKING: u32 = 16;
 
 /// A popped key's deltas, with the processing lock held until they are processed.
 pub(crate) type Popped<'a, K> = (MutexGuard<'a, Processing>, Deltas<K>);
@@ -59,16 +57,12 @@ pub(crate) struct QueueLock<K> {
     /// backlog a bounded fifo counts.
     inbox_len: AtomicUsize,
     /// Wakes a waiting `pop` when a key is queued or the fifo closes.
-    item_ready: Notify,
-    /// How many `pop`s are parked on `item_ready`; producers notify only when some are, which keeps
-    /// the notifier's cache line out of the hot path of a steady stream.
-    parked_pops: OwnCacheLine<AtomicUsize>,
+    pop_signal: PopSignal,
     /// The number of queued keys, published after every change: a hint for idle pops, so they
     /// look for work without taking the lock. The lock-protected state stays authoritative.
     queued_hint: OwnCacheLine<AtomicUsize>,
-    /// Mirrors `QueueState::has_synced` for lock-free reads; never goes back to false.
-    synced: AtomicBool,
-    synced_changed: Notify,
+    /// Whether the initial list has been processed; never goes back to false.
+    synced: SyncedFlag,
     /// The queue's key hasher, shared so producers hash keys before taking the lock.
     hasher: DefaultHashBuilder,
 }
@@ -92,35 +86,6 @@ pub(crate) struct Processing {
     pub(crate) pops: u64,
 }
 
-/// A value on cache lines of its own, so that spinning readers of it do not steal the lines
-/// that the lock holder is writing (128 bytes: adjacent-line prefetch pairs lines).
-#[repr(align(128))]
-struct OwnCacheLine<T>(T);
-
-impl<T> std::ops::Deref for OwnCacheLine<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-
-/// Counts a parked `pop` for as long as it lives (also when the pop is cancelled while parked).
-struct ParkedPop<'a>(&'a AtomicUsize);
-
-impl<'a> ParkedPop<'a> {
-    fn enter(parked: &'a AtomicUsize) -> Self {
-        parked.fetch_add(1, Ordering::SeqCst);
-        Self(parked)
-    }
-}
-
-impl Drop for ParkedPop<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
 impl<K> QueueLock<K> {
     /// An empty, open queue.
     pub(crate) fn new() -> Self {
@@ -132,11 +97,9 @@ impl<K> QueueLock<K> {
             inbox_pending: OwnCacheLine(AtomicBool::new(false)),
             inbox_len: AtomicUsize::new(0),
             hasher,
-            item_ready: Notify::new(),
-            parked_pops: OwnCacheLine(AtomicUsize::new(0)),
+            pop_signal: PopSignal::new(),
             queued_hint: OwnCacheLine(AtomicUsize::new(0)),
-            synced: AtomicBool::new(false),
-            synced_changed: Notify::new(),
+            synced: SyncedFlag::new(),
         }
     }
 
@@ -148,26 +111,17 @@ impl<K> QueueLock<K> {
 
     /// Whether the fifo has synced, read without locking.
     pub(crate) fn has_synced(&self) -> bool {
-        self.synced.load(Ordering::Acquire)
+        self.synced.is_set()
     }
 
     /// Waits until [`has_synced`](Self::has_synced) is true.
     pub(crate) async fn synced(&self) {
-        loop {
-            let mut changed = pin!(self.synced_changed.notified());
-            changed.as_mut().enable();
-            if self.has_synced() {
-                return;
-            }
-            changed.await;
-        }
+        self.synced.wait().await;
     }
 
     /// Publishes that the fifo has synced (once) and wakes those waiting for it.
     pub(crate) fn mark_synced(&self) {
-        if !self.synced.load(Ordering::Acquire) && !self.synced.swap(true, Ordering::AcqRel) {
-            self.synced_changed.notify_waiters();
-        }
+        self.synced.set();
     }
 
     /// Records that a write happened: before any replace, there is no initial list to wait for.
@@ -216,9 +170,7 @@ impl<K> QueueLock<K> {
 
     /// Wakes one parked pop, if any, after a key was queued.
     pub(crate) fn wake_a_parked_pop(&self) {
-        if self.parked_pops.load(Ordering::SeqCst) > 0 {
-            self.item_ready.notify_one();
-        }
+        self.pop_signal.wake_one();
     }
 
     /// Takes the processing lock (before `state`, never after). A panicking callback leaves
@@ -301,33 +253,9 @@ impl<K: Resource> QueueLock<K> {
     /// Waits for the oldest queued key and takes it with all its deltas, returning them with
     /// the processing lock held; [`Error::Closed`] once the queue is closed and empty.
     pub(crate) async fn wait_for_pop(&self) -> Result<Popped<'_, K>, Error> {
-        let mut idle_polls = 0;
-        loop {
-            // Fast path: take work without registering as a waiter.
-            if let Some(popped) = self.try_pop() {
-                return popped;
-            }
-            // A busy producer usually queues more within microseconds: yield to the runtime a few
-            // times before parking, so a steady stream does not cost a thread wake-up per key.
-            if idle_polls < IDLE_POLLS_BEFORE_PARKING {
-                idle_polls += 1;
-                tokio::task::yield_now().await;
-                while idle_polls < IDLE_POLLS_BEFORE_PARKING && !self.has_work_hint() {
-                    idle_polls += 1;
-                    tokio::task::yield_now().await;
-                }
-                continue;
-            }
-            // Count ourselves as parked before the last look, so that a producer queueing after
-            // that look sees the count and wakes us (both sides use SeqCst).
-            let _parked = ParkedPop::enter(&self.parked_pops);
-            let mut ready = pin!(self.item_ready.notified());
-            ready.as_mut().enable();
-            if let Some(popped) = self.try_pop() {
-                return popped;
-            }
-            ready.await;
-        }
+        self.pop_signal
+            .wait(|| self.try_pop(), || self.has_work_hint())
+            .await
     }
 
     /// Takes the processing lock and the oldest key: `None` when the queue is empty and open,
@@ -349,7 +277,7 @@ impl<K: Resource> QueueLock<K> {
     /// [`Error::Closed`].
     pub(crate) fn close(&self) {
         self.lock().closed = true;
-        self.item_ready.notify_waiters();
+        self.pop_signal.wake_all();
     }
 
     /// Whether [`close`](Self::close) was called.

@@ -4,7 +4,9 @@
 mod support;
 
 mod backlog;
+mod in_order;
 mod model;
 mod paged_replace;
+mod real_fifo;
 mod relist_history;
 mod rules;

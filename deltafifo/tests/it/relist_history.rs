@@ -3,7 +3,8 @@
 //! producer's final state, and every object that vanished from the consumer's view was delivered
 //! as exactly one Deleted delta (a real delete or a tombstone), never one for an absent object.
 //! The same holds when relists arrive in pages that the consumer processes while later pages
-//! are still coming, and when some paged relists fail part-way and are abandoned.
+//! are still coming, and when some paged relists fail part-way and are abandoned; and for the
+//! in-order fifo, whose consumer works out a relist's deletions against its cache.
 
 use crate::support;
 
@@ -12,8 +13,8 @@ use std::sync::Arc;
 
 use indexer::{Indexer, Indexers, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_deltafifo::{Delta, DeltaFifo, Error};
-use support::{cm, rv_of, with_known};
+use kube_rt_deltafifo::{Delta, DeltaFifo, Error, InOrderFifo};
+use support::{apply_one, cm, expand, rv_of, with_known};
 
 /// A small deterministic generator, so a failing seed reproduces.
 struct Rng(u64);
@@ -35,26 +36,82 @@ struct ConsumerLog {
     deletes_of_absent: Vec<ObjectKey>,
 }
 
+/// Applies one change of `key` to `cache`, logging deletions.
 fn consume(
     cache: &Indexer<ConfigMap>,
     log: &mut ConsumerLog,
-    deltas: kube_rt_deltafifo::Deltas<ConfigMap>,
+    key: &ObjectKey,
+    delta: Delta<ConfigMap>,
 ) {
-    let (key, deltas) = deltas.into_parts();
-    for delta in deltas {
-        match delta {
-            Delta::Deleted(deleted) => {
-                if deleted.is_tombstone() {
-                    log.tombstones += 1;
+    if let Delta::Deleted(deleted) = &delta {
+        if deleted.is_tombstone() {
+            log.tombstones += 1;
+        }
+        *log.deletes.entry(key.clone()).or_default() += 1;
+    }
+    if !apply_one(cache, key, delta) {
+        log.deletes_of_absent.push(key.clone());
+    }
+}
+
+/// The fifo under test: which one, and its consumer.
+#[derive(Clone)]
+enum Fifo {
+    Deltas(DeltaFifo<ConfigMap>),
+    InOrder(InOrderFifo<ConfigMap>),
+}
+
+impl Fifo {
+    fn store(&self) -> &dyn Store<ConfigMap> {
+        match self {
+            Fifo::Deltas(fifo) => fifo,
+            Fifo::InOrder(fifo) => fifo,
+        }
+    }
+
+    /// Pops and applies changes until the fifo is closed and drained.
+    async fn consume(self, cache: Indexer<ConfigMap>) -> ConsumerLog {
+        let mut log = ConsumerLog::default();
+        loop {
+            let popped = match &self {
+                Fifo::Deltas(fifo) => {
+                    fifo.pop(|deltas, _| {
+                        let (key, deltas) = deltas.into_parts();
+                        deltas.for_each(|delta| consume(&cache, &mut log, &key, delta));
+                    })
+                    .await
                 }
-                if cache.delete_key(&key).is_none() {
-                    log.deletes_of_absent.push(key.clone());
+                Fifo::InOrder(fifo) => {
+                    fifo.pop_batch(16, |batch| {
+                        for item in batch {
+                            for (key, delta) in expand(&cache, item) {
+                                consume(&cache, &mut log, &key, delta);
+                            }
+                        }
+                    })
+                    .await
                 }
-                *log.deletes.entry(key.clone()).or_default() += 1;
+            };
+            if let Err(Error::Closed) = popped {
+                return log;
             }
-            Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => {
-                cache.put(&key, obj).expect("put");
+            if log.deletes.len() % 7 == 0 {
+                tokio::task::yield_now().await;
             }
+        }
+    }
+
+    fn close(&self) {
+        match self {
+            Fifo::Deltas(fifo) => fifo.close(),
+            Fifo::InOrder(fifo) => fifo.close(),
+        }
+    }
+
+    fn has_synced(&self) -> bool {
+        match self {
+            Fifo::Deltas(fifo) => fifo.has_synced(),
+            Fifo::InOrder(fifo) => fifo.has_synced(),
         }
     }
 }
@@ -71,7 +128,7 @@ enum Relists {
 
 /// Relists `truth` into `fifo` as `relists` says.
 async fn relist(
-    fifo: &DeltaFifo<ConfigMap>,
+    fifo: &dyn Store<ConfigMap>,
     truth: &BTreeMap<String, Arc<ConfigMap>>,
     rv: u64,
     rng: &mut Rng,
@@ -99,28 +156,15 @@ async fn relist(
     replace.finish(rv.to_string()).unwrap();
 }
 
-async fn run_history(seed: u64, relists: Relists) {
+async fn run_history(seed: u64, relists: Relists, in_order: bool) {
     let cache: Indexer<ConfigMap> = Indexer::new(Indexers::new().with_namespace());
-    let fifo = with_known(&cache);
-
-    let consumer = tokio::spawn({
-        let (fifo, cache) = (fifo.clone(), cache.clone());
-        async move {
-            let mut log = ConsumerLog::default();
-            loop {
-                match fifo
-                    .pop(|deltas, _| consume(&cache, &mut log, deltas))
-                    .await
-                {
-                    Ok(()) => {}
-                    Err(Error::Closed) => return log,
-                }
-                if log.deletes.len() % 7 == 0 {
-                    tokio::task::yield_now().await;
-                }
-            }
-        }
-    });
+    let queue = if in_order {
+        Fifo::InOrder(InOrderFifo::default())
+    } else {
+        Fifo::Deltas(with_known(&cache))
+    };
+    let consumer = tokio::spawn(queue.clone().consume(cache.clone()));
+    let fifo = queue.store();
 
     // The producer: the server's truth, and what the watch delivers (some events get lost).
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
@@ -159,7 +203,7 @@ async fn run_history(seed: u64, relists: Relists) {
             watch_up = false;
         }
         if !watch_up && rng.below(10) == 0 {
-            relist(&fifo, &truth, rv, &mut rng, relists).await;
+            relist(fifo, &truth, rv, &mut rng, relists).await;
             watch_up = true;
         }
         if step % 5 == 0 && rng.below(20) == 0 {
@@ -170,8 +214,8 @@ async fn run_history(seed: u64, relists: Relists) {
         }
     }
     // A final relist, then everything drains.
-    relist(&fifo, &truth, rv, &mut rng, relists).await;
-    fifo.close();
+    relist(fifo, &truth, rv, &mut rng, relists).await;
+    queue.close();
     let log = consumer.await.expect("consumer");
 
     let cached: BTreeMap<String, u64> = cache
@@ -183,7 +227,7 @@ async fn run_history(seed: u64, relists: Relists) {
         truth.iter().map(|(k, o)| (k.clone(), rv_of(o))).collect();
     assert_eq!(
         cached, expected,
-        "seed {seed} ({relists:?}): cache differs from the server"
+        "seed {seed} ({relists:?}, in order: {in_order}): cache differs from the server"
     );
     assert!(
         log.deletes_of_absent.is_empty(),
@@ -194,19 +238,27 @@ async fn run_history(seed: u64, relists: Relists) {
         log.tombstones > 0,
         "seed {seed} ({relists:?}): the history never exercised a tombstone"
     );
-    assert!(fifo.has_synced());
+    assert!(queue.has_synced());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn consumer_converges_on_producer_state_through_relists() {
     for seed in 1..=20 {
-        run_history(seed, Relists::Whole).await;
+        run_history(seed, Relists::Whole, false).await;
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn consumer_converges_through_paged_and_abandoned_relists() {
     for seed in 1..=20 {
-        run_history(seed, Relists::Paged).await;
+        run_history(seed, Relists::Paged, false).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_in_order_consumer_converges_through_whole_paged_and_abandoned_relists() {
+    for seed in 1..=20 {
+        run_history(seed, Relists::Whole, true).await;
+        run_history(seed, Relists::Paged, true).await;
     }
 }

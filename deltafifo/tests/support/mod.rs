@@ -3,10 +3,12 @@
 
 use std::sync::Arc;
 
-use indexer::{Indexer, ObjectKey};
+use indexer::{Indexer, KnownObjects, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;
-use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas};
+use kube_rt_deltafifo::{
+    DeletedObject, Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Item,
+};
 
 /// A ConfigMap `ns/name` at resource version `rv`.
 pub fn cm(ns: &str, name: &str, rv: u64) -> Arc<ConfigMap> {
@@ -56,13 +58,112 @@ pub fn describe_all(deltas: &Deltas<ConfigMap>) -> Vec<(DeltaType, Option<u64>, 
 pub fn apply(cache: &Indexer<ConfigMap>, deltas: Deltas<ConfigMap>) {
     let (key, deltas) = deltas.into_parts();
     for delta in deltas {
-        match delta {
-            Delta::Deleted(_) => {
-                cache.delete_key(&key);
-            }
-            Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => {
-                cache.put(&key, obj).expect("put");
-            }
+        apply_one(cache, &key, delta);
+    }
+}
+
+/// Applies one delta of `key` to `cache`; returns whether a deletion found the object there.
+pub fn apply_one(cache: &Indexer<ConfigMap>, key: &ObjectKey, delta: Delta<ConfigMap>) -> bool {
+    match delta {
+        Delta::Deleted(_) => cache.delete_key(key).is_some(),
+        Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => {
+            cache.put(key, obj).expect("put");
+            true
         }
+    }
+}
+
+/// What an in-order fifo's item comes to for a consumer whose cache is `cache` (before the
+/// item is applied): the changes, each with its key, that a fifo reading the consumer's cache
+/// itself (client-go's RealFIFO without atomic events) would have queued. A relist: a
+/// tombstone for each cached key it lacks, then `Replaced` for each listed object; a resync:
+/// `Sync` for each cached object, in key order.
+pub fn expand(
+    cache: &Indexer<ConfigMap>,
+    item: Item<ConfigMap>,
+) -> Vec<(ObjectKey, Delta<ConfigMap>)> {
+    match item {
+        Item::Deltas(deltas) => {
+            let (key, deltas) = deltas.into_parts();
+            deltas.map(|delta| (key.clone(), delta)).collect()
+        }
+        Item::Replaced(list) => {
+            let known: &dyn KnownObjects<ConfigMap> = cache;
+            let mut changes: Vec<_> = list
+                .deletions(known)
+                .into_iter()
+                .map(|tombstone| {
+                    let key = tombstone.key.clone();
+                    (
+                        key,
+                        Delta::Deleted(DeletedObject::Unknown(Box::new(tombstone))),
+                    )
+                })
+                .collect();
+            let listed = list.into_objects();
+            changes.extend(
+                listed
+                    .into_iter()
+                    .map(|(key, obj)| (key, Delta::Replaced(obj))),
+            );
+            changes
+        }
+        Item::Resync => {
+            let mut keys = cache.list_keys();
+            keys.sort();
+            keys.into_iter()
+                .filter_map(|key| {
+                    let obj = cache.get_by_key(&key)?;
+                    Some((key, Delta::Sync(obj)))
+                })
+                .collect()
+        }
+    }
+}
+
+/// Expands `item` against `cache` and applies it; returns the changes, described as
+/// `"Added ns/a 1"`, `"Deleted ns/a 1 tombstone"`, and so on.
+pub fn resolve(cache: &Indexer<ConfigMap>, item: Item<ConfigMap>) -> Vec<String> {
+    let changes = expand(cache, item);
+    let described = changes
+        .iter()
+        .map(|(key, delta)| show(key, delta))
+        .collect();
+    for (key, delta) in changes {
+        apply_one(cache, &key, delta);
+    }
+    described
+}
+
+/// A delta of `key`, as `"Added ns/a 1"` or `"Deleted ns/a 1 tombstone"`.
+pub fn show(key: &ObjectKey, delta: &Delta<ConfigMap>) -> String {
+    let (kind, rv, tombstone) = describe(delta);
+    let rv = rv.map_or_else(|| "-".to_owned(), |rv| rv.to_string());
+    let tombstone = if tombstone { " tombstone" } else { "" };
+    format!("{kind:?} {key} {rv}{tombstone}")
+}
+
+/// An item as a consumer receives it, before it is resolved: `"Updated ns/a 2"`,
+/// `"Replaced [ns/a 1, ns/b 2] at 7"` or `"Resync"`.
+pub fn show_item(item: &Item<ConfigMap>) -> String {
+    match item {
+        Item::Deltas(deltas) => deltas
+            .iter()
+            .map(|delta| show(deltas.key(), delta))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Item::Replaced(list) => {
+            let objects: Vec<String> = list
+                .objects()
+                .iter()
+                .map(|(key, obj)| format!("{key} {}", rv_of(obj)))
+                .collect();
+            format!(
+                "Replaced [{}] at {}",
+                objects.join(", "),
+                list.resource_version()
+            )
+        }
+        Item::Resync => "Resync".to_owned(),
     }
 }

@@ -1,0 +1,47 @@
+//! [`SyncedFlag`]: whether a fifo has delivered its initial state, readable without a lock and
+//! awaitable.
+
+use std::pin::pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::Notify;
+
+/// Set once, when the fifo's initial list has been processed (or a write came before any list);
+/// never goes back to false.
+pub(crate) struct SyncedFlag {
+    synced: AtomicBool,
+    changed: Notify,
+}
+
+impl SyncedFlag {
+    pub(crate) fn new() -> Self {
+        Self {
+            synced: AtomicBool::new(false),
+            changed: Notify::new(),
+        }
+    }
+
+    /// Whether the flag is set.
+    pub(crate) fn is_set(&self) -> bool {
+        self.synced.load(Ordering::Acquire)
+    }
+
+    /// Waits until the flag is set.
+    pub(crate) async fn wait(&self) {
+        loop {
+            let mut changed = pin!(self.changed.notified());
+            changed.as_mut().enable();
+            if self.is_set() {
+                return;
+            }
+            changed.await;
+        }
+    }
+
+    /// Sets the flag (once) and wakes those waiting for it.
+    pub(crate) fn set(&self) {
+        if !self.synced.load(Ordering::Acquire) && !self.synced.swap(true, Ordering::AcqRel) {
+            self.changed.notify_waiters();
+        }
+    }
+}
