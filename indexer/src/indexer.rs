@@ -157,6 +157,29 @@ impl<K> Indexer<K> {
         self.contents.write().remove(key.as_key_ref())
     }
 
+    /// Applies `writes` in order under one write lock: `(key, Some(obj))` stores `obj` under
+    /// `key` (its own key, as for [`put`](Self::put)), `(key, None)` removes `key`. Returns, for
+    /// each write, the object it replaced or removed, or the error of a store that failed (the
+    /// other writes still apply).
+    ///
+    /// For a consumer applying a batch of changes at once (an informer popping a batch from its
+    /// fifo): readers see the cache before or after the whole batch, and the lock is taken once.
+    pub fn write_batch<'a>(
+        &self,
+        writes: impl IntoIterator<Item = (&'a ObjectKey, Option<Arc<K>>)>,
+    ) -> Vec<Result<Option<Arc<K>>, Error>> {
+        let writes = writes.into_iter();
+        let mut previous = Vec::with_capacity(writes.size_hint().0);
+        let mut contents = self.contents.write();
+        for (key, obj) in writes {
+            previous.push(match obj {
+                Some(obj) => contents.upsert_keyed(key, obj),
+                None => Ok(contents.remove(key.as_key_ref())),
+            });
+        }
+        previous
+    }
+
     /// Calls `visit` with every object indexed under `value` in index `name`, under the read lock.
     pub(crate) fn for_each_indexed(
         &self,
@@ -290,6 +313,37 @@ mod tests {
         assert!(idx.list_index_func_values("color").unwrap().is_empty());
         assert!(idx.list_index_func_values("namespace").unwrap().is_empty());
         assert!(idx.is_empty());
+    }
+
+    #[test]
+    fn a_batch_of_writes_applies_in_order_and_returns_what_each_replaced() {
+        let idx = Indexer::new(by_color());
+        idx.add(cm("a", "x", &["red"])).unwrap();
+        let (x, y): (ObjectKey, ObjectKey) = ("a/x".parse().unwrap(), "a/y".parse().unwrap());
+        let previous = idx.write_batch([
+            (&x, Some(cm("a", "x", &["blue"]))),
+            (&y, Some(cm("a", "y", &["red"]))),
+            (&x, None),
+            (&y, Some(cm("a", "y", &["green"]))),
+        ]);
+        let colors: Vec<Option<String>> = previous
+            .into_iter()
+            .map(|old| {
+                let old = old.unwrap()?;
+                old.metadata.labels.as_ref()?.keys().next().cloned()
+            })
+            .collect();
+        assert_eq!(
+            colors,
+            [
+                Some("color-red".into()),
+                None,
+                Some("color-blue".into()),
+                Some("color-red".into())
+            ]
+        );
+        assert_eq!(idx.list_keys(), [y]);
+        assert_eq!(idx.list_index_func_values("color").unwrap(), ["green"]);
     }
 
     #[test]
