@@ -5,18 +5,19 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::Arc;
-use std::sync::MutexGuard;
 
 use indexer::{Backpressure, ObjectKey, ObjectKeyRef, ReplaceInPages, Store};
 use kube::Resource;
 
 use crate::backlog::Backlog;
+use crate::batch::{Batch, Item};
 use crate::delta::{DeletedObject, Delta, Deltas};
 use crate::error::Error;
 use crate::options::DeltaFifoOptions;
 use crate::paged_replace::PagedReplace;
-use crate::queue_lock::{Processing, QueueLock};
+use crate::queue_lock::{Popped, QueueLock};
 use crate::slow_pop::SlowPop;
+use crate::synced::SyncedVersion;
 
 /// A queue of per-object changes between a reflector (the producer, through [`Store`]) and an
 /// informer (the consumer, through [`pop`](Self::pop)), with client-go's DeltaFIFO semantics.
@@ -38,6 +39,8 @@ struct Shared<K> {
     options: DeltaFifoOptions<K>,
     /// The bound on the backlog and the producers waiting for room under it.
     backlog: Backlog,
+    /// The resource version of the newest state the consumer's cache is known to reflect.
+    synced_version: SyncedVersion,
 }
 
 impl<K> Clone for DeltaFifo<K> {
@@ -71,6 +74,7 @@ impl<K> DeltaFifo<K> {
             shared: Arc::new(Shared {
                 queue: QueueLock::new(),
                 backlog: Backlog::new(options.backlog_limit),
+                synced_version: SyncedVersion::default(),
                 options,
             }),
         }
@@ -92,31 +96,67 @@ impl<K: Resource> DeltaFifo<K> {
     ///
     /// Once [`close`](Self::close)d, `pop` still returns what is queued, then [`Error::Closed`].
     pub async fn pop<R>(&self, process: impl FnOnce(Deltas<K>, bool) -> R) -> Result<R, Error> {
-        let (processing, deltas) = self.shared.queue.wait_for_pop().await?;
-        Ok(self.process(processing, deltas, process))
+        let popped = self.shared.queue.wait_for_pop().await?;
+        Ok(self.process(popped, 1, |deltas| deltas.key().clone(), process))
     }
 
-    fn process<R>(
+    /// Waits for queued keys, takes the oldest ones (up to `max_items`, at least one) with all
+    /// their deltas, and runs `process` on them as one [`Batch`] of [`Item::Deltas`], under the
+    /// processing lock as [`pop`](Self::pop) does. A batch holds only keys of the initial list
+    /// or none. Returns what `process` returns.
+    pub async fn pop_batch<R>(
         &self,
-        mut processing: MutexGuard<'_, Processing>,
-        deltas: Deltas<K>,
-        process: impl FnOnce(Deltas<K>, bool) -> R,
+        max_items: usize,
+        process: impl FnOnce(Batch<K>) -> R,
+    ) -> Result<R, Error> {
+        let popped = self.shared.queue.wait_for_pop_batch(max_items).await?;
+        let count = popped.taken.len();
+        let first_key = |keys: &Vec<Deltas<K>>| keys.first().map(|deltas| deltas.key().clone());
+        let outcome = self.process(popped, count, first_key, |keys, initial| {
+            process(Batch::new(
+                keys.into_iter().map(Item::Deltas).collect(),
+                initial,
+            ))
+        });
+        Ok(outcome)
+    }
+
+    /// Runs `process` on what was popped (`keys` keys) while the processing lock is held, then
+    /// counts the keys as processed (toward sync) and publishes the resource version the cache
+    /// now reflects, if known. `first_key` names the first key for a slow-pop log.
+    fn process<T, R, N: Into<Option<ObjectKey>>>(
+        &self,
+        popped: Popped<'_, T>,
+        keys: usize,
+        first_key: impl FnOnce(&T) -> N,
+        process: impl FnOnce(T, bool) -> R,
     ) -> R {
+        let Popped {
+            mut processing,
+            taken,
+            reached,
+        } = popped;
         // Something was queued, so the fifo is populated: it has synced exactly when no key of
         // the first list is left to process.
         let is_in_initial_list = processing.initial_population_count > 0;
         processing.pops = processing.pops.wrapping_add(1);
         let slow = SlowPop::start(processing.pops, self.len());
-        let key = slow.is_timed().then(|| deltas.key().clone());
+        let key = slow.is_timed().then(|| first_key(&taken).into()).flatten();
 
-        let outcome = catch_unwind(AssertUnwindSafe(|| process(deltas, is_in_initial_list)));
+        let outcome = catch_unwind(AssertUnwindSafe(|| process(taken, is_in_initial_list)));
 
-        // Count the key as processed only now that its callback has returned (or panicked).
+        // Count the keys as processed only now that the callback has returned (or panicked).
         if is_in_initial_list {
-            processing.initial_population_count -= 1;
-            if processing.initial_population_count == 0 && !processing.initial_list_open {
+            let left = processing.initial_population_count.saturating_sub(keys);
+            processing.initial_population_count = left;
+            if left == 0 && !processing.initial_list_open {
                 self.shared.queue.mark_synced();
             }
+        }
+        if outcome.is_ok()
+            && let Some(resource_version) = reached
+        {
+            self.shared.synced_version.set(resource_version);
         }
         drop(processing);
         if !self.is_empty() {
@@ -128,6 +168,30 @@ impl<K: Resource> DeltaFifo<K> {
         match outcome {
             Ok(result) => result,
             Err(panic) => resume_unwind(panic),
+        }
+    }
+
+    /// The resource version of the newest state the consumer's cache is known to reflect (""
+    /// before any): that of a relist or a bookmark once every key queued before it has been
+    /// processed, or of the newest add, update or delete once the queue has run dry after it.
+    /// As the fifo merges changes by key, the cache may hold newer objects too; never older.
+    pub fn synced_resource_version(&self) -> String {
+        self.shared.synced_version.get()
+    }
+
+    /// Records a bookmark: the server's state up to `resource_version` has been written. Once
+    /// every key queued now has been processed (at once if none is queued, and nothing is
+    /// being processed), [`synced_resource_version`](Self::synced_resource_version) is
+    /// `resource_version`. An empty resource version is ignored.
+    pub fn bookmark(&self, resource_version: String) {
+        if resource_version.is_empty() {
+            return;
+        }
+        let queue = &self.shared.queue;
+        let _processing = queue.lock_processing();
+        let reached = queue.lock().mark_resource_version(resource_version);
+        if let Some(resource_version) = reached {
+            self.shared.synced_version.set(resource_version);
         }
     }
 
@@ -207,7 +271,7 @@ impl<K: Resource> DeltaFifo<K> {
                 return Ok(());
             };
             queue.note_write(&mut state);
-            let new_key = state.enqueue(obj, hash, make)?;
+            let new_key = state.enqueue_change(obj, hash, make)?;
             queue.unlock_and_wake(state, new_key);
             return Ok(());
         }
@@ -225,7 +289,7 @@ impl<K: Resource> DeltaFifo<K> {
                 return Ok(());
             }
         }
-        let new_key = state.enqueue(obj, hash, make)?;
+        let new_key = state.enqueue_change(obj, hash, make)?;
         drop(processing);
         queue.unlock_and_wake(state, new_key);
         Ok(())
@@ -251,11 +315,12 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
     /// Applies a relist atomically: queues every listed object (`Replaced`, or `Sync` when so
     /// configured), then a tombstone for every queued key and every known key without pending
     /// deltas that the list no longer contains. Fails, queueing nothing, when an object has no
-    /// key or its transform fails. The resource version is not used by the fifo.
+    /// key or its transform fails. Once every key queued now has been processed,
+    /// [`synced_resource_version`](DeltaFifo::synced_resource_version) is `resource_version`.
     fn replace(
         &self,
         objects: Vec<Arc<K>>,
-        _resource_version: String,
+        resource_version: String,
     ) -> Result<(), indexer::Error> {
         let queue = &self.shared.queue;
         let objects = self.shared.options.prepare_listed(objects)?;
@@ -281,9 +346,13 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
                 queue.mark_synced();
             }
         }
+        let reached = state.mark_resource_version(resource_version);
         // Replace and resync only ever add keys, so a non-empty queue may have new ones.
         let queued = state.len() > 0;
         queue.unlock_and_wake(state, queued);
+        if let Some(resource_version) = reached {
+            self.shared.synced_version.set(resource_version);
+        }
         Ok(())
     }
 
@@ -297,7 +366,12 @@ impl<K: Resource + Send + Sync> Store<K> for DeltaFifo<K> {
     where
         K: Send + Sync + 'static,
     {
-        Box::new(PagedReplace::new(&self.shared.queue, &self.shared.options))
+        let shared = &self.shared;
+        Box::new(PagedReplace::new(
+            &shared.queue,
+            &shared.options,
+            &shared.synced_version,
+        ))
     }
 
     /// While more keys are queued than [`DeltaFifoOptions::backlog_limit`] allows, the wait for

@@ -21,7 +21,7 @@ use crate::in_order_queue::{Inbound, Outbound, Queued};
 use crate::options::{InOrderFifoOptions, TransformFn, transformed};
 use crate::pop_wait::PopSignal;
 use crate::slow_pop::SlowPop;
-use crate::synced::SyncedFlag;
+use crate::synced::{SyncedFlag, SyncedVersion};
 
 /// A queue of changes between a reflector (the producer, through [`Store`]) and an informer
 /// (the consumer, through [`pop_batch`](Self::pop_batch)) that keeps every change, in the
@@ -62,7 +62,7 @@ struct Shared<K> {
     signal: PopSignal,
     synced: SyncedFlag,
     /// The resource version of the newest state the consumer has processed.
-    synced_resource_version: Mutex<String>,
+    synced_version: SyncedVersion,
     /// The bound on the backlog and the producers waiting for room under it.
     backlog: Backlog,
     transform: Option<TransformFn<K>>,
@@ -119,7 +119,7 @@ impl<K> InOrderFifo<K> {
                 queued: OwnCacheLine(AtomicUsize::new(0)),
                 signal: PopSignal::new(),
                 synced: SyncedFlag::new(),
-                synced_resource_version: Mutex::new(String::new()),
+                synced_version: SyncedVersion::default(),
                 backlog: Backlog::new(options.backlog_limit),
                 transform: options.transform,
             }),
@@ -151,7 +151,7 @@ impl<K> InOrderFifo<K> {
     /// The resource version of the newest state the consumer has processed: that of the last
     /// object, relist or bookmark whose processing has returned ("" before any).
     pub fn synced_resource_version(&self) -> String {
-        lock(&self.shared.synced_resource_version).clone()
+        self.shared.synced_version.get()
     }
 
     /// Queues a bookmark: the server's state up to `resource_version` has been written. The
@@ -300,7 +300,7 @@ impl<K: Resource> InOrderFifo<K> {
         if outcome.is_ok()
             && let Some(resource_version) = reached
         {
-            *lock(&shared.synced_resource_version) = resource_version;
+            shared.synced_version.set(resource_version);
         }
         if outbound.initial_list_processed() {
             shared.synced.set();
@@ -338,7 +338,7 @@ impl<K: Resource> InOrderFifo<K> {
             let before = outbound.popped;
             if let Some(resource_version) = outbound.take_bookmarks() {
                 // This pop holds the consumer's lock: every earlier batch has been processed.
-                *lock(&shared.synced_resource_version) = resource_version;
+                shared.synced_version.set(resource_version);
                 if outbound.initial_list_processed() {
                     shared.synced.set();
                 }

@@ -30,6 +30,8 @@
 //! - [`InOrderFifo::pop_batch`] waits for work and hands out a [`Batch`] of [`Item`]s, each
 //!   carrying the key computed when it was written; bookmarks ([`InOrderFifo::bookmark`]) move
 //!   [`InOrderFifo::synced_resource_version`] once what came before them has been processed.
+//! - [`Queue`]: the one trait both implement (batch pop, `has_synced`, close, bookmarks), so a
+//!   consumer drives either; [`DeltaFifo::pop_batch`] hands out up to N keys as one batch.
 //! - `has_synced` / `synced`: the initial list has been fully processed.
 //! - [`DeltaFifoOptions`], [`InOrderFifoOptions`]: known objects (delta fifo only), `Replaced`
 //!   or `Sync` on relist (delta fifo only), the bound on the backlog and an optional
@@ -201,9 +203,11 @@ mod in_order_queue;
 mod options;
 mod paged_replace;
 mod pop_wait;
+mod queue;
 mod queue_lock;
 mod queue_state;
 mod slow_pop;
+mod sync_points;
 mod synced;
 
 pub use batch::{Batch, Item, Replacement};
@@ -214,3 +218,4 @@ pub use delta_fifo::DeltaFifo;
 pub use error::Error;
 pub use in_order_fifo::InOrderFifo;
 pub use options::{DeltaFifoOptions, InOrderFifoOptions, TransformFn};
+pub use queue::Queue;

@@ -10,21 +10,29 @@ use kube::Resource;
 
 use crate::options::DeltaFifoOptions;
 use crate::queue_lock::QueueLock;
+use crate::synced::SyncedVersion;
 
 /// A paged replace in progress: each page is queued at once; the keys seen decide, at the end,
 /// what is tombstoned.
 pub(crate) struct PagedReplace<'a, K> {
     queue: &'a QueueLock<K>,
     options: &'a DeltaFifoOptions<K>,
+    synced_version: &'a SyncedVersion,
     seen: HashSet<ObjectKey>,
 }
 
 impl<'a, K> PagedReplace<'a, K> {
-    /// Starts a paged replace into the fifo whose queue and options these are.
-    pub(crate) fn new(queue: &'a QueueLock<K>, options: &'a DeltaFifoOptions<K>) -> Self {
+    /// Starts a paged replace into the fifo whose queue, options and synced resource version
+    /// these are.
+    pub(crate) fn new(
+        queue: &'a QueueLock<K>,
+        options: &'a DeltaFifoOptions<K>,
+        synced_version: &'a SyncedVersion,
+    ) -> Self {
         Self {
             queue,
             options,
+            synced_version,
             seen: HashSet::new(),
         }
     }
@@ -61,8 +69,9 @@ impl<K: Resource> PagedReplace<'_, K> {
     }
 
     /// Ends the paged replace: a tombstone for every queued or known key that no page listed,
-    /// exactly as [`Store::replace`](indexer::Store::replace) does at its end.
-    fn finish_paged_replace(&self) {
+    /// exactly as [`Store::replace`](indexer::Store::replace) does at its end, and the list's
+    /// resource version to be reached once the keys queued now are processed.
+    fn finish_paged_replace(&self, resource_version: String) {
         let seen = &self.seen;
         let mut processing = self.queue.lock_processing();
         let mut state = self.queue.lock();
@@ -77,9 +86,13 @@ impl<K: Resource> PagedReplace<'_, K> {
                 self.queue.mark_synced();
             }
         }
+        let reached = state.mark_resource_version(resource_version);
         let queued = state.len() > 0;
         drop(processing);
         self.queue.unlock_and_wake(state, queued);
+        if let Some(resource_version) = reached {
+            self.synced_version.set(resource_version);
+        }
     }
 }
 
@@ -88,8 +101,8 @@ impl<K: Resource + Send + Sync> ReplaceInPages<K> for PagedReplace<'_, K> {
         self.replace_page(objects)
     }
 
-    fn finish(self: Box<Self>, _resource_version: String) -> Result<(), indexer::Error> {
-        self.finish_paged_replace();
+    fn finish(self: Box<Self>, resource_version: String) -> Result<(), indexer::Error> {
+        self.finish_paged_replace(resource_version);
         Ok(())
     }
 }

@@ -33,8 +33,13 @@ use crate::synced::SyncedFlag;
 /// Capacity kept by the inbox between bursts of parked writes.
 const INBOX_CAPACITY: usize = 256;
 
-/// A popped key's deltas, with the processing lock held until they are processed.
-pub(crate) type Popped<'a, K> = (MutexGuard<'a, Processing>, Deltas<K>);
+/// What a pop took, with the processing lock held until it is processed, and the resource
+/// version the consumer's cache reflects once it is (when that is known).
+pub(crate) struct Popped<'a, T> {
+    pub(crate) processing: MutexGuard<'a, Processing>,
+    pub(crate) taken: T,
+    pub(crate) reached: Option<String>,
+}
 
 /// The queue of a [`DeltaFifo`](crate::DeltaFifo) behind its locks, with the hand-off between
 /// producers and the consumer.
@@ -223,7 +228,7 @@ impl<K: Resource> QueueLock<K> {
         for ParkedWrite { hash, obj, make } in parked {
             self.note_write(state);
             // Parked writes had their keys validated, so this cannot fail.
-            if let Err(error) = state.enqueue(obj, hash, make) {
+            if let Err(error) = state.enqueue_change(obj, hash, make) {
                 tracing::error!(%error, "delta fifo dropped a parked write with an invalid key");
             }
         }
@@ -252,21 +257,57 @@ impl<K: Resource> QueueLock<K> {
 
     /// Waits for the oldest queued key and takes it with all its deltas, returning them with
     /// the processing lock held; [`Error::Closed`] once the queue is closed and empty.
-    pub(crate) async fn wait_for_pop(&self) -> Result<Popped<'_, K>, Error> {
+    pub(crate) async fn wait_for_pop(&self) -> Result<Popped<'_, Deltas<K>>, Error> {
         self.pop_signal
-            .wait(|| self.try_pop(), || self.has_work_hint())
+            .wait(
+                || self.try_take(|state, _| state.pop_front_synced()),
+                || self.has_work_hint(),
+            )
             .await
     }
 
-    /// Takes the processing lock and the oldest key: `None` when the queue is empty and open,
-    /// `Closed` when it is empty and closed. On success the processing lock stays held.
-    fn try_pop(&self) -> Option<Result<Popped<'_, K>, Error>> {
+    /// Waits for queued keys and takes the oldest ones, up to `max` (at least one), with all
+    /// their deltas; never keys of the initial list together with others.
+    pub(crate) async fn wait_for_pop_batch(
+        &self,
+        max: usize,
+    ) -> Result<Popped<'_, Vec<Deltas<K>>>, Error> {
+        let take = |state: &mut QueueState<K>, processing: &Processing| {
+            let initial = processing.initial_population_count;
+            let limit = if initial > 0 { max.min(initial) } else { max }.max(1);
+            let mut keys = Vec::with_capacity(limit.min(state.len()));
+            let mut reached = None;
+            while keys.len() < limit {
+                let Some((deltas, point)) = state.pop_front_synced() else {
+                    break;
+                };
+                reached = point.or(reached);
+                keys.push(deltas);
+            }
+            (!keys.is_empty()).then_some((keys, reached))
+        };
+        self.pop_signal
+            .wait(|| self.try_take(take), || self.has_work_hint())
+            .await
+    }
+
+    /// Takes the processing lock, then with the queue locked what `take` takes: `None` when it
+    /// takes nothing and the queue is open, `Closed` when it takes nothing and the queue is
+    /// closed. On success the processing lock stays held.
+    fn try_take<T>(
+        &self,
+        take: impl FnOnce(&mut QueueState<K>, &Processing) -> Option<(T, Option<String>)>,
+    ) -> Option<Result<Popped<'_, T>, Error>> {
         let processing = self.lock_processing();
         let mut state = self.lock();
-        match state.pop_front() {
-            Some(deltas) => {
+        match take(&mut state, &processing) {
+            Some((taken, reached)) => {
                 self.publish_len(&state);
-                Some(Ok((processing, deltas)))
+                Some(Ok(Popped {
+                    processing,
+                    taken,
+                    reached,
+                }))
             }
             None if state.closed => Some(Err(Error::Closed)),
             None => None,

@@ -15,6 +15,7 @@ use indexer::{Error, KnownObjects, ObjectKey, ObjectKeyRef};
 use kube::Resource;
 
 use crate::delta::{DeletedFinalStateUnknown, DeletedObject, Delta, Deltas};
+use crate::sync_points::SyncPoints;
 
 /// Keys in order of first enqueue, each with its pending deltas, plus the sync bookkeeping.
 /// Invariant: every entry of `ring` has exactly one sequence number in `positions`, and every
@@ -29,6 +30,8 @@ pub(crate) struct QueueState<K> {
     head: u32,
     /// Number of the current relist; entries listed by it carry this number.
     relist: u64,
+    /// Where the consumer's cache comes to reflect a known resource version.
+    sync_points: SyncPoints,
     /// Whether the first replace, or any add/update/delete, has happened.
     pub(crate) populated: bool,
     pub(crate) closed: bool,
@@ -44,6 +47,7 @@ impl<K> QueueState<K> {
             ring: VecDeque::new(),
             head: 0,
             relist: 0,
+            sync_points: SyncPoints::default(),
             populated: false,
             closed: false,
         }
@@ -82,7 +86,7 @@ impl<K> QueueState<K> {
     pub(crate) fn enqueue_owned(&mut self, key: ObjectKey, delta: Delta<K>) -> bool {
         let hash = self.hasher.hash_one(&key);
         match self.find_mut(hash, |d| d.key() == &key) {
-            Some(deltas) => {
+            Some((_, deltas)) => {
                 deltas.push(delta);
                 false
             }
@@ -93,21 +97,23 @@ impl<K> QueueState<K> {
         }
     }
 
-    /// The queued deltas with key hash `hash` that `matches` accepts.
+    /// The queued deltas with key hash `hash` that `matches` accepts, and their sequence number.
     fn find_mut(
         &mut self,
         hash: u64,
         matches: impl Fn(&Deltas<K>) -> bool,
-    ) -> Option<&mut Deltas<K>> {
+    ) -> Option<(u32, &mut Deltas<K>)> {
         let (ring, head) = (&self.ring, self.head);
         let seq = *self
             .positions
             .find(hash, |&seq| slot(ring, head, seq).is_some_and(&matches))?;
-        self.ring.get_mut(seq.wrapping_sub(head) as usize)
+        let deltas = self.ring.get_mut(seq.wrapping_sub(head) as usize)?;
+        Some((seq, deltas))
     }
 
     /// Queues a key that is not queued yet, with its first deltas; `hash` is its key's hash.
-    fn push_new(&mut self, hash: u64, deltas: Deltas<K>) {
+    /// Returns its sequence number.
+    fn push_new(&mut self, hash: u64, deltas: Deltas<K>) -> u32 {
         // At most 2^32 - 1 keys are queued at once (far beyond memory), so the sequence numbers
         // of queued keys never collide.
         let seq = self.head.wrapping_add(self.ring.len() as u32);
@@ -116,6 +122,20 @@ impl<K> QueueState<K> {
         self.positions.insert_unique(hash, seq, |&seq| {
             slot(ring, head, seq).map_or(0, |d| hasher.hash_one(d.key()))
         });
+        seq
+    }
+
+    /// A bookmark or a relist at `resource_version` was written: returns it if the consumer's
+    /// cache reflects it already (nothing is queued; the caller holds the processing lock, so
+    /// nothing is being processed either), else keeps it until the keys queued now are popped.
+    pub(crate) fn mark_resource_version(&mut self, resource_version: String) -> Option<String> {
+        if self.ring.is_empty() {
+            self.sync_points.reached_at_once();
+            return Some(resource_version);
+        }
+        let tail = self.head.wrapping_add(self.ring.len() as u32);
+        self.sync_points.mark(tail, resource_version);
+        None
     }
 
     /// Takes the oldest queued key and its deltas.
@@ -198,7 +218,33 @@ impl<K: Resource> QueueState<K> {
         hash: u64,
         make: fn(Arc<K>) -> Delta<K>,
     ) -> Result<bool, Error> {
-        self.enqueue_stamped(obj, hash, make, None)
+        self.enqueue_at(obj, hash, make, None)
+            .map(|(new_key, _)| new_key)
+    }
+
+    /// Like [`enqueue`](Self::enqueue), for an add, update or delete: a change whose resource
+    /// version the consumer's cache reflects once it has been processed and the queue has run
+    /// dry.
+    pub(crate) fn enqueue_change(
+        &mut self,
+        obj: Arc<K>,
+        hash: u64,
+        make: fn(Arc<K>) -> Delta<K>,
+    ) -> Result<bool, Error> {
+        let (new_key, seq) = self.enqueue_at(obj, hash, make, None)?;
+        self.sync_points.changed(seq);
+        Ok(new_key)
+    }
+
+    /// Takes the oldest queued key and its deltas, with the resource version the consumer's
+    /// cache reflects once it has processed them, if that is known.
+    pub(crate) fn pop_front_synced(&mut self) -> Option<(Deltas<K>, Option<String>)> {
+        let seq = self.head;
+        let deltas = self.pop_front()?;
+        let reached = self
+            .sync_points
+            .popped(seq, self.head, &deltas, self.ring.is_empty());
+        Some((deltas, reached))
     }
 
     /// Like [`enqueue`](Self::enqueue), and marks the key as listed by the current relist.
@@ -209,30 +255,32 @@ impl<K: Resource> QueueState<K> {
     ) -> Result<bool, Error> {
         let relist = self.relist;
         let hash = self.hasher.hash_one(ObjectKeyRef::of(obj.as_ref())?);
-        self.enqueue_stamped(obj, hash, make, Some(relist))
+        self.enqueue_at(obj, hash, make, Some(relist))
+            .map(|(new_key, _)| new_key)
     }
 
-    fn enqueue_stamped(
+    /// Appends `make(obj)` to its key's deltas (stamped as listed by `relist`, if any); returns
+    /// whether the key is new, and its sequence number.
+    fn enqueue_at(
         &mut self,
         obj: Arc<K>,
         hash: u64,
         make: fn(Arc<K>) -> Delta<K>,
         relist: Option<u64>,
-    ) -> Result<bool, Error> {
+    ) -> Result<(bool, u32), Error> {
         let key = ObjectKeyRef::of(obj.as_ref())?;
-        if let Some(deltas) = self.find_mut(hash, |d| key.equivalent(d.key())) {
+        if let Some((seq, deltas)) = self.find_mut(hash, |d| key.equivalent(d.key())) {
             deltas.push(make(obj));
             if let Some(relist) = relist {
                 deltas.listed_in = relist;
             }
-            return Ok(false);
+            return Ok((false, seq));
         }
         let mut deltas = Deltas::new(key.to_owned()?, make(obj));
         if let Some(relist) = relist {
             deltas.listed_in = relist;
         }
-        self.push_new(hash, deltas);
-        Ok(true)
+        Ok((true, self.push_new(hash, deltas)))
     }
 }
 

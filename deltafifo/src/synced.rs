@@ -1,8 +1,10 @@
-//! [`SyncedFlag`]: whether a fifo has delivered its initial state, readable without a lock and
-//! awaitable.
+//! What a fifo's consumer has processed: [`SyncedFlag`], whether the initial state has been
+//! delivered (readable without a lock and awaitable), and [`SyncedVersion`], the resource
+//! version of the newest state processed.
 
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
@@ -43,5 +45,24 @@ impl SyncedFlag {
         if !self.synced.load(Ordering::Acquire) && !self.synced.swap(true, Ordering::AcqRel) {
             self.changed.notify_waiters();
         }
+    }
+}
+
+/// The resource version of the newest state a fifo's consumer is known to have processed.
+#[derive(Default)]
+pub(crate) struct SyncedVersion(Mutex<String>);
+
+impl SyncedVersion {
+    /// The resource version ("" before any).
+    pub(crate) fn get(&self) -> String {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Records that the consumer has processed the state at `resource_version`.
+    pub(crate) fn set(&self, resource_version: String) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = resource_version;
     }
 }

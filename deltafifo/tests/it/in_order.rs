@@ -1,6 +1,7 @@
 //! The in-order fifo's own rules, beyond client-go's tests (`real_fifo`): producers never wait
-//! for a batch being processed, batches up to a cap, the bound on the backlog, the resource
-//! version the consumer has processed (bookmarks included), relists in pages, reads.
+//! for a batch being processed, batches up to a cap, the resource version the consumer has
+//! processed (bookmarks included), relists in pages, reads. The bound on the backlog is tested
+//! on both fifos in `backlog`.
 
 use crate::support;
 
@@ -15,10 +16,6 @@ use kube_rt_deltafifo::{Error, InOrderFifo, InOrderFifoOptions, Item};
 use support::{cm, key, show_item};
 
 type Fifo = InOrderFifo<ConfigMap>;
-
-fn bounded(items: usize) -> Fifo {
-    InOrderFifo::new(InOrderFifoOptions::new().backlog_limit(items))
-}
 
 fn fill(fifo: &Fifo, items: u64) {
     for i in 0..items {
@@ -198,71 +195,11 @@ async fn the_synced_future_resolves_once_the_initial_list_is_processed() {
 }
 
 #[tokio::test]
-async fn over_the_bound_writes_go_in_and_the_producer_waits_until_half_the_bound() {
-    let fifo = bounded(4);
-    fill(&fifo, 3);
-    assert!(fifo.backpressure().is_none());
-    assert!(fifo.wait_for_room().now_or_never().is_some());
-    fill(&fifo, 3);
-    assert_eq!(fifo.len(), 6);
-    let mut room = fifo.backpressure().expect("over the bound");
-    assert!((&mut room).now_or_never().is_none());
-    for queued in [5, 4, 3] {
-        pop_one(&fifo).await;
-        assert_eq!(fifo.len(), queued);
-        assert!((&mut room).now_or_never().is_none(), "woke at {queued}");
-    }
-    pop_one(&fifo).await;
-    assert!(
-        room.now_or_never().is_some(),
-        "still waiting at half the bound"
-    );
-    // Unbounded, there is always room.
-    let unbounded = Fifo::default();
-    fill(&unbounded, 100);
-    assert!(unbounded.backpressure().is_none());
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_waiting_producer_is_woken_by_a_consumer_on_another_thread() {
-    let fifo = bounded(8);
-    let consumer = tokio::spawn({
-        let fifo = fifo.clone();
-        async move {
-            let mut popped = 0usize;
-            while let Ok(n) = fifo.pop_batch(3, |batch| batch.len()).await {
-                popped += n;
-            }
-            popped
-        }
-    });
-    let mut most = 0;
-    for i in 0..2_000u64 {
-        if let Some(room) = fifo.backpressure() {
-            room.await;
-        }
-        fifo.update(cm("ns", &format!("cm-{}", i % 50), i + 1))
-            .unwrap();
-        most = most.max(fifo.len());
-    }
-    assert!(most <= 9, "the queue reached {most} items");
-    fifo.close();
-    assert_eq!(consumer.await.unwrap(), 2_000);
-}
-
-#[tokio::test]
-async fn closing_drains_then_ends_and_releases_a_waiting_producer() {
-    let fifo = bounded(2);
+async fn closing_drains_then_ends() {
+    let fifo = Fifo::default();
     fill(&fifo, 5);
-    let waiting = tokio::spawn({
-        let fifo = fifo.clone();
-        async move { fifo.wait_for_room().await }
-    });
-    tokio::task::yield_now().await;
-    assert!(!waiting.is_finished());
     fifo.close();
     assert!(fifo.is_closed());
-    waiting.await.unwrap();
     assert_eq!(fifo.pop_batch(100, |batch| batch.len()).await, Ok(5));
     assert_eq!(
         fifo.pop_batch(100, |batch| batch.len()).await,

@@ -4,6 +4,7 @@
 mod support;
 
 mod backlog;
+mod delta_batches;
 mod in_order;
 mod model;
 mod paged_replace;
