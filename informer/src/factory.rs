@@ -15,6 +15,7 @@ use reflector::{ApiListerWatcher, ReflectorOptions};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::fifo::FifoKind;
 use crate::scope::{InformerScope, Scoped, Selectors};
 use crate::wait::CacheSynced;
 use crate::{Error, Object, SharedIndexInformer, TransformFn, strip_managed_fields};
@@ -44,6 +45,7 @@ pub(crate) struct Inner {
     pub(crate) selectors: Selectors,
     strip_managed_fields: bool,
     reflector_options: OptionsFn,
+    fifo: FifoKind,
     shutdown: CancellationToken,
     state: Mutex<State>,
 }
@@ -94,6 +96,7 @@ pub struct InformerFactoryBuilder {
     selectors: Selectors,
     strip_managed_fields: bool,
     reflector_options: OptionsFn,
+    fifo: FifoKind,
 }
 
 /// The name a resync override is looked up by: `apiVersion/kind`.
@@ -144,6 +147,12 @@ impl InformerFactoryBuilder {
         self
     }
 
+    /// Which fifo every informer runs on (default: [`FifoKind::Deltas`]).
+    pub fn fifo(mut self, kind: FifoKind) -> Self {
+        self.fifo = kind;
+        self
+    }
+
     /// The factory.
     pub fn build(self) -> InformerFactory {
         InformerFactory {
@@ -154,6 +163,7 @@ impl InformerFactoryBuilder {
                 selectors: self.selectors,
                 strip_managed_fields: self.strip_managed_fields,
                 reflector_options: self.reflector_options,
+                fifo: self.fifo,
                 shutdown: CancellationToken::new(),
                 state: Mutex::new(State::default()),
             }),
@@ -176,6 +186,7 @@ impl InformerFactory {
             selectors: Selectors::default(),
             strip_managed_fields: false,
             reflector_options: Arc::new(ReflectorOptions::default),
+            fifo: FifoKind::default(),
         }
     }
 
@@ -265,6 +276,7 @@ impl InformerFactory {
                 .resync_period(resync)
                 .reflector_options((inner.reflector_options)())
                 .name(name)
+                .fifo(inner.fifo)
                 .build(),
         );
         let transform: Option<TransformFn<K>> = match (inner.strip_managed_fields, transform) {
@@ -432,6 +444,7 @@ impl fmt::Debug for InformerFactoryBuilder {
             .field("default_resync", &self.default_resync)
             .field("resync_overrides", &self.resync_overrides)
             .field("selectors", &self.selectors)
+            .field("fifo", &self.fifo)
             .finish_non_exhaustive()
     }
 }

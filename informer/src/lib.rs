@@ -1,10 +1,11 @@
 //! The heart of the stack: client-go's shared index informer and informer factory.
 //!
 //! A [`SharedIndexInformer`] keeps a local cache of one resource in step with the API server and
-//! tells any number of handlers about every change. Its reflector lists and watches into a
-//! `deltafifo::DeltaFifo`; each popped change is applied to the informer's `indexer::Indexer`
-//! first, then fanned out to the handlers. Each handler gets its own unbounded buffer and task,
-//! so a slow or stuck handler delays neither the cache nor any other handler. Use it directly, or
+//! tells any number of handlers about every change. Its reflector lists and watches into a fifo
+//! (client-go's `DeltaFIFO` or its in-order `RealFIFO`: [`FifoKind`]); the informer pops batches
+//! of up to 1 000 changes, applies each batch to its `indexer::Indexer` under one write lock,
+//! then hands it to every handler in one hand-off. Each handler gets its own unbounded buffer
+//! and task, so a slow or stuck handler delays neither the cache nor any other handler. Use it directly, or
 //! let an [`InformerFactory`] hand out one shared informer per resource and scope so that two
 //! controllers watching Pods share one cache and one watch.
 //!
@@ -15,7 +16,11 @@
 //!   [`handler`] builds one from closures, [`FilteringHandler`] filters one.
 //! - [`SharedIndexInformer`]: `add_event_handler` (before or after `run`; a late handler first
 //!   gets the cache as initial adds, with no gap and no duplicate), per-handler resync,
-//!   `set_transform` (e.g. [`strip_managed_fields`]), `indexer()`, `lister()`, `has_synced()`.
+//!   `set_transform` (e.g. [`strip_managed_fields`]), `indexer()`, `lister()`, `has_synced()`,
+//!   and [`last_store_sync_resource_version`](SharedIndexInformer::last_store_sync_resource_version):
+//!   the resource version the cache reflects, watch bookmarks included.
+//! - [`FifoKind`]: the delta fifo (the default) or the in-order fifo, per informer
+//!   ([`InformerBuilder::fifo`]) or for a whole factory ([`InformerFactoryBuilder::fifo`]).
 //! - [`Registration`]: a handler's own `has_synced()` / `synced()`, and its buffer length.
 //!   For metrics: [`SharedIndexInformer::cache_size`],
 //!   [`SharedIndexInformer::listener_buffers`], [`SharedIndexInformer::list_count`] and
@@ -108,9 +113,11 @@
 mod error;
 mod event;
 mod factory;
+mod fifo;
 mod filtering;
 mod handler;
 mod listener;
+mod lister_watcher;
 mod metadata;
 mod process;
 mod processor;
@@ -131,6 +138,7 @@ mod testing;
 pub use error::Error;
 pub use event::{Change, Event};
 pub use factory::{InformerFactory, InformerFactoryBuilder};
+pub use fifo::FifoKind;
 pub use filtering::FilteringHandler;
 pub use handler::{
     DeletedFinalStateUnknown, DeletedObject, HandlerFuncs, ResourceEventHandler, handler,

@@ -77,7 +77,9 @@ impl ListenerState {
 
 /// The sending side of a listener, kept by the processor.
 pub(crate) struct Listener<K> {
-    tx: mpsc::UnboundedSender<Event<K>>,
+    /// Batches of events: a batch popped from the fifo reaches the handler's task in one
+    /// hand-off (one wake-up).
+    tx: mpsc::UnboundedSender<Vec<Event<K>>>,
     state: Arc<ListenerState>,
     /// The task, until the processor starts it.
     task: Option<BoxFuture<'static, ()>>,
@@ -109,24 +111,32 @@ impl<K> Listener<K> {
         &self.state
     }
 
-    /// Buffers `event` for the handler; never waits.
-    pub(crate) fn send(&self, event: Event<K>) {
-        let initial = event.is_initial_add();
-        if initial {
-            self.state.initial_pending.fetch_add(1, Ordering::AcqRel);
+    /// Buffers `events` for the handler, in one hand-off; never waits.
+    pub(crate) fn send(&self, events: Vec<Event<K>>) {
+        let count = events.len();
+        if count == 0 {
+            return;
         }
-        let backlog = self.state.buffered.fetch_add(1, Ordering::Relaxed) + 1;
-        if backlog >= BACKLOG_WARNING && backlog.is_power_of_two() {
+        let initial = events.iter().filter(|event| event.is_initial_add()).count();
+        if initial > 0 {
+            self.state
+                .initial_pending
+                .fetch_add(initial, Ordering::AcqRel);
+        }
+        let before = self.state.buffered.fetch_add(count, Ordering::Relaxed);
+        let backlog = before + count;
+        // Warn when the backlog passes a power of two, from 1 024 on.
+        if backlog >= BACKLOG_WARNING && backlog.ilog2() > before.max(1).ilog2() {
             tracing::warn!(
                 handler = %self.state.name,
                 backlog,
                 "event handler is falling behind; its buffer grows until it catches up"
             );
         }
-        if self.tx.send(event).is_err() {
-            // The task is gone (removed or stopped): nobody will take it.
-            self.state.buffered.fetch_sub(1, Ordering::Relaxed);
-            if initial {
+        if self.tx.send(events).is_err() {
+            // The task is gone (removed or stopped): nobody will take them.
+            self.state.buffered.fetch_sub(count, Ordering::Relaxed);
+            for _ in 0..initial {
                 self.state.initial_add_returned();
             }
         }
@@ -150,28 +160,33 @@ impl<K> Listener<K> {
     }
 }
 
-async fn run<K, H>(handler: H, mut rx: mpsc::UnboundedReceiver<Event<K>>, state: Arc<ListenerState>)
-where
+async fn run<K, H>(
+    handler: H,
+    mut rx: mpsc::UnboundedReceiver<Vec<Event<K>>>,
+    state: Arc<ListenerState>,
+) where
     K: Send + Sync + 'static,
     H: ResourceEventHandler<K>,
 {
     let _finished = state.finished.clone().drop_guard();
-    while let Some(event) = rx.recv().await {
-        state.buffered.fetch_sub(1, Ordering::Relaxed);
-        if state.is_removed() {
-            break;
-        }
-        let initial = event.is_initial_add();
-        let call = AssertUnwindSafe(handler.on_event(event)).catch_unwind();
-        if let Err(panic) = call.await {
-            tracing::error!(
-                handler = %state.name,
-                panic = panic_message(panic.as_ref()),
-                "event handler panicked; the notification is skipped and the handler keeps receiving"
-            );
-        }
-        if initial {
-            state.initial_add_returned();
+    'batches: while let Some(events) = rx.recv().await {
+        for event in events {
+            state.buffered.fetch_sub(1, Ordering::Relaxed);
+            if state.is_removed() {
+                break 'batches;
+            }
+            let initial = event.is_initial_add();
+            let call = AssertUnwindSafe(handler.on_event(event)).catch_unwind();
+            if let Err(panic) = call.await {
+                tracing::error!(
+                    handler = %state.name,
+                    panic = panic_message(panic.as_ref()),
+                    "event handler panicked; the notification is skipped and the handler keeps receiving"
+                );
+            }
+            if initial {
+                state.initial_add_returned();
+            }
         }
     }
     tracing::debug!(handler = %state.name, "listener stopped");
@@ -191,8 +206,8 @@ fn panic_message(panic: &(dyn Any + Send)) -> &str {
 mod tests {
     use std::time::Duration;
 
-    use indexer::Store;
-
+    use crate::FifoKind;
+    use crate::testing::on_both_fifos;
     use crate::testing::{Event, Harness, LogCapture, Recorder, cm, eventually};
 
     fn adds(names: impl IntoIterator<Item = usize>) -> Vec<Event> {
@@ -202,9 +217,8 @@ mod tests {
             .collect()
     }
 
-    #[tokio::test]
-    async fn a_stuck_handler_delays_neither_the_fifo_nor_other_handlers() {
-        let mut h = Harness::new(Duration::ZERO);
+    async fn a_stuck_handler_delays_neither_the_fifo_nor_other_handlers(kind: FifoKind) {
+        let mut h = Harness::new(kind, Duration::ZERO);
         let fast = Recorder::new("fast");
         let (slow, gate) = Recorder::new("slow").gated();
         h.add(fast.clone(), Duration::ZERO);
@@ -232,11 +246,12 @@ mod tests {
         h.stop().await;
     }
 
-    #[tokio::test]
-    async fn a_panicking_handler_keeps_receiving_and_others_are_unaffected() {
+    on_both_fifos!(a_stuck_handler_delays_neither_the_fifo_nor_other_handlers);
+
+    async fn a_panicking_handler_keeps_receiving_and_others_are_unaffected(kind: FifoKind) {
         let logs = LogCapture::default();
         let _logging = tracing::subscriber::set_default(logs.clone());
-        let mut h = Harness::new(Duration::ZERO);
+        let mut h = Harness::new(kind, Duration::ZERO);
         let fragile = Recorder::new("fragile").panic_on_add("o1");
         let other = Recorder::new("other");
         h.add(fragile.clone(), Duration::ZERO);
@@ -268,9 +283,12 @@ mod tests {
         h.stop().await;
     }
 
-    #[tokio::test]
-    async fn removal_drops_the_buffer_and_the_async_variant_waits_for_the_call_in_flight() {
-        let mut h = Harness::new(Duration::ZERO);
+    on_both_fifos!(a_panicking_handler_keeps_receiving_and_others_are_unaffected);
+
+    async fn removal_drops_the_buffer_and_the_async_variant_waits_for_the_call_in_flight(
+        kind: FifoKind,
+    ) {
+        let mut h = Harness::new(kind, Duration::ZERO);
         let (slow, gate) = Recorder::new("slow").gated();
         let registration = h.add(slow.clone(), Duration::ZERO);
         h.start();
@@ -302,9 +320,10 @@ mod tests {
         h.stop().await;
     }
 
-    #[tokio::test]
-    async fn registration_syncs_after_its_initial_adds_returned() {
-        let mut h = Harness::new(Duration::ZERO);
+    on_both_fifos!(removal_drops_the_buffer_and_the_async_variant_waits_for_the_call_in_flight);
+
+    async fn registration_syncs_after_its_initial_adds_returned(kind: FifoKind) {
+        let mut h = Harness::new(kind, Duration::ZERO);
         h.start();
         h.fifo
             .replace(
@@ -334,4 +353,6 @@ mod tests {
         );
         h.stop().await;
     }
+
+    on_both_fifos!(registration_syncs_after_its_initial_adds_returned);
 }

@@ -1,66 +1,129 @@
-//! The informer's processing of popped deltas (client-go's `processDeltas`): the loop that pops
-//! the fifo, applies each key's deltas to the cache and hands the notifications to the listeners.
+//! The informer's processing of popped batches (client-go's `processDeltas` and
+//! `processDeltasInBatch`): the loop that pops the fifo, applies each batch to the cache under
+//! one write lock and hands the batch's events to the listeners.
 
 use std::sync::Arc;
 
-use deltafifo::{Delta, DeltaFifo, Deltas};
+use deltafifo::{Batch, DeletedObject, Delta, Item, Queue};
 use indexer::{Indexer, ObjectKey};
 use kube::Resource;
 
 use crate::event::Event;
+use crate::fifo::POP_BATCH;
 use crate::processor::Processor;
 
-/// Applies one key's deltas, oldest first, to the cache, and after each one distributes the
-/// matching notification:
-///
-/// | delta | cache | notification |
-/// |---|---|---|
-/// | Added, Updated, Replaced, Sync; key cached | update | update(cached, new), a resync when both have the same resource version |
-/// | same; key not cached | add | add(new, is_in_initial_list) |
-/// | Deleted | delete by key | delete(last state or tombstone) |
-///
-/// Runs under the processor's lock, so a handler joining meanwhile sees the cache either before
-/// or after the whole batch. A cache error abandons the rest of the batch (the next relist repairs
-/// it) and is logged.
-pub(crate) fn process_deltas<K>(
-    cache: &Indexer<K>,
-    processor: &Processor<K>,
-    deltas: Deltas<K>,
-    is_in_initial_list: bool,
-) where
-    K: Resource + Send + Sync + 'static,
-{
-    let (key, deltas) = deltas.into_parts();
-    let listeners = processor.lock();
-    for delta in deltas {
-        match delta {
-            Delta::Deleted(deleted) => {
-                let removed = cache.delete_key(&key);
-                listeners.distribute(Event::deleted(key.clone(), deleted));
-                drop(removed);
-            }
+/// One cache write of a batch, and what it is told as once applied.
+struct Write<K> {
+    key: ObjectKey,
+    change: Written<K>,
+}
+
+enum Written<K> {
+    /// Stores the object: an add, or an update of what the cache held.
+    Stored(Arc<K>),
+    /// Removes the key: a deletion, told only if the cache held the key.
+    Removed(DeletedObject<K>),
+}
+
+impl<K> Write<K> {
+    fn of(key: ObjectKey, delta: Delta<K>) -> Self {
+        let change = match delta {
+            Delta::Deleted(deleted) => Written::Removed(deleted),
             Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => {
-                match cache.put(&key, Arc::clone(&obj)) {
-                    Ok(Some(old)) => {
-                        let resync = same_resource_version(old.as_ref(), obj.as_ref());
-                        listeners.distribute(Event::updated(key.clone(), old, obj, resync));
-                    }
-                    Ok(None) => {
-                        listeners.distribute(Event::added(key.clone(), obj, is_in_initial_list))
-                    }
-                    Err(error) => {
-                        log_cache_error(&key, &error);
-                        return;
-                    }
-                }
+                Written::Stored(obj)
             }
+        };
+        Self { key, change }
+    }
+
+    /// The object to store, or `None` to remove the key.
+    fn stored(&self) -> Option<Arc<K>> {
+        match &self.change {
+            Written::Stored(obj) => Some(Arc::clone(obj)),
+            Written::Removed(_) => None,
         }
     }
 }
 
+/// Applies a popped batch to the cache and distributes its events, each item as its changes
+/// come, oldest first:
+///
+/// | change | cache | event |
+/// |---|---|---|
+/// | Added, Updated, Replaced, Sync; key cached | update | updated(cached, new), a resync when both have the same resource version |
+/// | same; key not cached | add | added(new, in the batch's initial list or not) |
+/// | Deleted; key cached | delete by key | deleted(last state or tombstone) |
+/// | Deleted; key not cached | nothing | nothing: the object is not in the cache to leave it |
+/// | a relist (in-order fifo) | a tombstone for each cached key it lacks, then each listed object as Replaced | as above |
+/// | a resync (in-order fifo) | nothing | a resync of every cached object |
+///
+/// The whole batch is written under one write lock of the cache, and its events go to each
+/// listener at once. Runs under the processor's lock, so a handler joining meanwhile sees the
+/// cache either before or after the whole batch. A write the cache refuses is logged and told
+/// to nobody (the next relist repairs it).
+pub(crate) fn process_batch<K>(cache: &Indexer<K>, processor: &Processor<K>, batch: Batch<K>)
+where
+    K: Resource + Send + Sync + 'static,
+{
+    let in_initial_list = batch.in_initial_list();
+    let listeners = processor.lock();
+    let mut writes = Vec::with_capacity(batch.len());
+    let mut events = Vec::new();
+    for item in batch {
+        match item {
+            Item::Deltas(deltas) => {
+                let (key, deltas) = deltas.into_parts();
+                let mut key = Some(key);
+                let mut deltas = deltas.peekable();
+                while let Some(delta) = deltas.next() {
+                    // The key is cloned for all but the last of its deltas.
+                    let key = match deltas.peek() {
+                        Some(_) => key.clone(),
+                        None => key.take(),
+                    };
+                    writes.extend(key.map(|key| Write::of(key, delta)));
+                }
+            }
+            Item::Replaced(list) => {
+                for tombstone in list.deletions(cache) {
+                    let key = tombstone.key.clone();
+                    let deleted = DeletedObject::Unknown(Box::new(tombstone));
+                    writes.push(Write::of(key, Delta::Deleted(deleted)));
+                }
+                for (key, obj) in list.into_objects() {
+                    writes.push(Write::of(key, Delta::Replaced(obj)));
+                }
+            }
+            Item::Resync => events.extend(
+                cached_entries(cache)
+                    .into_iter()
+                    .map(|(key, obj)| Event::updated(key, Arc::clone(&obj), obj, true)),
+            ),
+        }
+    }
+    let previous = cache.write_batch(writes.iter().map(|write| (&write.key, write.stored())));
+    events.reserve(writes.len());
+    for (write, previous) in writes.into_iter().zip(previous) {
+        let Write { key, change } = write;
+        match (change, previous) {
+            (_, Err(error)) => log_cache_error(&key, &error),
+            (Written::Stored(obj), Ok(Some(old))) => {
+                let resync = same_resource_version(old.as_ref(), obj.as_ref());
+                events.push(Event::updated(key, old, obj, resync));
+            }
+            (Written::Stored(obj), Ok(None)) => {
+                events.push(Event::added(key, obj, in_initial_list));
+            }
+            (Written::Removed(deleted), Ok(Some(_))) => events.push(Event::deleted(key, deleted)),
+            (Written::Removed(_), Ok(None)) => {}
+        }
+    }
+    listeners.distribute(events);
+}
+
 /// Every cached object with its key (the cache's own key, not computed again), for a handler
-/// joining a running informer. Consistent when called under the processor's lock, which every
-/// write to the cache holds.
+/// joining a running informer and for a resync. Consistent when called under the processor's
+/// lock, which every write to the cache holds.
 pub(crate) fn cached_entries<K>(cache: &Indexer<K>) -> Vec<(ObjectKey, Arc<K>)> {
     cache
         .list_keys()
@@ -73,33 +136,32 @@ pub(crate) fn cached_entries<K>(cache: &Indexer<K>) -> Vec<(ObjectKey, Arc<K>)> 
 }
 
 fn log_cache_error(key: &ObjectKey, error: &indexer::Error) {
-    tracing::warn!(%key, %error, "cache rejected a delta; skipping the rest of this key's deltas until the next relist");
+    tracing::warn!(%key, %error, "cache rejected a change; it is skipped until the next relist");
 }
 
 fn same_resource_version<K: Resource>(old: &K, new: &K) -> bool {
     old.meta().resource_version == new.meta().resource_version
 }
 
-/// Pops and processes deltas until the fifo is closed and drained, or `shutdown` fires.
-pub(crate) async fn process_loop<K>(
-    fifo: &DeltaFifo<K>,
+/// Pops and processes batches until the fifo is closed and drained, or `shutdown` fires.
+pub(crate) async fn process_loop<K, Q>(
+    fifo: &Q,
     cache: &Indexer<K>,
     processor: &Processor<K>,
     shutdown: &tokio_util::sync::CancellationToken,
 ) where
     K: Resource + Send + Sync + 'static,
+    Q: Queue<K>,
 {
     while fifo
-        .pop(|deltas, is_in_initial_list| {
-            process_deltas(cache, processor, deltas, is_in_initial_list)
-        })
+        .pop_batch(POP_BATCH, |batch| process_batch(cache, processor, batch))
         .await
         .is_ok()
     {
         if shutdown.is_cancelled() {
             return;
         }
-        // A busy fifo never makes `pop` wait: give the runtime a chance to run other tasks.
+        // A busy fifo never makes a pop wait: give the runtime a chance to run other tasks.
         tokio::task::consume_budget().await;
     }
 }
@@ -110,8 +172,8 @@ mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Duration;
 
-    use indexer::Store;
-
+    use crate::FifoKind;
+    use crate::testing::on_both_fifos;
     use crate::testing::{Event, Harness, Recorder, cm, eventually};
 
     fn add(name: &str, rv: &str, initial: bool) -> Event {
@@ -122,9 +184,8 @@ mod tests {
         Event::Update(name.into(), old.into(), new.into(), same)
     }
 
-    #[tokio::test]
-    async fn deltas_become_cache_transitions() {
-        let mut h = Harness::new(Duration::ZERO);
+    async fn deltas_become_cache_transitions(kind: FifoKind) {
+        let mut h = Harness::new(kind, Duration::ZERO);
         let recorder = Recorder::new("table");
         h.add(recorder.clone(), Duration::ZERO);
         h.start();
@@ -144,11 +205,18 @@ mod tests {
         h.fifo.delete(cm("b", "5")).unwrap();
         eventually("delete", || recorder.events().len() == 6).await;
         // A relist: `a` unchanged (a sync update), `c` gone (a tombstone with its last state).
+        // The delta fifo tells `a` first (queued first), the in-order one the tombstone first.
         h.fifo.replace(vec![cm("a", "4")], "6".into()).unwrap();
         eventually("relist", || recorder.events().len() == 8).await;
+        // A delete of an object the cache does not hold tells nobody.
+        h.fifo.delete(cm("gone", "7")).unwrap();
+        h.fifo.update(cm("a", "8")).unwrap();
+        eventually("the update after it", || recorder.events().len() == 9).await;
 
+        let mut events = recorder.events();
+        events[6..8].sort_by(|a, b| a.name().cmp(b.name()));
         assert_eq!(
-            recorder.events(),
+            events,
             vec![
                 add("a", "1", true),
                 add("b", "1", true),
@@ -158,15 +226,18 @@ mod tests {
                 Event::Delete("b".into(), Some("5".into()), false),
                 update("a", "4", "4", false),
                 Event::Delete("c".into(), Some("3".into()), true),
+                update("a", "4", "8", false),
             ]
         );
         assert_eq!(h.cache.list_keys().len(), 1);
+        assert_eq!(h.fifo.synced_resource_version(), "8");
         h.stop().await;
     }
 
-    #[tokio::test]
-    async fn the_cache_is_updated_before_handlers_hear() {
-        let mut h = Harness::new(Duration::ZERO);
+    on_both_fifos!(deltas_become_cache_transitions);
+
+    async fn the_cache_is_updated_before_handlers_hear(kind: FifoKind) {
+        let mut h = Harness::new(kind, Duration::ZERO);
         let cache = h.cache.clone();
         let seen = std::sync::Arc::new(parking_lot::Mutex::new(Vec::new()));
         let handler = {
@@ -195,9 +266,10 @@ mod tests {
         h.stop().await;
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn resync_reaches_only_the_handlers_due() {
-        let mut h = Harness::new(Duration::from_secs(1));
+    on_both_fifos!(the_cache_is_updated_before_handlers_hear);
+
+    async fn resync_reaches_only_the_handlers_due(kind: FifoKind) {
+        let mut h = Harness::new(kind, Duration::from_secs(1));
         let due = Recorder::new("due");
         let never = Recorder::new("never");
         h.add(due.clone(), Duration::from_secs(1));
@@ -231,6 +303,8 @@ mod tests {
         h.stop().await;
     }
 
+    on_both_fifos!(resync_reaches_only_the_handlers_due, start_paused = true);
+
     /// Replays a handler's events into a map, checking that each one fits what the handler knew.
     fn replay(events: &[Event]) -> HashMap<String, String> {
         let mut state = HashMap::new();
@@ -258,11 +332,12 @@ mod tests {
         state
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_late_handler_sees_the_cache_then_live_events_without_gap_or_duplicate() {
+    async fn a_late_handler_sees_the_cache_then_live_events_without_gap_or_duplicate(
+        kind: FifoKind,
+    ) {
         const WRITES: u64 = 20_000;
         const LATE_HANDLERS: u64 = 10;
-        let mut h = Harness::new(Duration::ZERO);
+        let mut h = Harness::new(kind, Duration::ZERO);
         h.start();
         h.fifo.replace(Vec::new(), "0".into()).unwrap();
         // The producer is an OS thread, so it writes while the pop loop is mid-batch and while
@@ -325,4 +400,10 @@ mod tests {
         }
         h.stop().await;
     }
+
+    on_both_fifos!(
+        a_late_handler_sees_the_cache_then_live_events_without_gap_or_duplicate,
+        flavor = "multi_thread",
+        worker_threads = 2
+    );
 }

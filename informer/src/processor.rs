@@ -106,9 +106,11 @@ impl<K: Send + Sync + 'static> Processor<K> {
         let period = state.rules.effective(admitted.requested);
         let mut listener = Listener::new(handler);
         if started {
-            for (key, obj) in snapshot() {
-                listener.send(Event::added(key, obj, true));
-            }
+            let adds = snapshot()
+                .into_iter()
+                .map(|(key, obj)| Event::added(key, obj, true))
+                .collect();
+            listener.send(adds);
             listener.start();
         }
         let id = state.next_id;
@@ -213,21 +215,32 @@ impl<K: Send + Sync + 'static> Processor<K> {
 }
 
 impl<K> State<K> {
-    /// Sends `event` to every listener, or, for a resync, to those due for one.
-    pub(crate) fn distribute(&self, event: Event<K>) {
-        let resync = event.is_resync();
-        let mut targets = self
-            .entries
-            .iter()
-            .filter(|entry| !resync || entry.syncing)
-            .peekable();
-        while let Some(entry) = targets.next() {
-            if targets.peek().is_some() {
-                entry.listener.send(event.clone());
-            } else {
-                entry.listener.send(event);
+    /// Sends `events` to every listener in one hand-off each; resyncs only to the listeners
+    /// due for one.
+    pub(crate) fn distribute(&self, events: Vec<Event<K>>) {
+        if events.is_empty() {
+            return;
+        }
+        let has_resyncs = events.iter().any(Event::is_resync);
+        let takes_all = |entry: &Entry<K>| !has_resyncs || entry.syncing;
+        // The last listener that takes every event gets the batch itself, the others copies.
+        let owner = self.entries.iter().rposition(takes_all);
+        let mut events = Some(events);
+        for (index, entry) in self.entries.iter().enumerate() {
+            let Some(all) = events.as_ref() else {
                 return;
-            }
+            };
+            let batch = if Some(index) == owner {
+                events.take().unwrap_or_default()
+            } else if takes_all(entry) {
+                all.clone()
+            } else {
+                all.iter()
+                    .filter(|event| !event.is_resync())
+                    .cloned()
+                    .collect()
+            };
+            entry.listener.send(batch);
         }
     }
 }

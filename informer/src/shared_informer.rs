@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use deltafifo::{DeltaFifo, DeltaFifoOptions};
+use deltafifo::Queue;
 use futures::future::BoxFuture;
 use indexer::{Indexer, Indexers, Lister};
 use kube::Api;
@@ -15,7 +15,9 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::fifo::{FifoKind, delta_fifo, in_order_fifo};
 use crate::handler::ResourceEventHandler;
+use crate::lister_watcher::{BookmarkSink, Observed, RequestCounts};
 use crate::process::{cached_entries, process_loop};
 use crate::processor::{ListenerBuffer, Phase, Processor};
 use crate::registration::Registration;
@@ -25,20 +27,15 @@ use crate::{Error, Object};
 
 static NEXT_INFORMER_ID: AtomicU64 = AtomicU64::new(1);
 
-/// The most queued keys the informer's fifo lets its reflector add to before the reflector
-/// waits for the pop loop: a watch decoded faster than the cache takes it waits in the
-/// connection instead of in memory. About a millisecond or two of processing for small objects;
-/// each key holds at least one decoded object.
-const FIFO_BACKLOG_LIMIT: usize = 1024;
-
 /// A cache of one resource kept in step with the API server, whose changes are fanned out to
 /// any number of handlers (client-go's `sharedIndexInformer`).
 ///
-/// [`run`](Self::run) lists and watches through a reflector into a `DeltaFifo` whose known
-/// objects are this informer's [`Indexer`]; each popped change is applied to the indexer first,
-/// then told to every handler. Each handler has its own unbounded buffer and task, so a slow
-/// handler never delays the fifo or another handler. `run` is one-shot: a stopped informer never
-/// restarts.
+/// [`run`](Self::run) lists and watches through a reflector into a fifo (a `DeltaFifo` whose
+/// known objects are this informer's [`Indexer`], or an `InOrderFifo`: see [`FifoKind`]); each
+/// popped batch of changes is applied to the indexer first, under one write lock, then told to
+/// every handler, in one hand-off per handler. Each handler has its own unbounded buffer and
+/// task, so a slow handler never delays the fifo or another handler. `run` is one-shot: a
+/// stopped informer never restarts.
 ///
 /// Objects are shared as `Arc<K>`: the object the reflector decoded is the one in the cache and
 /// the one every handler receives.
@@ -53,63 +50,11 @@ pub struct SharedIndexInformer<K: Clone + 'static> {
     synced: watch::Sender<bool>,
     reflector: OnceLock<Arc<Reflector<K>>>,
     requests: Arc<RequestCounts>,
-}
-
-/// How many list and watch requests an informer's reflector made (for metrics).
-#[derive(Debug, Default)]
-struct RequestCounts {
-    lists: AtomicU64,
-    watches: AtomicU64,
-}
-
-/// Counts the requests of the lister-watcher it wraps.
-struct Counting<K: Clone> {
-    inner: Arc<dyn ListerWatcher<K>>,
-    counts: Arc<RequestCounts>,
-}
-
-#[async_trait::async_trait]
-impl<K: Object> ListerWatcher<K> for Counting<K> {
-    async fn list(
-        &self,
-        params: &reflector::ListParams,
-    ) -> Result<reflector::ObjectList<K>, reflector::Error> {
-        self.counts.lists.fetch_add(1, Ordering::Relaxed);
-        self.inner.list(params).await
-    }
-
-    async fn list_stream(
-        &self,
-        params: &reflector::ListParams,
-    ) -> Result<reflector::ListStream<K>, reflector::Error> {
-        self.counts.lists.fetch_add(1, Ordering::Relaxed);
-        self.inner.list_stream(params).await
-    }
-
-    async fn watch(
-        &self,
-        params: &reflector::WatchParams,
-        resource_version: &str,
-    ) -> Result<reflector::WatchStream<K>, reflector::Error> {
-        self.counts.watches.fetch_add(1, Ordering::Relaxed);
-        self.inner.watch(params, resource_version).await
-    }
-
-    async fn watch_with_decoding(
-        &self,
-        params: &reflector::WatchParams,
-        resource_version: &str,
-        decoding: reflector::WatchDecoding,
-    ) -> Result<reflector::WatchStream<K>, reflector::Error> {
-        self.counts.watches.fetch_add(1, Ordering::Relaxed);
-        self.inner
-            .watch_with_decoding(params, resource_version, decoding)
-            .await
-    }
-
-    fn describe(&self) -> String {
-        self.inner.describe()
-    }
+    fifo_kind: FifoKind,
+    /// The running fifo's resource version (its consumer's: this informer's cache).
+    cache_version: OnceLock<Box<dyn Fn() -> String + Send + Sync>>,
+    /// Where the reflector's watches hand their bookmarks: the running fifo.
+    bookmarks: Arc<BookmarkSink>,
 }
 
 /// Builds a [`SharedIndexInformer`]; from [`SharedIndexInformer::builder`].
@@ -119,6 +64,7 @@ pub struct InformerBuilder<K: Clone> {
     resync_period: Duration,
     reflector_options: ReflectorOptions,
     name: Option<String>,
+    fifo_kind: FifoKind,
 }
 
 impl<K: Object> InformerBuilder<K> {
@@ -148,12 +94,20 @@ impl<K: Object> InformerBuilder<K> {
         self
     }
 
+    /// Which fifo sits between the reflector and the cache (default: [`FifoKind::Deltas`]).
+    pub fn fifo(mut self, kind: FifoKind) -> Self {
+        self.fifo_kind = kind;
+        self
+    }
+
     /// The informer, not yet running.
     pub fn build(self) -> SharedIndexInformer<K> {
         let requests = Arc::new(RequestCounts::default());
-        let lister_watcher: Arc<dyn ListerWatcher<K>> = Arc::new(Counting {
+        let bookmarks = Arc::new(BookmarkSink::default());
+        let lister_watcher: Arc<dyn ListerWatcher<K>> = Arc::new(Observed {
             inner: self.lister_watcher,
             counts: Arc::clone(&requests),
+            bookmarks: Arc::clone(&bookmarks),
         });
         SharedIndexInformer {
             id: NEXT_INFORMER_ID.fetch_add(1, Ordering::Relaxed),
@@ -168,6 +122,9 @@ impl<K: Object> InformerBuilder<K> {
             synced: watch::Sender::new(false),
             reflector: OnceLock::new(),
             requests,
+            fifo_kind: self.fifo_kind,
+            cache_version: OnceLock::new(),
+            bookmarks,
         }
     }
 }
@@ -181,6 +138,7 @@ impl<K: Object> SharedIndexInformer<K> {
             resync_period: Duration::ZERO,
             reflector_options: ReflectorOptions::default(),
             name: None,
+            fifo_kind: FifoKind::default(),
         }
     }
 
@@ -299,12 +257,35 @@ impl<K: Object> SharedIndexInformer<K> {
     }
 
     /// The resource version of the last list or watch event the reflector processed ("" before
-    /// the informer runs).
+    /// the informer runs): what the reflector has written into the fifo, which the cache may not
+    /// reflect yet (see [`last_store_sync_resource_version`](Self::last_store_sync_resource_version)).
     pub fn last_sync_resource_version(&self) -> String {
         self.reflector
             .get()
             .map(|reflector| reflector.last_sync_resource_version())
             .unwrap_or_default()
+    }
+
+    /// The resource version whose state the cache reflects ("" before the first list has been
+    /// processed): that of the newest relist, object change or watch bookmark the informer has
+    /// applied (client-go's `LastStoreSyncResourceVersion`). A controller whose own last write
+    /// is newer than this reads a cache that has not seen that write yet.
+    ///
+    /// With an in-order fifo ([`FifoKind::InOrder`]) it follows every change as it is applied.
+    /// A delta fifo hands out changes merged by key, so the cache holds a state of one resource
+    /// version only at certain points: it moves when the keys queued before a relist or a
+    /// bookmark have been processed, and when the fifo runs dry; in between, the cache may hold
+    /// newer objects, never older ones.
+    pub fn last_store_sync_resource_version(&self) -> String {
+        self.cache_version
+            .get()
+            .map(|version| version())
+            .unwrap_or_default()
+    }
+
+    /// Which fifo the informer runs on.
+    pub fn fifo_kind(&self) -> FifoKind {
+        self.fifo_kind
     }
 
     /// Whether [`run`](Self::run) was called.
@@ -351,7 +332,34 @@ impl<K: Object> SharedIndexInformer<K> {
             tracing::warn!(informer = %self.name, "run called on an informer that already ran; ignoring");
             return;
         };
-        let fifo = self.new_fifo();
+        let transform = self.transform.lock().clone();
+        match self.fifo_kind {
+            FifoKind::Deltas => {
+                let fifo = delta_fifo(&self.cache, transform);
+                self.run_on(fifo, check_period, shutdown).await;
+            }
+            FifoKind::InOrder => {
+                let fifo = in_order_fifo(transform);
+                self.run_on(fifo, check_period, shutdown).await;
+            }
+        }
+    }
+
+    /// Runs the reflector into `fifo` and the pop loop out of it, until `shutdown`.
+    async fn run_on<Q: Queue<K>>(
+        &self,
+        fifo: Q,
+        check_period: Duration,
+        shutdown: CancellationToken,
+    ) {
+        let _ = self.cache_version.set(Box::new({
+            let fifo = fifo.clone();
+            move || fifo.synced_resource_version()
+        }));
+        self.bookmarks.connect({
+            let fifo = fifo.clone();
+            move |resource_version| fifo.bookmark(resource_version)
+        });
         let options = self
             .reflector_options
             .lock()
@@ -395,17 +403,6 @@ impl<K: Object> SharedIndexInformer<K> {
         }
         self.processor.stop().await;
         tracing::debug!(informer = %self.name, "informer stopped");
-    }
-
-    fn new_fifo(&self) -> DeltaFifo<K> {
-        let mut options = DeltaFifoOptions::new()
-            .known_objects(Arc::new(self.cache.clone()))
-            .emit_replaced(true)
-            .backlog_limit(FIFO_BACKLOG_LIMIT);
-        if let Some(transform) = self.transform.lock().clone() {
-            options = options.transform(move |obj| transform(obj));
-        }
-        DeltaFifo::new(options)
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube_rt_informer::SharedIndexInformer;
+use kube_rt_informer::{FifoKind, SharedIndexInformer};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -16,20 +16,25 @@ pub use testkit::cluster::{Server, TestCluster, ns};
 pub use testkit::config_maps::{NS, State, cm, name, put, remove, rv, server_state, state_of};
 pub use testkit::{Event, Recorder, eventually};
 
+mod both_fifos;
+pub(crate) use both_fifos::on_both_fifos;
+
 /// The [`State`] of an informer's cache.
 pub fn cache_state(informer: &SharedIndexInformer<ConfigMap>) -> State {
     state_of(informer.indexer().list().iter().map(|obj| &**obj))
 }
 
-/// An informer over the test namespace's config maps.
+/// An informer over the test namespace's config maps, on the fifo of `kind`.
 pub fn config_map_informer(
     server: &impl Server,
     resync: Duration,
+    kind: FifoKind,
 ) -> Arc<SharedIndexInformer<ConfigMap>> {
     let api: Api<ConfigMap> = Api::namespaced(server.test_client().unwrap(), ns());
     Arc::new(
         SharedIndexInformer::for_api(api)
             .resync_period(resync)
+            .fifo(kind)
             .build(),
     )
 }

@@ -11,14 +11,14 @@ use apiserver_sim::{ApiServer, FailRule};
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube_rt_informer::{ReflectorOptions, SharedIndexInformer};
+use kube_rt_informer::{FifoKind, ReflectorOptions, SharedIndexInformer};
 
 const OBJECTS: usize = 2_000;
 const STEPS: usize = 1_500;
 
 /// Runs one seed; returns how many list requests the informer made, and how many one list of
 /// the initial objects takes.
-async fn run_seed(seed: u64) -> (u64, u64) {
+async fn run_seed(seed: u64, kind: FifoKind) -> (u64, u64) {
     let mut rng = fastrand::Rng::with_seed(seed);
     let server = ApiServer::start().await.unwrap();
     let mut exists = vec![false; OBJECTS];
@@ -33,6 +33,7 @@ async fn run_seed(seed: u64) -> (u64, u64) {
     let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
     let informer = Arc::new(
         SharedIndexInformer::for_api(api)
+            .fifo(kind)
             .reflector_options(
                 // Paged lists: their failures are injected, and relists are counted by them.
                 ReflectorOptions::default()
@@ -90,14 +91,13 @@ async fn run_seed(seed: u64) -> (u64, u64) {
     (lists, initial.div_ceil(u64::from(page_size)))
 }
 
-#[tokio::test(start_paused = true)]
-async fn twenty_seeds_of_random_changes_and_faults_converge() {
+async fn twenty_seeds_of_random_changes_and_faults_converge(kind: FifoKind) {
     if testkit::cluster::sim_only("virtual time, fault injection") {
         return;
     }
     let mut relisted = 0;
     for seed in 0..20 {
-        let (lists, pages_of_one_list) = run_seed(seed).await;
+        let (lists, pages_of_one_list) = run_seed(seed, kind).await;
         if lists > pages_of_one_list {
             relisted += 1;
         }
@@ -105,3 +105,8 @@ async fn twenty_seeds_of_random_changes_and_faults_converge() {
     // Compactions and failing lists forced relists in (nearly) every seed.
     assert!(relisted >= 18, "only {relisted} seeds relisted");
 }
+
+on_both_fifos!(
+    twenty_seeds_of_random_changes_and_faults_converge,
+    start_paused = true
+);

@@ -295,3 +295,23 @@ async fn a_removed_informer_stops_alone_and_a_new_request_gets_a_new_one() {
     factory.shutdown().await;
     server.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_factory_runs_its_informers_on_the_fifo_it_was_given() {
+    let server = TestCluster::start().await.unwrap();
+    server.put("a", "0").await.unwrap();
+    server.put("b", "0").await.unwrap();
+    let factory = InformerFactory::builder(server.client().unwrap())
+        .fifo(kube_rt_informer::FifoKind::InOrder)
+        .build();
+    let config_maps = factory.informer_in::<ConfigMap>(InformerScope::namespace(ns()));
+    assert_eq!(config_maps.fifo_kind(), kube_rt_informer::FifoKind::InOrder);
+    factory.start();
+    factory
+        .wait_for_cache_sync(Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(cache_state(&config_maps), server.state().await.unwrap());
+    factory.shutdown().await;
+    server.shutdown().await;
+}

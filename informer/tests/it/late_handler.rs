@@ -7,14 +7,14 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use common::*;
+use kube_rt_informer::FifoKind;
 
-#[tokio::test(start_paused = true)]
-async fn a_late_handler_gets_the_cache_then_live_events() {
+async fn a_late_handler_gets_the_cache_then_live_events(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
     for i in 0..1000 {
         server.put(&format!("cm-{i}"), "0").await.unwrap();
     }
-    let informer = config_map_informer(&server, Duration::ZERO);
+    let informer = config_map_informer(&server, Duration::ZERO, kind);
     let early = Recorder::new("early");
     informer.add_event_handler(early.clone()).unwrap();
     let running = spawn(&informer);
@@ -94,3 +94,8 @@ async fn a_late_handler_gets_the_cache_then_live_events() {
     running.stop().await;
     server.shutdown().await;
 }
+
+on_both_fifos!(
+    a_late_handler_gets_the_cache_then_live_events,
+    start_paused = true
+);

@@ -8,16 +8,16 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube_rt_informer::FifoKind;
 use kube_rt_informer::{
     Error, FilteringHandler, Indexers, strip_managed_fields, wait_for_cache_sync,
 };
 
-#[tokio::test(start_paused = true)]
-async fn settings_handlers_and_accessors_follow_the_informer_life() {
+async fn settings_handlers_and_accessors_follow_the_informer_life(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
     server.put("cm-0", "0").await.unwrap();
     server.put("keep-1", "0").await.unwrap();
-    let informer = config_map_informer(&server, Duration::ZERO);
+    let informer = config_map_informer(&server, Duration::ZERO, kind);
     informer.set_transform(strip_managed_fields).unwrap();
     let everything = Recorder::new("everything");
     let kept = Recorder::new("kept");
@@ -35,6 +35,8 @@ async fn settings_handlers_and_accessors_follow_the_informer_life() {
         .unwrap();
     assert!(!informer.has_started() && !informer.has_synced());
     assert_eq!(informer.last_sync_resource_version(), "");
+    assert_eq!(informer.last_store_sync_resource_version(), "");
+    assert_eq!(informer.fifo_kind(), kind);
 
     let running = spawn(&informer);
     tokio::time::timeout(
@@ -58,6 +60,7 @@ async fn settings_handlers_and_accessors_follow_the_informer_life() {
     );
     assert_eq!(kept.events().len(), 1);
     assert!(!informer.last_sync_resource_version().is_empty());
+    assert!(!informer.last_store_sync_resource_version().is_empty());
 
     // Indices can still be added to the running informer.
     informer
@@ -99,7 +102,7 @@ async fn settings_handlers_and_accessors_follow_the_informer_life() {
     assert!(matches!(&kept.events()[2], Event::Update(name, ..) if name == "keep-2"));
 
     // A registration from another informer is refused.
-    let other = config_map_informer(&server, Duration::ZERO);
+    let other = config_map_informer(&server, Duration::ZERO, kind);
     let foreign = other.add_event_handler(Recorder::new("foreign")).unwrap();
     assert!(matches!(
         informer.remove_event_handler(&foreign),
@@ -120,8 +123,12 @@ async fn settings_handlers_and_accessors_follow_the_informer_life() {
     server.shutdown().await;
 }
 
-#[tokio::test(start_paused = true)]
-async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name() {
+on_both_fifos!(
+    settings_handlers_and_accessors_follow_the_informer_life,
+    start_paused = true
+);
+
+async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
     server.put("a", "x").await.unwrap();
     server.put("b", "y").await.unwrap();
@@ -130,6 +137,7 @@ async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name() {
     let lister_watcher = Arc::new(kube_rt_informer::ApiListerWatcher::new(api));
     let informer = Arc::new(
         kube_rt_informer::SharedIndexInformer::builder(lister_watcher)
+            .fifo(kind)
             .indexers(Indexers::new().with("by-value", |cm: &ConfigMap| {
                 cm.data.iter().flat_map(|d| d.values().cloned()).collect()
             }))
@@ -170,3 +178,8 @@ async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name() {
     running.stop().await;
     server.shutdown().await;
 }
+
+on_both_fifos!(
+    an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name,
+    start_paused = true
+);

@@ -1,8 +1,12 @@
 //! The crate's integration tests, linked into one test binary: each module is one area.
 
+// The crate under the name its shared test helpers use (`informer::…`).
+extern crate kube_rt_informer as informer;
+
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cache_version;
 mod chaos;
 mod factory;
 mod late_handler;
@@ -10,5 +14,6 @@ mod lifecycle;
 mod metadata;
 mod panics;
 mod resync;
+mod slow_consumer;
 mod slow_handler;
 mod tombstones;

@@ -6,12 +6,12 @@ use crate::common;
 use std::time::Duration;
 
 use common::*;
+use kube_rt_informer::FifoKind;
 
-#[tokio::test(start_paused = true)]
-async fn a_panicking_handler_is_contained() {
+async fn a_panicking_handler_is_contained(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
     server.put("a", "0").await.unwrap();
-    let informer = config_map_informer(&server, Duration::ZERO);
+    let informer = config_map_informer(&server, Duration::ZERO, kind);
     let fragile = Recorder::new("fragile").panic_on_add("bad");
     let steady = Recorder::new("steady");
     informer.add_event_handler(fragile.clone()).unwrap();
@@ -55,3 +55,5 @@ async fn a_panicking_handler_is_contained() {
     running.stop().await;
     server.shutdown().await;
 }
+
+on_both_fifos!(a_panicking_handler_is_contained, start_paused = true);

@@ -6,15 +6,15 @@ use crate::common;
 use std::time::Duration;
 
 use common::*;
+use kube_rt_informer::FifoKind;
 
-#[tokio::test(start_paused = true)]
-async fn resync_updates_reach_only_the_handler_that_asked() {
+async fn resync_updates_reach_only_the_handler_that_asked(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
     for i in 0..3 {
         server.put(&format!("cm-{i}"), "0").await.unwrap();
     }
     // The informer checks every 10 s by default; the handler's 1 s request lowers that before start.
-    let informer = config_map_informer(&server, Duration::from_secs(10));
+    let informer = config_map_informer(&server, Duration::from_secs(10), kind);
     let resyncing = Recorder::new("resyncing");
     let quiet = Recorder::new("quiet");
     informer
@@ -68,3 +68,8 @@ async fn resync_updates_reach_only_the_handler_that_asked() {
     running.stop().await;
     server.shutdown().await;
 }
+
+on_both_fifos!(
+    resync_updates_reach_only_the_handler_that_asked,
+    start_paused = true
+);

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
+use kube_rt_informer::FifoKind;
 
-#[tokio::test(start_paused = true)]
-async fn a_slow_handler_lags_without_delaying_a_fast_one() {
+async fn a_slow_handler_lags_without_delaying_a_fast_one(kind: FifoKind) {
     if testkit::cluster::sim_only("virtual time") {
         return;
     }
@@ -24,7 +24,7 @@ async fn a_slow_handler_lags_without_delaying_a_fast_one() {
             .or_default()
             .push(rv(&put(&server, &name, "0")));
     }
-    let informer = config_map_informer(&server, Duration::ZERO);
+    let informer = config_map_informer(&server, Duration::ZERO, kind);
     let fast = Recorder::new("fast");
     // Slow: each call waits for a permit (held back until the fast handler is done), then sleeps.
     let (slow, gate) = Recorder::new("slow")
@@ -117,3 +117,8 @@ async fn a_slow_handler_lags_without_delaying_a_fast_one() {
     running.stop().await;
     server.shutdown().await;
 }
+
+on_both_fifos!(
+    a_slow_handler_lags_without_delaying_a_fast_one,
+    start_paused = true
+);

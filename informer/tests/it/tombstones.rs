@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
+use kube_rt_informer::FifoKind;
 
-#[tokio::test(start_paused = true)]
-async fn deletions_missed_while_disconnected_arrive_as_tombstones() {
+async fn deletions_missed_while_disconnected_arrive_as_tombstones(kind: FifoKind) {
     if testkit::cluster::sim_only("virtual time, fault injection") {
         return;
     }
@@ -17,7 +17,7 @@ async fn deletions_missed_while_disconnected_arrive_as_tombstones() {
     for i in 0..10 {
         put(&server, &format!("cm-{i}"), "0");
     }
-    let informer = config_map_informer(&server, Duration::ZERO);
+    let informer = config_map_informer(&server, Duration::ZERO, kind);
     let recorder = Recorder::new("recorder");
     informer.add_event_handler(recorder.clone()).unwrap();
     let running = spawn(&informer);
@@ -85,3 +85,8 @@ async fn deletions_missed_while_disconnected_arrive_as_tombstones() {
     running.stop().await;
     server.shutdown().await;
 }
+
+on_both_fifos!(
+    deletions_missed_while_disconnected_arrive_as_tombstones,
+    start_paused = true
+);

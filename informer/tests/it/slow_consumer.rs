@@ -1,0 +1,94 @@
+//! With an in-order fifo, nothing the informer does after the fifo holds up the reflector: not
+//! a stuck cache write (an index function waiting on a gate), not a stuck handler. The
+//! reflector reads every event meanwhile, the cache catches up once the gate opens, and the
+//! handler once it is let go. (A delta fifo would hold a delete, a relist or a resync until
+//! the stuck processing returns: its consumer reads the fifo's view of the cache.)
+
+use crate::common;
+
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::time::Duration;
+
+use apiserver_sim::ApiServer;
+use common::*;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Api;
+use kube_rt_informer::{FifoKind, Indexers, SharedIndexInformer};
+
+/// Writes while the cache write of `slow-0` waits for the test: creates, updates and deletes.
+const WRITES: usize = 300;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stuck_cache_write_and_a_stuck_handler_hold_up_no_watch_event() {
+    if testkit::cluster::sim_only("writes straight into the simulator") {
+        return;
+    }
+    let server = ApiServer::start().await.unwrap();
+    for i in 0..20 {
+        put(&server, &format!("cm-{i}"), "0");
+    }
+    // The index function of `slow-*` objects waits until the test drops `open`.
+    let (open, gate) = mpsc::channel::<()>();
+    let gate = Arc::new(Mutex::new(gate));
+    let gated = Indexers::new()
+        .with_namespace()
+        .with("gated", move |cm: &ConfigMap| {
+            if name(cm).starts_with("slow-") {
+                let gate = gate.lock().unwrap_or_else(PoisonError::into_inner);
+                let _ = gate.recv();
+            }
+            Vec::new()
+        });
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
+    let informer = Arc::new(
+        SharedIndexInformer::for_api(api)
+            .indexers(gated)
+            .fifo(FifoKind::InOrder)
+            .build(),
+    );
+    let (stuck, let_go) = Recorder::new("stuck").gated();
+    informer.add_event_handler(stuck.clone()).unwrap();
+    let running = spawn(&informer);
+    informer.synced().await;
+
+    // From here the informer's processing waits inside the cache write of `slow-0`.
+    put(&server, "slow-0", "0");
+    for step in 0..WRITES {
+        let name = format!("cm-{}", step % 40);
+        if step % 7 == 3 && server_state(&server).contains_key(&name) {
+            remove(&server, &name);
+        } else {
+            put(&server, &name, &step.to_string());
+        }
+    }
+    let last = rv(&put(&server, "last", "0"));
+    // The reflector has read (and written into the fifo) every event up to the last write,
+    // though the cache is stuck before all of them. (The cache is not read here: its write
+    // lock is held by the stuck write.)
+    eventually(
+        "the reflector read every event",
+        Duration::from_secs(60),
+        || informer.last_sync_resource_version() == last,
+    )
+    .await;
+    assert_ne!(informer.last_store_sync_resource_version(), last);
+
+    drop(open);
+    eventually("the cache caught up", Duration::from_secs(60), || {
+        cache_state(&informer) == server_state(&server)
+    })
+    .await;
+    assert_eq!(informer.last_store_sync_resource_version(), last);
+    assert!(
+        stuck.is_empty(),
+        "the stuck handler has returned from nothing"
+    );
+
+    let_go.add_permits(usize::MAX >> 4);
+    eventually("the handler caught up", Duration::from_secs(60), || {
+        stuck.state() == server_state(&server)
+    })
+    .await;
+    running.stop().await;
+    server.shutdown().await;
+}
