@@ -1,6 +1,6 @@
 //! The crate's error type.
 
-use crate::api::status::ApiError;
+use crate::machinery::status::ApiError;
 
 /// Errors of the simulator's library API.
 #[derive(Debug, thiserror::Error)]

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 pub use crate::api::patch::{PatchKind, apply as apply_patch};
-pub use crate::api::selector::{FieldSelector, LabelSelector};
+pub use crate::machinery::selector::{FieldSelector, LabelSelector};
 
 /// Resources whose field selectors the checks exercise: (group, plural).
 pub const FIELD_RESOURCES: &[(&str, &str)] = &[

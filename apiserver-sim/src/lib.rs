@@ -237,29 +237,30 @@
 //!
 //! # Layout
 //!
-//! Roughly bottom-up: each folder or file uses only those in rows above it, except that
-//! `api/` and `kinds/` use each other's files (the wire formats name the resource type of
-//! `kinds/resource_info.rs`; `kinds/crd.rs` and `kinds/schema.rs` report `api/status.rs`
-//! causes), and that `auth/` reads the parsed path of `http/route.rs` (which uses nothing of
-//! `auth/`), still without a loop between files. `lib.rs` declares the modules, re-exports
-//! the public types and defines [`SIM_PREFIX`].
+//! Bottom-up: each folder or file uses only those in rows above it, so no two modules import
+//! each other, directly or around a circle. A request flows down one way: `http/` →
+//! `auth/` → `api/` → `kinds/` → `machinery/`; `ops/` (the writes) stands between `http/`
+//! and `auth/` (its owner-reference check asks the authorizer), `store/` over `machinery/`
+//! alone. `lib.rs` declares the modules, re-exports the public types and defines
+//! [`SIM_PREFIX`].
 //!
 //! | path | what it holds |
 //! |---|---|
-//! | `api/` | wire formats: object metadata (`meta`), list, watch and write options (`query`), label and field selectors (`selector`; the label selector grammar: `label_parser`), `Status` errors (`status`), `Accept` negotiation (`accept`), JSON or protobuf responses (`format`), full, metadata-only or Table responses (`repr`, `table`; list items without type meta: `list_items`), errors and values in Go's words (`go_json`, `go_base64`, `go_fmt`), Kubernetes protobuf from the descriptors (`protobuf/`: `descriptors`, `conventions`, `to_json`, `from_json`, `time`, `envelope`), JSON, merge and strategic merge patch (`patch`, `strategic_merge`), server-side apply and field ownership (`apply/`: field paths, sets and their `FieldsV1` encoding, merge rules of built-ins (`merge_rules`) and CRDs (`schema`), merging, `managedFields` entries, ownership updates, conflicts) |
-//! | `kinds/` | the registry of served kinds: what a served type is (`resource_info`), the built-in kinds from their k8s-openapi types (`builtin_types`) and what the types do not carry (`builtin_traits`), assembled in `builtins`; typed checks (`typed`); the defaults of built-in objects and the status new ones start with (`defaults`); events.k8s.io events as core events (`event_conversion`), autoscaling v1 as v2 (`hpa_conversion`); CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`) |
+//! | `machinery/` | what every layer speaks (after `k8s.io/apimachinery`): what a served type is (`resource_info`) and the typed check of built-in objects (`typed`), object metadata (`meta`), `Status` errors (`status`), list, watch and write options (`query`), label and field selectors (`selector`; the label selector grammar: `label_parser`), the rules of names and labels (`name_rules`), errors and values in Go's words (`go_json`, `go_base64`, `go_fmt`) |
+//! | `kinds/` | the registry of served kinds: the built-in kinds from their k8s-openapi types (`builtin_types`) and what the types do not carry (`builtin_traits`), assembled in `builtins`; the defaults of built-in objects and the status new ones start with (`defaults`); events.k8s.io events as core events (`event_conversion`), autoscaling v1 as v2 (`hpa_conversion`); CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`) |
+//! | `api/` | request and response formats: the parsed request path (`route`), `Accept` negotiation (`accept`), JSON or protobuf responses and their media types (`format`), full, metadata-only or Table responses (`repr`, `table`; list items without type meta: `list_items`), the watch event lines (`watch_line`), Kubernetes protobuf from the descriptors (`protobuf/`: `descriptors`, `conventions`, `to_json`, `from_json`, `time`, `envelope`), YAML bodies (`yaml11/`), JSON, merge and strategic merge patch (`patch`, `strategic_merge`), server-side apply and field ownership (`apply/`: field paths, sets and their `FieldsV1` encoding, merge rules of built-ins (`merge_rules`) and CRDs (`schema`), merging, `managedFields` entries, ownership updates, conflicts) |
 //! | `faults/` | fault injection: fail-next and seeded random failure rules (`fail_rules`), the server-wide faults (`server_faults`: drop watches, compact, restart, send bookmarks), chaos mode (`chaos/`: `config`, `profile`, `schedule`, live `state`, `stats`, and the timeline `runner`) |
 //! | `counts.rs`, `error.rs` | requests received per verb and resource; the crate's [`Error`] |
 //! | `store/` | `mod.rs` global RV, objects (`Stored` = object + cached JSON), put/remove; `line.rs` the watch line of each write, encoded once; `history.rs` bounded event log; `reclaim.rs` events a lagging watcher would free go back to the writer; `snapshot.rs` lists, past snapshots, continue tokens |
-//! | `shared.rs` | state shared by the handle, HTTP handlers, watches and controllers: the store, `ServerConfig`, [`WatchListMode`], fault state; implements the server-wide faults |
-//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate` (with `name_rules` and what decoding finds, `decode_check`), `convert` (writes to a type served in another form than stored), Service cluster IPs (`service_ip`) |
-//! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`), the event line format (`line`) |
 //! | `tls/` | webhook serving certificates verified as kube-apiserver's Go client verifies them: parsed certificates (`cert`), signatures (`signature`), names (`hostname`), chains, validity, key usage and name constraints (`chain`), the `caBundle` or system roots (`roots`), the rustls verifier (`verifier`) |
 //! | `admission/` | admission and conversion webhooks: the configured webhooks, parsed and cached (`hooks`; `shared.rs` holds the cache and the service table of `endpoints`, which use only `store/`), which requests call them (`matching`), the `AdmissionReview` format and denials (`review`), calling them in order (`dispatch`), CRD versions through conversion webhooks (`conversion`, `watch_conversion`), the HTTPS client (`client`) |
-//! | `auth/` | what the server keeps (`state`: on or off, tokens, denials; held by `shared.rs`), authentication (bearer tokens: `identity`, `tokens`) and RBAC authorization (`attributes` of a request, `rules` matching, `rbac` bindings and aggregation, `forbidden` errors, `denials`, the `bootstrap` roles), the TokenRequest subresource (`token_request`) and SelfSubjectAccessReview (`review`) |
+//! | `auth/` | what the server keeps (`state`: on or off, tokens, denials; held by `shared.rs`), authentication (bearer tokens: `identity`, `tokens`) and RBAC authorization (`attributes` of a request, `rules` matching, `rbac` bindings and aggregation, `forbidden` errors, `denials`, the `bootstrap` roles, which `server/` stores at start), the TokenRequest subresource (`token_request`) and SelfSubjectAccessReview (`review`) |
+//! | `shared.rs` | state shared by the handle, HTTP handlers, watches and controllers: the store, `ServerConfig`, [`WatchListMode`], fault state; implements the server-wide faults |
+//! | `ops/` | write semantics under the store lock: `create`, `update` (PUT and the second half of PATCH), `apply` (server-side apply), `delete` (finalizers, propagation), `validate` (with what decoding finds, `decode_check`), the `OwnerReferencesPermissionEnforcement` check (`owner_refs`, which asks `auth/`'s authorizer), `convert` (writes to a type served in another form than stored), Service cluster IPs (`service_ip`) |
+//! | `watch/` | watch streams: one stream from start to end (`stream`), what a watcher sees and how its events are encoded (`filter`) |
 //! | `controllers/` | background passes: CRD establishment and cleanup, namespace finalization, garbage collector, and the writes they share (`writes`); the optional workload simulator (`workloads/`: deployment, replicaset, job and endpoints controllers, the simulated node's scheduler and kubelet, container logs) |
-//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), routing (`route`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), the TokenRequest, SelfSubjectAccessReview, SelfSubjectRulesReview and SelfSubjectReview endpoints (`auth_endpoints`), container logs (`pod_log`), discovery and OpenAPI documents (`discovery`; the meta types of a custom resource's: `openapi_meta`; `/openapi/v2`: `openapi_v2`), the 404s of unserved paths (`not_found`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
-//! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`), tokens and denials of RBAC mode (`auth`) |
+//! | `http/` | the front end: accept loop, logging, body limit, chaos per request (`mod.rs`), resource requests (`request`, `verbs` with `decode` of bodies, write options and patches, `reads` of stored objects and `render` of objects and lists, `scale`; through webhooks: `admitted` (which requests, which way), `admission_flow`, `admitted_apply`, `admitted_delete`, `converted`), the TokenRequest, SelfSubjectAccessReview, SelfSubjectRulesReview and SelfSubjectReview endpoints (`auth_endpoints`), container logs (`pod_log`), discovery and OpenAPI documents (`discovery`; the meta types of a custom resource's: `openapi_meta`; `/openapi/v2`: `openapi_v2`), the 404s of unserved paths (`not_found`), `/__sim` endpoints (`sim`), responses (`respond`, `wire` for protobuf, `trickle`) |
+//! | `server/` | the public handle: builder, start, client, kubeconfig, shutdown, the RBAC bootstrap policy stored at start (`handle`), seeding (`seed`), inspection (`inspect`), fault and test hooks (`hooks`), tokens and denials of RBAC mode (`auth`) |
 //! | `fuzzing.rs` | properties of the selector parsers and patch algorithms, checked by the fuzz targets |
 //! | `tests/differential/` | the differential suite: scripted probes compared with a real kube-apiserver's recorded answers (or live with `KUBE_RT_TEST_KUBECONFIG`), see `docs/conformance.md` |
 //! | `benches/throughput.rs` | bench binary: `cargo bench -p kube-rt-apiserver-sim`, scenarios picked with `SIM_BENCH_ONLY`, medians with `SIM_BENCH_RUNS` |
@@ -273,6 +274,7 @@ mod error;
 mod faults;
 mod http;
 mod kinds;
+mod machinery;
 mod ops;
 mod server;
 mod shared;
@@ -281,7 +283,7 @@ mod tls;
 mod watch;
 
 pub use admission::endpoints::{ServiceEndpoint, parse_service_endpoint};
-pub use api::status::{ApiError, Cause, Details};
+pub use api::watch_line::INITIAL_EVENTS_END;
 pub use auth::denials::Denial;
 pub use error::{Error, Result};
 pub use faults::chaos::config::ChaosConfig;
@@ -289,9 +291,9 @@ pub use faults::chaos::profile::{ChaosProfile, ChaosRates, UnknownChaosProfile};
 pub use faults::chaos::schedule::{ChaosEvent, ChaosSchedule, Scheduled};
 pub use faults::chaos::stats::{ChaosStats, FaultKind};
 pub use faults::fail_rules::FailRule;
+pub use machinery::status::{ApiError, Cause, Details};
 pub use server::handle::{ApiServer, ApiServerBuilder, DEFAULT_NAMESPACES};
 pub use shared::{BODY_LIMIT, WatchListMode};
-pub use watch::line::INITIAL_EVENTS_END;
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

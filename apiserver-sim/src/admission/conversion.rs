@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::endpoints::ServiceEndpoints;
 use super::review::Failure;
-use crate::kinds::resource_info::{GroupResourceRef, ResourceInfo};
+use crate::machinery::resource_info::{GroupResourceRef, ResourceInfo};
 use crate::store::State;
 
 /// How long a conversion webhook may take.
@@ -214,7 +214,7 @@ impl Converter {
             .endpoints
             .resolve(&hook.client_config)
             .map_err(|(url, why)| format!("Post {url:?}: {why}"))?;
-        let uid = crate::api::meta::new_uid();
+        let uid = crate::machinery::meta::new_uid();
         let review = json!({
             "apiVersion": format!("apiextensions.k8s.io/{version}"),
             "kind": "ConversionReview",

@@ -16,7 +16,7 @@ use super::endpoints::ServiceEndpoints;
 use super::hooks::Webhook;
 use super::matching::{Attributes, Invocation, NamespaceLabels, should_call};
 use super::review::{self, Failure};
-use crate::api::status::ApiError;
+use crate::machinery::status::ApiError;
 
 /// What the calls of one request share.
 pub struct Context<'a> {
@@ -85,7 +85,7 @@ async fn call(
         ),
         None => None,
     };
-    let uid = crate::api::meta::new_uid();
+    let uid = crate::machinery::meta::new_uid();
     let request = review::request(hook, attrs, invocation, &uid, object.as_ref(), old.as_ref())
         .map_err(CallError::Calling)?;
     let target = ctx

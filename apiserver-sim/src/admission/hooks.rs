@@ -8,8 +8,8 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use serde_json::Value;
 
-use crate::kinds::resource_info::GroupResourceRef;
 use crate::kinds::webhook_configuration::GROUP;
+use crate::machinery::resource_info::GroupResourceRef;
 use crate::store::State;
 
 const VALIDATING: &str = "validatingwebhookconfigurations";
@@ -147,10 +147,10 @@ fn configurations(st: &State, plural: &'static str) -> Vec<Arc<Value>> {
 fn webhooks(configs: &[Arc<Value>]) -> Vec<Webhook> {
     // Objects are kept in name order already; sort anyway, it is the documented order.
     let mut configs: Vec<&Arc<Value>> = configs.iter().collect();
-    configs.sort_by(|a, b| crate::api::meta::name(a).cmp(crate::api::meta::name(b)));
+    configs.sort_by(|a, b| crate::machinery::meta::name(a).cmp(crate::machinery::meta::name(b)));
     let mut out = Vec::new();
     for cfg in configs {
-        let name = crate::api::meta::name(cfg);
+        let name = crate::machinery::meta::name(cfg);
         let list = cfg.get("webhooks").and_then(Value::as_array);
         for (i, hook) in list.into_iter().flatten().enumerate() {
             out.push(parse(name, i, hook));
@@ -184,9 +184,9 @@ impl HookCache {
         let mutating = configurations(st, MUTATING);
         let mut key = String::new();
         for c in validating.iter().chain(&mutating) {
-            key.push_str(crate::api::meta::uid(c));
+            key.push_str(crate::machinery::meta::uid(c));
             key.push('@');
-            key.push_str(crate::api::meta::resource_version(c));
+            key.push_str(crate::machinery::meta::resource_version(c));
             key.push(',');
         }
         let mut cached = self.cached.lock();

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::hooks::{Rule, Webhook};
-use crate::api::selector::LabelSelector;
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::selector::selector_matches;
 
 /// The admission operation of a request. (`CONNECT`, which rules may name, belongs to exec,
 /// attach, port-forward and proxy requests: the simulator serves none of them.)
@@ -94,13 +94,6 @@ fn rule_matches(rule: &Rule, attrs: &Attributes, version: &str) -> bool {
         && exact_or_wildcard(&rule.groups, &info.group)
         && exact_or_wildcard(&rule.versions, version)
         && resource
-}
-
-/// `metav1.LabelSelector` semantics on a label map: `matchLabels` and `matchExpressions`
-/// (`In`, `NotIn`, `Exists`, `DoesNotExist`) all hold. An empty selector matches everything;
-/// a malformed one (an unknown operator, a value that is not a string) matches nothing.
-pub fn selector_matches(selector: &Value, labels: &Map<String, Value>) -> bool {
-    LabelSelector::from_object(selector).is_some_and(|s| s.matches_labels(labels))
 }
 
 fn is_empty_selector(selector: &Value) -> bool {

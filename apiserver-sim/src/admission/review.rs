@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::hooks::Webhook;
 use super::matching::{Attributes, Invocation};
-use crate::api::status::ApiError;
+use crate::machinery::status::ApiError;
 
 /// The user every request is attributed to: the simulator authenticates nobody, and serves
 /// everyone as a cluster administrator.

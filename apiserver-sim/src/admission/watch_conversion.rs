@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::conversion::Converter;
 use crate::api::repr::to_bytes;
-use crate::watch::line::push_line;
+use crate::api::watch_line::push_line;
 
 /// Converts one chunk of watch lines.
 async fn convert_chunk(

@@ -10,16 +10,9 @@
 //! of the front end already refuses requests that allow no JSON at all); a `Table` is
 //! JSON or YAML only.
 
-use super::format::Format;
+use super::format::{Format, SUPPORTED, SUPPORTED_WITHOUT_PROTOBUF};
 use super::repr::{Repr, TableVersion};
-use super::status::{ApiError, ApiResult};
-
-/// The media types a real server lists in a 406 answer for a resource with a protobuf form.
-pub const SUPPORTED: &str =
-    "application/json, application/yaml, application/vnd.kubernetes.protobuf";
-
-/// The media types listed in a 406 answer for a resource without a protobuf form.
-pub const SUPPORTED_WITHOUT_PROTOBUF: &str = "application/json, application/yaml";
+use crate::machinery::status::{ApiError, ApiResult};
 
 /// The subtype of `application/vnd.kubernetes.protobuf`.
 const PROTOBUF_SUBTYPE: &str = "vnd.kubernetes.protobuf";

@@ -1,9 +1,19 @@
-//! [`Format`]: the encoding of a response (JSON or Kubernetes protobuf). `api/accept.rs`
-//! negotiates it from the `Accept` header with the representation (client-go's typed
-//! clients send `application/vnd.kubernetes.protobuf, application/json`).
+//! [`Format`]: the encoding of a response (JSON or Kubernetes protobuf), and the media types
+//! the server encodes. `api/accept.rs` negotiates it from the `Accept` header with the
+//! representation (client-go's typed clients send `application/vnd.kubernetes.protobuf,
+//! application/json`).
 
-use super::protobuf::PROTOBUF;
 use super::repr::media_type;
+
+/// The protobuf media type.
+pub const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+
+/// The media types a real server lists in a 406 answer for a resource with a protobuf form.
+pub const SUPPORTED: &str =
+    "application/json, application/yaml, application/vnd.kubernetes.protobuf";
+
+/// The media types listed in a 406 answer for a resource without a protobuf form.
+pub const SUPPORTED_WITHOUT_PROTOBUF: &str = "application/json, application/yaml";
 
 /// The encoding of a response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,17 +1,17 @@
-//! Wire formats: what goes over HTTP and how it is parsed, checked and rendered.
+//! The request and response formats of the API: how a request's path, body and patch are
+//! read, and how answers are encoded and rendered. Uses the served kinds (`kinds/`) and the
+//! machinery below them, never the layers that handle requests.
 //!
-//! - [`meta`]: accessors and server-owned values of object metadata held as JSON;
-//! - [`query`]: query-string parsing of list, watch and write options;
-//! - [`selector`]: label and field selectors ([`label_parser`]: the label selector syntax);
-//! - [`go_json`], [`go_base64`], [`go_fmt`]: errors and values worded as Go words and prints
-//!   them;
-//! - [`status`]: `Status` error bodies ([`status::ApiError`]);
+//! - [`route`]: the request path parsed (group, version, resource, namespace, name,
+//!   subresource), as upstream's `RequestInfo`;
 //! - [`accept`]: content negotiation of responses (`Accept` to a representation and an
 //!   encoding, or 406);
-//! - [`format`]: the response encoding (JSON or protobuf);
+//! - [`format`]: the response encodings (JSON or protobuf) and their media types;
 //! - [`repr`]: response representations (the full object, `PartialObjectMetadata`, `Table`);
 //!   [`list_items`]: items of built-in kinds' lists without their type meta;
 //! - [`table`]: `meta.k8s.io` `Table` responses (`kubectl get`) and `includeObject`;
+//! - [`watch_line`]: the watch wire format (event lines, ERROR lines, the initial-events-end
+//!   annotation);
 //! - [`protobuf`]: `application/vnd.kubernetes.protobuf` of every built-in kind (bodies,
 //!   objects, lists, watch frames, `Status`);
 //! - [`patch`]: JSON patch, merge patch and strategic merge patch ([`strategic_merge`]);
@@ -21,18 +21,12 @@
 pub(crate) mod accept;
 pub(crate) mod apply;
 pub(crate) mod format;
-pub(crate) mod go_base64;
-pub(crate) mod go_fmt;
-pub(crate) mod go_json;
-pub(crate) mod label_parser;
 pub(crate) mod list_items;
-pub(crate) mod meta;
 pub(crate) mod patch;
 pub(crate) mod protobuf;
-pub(crate) mod query;
 pub(crate) mod repr;
-pub(crate) mod selector;
-pub(crate) mod status;
+pub(crate) mod route;
 pub(crate) mod strategic_merge;
 pub(crate) mod table;
+pub(crate) mod watch_line;
 pub(crate) mod yaml11;

@@ -7,8 +7,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::api::status::{ApiError, ApiResult};
 use crate::api::strategic_merge::strategic_merge;
+use crate::machinery::status::{ApiError, ApiResult};
 
 /// The patch formats, by `Content-Type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

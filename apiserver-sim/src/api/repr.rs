@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
 
 /// How objects are rendered in a response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use super::go_fmt::go_format;
+use crate::machinery::go_fmt::go_format;
 
 /// The merge key of a list field of the built-in types, by field name.
 fn merge_key(field: &str) -> Option<&'static str> {

@@ -11,11 +11,11 @@ use bytes::{BufMut, Bytes, BytesMut};
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use super::query::Query;
 use super::repr::{self, Repr, TableVersion, to_bytes};
-use super::status::{ApiError, ApiResult};
 use crate::kinds::printers::{Column, Printer};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::query::Query;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult};
 
 /// What each row carries as its `object` (`TableOptions.includeObject`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,7 +144,7 @@ impl TableWriter {
     /// `resourceVersion`, the columns when `headers`, one row.
     pub fn object(&self, obj: &Value, headers: bool) -> Bytes {
         let mut buf = BytesMut::with_capacity(1024);
-        let rv = crate::api::meta::resource_version(obj);
+        let rv = crate::machinery::meta::resource_version(obj);
         let md = if rv.is_empty() {
             json!({})
         } else {

@@ -4,8 +4,8 @@
 
 use http::Method;
 
-use crate::api::query::Query;
-use crate::http::route::{ResourcePath, Route};
+use crate::api::route::{ResourcePath, Route};
+use crate::machinery::query::Query;
 
 /// A resource request's target.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,7 +120,7 @@ fn single_name_selector(selector: Option<&str>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::route::parse;
+    use crate::api::route::parse;
 
     fn attrs(method: Method, uri: &str) -> Attributes {
         let (path, query) = uri.split_once('?').unwrap_or((uri, ""));

@@ -6,8 +6,6 @@ use serde_json::{Value, json};
 
 use super::identity::{AUTHENTICATED, MASTERS};
 use super::rbac::GROUP;
-use crate::api::status::ApiResult;
-use crate::store::State;
 
 /// Paths every authenticated user may read: discovery, OpenAPI, health and version
 /// (upstream's `system:discovery` and `system:public-info-viewer`).
@@ -91,18 +89,4 @@ pub(crate) fn policy() -> (Vec<Value>, Vec<Value>) {
         binding_to_groups("system:basic-user", &[AUTHENTICATED]),
     ];
     (roles, bindings)
-}
-
-/// Stores the bootstrap policy.
-pub(crate) fn seed(st: &mut State) -> ApiResult<()> {
-    let (roles, bindings) = policy();
-    for (plural, objects) in [("clusterroles", roles), ("clusterrolebindings", bindings)] {
-        let info = st
-            .lookup(GROUP, "v1", plural)
-            .ok_or_else(crate::api::status::ApiError::unknown_path)?;
-        for obj in objects {
-            crate::ops::create(st, &info, "v1", None, obj, &Default::default())?;
-        }
-    }
-    Ok(())
 }

@@ -4,7 +4,7 @@
 //! "<ns>"`, `... at the cluster scope`, `forbidden: User "<user>" cannot <verb> path "<path>"`).
 
 use super::attributes::Attributes;
-use crate::api::status::ApiError;
+use crate::machinery::status::ApiError;
 
 /// 401: no credentials, or credentials the server does not accept.
 pub(crate) fn unauthorized() -> ApiError {

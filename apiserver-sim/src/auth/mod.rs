@@ -39,15 +39,16 @@ pub(crate) mod token_request;
 pub(crate) mod tokens;
 
 use http::{HeaderMap, Method};
+use parking_lot::Mutex;
 
-use crate::api::query::Query;
-use crate::api::status::ApiError;
-use crate::http::route::Route;
-use crate::kinds::resource_info::GroupResourceRef;
-use crate::shared::Shared;
+use crate::api::route::Route;
+use crate::machinery::query::Query;
+use crate::machinery::resource_info::GroupResourceRef;
+use crate::machinery::status::ApiError;
 use crate::store::State;
 use attributes::of_request;
 use identity::Identity;
+use state::Auth;
 use tokens::bearer;
 
 /// The uid of the ServiceAccount `namespace/name`, if it exists.
@@ -57,26 +58,26 @@ pub(crate) fn service_account_uid(st: &State, namespace: &str, name: &str) -> Op
         resource: "serviceaccounts",
     };
     let obj = st.get(&key, &(namespace.to_string(), name.to_string()))?;
-    Some(crate::api::meta::uid(&obj).to_string())
+    Some(crate::machinery::meta::uid(&obj).to_string())
 }
 
 /// Authenticates and authorizes one request: who sent it, or the 401 or 403 to answer. With
 /// RBAC off every request passes, as the token's user if it names one, else as the admin.
 pub(crate) fn gate(
-    shared: &Shared,
+    auth: &Auth,
+    state: &Mutex<State>,
     method: &Method,
     path: &str,
     route: &Route,
     query: &Query,
     headers: &HeaderMap,
 ) -> Result<Identity, ApiError> {
-    let auth = &shared.auth;
     let token = bearer(headers);
     if matches!(route, Route::Sim(_)) {
         return Ok(Identity::admin());
     }
     let identity = {
-        let st = shared.state.lock();
+        let st = state.lock();
         token.and_then(|t| {
             auth.tokens
                 .identify(t, |ns, name| service_account_uid(&st, ns, name))
@@ -89,7 +90,7 @@ pub(crate) fn gate(
         return Err(forbidden::unauthorized());
     };
     let attrs = of_request(method, path, route, query);
-    let decision = rbac::authorize(&shared.state.lock(), &identity, &attrs);
+    let decision = rbac::authorize(&state.lock(), &identity, &attrs);
     if decision.allowed {
         return Ok(identity);
     }

@@ -14,8 +14,8 @@ use serde_json::Value;
 use super::attributes::Attributes;
 use super::identity::{Identity, service_account_user};
 use super::rules::allows;
-use crate::admission::matching::selector_matches;
-use crate::kinds::resource_info::GroupResourceRef;
+use crate::machinery::resource_info::GroupResourceRef;
+use crate::machinery::selector::selector_matches;
 use crate::store::State;
 
 /// The RBAC API group.

@@ -2,13 +2,15 @@
 //! what `kubectl auth can-i` sends): whether the requesting user may do what the review's
 //! `spec` describes, decided by the same authorizer as real requests.
 
+use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 use super::attributes::{Attributes, ResourceAttributes};
 use super::identity::Identity;
 use super::rbac::authorize;
-use crate::api::status::{ApiError, ApiResult};
-use crate::shared::Shared;
+use super::state::Auth;
+use crate::machinery::status::{ApiError, ApiResult};
+use crate::store::State;
 
 /// Whether a resource request is a SelfSubjectAccessReview create.
 pub(crate) fn is_review(group: &str, plural: &str, name: Option<&str>) -> bool {
@@ -54,13 +56,18 @@ fn attributes(spec: &Value) -> ApiResult<Attributes> {
 }
 
 /// Answers a review `body` for `who`: the review with its `status`, to send with 201.
-pub(crate) fn serve(shared: &Shared, who: &Identity, body: &[u8]) -> ApiResult<Value> {
+pub(crate) fn serve(
+    auth: &Auth,
+    state: &Mutex<State>,
+    who: &Identity,
+    body: &[u8],
+) -> ApiResult<Value> {
     let mut review: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("decoding SelfSubjectAccessReview: {e}")))?;
     let spec = review.get("spec").cloned().unwrap_or(Value::Null);
     let attrs = attributes(&spec)?;
-    let (allowed, reason) = if shared.auth.enabled {
-        let decision = authorize(&shared.state.lock(), who, &attrs);
+    let (allowed, reason) = if auth.enabled {
+        let decision = authorize(&state.lock(), who, &attrs);
         (decision.allowed, decision.reason)
     } else {
         (true, String::new())

@@ -4,12 +4,14 @@
 //! apart, as the RBAC authorizer reads them.
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
+use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 use super::identity::Identity;
 use super::rbac::rules_for;
-use crate::api::status::{ApiError, ApiResult};
-use crate::shared::Shared;
+use super::state::Auth;
+use crate::machinery::status::{ApiError, ApiResult};
+use crate::store::State;
 
 /// Whether a resource request is a SelfSubjectRulesReview create.
 pub(crate) fn is_rules_review(group: &str, plural: &str, name: Option<&str>) -> bool {
@@ -66,7 +68,12 @@ fn status(rules: &[PolicyRule], errors: &[String]) -> Value {
 }
 
 /// Answers a rules review `body` for `who`: the review with its `status`, to send with 201.
-pub(crate) fn serve(shared: &Shared, who: &Identity, body: &[u8]) -> ApiResult<Value> {
+pub(crate) fn serve(
+    auth: &Auth,
+    state: &Mutex<State>,
+    who: &Identity,
+    body: &[u8],
+) -> ApiResult<Value> {
     let mut review: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("decoding SelfSubjectRulesReview: {e}")))?;
     let namespace = review
@@ -74,8 +81,8 @@ pub(crate) fn serve(shared: &Shared, who: &Identity, body: &[u8]) -> ApiResult<V
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_owned();
-    let (rules, errors) = if shared.auth.enabled {
-        rules_for(&shared.state.lock(), who, &namespace)
+    let (rules, errors) = if auth.enabled {
+        rules_for(&state.lock(), who, &namespace)
     } else {
         (allow_all(), Vec::new())
     };

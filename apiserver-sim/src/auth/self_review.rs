@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::identity::Identity;
-use crate::api::status::{ApiError, ApiResult};
+use crate::machinery::status::{ApiError, ApiResult};
 
 /// Whether a resource request is a SelfSubjectReview create.
 pub(crate) fn is_self_review(group: &str, plural: &str, name: Option<&str>) -> bool {

@@ -3,12 +3,14 @@
 //! as that ServiceAccount until `status.expirationTimestamp`.
 
 use jiff::{SignedDuration, Timestamp};
+use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 use super::service_account_uid;
+use super::state::Auth;
 use super::tokens::{DEFAULT_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS};
-use crate::api::status::{ApiError, ApiResult, Cause};
-use crate::shared::Shared;
+use crate::machinery::status::{ApiError, ApiResult, Cause};
+use crate::store::State;
 
 /// The audience of tokens requested without one: the API server's default issuer.
 const API_AUDIENCE: &str = "https://kubernetes.default.svc.cluster.local";
@@ -21,12 +23,13 @@ pub(crate) fn is_token_request(group: &str, plural: &str, subresource: Option<&s
 /// A token for the ServiceAccount `namespace/name`, valid for `seconds`: the token and when it
 /// expires. 404 if the ServiceAccount does not exist.
 pub(crate) fn issue(
-    shared: &Shared,
+    auth: &Auth,
+    state: &Mutex<State>,
     namespace: &str,
     name: &str,
     seconds: i64,
 ) -> ApiResult<(String, Timestamp)> {
-    let st = shared.state.lock();
+    let st = state.lock();
     let Some(uid) = service_account_uid(&st, namespace, name) else {
         let info = st
             .lookup("", "v1", "serviceaccounts")
@@ -37,14 +40,17 @@ pub(crate) fn issue(
     let expires = Timestamp::now()
         .checked_add(SignedDuration::from_secs(seconds))
         .map_err(|e| ApiError::bad_request(format!("expirationSeconds: {e}")))?;
-    Ok((
-        shared.auth.tokens.issue(namespace, name, &uid, expires),
-        expires,
-    ))
+    Ok((auth.tokens.issue(namespace, name, &uid, expires), expires))
 }
 
 /// Serves a TokenRequest `body` for `namespace/name`: the TokenRequest to answer with 201.
-pub(crate) fn serve(shared: &Shared, namespace: &str, name: &str, body: &[u8]) -> ApiResult<Value> {
+pub(crate) fn serve(
+    auth: &Auth,
+    state: &Mutex<State>,
+    namespace: &str,
+    name: &str,
+    body: &[u8],
+) -> ApiResult<Value> {
     let request: Value = if body.is_empty() {
         json!({})
     } else {
@@ -77,7 +83,7 @@ pub(crate) fn serve(shared: &Shared, namespace: &str, name: &str, body: &[u8]) -
         }];
         return Err(e);
     }
-    let (token, expires) = issue(shared, namespace, name, seconds)?;
+    let (token, expires) = issue(auth, state, namespace, name, seconds)?;
     let now = Timestamp::now().to_string();
     Ok(json!({
         "kind": "TokenRequest",

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use super::writes;
-use crate::api::meta;
 use crate::kinds::crd;
-use crate::kinds::resource_info::GroupResource;
+use crate::machinery::meta;
+use crate::machinery::resource_info::GroupResource;
 use crate::ops::CRD_CLEANUP;
 use crate::store::State;
 

@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::writes;
-use crate::api::meta;
-use crate::kinds::resource_info::GroupResource;
+use crate::machinery::meta;
+use crate::machinery::resource_info::GroupResource;
 use crate::ops::{FOREGROUND, ORPHAN, Propagation};
 use crate::store::{ObjKey, State};
 

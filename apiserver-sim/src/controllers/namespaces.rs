@@ -2,8 +2,8 @@
 //! removes it.
 
 use super::writes;
-use crate::api::meta;
-use crate::kinds::resource_info::GroupResource;
+use crate::machinery::meta;
+use crate::machinery::resource_info::GroupResource;
 use crate::store::State;
 
 pub(super) fn reconcile(st: &mut State) -> bool {

@@ -1,21 +1,21 @@
 //! The writes the controllers share: dropping a finalizer, and deleting an object (in the
 //! background or with a given propagation) unless it is already being deleted.
 
-use crate::kinds::resource_info::GroupResource;
+use crate::machinery::resource_info::GroupResource;
 use crate::store::{ObjKey, State};
 
 /// Removes one finalizer from an object and persists it; a deleting object left with no
 /// finalizers is removed.
 pub(super) fn drop_finalizer(st: &mut State, key: &GroupResource, okey: &ObjKey, fin: &str) {
     let Some(obj) = st.get(key, okey) else { return };
-    let mut fins = crate::api::meta::finalizers(&obj);
+    let mut fins = crate::machinery::meta::finalizers(&obj);
     if !fins.iter().any(|f| f == fin) {
         return;
     }
     fins.retain(|f| f != fin);
     let mut new = (*obj).clone();
-    crate::api::meta::set_finalizers(&mut new, fins.clone());
-    if fins.is_empty() && crate::api::meta::is_deleting(&new) && crate::ops::graceless(&new) {
+    crate::machinery::meta::set_finalizers(&mut new, fins.clone());
+    if fins.is_empty() && crate::machinery::meta::is_deleting(&new) && crate::ops::graceless(&new) {
         st.remove(key, okey);
     } else {
         st.put(key, new);
@@ -41,7 +41,7 @@ pub(super) fn delete_with(
     let Some(obj) = st.get(key, okey) else {
         return false;
     };
-    if crate::api::meta::is_deleting(&obj) {
+    if crate::machinery::meta::is_deleting(&obj) {
         return false;
     }
     let opts = crate::ops::DeleteOptions {

@@ -10,7 +10,7 @@ use super::admission_flow::{ATTEMPTS, Flow, options};
 use super::respond::Body;
 use crate::admission::matching::Operation;
 use crate::admission::review::Failure;
-use crate::api::meta;
+use crate::machinery::meta;
 use crate::ops;
 use crate::ops::{Ownership, WriteOptions};
 

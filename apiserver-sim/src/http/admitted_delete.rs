@@ -14,8 +14,8 @@ use super::respond::Body;
 use crate::admission::dispatch;
 use crate::admission::matching::Operation;
 use crate::admission::review::Failure;
-use crate::api::meta;
-use crate::api::query::ListOptions;
+use crate::machinery::meta;
+use crate::machinery::query::ListOptions;
 use crate::ops::{self, DeleteOptions, Deleted};
 use crate::store::Stored;
 

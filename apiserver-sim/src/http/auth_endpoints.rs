@@ -7,10 +7,10 @@ use http::{HeaderMap, Method, Response};
 use super::decode::json_body;
 
 use super::respond::{self, Body};
-use super::route::Route;
-use crate::api::status::ApiError;
+use crate::api::route::Route;
 use crate::auth::identity::Identity;
 use crate::auth::{review, rules_review, self_review, token_request};
+use crate::machinery::status::ApiError;
 use crate::shared::Shared;
 
 /// The response of an auth endpoint, or `None` for any other request.
@@ -35,17 +35,18 @@ pub(super) fn serve(
             if method != Method::POST {
                 return Some(respond::error(&ApiError::method_not_allowed()));
             }
-            as_json().and_then(|json| token_request::serve(shared, ns, name, &json))
+            as_json()
+                .and_then(|json| token_request::serve(&shared.auth, &shared.state, ns, name, &json))
         } else if review::is_review(&rp.group, &rp.plural, rp.name.as_deref()) {
             if method != Method::POST {
                 return Some(respond::error(&ApiError::method_not_allowed()));
             }
-            as_json().and_then(|json| review::serve(shared, who, &json))
+            as_json().and_then(|json| review::serve(&shared.auth, &shared.state, who, &json))
         } else if rules_review::is_rules_review(&rp.group, &rp.plural, rp.name.as_deref()) {
             if method != Method::POST {
                 return Some(respond::error(&ApiError::method_not_allowed()));
             }
-            as_json().and_then(|json| rules_review::serve(shared, who, &json))
+            as_json().and_then(|json| rules_review::serve(&shared.auth, &shared.state, who, &json))
         } else if self_review::is_self_review(&rp.group, &rp.plural, rp.name.as_deref()) {
             if method != Method::POST {
                 return Some(respond::error(&ApiError::method_not_allowed()));

@@ -9,9 +9,10 @@ use serde_json::Value;
 
 use super::request::Req;
 use crate::api::patch::PatchKind;
-use crate::api::status::{ApiError, ApiResult};
-use crate::api::{accept, go_json, repr};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::api::repr;
+use crate::machinery::go_json;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::ops::{Ownership, WriteOptions};
 
 /// A create or update body (JSON, YAML, or protobuf for built-in kinds), as JSON.
@@ -27,14 +28,14 @@ pub(super) fn parse_body(
         .unwrap_or("application/json");
     let base = repr::media_type(ct);
     match base.as_str() {
-        crate::api::protobuf::PROTOBUF => crate::api::protobuf::decode(info, version, body),
+        crate::api::format::PROTOBUF => crate::api::protobuf::decode(info, version, body),
         "" | "application/json" | "*/*" => decode_json(info, body),
         "application/yaml" => decode_yaml(info, body),
         _ => Err(ApiError::unsupported_media_type(
             if crate::api::protobuf::supports(info, version) {
-                accept::SUPPORTED
+                crate::api::format::SUPPORTED
             } else {
-                accept::SUPPORTED_WITHOUT_PROTOBUF
+                crate::api::format::SUPPORTED_WITHOUT_PROTOBUF
             },
         )),
     }
@@ -104,7 +105,7 @@ pub(super) fn json_body<'a>(headers: &HeaderMap, body: &'a [u8]) -> ApiResult<Co
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    if repr::media_type(ct) != crate::api::protobuf::PROTOBUF || body.is_empty() {
+    if repr::media_type(ct) != crate::api::format::PROTOBUF || body.is_empty() {
         return Ok(Cow::Borrowed(body));
     }
     let v = crate::api::protobuf::decode_object_bytes(body)

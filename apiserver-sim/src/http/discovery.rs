@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::openapi_schemas::builtin_schemas;
 use crate::kinds::KUBE_MINOR;
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
 use crate::store::State;
 
 fn infos(st: &State) -> Vec<Arc<ResourceInfo>> {

@@ -19,7 +19,6 @@ mod reads;
 mod render;
 mod request;
 mod respond;
-pub(crate) mod route;
 mod scale;
 mod sim;
 mod trickle;
@@ -38,12 +37,12 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
+use crate::api::route::{self, Route};
 pub use respond::Body;
-use route::Route;
 
-use crate::api::query::Query;
-use crate::api::status::ApiError;
 use crate::auth::identity::Identity;
+use crate::machinery::query::Query;
+use crate::machinery::status::ApiError;
 use crate::shared::Shared;
 
 /// Accepts connections until shutdown.
@@ -176,7 +175,7 @@ fn accepts_json(req: &Request<Incoming>) -> bool {
             base == "*/*"
                 || base == "application/*"
                 || base.contains("json")
-                || base == crate::api::protobuf::PROTOBUF
+                || base == crate::api::format::PROTOBUF
         })
 }
 
@@ -266,7 +265,8 @@ async fn handle_inner(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<
         request::count(shared, &method, rp, &query);
     }
     let identity = match crate::auth::gate(
-        shared,
+        &shared.auth,
+        &shared.state,
         &method,
         parts.uri.path(),
         &route,

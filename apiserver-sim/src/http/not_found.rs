@@ -17,8 +17,8 @@
 use http::{HeaderValue, Response, header};
 
 use super::respond::{self, Body};
-use super::route::ResourcePath;
-use crate::api::status::ApiError;
+use crate::api::route::ResourcePath;
+use crate::machinery::status::ApiError;
 use crate::store::State;
 
 /// Go's `http.NotFound`: `404 page not found`, as plain text.
@@ -110,7 +110,7 @@ pub fn unrouted(st: &State, path: &str) -> Response<Body> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::route::{Route, parse};
+    use crate::api::route::{Route, parse};
     use crate::kinds::builtins::builtins;
     use crate::store::StoreConfig;
 

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value, json};
 
 use crate::kinds::builtin_types::typed_kinds;
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
 
 /// The schema name of `kind` in `group`/`version`: the group's labels reversed, then the
 /// version and the kind.

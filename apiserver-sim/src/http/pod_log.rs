@@ -5,10 +5,10 @@
 use http::{Method, Response};
 
 use super::respond::{self, Body};
-use super::route::Route;
-use crate::api::query::Query;
-use crate::api::status::{ApiError, ApiResult};
+use crate::api::route::Route;
 use crate::controllers::workloads::container_log::{LogOptions, pod_log};
+use crate::machinery::query::Query;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::shared::Shared;
 
 /// Whether `route` names a pod's log.
@@ -39,7 +39,7 @@ pub(super) fn serve(
 fn answer(
     shared: &Shared,
     method: &Method,
-    rp: &super::route::ResourcePath,
+    rp: &crate::api::route::ResourcePath,
     query: &Query,
 ) -> ApiResult<String> {
     let (Some(ns), Some(name)) = (rp.namespace.as_deref(), rp.name.as_deref()) else {

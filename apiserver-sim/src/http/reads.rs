@@ -7,10 +7,10 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::request::{Req, okey};
-use crate::api::query::{ListOptions, parse_rv};
 use crate::api::repr::Repr;
-use crate::api::status::{ApiError, ApiResult};
 use crate::api::table::TableWriter;
+use crate::machinery::query::{ListOptions, parse_rv};
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::shared::{Shared, WatchListMode};
 use crate::store::Stored;
 
@@ -73,8 +73,11 @@ pub(super) fn watch_stream(
     if let Some(name) = req.name {
         // `/.../name?watch=1` is a watch with a metadata.name field selector.
         let sel = format!("metadata.name={name}");
-        opts.selectors.fields =
-            crate::api::selector::FieldSelector::parse(&sel, &req.info.group, &req.info.plural)?;
+        opts.selectors.fields = crate::machinery::selector::FieldSelector::parse(
+            &sel,
+            &req.info.group,
+            &req.info.plural,
+        )?;
     }
     let table = match req.repr {
         Repr::Table(v) => Some(TableWriter::new(

@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 
 use super::request::Req;
 use super::respond::{self, Body};
-use crate::api::meta;
 use crate::api::repr::{self, Repr};
-use crate::api::status::ApiResult;
 use crate::api::table::TableWriter;
+use crate::machinery::meta;
+use crate::machinery::status::ApiResult;
 use crate::ops::{DeleteOptions, Deleted};
 use crate::store::Stored;
 

@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use http::Method;
 
-use super::route::ResourcePath;
 use crate::api::format::Format;
-use crate::api::query::Query;
 use crate::api::repr::Repr;
-use crate::api::status::{ApiError, ApiResult};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::api::route::ResourcePath;
+use crate::machinery::query::Query;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::ops::{OwnerRefsAdmission, Part};
 use crate::shared::Shared;
 

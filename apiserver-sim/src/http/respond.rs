@@ -9,7 +9,7 @@ use http_body_util::{BodyExt, Full, StreamBody, combinators::UnsyncBoxBody};
 use hyper::body::Frame;
 use serde_json::Value;
 
-use crate::api::status::ApiError;
+use crate::machinery::status::ApiError;
 
 /// The body type of every response.
 pub type Body = UnsyncBoxBody<Bytes, Infallible>;
@@ -71,7 +71,7 @@ pub fn stream(s: impl Stream<Item = Bytes> + Send + 'static) -> Response<Body> {
 /// A `Status` error as a protobuf document, with `Retry-After` when the error carries one.
 pub fn protobuf_error(e: &ApiError) -> Response<Body> {
     let body = crate::api::protobuf::encode_status(&e.to_status());
-    let mut r = bytes(e.code, crate::api::protobuf::PROTOBUF, body);
+    let mut r = bytes(e.code, crate::api::format::PROTOBUF, body);
     if let Some(s) = e.details.retry_after
         && let Ok(v) = HeaderValue::from_str(&s.to_string())
     {

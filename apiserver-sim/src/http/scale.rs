@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 
 use super::request::{Req, okey};
 use super::respond::Body;
-use crate::api::meta;
-use crate::api::selector::LabelSelector;
-use crate::api::status::{ApiError, ApiResult};
-use crate::kinds::resource_info::{ResourceInfo, ScalePaths};
+use crate::machinery::meta;
+use crate::machinery::resource_info::{ResourceInfo, ScalePaths};
+use crate::machinery::selector::LabelSelector;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::ops::WriteOptions;
 use crate::ops::{self, Part};
 use crate::shared::Shared;
@@ -71,7 +71,7 @@ fn negative_replicas(name: &str, replicas: i64) -> ApiError {
     e.details.name = Some(name.to_string());
     e.details.group = Some("autoscaling".into());
     e.details.kind = Some("Scale".into());
-    e.details.causes = vec![crate::api::status::Cause {
+    e.details.causes = vec![crate::machinery::status::Cause {
         reason: "FieldValueInvalid".into(),
         message,
         field: "spec.replicas".into(),
@@ -95,7 +95,7 @@ pub(super) fn write_scale(
             ApiError::invalid(
                 &req.info,
                 name,
-                vec![crate::api::status::required("spec.replicas", "")],
+                vec![crate::machinery::status::required("spec.replicas", "")],
             )
         })?;
     if replicas < 0 {

@@ -7,10 +7,10 @@ use http::{Method, Response};
 use serde_json::{Value, json};
 
 use super::respond::{self, Body};
-use crate::api::status::ApiError;
 use crate::faults::fail_rules::FailRule;
 use crate::faults::server_faults::ServerFaults;
-use crate::kinds::resource_info::GroupResource;
+use crate::machinery::resource_info::GroupResource;
+use crate::machinery::status::ApiError;
 use crate::shared::{Shared, WatchListMode};
 
 /// Handles `/__sim/<segs...>`.

@@ -12,17 +12,17 @@ use super::reads::{fetch, list_page, watch_stream};
 use super::render::{deleted_response, list_response, object_response};
 use super::request::{Req, Sub, Verb, okey, verb_for};
 use super::respond::{self, Body};
-use super::route::ResourcePath;
 use super::scale::{scale_of, write_scale};
 use crate::api::accept;
 use crate::api::format::Format;
-use crate::api::meta;
 use crate::api::patch::PatchKind;
-use crate::api::query::{ListOptions, Query};
 use crate::api::repr::Repr;
-use crate::api::status::{ApiError, ApiResult};
+use crate::api::route::ResourcePath;
 use crate::api::table::TableWriter;
 use crate::auth::identity::Identity;
+use crate::machinery::meta;
+use crate::machinery::query::{ListOptions, Query};
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::ops::{self, DeleteOptions, Deleted, OwnerRefsAdmission, validate};
 use crate::shared::Shared;
 use crate::store::Stored;
@@ -55,7 +55,7 @@ pub(crate) async fn handle(
 }
 
 /// Whether `info` is core/v1 pods.
-fn is_pods(info: &crate::kinds::resource_info::ResourceInfo) -> bool {
+fn is_pods(info: &crate::machinery::resource_info::ResourceInfo) -> bool {
     info.builtin && info.group.is_empty() && info.plural == "pods"
 }
 
@@ -103,7 +103,7 @@ async fn dispatch(
     if let Some(f) = injected {
         let err = ApiError::injected(f.code, f.retry_after);
         if f.in_band && verb == Verb::Watch {
-            let line = crate::watch::line::error_line(&err);
+            let line = crate::api::watch_line::error_line(&err);
             return Ok(respond::stream(futures::stream::iter([line])));
         }
         return Err(err);

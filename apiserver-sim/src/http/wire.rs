@@ -10,9 +10,10 @@ use serde_json::{Value, json};
 use super::request::Req;
 use super::respond::{self, Body};
 use crate::api::format::Format;
-use crate::api::protobuf::{self, PROTOBUF};
+use crate::api::format::PROTOBUF;
+use crate::api::protobuf;
 use crate::api::repr::{self, Repr};
-use crate::api::status::ApiError;
+use crate::machinery::status::ApiError;
 use crate::store::Stored;
 
 /// An object as it goes out in the request's representation.

@@ -4,7 +4,7 @@
 //! registries (`ShortNames()`, `Categories()`, `ReturnDeletedObject`, each strategy's
 //! `PrepareForCreate`); anything not listed gets the defaults of [`Traits::DEFAULT`].
 
-use super::resource_info::{ALL_VERBS, GenerationRule};
+use crate::machinery::resource_info::{ALL_VERBS, GenerationRule};
 
 /// The hand-kept traits of one resource.
 #[derive(Debug, Clone, Copy)]

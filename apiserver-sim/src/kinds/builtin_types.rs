@@ -13,7 +13,7 @@
 use serde::de::DeserializeOwned;
 
 use super::builtin_schemas::{Definitions, Described};
-use super::typed::{Check, check, field_names};
+use crate::machinery::typed::{Check, check, field_names};
 
 /// One served (group, version, kind), as its k8s-openapi type describes it.
 #[derive(Debug, Clone, Copy)]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::builtin_traits::traits;
 use super::builtin_types::{TypedKind, typed_kinds};
-use super::resource_info::{GenerationRule, GroupResource, ResourceInfo, ScalePaths};
+use crate::machinery::resource_info::{GenerationRule, GroupResource, ResourceInfo, ScalePaths};
 
 /// The ResourceInfo of the kinds of one (group, plural), versions in preference order.
 fn info(rows: &[TypedKind]) -> Option<ResourceInfo> {

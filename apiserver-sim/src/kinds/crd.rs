@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
-use crate::api::meta;
-use crate::api::status::{Cause, invalid_value, required};
-use crate::kinds::resource_info::{GenerationRule, ResourceInfo, ScalePaths};
+use crate::machinery::meta;
+use crate::machinery::resource_info::{GenerationRule, ResourceInfo, ScalePaths};
+use crate::machinery::status::{Cause, invalid_value, required};
 
 fn s<'a>(obj: &'a Value, ptr: &str) -> &'a str {
     obj.pointer(ptr).and_then(Value::as_str).unwrap_or("")
@@ -289,7 +289,7 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         builtin: false,
         delete_returns_object: false,
         schemas,
-        verbs: super::resource_info::CUSTOM_RESOURCE_VERBS,
+        verbs: crate::machinery::resource_info::CUSTOM_RESOURCE_VERBS,
         checks: Vec::new(),
         stored_with: None,
         conversion: None,

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
 
 /// Sets `key` to `value` when absent (or null).
 fn or_insert(m: &mut Map<String, Value>, key: &str, value: Value) {
@@ -120,8 +120,8 @@ pub fn job_selector(info: &ResourceInfo, obj: &mut Value) {
     if !(info.builtin && info.group == "batch" && info.kind == "Job") {
         return;
     }
-    let uid = crate::api::meta::uid(obj).to_string();
-    let name = crate::api::meta::name(obj).to_string();
+    let uid = crate::machinery::meta::uid(obj).to_string();
+    let name = crate::machinery::meta::name(obj).to_string();
     let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) else {
         return;
     };

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::resource_info::Conversion;
+use crate::machinery::resource_info::Conversion;
 
 /// (events.k8s.io/v1 name, core/v1 name) of the fields whose names differ.
 const RENAMED: &[(&str, &str)] = &[

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::resource_info::Conversion;
+use crate::machinery::resource_info::Conversion;
 
 const METRICS: &str = "autoscaling.alpha.kubernetes.io/metrics";
 const CURRENT_METRICS: &str = "autoscaling.alpha.kubernetes.io/current-metrics";

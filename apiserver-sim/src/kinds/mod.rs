@@ -1,15 +1,12 @@
-//! The registry of served kinds: what the server knows about each resource type.
+//! The registry of served kinds: what the server knows about each resource type (each
+//! described by a `ResourceInfo` of `machinery/resource_info.rs`).
 //!
-//! - [`resource_info`]: [`ResourceInfo`](resource_info::ResourceInfo), the description of a
-//!   served type (names, scope, subresources, verbs, generation rule, typed checks,
-//!   conversions, schemas), and [`GroupResource`](resource_info::GroupResource), its identity;
 //! - [`builtin_types`]: every built-in kind as its k8s-openapi type describes it;
 //! - [`builtin_schemas`]: their types' OpenAPI v3 schema definitions (with the `explain`
 //!   feature);
 //! - [`builtin_traits`]: what the types do not carry (short names, categories, verbs,
 //!   scale, generation exceptions, DELETE answers);
 //! - [`builtins`]: the built-in types served from startup, assembled from the two above;
-//! - [`typed`]: the typed check of built-in objects and a type's top-level field names;
 //! - [`event_conversion`], [`hpa_conversion`]: events.k8s.io events as core events, and
 //!   autoscaling/v1 horizontal pod autoscalers as autoscaling/v2 ones;
 //! - [`crd`]: CustomResourceDefinitions: validation and defaults of the CRD object, the
@@ -35,7 +32,5 @@ pub(crate) mod defaults;
 pub(crate) mod event_conversion;
 pub(crate) mod hpa_conversion;
 pub(crate) mod printers;
-pub(crate) mod resource_info;
 pub(crate) mod schema;
-pub(crate) mod typed;
 pub(crate) mod webhook_configuration;

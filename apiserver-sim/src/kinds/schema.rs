@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use crate::api::status::Cause;
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::Cause;
 
 fn cause(path: &str, value: &Value, msg: &str) -> Cause {
     Cause {
@@ -219,14 +219,14 @@ pub fn validate(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
 /// What upstream finds wrong with the replicas a scale subresource reads (`specReplicasPath`,
 /// given with its leading dot): not an integer, negative, or beyond an int32.
 fn spec_replicas_problem(obj: &Value, path: &str) -> Option<Cause> {
-    let value = obj.pointer(&crate::kinds::resource_info::ScalePaths::pointer(path))?;
+    let value = obj.pointer(&crate::machinery::resource_info::ScalePaths::pointer(path))?;
     let invalid = |shown: &str, why: String| Cause {
         reason: "FieldValueInvalid".into(),
         message: format!("Invalid value: {shown}: {why}"),
         field: path.to_string(),
     };
     let Some(replicas) = value.as_i64() else {
-        use crate::api::go_fmt::{go_format, go_type};
+        use crate::machinery::go_fmt::{go_format, go_type};
         return Some(invalid(
             "0",
             format!(

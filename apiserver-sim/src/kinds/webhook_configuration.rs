@@ -4,9 +4,9 @@
 
 use serde_json::{Value, json};
 
-use crate::api::meta;
-use crate::api::status::{Cause, invalid_value, required};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::meta;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{Cause, invalid_value, required};
 
 /// The API group of webhook configurations.
 pub const GROUP: &str = "admissionregistration.k8s.io";

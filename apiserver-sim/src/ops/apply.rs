@@ -12,9 +12,9 @@ use super::create::create;
 use super::update::{Part, update};
 use super::{Ownership, WriteOptions};
 use crate::api::apply::{self, Writer};
-use crate::api::meta;
-use crate::api::status::{ApiError, ApiResult};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::meta;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
 
 /// Result of a PATCH: the object, and whether it was created (server-side apply only).

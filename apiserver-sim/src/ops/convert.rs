@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use super::validate;
 use super::{Ownership, WriteOptions};
-use crate::api::meta;
-use crate::api::status::{ApiError, ApiResult};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::meta;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
 
 /// A write in its stored form: the type that stores it, its storage version, the object,

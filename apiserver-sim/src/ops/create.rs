@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 
 use super::{Ownership, WriteOptions};
 use super::{owner_refs, validate};
-use crate::api::meta;
-use crate::api::status::{ApiError, ApiResult};
-use crate::kinds::resource_info::{GenerationRule, ResourceInfo};
+use crate::machinery::meta;
+use crate::machinery::resource_info::{GenerationRule, ResourceInfo};
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
 
 /// Type-specific defaults applied on create.
@@ -100,7 +100,7 @@ fn create_stored(
     let ns = meta::namespace(&obj).to_string();
     validate::namespace_writable(st, info, &ns, true)?;
     if meta::name(&obj).is_empty() {
-        let prefix = crate::api::meta::field(&obj, "generateName")
+        let prefix = crate::machinery::meta::field(&obj, "generateName")
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();

@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use crate::api::meta;
-use crate::api::status::{ApiError, ApiResult, required};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::meta;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult, required};
 
 /// A built-in endpoint given an object of another type, as upstream's decoder refuses it: a
 /// type its scheme does not know, or one it knows but cannot convert to the endpoint's.
@@ -88,5 +88,5 @@ fn base64_field_error(info: &ResourceInfo, obj: &Value) -> Option<String> {
         .as_object()?
         .values()
         .filter_map(Value::as_str)
-        .find_map(crate::api::go_base64::std_decode_error)
+        .find_map(crate::machinery::go_base64::std_decode_error)
 }

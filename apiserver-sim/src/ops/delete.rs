@@ -4,10 +4,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::api::meta;
-use crate::api::query::Query;
-use crate::api::status::{ApiError, ApiResult};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::meta;
+use crate::machinery::query::Query;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
 
 /// Finalizer the garbage collector uses for orphaning dependents.

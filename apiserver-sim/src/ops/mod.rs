@@ -6,7 +6,6 @@ mod convert;
 mod create;
 mod decode_check;
 mod delete;
-pub(crate) mod name_rules;
 mod options;
 mod owner_refs;
 mod pod_parts;
@@ -24,10 +23,10 @@ pub(crate) use owner_refs::OwnerRefsAdmission;
 pub(crate) use update::graceless;
 pub use update::{Part, update};
 
-use crate::api::meta;
 use crate::api::patch::PatchKind;
-use crate::api::status::{ApiError, ApiResult};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::meta;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
 
 /// Applies a patch to the stored object and writes the result through [`update`]; a

@@ -3,8 +3,8 @@
 //! adds (field ownership, the subresource, the owner-reference admission of the writer).
 
 use super::owner_refs::OwnerRefsAdmission;
-use crate::api::query::Query;
-use crate::api::status::{ApiError, ApiResult};
+use crate::machinery::query::Query;
+use crate::machinery::status::{ApiError, ApiResult};
 
 /// `fieldValidation`: what to do with fields a custom resource's schema does not know.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

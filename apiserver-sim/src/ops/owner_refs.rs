@@ -19,12 +19,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::api::status::{ApiError, ApiResult};
 use crate::auth::attributes::{Attributes, ResourceAttributes};
 use crate::auth::denials::Denials;
 use crate::auth::identity::Identity;
 use crate::auth::rbac;
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
 
 /// The write being admitted: the object's resource, namespace and name, and the subresource

@@ -10,9 +10,9 @@ use std::net::Ipv4Addr;
 
 use serde_json::{Value, json};
 
-use crate::api::meta;
-use crate::api::status::{ApiError, ApiResult, invalid_value};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::meta;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult, invalid_value};
 use crate::store::State;
 
 /// The first address of the service range (10.96.0.0).

@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 
 use super::{Ownership, WriteOptions};
 use super::{owner_refs, validate};
-use crate::api::meta;
-use crate::api::status::{ApiError, ApiResult, invalid_value};
-use crate::kinds::resource_info::{GenerationRule, ResourceInfo};
+use crate::machinery::meta;
+use crate::machinery::resource_info::{GenerationRule, ResourceInfo};
+use crate::machinery::status::{ApiError, ApiResult, invalid_value};
 use crate::store::State;
 
 /// Which part of the object a write may change.
@@ -210,8 +210,8 @@ fn update_stored(
                     None => m.remove("status"),
                 };
             }
-            if crate::api::meta::field(&old, "deletionTimestamp").is_none()
-                && crate::api::meta::field(&n, "deletionTimestamp").is_some()
+            if crate::machinery::meta::field(&old, "deletionTimestamp").is_none()
+                && crate::machinery::meta::field(&n, "deletionTimestamp").is_some()
             {
                 return Err(ApiError::invalid(
                     info,
@@ -318,7 +318,7 @@ fn track(info: &ResourceInfo, version: &str, old: &Value, new: &mut Value, opts:
 
 /// A deleting object whose grace period is over (0 or unset) may be removed.
 pub(crate) fn graceless(obj: &Value) -> bool {
-    crate::api::meta::field(obj, "deletionGracePeriodSeconds")
+    crate::machinery::meta::field(obj, "deletionGracePeriodSeconds")
         .and_then(Value::as_i64)
         .is_none_or(|g| g == 0)
 }

@@ -3,12 +3,14 @@
 
 use serde_json::Value;
 
-use crate::api::meta;
-use crate::api::status::{ApiError, ApiResult, Cause, invalid_json_value, invalid_value, required};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::meta;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{
+    ApiError, ApiResult, Cause, invalid_json_value, invalid_value, required,
+};
 
 pub use super::decode_check::typed;
-use super::name_rules::{
+use crate::machinery::name_rules::{
     DNS_LABEL_MESSAGE, DNS_SUBDOMAIN_MESSAGE, check_string_map, config_keys, path_segment_problem,
 };
 

@@ -38,7 +38,13 @@ impl ApiServer {
         lifetime: Duration,
     ) -> Result<String> {
         let seconds = i64::try_from(lifetime.as_secs()).unwrap_or(i64::MAX);
-        let (token, _) = crate::auth::token_request::issue(&self.shared, namespace, name, seconds)?;
+        let (token, _) = crate::auth::token_request::issue(
+            &self.shared.auth,
+            &self.shared.state,
+            namespace,
+            name,
+            seconds,
+        )?;
         Ok(token)
     }
 

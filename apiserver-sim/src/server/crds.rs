@@ -6,7 +6,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use super::handle::ApiServer;
 use crate::error::{Error, Result};
 use crate::kinds::crd;
-use crate::kinds::resource_info::GroupResource;
+use crate::machinery::resource_info::GroupResource;
 
 impl ApiServer {
     /// Creates `crd` as a POST would and returns it once it is established and its custom

@@ -171,7 +171,7 @@ impl ApiServerBuilder {
                 )?;
             }
             if shared.config.rbac {
-                crate::auth::bootstrap::seed(&mut st)?;
+                seed_bootstrap_policy(&mut st)?;
             }
         }
         let serve = tokio::spawn(crate::http::serve(listener, shared.clone()));
@@ -306,4 +306,18 @@ impl ApiServer {
             let _ = t.await;
         }
     }
+}
+
+/// Stores the bootstrap policy of RBAC mode (`auth/bootstrap.rs`).
+fn seed_bootstrap_policy(st: &mut crate::store::State) -> crate::machinery::status::ApiResult<()> {
+    let (roles, bindings) = crate::auth::bootstrap::policy();
+    for (plural, objects) in [("clusterroles", roles), ("clusterrolebindings", bindings)] {
+        let info = st
+            .lookup(crate::auth::rbac::GROUP, "v1", plural)
+            .ok_or_else(crate::machinery::status::ApiError::unknown_path)?;
+        for obj in objects {
+            crate::ops::create(st, &info, "v1", None, obj, &Default::default())?;
+        }
+    }
+    Ok(())
 }

@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::handle::ApiServer;
-use crate::kinds::resource_info::GroupResource;
+use crate::machinery::resource_info::GroupResource;
 
 /// Inspection: what the server holds and has seen.
 impl ApiServer {

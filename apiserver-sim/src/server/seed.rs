@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::handle::ApiServer;
 use crate::error::{Error, Result};
-use crate::kinds::resource_info::{GroupResource, ResourceInfo};
+use crate::machinery::resource_info::{GroupResource, ResourceInfo};
 
 /// The resource and version an object's `apiVersion` and `kind` select.
 fn resolve(st: &crate::store::State, obj: &Value) -> Result<(Arc<ResourceInfo>, String)> {
@@ -38,7 +38,7 @@ fn create_locked(
     version: &str,
     obj: Value,
 ) -> Result<Arc<Value>> {
-    let ns = crate::api::meta::field(&obj, "namespace")
+    let ns = crate::machinery::meta::field(&obj, "namespace")
         .and_then(Value::as_str)
         .map(str::to_string);
     let ns = match (info.namespaced, ns) {
@@ -64,12 +64,12 @@ fn replace_locked(
     obj: Value,
 ) -> Result<Arc<Value>> {
     let ns = if info.namespaced {
-        Some(crate::api::meta::namespace(&obj).to_string()).filter(|n| !n.is_empty())
+        Some(crate::machinery::meta::namespace(&obj).to_string()).filter(|n| !n.is_empty())
     } else {
         None
     };
     let ns = ns.or_else(|| info.namespaced.then(|| "default".to_string()));
-    let name = crate::api::meta::name(&obj).to_string();
+    let name = crate::machinery::meta::name(&obj).to_string();
     let opts = crate::ops::WriteOptions {
         unconditional: true,
         ..Default::default()

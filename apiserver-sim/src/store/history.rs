@@ -51,7 +51,7 @@ impl Event {
     /// Builds an event, serializing the object once.
     pub fn new(rv: u64, kind: EventType, obj: Arc<Value>, prev: Option<Arc<Value>>) -> Self {
         let line = super::line::encode_line(kind.as_str(), &obj);
-        let ns = InlineNs::new(crate::api::meta::namespace(&obj));
+        let ns = InlineNs::new(crate::machinery::meta::namespace(&obj));
         Self {
             rv,
             kind,
@@ -66,7 +66,7 @@ impl Event {
     pub fn in_namespace(&self, ns: &str) -> bool {
         match self.ns.as_str() {
             Some(n) => n == ns,
-            None => crate::api::meta::namespace(&self.obj) == ns,
+            None => crate::machinery::meta::namespace(&self.obj) == ns,
         }
     }
 

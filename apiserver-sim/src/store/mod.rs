@@ -23,7 +23,7 @@ use std::hash::Hash;
 
 use hashbrown::Equivalent;
 
-use crate::kinds::resource_info::{GroupResource, ResourceInfo};
+use crate::machinery::resource_info::{GroupResource, ResourceInfo};
 
 pub use history::{Event, EventType};
 use line::{encode_line, line_object};
@@ -196,18 +196,18 @@ impl State {
 
     /// Bookkeeping for an object leaving the store.
     fn forget(&mut self, obj: &Value) {
-        self.uids.remove(crate::api::meta::uid(obj));
-        if !crate::api::meta::owner_refs(obj).is_empty() {
+        self.uids.remove(crate::machinery::meta::uid(obj));
+        if !crate::machinery::meta::owner_refs(obj).is_empty() {
             self.owned = self.owned.saturating_sub(1);
         }
-        if crate::api::meta::is_deleting(obj) {
+        if crate::machinery::meta::is_deleting(obj) {
             self.deleting = self.deleting.saturating_sub(1);
         }
     }
 
     /// Whether an object references an owner uid that is not stored.
     fn has_dangling_owner(&self, obj: &Value) -> bool {
-        crate::api::meta::owner_refs(obj).iter().any(|r| {
+        crate::machinery::meta::owner_refs(obj).iter().any(|r| {
             r.get("uid")
                 .and_then(Value::as_str)
                 .is_none_or(|u| !self.uids.contains(u))
@@ -263,8 +263,8 @@ impl State {
         obj: Value,
     ) -> Arc<Value> {
         let okey = (
-            crate::api::meta::namespace(&obj).to_string(),
-            crate::api::meta::name(&obj).to_string(),
+            crate::machinery::meta::namespace(&obj).to_string(),
+            crate::machinery::meta::name(&obj).to_string(),
         );
         self.put_at(key, okey, obj)
     }
@@ -282,7 +282,7 @@ impl State {
         if rv.is_multiple_of(reclaim::DRAIN_EVERY) {
             self.reclaim.drain();
         }
-        crate::api::meta::set_u64(&mut obj, "resourceVersion", rv);
+        crate::machinery::meta::set_u64(&mut obj, "resourceVersion", rv);
         let obj = Arc::new(obj);
         let Some(rs) = self.resources.get_mut(key) else {
             return obj;
@@ -310,7 +310,7 @@ impl State {
         };
         let (had_owners, was_deleting) = prev
             .as_deref()
-            .map_or((false, false), crate::api::meta::owned_and_deleting);
+            .map_or((false, false), crate::machinery::meta::owned_and_deleting);
         let wake = Self::wakes_controllers(&rs.info);
         let namespace = is_namespaces(&rs.info);
         rs.record(Event {
@@ -322,11 +322,12 @@ impl State {
             ns,
         });
         if kind == EventType::Added {
-            self.uids.insert(crate::api::meta::uid(&obj).to_string());
+            self.uids
+                .insert(crate::machinery::meta::uid(&obj).to_string());
         }
-        let (has_owners, deleting) = crate::api::meta::owned_and_deleting(&obj);
+        let (has_owners, deleting) = crate::machinery::meta::owned_and_deleting(&obj);
         if namespace {
-            let name = crate::api::meta::name(&obj);
+            let name = crate::machinery::meta::name(&obj);
             match self.namespaces.get_mut(name) {
                 Some(terminating) => *terminating = deleting,
                 None => {
@@ -355,7 +356,7 @@ impl State {
         self.rv += 1;
         let rv = self.rv;
         let mut last = (*prev).clone();
-        crate::api::meta::set_str(&mut last, "resourceVersion", &rv.to_string());
+        crate::machinery::meta::set_str(&mut last, "resourceVersion", &rv.to_string());
         let last = Arc::new(last);
         let wake = Self::wakes_controllers(&rs.info);
         if is_namespaces(&rs.info) {
@@ -439,7 +440,7 @@ fn is_namespaces(info: &ResourceInfo) -> bool {
 mod tests {
     use super::*;
     use crate::kinds::builtins::builtins;
-    use crate::kinds::resource_info::GroupResource;
+    use crate::machinery::resource_info::GroupResource;
     use serde_json::json;
 
     #[test]

@@ -12,9 +12,9 @@ use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_
 use serde_json::{Value, json};
 
 use super::{ObjKey, State, Stored};
-use crate::api::query::{ListOptions, RvMatch};
-use crate::api::status::{ApiError, ApiResult, Cause};
-use crate::kinds::resource_info::GroupResource;
+use crate::machinery::query::{ListOptions, RvMatch};
+use crate::machinery::resource_info::GroupResource;
+use crate::machinery::status::{ApiError, ApiResult, Cause};
 
 /// One page of a list.
 #[derive(Debug, Clone)]
@@ -73,9 +73,9 @@ const TOKEN_DECODING: GeneralPurpose = GeneralPurpose::new(
 fn decode_token(token: &str, namespaced: bool) -> ApiResult<(Option<u64>, ObjKey)> {
     let raw = TOKEN_DECODING
         .decode(token)
-        .map_err(|_| bad_token_because(crate::api::go_base64::raw_url_decode_error(token)))?;
+        .map_err(|_| bad_token_because(crate::machinery::go_base64::raw_url_decode_error(token)))?;
     let doc: Value = serde_json::from_slice(&raw)
-        .map_err(|e| bad_token_because(Some(crate::api::go_json::decode_error(&raw, e))))?;
+        .map_err(|e| bad_token_because(Some(crate::machinery::go_json::decode_error(&raw, e))))?;
     if doc.get("v").and_then(Value::as_str) != Some("meta.k8s.io/v1") {
         return Err(bad_token());
     }
@@ -128,8 +128,8 @@ impl State {
         if let Ok(events) = rs.history.since(rv) {
             for ev in events.iter().rev() {
                 let k = (
-                    crate::api::meta::namespace(&ev.obj).to_string(),
-                    crate::api::meta::name(&ev.obj).to_string(),
+                    crate::machinery::meta::namespace(&ev.obj).to_string(),
+                    crate::machinery::meta::name(&ev.obj).to_string(),
                 );
                 overlay.insert(k, ev.prev.clone());
             }

@@ -9,14 +9,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use bytes::{Bytes, BytesMut};
 use serde_json::{Value, json};
 
-use super::line::{INITIAL_EVENTS_END, error_line, line, push_line};
 use crate::api::format::Format;
 use crate::api::protobuf;
-use crate::api::query::ListOptions;
 use crate::api::repr::{self, Repr, to_bytes};
-use crate::api::status::ApiError;
 use crate::api::table::TableWriter;
-use crate::kinds::resource_info::ResourceInfo;
+use crate::api::watch_line::{INITIAL_EVENTS_END, error_line, line, push_line};
+use crate::machinery::query::ListOptions;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::ApiError;
 use crate::store::{Event, EventType, Stored};
 
 /// How a watcher sees objects: namespace, selectors and the served version.
@@ -52,7 +52,7 @@ impl Filter {
     pub(super) fn matches(&self, obj: &Value) -> bool {
         self.ns
             .as_deref()
-            .is_none_or(|n| crate::api::meta::namespace(obj) == n)
+            .is_none_or(|n| crate::machinery::meta::namespace(obj) == n)
             && self.opts.selectors.matches(obj)
     }
 
@@ -160,7 +160,11 @@ impl Filter {
                 (false, true) => "ADDED",
                 (true, false) => {
                     let mut old = ev.prev.as_deref().cloned().unwrap_or(Value::Null);
-                    crate::api::meta::set_str(&mut old, "resourceVersion", &ev.rv.to_string());
+                    crate::machinery::meta::set_str(
+                        &mut old,
+                        "resourceVersion",
+                        &ev.rv.to_string(),
+                    );
                     buf.extend_from_slice(&self.event("DELETED", &old));
                     return true;
                 }

@@ -13,11 +13,11 @@ use tokio::time::Instant;
 
 use super::filter::Filter;
 use crate::api::format::Format;
-use crate::api::query::ListOptions;
 use crate::api::repr::Repr;
-use crate::api::status::ApiError;
 use crate::api::table::TableWriter;
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::query::ListOptions;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::ApiError;
 use crate::shared::Shared;
 use crate::store::{Event, Reclaim, Stored};
 

@@ -4,7 +4,7 @@
 
 use super::fieldpath::path_string;
 use super::updater::Conflicts;
-use crate::api::status::{ApiError, Cause};
+use crate::machinery::status::{ApiError, Cause};
 
 /// The `Status` of a refused apply.
 pub(crate) fn conflict_error(conflicts: &Conflicts) -> ApiError {

@@ -35,9 +35,9 @@ use managed_fields::{ManagerId, Operation};
 pub(crate) use set::FieldSet;
 use updater::{Scope, Write};
 
-use crate::api::meta;
-use crate::api::status::{ApiError, ApiResult};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::meta;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult};
 
 /// Who makes a tracked write, and through which subresource.
 #[derive(Debug, Clone, Copy)]

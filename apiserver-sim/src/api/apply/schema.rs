@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::fieldpath::PathElement;
 use super::merge_rules::{self as builtin, B};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
 
 /// The type of a value.
 #[derive(Debug, Clone, Copy)]

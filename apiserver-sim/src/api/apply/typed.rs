@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::fieldpath::{Path, PathElement, path_string};
 use super::schema::{ListKind, ScalarKind, Ty, item_element};
 use super::set::FieldSet;
-use crate::api::go_fmt::{go_format, go_sharp_format, go_type};
+use crate::machinery::go_fmt::{go_format, go_sharp_format, go_type};
 
 /// Fields added, changed and removed between two versions of an object.
 #[derive(Debug, Default)]

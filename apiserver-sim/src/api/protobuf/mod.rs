@@ -24,11 +24,9 @@ use prost_reflect::DynamicMessage;
 use prost_reflect::prost::Message;
 use serde_json::Value;
 
-use crate::api::status::{ApiError, ApiResult};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult};
 
-/// The protobuf media type.
-pub const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 /// `Content-Type` of a protobuf watch stream.
 pub const WATCH_CONTENT_TYPE: &str = "application/vnd.kubernetes.protobuf;stream=watch";
 
@@ -59,7 +57,7 @@ pub(crate) fn decode_object_bytes(doc: &[u8]) -> Result<Value, String> {
 pub fn decode(info: &ResourceInfo, version: &str, body: &[u8]) -> ApiResult<Value> {
     if !supports(info, version) {
         return Err(ApiError::unsupported_media_type(
-            crate::api::accept::SUPPORTED_WITHOUT_PROTOBUF,
+            crate::api::format::SUPPORTED_WITHOUT_PROTOBUF,
         ));
     }
     let env = envelope::unwrap(body).map_err(malformed)?;

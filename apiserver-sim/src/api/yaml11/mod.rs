@@ -17,7 +17,7 @@ use serde_json::{Map, Number, Value};
 
 use self::resolve::{Hint, Scalar, resolve};
 use self::tree::{Node, Tree};
-use super::go_fmt::{go_float32, go_sharp_format};
+use crate::machinery::go_fmt::{go_float32, go_sharp_format};
 
 /// Deepest nesting of collections read (the simulator's JSON reader's limit too).
 const MAX_DEPTH: usize = 128;

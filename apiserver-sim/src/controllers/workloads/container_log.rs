@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::api::status::{ApiError, ApiResult};
+use crate::machinery::status::{ApiError, ApiResult};
 
 /// The options of a log request that shape the answer.
 #[derive(Debug, Clone, Default)]

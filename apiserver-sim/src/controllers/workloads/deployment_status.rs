@@ -7,7 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::objects::{condition, int};
-use crate::api::meta;
+use crate::machinery::meta;
 
 /// One condition; an unchanged status keeps its `lastTransitionTime`, an unchanged reason
 /// and message keep `lastUpdateTime` too (so a settled status is not rewritten).

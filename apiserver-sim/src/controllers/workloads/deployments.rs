@@ -24,7 +24,7 @@ use super::revisions::{
 };
 use super::rollout::{Size, fenceposts, new_rs_replicas, old_rs_replicas, proportional};
 use super::template_hash::equal_ignoring_hash;
-use crate::api::meta;
+use crate::machinery::meta;
 use crate::ops::Part;
 use crate::store::State;
 

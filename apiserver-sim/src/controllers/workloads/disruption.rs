@@ -15,9 +15,9 @@ use serde_json::{Map, Value, json};
 
 use super::deployments::MANAGER;
 use super::objects::{PODS, condition_true, list, write_status};
-use crate::api::meta;
-use crate::api::selector::LabelSelector;
-use crate::kinds::resource_info::GroupResourceRef;
+use crate::machinery::meta;
+use crate::machinery::resource_info::GroupResourceRef;
+use crate::machinery::selector::LabelSelector;
 use crate::store::State;
 
 /// policy/v1 poddisruptionbudgets.

@@ -15,8 +15,8 @@ use super::objects::{
     ENDPOINT_SLICES, ENDPOINTS, PODS, SERVICES, condition_true, controller_ref, delete, key_of,
     list, terminal, text, upsert,
 };
-use crate::api::meta;
-use crate::api::selector::LabelSelector;
+use crate::machinery::meta;
+use crate::machinery::selector::LabelSelector;
 use crate::store::State;
 
 /// Label of the Endpoints this controller manages.

@@ -17,7 +17,7 @@ use super::objects::{
     terminal, update, write_status,
 };
 use super::replicasets::{BURST, pod_from_template};
-use crate::api::meta;
+use crate::machinery::meta;
 use crate::ops::Part;
 use crate::store::State;
 

@@ -15,7 +15,7 @@ use tokio::time::Instant;
 use super::node::{NODE_IP, NODE_NAME};
 use super::objects::{NODES, PODS, key_of, list, phase, terminal, text, write_status};
 use super::pod_status::{Placement, creating, running, succeeded};
-use crate::api::meta;
+use crate::machinery::meta;
 use crate::store::State;
 
 /// The field manager of the node's kubelet.

@@ -39,7 +39,7 @@ use tokio::sync::broadcast::Receiver;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::time::Instant;
 
-use crate::kinds::resource_info::GroupResource;
+use crate::machinery::resource_info::GroupResource;
 use crate::shared::Shared;
 use crate::store::{Event, State};
 

@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::objects::{NODES, create, write_status};
-use crate::api::meta;
 use crate::kinds::KUBE_MINOR;
+use crate::machinery::meta;
 use crate::store::State;
 
 /// The node's name.

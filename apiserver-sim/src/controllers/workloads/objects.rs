@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use crate::api::meta;
-use crate::kinds::resource_info::{GroupResourceRef, ResourceInfo};
+use crate::machinery::meta;
+use crate::machinery::resource_info::{GroupResourceRef, ResourceInfo};
 use crate::ops::{DeleteOptions, Part};
 use crate::ops::{Ownership, WriteOptions};
 use crate::store::{ObjKey, State};
@@ -166,7 +166,7 @@ fn opts(manager: &str, subresource: &'static str) -> WriteOptions {
 
 /// Why a simulated controller's write was refused: logged at debug level (a namespace being
 /// deleted refuses creates, which the controllers simply retry on their next pass).
-fn refused(what: &str, obj: &Value, e: &crate::api::status::ApiError) {
+fn refused(what: &str, obj: &Value, e: &crate::machinery::status::ApiError) {
     tracing::debug!(namespace = meta::namespace(obj), name = meta::name(obj),
         code = e.code, message = %e.message, "workload simulator: {what} refused");
 }

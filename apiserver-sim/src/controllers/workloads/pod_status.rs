@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::api::meta;
+use crate::machinery::meta;
 
 /// Where a pod runs: its node's IP and its own.
 pub(super) struct Placement<'a> {

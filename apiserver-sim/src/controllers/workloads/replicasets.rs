@@ -14,7 +14,7 @@ use super::objects::{
     PODS, REPLICASETS, active, by_controller, condition_true, controller_ref, create, delete, list,
     text, write_status,
 };
-use crate::api::meta;
+use crate::machinery::meta;
 use crate::store::State;
 
 /// Most pods created for one ReplicaSet in one pass (upstream's `burstReplicas`).

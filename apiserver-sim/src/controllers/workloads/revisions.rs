@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::objects::{annotation, controller_ref};
 use super::template_hash::{HASH_LABEL, pod_template_hash};
-use crate::api::meta;
+use crate::machinery::meta;
 
 /// The revision a ReplicaSet was (last) the new one of.
 pub(super) const REVISION: &str = "deployment.kubernetes.io/revision";

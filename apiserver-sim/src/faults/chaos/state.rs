@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 use super::config::ChaosConfig;
 use super::profile::ChaosRates;
 use super::stats::{ChaosStats, Counters, FaultKind};
-use crate::api::status::ApiError;
+use crate::machinery::status::ApiError;
 
 /// What chaos does to one API request.
 #[derive(Debug, Default)]

@@ -7,10 +7,10 @@ use http::{Method, Response};
 use serde_json::{Map, Value, json};
 
 use super::{Target, created, posted};
-use crate::api::meta;
-use crate::api::query::Query;
-use crate::api::status::{ApiError, ApiResult};
 use crate::http::respond::Body;
+use crate::machinery::meta;
+use crate::machinery::query::Query;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
 
 /// Binds the pod `at` to the node the body names.

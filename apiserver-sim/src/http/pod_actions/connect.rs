@@ -7,8 +7,8 @@ use http::{HeaderMap, Method, Response, header};
 use serde_json::Value;
 
 use super::Target;
-use crate::api::status::{ApiError, ApiResult};
 use crate::http::respond::Body;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
 
 /// `exec`, `attach`, `portforward`: GET or POST, on a scheduled pod whose node has an

@@ -11,11 +11,11 @@ use http::{Method, Response};
 use serde_json::{Value, json};
 
 use super::{Target, created, posted};
-use crate::api::meta;
-use crate::api::query::{ListOptions, Query};
-use crate::api::selector::LabelSelector;
-use crate::api::status::{ApiError, ApiResult, Cause};
 use crate::http::respond::Body;
+use crate::machinery::meta;
+use crate::machinery::query::{ListOptions, Query};
+use crate::machinery::selector::LabelSelector;
+use crate::machinery::status::{ApiError, ApiResult, Cause};
 use crate::ops::{self, DeleteOptions, Ownership, Part, WriteOptions};
 use crate::store::State;
 

@@ -14,11 +14,11 @@ use http::{HeaderMap, Method, Response};
 use serde_json::{Value, json};
 
 use super::respond::{self, Body};
-use super::route::{ResourcePath, Route};
-use crate::api::meta;
-use crate::api::query::Query;
-use crate::api::status::{ApiError, ApiResult};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::api::route::{ResourcePath, Route};
+use crate::machinery::meta;
+use crate::machinery::query::Query;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{ApiError, ApiResult};
 use crate::shared::Shared;
 use crate::store::State;
 

@@ -12,8 +12,8 @@ use super::column::{AGE_DESC, Column, NAME, Row};
 use super::format::s;
 use super::jsonpath::JsonPath;
 use super::time;
-use crate::api::status::{Cause, invalid_value, required};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::status::{Cause, invalid_value, required};
 
 /// The printer of one custom resource version.
 pub struct CustomPrinter {

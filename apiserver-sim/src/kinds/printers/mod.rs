@@ -35,7 +35,7 @@ use serde_json::{Value, json};
 
 use self::column::{AGE, AGE_DESC, KindPrinter, NAME, NAME_DESC, col};
 pub use self::column::{Column, Row};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
 
 /// Every built-in printer, by group family.
 const FAMILIES: &[&[KindPrinter]] = &[

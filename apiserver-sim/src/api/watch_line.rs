@@ -4,7 +4,7 @@
 use bytes::{Bytes, BytesMut};
 
 use crate::api::repr::to_bytes;
-use crate::api::status::ApiError;
+use crate::machinery::status::ApiError;
 
 /// Annotation on the bookmark that ends the initial events of a streaming list.
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";

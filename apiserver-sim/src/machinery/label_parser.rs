@@ -3,8 +3,28 @@
 //! operators `=`, `==`, `!=`, `in`, `notin`, `gt` (`>`), `lt` (`<`), `!` for absence, value
 //! sets in parentheses, requirements joined by commas.
 
-use super::selector::LabelReq;
-use crate::ops::name_rules::{label_value_problem, qualified_name_problem};
+use crate::machinery::name_rules::{label_value_problem, qualified_name_problem};
+
+/// One requirement of a label selector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LabelReq {
+    /// `k=v` or `k==v`.
+    Eq(String, String),
+    /// `k!=v`: true also when the label is absent.
+    NotEq(String, String),
+    /// `k in (a,b)`.
+    In(String, Vec<String>),
+    /// `k notin (a,b)`: true also when the label is absent.
+    NotIn(String, Vec<String>),
+    /// `k`.
+    Exists(String),
+    /// `!k`.
+    NotExists(String),
+    /// `k>n` (`gt`): the label is an integer greater than n.
+    Gt(String, i64),
+    /// `k<n` (`lt`): the label is an integer less than n.
+    Lt(String, i64),
+}
 
 /// Upstream's lexer tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

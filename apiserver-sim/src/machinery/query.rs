@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
-use crate::api::selector::{FieldSelector, LabelSelector, Selectors};
-use crate::api::status::{ApiError, ApiResult, Cause};
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::selector::{FieldSelector, LabelSelector, Selectors};
+use crate::machinery::status::{ApiError, ApiResult, Cause};
 
 /// Decoded query parameters (last value wins).
 #[derive(Debug, Clone, Default)]

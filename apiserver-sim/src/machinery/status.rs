@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::kinds::resource_info::ResourceInfo;
+use crate::machinery::resource_info::ResourceInfo;
 
 /// One cause inside `details.causes` of a `Status`.
 #[derive(Debug, Clone, PartialEq, Eq)]

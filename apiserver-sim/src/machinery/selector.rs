@@ -2,31 +2,11 @@
 
 use std::fmt;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::api::meta;
-use crate::api::status::{ApiError, ApiResult};
-
-/// One requirement of a label selector.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum LabelReq {
-    /// `k=v` or `k==v`.
-    Eq(String, String),
-    /// `k!=v`: true also when the label is absent.
-    NotEq(String, String),
-    /// `k in (a,b)`.
-    In(String, Vec<String>),
-    /// `k notin (a,b)`: true also when the label is absent.
-    NotIn(String, Vec<String>),
-    /// `k`.
-    Exists(String),
-    /// `!k`.
-    NotExists(String),
-    /// `k>n` (`gt`): the label is an integer greater than n.
-    Gt(String, i64),
-    /// `k<n` (`lt`): the label is an integer less than n.
-    Lt(String, i64),
-}
+use super::label_parser::LabelReq;
+use crate::machinery::meta;
+use crate::machinery::status::{ApiError, ApiResult};
 
 /// A parsed `labelSelector`: every requirement must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -83,7 +63,7 @@ impl LabelSelector {
     /// Whether an object's labels satisfy the selector.
     pub fn matches(&self, obj: &Value) -> bool {
         let empty = serde_json::Map::new();
-        let labels = crate::api::meta::field(obj, "labels").and_then(Value::as_object);
+        let labels = crate::machinery::meta::field(obj, "labels").and_then(Value::as_object);
         self.matches_labels(labels.unwrap_or(&empty))
     }
 
@@ -277,6 +257,13 @@ impl Selectors {
     pub fn is_empty(&self) -> bool {
         self.labels.is_empty() && self.fields.is_empty()
     }
+}
+
+/// `metav1.LabelSelector` semantics on a label map: `matchLabels` and `matchExpressions`
+/// (`In`, `NotIn`, `Exists`, `DoesNotExist`) all hold. An empty selector matches everything;
+/// a malformed one (an unknown operator, a value that is not a string) matches nothing.
+pub fn selector_matches(selector: &Value, labels: &Map<String, Value>) -> bool {
+    LabelSelector::from_object(selector).is_some_and(|s| s.matches_labels(labels))
 }
 
 #[cfg(test)]

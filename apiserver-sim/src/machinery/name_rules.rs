@@ -4,12 +4,12 @@
 
 use serde_json::Value;
 
-use crate::api::meta;
-use crate::api::status::{Cause, invalid_value};
+use crate::machinery::meta;
+use crate::machinery::status::{Cause, invalid_value};
 
 /// Checks the string map `field` of `md` (labels, annotations): keys must be qualified
 /// names, values strings, and label values (`check_values`) valid label values.
-pub(super) fn check_string_map(
+pub(crate) fn check_string_map(
     md: Option<&Value>,
     field: &str,
     causes: &mut Vec<Cause>,
@@ -114,7 +114,7 @@ pub(crate) fn label_value_problem(value: &str) -> Option<String> {
 }
 
 /// Why `name` is not a valid path segment (the name rule of RBAC objects), if it is not.
-pub(super) fn path_segment_problem(name: &str) -> Option<&'static str> {
+pub(crate) fn path_segment_problem(name: &str) -> Option<&'static str> {
     match name {
         "." => Some("may not be '.'"),
         ".." => Some("may not be '..'"),
@@ -128,7 +128,7 @@ pub(super) fn path_segment_problem(name: &str) -> Option<&'static str> {
 pub(crate) const DNS_SUBDOMAIN_MESSAGE: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 /// apimachinery's `IsDNS1123Label` message (namespace names).
-pub(super) const DNS_LABEL_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+pub(crate) const DNS_LABEL_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 /// apimachinery's `IsQualifiedName` rule, as its messages word it after naming the part.
 macro_rules! qualified_name_rule {
@@ -148,7 +148,7 @@ pub(crate) const LABEL_VALUE_MESSAGE: &str = "a valid label must be an empty str
 
 /// The keys of a ConfigMap's or Secret's data map must be usable as file names (upstream's
 /// `IsConfigMapKey`), one cause per problem.
-pub(super) fn config_keys(obj: &Value, field: &str, causes: &mut Vec<Cause>) {
+pub(crate) fn config_keys(obj: &Value, field: &str, causes: &mut Vec<Cause>) {
     const KEY_RULE: &str = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
     let Some(map) = obj.get(field).and_then(Value::as_object) else {
         return;
