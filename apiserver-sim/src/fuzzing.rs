@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-pub use crate::api::patch::{PatchKind, apply as apply_patch};
+pub use crate::api::patch::PatchKind;
 pub use crate::machinery::selector::{FieldSelector, LabelSelector};
 
 /// Resources whose field selectors the checks exercise: (group, plural).
@@ -105,6 +105,20 @@ pub fn check_field_selector(input: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A patch applied to `base`: with `builtin`, as to a Pod (its fields' patch strategies and
+/// merge keys), else as to a custom resource (no strategies: lists are replaced).
+pub fn apply_patch(
+    kind: PatchKind,
+    base: &Value,
+    patch: &Value,
+    builtin: bool,
+) -> Result<Value, crate::ApiError> {
+    let shape = builtin
+        .then(|| crate::kinds::patch_strategies::root("", "v1", "Pod"))
+        .flatten();
+    crate::api::patch::apply(kind, base, patch, shape)
 }
 
 /// Every patch format applied to `base`: never a panic; a success is a JSON document that

@@ -213,7 +213,12 @@
 //! fields of built-ins are not detected and `fieldValidation=Warn` sends no `Warning`
 //! header. OpenAPI v3 documents carry the component schemas of custom resources (from their
 //! CRDs, with the meta types they refer to) and, with the `explain` feature, of built-in kinds
-//! (from their k8s-openapi types); without it `kubectl explain` finds no built-in kind.
+//! (from their k8s-openapi types, with the patch strategies and merge keys below); without it
+//! `kubectl explain` finds no built-in kind. A strategic merge patch merges each field of a
+//! built-in kind by the `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key`
+//! upstream's OpenAPI documents give it (`openapi/patch-strategies.json`, extracted from
+//! Kubernetes 1.36's; a kind served in a version that release lacks takes its other
+//! version's).
 //! `/openapi/v2` is made from the v3 documents, in JSON only. Webhooks: the `/scale` subresource, a pod's `binding`
 //! and `eviction`, and CONNECT requests (exec, attach, port-forward, proxy) call no admission
 //! webhook, `matchConditions` are not
@@ -247,7 +252,7 @@
 //! | path | what it holds |
 //! |---|---|
 //! | `machinery/` | what every layer speaks (after `k8s.io/apimachinery`): what a served type is (`resource_info`) and the typed check of built-in objects (`typed`), object metadata (`meta`), `Status` errors (`status`), list, watch and write options (`query`), label and field selectors (`selector`; the label selector grammar: `label_parser`), the rules of names and labels (`name_rules`), errors and values in Go's words (`go_json`, `go_base64`, `go_fmt`) |
-//! | `kinds/` | the registry of served kinds: the built-in kinds from their k8s-openapi types (`builtin_types`) and what the types do not carry (`builtin_traits`), assembled in `builtins`; the defaults of built-in objects and the status new ones start with (`defaults`); events.k8s.io events as core events (`event_conversion`), autoscaling v1 as v2 (`hpa_conversion`); CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`) |
+//! | `kinds/` | the registry of served kinds: the built-in kinds from their k8s-openapi types (`builtin_types`) and what the types do not carry (`builtin_traits`), assembled in `builtins`; the defaults of built-in objects and the status new ones start with (`defaults`); events.k8s.io events as core events (`event_conversion`), autoscaling v1 as v2 (`hpa_conversion`); CustomResourceDefinitions: validation, defaults, served type, Established status (`crd`), structural-schema validation, defaults and pruning of custom resources (`schema`), printer columns per kind and of CRDs, with a JSONPath evaluator (`printers/`); how each field merges in a strategic merge patch (`patch_strategies`, from `openapi/patch-strategies.json`) |
 //! | `api/` | request and response formats: the parsed request path (`route`), `Accept` negotiation (`accept`), JSON or protobuf responses and their media types (`format`), full, metadata-only or Table responses (`repr`, `table`; list items without type meta: `list_items`), the watch event lines (`watch_line`), Kubernetes protobuf from the descriptors (`protobuf/`: `descriptors`, `conventions`, `to_json`, `from_json`, `time`, `envelope`), YAML bodies (`yaml11/`), JSON, merge and strategic merge patch (`patch`, `strategic_merge`), server-side apply and field ownership (`apply/`: field paths, sets and their `FieldsV1` encoding, merge rules of built-ins (`merge_rules`) and CRDs (`schema`), merging, `managedFields` entries, ownership updates, conflicts) |
 //! | `faults/` | fault injection: fail-next and seeded random failure rules (`fail_rules`), the server-wide faults (`server_faults`: drop watches, compact, restart, send bookmarks), chaos mode (`chaos/`: `config`, `profile`, `schedule`, live `state`, `stats`, and the timeline `runner`) |
 //! | `counts.rs`, `error.rs` | requests received per verb and resource; the crate's [`Error`] |

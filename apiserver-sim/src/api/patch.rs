@@ -8,6 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::api::strategic_merge::strategic_merge;
+use crate::kinds::patch_strategies::Shape;
 use crate::machinery::status::{ApiError, ApiResult};
 
 /// The patch formats, by `Content-Type`.
@@ -36,8 +37,14 @@ impl PatchKind {
     }
 }
 
-/// Applies a patch document to `base`.
-pub fn apply(kind: PatchKind, base: &Value, patch: &Value, builtin: bool) -> ApiResult<Value> {
+/// Applies a patch document to `base`, an object of schema `shape` (the strategic merge's
+/// patch strategies and merge keys; `None` for custom resources).
+pub fn apply(
+    kind: PatchKind,
+    base: &Value,
+    patch: &Value,
+    shape: Option<Shape>,
+) -> ApiResult<Value> {
     match kind {
         PatchKind::Json => json_patch(base, patch),
         PatchKind::Merge => {
@@ -54,8 +61,7 @@ pub fn apply(kind: PatchKind, base: &Value, patch: &Value, builtin: bool) -> Api
             }
             let mut out = base.clone();
             // Upstream answers a directive it refuses with a bare 500.
-            strategic_merge(&mut out, patch, builtin || kind == PatchKind::Apply)
-                .map_err(|why| ApiError::new(500, "", why))?;
+            strategic_merge(&mut out, patch, shape).map_err(|why| ApiError::new(500, "", why))?;
             Ok(out)
         }
     }

@@ -1,5 +1,8 @@
-//! Strategic merge patch of the built-in types, as upstream's `strategicpatch` merges: lists
-//! of objects merged by their merge key (`name` for containers, …), the `$patch` directives
+//! Strategic merge patch of the built-in types, as upstream's `strategicpatch` merges: each
+//! field by its patch strategy in the kind's schema (`kinds/patch_strategies.rs`): lists of
+//! objects merged by their merge key (`name` for containers, `port` for a Service's ports,
+//! …), lists of scalars with the `merge` strategy merged as sets (`finalizers`), objects with
+//! the `replace` strategy replaced, every other list replaced; the `$patch` directives
 //! (`replace`, `delete`; anything else is refused as upstream refuses it), `$retainKeys`,
 //! `$deleteFromPrimitiveList/…`, and the order of merged lists: the patch's items in the
 //! patch's order (or `$setElementOrder/…`'s), the server's other items in their order, the
@@ -7,28 +10,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::kinds::patch_strategies::Shape;
 use crate::machinery::go_fmt::go_format;
-
-/// The merge key of a list field of the built-in types, by field name.
-fn merge_key(field: &str) -> Option<&'static str> {
-    Some(match field {
-        "containers"
-        | "initContainers"
-        | "ephemeralContainers"
-        | "env"
-        | "volumes"
-        | "imagePullSecrets"
-        | "secrets" => "name",
-        "volumeMounts" => "mountPath",
-        "volumeDevices" => "devicePath",
-        "ports" => "containerPort",
-        "ownerReferences" => "uid",
-        "conditions" => "type",
-        "hostAliases" => "ip",
-        "tolerations" => "key",
-        _ => return None,
-    })
-}
 
 const SET_ELEMENT_ORDER: &str = "$setElementOrder/";
 
@@ -60,9 +43,14 @@ fn bad_directive(directive: &Value, holder: &Value) -> String {
     )
 }
 
-/// Strategic merge of `patch` into `target`; `known_keys` enables the built-in merge keys.
-/// The error is upstream's message for a directive it refuses.
-pub fn strategic_merge(target: &mut Value, patch: &Value, known_keys: bool) -> Result<(), String> {
+/// Strategic merge of `patch` into `target`, an object of schema `shape` (`None`: no field
+/// has a strategy, every list is replaced). The error is upstream's message for a directive
+/// it refuses.
+pub fn strategic_merge(
+    target: &mut Value,
+    patch: &Value,
+    shape: Option<Shape>,
+) -> Result<(), String> {
     let Value::Object(p) = patch else {
         *target = stripped(patch);
         return Ok(());
@@ -98,12 +86,12 @@ pub fn strategic_merge(target: &mut Value, patch: &Value, known_keys: bool) -> R
         }
         if let Some(list_field) = k.strip_prefix(SET_ELEMENT_ORDER) {
             // An order for a list the patch does not otherwise touch: reorder it.
+            let (field, items) = field_of(shape, list_field);
             if !p.contains_key(list_field)
-                && let (Some(mk), Some(Value::Array(order))) =
-                    (merge_key(list_field).filter(|_| known_keys), Some(v))
+                && let (Some(mk), Value::Array(order)) = (field.and_then(|f| f.merge_key()), v)
                 && let Some(cur) = t.get_mut(list_field)
             {
-                merge_list(cur, &[], Some(order), mk, known_keys)?;
+                merge_list(cur, &[], Some(order), mk, items)?;
             }
             continue;
         }
@@ -114,30 +102,24 @@ pub fn strategic_merge(target: &mut Value, patch: &Value, known_keys: bool) -> R
             t.remove(k);
             continue;
         }
-        let key = if known_keys { merge_key(k) } else { None };
-        match (v, key, k.as_str()) {
-            (Value::Array(items), Some(mk), _) => {
-                let order = p
-                    .get(&format!("{SET_ELEMENT_ORDER}{k}"))
-                    .and_then(Value::as_array);
+        let (field, inner) = field_of(shape, k);
+        let merges = field.is_some_and(|f| f.merges());
+        match v {
+            Value::Array(items) if merges => {
                 let cur = t.entry(k.clone()).or_insert(Value::Array(Vec::new()));
-                merge_list(cur, items, order, mk, known_keys)?;
-            }
-            (Value::Array(items), None, "finalizers") if known_keys => {
-                let cur = t.entry(k.clone()).or_insert(Value::Array(Vec::new()));
-                if let Value::Array(c) = cur {
-                    for it in items {
-                        if !c.contains(it) {
-                            c.push(it.clone());
-                        }
+                match field.and_then(|f| f.merge_key()) {
+                    Some(mk) => {
+                        let order = p
+                            .get(&format!("{SET_ELEMENT_ORDER}{k}"))
+                            .and_then(Value::as_array);
+                        merge_list(cur, items, order, mk, inner)?;
                     }
-                } else {
-                    *cur = Value::Array(items.clone());
+                    None => merge_scalars(cur, items),
                 }
             }
-            (Value::Object(_), _, _) => {
+            Value::Object(_) if !field.is_some_and(|f| f.replaces()) => {
                 let cur = t.entry(k.clone()).or_insert(Value::Null);
-                strategic_merge(cur, v, known_keys)?;
+                strategic_merge(cur, v, inner)?;
                 if cur.is_null() {
                     t.remove(k);
                 }
@@ -150,6 +132,31 @@ pub fn strategic_merge(target: &mut Value, patch: &Value, known_keys: bool) -> R
     Ok(())
 }
 
+/// The field `name` of an object of schema `shape`, and the schema of its value (of its
+/// items, for a list).
+fn field_of(
+    shape: Option<Shape>,
+    name: &str,
+) -> (
+    Option<&'static crate::kinds::patch_strategies::Field>,
+    Option<Shape>,
+) {
+    shape.map_or((None, None), |s| s.field(name))
+}
+
+/// A list of scalars with the `merge` strategy: the patch's values the list lacks are added.
+fn merge_scalars(cur: &mut Value, items: &[Value]) {
+    if let Value::Array(c) = cur {
+        for it in items {
+            if !c.contains(it) {
+                c.push(it.clone());
+            }
+        }
+    } else {
+        *cur = Value::Array(items.to_vec());
+    }
+}
+
 /// Merges the patch's `items` into the list `cur` by the merge key `mk`, then orders the
 /// result as upstream does; `order` is the patch's `$setElementOrder` for this list.
 fn merge_list(
@@ -157,7 +164,7 @@ fn merge_list(
     items: &[Value],
     order: Option<&Vec<Value>>,
     mk: &str,
-    known_keys: bool,
+    item_shape: Option<Shape>,
 ) -> Result<(), String> {
     if !cur.is_array() {
         *cur = Value::Array(Vec::new());
@@ -194,7 +201,7 @@ fn merge_list(
             continue;
         };
         match list.iter().position(|e| e.get(mk) == Some(kv)) {
-            Some(i) => strategic_merge(&mut list[i], item, known_keys)?,
+            Some(i) => strategic_merge(&mut list[i], item, item_shape)?,
             None => list.push(stripped(item)),
         }
     }
@@ -245,7 +252,16 @@ fn ordered(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::patch_strategies::root;
     use serde_json::json;
+
+    fn pod() -> Option<Shape> {
+        root("", "v1", "Pod")
+    }
+
+    fn pod_spec() -> Option<Shape> {
+        pod().and_then(|s| s.field("spec").1)
+    }
 
     fn names(v: &Value) -> Vec<&str> {
         v.as_array()
@@ -263,7 +279,7 @@ mod tests {
         let p = json!({"spec": {"containers": [{"name": "b", "image": "z"}, {"name": "a", "$patch": "delete"}],
                                 "$setElementOrder/containers": [{"name": "b"}], "args": ["2"]},
                        "metadata": {"finalizers": ["f2"]}});
-        strategic_merge(&mut t, &p, true).expect("merges");
+        strategic_merge(&mut t, &p, pod()).expect("merges");
         assert_eq!(
             t,
             json!({"spec": {"containers": [{"name": "b", "image": "z"}], "args": ["2"]},
@@ -275,21 +291,22 @@ mod tests {
     fn orders_merged_lists_as_upstream() {
         // A new item comes before the server's.
         let mut t = json!({"containers": [{"name": "a"}, {"name": "b"}]});
-        strategic_merge(&mut t, &json!({"containers": [{"name": "n"}]}), true).expect("merges");
+        strategic_merge(&mut t, &json!({"containers": [{"name": "n"}]}), pod_spec())
+            .expect("merges");
         assert_eq!(names(&t["containers"]), ["n", "a", "b"]);
         // A patched server item keeps its place among the server's.
         let mut t = json!({"containers": [{"name": "a"}, {"name": "b"}]});
         strategic_merge(
             &mut t,
             &json!({"containers": [{"name": "b", "image": "i"}]}),
-            true,
+            pod_spec(),
         )
         .expect("merges");
         assert_eq!(names(&t["containers"]), ["a", "b"]);
         // $setElementOrder decides the patch's order, also with no items to merge.
         let mut t = json!({"containers": [{"name": "a"}, {"name": "b"}]});
         let p = json!({"$setElementOrder/containers": [{"name": "b"}, {"name": "a"}]});
-        strategic_merge(&mut t, &p, true).expect("merges");
+        strategic_merge(&mut t, &p, pod_spec()).expect("merges");
         assert_eq!(names(&t["containers"]), ["b", "a"]);
     }
 
@@ -298,13 +315,62 @@ mod tests {
         let mut t = json!({"containers": [{"name": "a"}]});
         let p = json!({"containers": [{"name": "a", "$patch": "explode"}]});
         assert_eq!(
-            strategic_merge(&mut t, &p, true).err().as_deref(),
+            strategic_merge(&mut t, &p, pod_spec()).err().as_deref(),
             Some("unknown patch type: explode in map: map[$patch:explode name:a]")
         );
         let p = json!({"spec": {"$patch": 1, "x": [true, null, 1000000, 0.5]}});
         assert_eq!(
-            strategic_merge(&mut t, &p, true).err().as_deref(),
+            strategic_merge(&mut t, &p, pod_spec()).err().as_deref(),
             Some("unknown patch type: 1 in map: map[$patch:1 x:[true <nil> 1e+06 0.5]]")
         );
+    }
+
+    #[test]
+    fn each_list_merges_by_its_own_schemas_key() {
+        // A Service's ports by `port` (a container's by `containerPort`).
+        let mut t = json!({"spec": {"ports": [{"name": "a", "port": 80, "targetPort": 8080},
+                                              {"name": "b", "port": 81}]}});
+        let p = json!({"spec": {"ports": [{"port": 80, "targetPort": 9090}]}});
+        strategic_merge(&mut t, &p, root("", "v1", "Service")).expect("merges");
+        assert_eq!(
+            t["spec"]["ports"],
+            json!([{"name": "a", "port": 80, "targetPort": 9090}, {"name": "b", "port": 81}])
+        );
+        // A webhook configuration's webhooks by `name`: one field changed, the rest kept.
+        let hook = json!({"name": "a.example.com", "failurePolicy": "Ignore", "sideEffects": "None",
+                          "admissionReviewVersions": ["v1"], "clientConfig": {"url": "https://x"}});
+        let mut t = json!({"webhooks": [hook]});
+        let p = json!({"$setElementOrder/webhooks": [{"name": "a.example.com"}],
+                       "webhooks": [{"name": "a.example.com", "failurePolicy": "Fail"}]});
+        let vwc = root(
+            "admissionregistration.k8s.io",
+            "v1",
+            "ValidatingWebhookConfiguration",
+        );
+        strategic_merge(&mut t, &p, vwc).expect("merges");
+        let mut expected = hook.clone();
+        expected["failurePolicy"] = json!("Fail");
+        assert_eq!(t["webhooks"], json!([expected]));
+    }
+
+    #[test]
+    fn lists_and_objects_without_a_merge_strategy_are_replaced() {
+        // Tolerations have no merge key: the patch's list replaces the object's.
+        let mut t = json!({"tolerations": [{"key": "a", "operator": "Exists"}, {"key": "b"}]});
+        let p = json!({"tolerations": [{"key": "a", "effect": "NoSchedule"}]});
+        strategic_merge(&mut t, &p, pod_spec()).expect("merges");
+        assert_eq!(
+            t["tolerations"],
+            json!([{"key": "a", "effect": "NoSchedule"}])
+        );
+        // A PodDisruptionBudget's selector has the `replace` strategy.
+        let mut t = json!({"spec": {"selector": {"matchLabels": {"a": "1"}}}});
+        let p = json!({"spec": {"selector": {"matchExpressions": []}}});
+        strategic_merge(&mut t, &p, root("policy", "v1", "PodDisruptionBudget")).expect("merges");
+        assert_eq!(t["spec"]["selector"], json!({"matchExpressions": []}));
+        // Without a schema (custom resources), lists are replaced too.
+        let mut t = json!({"containers": [{"name": "a"}]});
+        strategic_merge(&mut t, &json!({"containers": [{"name": "b"}]}), None).expect("merges");
+        assert_eq!(t["containers"], json!([{"name": "b"}]));
     }
 }

@@ -5,13 +5,14 @@
 //! `kubectl explain` looks kinds up by; and its list kind. And the schemas of the built-in
 //! kinds, from their types (`kinds/builtin_schemas.rs`), marked the same way.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 
 use crate::kinds::builtin_types::typed_kinds;
+use crate::kinds::patch_strategies::{self, Shape};
 use crate::machinery::resource_info::ResourceInfo;
 
 /// The schema name of `kind` in `group`/`version`: the group's labels reversed, then the
@@ -99,6 +100,58 @@ pub(super) fn custom_resource_schemas(info: &ResourceInfo, version: &str) -> Vec
     schemas
 }
 
+/// The schema name a field's value, items or map values refer to.
+fn referred(field: &Value) -> Option<&str> {
+    fn reference(v: &Value) -> Option<&str> {
+        v.get("$ref")
+            .or_else(|| v.pointer("/allOf/0/$ref"))
+            .and_then(Value::as_str)
+    }
+    reference(field)
+        .or_else(|| field.get("items").and_then(reference))
+        .or_else(|| field.get("additionalProperties").and_then(reference))
+        .and_then(|r| r.strip_prefix("#/components/schemas/"))
+}
+
+/// Marks the fields of schema `name` (and of the schemas it refers to) with the patch
+/// extensions upstream's documents give them (`x-kubernetes-patch-strategy`,
+/// `x-kubernetes-patch-merge-key`), from `shape`, the strategic merge's view of the same
+/// type: the extensions a client reads are the ones the server merges by.
+fn add_patch_extensions(
+    schemas: &mut Map<String, Value>,
+    name: &str,
+    shape: Shape,
+    seen: &mut HashSet<String>,
+) {
+    if !seen.insert(name.to_string()) {
+        return;
+    }
+    let Some(Value::Object(fields)) = schemas.get_mut(name).and_then(|s| s.get_mut("properties"))
+    else {
+        return;
+    };
+    let mut inner_schemas = Vec::new();
+    for (field_name, field) in fields.iter_mut() {
+        let (strategy, inner) = shape.field(field_name);
+        if let (Some(strategy), Value::Object(field)) = (strategy, &mut *field) {
+            for (k, v) in strategy.extensions() {
+                field.insert(k.into(), json!(v));
+            }
+        }
+        // The walk goes to the values of a map directly.
+        let inner = match inner {
+            Some(Shape::MapOf(values)) => Some(Shape::Object(values)),
+            other => other,
+        };
+        if let (Some(inner), Some(target)) = (inner, referred(field)) {
+            inner_schemas.push((target.to_string(), inner));
+        }
+    }
+    for (target, inner) in inner_schemas {
+        add_patch_extensions(schemas, &target, inner, seen);
+    }
+}
+
 /// The built-in kinds' component schemas of one group version, and a hash of them for the
 /// documents' `serverRelativeURL`s.
 #[derive(Debug, Default)]
@@ -130,6 +183,9 @@ fn all() -> &'static HashMap<(String, String), BuiltinSchemas> {
                     "x-kubernetes-group-version-kind".into(),
                     json!([{"group": row.group, "version": row.version, "kind": row.kind}]),
                 );
+            }
+            if let Some(shape) = patch_strategies::root(row.group, row.version, row.kind) {
+                add_patch_extensions(schemas, &name, shape, &mut HashSet::new());
             }
         }
         for built_in in all.values_mut() {
@@ -193,5 +249,35 @@ mod tests {
         let core = &builtin_schemas("", "v1").expect("core/v1 schemas").schemas;
         assert!(core.contains_key("io.k8s.api.core.v1.Pod"));
         assert!(builtin_schemas("apps", "v1beta1").is_none());
+    }
+
+    #[cfg(feature = "explain")]
+    #[test]
+    fn built_in_schemas_carry_the_patch_strategies_the_server_merges_by() {
+        let schemas = |g: &str, v: &str| &builtin_schemas(g, v).expect("schemas").schemas;
+        let field = |s: &'static Map<String, Value>, name: &str, field: &str| {
+            s[name]["properties"][field].clone()
+        };
+        let pod_spec = field(
+            schemas("", "v1"),
+            "io.k8s.api.core.v1.PodSpec",
+            "containers",
+        );
+        assert_eq!(pod_spec["x-kubernetes-patch-merge-key"], "name");
+        assert_eq!(pod_spec["x-kubernetes-patch-strategy"], "merge");
+        let ports = field(schemas("", "v1"), "io.k8s.api.core.v1.ServiceSpec", "ports");
+        assert_eq!(ports["x-kubernetes-patch-merge-key"], "port");
+        let webhooks = field(
+            schemas("admissionregistration.k8s.io", "v1"),
+            "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+            "webhooks",
+        );
+        assert_eq!(webhooks["x-kubernetes-patch-merge-key"], "name");
+        let tolerations = field(
+            schemas("", "v1"),
+            "io.k8s.api.core.v1.PodSpec",
+            "tolerations",
+        );
+        assert!(tolerations.get("x-kubernetes-patch-merge-key").is_none());
     }
 }

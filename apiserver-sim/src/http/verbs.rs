@@ -233,8 +233,12 @@ fn patch(
             st.get(&req.info.key(), &okey(req))
         }
         .ok_or_else(|| ApiError::not_found(&req.info, name))?;
-        let scale =
-            crate::api::patch::apply(kind, &scale_of(&req.info, &current), &patch_doc, true)?;
+        let scale = crate::api::patch::apply(
+            kind,
+            &scale_of(&req.info, &current),
+            &patch_doc,
+            crate::kinds::patch_strategies::root("autoscaling", "v1", "Scale"),
+        )?;
         return write_scale(shared, req, scale, &wo);
     }
     let part = req.sub.part();

@@ -12,6 +12,8 @@
 //! - [`crd`]: CustomResourceDefinitions: validation and defaults of the CRD object, the
 //!   type a CRD serves, its Established status;
 //! - [`schema`]: structural-schema validation, defaults and pruning of custom resources;
+//! - [`patch_strategies`]: how the fields of built-in kinds merge in a strategic merge patch
+//!   (patch strategies and merge keys, from upstream's OpenAPI documents);
 //! - [`printers`]: printer columns, the `Table` columns and cells of each kind;
 //! - [`webhook_configuration`]: defaults and validation of the admission webhook
 //!   configurations.
@@ -31,6 +33,7 @@ pub(crate) mod crd;
 pub(crate) mod defaults;
 pub(crate) mod event_conversion;
 pub(crate) mod hpa_conversion;
+pub(crate) mod patch_strategies;
 pub(crate) mod printers;
 pub(crate) mod schema;
 pub(crate) mod webhook_configuration;

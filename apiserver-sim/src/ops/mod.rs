@@ -24,6 +24,7 @@ pub(crate) use update::graceless;
 pub use update::{Part, update};
 
 use crate::api::patch::PatchKind;
+use crate::kinds::patch_strategies;
 use crate::machinery::meta;
 use crate::machinery::resource_info::ResourceInfo;
 use crate::machinery::status::{ApiError, ApiResult};
@@ -74,7 +75,11 @@ pub fn patched(
             Value::String(info.api_version(version)),
         );
     }
-    let mut merged = crate::api::patch::apply(kind, &base, patch, info.builtin)?;
+    let shape = info
+        .builtin
+        .then(|| patch_strategies::root(&info.group, version, &info.kind))
+        .flatten();
+    let mut merged = crate::api::patch::apply(kind, &base, patch, shape)?;
     if meta::resource_version(&merged).is_empty() {
         meta::set_str(&mut merged, "resourceVersion", meta::resource_version(old));
     }

@@ -22,6 +22,7 @@ mod kubectl_apply;
 mod kubectl_auth;
 mod kubectl_explain;
 mod kubectl_playground;
+mod kubectl_strategic_merge;
 mod kubectl_tables;
 mod kubectl_workloads;
 mod list_watch;
