@@ -5,16 +5,13 @@
 
 use serde_json::{Value, json};
 
+use super::column::Cell::{Age, Len, Name, Of, Str};
 use super::column::{AGE, Column, KindPrinter, NAME, Row, col};
-use super::format::{arr, int, len, list_with_more, s, selector};
+use super::format::{arr, int, list_with_more, name, s, selector};
 use super::time::age;
 
 const ADMISSION: &str = "admissionregistration.k8s.io";
 const FLOW: &str = "flowcontrol.apiserver.k8s.io";
-
-fn name(o: &Value) -> Value {
-    json!(s(o, "/metadata/name"))
-}
 
 const WEBHOOK_COLUMNS: &[Column] = &[
     NAME,
@@ -25,6 +22,13 @@ const WEBHOOK_COLUMNS: &[Column] = &[
     ),
     AGE,
 ];
+
+/// A policy's parameter kind.
+const PARAM_KIND: Column = col(
+    "ParamKind",
+    "string",
+    "ParamKind specifies the kind of resources used to parameterize this policy",
+);
 
 const BINDING_COLUMNS: &[Column] = &[
     NAME,
@@ -65,12 +69,21 @@ fn param_ref(o: &Value) -> String {
 }
 
 fn binding(o: &Value, now: jiff::Timestamp) -> Row {
-    Row::of(vec![
-        name(o),
-        json!(s(o, "/spec/policyName")),
-        json!(param_ref(o)),
-        json!(age(o, now)),
-    ])
+    let param_ref = Of(|o| json!(param_ref(o)));
+    Row::cells(o, now, &[Name, Str("/spec/policyName"), param_ref, Age])
+}
+
+fn webhook_configuration(o: &Value, now: jiff::Timestamp) -> Row {
+    Row::cells(o, now, &[Name, Len("/webhooks"), Age])
+}
+
+/// A policy's row: its name, the number of entries of `list`, its parameter kind, its age.
+fn policy(o: &Value, now: jiff::Timestamp, list: &'static str) -> Row {
+    Row::cells(
+        o,
+        now,
+        &[Name, Len(list), Of(|o| json!(param_kind(o))), Age],
+    )
 }
 
 /// `<none>` or the integer at a pointer (cells of mixed type, as upstream).
@@ -86,25 +99,13 @@ pub(super) const KINDS: &[KindPrinter] = &[
         group: ADMISSION,
         kind: "MutatingWebhookConfiguration",
         columns: WEBHOOK_COLUMNS,
-        row: |o, now| {
-            Row::of(vec![
-                name(o),
-                json!(len(o, "/webhooks")),
-                json!(age(o, now)),
-            ])
-        },
+        row: webhook_configuration,
     },
     KindPrinter {
         group: ADMISSION,
         kind: "ValidatingWebhookConfiguration",
         columns: WEBHOOK_COLUMNS,
-        row: |o, now| {
-            Row::of(vec![
-                name(o),
-                json!(len(o, "/webhooks")),
-                json!(age(o, now)),
-            ])
-        },
+        row: webhook_configuration,
     },
     KindPrinter {
         group: ADMISSION,
@@ -116,21 +117,10 @@ pub(super) const KINDS: &[KindPrinter] = &[
                 "integer",
                 "Validations indicates the number of validation rules defined in this configuration",
             ),
-            col(
-                "ParamKind",
-                "string",
-                "ParamKind specifies the kind of resources used to parameterize this policy",
-            ),
+            PARAM_KIND,
             AGE,
         ],
-        row: |o, now| {
-            Row::of(vec![
-                name(o),
-                json!(len(o, "/spec/validations")),
-                json!(param_kind(o)),
-                json!(age(o, now)),
-            ])
-        },
+        row: |o, now| policy(o, now, "/spec/validations"),
     },
     KindPrinter {
         group: ADMISSION,
@@ -148,21 +138,10 @@ pub(super) const KINDS: &[KindPrinter] = &[
                 "integer",
                 "Mutation indicates the number of mutations rules defined in this configuration",
             ),
-            col(
-                "ParamKind",
-                "string",
-                "ParamKind specifies the kind of resources used to parameterize this policy",
-            ),
+            PARAM_KIND,
             AGE,
         ],
-        row: |o, now| {
-            Row::of(vec![
-                name(o),
-                json!(len(o, "/spec/mutations")),
-                json!(param_kind(o)),
-                json!(age(o, now)),
-            ])
-        },
+        row: |o, now| policy(o, now, "/spec/mutations"),
     },
     KindPrinter {
         group: ADMISSION,

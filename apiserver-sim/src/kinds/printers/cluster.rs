@@ -5,13 +5,10 @@
 
 use serde_json::{Value, json};
 
+use super::column::Cell::{Age, Int, Name, Of, Str};
 use super::column::{AGE, Column, KindPrinter, NAME, Row, col, wide};
-use super::format::{arr, has, int, int_or_string, s};
+use super::format::{arr, has, int_or_string, name, s};
 use super::time::{self, age};
-
-fn name(o: &Value) -> Value {
-    json!(s(o, "/metadata/name"))
-}
 
 const RBAC: &str = "rbac.authorization.k8s.io";
 const RESOURCE: &str = "resource.k8s.io";
@@ -39,13 +36,10 @@ fn role_binding(o: &Value, now: jiff::Timestamp) -> Row {
             _ => {}
         }
     }
+    let role = format!("{}/{}", s(o, "/roleRef/kind"), s(o, "/roleRef/name"));
     Row::of(vec![
         name(o),
-        json!(format!(
-            "{}/{}",
-            s(o, "/roleRef/kind"),
-            s(o, "/roleRef/name")
-        )),
+        json!(role),
         json!(age(o, now)),
         json!(users.join(", ")),
         json!(groups.join(", ")),
@@ -109,8 +103,21 @@ fn api_service_available(o: &Value) -> String {
     }
 }
 
+/// An int-or-string at a JSON pointer, `N/A` when absent.
+fn or_na(o: &Value, ptr: &str) -> Value {
+    json!(int_or_string(o.pointer(ptr)).unwrap_or_else(|| "N/A".into()))
+}
+
 fn name_age(o: &Value, now: jiff::Timestamp) -> Row {
-    Row::of(vec![name(o), json!(age(o, now))])
+    Row::cells(o, now, &[Name, Age])
+}
+
+/// A signer name, `<none>` when empty.
+fn signer(o: &Value) -> Value {
+    json!(match s(o, "/spec/signerName") {
+        "" => "<none>",
+        n => n,
+    })
 }
 
 /// Printers of cluster-wide and scheduling-related kinds.
@@ -123,13 +130,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             col("Holder", "string", "The identity of the lease holder."),
             AGE,
         ],
-        row: |o, now| {
-            Row::of(vec![
-                name(o),
-                json!(s(o, "/spec/holderIdentity")),
-                json!(age(o, now)),
-            ])
-        },
+        row: |o, now| Row::cells(o, now, &[Name, Str("/spec/holderIdentity"), Age]),
     },
     KindPrinter {
         group: "coordination.k8s.io",
@@ -150,13 +151,14 @@ pub(super) const KINDS: &[KindPrinter] = &[
             AGE,
         ],
         row: |o, now| {
-            Row::of(vec![
-                name(o),
-                json!(s(o, "/spec/leaseName")),
-                json!(s(o, "/spec/binaryVersion")),
-                json!(s(o, "/spec/emulationVersion")),
-                json!(age(o, now)),
-            ])
+            let cells = [
+                Name,
+                Str("/spec/leaseName"),
+                Str("/spec/binaryVersion"),
+                Str("/spec/emulationVersion"),
+                Age,
+            ];
+            Row::cells(o, now, &cells)
         },
     },
     KindPrinter {
@@ -178,17 +180,9 @@ pub(super) const KINDS: &[KindPrinter] = &[
             ),
         ],
         row: |o, now| {
-            Row::of(vec![
-                name(o),
-                json!(int(o, "/value")),
-                json!(
-                    o.get("globalDefault")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                ),
-                json!(age(o, now)),
-                json!(s(o, "/preemptionPolicy")),
-            ])
+            let default = Of(|o| json!(o["globalDefault"].as_bool().unwrap_or(false)));
+            let cells = [Name, Int("/value"), default, Age, Str("/preemptionPolicy")];
+            Row::cells(o, now, &cells)
         },
     },
     KindPrinter {
@@ -199,7 +193,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             col("Handler", "string", "The container runtime handler."),
             AGE,
         ],
-        row: |o, now| Row::of(vec![name(o), json!(s(o, "/handler")), json!(age(o, now))]),
+        row: |o, now| Row::cells(o, now, &[Name, Str("/handler"), Age]),
     },
     KindPrinter {
         group: "policy",
@@ -224,14 +218,13 @@ pub(super) const KINDS: &[KindPrinter] = &[
             AGE,
         ],
         row: |o, now| {
-            let or_na = |p: &str| int_or_string(o.pointer(p)).unwrap_or_else(|| "N/A".into());
-            Row::of(vec![
-                name(o),
-                json!(or_na("/spec/minAvailable")),
-                json!(or_na("/spec/maxUnavailable")),
-                json!(int(o, "/status/disruptionsAllowed")),
-                json!(age(o, now)),
-            ])
+            let min = Of(|o| or_na(o, "/spec/minAvailable"));
+            let max = Of(|o| or_na(o, "/spec/maxUnavailable"));
+            Row::cells(
+                o,
+                now,
+                &[Name, min, max, Int("/status/disruptionsAllowed"), Age],
+            )
         },
     },
     KindPrinter {
@@ -276,10 +269,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             Row::of(vec![
                 name(o),
                 json!(age(o, now)),
-                json!(match s(o, "/spec/signerName") {
-                    "" => "<none>",
-                    n => n,
-                }),
+                signer(o),
                 json!(s(o, "/spec/username")),
                 json!(duration),
                 json!(csr_status(o)),
@@ -293,15 +283,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             NAME,
             col("SignerName", "string", "The signer of the bundle."),
         ],
-        row: |o, _| {
-            Row::of(vec![
-                name(o),
-                json!(match s(o, "/spec/signerName") {
-                    "" => "<none>",
-                    n => n,
-                }),
-            ])
-        },
+        row: |o, now| Row::cells(o, now, &[Name, Of(signer)]),
     },
     KindPrinter {
         group: RESOURCE,
@@ -321,7 +303,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             ),
             AGE,
         ],
-        row: |o, now| Row::of(vec![name(o), json!(claim_state(o)), json!(age(o, now))]),
+        row: |o, now| Row::cells(o, now, &[Name, Of(|o| json!(claim_state(o))), Age]),
     },
     KindPrinter {
         group: RESOURCE,
@@ -340,13 +322,14 @@ pub(super) const KINDS: &[KindPrinter] = &[
             AGE,
         ],
         row: |o, now| {
-            Row::of(vec![
-                name(o),
-                json!(s(o, "/spec/nodeName")),
-                json!(s(o, "/spec/driver")),
-                json!(s(o, "/spec/pool/name")),
-                json!(age(o, now)),
-            ])
+            let cells = [
+                Name,
+                Str("/spec/nodeName"),
+                Str("/spec/driver"),
+                Str("/spec/pool/name"),
+                Age,
+            ];
+            Row::cells(o, now, &cells)
         },
     },
     KindPrinter {

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::tests::{meta, print};
+use super::tests::{expected, meta, print};
 
 #[test]
 fn cluster_kinds() {
@@ -21,15 +21,8 @@ fn cluster_kinds() {
         ["Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"]
     );
     assert_eq!(
-        cells,
-        [
-            json!("rb"),
-            json!("ClusterRole/view"),
-            json!("3h"),
-            json!("alice, bob"),
-            json!("devs"),
-            json!("ci/bot")
-        ]
+        json!(cells),
+        expected(r#"["rb", "ClusterRole/view", "3h", "alice, bob", "devs", "ci/bot"]"#)
     );
     let (_, cells) = print(
         "policy",
@@ -43,16 +36,7 @@ fn cluster_kinds() {
         "PriorityClass",
         json!({"metadata": meta("high"), "value": 1000, "globalDefault": true}),
     );
-    assert_eq!(
-        cells,
-        [
-            json!("high"),
-            json!(1000),
-            json!(true),
-            json!("3h"),
-            json!("")
-        ]
-    );
+    assert_eq!(json!(cells), expected(r#"["high", 1000, true, "3h", ""]"#));
     let (_, cells) = print(
         "certificates.k8s.io",
         "CertificateSigningRequest",
@@ -61,13 +45,10 @@ fn cluster_kinds() {
         "status": {"conditions": [{"type": "Approved"}], "certificate": "Zm9v"}}),
     );
     assert_eq!(
-        &cells[2..],
-        &[
-            json!("kubernetes.io/kubelet-serving"),
-            json!("system:node:n1"),
-            json!("24h"),
-            json!("Approved,Issued")
-        ]
+        json!(cells[2..]),
+        expected(
+            r#"["kubernetes.io/kubelet-serving", "system:node:n1", "24h", "Approved,Issued"]"#
+        )
     );
     let (_, cells) = print(
         "resource.k8s.io",
@@ -84,11 +65,8 @@ fn cluster_kinds() {
         "status": {"conditions": [{"type": "Available", "status": "False", "reason": "MissingEndpoints"}]}}),
     );
     assert_eq!(
-        &cells[1..3],
-        &[
-            json!("kube-system/metrics-server"),
-            json!("False (MissingEndpoints)")
-        ]
+        json!(cells[1..3]),
+        expected(r#"["kube-system/metrics-server", "False (MissingEndpoints)"]"#)
     );
 }
 
@@ -105,26 +83,12 @@ fn autoscalers() {
         "status": {"currentReplicas": 3, "currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 45}}}]}}),
     );
     assert_eq!(
-        cols,
-        [
-            "Name",
-            "Reference",
-            "Targets",
-            "MinPods",
-            "MaxPods",
-            "Replicas",
-            "Age"
-        ]
+        cols.join(", "),
+        "Name, Reference, Targets, MinPods, MaxPods, Replicas, Age"
     );
     assert_eq!(
-        &cells[1..6],
-        &[
-            json!("Deployment/web"),
-            json!("cpu: 45%/80%, <unknown>/10 + 1 more..."),
-            json!("2"),
-            json!(10),
-            json!(3)
-        ]
+        json!(cells[1..6]),
+        expected(r#"["Deployment/web", "cpu: 45%/80%, <unknown>/10 + 1 more...", "2", 10, 3]"#)
     );
     let (_, v1) = print(
         "autoscaling",

@@ -1,11 +1,15 @@
 //! The building blocks of printers: [`Column`] definitions (and the columns most kinds
-//! share: `Name`, `Age`, the wide `Containers` and `Images`), [`Row`] cells, and
-//! [`KindPrinter`], a built-in kind's columns and row function.
+//! share: `Name`, `Age`, the wide `Containers` and `Images`), [`Row`] cells and the
+//! [`Cell`]s most rows are made of, and [`KindPrinter`], a built-in kind's columns and row
+//! function.
 
 use std::borrow::Cow;
 
 use jiff::Timestamp;
-use serde_json::Value;
+use serde_json::{Value, json};
+
+use super::format::{arr, containers, int, len, s};
+use super::time::age;
 
 /// Description of the `Name` column (the API documentation of `metadata.name`).
 pub const NAME_DESC: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
@@ -97,6 +101,48 @@ impl Row {
         Self {
             cells,
             conditions: Vec::new(),
+        }
+    }
+
+    /// The row of `o` at `now` made of `cells`.
+    pub fn cells(o: &Value, now: Timestamp, cells: &[Cell]) -> Self {
+        Self::of(cells.iter().map(|c| c.of(o, now)).collect())
+    }
+}
+
+/// How one cell of a row is read from its object.
+#[derive(Clone, Copy)]
+pub enum Cell {
+    /// `metadata.name`.
+    Name,
+    /// The time since `metadata.creationTimestamp`.
+    Age,
+    /// The string at a JSON pointer ("" when absent).
+    Str(&'static str),
+    /// The integer at a JSON pointer (0 when absent).
+    Int(&'static str),
+    /// The number of entries of the list or map at a JSON pointer.
+    Len(&'static str),
+    /// The names of the containers listed at a JSON pointer (`a,b`).
+    Containers(&'static str),
+    /// The images of the containers listed at a JSON pointer.
+    Images(&'static str),
+    /// Computed from the object.
+    Of(fn(&Value) -> Value),
+}
+
+impl Cell {
+    /// This cell of `o` at `now`.
+    fn of(self, o: &Value, now: Timestamp) -> Value {
+        match self {
+            Cell::Name => json!(s(o, "/metadata/name")),
+            Cell::Age => json!(age(o, now)),
+            Cell::Str(ptr) => json!(s(o, ptr)),
+            Cell::Int(ptr) => json!(int(o, ptr)),
+            Cell::Len(ptr) => json!(len(o, ptr)),
+            Cell::Containers(ptr) => json!(containers(arr(o, ptr)).0),
+            Cell::Images(ptr) => json!(containers(arr(o, ptr)).1),
+            Cell::Of(f) => f(o),
         }
     }
 }

@@ -5,13 +5,10 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::column::Cell::{Age, Containers, Images, Int, Len, Name, Of, Str};
 use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, col, wide};
-use super::format::{arr, containers, int, labels, len, replicas, s, s_or};
+use super::format::{arr, labels, len, name, replicas, s, s_or};
 use super::time::age;
-
-fn name(o: &Value) -> Value {
-    json!(s(o, "/metadata/name"))
-}
 
 /// Printers of core kinds.
 pub(super) const KINDS: &[KindPrinter] = &[
@@ -23,13 +20,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             col("Status", "string", "The status of the namespace"),
             AGE,
         ],
-        row: |o, now| {
-            Row::of(vec![
-                name(o),
-                json!(s(o, "/status/phase")),
-                json!(age(o, now)),
-            ])
-        },
+        row: |o, now| Row::cells(o, now, &[Name, Str("/status/phase"), Age]),
     },
     KindPrinter {
         group: "",
@@ -44,8 +35,8 @@ pub(super) const KINDS: &[KindPrinter] = &[
             AGE,
         ],
         row: |o, now| {
-            let n = len(o, "/data") + len(o, "/binaryData");
-            Row::of(vec![name(o), json!(n), json!(age(o, now))])
+            let data = |o: &Value| json!(len(o, "/data") + len(o, "/binaryData"));
+            Row::cells(o, now, &[Name, Of(data), Age])
         },
     },
     KindPrinter {
@@ -65,22 +56,14 @@ pub(super) const KINDS: &[KindPrinter] = &[
             ),
             AGE,
         ],
-        row: |o, now| {
-            let cells = vec![
-                name(o),
-                json!(s(o, "/type")),
-                json!(len(o, "/data")),
-                json!(age(o, now)),
-            ];
-            Row::of(cells)
-        },
+        row: |o, now| Row::cells(o, now, &[Name, Str("/type"), Len("/data"), Age]),
     },
     KindPrinter {
         group: "",
         kind: "ServiceAccount",
         // Kubernetes 1.36 prints no SECRETS column (token Secrets are no longer listed).
         columns: &[NAME, AGE],
-        row: |o, now| Row::of(vec![name(o), json!(age(o, now))]),
+        row: |o, now| Row::cells(o, now, &[Name, Age]),
     },
     KindPrinter {
         group: "",
@@ -124,15 +107,10 @@ pub(super) const KINDS: &[KindPrinter] = &[
             ),
             col("Pod Labels", "string", "The labels for the pod template."),
         ],
-        row: |o, _| {
-            let (names, images) = containers(arr(o, "/template/spec/containers"));
-            let pod_labels = labels(o.pointer("/template/metadata/labels"));
-            Row::of(vec![
-                name(o),
-                json!(names),
-                json!(images),
-                json!(pod_labels),
-            ])
+        row: |o, now| {
+            let pod_labels = |o: &Value| json!(labels(o.pointer("/template/metadata/labels")));
+            let c = "/template/spec/containers";
+            Row::cells(o, now, &[Name, Containers(c), Images(c), Of(pod_labels)])
         },
     },
     KindPrinter {
@@ -157,17 +135,19 @@ pub(super) const KINDS: &[KindPrinter] = &[
             ),
         ],
         row: |o, now| {
-            let (names, images) = containers(arr(o, "/spec/template/spec/containers"));
-            Row::of(vec![
-                name(o),
-                json!(replicas(o)),
-                json!(int(o, "/status/replicas")),
-                json!(int(o, "/status/readyReplicas")),
-                json!(age(o, now)),
-                json!(names),
-                json!(images),
-                json!(labels(o.pointer("/spec/selector"))),
-            ])
+            let c = "/spec/template/spec/containers";
+            let selector = |o: &Value| json!(labels(o.pointer("/spec/selector")));
+            let cells = [
+                Name,
+                Of(|o| json!(replicas(o))),
+                Int("/status/replicas"),
+                Int("/status/readyReplicas"),
+                Age,
+                Containers(c),
+                Images(c),
+                Of(selector),
+            ];
+            Row::cells(o, now, &cells)
         },
     },
     KindPrinter {

@@ -3,6 +3,11 @@
 
 use serde_json::Value;
 
+/// The `Name` cell: `metadata.name`.
+pub fn name(obj: &Value) -> Value {
+    Value::from(s(obj, "/metadata/name"))
+}
+
 /// The string at a JSON pointer, or "".
 pub fn s<'a>(obj: &'a Value, ptr: &str) -> &'a str {
     obj.pointer(ptr).and_then(Value::as_str).unwrap_or("")

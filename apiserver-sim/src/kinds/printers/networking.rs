@@ -4,13 +4,10 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::column::Cell::{Age, Name, Of};
 use super::column::{AGE, KindPrinter, NAME, Row, col};
-use super::format::{arr, label_selector, list_with_more, load_balancer, s};
+use super::format::{arr, label_selector, list_with_more, load_balancer, name, s};
 use super::time::age;
-
-fn name(o: &Value) -> Value {
-    json!(s(o, "/metadata/name"))
-}
 
 /// Printers of networking kinds.
 pub(super) const KINDS: &[KindPrinter] = &[
@@ -84,8 +81,8 @@ pub(super) const KINDS: &[KindPrinter] = &[
             AGE,
         ],
         row: |o, now| {
-            let sel = label_selector(o.pointer("/spec/podSelector"));
-            Row::of(vec![name(o), json!(sel), json!(age(o, now))])
+            let sel = Of(|o| json!(label_selector(o.pointer("/spec/podSelector"))));
+            Row::cells(o, now, &[Name, sel, Age])
         },
     },
     KindPrinter {
@@ -120,7 +117,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             ),
         ],
         // Upstream sends an age cell although the table has no Age column.
-        row: |o, now| Row::of(vec![name(o), json!(parent_ref(o)), json!(age(o, now))]),
+        row: |o, now| Row::cells(o, now, &[Name, Of(|o| json!(parent_ref(o))), Age]),
     },
     KindPrinter {
         group: "discovery.k8s.io",

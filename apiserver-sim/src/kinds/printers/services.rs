@@ -4,13 +4,10 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::column::Cell::{Age, Name, Of};
 use super::column::{AGE, KindPrinter, NAME, Row, col, wide};
-use super::format::{arr, int, labels, load_balancer, s, s_or};
+use super::format::{arr, int, labels, load_balancer, name, s, s_or};
 use super::time::age;
-
-fn name(o: &Value) -> Value {
-    json!(s(o, "/metadata/name"))
-}
 
 /// The Service and Endpoints printers.
 pub(super) const KINDS: &[KindPrinter] = &[
@@ -60,7 +57,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             ),
             AGE,
         ],
-        row: |o, now| Row::of(vec![name(o), json!(endpoints(o)), json!(age(o, now))]),
+        row: |o, now| Row::cells(o, now, &[Name, Of(|o| json!(endpoints(o))), Age]),
     },
 ];
 

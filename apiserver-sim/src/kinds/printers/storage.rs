@@ -5,13 +5,10 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::column::Cell::{Age, Len, Name, Str};
 use super::column::{AGE, KindPrinter, NAME, Row, col, named, wide};
-use super::format::{arr, has, len, s};
+use super::format::{arr, has, name, s};
 use super::time::age;
-
-fn name(o: &Value) -> Value {
-    json!(s(o, "/metadata/name"))
-}
 
 /// Access modes abbreviated (`RWO,ROX,RWX,RWOP`), in that order, each once.
 fn access_modes(modes: &[Value]) -> String {
@@ -184,13 +181,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             col("DriverName", "string", "The CSI driver the class is for."),
             AGE,
         ],
-        row: |o, now| {
-            Row::of(vec![
-                name(o),
-                json!(s(o, "/driverName")),
-                json!(age(o, now)),
-            ])
-        },
+        row: |o, now| Row::cells(o, now, &[Name, Str("/driverName"), Age]),
     },
     KindPrinter {
         group: "storage.k8s.io",
@@ -230,13 +221,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             ),
             AGE,
         ],
-        row: |o, now| {
-            Row::of(vec![
-                name(o),
-                json!(len(o, "/spec/drivers")),
-                json!(age(o, now)),
-            ])
-        },
+        row: |o, now| Row::cells(o, now, &[Name, Len("/spec/drivers"), Age]),
     },
     KindPrinter {
         group: "storage.k8s.io",
@@ -328,16 +313,21 @@ pub(super) const KINDS: &[KindPrinter] = &[
     },
 ];
 
+/// `Terminating` once deleted, else `status.phase`.
+fn phase(o: &Value) -> &str {
+    if has(o, "/metadata/deletionTimestamp") {
+        "Terminating"
+    } else {
+        s(o, "/status/phase")
+    }
+}
+
 fn persistent_volume(o: &Value, now: Timestamp) -> Row {
     let claim = match o.pointer("/spec/claimRef").filter(|c| !c.is_null()) {
         Some(c) => format!("{}/{}", s(c, "/namespace"), s(c, "/name")),
         None => String::new(),
     };
-    let phase = if has(o, "/metadata/deletionTimestamp") {
-        "Terminating"
-    } else {
-        s(o, "/status/phase")
-    };
+    let phase = phase(o);
     Row::of(vec![
         name(o),
         json!(quantity(o, "/spec/capacity/storage")),
@@ -354,11 +344,7 @@ fn persistent_volume(o: &Value, now: Timestamp) -> Row {
 }
 
 fn persistent_volume_claim(o: &Value, now: Timestamp) -> Row {
-    let phase = if has(o, "/metadata/deletionTimestamp") {
-        "Terminating"
-    } else {
-        s(o, "/status/phase")
-    };
+    let phase = phase(o);
     let volume = s(o, "/spec/volumeName");
     let (capacity, modes) = if volume.is_empty() {
         (String::new(), String::new())

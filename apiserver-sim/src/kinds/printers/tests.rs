@@ -24,6 +24,11 @@ pub(super) fn print(group: &str, kind: &str, obj: Value) -> (Vec<String>, Vec<Va
     (names, p.row(&obj, now()).cells)
 }
 
+/// Expected cells, written as JSON (cells are strings and numbers).
+pub(super) fn expected(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
 pub(super) fn meta(name: &str) -> Value {
     json!({"name": name, "creationTimestamp": ago(3 * 3600 + 5)})
 }
@@ -41,34 +46,14 @@ fn node() {
             "nodeInfo": {"kubeletVersion": "v1.32.0", "osImage": "Ubuntu"}}}),
     );
     assert_eq!(
-        cols,
-        [
-            "Name",
-            "Status",
-            "Roles",
-            "Age",
-            "Version",
-            "Internal-IP",
-            "External-IP",
-            "OS-Image",
-            "Kernel-Version",
-            "Container-Runtime"
-        ]
+        cols.join(", "),
+        "Name, Status, Roles, Age, Version, Internal-IP, External-IP, OS-Image, Kernel-Version, Container-Runtime"
     );
     assert_eq!(
-        cells,
-        [
-            json!("n1"),
-            json!("NotReady,SchedulingDisabled"),
-            json!("control-plane,infra"),
-            json!("2d2h"),
-            json!("v1.32.0"),
-            json!("192.168.1.2"),
-            json!("<none>"),
-            json!("Ubuntu"),
-            json!("<unknown>"),
-            json!("<unknown>")
-        ]
+        json!(cells),
+        expected(
+            r#"["n1", "NotReady,SchedulingDisabled", "control-plane,infra", "2d2h", "v1.32.0", "192.168.1.2", "<none>", "Ubuntu", "<unknown>", "<unknown>"]"#
+        )
     );
     let (_, cells) = print("", "Node", json!({"metadata": meta("n2")}));
     assert_eq!(&cells[1..3], &[json!("Unknown"), json!("<none>")]);
@@ -84,16 +69,7 @@ fn workloads() {
         "status": {"readyReplicas": 1}}),
     );
     assert_eq!(cols, ["Name", "Ready", "Age", "Containers", "Images"]);
-    assert_eq!(
-        cells,
-        [
-            json!("db"),
-            json!("1/3"),
-            json!("3h"),
-            json!("a"),
-            json!("i")
-        ]
-    );
+    assert_eq!(json!(cells), expected(r#"["db", "1/3", "3h", "a", "i"]"#));
     let (cols, cells) = print(
         "apps",
         "DaemonSet",
@@ -102,32 +78,12 @@ fn workloads() {
         "numberReady": 2, "updatedNumberScheduled": 3, "numberAvailable": 2}}),
     );
     assert_eq!(
-        cols,
-        [
-            "Name",
-            "Desired",
-            "Current",
-            "Ready",
-            "Up-to-date",
-            "Available",
-            "Node Selector",
-            "Age",
-            "Containers",
-            "Images",
-            "Selector"
-        ]
+        cols.join(", "),
+        "Name, Desired, Current, Ready, Up-to-date, Available, Node Selector, Age, Containers, Images, Selector"
     );
     assert_eq!(
-        &cells[1..8],
-        &[
-            json!(3),
-            json!(3),
-            json!(2),
-            json!(3),
-            json!(2),
-            json!("disk=ssd"),
-            json!("3h")
-        ]
+        json!(cells[1..8]),
+        expected(r#"[3, 3, 2, 3, 2, "disk=ssd", "3h"]"#)
     );
     assert_eq!(cells[10], "k=v");
     let (cols, cells) = print(
@@ -145,13 +101,8 @@ fn workloads() {
         "revision": 2}),
     );
     assert_eq!(
-        cells,
-        [
-            json!("db-1"),
-            json!("statefulset.apps/db"),
-            json!(2),
-            json!("10s")
-        ]
+        json!(cells),
+        expected(r#"["db-1", "statefulset.apps/db", 2, "10s"]"#)
     );
 }
 
@@ -194,27 +145,12 @@ fn jobs_and_cronjobs() {
         "status": {"active": [{"name": "c-1"}], "lastScheduleTime": ago(65)}}),
     );
     assert_eq!(
-        cols[..7],
-        [
-            "Name",
-            "Schedule",
-            "Timezone",
-            "Suspend",
-            "Active",
-            "Last Schedule",
-            "Age"
-        ]
+        cols[..7].join(", "),
+        "Name, Schedule, Timezone, Suspend, Active, Last Schedule, Age"
     );
     assert_eq!(
-        &cells[1..7],
-        &[
-            json!("*/5 * * * *"),
-            json!("<none>"),
-            json!("False"),
-            json!(1),
-            json!("65s"),
-            json!("3h")
-        ]
+        json!(cells[1..7]),
+        expected(r#"["*/5 * * * *", "<none>", "False", 1, "65s", "3h"]"#)
     );
 }
 
@@ -228,32 +164,14 @@ fn storage() {
         "status": {"phase": "Bound", "capacity": {"storage": "2Gi"}, "accessModes": ["ReadWriteMany", "ReadWriteOnce", "ReadWriteOnce"]}}),
     );
     assert_eq!(
-        cols,
-        [
-            "Name",
-            "Status",
-            "Volume",
-            "Capacity",
-            "Access Modes",
-            "StorageClass",
-            "VolumeAttributesClass",
-            "Age",
-            "VolumeMode"
-        ]
+        cols.join(", "),
+        "Name, Status, Volume, Capacity, Access Modes, StorageClass, VolumeAttributesClass, Age, VolumeMode"
     );
     assert_eq!(
-        cells,
-        [
-            json!("data"),
-            json!("Bound"),
-            json!("pv-1"),
-            json!("2Gi"),
-            json!("RWO,RWX"),
-            json!("fast"),
-            json!("<unset>"),
-            json!("3h"),
-            json!("<unset>")
-        ]
+        json!(cells),
+        expected(
+            r#"["data", "Bound", "pv-1", "2Gi", "RWO,RWX", "fast", "<unset>", "3h", "<unset>"]"#
+        )
     );
     let (_, cells) = print(
         "",
@@ -265,20 +183,10 @@ fn storage() {
         "status": {"phase": "Bound"}}),
     );
     assert_eq!(
-        cells,
-        [
-            json!("pv-1"),
-            json!("2Gi"),
-            json!("ROX"),
-            json!("Retain"),
-            json!("Terminating"),
-            json!("default/data"),
-            json!("legacy"),
-            json!("<unset>"),
-            json!(""),
-            json!("5s"),
-            json!("Filesystem")
-        ]
+        json!(cells),
+        expected(
+            r#"["pv-1", "2Gi", "ROX", "Retain", "Terminating", "default/data", "legacy", "<unset>", "", "5s", "Filesystem"]"#
+        )
     );
     let (_, cells) = print(
         "storage.k8s.io",
@@ -287,15 +195,8 @@ fn storage() {
         "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}}, "provisioner": "csi.example.com"}),
     );
     assert_eq!(
-        cells,
-        [
-            json!("fast (default)"),
-            json!("csi.example.com"),
-            json!("Delete"),
-            json!("Immediate"),
-            json!(false),
-            json!("5s")
-        ]
+        json!(cells),
+        expected(r#"["fast (default)", "csi.example.com", "Delete", "Immediate", false, "5s"]"#)
     );
 }
 
@@ -311,13 +212,10 @@ fn networking() {
     );
     assert_eq!(cols, ["Name", "Class", "Hosts", "Address", "Ports", "Age"]);
     assert_eq!(
-        &cells[1..5],
-        &[
-            json!("nginx"),
-            json!("a.example.com,b.example.com,c.example.com + 2 more..."),
-            json!("1.2.3.4,lb.example.com"),
-            json!("80, 443")
-        ]
+        json!(cells[1..5]),
+        expected(
+            r#"["nginx", "a.example.com,b.example.com,c.example.com + 2 more...", "1.2.3.4,lb.example.com", "80, 443"]"#
+        )
     );
     let (_, cells) = print(
         "networking.k8s.io",
