@@ -103,11 +103,21 @@ fn short(v: &Value) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn simulator_answers_as_the_real_server() {
     let only = std::env::var("KUBE_RT_DIFF_ONLY").ok();
+    let kubeconfig = std::env::var(KUBECONFIG_ENV).ok().filter(|p| !p.is_empty());
     let selected: Vec<&str> = scenarios::NAMES
         .iter()
         .copied()
         .filter(|n| only.as_deref().is_none_or(|o| o == *n))
+        .filter(|n| kubeconfig.is_some() || !scenarios::PENDING.contains(n))
         .collect();
+    if kubeconfig.is_none() {
+        for name in scenarios::PENDING {
+            println!(
+                "NOTICE: scenario {name} is not recorded yet: it runs only against a live server \
+                 (docs/conformance.md)"
+            );
+        }
+    }
     let sim = Target::simulator().await.expect("simulator starts");
     let (observed, errors) = scenarios::run(&sim, &run_id(), &selected).await;
     assert!(errors.is_empty(), "simulator run broke: {errors:#?}");
@@ -115,9 +125,9 @@ async fn simulator_answers_as_the_real_server() {
         let text = serde_json::to_string_pretty(&observed).expect("serialize");
         std::fs::write(&path, text).unwrap_or_else(|e| panic!("{path}: {e}"));
     }
-    let (reference, source) = match std::env::var(KUBECONFIG_ENV) {
-        Ok(path) if !path.is_empty() => {
-            let real = Target::real(&path)
+    let (reference, source) = match &kubeconfig {
+        Some(path) => {
+            let real = Target::real(path)
                 .await
                 .expect("kubeconfig of a reachable server");
             let (live, errors) = scenarios::run(&real, &run_id(), &selected).await;
@@ -127,7 +137,7 @@ async fn simulator_answers_as_the_real_server() {
             }
             (live, "the real server (live)")
         }
-        _ => (load_fixtures(&selected), "the recorded fixtures"),
+        None => (load_fixtures(&selected), "the recorded fixtures"),
     };
     let allowed = allowlist();
     let (mut identical, mut allowlisted, mut failures) = (0, Vec::new(), Vec::new());
@@ -153,6 +163,13 @@ async fn simulator_answers_as_the_real_server() {
     for id in reference.keys().filter(|id| !observed.contains_key(*id)) {
         failures.push(format!("{id}: recorded but no longer probed"));
     }
+    for name in scenarios::PENDING {
+        if fixtures_dir().join(format!("{name}.json")).exists() {
+            failures.push(format!(
+                "scenario {name} is recorded now: remove it from scenarios::PENDING"
+            ));
+        }
+    }
     let total = observed.len();
     println!("differential suite against {source}: {total} probes");
     println!(
@@ -168,4 +185,29 @@ async fn simulator_answers_as_the_real_server() {
     if only.is_none() {
         assert!(total >= 200, "only {total} probes");
     }
+}
+
+/// The lists of the pending `mergekeys` scenario merge on the simulator: after each probe's
+/// patch, its list still has every item it had and the changed item holds the change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_merge_key_list_merges_on_the_simulator() {
+    let sim = Target::simulator().await.expect("simulator starts");
+    let (wrong, ids) = scenarios::merge_keys::check(&sim).await;
+    let probed = ids.len();
+    let mut per_kind: BTreeMap<String, usize> = BTreeMap::new();
+    for id in &ids {
+        let kind: Vec<&str> = id.splitn(3, '/').take(2).collect();
+        *per_kind.entry(kind.join("/")).or_default() += 1;
+    }
+    println!("merge-key lists probed on the simulator: {probed}");
+    for (kind, n) in &per_kind {
+        println!("  {kind}: {n}");
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {probed} lists did not merge:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert!(probed >= 250, "only {probed} merge-key lists probed");
 }
