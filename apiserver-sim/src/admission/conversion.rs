@@ -39,10 +39,7 @@ fn crd_webhook(st: &State, info: &ResourceInfo) -> Option<ConversionWebhook> {
     if info.builtin {
         return None;
     }
-    let key = GroupResourceRef {
-        group: "apiextensions.k8s.io",
-        resource: "customresourcedefinitions",
-    };
+    let key = GroupResourceRef::new("apiextensions.k8s.io", "customresourcedefinitions");
     let crd = st.get(
         &key,
         &(String::new(), format!("{}.{}", info.plural, info.group)),

@@ -135,10 +135,7 @@ impl Hooks {
 }
 
 fn configurations(st: &State, plural: &'static str) -> Vec<Arc<Value>> {
-    let key = GroupResourceRef {
-        group: GROUP,
-        resource: plural,
-    };
+    let key = GroupResourceRef::new(GROUP, plural);
     st.resource(&key)
         .map(|rs| rs.objects.values().map(|s| s.obj.clone()).collect())
         .unwrap_or_default()
@@ -162,11 +159,8 @@ fn webhooks(configs: &[Arc<Value>]) -> Vec<Webhook> {
 /// Whether any webhook configuration is stored (the cheap test every write makes).
 pub fn any_configuration(st: &State) -> bool {
     [VALIDATING, MUTATING].into_iter().any(|plural| {
-        st.resource(&GroupResourceRef {
-            group: GROUP,
-            resource: plural,
-        })
-        .is_some_and(|rs| !rs.objects.is_empty())
+        st.resource(&GroupResourceRef::new(GROUP, plural))
+            .is_some_and(|rs| !rs.objects.is_empty())
     })
 }
 

@@ -53,10 +53,7 @@ use tokens::bearer;
 
 /// The uid of the ServiceAccount `namespace/name`, if it exists.
 pub(crate) fn service_account_uid(st: &State, namespace: &str, name: &str) -> Option<String> {
-    let key = GroupResourceRef {
-        group: "",
-        resource: "serviceaccounts",
-    };
+    let key = GroupResourceRef::new("", "serviceaccounts");
     let obj = st.get(&key, &(namespace.to_string(), name.to_string()))?;
     Some(crate::machinery::meta::uid(&obj).to_string())
 }

@@ -120,10 +120,7 @@ impl Flow<'_, '_> {
             None
         } else {
             let st = self.shared.state.lock();
-            let key = GroupResourceRef {
-                group: "",
-                resource: "namespaces",
-            };
+            let key = GroupResourceRef::new("", "namespaces");
             let ns = st.get(&key, &(String::new(), attrs.namespace.clone()));
             Some(ns.map(|o| labels(Some(&o))))
         };

@@ -173,14 +173,8 @@ impl ResourceInfo {
     /// The store key, borrowed (no allocation).
     pub fn key_ref(&self) -> GroupResourceRef<'_> {
         match &self.stored_with {
-            Some(k) => GroupResourceRef {
-                group: &k.group,
-                resource: &k.resource,
-            },
-            None => GroupResourceRef {
-                group: &self.group,
-                resource: &self.plural,
-            },
+            Some(k) => GroupResourceRef::new(&k.group, &k.resource),
+            None => GroupResourceRef::new(&self.group, &self.plural),
         }
     }
 
@@ -266,6 +260,13 @@ pub struct GroupResourceRef<'a> {
     pub group: &'a str,
     /// Plural resource name.
     pub resource: &'a str,
+}
+
+impl<'a> GroupResourceRef<'a> {
+    /// The group and plural resource.
+    pub const fn new(group: &'a str, resource: &'a str) -> Self {
+        Self { group, resource }
+    }
 }
 
 impl hashbrown::Equivalent<GroupResource> for GroupResourceRef<'_> {

@@ -21,10 +21,8 @@ use crate::machinery::selector::LabelSelector;
 use crate::store::State;
 
 /// policy/v1 poddisruptionbudgets.
-pub(super) const PDBS: GroupResourceRef<'static> = GroupResourceRef {
-    group: "policy",
-    resource: "poddisruptionbudgets",
-};
+pub(super) const PDBS: GroupResourceRef<'static> =
+    GroupResourceRef::new("policy", "poddisruptionbudgets");
 
 /// How long an evicted pod counts as disrupted before it must be gone (upstream's
 /// `DeletionTimeout`).

@@ -15,45 +15,24 @@ use crate::ops::{Ownership, WriteOptions};
 use crate::store::{ObjKey, State};
 
 /// apps/v1 deployments.
-pub(super) const DEPLOYMENTS: GroupResourceRef<'static> = GroupResourceRef {
-    group: "apps",
-    resource: "deployments",
-};
+pub(super) const DEPLOYMENTS: GroupResourceRef<'static> =
+    GroupResourceRef::new("apps", "deployments");
 /// apps/v1 replicasets.
-pub(super) const REPLICASETS: GroupResourceRef<'static> = GroupResourceRef {
-    group: "apps",
-    resource: "replicasets",
-};
+pub(super) const REPLICASETS: GroupResourceRef<'static> =
+    GroupResourceRef::new("apps", "replicasets");
 /// core/v1 pods.
-pub(super) const PODS: GroupResourceRef<'static> = GroupResourceRef {
-    group: "",
-    resource: "pods",
-};
+pub(super) const PODS: GroupResourceRef<'static> = GroupResourceRef::new("", "pods");
 /// batch/v1 jobs.
-pub(super) const JOBS: GroupResourceRef<'static> = GroupResourceRef {
-    group: "batch",
-    resource: "jobs",
-};
+pub(super) const JOBS: GroupResourceRef<'static> = GroupResourceRef::new("batch", "jobs");
 /// core/v1 services.
-pub(super) const SERVICES: GroupResourceRef<'static> = GroupResourceRef {
-    group: "",
-    resource: "services",
-};
+pub(super) const SERVICES: GroupResourceRef<'static> = GroupResourceRef::new("", "services");
 /// core/v1 endpoints.
-pub(super) const ENDPOINTS: GroupResourceRef<'static> = GroupResourceRef {
-    group: "",
-    resource: "endpoints",
-};
+pub(super) const ENDPOINTS: GroupResourceRef<'static> = GroupResourceRef::new("", "endpoints");
 /// discovery.k8s.io/v1 endpointslices.
-pub(super) const ENDPOINT_SLICES: GroupResourceRef<'static> = GroupResourceRef {
-    group: "discovery.k8s.io",
-    resource: "endpointslices",
-};
+pub(super) const ENDPOINT_SLICES: GroupResourceRef<'static> =
+    GroupResourceRef::new("discovery.k8s.io", "endpointslices");
 /// core/v1 nodes.
-pub(super) const NODES: GroupResourceRef<'static> = GroupResourceRef {
-    group: "",
-    resource: "nodes",
-};
+pub(super) const NODES: GroupResourceRef<'static> = GroupResourceRef::new("", "nodes");
 
 /// Every object of a resource (empty when it is not served).
 pub(super) fn list(st: &State, gr: GroupResourceRef<'_>) -> Vec<Arc<Value>> {
