@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::identity::Identity;
 use super::rbac::rules_for;
 use super::state::Auth;
+use crate::machinery::pointer::text;
 use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
 
@@ -76,11 +77,7 @@ pub(crate) fn serve(
 ) -> ApiResult<Value> {
     let mut review: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("decoding SelfSubjectRulesReview: {e}")))?;
-    let namespace = review
-        .pointer("/spec/namespace")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
+    let namespace = text(&review, "/spec/namespace").to_owned();
     let (rules, errors) = if auth.enabled {
         rules_for(&state.lock(), who, &namespace)
     } else {

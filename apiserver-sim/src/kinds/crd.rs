@@ -4,12 +4,9 @@
 use serde_json::{Value, json};
 
 use crate::machinery::meta;
+use crate::machinery::pointer::text as s;
 use crate::machinery::resource_info::{GenerationRule, ResourceInfo, ScalePaths};
 use crate::machinery::status::{Cause, invalid_value, required};
-
-fn s<'a>(obj: &'a Value, ptr: &str) -> &'a str {
-    obj.pointer(ptr).and_then(Value::as_str).unwrap_or("")
-}
 
 /// CRD-specific validation.
 pub fn validate(crd: &Value) -> Vec<Cause> {

@@ -6,6 +6,7 @@
 //!   ([`GroupResource`](resource_info::GroupResource)); [`typed`]: the typed check of
 //!   built-in objects and a type's top-level field names;
 //! - [`meta`]: accessors and server-owned values of object metadata held as JSON;
+//!   [`pointer`]: strings and integers read by JSON pointer;
 //! - [`status`]: `Status` error bodies ([`status::ApiError`]) and their causes;
 //! - [`query`]: query-string parsing of list, watch and write options;
 //! - [`selector`]: label and field selectors ([`label_parser`]: the label selector syntax);
@@ -19,6 +20,7 @@ pub(crate) mod go_json;
 pub(crate) mod label_parser;
 pub(crate) mod meta;
 pub(crate) mod name_rules;
+pub(crate) mod pointer;
 pub(crate) mod query;
 pub(crate) mod resource_info;
 pub(crate) mod selector;

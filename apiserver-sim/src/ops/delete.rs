@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::machinery::meta;
+use crate::machinery::pointer::text;
 use crate::machinery::query::Query;
 use crate::machinery::resource_info::ResourceInfo;
 use crate::machinery::status::{ApiError, ApiResult};
@@ -265,10 +266,7 @@ fn pod_grace_period(info: &ResourceInfo, pod: &Value, requested: Option<i64>) ->
         .pointer("/spec/nodeName")
         .and_then(Value::as_str)
         .is_some_and(|n| !n.is_empty());
-    let phase = pod
-        .pointer("/status/phase")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let phase = text(pod, "/status/phase");
     if !bound || phase == "Succeeded" || phase == "Failed" {
         return None;
     }

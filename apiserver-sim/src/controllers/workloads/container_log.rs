@@ -7,6 +7,7 @@
 
 use serde_json::Value;
 
+use crate::machinery::pointer::text;
 use crate::machinery::status::{ApiError, ApiResult};
 
 /// The options of a log request that shape the answer.
@@ -74,10 +75,7 @@ pub(crate) fn pod_log(pod: &Value, pod_name: &str, opts: &LogOptions) -> ApiResu
             opts.container
         )));
     };
-    let node = pod
-        .pointer("/spec/nodeName")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let node = text(pod, "/spec/nodeName");
     if node.is_empty() {
         return Ok(String::new());
     }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::machinery::meta;
+pub(super) use crate::machinery::pointer::{int, text};
 use crate::machinery::resource_info::{GroupResourceRef, ResourceInfo};
 use crate::ops::{DeleteOptions, Part};
 use crate::ops::{Ownership, WriteOptions};
@@ -79,16 +80,6 @@ pub(super) fn controller_ref(owner: &Value, api_version: &str, kind: &str) -> Va
         "controller": true,
         "blockOwnerDeletion": true,
     })
-}
-
-/// An integer field at a JSON pointer, 0 when absent.
-pub(super) fn int(obj: &Value, pointer: &str) -> i64 {
-    obj.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
-}
-
-/// A string field at a JSON pointer, "" when absent.
-pub(super) fn text<'a>(obj: &'a Value, pointer: &str) -> &'a str {
-    obj.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
 /// One annotation of an object.

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use super::objects::{annotation, controller_ref};
 use super::template_hash::{HASH_LABEL, pod_template_hash};
 use crate::machinery::meta;
+use crate::machinery::pointer::int;
 
 /// The revision a ReplicaSet was (last) the new one of.
 pub(super) const REVISION: &str = "deployment.kubernetes.io/revision";
@@ -109,10 +110,7 @@ pub(super) fn resized_annotations(
 /// The new ReplicaSet of Deployment `d`: its template with the hash label, the selector
 /// narrowed to it, revision `next`, `size` replicas.
 pub(super) fn new_replicaset(d: &Value, next: i64, size: i64, replicas: i64, surge: i64) -> Value {
-    let collisions = d
-        .pointer("/status/collisionCount")
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
+    let collisions = int(d, "/status/collisionCount");
     let template = d.pointer("/spec/template").cloned().unwrap_or(json!({}));
     let hash = pod_template_hash(&template, collisions);
     let mut template = template;

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use super::{Target, created, posted};
 use crate::http::respond::Body;
 use crate::machinery::meta;
+use crate::machinery::pointer::text;
 use crate::machinery::query::Query;
 use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
@@ -63,10 +64,7 @@ pub(super) fn bind(
             at.name
         )));
     }
-    let assigned = pod
-        .pointer("/spec/nodeName")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let assigned = text(&pod, "/spec/nodeName");
     if !assigned.is_empty() {
         return Err(conflict(format!(
             "pod {} is already assigned to node {assigned:?}",

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::Target;
 use crate::http::respond::Body;
+use crate::machinery::pointer::text;
 use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
 
@@ -23,10 +24,7 @@ pub(super) fn connect(
         return Err(ApiError::method_not_allowed());
     }
     let pod = at.pod(st)?;
-    let node_name = pod
-        .pointer("/spec/nodeName")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let node_name = text(&pod, "/spec/nodeName");
     if node_name.is_empty() {
         return Err(ApiError::bad_request(format!(
             "pod {} does not have a host assigned",
@@ -87,10 +85,7 @@ pub(super) fn proxy(st: &State, at: &Target<'_>, method: &Method) -> ApiResult<R
         [] => at.name,
     };
     let pod = Target { name, ..*at }.pod(st)?;
-    let ip = pod
-        .pointer("/status/podIP")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let ip = text(&pod, "/status/podIP");
     if ip.is_empty() {
         return Err(ApiError::bad_request("address not allowed"));
     }

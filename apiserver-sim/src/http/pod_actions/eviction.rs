@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::{Target, created, posted};
 use crate::http::respond::Body;
 use crate::machinery::meta;
+use crate::machinery::pointer::text;
 use crate::machinery::query::{ListOptions, Query};
 use crate::machinery::selector::LabelSelector;
 use crate::machinery::status::{ApiError, ApiResult, Cause};
@@ -44,10 +45,7 @@ pub(super) fn evict(
     // The request's dry run counts when the eviction's options name none.
     opts.dry_run |= query_dry_run;
     let pod = at.pod(st)?;
-    let phase = pod
-        .pointer("/status/phase")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let phase = text(&pod, "/status/phase");
     let terminal = matches!(phase, "Succeeded" | "Failed") || meta::is_deleting(&pod);
     if terminal || phase == "Pending" {
         // Not racing a pod that becomes ready: the version read is the one deleted.

@@ -3,14 +3,11 @@
 
 use serde_json::Value;
 
+pub use crate::machinery::pointer::{int, text as s};
+
 /// The `Name` cell: `metadata.name`.
 pub fn name(obj: &Value) -> Value {
     Value::from(s(obj, "/metadata/name"))
-}
-
-/// The string at a JSON pointer, or "".
-pub fn s<'a>(obj: &'a Value, ptr: &str) -> &'a str {
-    obj.pointer(ptr).and_then(Value::as_str).unwrap_or("")
 }
 
 /// The string at a JSON pointer, or `default` when absent or empty.
@@ -19,11 +16,6 @@ pub fn s_or<'a>(obj: &'a Value, ptr: &str, default: &'a str) -> &'a str {
         "" => default,
         v => v,
     }
-}
-
-/// The integer at a JSON pointer, or 0.
-pub fn int(obj: &Value, ptr: &str) -> i64 {
-    obj.pointer(ptr).and_then(Value::as_i64).unwrap_or(0)
 }
 
 /// The array at a JSON pointer, or an empty slice.
