@@ -65,6 +65,39 @@ fn set_annotations(out: &mut Value, ann: Map<String, Value>) {
     }
 }
 
+/// Splits v2 metrics (`part`: spec `target` or status `current`) into the CPU utilization
+/// v1 has a field for and the others, as the JSON of their annotation.
+fn split_cpu(metrics: Option<&Value>, part: &str) -> (Option<Value>, Option<Value>) {
+    let (mut cpu, mut others) = (None, Vec::new());
+    for m in metrics.and_then(Value::as_array).into_iter().flatten() {
+        match m.pointer(&format!("/resource/{part}/averageUtilization")) {
+            Some(u) if is_cpu_utilization(m, part) => cpu = Some(u.clone()),
+            _ => others.push(m.clone()),
+        }
+    }
+    let others = (!others.is_empty()).then(|| Value::String(Value::Array(others).to_string()));
+    (cpu, others)
+}
+
+/// v2 metrics (`part`: `target` or `current`) from v1's CPU utilization and the others of
+/// the annotation.
+fn join_cpu(cpu: Option<&Value>, part: &str, more: Option<Value>) -> Option<Value> {
+    let mut metrics: Vec<Value> = cpu
+        .map(|u| {
+            let mut resource = json!({"name": "cpu", part: {"averageUtilization": u}});
+            if part == "target" {
+                resource[part]["type"] = json!("Utilization");
+            }
+            json!({"type": "Resource", "resource": resource})
+        })
+        .into_iter()
+        .collect();
+    if let Some(Value::Array(more)) = more {
+        metrics.extend(more);
+    }
+    (!metrics.is_empty()).then_some(Value::Array(metrics))
+}
+
 /// v2 (stored) → v1.
 fn v2_to_v1(obj: &Value) -> Value {
     let mut out = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler"});
@@ -74,22 +107,9 @@ fn v2_to_v1(obj: &Value) -> Value {
     let mut ann = annotations(obj);
     let mut spec = Map::new();
     copy(obj.get("spec"), SPEC_SHARED, &mut spec);
-    let metrics = obj.pointer("/spec/metrics").and_then(Value::as_array);
-    let mut others = Vec::new();
-    for m in metrics.into_iter().flatten() {
-        match m.pointer("/resource/target/averageUtilization") {
-            Some(u) if is_cpu_utilization(m, "target") => {
-                spec.insert("targetCPUUtilizationPercentage".into(), u.clone());
-            }
-            _ => others.push(m.clone()),
-        }
-    }
-    if !others.is_empty() {
-        ann.insert(
-            METRICS.into(),
-            Value::String(Value::Array(others).to_string()),
-        );
-    }
+    let (cpu, others) = split_cpu(obj.pointer("/spec/metrics"), "target");
+    spec.extend(cpu.map(|u| ("targetCPUUtilizationPercentage".into(), u)));
+    ann.extend(others.map(|o| (METRICS.into(), o)));
     if let Some(b) = obj.pointer("/spec/behavior") {
         ann.insert(BEHAVIOR.into(), Value::String(b.to_string()));
     }
@@ -97,26 +117,9 @@ fn v2_to_v1(obj: &Value) -> Value {
     if let Some(st) = obj.get("status") {
         let mut status = Map::new();
         copy(Some(st), STATUS_SHARED, &mut status);
-        let mut others = Vec::new();
-        for m in st
-            .get("currentMetrics")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            match m.pointer("/resource/current/averageUtilization") {
-                Some(u) if is_cpu_utilization(m, "current") => {
-                    status.insert("currentCPUUtilizationPercentage".into(), u.clone());
-                }
-                _ => others.push(m.clone()),
-            }
-        }
-        if !others.is_empty() {
-            ann.insert(
-                CURRENT_METRICS.into(),
-                Value::String(Value::Array(others).to_string()),
-            );
-        }
+        let (cpu, others) = split_cpu(st.get("currentMetrics"), "current");
+        status.extend(cpu.map(|u| ("currentCPUUtilizationPercentage".into(), u)));
+        ann.extend(others.map(|o| (CURRENT_METRICS.into(), o)));
         if let Some(c) = st.get("conditions") {
             ann.insert(CONDITIONS.into(), Value::String(c.to_string()));
         }
@@ -135,17 +138,9 @@ fn v1_to_v2(obj: &Value) -> Value {
     let mut ann = annotations(obj);
     let mut spec = Map::new();
     copy(obj.get("spec"), SPEC_SHARED, &mut spec);
-    let mut metrics = Vec::new();
-    if let Some(u) = obj.pointer("/spec/targetCPUUtilizationPercentage") {
-        metrics.push(json!({"type": "Resource", "resource": {"name": "cpu",
-            "target": {"type": "Utilization", "averageUtilization": u}}}));
-    }
-    if let Some(Value::Array(more)) = take_json(&mut ann, METRICS) {
-        metrics.extend(more);
-    }
-    if !metrics.is_empty() {
-        spec.insert("metrics".into(), Value::Array(metrics));
-    }
+    let cpu = obj.pointer("/spec/targetCPUUtilizationPercentage");
+    let metrics = join_cpu(cpu, "target", take_json(&mut ann, METRICS));
+    spec.extend(metrics.map(|m| ("metrics".into(), m)));
     if let Some(b) = take_json(&mut ann, BEHAVIOR) {
         spec.insert("behavior".into(), b);
     }
@@ -155,17 +150,12 @@ fn v1_to_v2(obj: &Value) -> Value {
     if let Some(st) = obj.get("status") {
         let mut status = Map::new();
         copy(Some(st), STATUS_SHARED, &mut status);
-        let mut current = Vec::new();
-        if let Some(u) = st.get("currentCPUUtilizationPercentage") {
-            current.push(json!({"type": "Resource", "resource": {"name": "cpu",
-                "current": {"averageUtilization": u}}}));
-        }
-        if let Some(Value::Array(more)) = current_more {
-            current.extend(more);
-        }
-        if !current.is_empty() {
-            status.insert("currentMetrics".into(), Value::Array(current));
-        }
+        let current = join_cpu(
+            st.get("currentCPUUtilizationPercentage"),
+            "current",
+            current_more,
+        );
+        status.extend(current.map(|m| ("currentMetrics".into(), m)));
         if let Some(c) = conditions {
             status.insert("conditions".into(), c);
         }

@@ -132,15 +132,20 @@ impl ApiError {
         Self::new(400, "BadRequest", message)
     }
 
+    /// An error with an empty details object, as go-restful's generic errors have.
+    fn bare(code: u16, reason: &'static str, message: &str) -> Self {
+        let mut e = Self::new(code, reason, message);
+        e.details.keep_empty = true;
+        e
+    }
+
     /// 404 for a path or resource the server does not serve.
     pub fn unknown_path() -> Self {
-        let mut e = Self::new(
+        Self::bare(
             404,
             "NotFound",
             "the server could not find the requested resource",
-        );
-        e.details.keep_empty = true;
-        e
+        )
     }
 
     /// 404 for a missing object.
@@ -254,26 +259,15 @@ impl ApiError {
 
     /// 405 MethodNotAllowed.
     pub fn method_not_allowed() -> Self {
-        let mut e = Self::new(
-            405,
-            "MethodNotAllowed",
-            "the server does not allow this method on the requested resource",
-        );
-        // go-restful's generic server error: an empty details object.
-        e.details.keep_empty = true;
-        e
+        let message = "the server does not allow this method on the requested resource";
+        Self::bare(405, "MethodNotAllowed", message)
     }
 
     /// 422 with upstream's generic message and no detail (`NewGenericServerResponse`), as a
     /// JSON patch that does not apply is answered.
     pub fn generic_invalid() -> Self {
-        let mut e = Self::new(
-            422,
-            "Invalid",
-            "the server rejected our request due to an error in our request",
-        );
-        e.details.keep_empty = true;
-        e
+        let message = "the server rejected our request due to an error in our request";
+        Self::bare(422, "Invalid", message)
     }
 
     /// 415 UnsupportedMediaType of a body in a format the endpoint does not decode, listing
@@ -291,9 +285,7 @@ impl ApiError {
     /// 415 UnsupportedMediaType of a PATCH whose patch type is unknown: go-restful's generic
     /// answer, with an empty details object.
     pub fn unsupported_patch_type() -> Self {
-        let mut e = Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type");
-        e.details.keep_empty = true;
-        e
+        Self::bare(415, "UnsupportedMediaType", "415: Unsupported Media Type")
     }
 
     /// 403 Forbidden.

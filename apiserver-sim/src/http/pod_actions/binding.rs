@@ -23,12 +23,7 @@ pub(super) fn bind(
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
     let (binding, dry_run) = posted(at, method, query, body, "Binding", &["v1"])?;
-    let target = |k: &str| {
-        binding
-            .pointer(&format!("/target/{k}"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-    };
+    let target = |k: &str| text(&binding, &format!("/target/{k}"));
     let mut problems = Vec::new();
     if !target("kind").is_empty() && target("kind") != "Node" {
         problems.push(format!(
