@@ -148,6 +148,16 @@ fn holds(have: &Value, want: &Value) -> bool {
     }
 }
 
+/// What a probe records when `step` (`create`, `write`, `patch`) is refused, and why.
+fn refusal(step: &str, r: &crate::target::Resp) -> Option<(Value, String)> {
+    if (200..300).contains(&r.status) {
+        return None;
+    }
+    let message = r.json()["message"].clone();
+    let why = format!("{step} answered {}: {message}", r.status);
+    Some((json!({step: r.status, "message": message}), why))
+}
+
 async fn probe(
     ctx: &mut Ctx<'_>,
     schemas: &Schemas,
@@ -229,12 +239,8 @@ async fn probe(
             body,
         )
         .await;
-    if !(200..300).contains(&r.status) {
-        let why = format!("create answered {}: {}", r.status, r.json()["message"]);
-        return outcome(
-            json!({"create": r.status, "message": r.json()["message"]}),
-            Some(why),
-        );
+    if let Some(refused) = refusal("create", &r) {
+        return outcome(refused.0, Some(refused.1));
     }
     if !kind.namespaced {
         created.push(object_path.clone());
@@ -260,12 +266,8 @@ async fn probe(
                 body.to_string().into_bytes(),
             )
             .await;
-        if !(200..300).contains(&r.status) {
-            let why = format!("writing {s} answered {}: {}", r.status, r.json()["message"]);
-            return outcome(
-                json!({"write": r.status, "message": r.json()["message"]}),
-                Some(why),
-            );
+        if let Some(refused) = refusal("write", &r) {
+            return outcome(refused.0, Some(refused.1));
         }
     }
     let patch = smp::diff(schemas, Some(&kind.schema), &obj, &desired);
@@ -277,14 +279,10 @@ async fn probe(
             patch.to_string().into_bytes(),
         )
         .await;
-    let answer = r.json();
-    if !(200..300).contains(&r.status) {
-        let why = format!("the patch answered {}: {}", r.status, answer["message"]);
-        return outcome(
-            json!({"patch": r.status, "message": answer["message"]}),
-            Some(why),
-        );
+    if let Some(refused) = refusal("patch", &r) {
+        return outcome(refused.0, Some(refused.1));
     }
+    let answer = r.json();
     let merged = keeping(at(&answer, &list.path), &list.key, &keys);
     let items = merged.as_array().map(Vec::as_slice).unwrap_or_default();
     let wrong = if items.len() != keys.len() {
