@@ -22,13 +22,17 @@ pub struct Env {
 /// Pods of the probes run nowhere: no node has this label.
 const NOWHERE: &str = "mergekeys.example.com/none";
 
-/// The pod spec the probes' pods and templates start from: one container and the volumes the
-/// mounts and devices of the probes name (`v`, and claims `d1`..`d3`).
+/// The pod spec the probes' pods and templates start from: one container, the volumes the
+/// mounts and devices of the probes name (`v`, and claims `d1`..`d3`), and first an ephemeral
+/// volume, whose claim template has the lists of an object's metadata.
 fn pod_spec(restart: &str) -> Value {
     let claim = |n: u8| json!({"name": format!("d{n}"), "persistentVolumeClaim": {"claimName": format!("c{n}")}});
+    let ephemeral = json!({"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+        "storageClassName": "mergekeys-pvc"}}}});
     json!({"containers": [{"name": "c", "image": "busybox:1.36"}], "restartPolicy": restart,
         "nodeSelector": {NOWHERE: "true"},
-        "volumes": [{"name": "v", "emptyDir": {}}, claim(1), claim(2), claim(3)]})
+        "volumes": [ephemeral, {"name": "v", "emptyDir": {}}, claim(1), claim(2), claim(3)]})
 }
 
 fn template(restart: &str) -> Value {
