@@ -10,7 +10,11 @@
 //!   and the name → (resourceVersion, value) state used to compare a cache with the server;
 //! - [`Recorder`]: an informer event handler that records every notification;
 //! - [`LogCapture`]: a tracing subscriber that keeps each event as a line, for tests of logs;
-//! - [`kubectl`]: the real `kubectl` against a simulator.
+//! - [`kubectl`]: the real `kubectl` against a simulator;
+//! - [`fault`] and [`proxy`]: the fault description a test gives its server, and
+//!   [`FaultProxy`](proxy::FaultProxy), which injects those faults — and wire faults: streams
+//!   cut mid-event, closed connections, delayed, stalled and truncated answers — in front of
+//!   any server, the simulator or a real cluster.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -30,9 +34,11 @@
 pub mod cluster;
 pub mod config_maps;
 mod eventually;
+pub mod fault;
 pub mod kubectl;
 mod log_capture;
 mod namespace;
+pub mod proxy;
 mod recorder;
 
 pub use eventually::{WALL_CLOCK_FLOOR, eventually, eventually_async, eventually_some};
