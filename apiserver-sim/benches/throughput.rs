@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

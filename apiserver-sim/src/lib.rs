@@ -21,7 +21,7 @@
 //! # Example
 //!
 //! ```
-//! use kube_rt_apiserver_sim::ApiServer;
+//! use apiserver_sim::ApiServer;
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::api::{Api, PostParams};
 //!
@@ -37,7 +37,7 @@
 //! // Faults: end every watch, forget history, fail the next list with 500.
 //! server.drop_watches();
 //! server.compact();
-//! server.fail_next(kube_rt_apiserver_sim::FailRule::new("list", "configmaps", 500, 1));
+//! server.fail_next(apiserver_sim::FailRule::new("list", "configmaps", 500, 1));
 //! server.shutdown().await;
 //! # Ok(()) }
 //! ```

@@ -31,12 +31,12 @@ struct Args {
     /// Chaos mode's profile: gentle, standard (or default), harsh. Turns chaos on (seed 0
     /// unless --chaos-seed is given).
     #[arg(long, value_name = "NAME")]
-    chaos_profile: Option<kube_rt_apiserver_sim::ChaosProfile>,
+    chaos_profile: Option<apiserver_sim::ChaosProfile>,
     /// Where a webhook service is reachable: `namespace/name[:port]=https://127.0.0.1:PORT`
     /// (repeatable). Admission and conversion webhooks configured with `clientConfig.service`
     /// are called there, the certificate verified for `<name>.<namespace>.svc`.
-    #[arg(long, value_name = "NS/NAME[:PORT]=URL", value_parser = kube_rt_apiserver_sim::parse_service_endpoint)]
-    service_endpoint: Vec<kube_rt_apiserver_sim::ServiceEndpoint>,
+    #[arg(long, value_name = "NS/NAME[:PORT]=URL", value_parser = apiserver_sim::parse_service_endpoint)]
+    service_endpoint: Vec<apiserver_sim::ServiceEndpoint>,
     /// Authenticate requests with bearer tokens and authorize them with RBAC, like a real
     /// cluster: the kubeconfig carries the admin token, ServiceAccount tokens come from the
     /// TokenRequest API, refusals are 403 Forbidden. Off by default. kubectl sends no
@@ -59,7 +59,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .init();
     let args = Args::parse();
-    let mut builder = kube_rt_apiserver_sim::ApiServer::builder()
+    let mut builder = apiserver_sim::ApiServer::builder()
         .port(args.port)
         .history_limit(args.history_limit)
         .rbac(args.rbac)
@@ -71,7 +71,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         builder = builder.workload_simulator(std::time::Duration::from_millis(ms));
     }
     if args.chaos_seed.is_some() || args.chaos_profile.is_some() {
-        let chaos = kube_rt_apiserver_sim::ChaosConfig {
+        let chaos = apiserver_sim::ChaosConfig {
             seed: args.chaos_seed.unwrap_or(0),
             profile: args.chaos_profile.unwrap_or_default(),
         };

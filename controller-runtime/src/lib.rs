@@ -5,7 +5,7 @@
 //! A controller reconciling Deployments and the ConfigMaps they own:
 //!
 //! ```no_run
-//! use kube_rt_controller_runtime::prelude::*;
+//! use controller_runtime::prelude::*;
 //! use k8s_openapi::api::{apps::v1::Deployment, core::v1::ConfigMap};
 //!
 //! async fn reconcile(_req: Request, ctx: Context<Deployment>) -> Result<Action, ReconcileError> {

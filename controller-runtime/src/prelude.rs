@@ -1,4 +1,4 @@
-//! The names a first operator needs, in one import: `use kube_rt_controller_runtime::prelude::*;`.
+//! The names a first operator needs, in one import: `use controller_runtime::prelude::*;`.
 
 pub use crate::ObjectKey;
 pub use crate::cache::{Kind, Metadata};

@@ -44,7 +44,7 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions};
+//! use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions};
 //! use indexer::{Indexer, Indexers, Store};
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::core::ObjectMeta;
@@ -113,7 +113,7 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use kube_rt_deltafifo::{Delta, InOrderFifo, Item};
+//! use deltafifo::{Delta, InOrderFifo, Item};
 //! use indexer::{Indexer, Indexers, Store};
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! # use kube::core::ObjectMeta;

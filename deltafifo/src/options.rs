@@ -23,7 +23,7 @@ pub type TransformFn<K> =
 ///
 /// ```
 /// # use std::sync::Arc;
-/// use kube_rt_deltafifo::{DeltaFifo, DeltaFifoOptions};
+/// use deltafifo::{DeltaFifo, DeltaFifoOptions};
 /// use indexer::{Indexer, Indexers};
 /// use k8s_openapi::api::core::v1::Pod;
 ///
@@ -176,7 +176,7 @@ impl<K> fmt::Debug for DeltaFifoOptions<K> {
 ///
 /// ```
 /// # use std::sync::Arc;
-/// use kube_rt_deltafifo::{InOrderFifo, InOrderFifoOptions};
+/// use deltafifo::{InOrderFifo, InOrderFifoOptions};
 /// use k8s_openapi::api::core::v1::Pod;
 ///
 /// let fifo: InOrderFifo<Pod> = InOrderFifo::new(

@@ -15,7 +15,7 @@ use crate::in_order_fifo::InOrderFifo;
 /// pops [`Batch`]es: implemented by [`DeltaFifo`] and [`InOrderFifo`].
 ///
 /// ```
-/// use kube_rt_deltafifo::{DeltaFifo, InOrderFifo, Item, Queue};
+/// use deltafifo::{DeltaFifo, InOrderFifo, Item, Queue};
 /// use indexer::Store;
 /// use k8s_openapi::api::core::v1::ConfigMap;
 ///

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use tracing_subscriber::EnvFilter;
 
 /// The filter used when `RUST_LOG` is not set.
-pub const DEFAULT_FILTER: &str = "info,kube_rt_apiserver_sim=warn";
+pub const DEFAULT_FILTER: &str = "info,apiserver_sim=warn";
 
 /// Installs the global subscriber; a second call is a no-op.
 pub fn init() {

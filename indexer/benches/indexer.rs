@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicIsize, Ordering};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::{Expression, ObjectMeta, Selector};
-use kube_rt_indexer::{Indexer, Indexers, Lister, NAMESPACE_INDEX, Store};
+use indexer::{Indexer, Indexers, Lister, NAMESPACE_INDEX, Store};
 
 struct CountingAllocator;
 

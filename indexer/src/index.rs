@@ -63,7 +63,7 @@ pub fn namespace_index_fn<K: Resource>() -> IndexFn<K> {
 /// [`Indexer::add_indexers`](crate::Indexer::add_indexers).
 ///
 /// ```
-/// use kube_rt_indexer::Indexers;
+/// use indexer::Indexers;
 /// use k8s_openapi::api::core::v1::Pod;
 ///
 /// let indexers = Indexers::<Pod>::new()
@@ -105,7 +105,7 @@ impl<K> Indexers<K> {
     /// `field`. Prefer it to [`with`](Self::with) for hot indices: it allocates nothing per write.
     ///
     /// ```
-    /// # use kube_rt_indexer::Indexers;
+    /// # use indexer::Indexers;
     /// # use k8s_openapi::api::core::v1::Pod;
     /// let indexers = Indexers::<Pod>::new()
     ///     .with_field("by-node", |pod| pod.spec.as_ref()?.node_name.as_deref());

@@ -25,7 +25,7 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use kube_rt_indexer::{Indexer, Indexers, Lister, Store};
+//! use indexer::{Indexer, Indexers, Lister, Store};
 //! use k8s_openapi::api::core::v1::Pod;
 //! use kube::core::ObjectMeta;
 //! use kube::core::{Expression, Selector};
@@ -44,7 +44,7 @@
 //!     Arc::new(pod)
 //! }
 //!
-//! # fn main() -> Result<(), kube_rt_indexer::Error> {
+//! # fn main() -> Result<(), indexer::Error> {
 //! // A cache with the namespace index and a custom index of pods by node.
 //! let pods = Indexer::new(Indexers::new().with_namespace().with("by-node", |pod: &Pod| {
 //!     pod.spec.as_ref().and_then(|spec| spec.node_name.clone()).into_iter().collect()

@@ -19,7 +19,7 @@ use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::Api;
 use kube::core::ObjectMeta;
-use kube_rt_informer::SharedIndexInformer;
+use informer::SharedIndexInformer;
 use serde::{Deserialize, Deserializer};
 use tokio_util::sync::CancellationToken;
 
@@ -82,7 +82,7 @@ fn lean_metadata<'de, D: Deserializer<'de>>(deserializer: D) -> Result<ObjectMet
 }
 
 // `LeanPod` is served where Pods are: same kind, group, version, plural and scope.
-kube_rt_informer::projection_of!(LeanPod, Pod);
+informer::projection_of!(LeanPod, Pod);
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

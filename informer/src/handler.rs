@@ -35,7 +35,7 @@ use crate::event::{Change, Event};
 /// use std::sync::Arc;
 ///
 /// use k8s_openapi::api::core::v1::ConfigMap;
-/// use kube_rt_informer::{Change, Event, ObjectKey, ResourceEventHandler};
+/// use informer::{Change, Event, ObjectKey, ResourceEventHandler};
 /// use tokio::sync::mpsc;
 ///
 /// /// Sends the key of every change but resyncs to a work queue.

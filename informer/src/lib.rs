@@ -54,7 +54,7 @@
 //! use std::sync::Arc;
 //! use std::time::Duration;
 //!
-//! use kube_rt_informer::{Indexers, InformerFactory, handler, wait_for_cache_sync};
+//! use informer::{Indexers, InformerFactory, handler, wait_for_cache_sync};
 //! use k8s_openapi::api::core::v1::Pod;
 //!
 //! # #[tokio::main(flavor = "current_thread")]

@@ -16,7 +16,7 @@
 ///     metadata: ObjectMeta,
 /// }
 ///
-/// kube_rt_informer::projection_of!(LeanPod, Pod);
+/// informer::projection_of!(LeanPod, Pod);
 ///
 /// use kube::Resource;
 /// assert_eq!(LeanPod::plural(&()), "pods");

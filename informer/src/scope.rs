@@ -51,7 +51,7 @@ impl Selectors {
 /// different informers.
 ///
 /// ```
-/// use kube_rt_informer::{InformerScope, Selectors};
+/// use informer::{InformerScope, Selectors};
 ///
 /// let everything = InformerScope::all();
 /// let web_in_shop = InformerScope::namespace("shop").selectors(Selectors::new().labels("app=web"));

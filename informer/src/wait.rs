@@ -19,12 +19,12 @@ pub trait CacheSynced: Send + Sync {
 /// wait with `tokio::time::timeout` or race it with a shutdown signal:
 ///
 /// ```no_run
-/// # async fn demo(pods: &dyn kube_rt_informer::CacheSynced, reg: &kube_rt_informer::Registration) {
+/// # async fn demo(pods: &dyn informer::CacheSynced, reg: &informer::Registration) {
 /// use std::time::Duration;
 ///
 /// let synced = tokio::time::timeout(
 ///     Duration::from_secs(30),
-///     kube_rt_informer::wait_for_cache_sync(&[pods, reg]),
+///     informer::wait_for_cache_sync(&[pods, reg]),
 /// )
 /// .await
 /// .is_ok();

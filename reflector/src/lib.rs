@@ -61,7 +61,7 @@
 //! use indexer::{Indexer, Indexers};
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::Api;
-//! use kube_rt_reflector::{ApiListerWatcher, Reflector, ReflectorOptions};
+//! use reflector::{ApiListerWatcher, Reflector, ReflectorOptions};
 //! use tokio_util::sync::CancellationToken;
 //!
 //! # #[tokio::main(flavor = "current_thread")]

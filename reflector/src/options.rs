@@ -24,7 +24,7 @@ pub(crate) const DEFAULT_PAGE_SIZE: u32 = 500;
 ///
 /// ```
 /// use std::time::Duration;
-/// use kube_rt_reflector::{Backoff, ReflectorOptions};
+/// use reflector::{Backoff, ReflectorOptions};
 ///
 /// let options = ReflectorOptions::default()
 ///     // Paged lists (of 100 objects) instead of the default streaming list.

@@ -26,7 +26,7 @@
 //! use controller_runtime::prelude::*;
 //! use kube::api::{Api, Patch, PatchParams, PostParams};
 //! use kube::CustomResource;
-//! use kube_rt_testenv::TestEnv;
+//! use testenv::TestEnv;
 //! use schemars::JsonSchema;
 //! use serde::{Deserialize, Serialize};
 //!

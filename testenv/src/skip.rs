@@ -25,7 +25,7 @@ pub(crate) fn notice(what: &str) {
 /// so the test returns early; `false` otherwise.
 ///
 /// ```
-/// if kube_rt_testenv::skip_on_existing_cluster("fault injection") {
+/// if testenv::skip_on_existing_cluster("fault injection") {
 ///     return;
 /// }
 /// ```

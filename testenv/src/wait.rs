@@ -53,10 +53,10 @@ impl<O: Outcome, E: Display> Outcome for Result<O, E> {
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), kube_rt_testenv::Error> {
+/// # async fn main() -> Result<(), testenv::Error> {
 /// use std::time::Duration;
 /// let mut polls = 0;
-/// let third = kube_rt_testenv::eventually("the third poll", Duration::from_secs(5), || {
+/// let third = testenv::eventually("the third poll", Duration::from_secs(5), || {
 ///     polls += 1;
 ///     let reached = polls == 3;
 ///     async move { reached.then_some(polls) }

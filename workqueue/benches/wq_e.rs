@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube_rt_workqueue::DelayingQueue;
+use workqueue::DelayingQueue;
 use tokio::time::Instant;
 
 type Key = Arc<str>;

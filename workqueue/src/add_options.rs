@@ -18,13 +18,13 @@ use crate::error::Error;
 /// one used is a series of the `workqueue_depth` metric.
 ///
 /// ```
-/// use kube_rt_workqueue::Priority;
+/// use workqueue::Priority;
 ///
 /// let urgent = Priority::new(10)?;
 /// assert!(urgent > Priority::NORMAL && Priority::NORMAL > Priority::LOW);
 /// assert_eq!(urgent.get(), 10);
 /// assert!(Priority::new(5000).is_err());
-/// # Ok::<(), kube_rt_workqueue::Error>(())
+/// # Ok::<(), workqueue::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Priority(i32);
@@ -82,7 +82,7 @@ impl fmt::Display for Priority {
 ///
 /// ```
 /// use std::time::Duration;
-/// use kube_rt_workqueue::{AddOptions, Priority};
+/// use workqueue::{AddOptions, Priority};
 ///
 /// let retry = AddOptions::new().priority(Priority::LOW).rate_limited();
 /// let later = AddOptions::new().after(Duration::from_secs(30));

@@ -12,7 +12,7 @@ use crate::metrics::{MetricsProvider, QueueMetrics};
 ///
 /// ```
 /// use std::sync::Arc;
-/// use kube_rt_workqueue::{NoopMetrics, Queue, QueueConfig};
+/// use workqueue::{NoopMetrics, Queue, QueueConfig};
 ///
 /// let queue: Queue<String> =
 ///     Queue::with_config(QueueConfig::new().name("foos").metrics(Arc::new(NoopMetrics)));

@@ -104,7 +104,7 @@ pub(crate) use impl_queue_traits;
 /// exact behaviour. A queue is a cheap handle: clones share one queue.
 ///
 /// ```
-/// use kube_rt_workqueue::{Queue, WorkQueue};
+/// use workqueue::{Queue, WorkQueue};
 ///
 /// /// Drains `queue`, returning what a worker got, in order.
 /// async fn drain<Q: WorkQueue>(queue: Q) -> Vec<Q::Item> {
@@ -172,7 +172,7 @@ pub trait DelayingWorkQueue: WorkQueue {
 /// (client-go's `TypedRateLimitingInterface`).
 ///
 /// ```
-/// use kube_rt_workqueue::{RateLimitingQueue, RateLimitingWorkQueue, default_controller_rate_limiter};
+/// use workqueue::{RateLimitingQueue, RateLimitingWorkQueue, default_controller_rate_limiter};
 ///
 /// /// One worker step: reconcile an item, retry it with backoff on failure.
 /// async fn work_once<Q: RateLimitingWorkQueue>(queue: &Q, reconcile: impl Fn(&Q::Item) -> bool) {
@@ -216,7 +216,7 @@ pub trait RateLimitingWorkQueue: DelayingWorkQueue {
 /// overrides both.
 ///
 /// ```
-/// use kube_rt_workqueue::{
+/// use workqueue::{
 ///     AddOptions, Priority, PriorityQueue, PriorityWorkQueue, RateLimitingQueue,
 ///     default_controller_rate_limiter,
 /// };

@@ -38,7 +38,7 @@
 //! # Example: two workers and a retry
 //!
 //! ```
-//! use kube_rt_workqueue::{RateLimitingQueue, default_controller_rate_limiter};
+//! use workqueue::{RateLimitingQueue, default_controller_rate_limiter};
 //!
 //! /// Pretend reconciler: "default/flaky" fails on its first two attempts.
 //! fn reconcile(key: &str, failures_so_far: usize) -> Result<(), String> {

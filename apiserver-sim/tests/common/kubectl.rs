@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 
 /// kubectl with a kubeconfig for one server and a fresh discovery cache.
 pub struct Kubectl {
@@ -41,7 +41,7 @@ impl Kubectl {
 /// a notice naming `test`, when kubectl is not installed.
 pub async fn start(
     test: &str,
-    builder: kube_rt_apiserver_sim::ApiServerBuilder,
+    builder: apiserver_sim::ApiServerBuilder,
 ) -> Option<(ApiServer, tempfile::TempDir, Kubectl)> {
     if !testkit::kubectl::installed() {
         eprintln!("NOTICE: kubectl not found on PATH; skipping {test}");

@@ -4,7 +4,7 @@
 
 use k8s_pb::apimachinery::pkg::apis::meta::v1::WatchEvent;
 use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use prost::Message;
 
 /// The protobuf media type.

@@ -9,7 +9,7 @@ use http::{Request, header};
 use http_body_util::BodyExt;
 use kube::client::Body;
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 
 /// The User-Agent of every probe (the default field manager is derived from it).
 pub const USER_AGENT: &str = "kube-rt-differential/0.1 (linux/amd64)";

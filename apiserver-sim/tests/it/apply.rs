@@ -53,7 +53,7 @@ pub(crate) fn owners(obj: &Value) -> Vec<(String, String)> {
 
 /// Sends a server-side apply as kubectl does (YAML or JSON text) and returns the reply.
 pub(crate) async fn apply_raw(
-    server: &kube_rt_apiserver_sim::ApiServer,
+    server: &apiserver_sim::ApiServer,
     path: &str,
     query: &str,
     body: &str,
@@ -69,16 +69,16 @@ pub(crate) async fn apply_raw(
     .await
 }
 
-pub(crate) async fn get(server: &kube_rt_apiserver_sim::ApiServer, name: &str) -> common::Raw {
+pub(crate) async fn get(server: &apiserver_sim::ApiServer, name: &str) -> common::Raw {
     common::raw(server, "GET", &format!("{CMS}/{name}"), &[], b"").await
 }
 
-fn api(server: &kube_rt_apiserver_sim::ApiServer) -> Api<ConfigMap> {
+fn api(server: &apiserver_sim::ApiServer) -> Api<ConfigMap> {
     Api::default_namespaced(server.client().expect("client"))
 }
 
 async fn kube_apply(
-    server: &kube_rt_apiserver_sim::ApiServer,
+    server: &apiserver_sim::ApiServer,
     manager: &str,
     force: bool,
     obj: Value,

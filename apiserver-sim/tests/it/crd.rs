@@ -41,7 +41,7 @@ pub fn foo_crd(scope: &str, plural: &str, kind: &str) -> serde_json::Value {
     })
 }
 
-async fn install(server: &kube_rt_apiserver_sim::ApiServer, crd: serde_json::Value) {
+async fn install(server: &apiserver_sim::ApiServer, crd: serde_json::Value) {
     let crds: Api<CustomResourceDefinition> = Api::all(server.client().expect("client"));
     let crd: CustomResourceDefinition = serde_json::from_value(crd).expect("crd");
     let name = crd.name_any();
@@ -56,7 +56,7 @@ async fn install(server: &kube_rt_apiserver_sim::ApiServer, crd: serde_json::Val
     assert!(matches!(established, Ok(Ok(_))), "CRD established");
 }
 
-fn foo_api(server: &kube_rt_apiserver_sim::ApiServer, version: &str) -> Api<DynamicObject> {
+fn foo_api(server: &apiserver_sim::ApiServer, version: &str) -> Api<DynamicObject> {
     let gvk = GroupVersionKind::gvk("samplecontroller.k8s.io", version, "Foo");
     let ar = ApiResource::from_gvk_with_plural(&gvk, "foos");
     Api::namespaced_with(server.client().expect("client"), "default", &ar)
@@ -441,7 +441,7 @@ async fn cluster_scoped_custom_resource() {
 
 #[tokio::test]
 async fn install_crd_returns_once_the_custom_resources_are_served() {
-    let server = kube_rt_apiserver_sim::ApiServer::start().await.unwrap();
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
     let crd: CustomResourceDefinition =
         serde_json::from_value(foo_crd("Namespaced", "foos", "Foo")).unwrap();
 
@@ -469,7 +469,7 @@ async fn install_crd_returns_once_the_custom_resources_are_served() {
     // A second install of the same CRD is the real server's 409.
     let again = server.install_crd(&crd).await.unwrap_err();
     assert!(
-        matches!(&again, kube_rt_apiserver_sim::Error::Api(status) if status.code == 409 && status.reason == "AlreadyExists"),
+        matches!(&again, apiserver_sim::Error::Api(status) if status.code == 409 && status.reason == "AlreadyExists"),
         "{again}"
     );
 }

@@ -4,7 +4,7 @@ use crate::common;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, PostParams};
-use kube_rt_apiserver_sim::{ApiServer, FailRule};
+use apiserver_sim::{ApiServer, FailRule};
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 
@@ -344,7 +344,7 @@ async fn in_band_watch_errors_and_watch_list_off() {
     let (_, evs) = common::watch_events(&server, &streaming, 2).await;
     assert_eq!(common::types(&evs), vec!["ADDED", "BOOKMARK"]);
     assert_eq!(
-        evs[1]["object"]["metadata"]["annotations"][kube_rt_apiserver_sim::INITIAL_EVENTS_END],
+        evs[1]["object"]["metadata"]["annotations"][apiserver_sim::INITIAL_EVENTS_END],
         "true"
     );
 }

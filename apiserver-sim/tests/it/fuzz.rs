@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -126,7 +126,7 @@ proptest! {
     fn selectors_parse_round_trip_and_match_consistently(
         input in prop_oneof![selector_text(), any::<String>()],
     ) {
-        use kube_rt_apiserver_sim::fuzzing::{check_field_selector, check_label_selector};
+        use apiserver_sim::fuzzing::{check_field_selector, check_label_selector};
         prop_assert_eq!(check_label_selector(&input), Ok(()));
         prop_assert_eq!(check_field_selector(&input), Ok(()));
     }
@@ -136,7 +136,7 @@ proptest! {
     /// directive), merge patches are idempotent.
     #[test]
     fn patches_give_json_or_a_client_error(base in arb_json(), patch in arb_json()) {
-        prop_assert_eq!(kube_rt_apiserver_sim::fuzzing::check_patch(&base, &patch), Ok(()));
+        prop_assert_eq!(apiserver_sim::fuzzing::check_patch(&base, &patch), Ok(()));
     }
 
     /// JSON patches built from real operations (the generic `arb_json` rarely forms one).
@@ -159,7 +159,7 @@ proptest! {
                 .map(|(op, path, from, value)| json!({"op": op, "path": path, "from": from, "value": value}))
                 .collect(),
         );
-        prop_assert_eq!(kube_rt_apiserver_sim::fuzzing::check_patch(&base, &patch), Ok(()));
+        prop_assert_eq!(apiserver_sim::fuzzing::check_patch(&base, &patch), Ok(()));
     }
 }
 
@@ -171,11 +171,11 @@ fn huge_integers_round_trip_through_patches() {
     let input =
         b"{\"e\\\\\":[230132222333222222222222222222222222222222222222222222222333367]}\n\n[]";
     assert_eq!(
-        kube_rt_apiserver_sim::fuzzing::check_patch_bytes(input),
+        apiserver_sim::fuzzing::check_patch_bytes(input),
         Ok(())
     );
     assert_eq!(
-        kube_rt_apiserver_sim::fuzzing::check_patch_bytes(
+        apiserver_sim::fuzzing::check_patch_bytes(
             b"{\"a\":1.0000000000000002e-308}\n{\"b\":9.999999999999999e22}"
         ),
         Ok(())

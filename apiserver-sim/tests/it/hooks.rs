@@ -9,7 +9,7 @@ use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchParams};
 use kube::runtime::watcher::{self, Event, watcher};
-use kube_rt_apiserver_sim::{ApiServer, FailRule, WatchListMode};
+use apiserver_sim::{ApiServer, FailRule, WatchListMode};
 use serde_json::json;
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
@@ -132,7 +132,7 @@ async fn watch_list_ignored_like_an_old_server() {
     let (_, evs) = common::watch_events(&server, &format!("{CMS}?{STREAMING}"), 2).await;
     assert_eq!(common::types(&evs), vec!["ADDED", "BOOKMARK"]);
     assert_eq!(
-        evs[1]["object"]["metadata"]["annotations"][kube_rt_apiserver_sim::INITIAL_EVENTS_END],
+        evs[1]["object"]["metadata"]["annotations"][apiserver_sim::INITIAL_EVENTS_END],
         "true"
     );
 

@@ -6,7 +6,7 @@ use crate::common::kubectl;
 
 use k8s_openapi::api::core::v1::ServiceAccount;
 use kube::api::{Api, PostParams};
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

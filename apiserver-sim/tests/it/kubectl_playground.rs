@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use crate::common::kubectl;
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 
 /// The stored object, by group, plural and name (in any namespace).

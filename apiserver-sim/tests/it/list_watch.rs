@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::json;
 
 pub(crate) async fn make_cm(
@@ -305,7 +305,7 @@ async fn watch_rules() {
     .await;
     assert_eq!(common::types(&evs), vec!["ADDED", "ADDED", "BOOKMARK"]);
     assert_eq!(
-        evs[2]["object"]["metadata"]["annotations"][kube_rt_apiserver_sim::INITIAL_EVENTS_END],
+        evs[2]["object"]["metadata"]["annotations"][apiserver_sim::INITIAL_EVENTS_END],
         "true"
     );
     assert_eq!(evs[2]["object"]["kind"], "ConfigMap");

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 const DEPLOYS: &str = "/apis/apps/v1/namespaces/default/deployments";
 
 async fn send(
-    server: &kube_rt_apiserver_sim::ApiServer,
+    server: &apiserver_sim::ApiServer,
     method: &str,
     path: &str,
     ct: &str,

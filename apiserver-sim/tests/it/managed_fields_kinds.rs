@@ -19,7 +19,7 @@ const NEW_EVENTS: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
 const CORE_EVENTS: &str = "/api/v1/namespaces/default/events";
 
 async fn send(
-    server: &kube_rt_apiserver_sim::ApiServer,
+    server: &apiserver_sim::ApiServer,
     method: &str,
     path: &str,
     ct: &str,

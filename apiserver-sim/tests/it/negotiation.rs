@@ -23,7 +23,7 @@ use serde_json::json;
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 
-async fn get(server: &kube_rt_apiserver_sim::ApiServer, path: &str, accept: &str) -> common::Raw {
+async fn get(server: &apiserver_sim::ApiServer, path: &str, accept: &str) -> common::Raw {
     common::raw(server, "GET", path, &[("Accept", accept)], b"").await
 }
 

@@ -12,7 +12,7 @@ const JSON: [(&str, &str); 1] = [("Content-Type", "application/json")];
 const MERGE: [(&str, &str); 1] = [("Content-Type", "application/merge-patch+json")];
 
 async fn send(
-    server: &kube_rt_apiserver_sim::ApiServer,
+    server: &apiserver_sim::ApiServer,
     method: &str,
     path: &str,
     body: Value,
@@ -36,7 +36,7 @@ fn eviction(name: &str) -> Value {
     json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name}})
 }
 
-async fn running(server: &kube_rt_apiserver_sim::ApiServer, name: &str, labels: Value) {
+async fn running(server: &apiserver_sim::ApiServer, name: &str, labels: Value) {
     assert_eq!(
         send(server, "POST", PODS, pod(name, labels)).await.status,
         201

@@ -12,7 +12,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Node, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, PostParams};
 use kube::{Client, Error};
-use kube_rt_apiserver_sim::{ApiServer, ApiServerBuilder};
+use apiserver_sim::{ApiServer, ApiServerBuilder};
 use serde_json::json;
 
 const USER: &str = "system:serviceaccount:default:robot";

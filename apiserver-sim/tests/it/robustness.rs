@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use kube_rt_apiserver_sim::{ApiServer, BODY_LIMIT};
+use apiserver_sim::{ApiServer, BODY_LIMIT};
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 const JSON: (&str, &str) = ("Content-Type", "application/json");

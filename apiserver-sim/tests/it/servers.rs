@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams};
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 
 /// Waits until nothing accepts connections on `addr` any more.
 async fn stops_serving(addr: std::net::SocketAddr) {
@@ -69,7 +69,7 @@ async fn binds_a_given_port() {
         .await
         .expect_err("port in use");
     assert!(
-        matches!(err, kube_rt_apiserver_sim::Error::Bind { .. }),
+        matches!(err, apiserver_sim::Error::Bind { .. }),
         "{err}"
     );
 }

@@ -6,7 +6,7 @@
 
 use std::net::Ipv4Addr;
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 use testkit::eventually;
 

@@ -38,7 +38,7 @@ async fn configmap_round_trip() {
 #[tokio::test]
 async fn shutdown_right_after_start_returns() {
     for _ in 0..10 {
-        let server = kube_rt_apiserver_sim::ApiServer::builder()
+        let server = apiserver_sim::ApiServer::builder()
             .workload_simulator(std::time::Duration::from_millis(10))
             .start()
             .await

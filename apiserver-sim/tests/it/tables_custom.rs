@@ -7,7 +7,7 @@
 use crate::common;
 use crate::tables::{TABLE_ACCEPT, cells, columns, is_fresh_age, priorities, table};
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 
 fn widget_crd(columns: Value) -> Value {

@@ -9,7 +9,7 @@ use crate::tables::{TABLE_ACCEPT, cells, columns, table};
 
 use std::time::Duration;
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

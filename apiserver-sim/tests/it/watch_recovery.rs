@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::{reflector, watcher};
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::json;
 
 async fn watcher_converges_after_compaction(server: &ApiServer, cfg: watcher::Config) {

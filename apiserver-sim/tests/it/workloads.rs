@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 use testkit::{eventually, eventually_some};
 

@@ -10,14 +10,14 @@ use crate::common;
 
 const JSON: [(&str, &str); 1] = [("Content-Type", "application/json")];
 
-fn budget(server: &kube_rt_apiserver_sim::ApiServer) -> Option<Value> {
+fn budget(server: &apiserver_sim::ApiServer) -> Option<Value> {
     server
         .objects("policy", "poddisruptionbudgets")
         .into_iter()
         .find(|o| o["metadata"]["name"] == "web")
 }
 
-async fn evict(server: &kube_rt_apiserver_sim::ApiServer, pod: &str) -> u16 {
+async fn evict(server: &apiserver_sim::ApiServer, pod: &str) -> u16 {
     let body = json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": pod}});
     let path = format!("/api/v1/namespaces/default/pods/{pod}/eviction");
     common::raw(server, "POST", &path, &JSON, body.to_string().as_bytes())
@@ -26,7 +26,7 @@ async fn evict(server: &kube_rt_apiserver_sim::ApiServer, pod: &str) -> u16 {
 }
 
 /// Waits until the budget allows `allowed` disruptions with `healthy` healthy pods.
-async fn budget_at(server: &kube_rt_apiserver_sim::ApiServer, allowed: i64, healthy: i64) -> Value {
+async fn budget_at(server: &apiserver_sim::ApiServer, allowed: i64, healthy: i64) -> Value {
     eventually_some(
         &format!("budget allows {allowed} with {healthy} healthy"),
         DEADLINE,
@@ -46,7 +46,7 @@ async fn budget_at(server: &kube_rt_apiserver_sim::ApiServer, allowed: i64, heal
 async fn evictions_go_as_the_budget_allows() {
     // Pods start a second after they are bound: the two evictions below come well before a
     // replacement is ready.
-    let server = kube_rt_apiserver_sim::ApiServer::builder()
+    let server = apiserver_sim::ApiServer::builder()
         .workload_simulator(std::time::Duration::from_secs(1))
         .start()
         .await

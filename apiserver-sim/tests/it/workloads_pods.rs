@@ -27,7 +27,7 @@ fn condition(obj: &Value, ty: &str) -> Option<Value> {
 }
 
 fn stored(
-    server: &kube_rt_apiserver_sim::ApiServer,
+    server: &apiserver_sim::ApiServer,
     group: &str,
     plural: &str,
     name: &str,

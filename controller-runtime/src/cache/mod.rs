@@ -12,8 +12,8 @@
 //! unconfigured cache.
 //!
 //! ```
-//! # use kube_rt_controller_runtime::controller::Context;
-//! # use kube_rt_controller_runtime::cache::Error;
+//! # use controller_runtime::controller::Context;
+//! # use controller_runtime::cache::Error;
 //! # use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 //! use kube::core::{Expression, Selector};
 //!
@@ -57,8 +57,8 @@
 //! described on [`ByObject`] and is the same for typed, metadata-only and dynamic caches.
 //!
 //! ```
-//! # use kube_rt_controller_runtime::cache::{ByObject, Metadata};
-//! # use kube_rt_controller_runtime::manager::Manager;
+//! # use controller_runtime::cache::{ByObject, Metadata};
+//! # use controller_runtime::manager::Manager;
 //! # use k8s_openapi::api::core::v1::{Namespace, Secret};
 //! # fn build(client: kube::Client) -> Manager {
 //! Manager::builder(client)

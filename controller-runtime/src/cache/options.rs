@@ -38,7 +38,7 @@ use crate::kind::DynamicKind;
 /// dynamic caches alike. A transform belongs to the representation it is typed over.
 ///
 /// ```
-/// # use kube_rt_controller_runtime::cache::{ByObject, Metadata};
+/// # use controller_runtime::cache::{ByObject, Metadata};
 /// # use k8s_openapi::api::core::v1::{Node, Pod, Secret};
 /// // Pods: only in two namespaces, only those labelled app=web, without their annotations.
 /// let pods = ByObject::of::<Pod>()

@@ -112,7 +112,7 @@ impl Cache {
     /// registered on `C`.
     ///
     /// ```
-    /// # use kube_rt_controller_runtime::cache::{Cache, Error};
+    /// # use controller_runtime::cache::{Cache, Error};
     /// # use k8s_openapi::api::core::v1::Pod;
     /// # fn index(cache: &Cache) -> Result<(), Error> {
     /// cache.index_field::<Pod>("spec.nodeName", |pod| {

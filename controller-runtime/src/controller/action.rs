@@ -17,7 +17,7 @@ use workqueue::Priority;
 ///
 /// ```
 /// # use std::time::Duration;
-/// # use kube_rt_controller_runtime::controller::{Action, Priority};
+/// # use controller_runtime::controller::{Action, Priority};
 /// let check_again_later = Action::requeue_after(Duration::from_secs(300)).with_priority(Priority::LOW);
 /// assert_eq!(check_again_later.requeue_delay(), Some(Duration::from_secs(300)));
 /// assert_eq!(check_again_later.priority(), Some(Priority::LOW));

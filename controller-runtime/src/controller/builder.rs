@@ -30,7 +30,7 @@ pub const DEFAULT_MAX_CONCURRENT_RECONCILES: usize = 1;
 /// A controller has exactly one primary kind; a second `for_` does not compile:
 ///
 /// ```compile_fail
-/// # use kube_rt_controller_runtime::prelude::*;
+/// # use controller_runtime::prelude::*;
 /// # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 /// # fn f(manager: &Manager) {
 /// Controller::new(manager).for_(Watch::of::<ConfigMap>()).for_(Watch::of::<Secret>());
@@ -221,9 +221,9 @@ impl<K: Object> ControllerBuilder<'_, K> {
     /// and the controller runs on with its other sources and watches.
     ///
     /// ```
-    /// # use kube_rt_controller_runtime::controller::{Controller, Watch};
-    /// # use kube_rt_controller_runtime::manager::Manager;
-    /// # use kube_rt_controller_runtime::ObjectKey;
+    /// # use controller_runtime::controller::{Controller, Watch};
+    /// # use controller_runtime::manager::Manager;
+    /// # use controller_runtime::ObjectKey;
     /// # use k8s_openapi::api::core::v1::ConfigMap;
     /// # fn wire(manager: &Manager) -> tokio::sync::mpsc::Sender<ObjectKey> {
     /// // Keys pushed by another task, say a cloud API's webhook receiver.

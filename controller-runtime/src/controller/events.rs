@@ -13,7 +13,7 @@ impl<K: Kind> Context<K> {
     /// `reason`. Never waits; see [`Recorder`](crate::events::Recorder).
     ///
     /// ```no_run
-    /// # use kube_rt_controller_runtime::controller::Context;
+    /// # use controller_runtime::controller::Context;
     /// # use k8s_openapi::api::core::v1::ConfigMap;
     /// # fn demo(ctx: &Context<ConfigMap>) {
     /// ctx.normal_event("Synced", "ConfigMap synced successfully");

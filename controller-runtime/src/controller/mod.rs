@@ -14,9 +14,9 @@
 //! can be any of the three; the reconciler is a `Reconciler<T>` of its object type.
 //!
 //! ```
-//! # use kube_rt_controller_runtime::cache::Metadata;
-//! # use kube_rt_controller_runtime::controller::{Action, Context, Controller, Error, Request, Watch, predicate::GenerationChanged, reconciler_fn};
-//! # use kube_rt_controller_runtime::manager::Manager;
+//! # use controller_runtime::cache::Metadata;
+//! # use controller_runtime::controller::{Action, Context, Controller, Error, Request, Watch, predicate::GenerationChanged, reconciler_fn};
+//! # use controller_runtime::manager::Manager;
 //! # use k8s_openapi::api::{apps::v1::Deployment, core::v1::{ConfigMap, Secret}};
 //! # fn wire(manager: &Manager) -> Result<(), Error> {
 //! Controller::new(manager)
@@ -24,7 +24,7 @@
 //!     .owns(Watch::of::<Metadata<Secret>>())
 //!     .watches(Watch::of::<ConfigMap>(), |cm: &ConfigMap| {
 //!         // The Deployment of the same name as the ConfigMap.
-//!         kube_rt_controller_runtime::ObjectKey::new(cm.metadata.namespace.as_deref(), cm.metadata.name.as_deref().unwrap_or_default()).ok()
+//!         controller_runtime::ObjectKey::new(cm.metadata.namespace.as_deref(), cm.metadata.name.as_deref().unwrap_or_default()).ok()
 //!     })
 //!     .max_concurrent_reconciles(4)
 //!     .build(reconciler_fn(|_request: Request, _ctx: Context<Deployment>| async {
@@ -53,8 +53,8 @@
 //! ```
 //! use std::collections::BTreeMap;
 //!
-//! use kube_rt_controller_runtime::prelude::*;
-//! use kube_rt_controller_runtime::util::create_or_update;
+//! use controller_runtime::prelude::*;
+//! use controller_runtime::util::create_or_update;
 //! use k8s_openapi::ByteString;
 //! use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 //! use kube::Api;

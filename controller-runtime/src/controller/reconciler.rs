@@ -116,7 +116,7 @@ impl fmt::Debug for ReconcileError {
 /// `async-trait` macro and without boxing each call's future:
 ///
 /// ```
-/// use kube_rt_controller_runtime::controller::{Action, Context, ReconcileError, Reconciler, Request};
+/// use controller_runtime::controller::{Action, Context, ReconcileError, Reconciler, Request};
 /// use k8s_openapi::api::core::v1::ConfigMap;
 ///
 /// struct LogConfigMaps;

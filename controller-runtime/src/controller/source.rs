@@ -63,8 +63,8 @@ where
 ///
 /// ```
 /// # use std::time::Duration;
-/// # use kube_rt_controller_runtime::controller::{KeyStream, Priority};
-/// # use kube_rt_controller_runtime::ObjectKey;
+/// # use controller_runtime::controller::{KeyStream, Priority};
+/// # use controller_runtime::ObjectKey;
 /// // One key every five minutes, behind live changes.
 /// let inventory = KeyStream::new(futures::stream::unfold((), |()| async {
 ///     tokio::time::sleep(Duration::from_secs(300)).await;

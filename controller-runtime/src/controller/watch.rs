@@ -25,8 +25,8 @@ use crate::controller::predicate::{Everything, Predicate, and};
 /// cache settings ([`ByObject`](crate::cache::ByObject)).
 ///
 /// ```
-/// # use kube_rt_controller_runtime::controller::{Watch, predicate::{GenerationChanged, LabelsChanged}};
-/// # use kube_rt_controller_runtime::cache::Metadata;
+/// # use controller_runtime::controller::{Watch, predicate::{GenerationChanged, LabelsChanged}};
+/// # use controller_runtime::cache::Metadata;
 /// # use k8s_openapi::api::{apps::v1::Deployment, core::v1::Secret};
 /// // Deployments, only when their spec changed.
 /// let deployments = Watch::of::<Deployment>().predicate(GenerationChanged);

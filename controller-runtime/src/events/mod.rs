@@ -6,7 +6,7 @@
 //! publishes through its context's shorthands, which name the object being reconciled:
 //!
 //! ```no_run
-//! # use kube_rt_controller_runtime::controller::Context;
+//! # use controller_runtime::controller::Context;
 //! # use k8s_openapi::api::core::v1::ConfigMap;
 //! # fn demo(ctx: &Context<ConfigMap>) {
 //! ctx.normal_event("Synced", "ConfigMap synced successfully");

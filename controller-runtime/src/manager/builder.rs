@@ -105,8 +105,8 @@ impl ManagerBuilder {
     /// [`cache::Error::InvalidSettings`](crate::cache::Error::InvalidSettings).
     ///
     /// ```
-    /// # use kube_rt_controller_runtime::cache::ByObject;
-    /// # use kube_rt_controller_runtime::manager::Manager;
+    /// # use controller_runtime::cache::ByObject;
+    /// # use controller_runtime::manager::Manager;
     /// # use k8s_openapi::api::core::v1::{ConfigMap, Secret};
     /// # fn configure(client: kube::Client) -> Manager {
     /// Manager::builder(client)

@@ -14,8 +14,8 @@
 //! drains in-flight reconciles (default 30 s), a second one returns at once.
 //!
 //! ```no_run
-//! # use kube_rt_controller_runtime::manager::{Error, Manager};
-//! # use kube_rt_controller_runtime::leader_election::LeaderElectionConfig;
+//! # use controller_runtime::manager::{Error, Manager};
+//! # use controller_runtime::leader_election::LeaderElectionConfig;
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let manager = Manager::builder(kube::Client::try_default().await?)
 //!     .leader_election(LeaderElectionConfig::new("operators", "my-operator"))

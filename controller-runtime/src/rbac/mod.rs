@@ -13,7 +13,7 @@
 //! [`Manager::rbac_policy`](crate::manager::Manager::rbac_policy) then gives the roles.
 //!
 //! ```
-//! use kube_rt_controller_runtime::rbac::{Permissions, Rule, Verb};
+//! use controller_runtime::rbac::{Permissions, Rule, Verb};
 //! use k8s_openapi::api::apps::v1::Deployment;
 //!
 //! let mut needs = Permissions::default();
@@ -24,7 +24,7 @@
 //! let rules = policy.cluster_role.unwrap().rules.unwrap();
 //! assert_eq!(rules[0].verbs, ["list", "watch", "create"]);
 //! assert_eq!(rules[1].resources.as_deref(), Some(&["deployments/scale".to_owned()][..]));
-//! # Ok::<(), kube_rt_controller_runtime::rbac::Error>(())
+//! # Ok::<(), controller_runtime::rbac::Error>(())
 //! ```
 
 //!

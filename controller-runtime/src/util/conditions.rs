@@ -5,7 +5,7 @@
 //! ```
 //! use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 //! use k8s_openapi::jiff::Timestamp;
-//! use kube_rt_controller_runtime::util::{
+//! use controller_runtime::util::{
 //!     find_status_condition, is_status_condition_true, set_status_condition,
 //! };
 //!

@@ -16,8 +16,8 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use kube_rt_controller_runtime::controller::{Action, Context, ReconcileError, Request};
-//! use kube_rt_controller_runtime::util::{FinalizerEvent, finalizer};
+//! use controller_runtime::controller::{Action, Context, ReconcileError, Request};
+//! use controller_runtime::util::{FinalizerEvent, finalizer};
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //!
 //! async fn reconcile(_req: Request, ctx: Context<ConfigMap>) -> Result<Action, ReconcileError> {

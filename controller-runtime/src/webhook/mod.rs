@@ -5,10 +5,10 @@
 //! re-read from its directory without a restart.
 //!
 //! ```no_run
-//! use kube_rt_controller_runtime::webhook::{
+//! use controller_runtime::webhook::{
 //!     AdmissionRequest, Denial, Validation, Validator, Warnings, Webhook, WebhookServerConfig,
 //! };
-//! use kube_rt_controller_runtime::manager::Manager;
+//! use controller_runtime::manager::Manager;
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //!
 //! struct SmallConfigMaps;
@@ -23,7 +23,7 @@
 //!     }
 //! }
 //!
-//! # async fn run(client: kube::Client) -> Result<(), kube_rt_controller_runtime::manager::Error> {
+//! # async fn run(client: kube::Client) -> Result<(), controller_runtime::manager::Error> {
 //! let manager = Manager::builder(client)
 //!     .webhook_server(WebhookServerConfig::new().cert_dir("/tmp/k8s-webhook-server/serving-certs"))
 //!     .build();

@@ -50,7 +50,7 @@ use std::time::Duration;
 use apiserver_sim::ChaosProfile;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::Api;
-use kube_rt_controller_runtime::{
+use controller_runtime::{
     controller::{Context, Controller, ControllerHandle, Request, Watch, reconciler_fn},
     leader_election::LeaderElectionConfig,
     manager::Manager,

@@ -1,7 +1,7 @@
 //! What the churn soak measures: the process's resident memory and open descriptors (from
 //! `/proc/self`), their growth between samples, and the manager's work queue depths.
 
-use kube_rt_controller_runtime::metrics::Metrics;
+use controller_runtime::metrics::Metrics;
 use prometheus_parse::{Scrape, Value};
 
 /// How far RSS and open descriptors may grow between the start and the end of the judged part.

@@ -13,8 +13,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
-use kube_rt_controller_runtime::cache::DynamicKind;
-use kube_rt_controller_runtime::manager::{Manager, ManagerBuilder};
+use controller_runtime::cache::DynamicKind;
+use controller_runtime::manager::{Manager, ManagerBuilder};
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 
@@ -117,7 +117,7 @@ pub fn manager(server: &impl Server) -> ManagerBuilder {
 /// Runs `manager.start()` in the background.
 pub fn spawn(
     manager: &Arc<Manager>,
-) -> JoinHandle<Result<(), kube_rt_controller_runtime::manager::Error>> {
+) -> JoinHandle<Result<(), controller_runtime::manager::Error>> {
     let manager = Arc::clone(manager);
     tokio::spawn(async move { manager.start().await })
 }

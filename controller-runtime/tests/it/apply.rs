@@ -6,7 +6,7 @@ use crate::common;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube_rt_controller_runtime::util::{OperationResult, create_or_update, server_side_apply};
+use controller_runtime::util::{OperationResult, create_or_update, server_side_apply};
 
 #[tokio::test]
 async fn create_or_update_writes_only_changes() {
@@ -54,7 +54,7 @@ async fn a_created_object_starts_in_the_apis_namespace() {
     let api: Api<k8s_openapi::api::core::v1::Secret> = Api::namespaced(client, ns());
     let mut owned = Ok(());
     let (created, result) = create_or_update(&api, "child", |secret| {
-        owned = kube_rt_controller_runtime::util::set_controller_reference(&owner, secret);
+        owned = controller_runtime::util::set_controller_reference(&owner, secret);
     })
     .await
     .unwrap();

@@ -16,8 +16,8 @@ use common::*;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube_rt_controller_runtime::controller::predicate::{from_fn, update_fn};
-use kube_rt_controller_runtime::{
+use controller_runtime::controller::predicate::{from_fn, update_fn};
+use controller_runtime::{
     ObjectKey,
     cache::Kind,
     controller::{Action, Context, Controller, Reconciler, Request, Watch, reconciler_fn},

@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::*;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
 use kube::api::{Patch, PatchParams};
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
 use serde_json::json;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{
+use controller_runtime::{
     ObjectKey,
     controller::{Action, Context, Controller, KeyStream, Priority, Request, Watch, reconciler_fn},
 };
@@ -27,7 +27,7 @@ type Reconcile = (Option<String>, i32, Instant);
 struct Seen(Arc<Mutex<Vec<(String, Reconcile)>>>);
 
 impl Seen {
-    fn reconciler(&self) -> impl kube_rt_controller_runtime::controller::Reconciler<ConfigMap> {
+    fn reconciler(&self) -> impl controller_runtime::controller::Reconciler<ConfigMap> {
         let seen = self.clone();
         reconciler_fn(move |request: Request, ctx: Context<ConfigMap>| {
             let value = ctx.get().map(|config| testkit::config_maps::value(&config));

@@ -11,7 +11,7 @@ use std::time::Duration;
 use apiserver_sim::FailRule;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
 use parking_lot::Mutex;
@@ -28,10 +28,10 @@ type LastStates = Arc<Mutex<Vec<Option<String>>>>;
 /// "last") and waits until the cache holds "last". Returns the recorded states and the run.
 async fn run_until_gone_is_cached_at_last(
     server: &apiserver_sim::ApiServer,
-    manager: &Arc<kube_rt_controller_runtime::manager::Manager>,
+    manager: &Arc<controller_runtime::manager::Manager>,
 ) -> (
     LastStates,
-    tokio::task::JoinHandle<Result<(), kube_rt_controller_runtime::manager::Error>>,
+    tokio::task::JoinHandle<Result<(), controller_runtime::manager::Error>>,
 ) {
     let last_states = LastStates::default();
     let seen = last_states.clone();

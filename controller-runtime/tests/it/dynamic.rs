@@ -14,12 +14,12 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use kube::{Api, CustomResource, CustomResourceExt};
-use kube_rt_controller_runtime::ObjectKey;
-use kube_rt_controller_runtime::cache::{DynamicKind, Error};
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::ObjectKey;
+use controller_runtime::cache::{DynamicKind, Error};
+use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
-use kube_rt_controller_runtime::util::create_or_update;
+use controller_runtime::util::create_or_update;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -11,9 +11,9 @@ use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
-use kube_rt_controller_runtime::ObjectKey;
-use kube_rt_controller_runtime::cache::{Cache, Error};
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::ObjectKey;
+use controller_runtime::cache::{Cache, Error};
+use controller_runtime::controller::{
     Action, Context, Controller, Request, Watch, reconciler_fn,
 };
 use parking_lot::Mutex;

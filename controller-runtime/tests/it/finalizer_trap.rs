@@ -14,12 +14,12 @@ use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{DeleteParams, ObjectMeta, PostParams};
 use kube::{Api, CustomResource, CustomResourceExt};
-use kube_rt_controller_runtime::cache::Kind;
-use kube_rt_controller_runtime::controller::predicate::{GenerationChanged, LabelsChanged};
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::cache::Kind;
+use controller_runtime::controller::predicate::{GenerationChanged, LabelsChanged};
+use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
-use kube_rt_controller_runtime::util::{
+use controller_runtime::util::{
     FinalizerEvent, create_or_update, finalizer, set_controller_reference,
 };
 use schemars::JsonSchema;

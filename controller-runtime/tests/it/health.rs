@@ -12,7 +12,7 @@ use std::time::Duration;
 use apiserver_sim::FailRule;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{
+use controller_runtime::{
     controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
     manager::Error,
 };

@@ -11,13 +11,13 @@ use crate::cache_settings::{Half, marking};
 use crate::common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::api::{ApiResource, DynamicObject};
-use kube_rt_controller_runtime::ObjectKey;
-use kube_rt_controller_runtime::cache::{self, ByObject, DynamicKind, Metadata};
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::ObjectKey;
+use controller_runtime::cache::{self, ByObject, DynamicKind, Metadata};
+use controller_runtime::controller::{
     self, Action, Context, Controller, Reconciler, Request, Watch, reconciler_fn,
 };
-use kube_rt_controller_runtime::informer::Object;
-use kube_rt_controller_runtime::manager::{self, ManagerBuilder};
+use controller_runtime::informer::Object;
+use controller_runtime::manager::{self, ManagerBuilder};
 
 fn noop<T: Object>() -> impl Reconciler<T> {
     reconciler_fn(|_: Request, _: Context<T>| async { Ok::<_, Infallible>(Action::done()) })

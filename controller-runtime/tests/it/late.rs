@@ -15,11 +15,11 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{ObjectMeta, PostParams};
 use kube::{Api, CustomResource, CustomResourceExt};
-use kube_rt_controller_runtime::cache;
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::cache;
+use controller_runtime::controller::{
     self, Action, Context, Controller, Reconciler, Request, Watch, reconciler_fn,
 };
-use kube_rt_controller_runtime::manager::{Error, Manager};
+use controller_runtime::manager::{Error, Manager};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -35,7 +35,7 @@ pub struct WidgetSpec {
     size: i32,
 }
 
-fn counting<K: kube_rt_controller_runtime::cache::Kind>(counts: &Counts) -> impl Reconciler<K> {
+fn counting<K: controller_runtime::cache::Kind>(counts: &Counts) -> impl Reconciler<K> {
     let seen = counts.clone();
     reconciler_fn(move |req: Request, _ctx: Context<K>| {
         let seen = seen.clone();

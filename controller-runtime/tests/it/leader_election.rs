@@ -17,7 +17,7 @@ use apiserver_sim::{ApiServer, FailRule};
 use common::*;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{
+use controller_runtime::{
     controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
     leader_election::LeaderElectionConfig,
     manager::{Error, Manager},

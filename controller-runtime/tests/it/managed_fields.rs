@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::controller::{
     Action, Context, Controller, Request, Watch, reconciler_fn,
 };
 
@@ -62,7 +62,7 @@ async fn the_user_agent_names_the_operator_as_the_default_field_manager() {
     let server = TestCluster::start().await.unwrap();
     let mut config = server.config().unwrap();
     config.default_namespace = ns().into();
-    let config = kube_rt_controller_runtime::util::with_user_agent(config, "my-operator", "0.3.0");
+    let config = controller_runtime::util::with_user_agent(config, "my-operator", "0.3.0");
     let client = kube::Client::try_from(config).unwrap();
     let api: kube::Api<ConfigMap> = kube::Api::namespaced(client, ns());
     // No field manager named: the server takes the User-Agent up to its first `/`.

@@ -15,10 +15,10 @@ use common::*;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::PartialObjectMeta;
-use kube_rt_controller_runtime::ObjectKey;
-use kube_rt_controller_runtime::cache::{ByObject, Error, Metadata};
-use kube_rt_controller_runtime::controller::predicate::{LabelsChanged, from_fn};
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::ObjectKey;
+use controller_runtime::cache::{ByObject, Error, Metadata};
+use controller_runtime::controller::predicate::{LabelsChanged, from_fn};
+use controller_runtime::controller::{
     Action, Context, Controller, Request, Watch, reconciler_fn,
 };
 

@@ -15,9 +15,9 @@ use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::api::ObjectMeta;
 use kube::core::Selector;
-use kube_rt_controller_runtime::ObjectKey;
-use kube_rt_controller_runtime::cache::{ByObject, Error};
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::ObjectKey;
+use controller_runtime::cache::{ByObject, Error};
+use controller_runtime::controller::{
     Action, Context, Controller, Request, Watch, reconciler_fn,
 };
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{
+use controller_runtime::{
     controller::{
         Action, Context, Controller, Priority, ReconcileError, Request, Watch, reconciler_fn,
     },
@@ -45,7 +45,7 @@ impl Seen {
 fn gated(
     seen: &Seen,
     gate: &Arc<Semaphore>,
-) -> impl kube_rt_controller_runtime::controller::Reconciler<ConfigMap> {
+) -> impl controller_runtime::controller::Reconciler<ConfigMap> {
     let (seen, gate) = (seen.clone(), Arc::clone(gate));
     reconciler_fn(move |request: Request, ctx: Context<ConfigMap>| {
         seen.record(&request, ctx.priority());

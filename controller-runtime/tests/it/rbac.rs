@@ -14,8 +14,8 @@ use k8s_openapi::api::core::v1::{ConfigMap, Node, Secret, ServiceAccount};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Api, PostParams};
-use kube_rt_controller_runtime::rbac::{Rule, Verb};
-use kube_rt_controller_runtime::{
+use controller_runtime::rbac::{Rule, Verb};
+use controller_runtime::{
     cache::Metadata,
     controller::{Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn},
     events::{EventRecord, EventType, reference_to},

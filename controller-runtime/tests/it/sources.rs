@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::ObjectKey;
-use kube_rt_controller_runtime::controller::predicate::meta_fn;
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::ObjectKey;
+use controller_runtime::controller::predicate::meta_fn;
+use controller_runtime::controller::{
     Action, Context, Controller, Error, KeyStream, Priority, Request, Watch, reconciler_fn,
 };
 use parking_lot::Mutex;
@@ -27,7 +27,7 @@ const LIMIT: Duration = Duration::from_secs(60);
 struct Seen(Arc<Mutex<Vec<(String, i32, Instant)>>>);
 
 impl Seen {
-    fn reconciler(&self) -> impl kube_rt_controller_runtime::controller::Reconciler<ConfigMap> {
+    fn reconciler(&self) -> impl controller_runtime::controller::Reconciler<ConfigMap> {
         let seen = self.clone();
         reconciler_fn(move |request: Request, ctx: Context<ConfigMap>| {
             seen.0.lock().push((

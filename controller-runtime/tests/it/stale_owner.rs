@@ -19,9 +19,11 @@ use apiserver_sim::FailRule;
 use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
-use kube_rt_controller_runtime::controller::{Context, Controller, Request, Watch, reconciler_fn};
+use controller_runtime::controller::{Context, Controller, Request, Watch, reconciler_fn};
 
-const LIMIT: Duration = Duration::from_secs(10);
+// Generous: on a loaded two-core machine running the whole suite, the garbage collector, the
+// Secret's delete event and the reconcile it triggers took longer than 10 s once.
+const LIMIT: Duration = Duration::from_secs(30);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_child_collected_while_its_owner_is_only_in_a_stale_cache_stays_deleted() {

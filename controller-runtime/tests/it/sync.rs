@@ -13,10 +13,10 @@ use apiserver_sim::FailRule;
 use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::Selector;
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::controller::{
     self, Action, Context, Controller, Request, Watch, reconciler_fn,
 };
-use kube_rt_controller_runtime::manager::{Error, Manager};
+use controller_runtime::manager::{Error, Manager};
 
 #[tokio::test(start_paused = true)]
 async fn reconciles_only_see_synced_caches() {

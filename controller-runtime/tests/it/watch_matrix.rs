@@ -24,13 +24,13 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::PartialObjectMeta;
 use kube::{Api, CustomResource, CustomResourceExt, Resource};
-use kube_rt_controller_runtime::ObjectKey;
-use kube_rt_controller_runtime::cache::{DynamicKind, Metadata};
-use kube_rt_controller_runtime::controller::predicate::from_fn;
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::ObjectKey;
+use controller_runtime::cache::{DynamicKind, Metadata};
+use controller_runtime::controller::predicate::from_fn;
+use controller_runtime::controller::{
     Action, Context, Controller, Reconciler, Request, Watch, reconciler_fn,
 };
-use kube_rt_controller_runtime::informer::Object;
+use controller_runtime::informer::Object;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

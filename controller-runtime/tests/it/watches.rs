@@ -11,18 +11,18 @@ use std::time::Duration;
 use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::Selector;
-use kube_rt_controller_runtime::ObjectKey;
-use kube_rt_controller_runtime::cache::{self, ByObject};
-use kube_rt_controller_runtime::controller::predicate::{
+use controller_runtime::ObjectKey;
+use controller_runtime::cache::{self, ByObject};
+use controller_runtime::controller::predicate::{
     LabelSelector, ResourceVersionChanged, not,
 };
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::controller::{
     Action, Context, Controller, Request, Watch, reconciler_fn,
 };
-use kube_rt_controller_runtime::manager::{Error, Runnable, async_trait};
+use controller_runtime::manager::{Error, Runnable, async_trait};
 use tokio_util::sync::CancellationToken;
 
-fn counting(counts: &Counts) -> impl kube_rt_controller_runtime::controller::Reconciler<ConfigMap> {
+fn counting(counts: &Counts) -> impl controller_runtime::controller::Reconciler<ConfigMap> {
     let seen = counts.clone();
     reconciler_fn(move |req: Request, _ctx: Context<ConfigMap>| {
         let seen = seen.clone();

@@ -21,7 +21,7 @@ const STEP_DOWN_LIMIT: Duration = Duration::from_secs(20);
 const READY_LIMIT: Duration = Duration::from_secs(120);
 /// The members' log against a real server: the reflector's notices, among them its relists
 /// after a 410.
-pub const MEMBER_TRACE: &str = "kube_rt_reflector=info";
+pub const MEMBER_TRACE: &str = "reflector=info";
 /// What the reflector logs when a watch or a list is answered 410 (`reflector.rs`).
 const EXPIRED: [&str; 2] = [
     "resource version expired; relisting",

@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
-use kube_rt_controller_runtime::leader_election::LeaderElectionConfig;
-use kube_rt_controller_runtime::manager::{Error, Manager};
+use controller_runtime::leader_election::LeaderElectionConfig;
+use controller_runtime::manager::{Error, Manager};
 
 use crate::members::journal::Writer;
 use crate::members::{self, MemberEnv};

@@ -105,7 +105,7 @@ pub type Served = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 /// loss of its Lease, [`FAILED_EXIT`] on any other failure (written to stderr).
 pub fn run_member<F, Fut>(
     env: &MemberEnv,
-    lost_lease: impl Fn(&kube_rt_controller_runtime::manager::Error) -> bool,
+    lost_lease: impl Fn(&controller_runtime::manager::Error) -> bool,
     serve: F,
 ) -> i32
 where

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::{
+use controller_runtime::{
     controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
     manager::{Error, Manager},
 };

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
-use kube_rt_controller_runtime::sharding::{ObjectLabels, Ring, ShardName, ring_key};
+use controller_runtime::sharding::{ObjectLabels, Ring, ShardName, ring_key};
 
 use crate::member::{RING, shard_of};
 use crate::members::journal::Interval;

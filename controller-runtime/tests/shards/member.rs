@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
-use kube_rt_controller_runtime::controller::{Context, Controller, Request, Watch, reconciler_fn};
-use kube_rt_controller_runtime::manager::{Error, Manager};
-use kube_rt_controller_runtime::sharding::ShardingConfig;
+use controller_runtime::controller::{Context, Controller, Request, Watch, reconciler_fn};
+use controller_runtime::manager::{Error, Manager};
+use controller_runtime::sharding::ShardingConfig;
 
 use crate::members::journal::Writer;
 use crate::members::{self, MemberEnv};

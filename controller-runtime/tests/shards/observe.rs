@@ -12,7 +12,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
-use kube_rt_controller_runtime::sharding::{ObjectLabels, ShardLease};
+use controller_runtime::sharding::{ObjectLabels, ShardLease};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 

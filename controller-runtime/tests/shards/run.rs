@@ -11,7 +11,7 @@ use apiserver_sim::{ApiServer, FailRule};
 use informer::InformerFactory;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube_rt_controller_runtime::sharding::ShardLease;
+use controller_runtime::sharding::ShardLease;
 use serde_json::json;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;

@@ -21,7 +21,7 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
-use kube_rt_controller_runtime::{
+use controller_runtime::{
     controller::{Action, Context, ReconcileError, Request},
     util::{create_or_update, set_controller_reference},
 };

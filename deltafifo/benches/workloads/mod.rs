@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use indexer::{Indexer, Indexers, NAMESPACE_INDEX, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;
-use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, Deltas};
+use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, Deltas};
 
 /// Objects (keys) of every workload.
 pub const OBJECTS: usize = 100_000;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_deltafifo::{DeltaFifo, DeltaFifoOptions, InOrderFifo, InOrderFifoOptions, Queue};
+use deltafifo::{DeltaFifo, DeltaFifoOptions, InOrderFifo, InOrderFifoOptions, Queue};
 
 use crate::support::cm;
 

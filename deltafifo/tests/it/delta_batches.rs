@@ -6,7 +6,7 @@ use crate::support;
 
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_deltafifo::{DeltaFifo, Item};
+use deltafifo::{DeltaFifo, Item};
 use support::{apply, cm, describe_all, with_known};
 
 type Fifo = DeltaFifo<ConfigMap>;

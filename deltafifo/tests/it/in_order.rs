@@ -12,7 +12,7 @@ use std::time::Duration;
 use futures::FutureExt;
 use indexer::Store;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_deltafifo::{Error, InOrderFifo, InOrderFifoOptions, Item};
+use deltafifo::{Error, InOrderFifo, InOrderFifoOptions, Item};
 use support::{cm, key, show_item};
 
 type Fifo = InOrderFifo<ConfigMap>;

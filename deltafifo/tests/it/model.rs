@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use indexer::{Indexer, Indexers, Store};
-use kube_rt_deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
+use deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
 use proptest::prelude::*;
 use support::{apply, cm, describe_all, rv_of};
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
+use deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
 use support::{apply, cm, describe_all, with_known};
 
 type Described = Vec<(String, Vec<(DeltaType, Option<u64>, bool)>)>;

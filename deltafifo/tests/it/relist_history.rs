@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use indexer::{Indexer, Indexers, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_deltafifo::{Delta, DeltaFifo, Error, InOrderFifo};
+use deltafifo::{Delta, DeltaFifo, Error, InOrderFifo};
 use support::{apply_one, cm, expand, rv_of, with_known};
 
 /// A small deterministic generator, so a failing seed reproduces.

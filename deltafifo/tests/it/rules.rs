@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use DeltaType::*;
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Error};
+use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Error};
 use support::{apply, cm, describe_all, key, with_known};
 
 async fn pop(fifo: &DeltaFifo<ConfigMap>) -> (Deltas<ConfigMap>, bool) {

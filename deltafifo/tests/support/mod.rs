@@ -6,7 +6,7 @@ use std::sync::Arc;
 use indexer::{Indexer, KnownObjects, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;
-use kube_rt_deltafifo::{
+use deltafifo::{
     DeletedObject, Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Item,
 };
 

@@ -44,7 +44,7 @@ pub enum DictionaryState {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use kube_rt_indexer::compact::{Codec, CodecOptions, Compact, Encoding};
+/// use indexer::compact::{Codec, CodecOptions, Compact, Encoding};
 /// use k8s_openapi::api::core::v1::ConfigMap;
 ///
 /// let json = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","managedFields":[{"manager":"kubectl"}]},"data":{"k":"v"}}"#;

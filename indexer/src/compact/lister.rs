@@ -20,12 +20,12 @@ use crate::{Error, Indexer, Lister, ObjectKey, ObjectKeyRef};
 ///
 /// ```
 /// use std::sync::Arc;
-/// use kube_rt_indexer::compact::{Compact, CompactLister};
-/// use kube_rt_indexer::{Indexer, Indexers, Store};
+/// use indexer::compact::{Compact, CompactLister};
+/// use indexer::{Indexer, Indexers, Store};
 /// use k8s_openapi::api::core::v1::ConfigMap;
 /// use kube::core::{Expression, Selector};
 ///
-/// # fn main() -> Result<(), kube_rt_indexer::Error> {
+/// # fn main() -> Result<(), indexer::Error> {
 /// let cache: Indexer<Compact<ConfigMap>> = Indexer::new(Indexers::new().with_namespace());
 /// for (name, app) in [("a", "web"), ("b", "db")] {
 ///     let json = format!(r#"{{"metadata":{{"name":"{name}","namespace":"ns","resourceVersion":"1","labels":{{"app":"{app}"}}}},"data":{{"k":"{name}"}}}}"#);

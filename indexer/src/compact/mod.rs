@@ -53,7 +53,7 @@ use body::Body;
 ///
 /// ```
 /// use kube::Resource;
-/// use kube_rt_indexer::compact::Compact;
+/// use indexer::compact::Compact;
 /// use k8s_openapi::api::core::v1::Pod;
 ///
 /// let json = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"prod","labels":{"app":"web"},"annotations":{"a":"b"}},"spec":{"containers":[{"name":"c"}]}}"#;

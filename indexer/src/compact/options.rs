@@ -23,7 +23,7 @@ pub enum Encoding {
 /// Options of a [`Codec`](super::Codec).
 ///
 /// ```
-/// use kube_rt_indexer::compact::{CodecOptions, Encoding};
+/// use indexer::compact::{CodecOptions, Encoding};
 ///
 /// let options = CodecOptions::new()
 ///     .encoding(Encoding::Zstd)

@@ -5,7 +5,7 @@
 //! format; then decoded as the typed object and serialized again, so the bytes are what a
 //! server would send for that object.
 
-use kube_rt_indexer::fuzzing::check_compact_round_trip;
+use indexer::fuzzing::check_compact_round_trip;
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
-use kube_rt_indexer::fuzzing::check_compact_round_trip;
+use indexer::fuzzing::check_compact_round_trip;
 use proptest::prelude::*;
 
 fn corpus() -> Vec<(PathBuf, Vec<u8>)> {

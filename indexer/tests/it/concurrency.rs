@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::{Expression, ObjectMeta, Selector};
-use kube_rt_indexer::{Indexer, Indexers, Lister, ObjectKey, Store};
+use indexer::{Indexer, Indexers, Lister, ObjectKey, Store};
 
 const WRITERS: usize = 4;
 const READERS: usize = 2;
@@ -64,7 +64,7 @@ fn concurrent_writers_and_readers_stay_consistent() {
             for _ in 0..OPS_PER_WRITER {
                 let slot = next(&mut rng) % KEYS_PER_WRITER;
                 let obj = object(writer, slot, APPS[next(&mut rng) % APPS.len()]);
-                let key = kube_rt_indexer::key_of(obj.as_ref()).unwrap();
+                let key = indexer::key_of(obj.as_ref()).unwrap();
                 match next(&mut rng) % 10 {
                     0..=5 => {
                         indexer.update(obj.clone()).unwrap();

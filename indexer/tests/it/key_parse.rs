@@ -1,7 +1,7 @@
 //! Property tests of `ObjectKey` parsing: the properties the `object_key_parse` fuzz target
 //! checks, on a few hundred generated inputs per run.
 
-use kube_rt_indexer::fuzzing::check_object_key;
+use indexer::fuzzing::check_object_key;
 use proptest::prelude::*;
 
 proptest! {
@@ -23,6 +23,6 @@ fn the_check_catches_what_it_claims() {
     assert_eq!(check_object_key("ns/name"), Ok(()));
     assert_eq!(check_object_key("a//b"), Ok(()));
     assert_eq!(check_object_key(""), Ok(()));
-    assert!("ns/name".parse::<kube_rt_indexer::ObjectKey>().is_ok());
-    assert!("a/b/c".parse::<kube_rt_indexer::ObjectKey>().is_err());
+    assert!("ns/name".parse::<indexer::ObjectKey>().is_ok());
+    assert!("a/b/c".parse::<indexer::ObjectKey>().is_err());
 }

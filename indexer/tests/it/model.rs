@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::{Expression, ObjectMeta, Selector, SelectorExt};
-use kube_rt_indexer::{Error, Indexer, Indexers, Lister, ObjectKey, Store, namespace_index_fn};
+use indexer::{Error, Indexer, Indexers, Lister, ObjectKey, Store, namespace_index_fn};
 use proptest::prelude::*;
 
 const NAMESPACES: [Option<&str>; 4] = [Some("a"), Some("b"), Some("c"), None];
@@ -152,7 +152,7 @@ impl Model {
 
 fn keys_of(objs: &[Arc<ConfigMap>]) -> BTreeSet<ObjectKey> {
     objs.iter()
-        .map(|o| kube_rt_indexer::key_of(o.as_ref()).unwrap())
+        .map(|o| indexer::key_of(o.as_ref()).unwrap())
         .collect()
 }
 
@@ -232,7 +232,7 @@ fn check(indexer: &Indexer<ConfigMap>, model: &Model, probes: &[Arc<ConfigMap>])
             .objects
             .values()
             .filter(selected)
-            .map(|o| kube_rt_indexer::key_of(o.as_ref()).unwrap())
+            .map(|o| indexer::key_of(o.as_ref()).unwrap())
             .collect();
         assert_eq!(keys_of(&lister.list(&selector)), all);
         for ns in NAMESPACES.iter().flatten() {
@@ -277,19 +277,19 @@ proptest! {
             match op {
                 Op::Add(obj) => {
                     indexer.add(obj.clone()).unwrap();
-                    model.objects.insert(kube_rt_indexer::key_of(obj.as_ref()).unwrap(), obj);
+                    model.objects.insert(indexer::key_of(obj.as_ref()).unwrap(), obj);
                 }
                 Op::Update(obj) => {
                     indexer.update(obj.clone()).unwrap();
-                    model.objects.insert(kube_rt_indexer::key_of(obj.as_ref()).unwrap(), obj);
+                    model.objects.insert(indexer::key_of(obj.as_ref()).unwrap(), obj);
                 }
                 Op::Delete(obj) => {
                     indexer.delete(obj.clone()).unwrap();
-                    model.objects.remove(&kube_rt_indexer::key_of(obj.as_ref()).unwrap());
+                    model.objects.remove(&indexer::key_of(obj.as_ref()).unwrap());
                 }
                 Op::Replace(objs) => {
                     indexer.replace(objs.clone(), "42".into()).unwrap();
-                    model.objects = objs.into_iter().map(|o| (kube_rt_indexer::key_of(o.as_ref()).unwrap(), o)).collect();
+                    model.objects = objs.into_iter().map(|o| (indexer::key_of(o.as_ref()).unwrap(), o)).collect();
                 }
                 Op::AddIndexer(name) => {
                     let indexers = match name {

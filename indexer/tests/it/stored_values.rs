@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;
-use kube_rt_indexer::{Indexer, Indexers, ObjectKey, Store};
+use indexer::{Indexer, Indexers, ObjectKey, Store};
 
 fn cm(name: &str, color: &str) -> Arc<ConfigMap> {
     Arc::new(ConfigMap {

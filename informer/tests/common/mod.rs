@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube_rt_informer::{FifoKind, SharedIndexInformer};
+use informer::{FifoKind, SharedIndexInformer};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 

@@ -11,7 +11,7 @@ use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::Api;
 use kube::api::ObjectMeta;
-use kube_rt_informer::{FifoKind, ReflectorOptions, SharedIndexInformer};
+use informer::{FifoKind, ReflectorOptions, SharedIndexInformer};
 
 /// Writes something the config-map watch does not carry: the server's resource version moves
 /// on, and only a bookmark tells the informer.

@@ -11,7 +11,7 @@ use apiserver_sim::{ApiServer, FailRule};
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube_rt_informer::{FifoKind, ReflectorOptions, SharedIndexInformer};
+use informer::{FifoKind, ReflectorOptions, SharedIndexInformer};
 
 const OBJECTS: usize = 2_000;
 const STEPS: usize = 1_500;

@@ -10,7 +10,7 @@ use apiserver_sim::ApiServer;
 use common::*;
 use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod, PodSpec};
 use kube::api::{ApiResource, ObjectMeta};
-use kube_rt_informer::{Error, InformerFactory, InformerScope, Selectors};
+use informer::{Error, InformerFactory, InformerScope, Selectors};
 
 fn pod(name: &str) -> Pod {
     Pod {
@@ -49,7 +49,7 @@ async fn two_requests_for_pods_share_one_informer_and_one_watch() {
 
     let added = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let registration = first
-        .add_event_handler(kube_rt_informer::handler().on_add({
+        .add_event_handler(informer::handler().on_add({
             let added = added.clone();
             move |_: Arc<Pod>, _| {
                 added.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -209,9 +209,9 @@ async fn selectors_are_part_of_what_makes_an_informer_shared() {
 /// Counts a handler's resync notifications (an update whose old and new are the same object).
 fn count_resyncs<K: Send + Sync + 'static>(
     counter: &Arc<std::sync::atomic::AtomicUsize>,
-) -> kube_rt_informer::HandlerFuncs<K> {
+) -> informer::HandlerFuncs<K> {
     let counter = Arc::clone(counter);
-    kube_rt_informer::handler().on_update(move |old: Arc<K>, new: Arc<K>| {
+    informer::handler().on_update(move |old: Arc<K>, new: Arc<K>| {
         if Arc::ptr_eq(&old, &new) {
             counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
@@ -302,10 +302,10 @@ async fn a_factory_runs_its_informers_on_the_fifo_it_was_given() {
     server.put("a", "0").await.unwrap();
     server.put("b", "0").await.unwrap();
     let factory = InformerFactory::builder(server.client().unwrap())
-        .fifo(kube_rt_informer::FifoKind::InOrder)
+        .fifo(informer::FifoKind::InOrder)
         .build();
     let config_maps = factory.informer_in::<ConfigMap>(InformerScope::namespace(ns()));
-    assert_eq!(config_maps.fifo_kind(), kube_rt_informer::FifoKind::InOrder);
+    assert_eq!(config_maps.fifo_kind(), informer::FifoKind::InOrder);
     factory.start();
     factory
         .wait_for_cache_sync(Duration::from_secs(30))

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use common::*;
-use kube_rt_informer::FifoKind;
+use informer::FifoKind;
 
 async fn a_late_handler_gets_the_cache_then_live_events(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_informer::FifoKind;
-use kube_rt_informer::{
+use informer::FifoKind;
+use informer::{
     Error, FilteringHandler, Indexers, strip_managed_fields, wait_for_cache_sync,
 };
 
@@ -134,15 +134,15 @@ async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name(kind
     server.put("b", "y").await.unwrap();
     server.put("c", "x").await.unwrap();
     let api: kube::Api<ConfigMap> = kube::Api::namespaced(server.client().unwrap(), ns());
-    let lister_watcher = Arc::new(kube_rt_informer::ApiListerWatcher::new(api));
+    let lister_watcher = Arc::new(informer::ApiListerWatcher::new(api));
     let informer = Arc::new(
-        kube_rt_informer::SharedIndexInformer::builder(lister_watcher)
+        informer::SharedIndexInformer::builder(lister_watcher)
             .fifo(kind)
             .indexers(Indexers::new().with("by-value", |cm: &ConfigMap| {
                 cm.data.iter().flat_map(|d| d.values().cloned()).collect()
             }))
             .reflector_options(
-                kube_rt_informer::ReflectorOptions::default()
+                informer::ReflectorOptions::default()
                     .streaming_list(false)
                     .page_size(2),
             )

@@ -1,7 +1,7 @@
 //! The crate's integration tests, linked into one test binary: each module is one area.
 
 // The crate under the name its shared test helpers use (`informer::…`).
-extern crate kube_rt_informer as informer;
+extern crate informer as informer;
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -14,7 +14,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::api::ApiResource;
 use kube::core::PartialObjectMeta;
-use kube_rt_informer::{
+use informer::{
     DeletedObject, InformerFactory, InformerScope, MetadataInformer, Selectors, handler,
 };
 use parking_lot::Mutex;
@@ -34,7 +34,7 @@ fn secret(name: &str, namespace: &str, team: &str) -> Secret {
     obj
 }
 
-fn names<K: kube_rt_informer::Object>(informer: &MetadataInformer<K>) -> Vec<String> {
+fn names<K: informer::Object>(informer: &MetadataInformer<K>) -> Vec<String> {
     let mut names: Vec<String> = informer
         .indexer()
         .list()

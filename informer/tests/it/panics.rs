@@ -6,7 +6,7 @@ use crate::common;
 use std::time::Duration;
 
 use common::*;
-use kube_rt_informer::FifoKind;
+use informer::FifoKind;
 
 async fn a_panicking_handler_is_contained(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();

@@ -6,7 +6,7 @@ use crate::common;
 use std::time::Duration;
 
 use common::*;
-use kube_rt_informer::FifoKind;
+use informer::FifoKind;
 
 async fn resync_updates_reach_only_the_handler_that_asked(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();

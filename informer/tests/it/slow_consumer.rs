@@ -13,7 +13,7 @@ use apiserver_sim::ApiServer;
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube_rt_informer::{FifoKind, Indexers, SharedIndexInformer};
+use informer::{FifoKind, Indexers, SharedIndexInformer};
 
 /// Writes while the cache write of `slow-0` waits for the test: creates, updates and deletes.
 const WRITES: usize = 300;

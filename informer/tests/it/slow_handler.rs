@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
-use kube_rt_informer::FifoKind;
+use informer::FifoKind;
 
 async fn a_slow_handler_lags_without_delaying_a_fast_one(kind: FifoKind) {
     if testkit::cluster::sim_only("virtual time") {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
-use kube_rt_informer::FifoKind;
+use informer::FifoKind;
 
 async fn deletions_missed_while_disconnected_arrive_as_tombstones(kind: FifoKind) {
     if testkit::cluster::sim_only("virtual time, fault injection") {

@@ -37,7 +37,7 @@ pub type DecodedLine<K> = Result<WatchEvent<K>, WatchDecodeError>;
 ///
 /// ```
 /// use k8s_openapi::api::core::v1::ConfigMap;
-/// use kube_rt_reflector::{WatchEvent, WatchLineDecoder};
+/// use reflector::{WatchEvent, WatchLineDecoder};
 ///
 /// let mut decoder = WatchLineDecoder::<ConfigMap>::new();
 /// let body = b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}\r\n\n{\"type\":\"DEL";

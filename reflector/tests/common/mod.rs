@@ -12,7 +12,7 @@ use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::Api;
 use kube::api::ObjectMeta;
-use kube_rt_reflector::{
+use reflector::{
     ApiListerWatcher, BackoffStep, Error, ListParams, ListStream, ListerWatcher, ObjectList,
     Reflector, ReflectorOptions, WatchDecoding, WatchParams, WatchStream,
 };

@@ -10,7 +10,7 @@ use std::time::Duration;
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_reflector::{
+use reflector::{
     BackoffStep, Error, ListParams, ListerWatcher, ObjectList, WatchParams, WatchStream,
 };
 

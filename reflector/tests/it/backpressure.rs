@@ -12,7 +12,7 @@ use apiserver_sim::ApiServer;
 use common::*;
 use deltafifo::{DeltaFifo, DeltaFifoOptions};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_reflector::{ReflectorOptions, WatchEvent};
+use reflector::{ReflectorOptions, WatchEvent};
 
 const EVENTS: usize = 20;
 const BOUND: usize = 4;

@@ -13,7 +13,7 @@ use common::*;
 use futures::StreamExt;
 use indexer::{Indexer, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_reflector::{
+use reflector::{
     Error, ListParams, ListerWatcher, ObjectList, WatchEvent, WatchParams, WatchStream,
 };
 

@@ -16,7 +16,7 @@ use indexer::Indexer;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube::api::{ApiResource, DynamicObject};
-use kube_rt_reflector::{
+use reflector::{
     ApiListerWatcher, Error, ListParams, ListerWatcher, ObjectList, WatchEvent, WatchParams,
     WatchStream,
 };
@@ -150,7 +150,7 @@ async fn dynamic_objects_are_reflected_and_objects_of_another_kind_skipped() {
     let running = spawn(
         Arc::new(ApiListerWatcher::dynamic(api.clone(), &resource)),
         store.clone(),
-        kube_rt_reflector::ReflectorOptions::default(),
+        reflector::ReflectorOptions::default(),
     );
     eventually("the dynamic list", Duration::from_secs(10), || {
         store.list().len() == 1

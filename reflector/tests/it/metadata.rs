@@ -12,7 +12,7 @@ use common::*;
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube_rt_reflector::{ApiListerWatcher, MetadataListerWatcher, PartialObjectMeta};
+use reflector::{ApiListerWatcher, MetadataListerWatcher, PartialObjectMeta};
 
 type Meta = PartialObjectMeta<ConfigMap>;
 

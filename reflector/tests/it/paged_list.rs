@@ -16,7 +16,7 @@ use common::*;
 use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions};
 use indexer::{Indexer, Indexers, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_reflector::{
+use reflector::{
     Error, ListParams, ListPart, ListStream, ListerWatcher, ObjectList, ReflectorOptions,
     WatchParams, WatchStream,
 };

@@ -32,7 +32,7 @@ async fn run_seed(seed: u64) -> (usize, usize) {
             let cache: Arc<dyn Store<ConfigMap>> = Arc::new(pipeline.cache.clone());
             (cache, Arc::new(pipeline.fifo.clone()), Some(pipeline))
         };
-    let options = kube_rt_reflector::ReflectorOptions::default()
+    let options = reflector::ReflectorOptions::default()
         .jitter_seed(seed)
         .page_size(rng.u32(0..5))
         .streaming_list(seed % 2 == 1);

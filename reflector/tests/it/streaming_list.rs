@@ -10,7 +10,7 @@ use std::time::Duration;
 use apiserver_sim::{ApiServer, FailRule, WatchListMode};
 use common::*;
 use deltafifo::DeltaType;
-use kube_rt_reflector::ReflectorOptions;
+use reflector::ReflectorOptions;
 
 #[tokio::test(start_paused = true)]
 async fn streaming_list_reaches_the_same_state_as_list_mode() {

@@ -13,7 +13,7 @@ use common::*;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use kube_rt_reflector::{
+use reflector::{
     ApiListerWatcher, Error, ListerWatcher, ReflectorOptions, WatchDecoding, WatchEvent,
     WatchParams, fuzzing,
 };

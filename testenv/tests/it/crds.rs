@@ -3,7 +3,7 @@
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
-use kube_rt_testenv::{Error, TestEnv};
+use testenv::{Error, TestEnv};
 
 fn crd_yaml(plural: &str, kind: &str) -> String {
     format!(

@@ -9,7 +9,7 @@ use controller_runtime::prelude::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::CustomResource;
 use kube::api::{Api, PostParams};
-use kube_rt_testenv::{Error, TestEnv};
+use testenv::{Error, TestEnv};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -83,7 +83,7 @@ async fn dropping_the_environment_stops_its_managers() {
     let mut running = env.start_manager(env.manager());
     running.wait_synced().await.unwrap();
     drop(env);
-    kube_rt_testenv::eventually("the manager to stop", Duration::from_secs(20), || {
+    testenv::eventually("the manager to stop", Duration::from_secs(20), || {
         let finished = running.is_finished();
         async move { finished }
     })
@@ -95,7 +95,7 @@ async fn dropping_the_environment_stops_its_managers() {
 #[tokio::test(start_paused = true)]
 async fn a_wait_that_times_out_names_the_condition_and_its_last_error() {
     let mut attempts = 0;
-    let error = kube_rt_testenv::eventually("the answer", Duration::from_secs(5), || {
+    let error = testenv::eventually("the answer", Duration::from_secs(5), || {
         attempts += 1;
         let attempt = attempts;
         async move { Err::<bool, _>(format!("attempt {attempt}: not yet")) }

@@ -6,7 +6,7 @@ use controller_runtime::webhook::{
 };
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
-use kube_rt_testenv::{Error, TestEnv};
+use testenv::{Error, TestEnv};
 
 /// Refuses ConfigMaps with a `forbidden` key.
 struct NoForbiddenKey;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use kube_rt_workqueue::{
+use workqueue::{
     PriorityQueue, Queue, RateLimiter, RateLimitingQueue, default_controller_rate_limiter,
 };
 use tokio::runtime::Runtime;

@@ -34,7 +34,7 @@ use crate::task::LazyTask;
 /// priority) or [`get`](PriorityQueue::get).
 ///
 /// ```
-/// use kube_rt_workqueue::{AddOptions, Priority, PriorityQueue, default_controller_rate_limiter};
+/// use workqueue::{AddOptions, Priority, PriorityQueue, default_controller_rate_limiter};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use kube_rt_workqueue::DelayingQueue;
+use workqueue::DelayingQueue;
 use tokio::time::Instant;
 
 use crate::support::still_pending;
@@ -171,7 +171,7 @@ async fn every_add_after_counts_a_retry() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use kube_rt_workqueue::{MetricsProvider, QueueConfig, QueueMetrics};
+    use workqueue::{MetricsProvider, QueueConfig, QueueMetrics};
 
     #[derive(Default)]
     struct Retries(AtomicUsize);
@@ -208,8 +208,8 @@ async fn every_add_after_counts_a_retry() {
 fn handles_are_cheap_shareable_values() {
     fn shareable<Q: Clone + Send + Sync + 'static>() {}
     shareable::<DelayingQueue<String>>();
-    shareable::<kube_rt_workqueue::Queue<String>>();
-    shareable::<kube_rt_workqueue::RateLimitingQueue<String>>();
+    shareable::<workqueue::Queue<String>>();
+    shareable::<workqueue::RateLimitingQueue<String>>();
 }
 
 #[tokio::test(start_paused = true)]

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use kube_rt_workqueue::DelayingQueue;
+use workqueue::DelayingQueue;
 use proptest::prelude::*;
 
 use crate::model::QueueModel;

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use kube_rt_workqueue::{
+use workqueue::{
     AddOptions, DelayingQueue, DelayingWorkQueue, ItemExponentialFailure, Priority, PriorityQueue,
     PriorityWorkQueue, Queue, RateLimitingQueue, RateLimitingWorkQueue, WorkQueue,
 };

@@ -4,7 +4,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 
-use kube_rt_workqueue::Queue;
+use workqueue::Queue;
 use proptest::prelude::*;
 
 use crate::support::poll_once;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use kube_rt_workqueue::{
+use workqueue::{
     AddOptions, Error, ItemExponentialFailure, Priority, PriorityQueue,
     default_controller_rate_limiter,
 };
@@ -380,7 +380,7 @@ fn handles_are_cheap_shareable_values() {
 
 #[tokio::test(start_paused = true)]
 async fn futures_of_every_queue_can_be_spawned_with_borrowed_items() {
-    use kube_rt_workqueue::{DelayingQueue, Queue, RateLimitingQueue};
+    use workqueue::{DelayingQueue, Queue, RateLimitingQueue};
 
     let plain: Queue<&'static str> = Queue::new();
     let delaying: DelayingQueue<&'static str> = DelayingQueue::new();

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube_rt_workqueue::{
+use workqueue::{
     AddOptions, ItemExponentialFailure, MetricsProvider, Priority, PriorityQueue, QueueConfig,
     QueueMetrics,
 };

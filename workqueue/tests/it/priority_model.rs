@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use kube_rt_workqueue::{AddOptions, ItemExponentialFailure, Priority, PriorityQueue};
+use workqueue::{AddOptions, ItemExponentialFailure, Priority, PriorityQueue};
 use proptest::prelude::*;
 
 use crate::model::QueueModel;

@@ -4,7 +4,7 @@
 
 use std::hash::Hash;
 
-use kube_rt_workqueue::Queue;
+use workqueue::Queue;
 use tokio::task::JoinHandle;
 
 use crate::support::still_pending;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::time::Duration;
 
-use kube_rt_workqueue::{
+use workqueue::{
     AddOptions, ItemExponentialFailure, Priority, PriorityQueue, Queue, RateLimitingQueue,
 };
 

@@ -10,7 +10,7 @@ use super::harness::{Reply, WebhookServer, admit, configuration, rules, webhook}
 use super::{cm, configure, send};
 use crate::common;
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";

@@ -3,7 +3,7 @@
 //! stored one goes through a `ConversionReview` (get, list, watch, create, patch); reads in
 //! the stored version do not.
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 
 use super::harness::{Reply, WebhookServer};

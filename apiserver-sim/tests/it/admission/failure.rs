@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 
 use super::harness::{Reply, WebhookServer, admit, configuration, deny, rules, webhook};

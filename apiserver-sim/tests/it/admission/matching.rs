@@ -2,7 +2,7 @@
 //! operations, resources with subresources and wildcards, scope, `namespaceSelector`,
 //! `objectSelector` (object or old object), `matchPolicy` Equivalent and Exact.
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 
 use super::harness::{Reply, WebhookServer, admit, configuration, deny, webhook};

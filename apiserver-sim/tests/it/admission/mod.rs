@@ -13,7 +13,7 @@ mod matching;
 mod mutating;
 mod validating;
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::Value;
 
 use crate::common::{self, Raw};

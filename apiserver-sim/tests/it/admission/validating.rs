@@ -11,7 +11,7 @@ const CMS: &str = "/api/v1/namespaces/default/configmaps";
 
 async fn validating(
     handler: impl Fn(&str, &Value) -> Reply + Send + Sync + 'static,
-) -> (kube_rt_apiserver_sim::ApiServer, WebhookServer) {
+) -> (apiserver_sim::ApiServer, WebhookServer) {
     let server = common::server().await;
     let hook = WebhookServer::start(handler).await;
     configure(

@@ -29,7 +29,7 @@ use crate::webhook::admission::validator::{check_kind, typed};
 /// patch only holds what the defaulter changed. Returning a [`Denial`] refuses the request.
 ///
 /// ```
-/// use kube_rt_controller_runtime::webhook::{AdmissionRequest, Defaulter, Denial};
+/// use controller_runtime::webhook::{AdmissionRequest, Defaulter, Denial};
 /// use k8s_openapi::api::core::v1::ConfigMap;
 ///
 /// struct ManagedBy;

@@ -22,7 +22,7 @@ use crate::webhook::admission::review::DecodedReview;
 /// denied), and encodes the patch as the API server expects (base64), whichever way it was set.
 ///
 /// ```
-/// use kube_rt_controller_runtime::webhook::{AdmissionHandler, AdmissionRequest, AdmissionResponse};
+/// use controller_runtime::webhook::{AdmissionHandler, AdmissionRequest, AdmissionResponse};
 ///
 /// struct OnlyAdmins;
 ///

@@ -30,7 +30,7 @@ use crate::webhook::admission::review::DecodedReview;
 /// The methods are native async trait methods, like [`Reconciler`](crate::controller::Reconciler)'s:
 ///
 /// ```
-/// use kube_rt_controller_runtime::webhook::{AdmissionRequest, Denial, Validation, Validator, Warnings};
+/// use controller_runtime::webhook::{AdmissionRequest, Denial, Validation, Validator, Warnings};
 /// use k8s_openapi::api::core::v1::ConfigMap;
 ///
 /// struct NoEmptyConfigMaps;

@@ -19,12 +19,12 @@ use std::time::Duration;
 use apiserver_sim::FailRule;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ListParams, PostParams};
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::controller::{
     Action, Context, Controller, Request, Watch, reconciler_fn,
 };
-use kube_rt_controller_runtime::manager::{Error, Manager};
-use kube_rt_controller_runtime::rbac::Verb;
-use kube_rt_controller_runtime::sharding::{
+use controller_runtime::manager::{Error, Manager};
+use controller_runtime::rbac::Verb;
+use controller_runtime::sharding::{
     Ring, ShardName, ShardingConfig, drain_label, ring_key, shard_label,
 };
 use tokio::task::JoinHandle;
@@ -107,7 +107,7 @@ impl Replica {
         self.manager.shard().unwrap().drains_acknowledged()
     }
 
-    fn sharder(&self) -> kube_rt_controller_runtime::sharding::SharderCounts {
+    fn sharder(&self) -> controller_runtime::sharding::SharderCounts {
         self.manager.sharder_stats().unwrap().counts()
     }
 

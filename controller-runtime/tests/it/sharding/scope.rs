@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, PostParams};
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::controller::{
     Action, Context, Controller, Request, Watch, reconciler_fn,
 };
-use kube_rt_controller_runtime::manager::Error;
-use kube_rt_controller_runtime::rbac::Verb;
-use kube_rt_controller_runtime::sharding::{Error as ShardingError, shard_label};
+use controller_runtime::manager::Error;
+use controller_runtime::rbac::Verb;
+use controller_runtime::sharding::{Error as ShardingError, shard_label};
 
 use super::{LIMIT, RING, config};
 use crate::common::*;
@@ -23,7 +23,7 @@ async fn a_sharded_manager_refuses_leader_election_and_late_controllers() {
     let both = manager(&server)
         .sharding(config("s0"))
         .leader_election(
-            kube_rt_controller_runtime::leader_election::LeaderElectionConfig::new(ns(), "x"),
+            controller_runtime::leader_election::LeaderElectionConfig::new(ns(), "x"),
         )
         .build();
     assert!(matches!(
@@ -54,7 +54,7 @@ async fn a_sharded_manager_refuses_leader_election_and_late_controllers() {
 #[tokio::test]
 async fn new_objects_are_labelled_with_their_shard_as_they_are_created() {
     use crate::webhook::support::{TestCa, test_config};
-    use kube_rt_controller_runtime::webhook::{ClientConfig, mutating_webhook_configuration};
+    use controller_runtime::webhook::{ClientConfig, mutating_webhook_configuration};
 
     let server = TestCluster::start().await.unwrap();
     let ca = TestCa::new();

@@ -9,7 +9,7 @@ use apiserver_sim::ApiServer;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
-use kube_rt_controller_runtime::controller::{
+use controller_runtime::controller::{
     Action, Context, ReconcileError, Reconciler, Request,
 };
 use parking_lot::Mutex;

@@ -30,7 +30,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
 use kube::api::Api;
-use kube_rt_controller_runtime::{
+use controller_runtime::{
     controller::{Controller, ControllerHandle, Watch},
     leader_election::LeaderElectionConfig,
     manager::{Error, Manager},

@@ -3,7 +3,7 @@
 
 use base64::Engine as _;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::webhook::{
+use controller_runtime::webhook::{
     AdmissionHandler, AdmissionRequest, AdmissionResponse, ClientConfig, Defaulter, Denial,
     Error as WebhookError, Operation, Validation, Validator, Warnings, Webhook, admission_fn,
     crd_conversion,
@@ -386,7 +386,7 @@ async fn raw_handlers_answer_on_their_own_paths() {
 
 #[tokio::test]
 async fn registration_checks_paths() {
-    let server = kube_rt_controller_runtime::webhook::WebhookServer::new(Default::default());
+    let server = controller_runtime::webhook::WebhookServer::new(Default::default());
     server
         .register(Webhook::validator::<ConfigMap>(ConfigMapRules))
         .unwrap();
@@ -405,7 +405,7 @@ async fn registration_checks_paths() {
 
 #[tokio::test]
 async fn configuration_objects_route_to_the_registered_webhooks() {
-    let server = kube_rt_controller_runtime::webhook::WebhookServer::new(Default::default());
+    let server = controller_runtime::webhook::WebhookServer::new(Default::default());
     server
         .register(Webhook::validator::<ConfigMap>(ConfigMapRules))
         .unwrap();

@@ -11,7 +11,7 @@ use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile, FaultKind};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt;
 use kube::api::{Api, PostParams};
-use kube_rt_controller_runtime::webhook::{
+use controller_runtime::webhook::{
     AdmissionRequest, ClientConfig, Defaulter, Denial, Validation, Validator, Warnings, Webhook,
     WebhookServer,
 };

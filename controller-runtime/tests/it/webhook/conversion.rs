@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::core::NamespaceResourceScope;
-use kube_rt_controller_runtime::webhook::{
+use controller_runtime::webhook::{
     Conversion, ConversionError, Convertible, Error as WebhookError, WebhookServer,
 };
 use serde::{Deserialize, Serialize};

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_controller_runtime::manager::Error;
-use kube_rt_controller_runtime::webhook::{
+use controller_runtime::manager::Error;
+use controller_runtime::webhook::{
     AdmissionRequest, AdmissionResponse, Webhook, WebhookServer, admission_fn,
 };
 use serde_json::json;

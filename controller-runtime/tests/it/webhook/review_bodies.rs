@@ -1,8 +1,8 @@
 //! The checks the fuzz targets `admission_review` and `conversion_review` run
-//! (`kube_rt_controller_runtime::webhook::fuzzing`), as property tests over arbitrary bytes and
+//! (`controller_runtime::webhook::fuzzing`), as property tests over arbitrary bytes and
 //! over well-formed reviews with arbitrary contents.
 
-use kube_rt_controller_runtime::webhook::fuzzing::{
+use controller_runtime::webhook::fuzzing::{
     REFUSED_KEY, check_admission_review, check_conversion_review,
 };
 use proptest::prelude::*;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use kube_rt_controller_runtime::webhook::{
+use controller_runtime::webhook::{
     AdmissionRequest, AdmissionResponse, Webhook, WebhookServer, admission_fn,
 };
 use serde_json::json;

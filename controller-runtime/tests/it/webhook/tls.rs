@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use kube_rt_controller_runtime::webhook::{Error as WebhookError, WebhookServer};
+use controller_runtime::webhook::{Error as WebhookError, WebhookServer};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -99,10 +99,10 @@ async fn plain_http_only_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let server = WebhookServer::new(test_config(dir.path()).plain_http());
     server
-        .register(kube_rt_controller_runtime::webhook::Webhook::raw(
+        .register(controller_runtime::webhook::Webhook::raw(
             "/allow",
-            kube_rt_controller_runtime::webhook::admission_fn(|request| async move {
-                kube_rt_controller_runtime::webhook::AdmissionResponse::from(&request)
+            controller_runtime::webhook::admission_fn(|request| async move {
+                controller_runtime::webhook::AdmissionResponse::from(&request)
             }),
         ))
         .unwrap();

@@ -2,7 +2,7 @@
 
 use super::*;
 
-use kube_rt_deltafifo::{Error, InOrderFifoOptions};
+use deltafifo::{Error, InOrderFifoOptions};
 use support::{key, rv_of, show_item};
 
 /// How often the transform has seen an object, recorded in an annotation.

@@ -63,7 +63,7 @@ use std::sync::Arc;
 
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube_rt_deltafifo::{InOrderFifo, Item};
+use deltafifo::{InOrderFifo, Item};
 use support::{cm, resolve};
 
 type Fifo = InOrderFifo<ConfigMap>;

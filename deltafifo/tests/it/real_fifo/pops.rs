@@ -4,7 +4,7 @@ use super::*;
 
 use std::time::Duration;
 
-use kube_rt_deltafifo::{Batch, Error};
+use deltafifo::{Batch, Error};
 use support::show_item;
 
 /// Objects a case lists or updates.

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use kube_rt_apiserver_sim::ApiServer;
+use apiserver_sim::ApiServer;
 use serde_json::{Map, Value};
 
 use crate::target;
