@@ -1,18 +1,21 @@
-//! [`TestEnvBuilder`]: which CRDs to install, how the simulator is configured, how long waits
-//! last, and whether webhooks are wired; [`TestEnv::builder`] and [`TestEnv::start`], the ways
-//! to a [`TestEnv`].
+//! [`TestEnvBuilder`]: which server to run on, which CRDs to install, how the simulator is
+//! configured, how long waits last, and whether webhooks are wired; [`TestEnv::builder`] and
+//! [`TestEnv::start`], the ways to a [`TestEnv`].
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::{ApiServer, ApiServerBuilder};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use tokio_util::sync::CancellationToken;
 
-use crate::cluster::{ExistingCluster, named_kubeconfig};
+use crate::cluster::ExistingCluster;
+use crate::control_plane::ControlPlane;
 use crate::crds::{read_crd_dir, read_crd_file};
 use crate::env::{Backend, TestEnv};
 use crate::error::Error;
+use crate::lane::Lane;
 use crate::wait::DEFAULT_TIMEOUT;
 
 /// Where a CRD comes from.
@@ -23,6 +26,24 @@ enum CrdSource {
 }
 
 type Configure = Box<dyn FnOnce(ApiServerBuilder) -> ApiServerBuilder + Send>;
+
+/// Which server the test asked for.
+enum ServerChoice {
+    /// What the environment variables say ([`Lane::from_env`]).
+    Lane,
+    /// The process's control plane from this directory of binaries.
+    ControlPlane(PathBuf),
+    /// This control plane.
+    Given(Arc<ControlPlane>),
+}
+
+/// The server an environment starts on.
+enum Target {
+    Simulator,
+    Cluster(PathBuf),
+    SharedControlPlane(PathBuf),
+    ControlPlane(Arc<ControlPlane>),
+}
 
 /// Why the test needs the simulator, when [`TestEnvBuilder::server`] configured it.
 const CONFIGURED_SIMULATOR: &str = "configuration (TestEnvBuilder::server)";
@@ -42,6 +63,8 @@ impl TestEnv {
 /// Builds a [`TestEnv`]; from [`TestEnv::builder`].
 #[must_use]
 pub struct TestEnvBuilder {
+    server: ServerChoice,
+    controller_manager: bool,
     crds: Vec<CrdSource>,
     configure: Option<Configure>,
     /// What the test needs of the simulator, if anything.
@@ -63,6 +86,8 @@ impl std::fmt::Debug for TestEnvBuilder {
 impl Default for TestEnvBuilder {
     fn default() -> Self {
         Self {
+            server: ServerChoice::Lane,
+            controller_manager: false,
             crds: Vec::new(),
             configure: None,
             needs_simulator: None,
@@ -74,6 +99,35 @@ impl Default for TestEnvBuilder {
 }
 
 impl TestEnvBuilder {
+    /// Runs on testenv's own control plane from the binaries in `assets` (`kube-apiserver` and
+    /// `etcd`: envtest's layout), whatever the environment variables say: the process's one
+    /// control plane for that directory ([`ControlPlane::shared`]: the first environment starts
+    /// it, every environment works in a scratch namespace of its own on it, the process's end
+    /// stops it). [`ASSETS_VAR`](crate::ASSETS_VAR) does the same for every environment that
+    /// names no server.
+    pub fn control_plane(mut self, assets: impl Into<PathBuf>) -> Self {
+        self.server = ServerChoice::ControlPlane(assets.into());
+        self
+    }
+
+    /// Runs on `control_plane` (one the test started itself, e.g. with flags of its own),
+    /// in a scratch namespace of the environment's own; the environment keeps it running while
+    /// it lives.
+    pub fn on_control_plane(mut self, control_plane: Arc<ControlPlane>) -> Self {
+        self.server = ServerChoice::Given(control_plane);
+        self
+    }
+
+    /// On testenv's own control plane, also runs kube-controller-manager there (garbage
+    /// collector, namespace, workload, ServiceAccount and root-CA controllers …), started by the
+    /// first environment that asks and running from then on; its binary must be beside the
+    /// others. On the simulator or an existing cluster it changes nothing
+    /// ([`TestEnv::control_plane`] tells where it runs).
+    pub fn controller_manager(mut self) -> Self {
+        self.controller_manager = true;
+        self
+    }
+
     /// Installs `crd` at start, e.g. `Foo::crd()` of a `#[derive(CustomResource)]` type.
     pub fn crd(mut self, crd: CustomResourceDefinition) -> Self {
         self.crds.push(CrdSource::Value(Box::new(crd)));
@@ -146,10 +200,10 @@ impl TestEnvBuilder {
         }
     }
 
-    /// Starts the simulator on a free loopback port — or, when
-    /// [`KUBECONFIG_VAR`](crate::KUBECONFIG_VAR) names a kubeconfig, connects to that cluster
-    /// and creates a scratch namespace — and installs the CRDs, each established and served
-    /// before this returns.
+    /// Starts the simulator on a free loopback port — or connects to the real API server the
+    /// builder or the environment variables name (an existing cluster, testenv's own control
+    /// plane) and creates a scratch namespace there — and installs the CRDs, each established
+    /// and served before this returns.
     pub async fn start(self) -> Result<TestEnv, Error> {
         let mut crds = Vec::new();
         for source in self.crds {
@@ -168,19 +222,36 @@ impl TestEnvBuilder {
         } else {
             None
         };
-        let backend = match (named_kubeconfig(), self.needs_simulator) {
-            (Some(_), Some(what)) => return Err(Error::SimulatorRequired { what }),
-            (Some(kubeconfig), None) => {
-                Backend::Cluster(Box::new(ExistingCluster::connect(&kubeconfig).await?))
-            }
-            (None, _) => {
+        let target = match self.server {
+            ServerChoice::Lane => match Lane::from_env().map_err(Error::Lane)? {
+                Lane::Simulator => Target::Simulator,
+                Lane::ExistingCluster(kubeconfig) => Target::Cluster(kubeconfig),
+                Lane::ControlPlane(assets) => Target::SharedControlPlane(assets),
+            },
+            ServerChoice::ControlPlane(assets) => Target::SharedControlPlane(assets),
+            ServerChoice::Given(plane) => Target::ControlPlane(plane),
+        };
+        if let (Some(what), false) = (self.needs_simulator, matches!(target, Target::Simulator)) {
+            return Err(Error::SimulatorRequired { what });
+        }
+        let (backend, control_plane) = match target {
+            Target::Simulator => {
                 let builder = ApiServer::builder();
                 let builder = match self.configure {
                     Some(configure) => configure(builder),
                     None => builder,
                 };
-                Backend::Simulator(builder.start().await?)
+                (Backend::Simulator(builder.start().await?), None)
             }
+            Target::Cluster(kubeconfig) => {
+                let cluster = ExistingCluster::connect(&kubeconfig).await?;
+                (Backend::Cluster(Box::new(cluster)), None)
+            }
+            Target::SharedControlPlane(assets) => {
+                let plane = ControlPlane::shared(&assets).await?;
+                on_control_plane(plane, self.controller_manager).await?
+            }
+            Target::ControlPlane(plane) => on_control_plane(plane, self.controller_manager).await?,
         };
         let client = match &backend {
             Backend::Simulator(server) => server.client()?,
@@ -195,10 +266,23 @@ impl TestEnvBuilder {
             #[cfg(feature = "webhook")]
             certs,
             backend,
+            control_plane,
         };
         for crd in &crds {
             env.install_crd(crd).await?;
         }
         Ok(env)
     }
+}
+
+/// A scratch namespace on `plane`, after starting its controller-manager if asked.
+async fn on_control_plane(
+    plane: Arc<ControlPlane>,
+    controller_manager: bool,
+) -> Result<(Backend, Option<Arc<ControlPlane>>), Error> {
+    if controller_manager {
+        plane.start_controller_manager().await?;
+    }
+    let cluster = ExistingCluster::connect(&plane.kubeconfig()).await?;
+    Ok((Backend::Cluster(Box::new(cluster)), Some(plane)))
 }

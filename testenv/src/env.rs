@@ -1,7 +1,8 @@
-//! [`TestEnv`]: a running simulator (or an existing cluster) with the test's CRDs, its client,
+//! [`TestEnv`]: a running simulator (or a real API server) with the test's CRDs, its client,
 //! and managers started and stopped with the test.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::ApiServer;
@@ -11,6 +12,7 @@ use kube::Client;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::cluster::ExistingCluster;
+use crate::control_plane::ControlPlane;
 use crate::error::Error;
 use crate::running::RunningManager;
 use crate::wait::{Outcome, eventually};
@@ -19,14 +21,17 @@ use crate::wait::{Outcome, eventually};
 pub(crate) enum Backend {
     /// An in-process simulator of the environment's own.
     Simulator(ApiServer),
-    /// The existing cluster [`KUBECONFIG_VAR`](crate::KUBECONFIG_VAR) names.
+    /// A real API server: the existing cluster [`KUBECONFIG_VAR`](crate::KUBECONFIG_VAR) names,
+    /// or testenv's own control plane.
     Cluster(Box<ExistingCluster>),
 }
 
 /// An API server with the test's CRDs installed and established, a client for it, and managers
 /// that stop with the environment. The server is an in-process `apiserver-sim` on a free
-/// loopback port, or, when [`KUBECONFIG_VAR`](crate::KUBECONFIG_VAR) names a kubeconfig, that
-/// existing cluster, where the environment works in a scratch namespace of its own
+/// loopback port; or a real API server — the existing cluster
+/// [`KUBECONFIG_VAR`](crate::KUBECONFIG_VAR) names, or testenv's own control plane from the
+/// binaries [`ASSETS_VAR`](crate::ASSETS_VAR) or the builder names — where the environment works
+/// in a scratch namespace of its own
 /// ([`namespace`](Self::namespace)) and deletes what it made when it ends.
 ///
 /// Dropping the environment stops its managers and its server (or cleans up the cluster);
@@ -39,8 +44,12 @@ pub struct TestEnv {
     pub(crate) _stop_on_drop: DropGuard,
     #[cfg(feature = "webhook")]
     pub(crate) certs: Option<crate::webhook::ServingCerts>,
-    /// Last, so managers are told to stop before the server goes or the cluster is cleaned.
+    /// After the guard, so managers are told to stop before the server goes or the cluster is
+    /// cleaned.
     pub(crate) backend: Backend,
+    /// The control plane the environment runs on, if it runs on testenv's own: kept running
+    /// until the cluster is cleaned up.
+    pub(crate) control_plane: Option<Arc<ControlPlane>>,
 }
 
 impl std::fmt::Debug for TestEnv {
@@ -83,7 +92,14 @@ impl TestEnv {
         }
     }
 
-    /// The existing cluster, when the environment runs on one.
+    /// testenv's own control plane, when the environment runs on one (its kubeconfig, its
+    /// processes, whether its controller-manager runs).
+    pub fn control_plane(&self) -> Option<&ControlPlane> {
+        self.control_plane.as_deref()
+    }
+
+    /// The existing cluster, when the environment runs on a real API server (testenv's own
+    /// control plane included: the environment's scratch namespace and its cleanup).
     pub fn existing_cluster(&self) -> Option<&ExistingCluster> {
         match &self.backend {
             Backend::Simulator(_) => None,

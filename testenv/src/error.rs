@@ -20,13 +20,25 @@ pub enum Error {
         /// What failed.
         message: String,
     },
+    /// testenv's own control plane could not be started or used: a binary missing from its
+    /// directory, a server that exited (the message quotes the end of its log) or was not ready
+    /// in time.
+    #[error("the control plane from {assets}: {message}")]
+    ControlPlane {
+        /// The directory of binaries.
+        assets: PathBuf,
+        /// What failed.
+        message: String,
+    },
+    /// The environment variables name two servers at once
+    /// ([`KUBECONFIG_VAR`](crate::KUBECONFIG_VAR) and [`ASSETS_VAR`](crate::ASSETS_VAR)).
+    #[error("{0}")]
+    Lane(String),
     /// The test asked for the simulator (its configuration, fault injection, its own view of the
-    /// objects …) while an existing cluster is named: [`TestEnvBuilder::start_or_skip`](crate::TestEnvBuilder::start_or_skip)
+    /// objects …) while it runs on a real API server (an existing cluster or testenv's own
+    /// control plane): [`TestEnvBuilder::start_or_skip`](crate::TestEnvBuilder::start_or_skip)
     /// turns this into a skip.
-    #[error(
-        "the test needs the simulator ({what}), but an existing cluster is named by {}",
-        crate::KUBECONFIG_VAR
-    )]
+    #[error("the test needs the simulator ({what}), but it runs on a real API server")]
     SimulatorRequired {
         /// What the test needs of the simulator.
         what: String,

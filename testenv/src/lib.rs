@@ -111,10 +111,12 @@
 
 mod builder;
 pub mod cluster;
+pub mod control_plane;
 mod crds;
 mod env;
 mod error;
-mod kubeconfig_var;
+pub mod lane;
+mod pki;
 mod running;
 mod skip;
 mod wait;
@@ -123,12 +125,13 @@ pub mod webhook;
 
 pub use builder::TestEnvBuilder;
 pub use cluster::ExistingCluster;
+pub use control_plane::{ControlPlane, ControlPlaneBuilder};
 pub use crds::{read_crd_dir, read_crd_file};
 pub use env::TestEnv;
 pub use error::Error;
-pub use kubeconfig_var::{KUBECONFIG_VAR, on_existing_cluster};
+pub use lane::{ASSETS_VAR, KUBECONFIG_VAR, on_existing_cluster};
 pub use running::RunningManager;
-pub use skip::{SKIP_NOTICE, skip_on_existing_cluster};
+pub use skip::{SKIP_NOTICE, assets_or_skip, skip_on_existing_cluster};
 
 /// The namespace a test works in on the simulator (on an existing cluster, the environment's
 /// scratch namespace: [`TestEnv::namespace`]).

@@ -1,28 +1,43 @@
-//! Skipping, with a notice, what an existing cluster cannot do for a test.
+//! Skipping, with a notice, what a real API server cannot do for a test, and the tests that need
+//! testenv's own control plane when no binaries are given.
 
-use crate::kubeconfig_var::{KUBECONFIG_VAR, on_existing_cluster};
+use std::path::PathBuf;
+
+use crate::lane::{ASSETS_VAR, Lane, named_assets, on_existing_cluster};
 
 /// The start of every skip notice, to count skipped tests in a test run's output.
-pub const SKIP_NOTICE: &str = "kube-rt-testenv: skipped on an existing cluster";
+pub const SKIP_NOTICE: &str = "kube-rt-testenv: skipped";
 
-/// Prints that the running test is skipped because it needs `what` of the simulator: straight
-/// to the process's standard error, past the test harness's capture, so a run shows (and a
-/// reader can count) every skip.
+/// Prints that the running test is skipped because it needs `what` of the simulator, on the
+/// real API server `lane` names.
 pub(crate) fn notice(what: &str) {
+    let lane = Lane::from_env().map_or_else(|conflict| conflict, |lane| lane.reason());
+    print_notice(&format!(
+        "on a real API server ({lane}): {} needs the simulator's {what}",
+        test_name()
+    ));
+}
+
+/// Prints `{SKIP_NOTICE} {rest}` straight to the process's standard error, past the test
+/// harness's capture, so a run shows (and a reader can count) every skip.
+fn print_notice(rest: &str) {
     use std::io::Write;
-    let test = std::thread::current()
-        .name()
-        .unwrap_or("this test")
-        .to_owned();
-    let line =
-        format!("{SKIP_NOTICE} ({KUBECONFIG_VAR} is set): {test} needs the simulator's {what}\n");
+    let line = format!("{SKIP_NOTICE} {rest}\n");
     // Nothing to do if standard error is closed.
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
+/// The running test's name (the harness names each test's thread after it).
+fn test_name() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("this test")
+        .to_owned()
+}
+
 /// For tests that start a simulator of their own: `true` (after printing a skip notice naming
-/// `what` the test needs of the simulator) when [`KUBECONFIG_VAR`] names an existing cluster,
-/// so the test returns early; `false` otherwise.
+/// `what` the test needs of the simulator) when the tests run on a real API server
+/// ([`on_existing_cluster`]), so the test returns early; `false` otherwise.
 ///
 /// ```
 /// if testenv::skip_on_existing_cluster("fault injection") {
@@ -35,4 +50,25 @@ pub fn skip_on_existing_cluster(what: &str) -> bool {
         notice(what);
     }
     skip
+}
+
+/// For tests of testenv's own control plane: the directory of binaries [`ASSETS_VAR`] names, or
+/// `None` after printing a skip notice that the test needs a control plane for `what`.
+///
+/// ```
+/// let Some(assets) = kube_rt_testenv::assets_or_skip("a controller-manager") else {
+///     return;
+/// };
+/// # let _ = assets;
+/// ```
+pub fn assets_or_skip(what: &str) -> Option<PathBuf> {
+    let assets = named_assets();
+    if assets.is_none() {
+        print_notice(&format!(
+            "without a control plane's binaries ({ASSETS_VAR} is not set): {} needs testenv's \
+             own control plane for {what}",
+            test_name()
+        ));
+    }
+    assets
 }

@@ -18,7 +18,7 @@ use parking_lot::Mutex;
 
 use crate::error::Error;
 
-pub use crate::kubeconfig_var::{KUBECONFIG_VAR, named_kubeconfig, on_existing_cluster};
+pub use crate::lane::{KUBECONFIG_VAR, named_kubeconfig, on_existing_cluster};
 pub use cleanup::{NAMESPACE_GONE_LIMIT, empty_namespace};
 
 /// The label every scratch namespace carries, so a crashed run's leftovers can be found

@@ -4,10 +4,6 @@
 
 use std::path::Path;
 
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose,
-};
 use tempfile::TempDir;
 
 use crate::error::Error;
@@ -31,35 +27,17 @@ impl ServingCerts {
         common_name: &str,
         names: &[String],
     ) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
-        let ca_key = KeyPair::generate()?;
-        let mut ca = CertificateParams::new(Vec::<String>::new())?;
-        ca.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
-        ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-        ca.distinguished_name
-            .push(DnType::CommonName, format!("{common_name} CA"));
-        let ca_pem = ca.self_signed(&ca_key)?.pem();
-        let issuer = Issuer::new(ca, ca_key);
-
-        let key = KeyPair::generate()?;
-        let mut serving = CertificateParams::new(names.to_vec())?;
-        serving.distinguished_name.push(
-            DnType::CommonName,
-            names.first().map_or(common_name, String::as_str),
-        );
-        serving.key_usages = vec![
-            KeyUsagePurpose::DigitalSignature,
-            KeyUsagePurpose::KeyEncipherment,
-        ];
-        serving.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        let cert = serving.signed_by(&key, &issuer)?;
-
+        let issued = crate::pki::serving(common_name, names)?;
         // A fresh directory only this user can read (tempfile makes it 0700).
         let dir = tempfile::Builder::new()
             .prefix("webhook-certs-")
             .tempdir()?;
-        std::fs::write(dir.path().join("tls.crt"), cert.pem())?;
-        std::fs::write(dir.path().join("tls.key"), key.serialize_pem())?;
-        Ok(Self { dir, ca_pem })
+        std::fs::write(dir.path().join("tls.crt"), issued.cert_pem)?;
+        std::fs::write(dir.path().join("tls.key"), issued.key_pem)?;
+        Ok(Self {
+            dir,
+            ca_pem: issued.ca_pem,
+        })
     }
 
     /// The directory holding `tls.crt` and `tls.key` (the webhook server's `cert_dir`).
