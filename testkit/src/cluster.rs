@@ -1,8 +1,10 @@
 //! [`TestCluster`]: the API server a test of this workspace runs against — a fresh simulator,
-//! or the existing cluster `KUBE_RT_TEST_KUBECONFIG` names — with the simulator's seeding and
-//! inspection calls made through the API on a cluster, so one test source runs in both modes.
+//! the existing cluster `KUBE_RT_TEST_KUBECONFIG` names, or testenv's own control plane from the
+//! binaries `KUBE_RT_TEST_ASSETS` names (one per test process, started by its first test) —
+//! with the simulator's seeding and inspection calls made through the API on a real server, so
+//! one test source runs in every mode.
 //!
-//! On a cluster the tests of a process share one namespace, [`ns`]`()`, and take turns: a
+//! On a real server the tests of a process share one namespace, [`ns`]`()`, and take turns: a
 //! [`TestCluster`] holds the turn until it is dropped, and its start empties the namespace.
 //! Tests that need the simulator (virtual time, fault injection, its own counters) start with
 //! [`sim_only`] and are skipped there with a notice.
@@ -29,16 +31,17 @@ pub use crate::namespace::ns;
 /// What a call of [`TestCluster`] fails with.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
 
-/// `true`, after a notice naming `what` the test needs of the simulator, when tests run on an
-/// existing cluster: the test returns at once (`if sim_only("fault injection") { return; }`).
+/// `true`, after a notice naming `what` the test needs of the simulator, when tests run on a
+/// real server (an existing cluster or testenv's own control plane): the test returns at once
+/// (`if sim_only("fault injection") { return; }`).
 pub fn sim_only(what: &str) -> bool {
     testenv::skip_on_existing_cluster(what)
 }
 
-/// The turn of the process's tests on an existing cluster.
+/// The turn of the process's tests on a real server.
 static TURN: LazyLock<Arc<Mutex<()>>> = LazyLock::new(Arc::default);
 
-/// The API server of a test: a fresh simulator, or the existing cluster.
+/// The API server of a test: a fresh simulator, or the real server of the process's tests.
 pub struct TestCluster {
     backend: Backend,
     /// Dropped after `backend`, whose cleanup runs first.
@@ -54,17 +57,21 @@ enum Backend {
 }
 
 impl TestCluster {
-    /// A fresh simulator, or — with `KUBE_RT_TEST_KUBECONFIG` set — the existing cluster, once
-    /// the process's earlier tests there are done, with [`ns`]`()` empty. On a cluster a paused
-    /// tokio clock is resumed: the network does not run on virtual time.
+    /// A fresh simulator, or — with `KUBE_RT_TEST_KUBECONFIG` or `KUBE_RT_TEST_ASSETS` set —
+    /// that existing cluster or the process's control plane (started by the first test that
+    /// asks), once the process's earlier tests there are done, with [`ns`]`()` empty. On a real
+    /// server a paused tokio clock is resumed: the network does not run on virtual time.
     pub async fn start() -> Result<Self, Error> {
-        let Some(kubeconfig) = testenv::cluster::named_kubeconfig() else {
+        if !testenv::on_existing_cluster() {
             return Ok(Self {
                 backend: Backend::Simulator(ApiServer::start().await?),
                 _turn: None,
             });
-        };
+        }
         resume_paused_clock();
+        let kubeconfig = testenv::control_plane::lane_kubeconfig()
+            .await?
+            .ok_or("no real server is named")?;
         let turn = Arc::clone(&TURN).lock_owned().await;
         let cluster = ExistingCluster::connect_in(&kubeconfig, ns()).await?;
         Ok(Self {

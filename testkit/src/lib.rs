@@ -3,9 +3,9 @@
 //!
 //! - [`eventually`], [`eventually_async`] and [`eventually_some`]: poll a condition with a deadline instead of
 //!   sleeping, safe in paused-time tests;
-//! - [`cluster`]: the server of a test that runs on the simulator or on an existing cluster
-//!   (`KUBE_RT_TEST_KUBECONFIG`), and [`sim_only`](cluster::sim_only) for tests that need the
-//!   simulator;
+//! - [`cluster`]: the server of a test that runs on the simulator, on an existing cluster
+//!   (`KUBE_RT_TEST_KUBECONFIG`) or on testenv's own control plane (`KUBE_RT_TEST_ASSETS`), and
+//!   [`sim_only`](cluster::sim_only) for tests that need the simulator;
 //! - [`config_maps`]: ConfigMaps in the test namespace on an [`ApiServer`](apiserver_sim::ApiServer),
 //!   and the name → (resourceVersion, value) state used to compare a cache with the server;
 //! - [`Recorder`]: an informer event handler that records every notification;
