@@ -34,9 +34,12 @@ pub fn cm(name: &str, value: &str) -> ConfigMap {
     }
 }
 
-/// Creates or replaces [`cm`]`(name, value)` on the server; returns the stored object.
+/// Creates or replaces [`cm`]`(name, value)` in [`NS`] on the server (the simulator's namespace,
+/// as [`remove`] and [`server_state`] read it, also when the tests of the process run on a real
+/// server); returns the stored object.
 pub fn put(server: &ApiServer, name: &str, value: &str) -> ConfigMap {
-    let obj = cm(name, value);
+    let mut obj = cm(name, value);
+    obj.metadata.namespace = Some(NS.to_owned());
     match server.replace(&obj) {
         Ok(stored) => stored,
         Err(_) => server.create(&obj).expect("create the ConfigMap"),
