@@ -8,10 +8,14 @@ use crate::lane::{ASSETS_VAR, Lane, named_assets, on_existing_cluster};
 /// The start of every skip notice, to count skipped tests in a test run's output.
 pub const SKIP_NOTICE: &str = "kube-rt-testenv: skipped";
 
-/// Prints that the running test is skipped because it needs `what` of the simulator, on the
-/// real API server `lane` names.
+/// Prints that the running test is skipped because it needs `what` of the simulator, and which
+/// real API server it runs on instead.
 pub(crate) fn notice(what: &str) {
-    let lane = Lane::from_env().map_or_else(|conflict| conflict, |lane| lane.reason());
+    let lane = match Lane::from_env() {
+        Ok(Lane::Simulator) => "the test's builder named it".to_owned(),
+        Ok(lane) => lane.reason(),
+        Err(conflict) => conflict,
+    };
     print_notice(&format!(
         "on a real API server ({lane}): {} needs the simulator's {what}",
         test_name()
