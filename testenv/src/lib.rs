@@ -143,7 +143,7 @@
 //! examples build with the dev-dependencies, so `cargo doc` documents them. In a package with
 //! an example, run `cargo doc --examples`; in one without, add one — `examples/docs.rs` holding
 //! `fn main() {}` — and run the same. The pages are then at
-//! `target/doc/kube_rt_testenv/index.html`, beside every other dependency's.
+//! `target/doc/testenv/index.html`, beside every other dependency's.
 //!
 //! # Versions
 //!

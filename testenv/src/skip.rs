@@ -60,7 +60,7 @@ pub fn skip_on_existing_cluster(what: &str) -> bool {
 /// `None` after printing a skip notice that the test needs a control plane for `what`.
 ///
 /// ```
-/// let Some(assets) = kube_rt_testenv::assets_or_skip("a controller-manager") else {
+/// let Some(assets) = testenv::assets_or_skip("a controller-manager") else {
 ///     return;
 /// };
 /// # let _ = assets;

@@ -8,7 +8,7 @@ use k8s_openapi::api::authentication::v1::TokenRequest;
 use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use kube::{Client, CustomResource, CustomResourceExt};
-use kube_rt_testenv::{ControlPlane, Error, TestEnv};
+use testenv::{ControlPlane, Error, TestEnv};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +26,7 @@ pub struct GizmoSpec {
 
 #[tokio::test]
 async fn a_control_plane_answers_its_admin_and_refuses_others_by_rbac() {
-    let Some(assets) = kube_rt_testenv::assets_or_skip("its credentials and RBAC") else {
+    let Some(assets) = testenv::assets_or_skip("its credentials and RBAC") else {
         return;
     };
     let plane = ControlPlane::start(&assets).await.unwrap();
@@ -84,7 +84,7 @@ async fn refusal(plane: &ControlPlane, token: String) -> Option<u16> {
 
 #[tokio::test]
 async fn environments_of_a_process_share_its_control_plane_in_namespaces_of_their_own() {
-    let Some(assets) = kube_rt_testenv::assets_or_skip("one shared by the process") else {
+    let Some(assets) = testenv::assets_or_skip("one shared by the process") else {
         return;
     };
     let start = || {

@@ -6,7 +6,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace, ServiceAccount};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::Api;
 use kube::api::{DeleteParams, PostParams};
-use kube_rt_testenv::TestEnv;
+use testenv::TestEnv;
 
 fn config_map(name: &str, owner: Option<&ConfigMap>) -> ConfigMap {
     let mut cm = ConfigMap::default();
@@ -25,7 +25,7 @@ fn config_map(name: &str, owner: Option<&ConfigMap>) -> ConfigMap {
 
 #[tokio::test]
 async fn the_controller_manager_collects_garbage_and_equips_namespaces() {
-    let Some(assets) = kube_rt_testenv::assets_or_skip("a controller-manager") else {
+    let Some(assets) = testenv::assets_or_skip("a controller-manager") else {
         return;
     };
     let env = TestEnv::builder()

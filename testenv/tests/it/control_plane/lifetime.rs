@@ -10,7 +10,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube::api::PostParams;
-use kube_rt_testenv::{ControlPlane, TestEnv, eventually};
+use testenv::{ControlPlane, TestEnv, eventually};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::processes::{alive, mentioning};
@@ -24,7 +24,7 @@ const GONE_WITHIN: Duration = Duration::from_secs(30);
 
 #[tokio::test]
 async fn a_dropped_environment_stops_its_control_plane_and_removes_its_files() {
-    let Some(assets) = kube_rt_testenv::assets_or_skip("its stop with the environment") else {
+    let Some(assets) = testenv::assets_or_skip("its stop with the environment") else {
         return;
     };
     let plane = Arc::new(ControlPlane::start(&assets).await.unwrap());
@@ -63,7 +63,7 @@ async fn a_dropped_environment_stops_its_control_plane_and_removes_its_files() {
 
 #[tokio::test]
 async fn a_killed_test_process_leaves_no_server_and_no_files() {
-    let Some(assets) = kube_rt_testenv::assets_or_skip("its end with a killed process") else {
+    let Some(assets) = testenv::assets_or_skip("its end with a killed process") else {
         return;
     };
     let mut child = tokio::process::Command::new(std::env::current_exe().unwrap())
@@ -74,15 +74,15 @@ async fn a_killed_test_process_leaves_no_server_and_no_files() {
             "--nocapture",
         ])
         .env(CHILD_VAR, "1")
-        .env(kube_rt_testenv::ASSETS_VAR, &assets)
-        .env_remove(kube_rt_testenv::KUBECONFIG_VAR)
+        .env(testenv::ASSETS_VAR, &assets)
+        .env_remove(testenv::KUBECONFIG_VAR)
         .stdout(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let said = tokio::time::timeout(
-        kube_rt_testenv::control_plane::DEFAULT_STARTUP_TIMEOUT,
+        testenv::control_plane::DEFAULT_STARTUP_TIMEOUT,
         async {
             while let Some(line) = lines.next_line().await.unwrap() {
                 if let Some(said) = line.strip_prefix(CHILD_SAYS) {
@@ -142,7 +142,7 @@ async fn child_process_with_a_shared_control_plane() {
     if std::env::var_os(CHILD_VAR).is_none() {
         return;
     }
-    let Some(assets) = kube_rt_testenv::lane::named_assets() else {
+    let Some(assets) = testenv::lane::named_assets() else {
         return;
     };
     let plane = ControlPlane::shared(&assets).await.unwrap();
