@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group};
+use indexer::{Indexer, Indexers, Lister, NAMESPACE_INDEX, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::{Expression, ObjectMeta, Selector};
-use indexer::{Indexer, Indexers, Lister, NAMESPACE_INDEX, Store};
 
 struct CountingAllocator;
 

@@ -15,11 +15,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use informer::SharedIndexInformer;
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::Api;
 use kube::core::ObjectMeta;
-use informer::SharedIndexInformer;
 use serde::{Deserialize, Deserializer};
 use tokio_util::sync::CancellationToken;
 

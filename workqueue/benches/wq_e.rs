@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use workqueue::DelayingQueue;
 use tokio::time::Instant;
+use workqueue::DelayingQueue;
 
 type Key = Arc<str>;
 

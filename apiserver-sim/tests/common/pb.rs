@@ -2,9 +2,9 @@
 //! k8s-pb structs, an implementation of the Kubernetes protobuf messages independent of
 //! the simulator's descriptor-driven one.
 
+use apiserver_sim::ApiServer;
 use k8s_pb::apimachinery::pkg::apis::meta::v1::WatchEvent;
 use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
-use apiserver_sim::ApiServer;
 use prost::Message;
 
 /// The protobuf media type.

@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
+use apiserver_sim::ApiServer;
 use bytes::Bytes;
 use http::{Request, header};
 use http_body_util::BodyExt;
 use kube::client::Body;
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use apiserver_sim::ApiServer;
 
 /// The User-Agent of every probe (the default field manager is derived from it).
 pub const USER_AGENT: &str = "kube-rt-differential/0.1 (linux/amd64)";

@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use apiserver_sim::{ApiServer, ChaosConfig, ChaosEvent, ChaosProfile, FaultKind};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt;
 use kube::api::Api;
 use kube::runtime::{WatchStreamExt, reflector, watcher};
-use apiserver_sim::{ApiServer, ChaosConfig, ChaosEvent, ChaosProfile, FaultKind};
 use serde_json::json;
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";

@@ -2,9 +2,9 @@
 
 use crate::common;
 
+use apiserver_sim::{ApiServer, FailRule};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, PostParams};
-use apiserver_sim::{ApiServer, FailRule};
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
 

@@ -170,10 +170,7 @@ proptest! {
 fn huge_integers_round_trip_through_patches() {
     let input =
         b"{\"e\\\\\":[230132222333222222222222222222222222222222222222222222222333367]}\n\n[]";
-    assert_eq!(
-        apiserver_sim::fuzzing::check_patch_bytes(input),
-        Ok(())
-    );
+    assert_eq!(apiserver_sim::fuzzing::check_patch_bytes(input), Ok(()));
     assert_eq!(
         apiserver_sim::fuzzing::check_patch_bytes(
             b"{\"a\":1.0000000000000002e-308}\n{\"b\":9.999999999999999e22}"

@@ -5,11 +5,11 @@ use crate::common;
 
 use std::time::Duration;
 
+use apiserver_sim::{ApiServer, FailRule, WatchListMode};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchParams};
 use kube::runtime::watcher::{self, Event, watcher};
-use apiserver_sim::{ApiServer, FailRule, WatchListMode};
 use serde_json::json;
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";

@@ -4,9 +4,9 @@
 
 use crate::common::kubectl;
 
+use apiserver_sim::ApiServer;
 use k8s_openapi::api::core::v1::ServiceAccount;
 use kube::api::{Api, PostParams};
-use apiserver_sim::ApiServer;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,9 +6,9 @@ use crate::common::kubectl;
 
 use std::time::Duration;
 
+use apiserver_sim::ApiServer;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
-use apiserver_sim::ApiServer;
 use serde_json::json;
 
 /// `kubectl args`: whether it succeeded, and what it printed.

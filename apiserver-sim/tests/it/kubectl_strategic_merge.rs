@@ -6,10 +6,10 @@
 
 use crate::common;
 
+use apiserver_sim::ApiServer;
 use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::Service;
 use kube::api::Api;
-use apiserver_sim::ApiServer;
 use serde_json::Value;
 
 /// A validating webhook configuration whose one webhook has `failure_policy` (its rule

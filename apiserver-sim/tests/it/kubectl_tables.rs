@@ -11,10 +11,10 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use apiserver_sim::ApiServer;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};
-use apiserver_sim::ApiServer;
 use serde_json::json;
 
 struct Kubectl {

@@ -3,11 +3,11 @@
 //! but not its owner's finalizers cannot set `blockOwnerDeletion`; without `delete` it cannot
 //! change owner references on update; the plugin is off unless asked for.
 
+use apiserver_sim::ApiServer;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::Error;
 use kube::api::{Api, ObjectMeta, PostParams};
-use apiserver_sim::ApiServer;
 use serde_json::json;
 
 use crate::rbac::{rbac_server_with, robot};

@@ -11,12 +11,7 @@ const PDBS: &str = "/apis/policy/v1/namespaces/default/poddisruptionbudgets";
 const JSON: [(&str, &str); 1] = [("Content-Type", "application/json")];
 const MERGE: [(&str, &str); 1] = [("Content-Type", "application/merge-patch+json")];
 
-async fn send(
-    server: &apiserver_sim::ApiServer,
-    method: &str,
-    path: &str,
-    body: Value,
-) -> Raw {
+async fn send(server: &apiserver_sim::ApiServer, method: &str, path: &str, body: Value) -> Raw {
     let bytes = if body.is_null() {
         Vec::new()
     } else {

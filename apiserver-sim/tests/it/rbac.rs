@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use apiserver_sim::{ApiServer, ApiServerBuilder};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::coordination::v1::Lease;
@@ -12,7 +13,6 @@ use k8s_openapi::api::core::v1::{ConfigMap, Node, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, PostParams};
 use kube::{Client, Error};
-use apiserver_sim::{ApiServer, ApiServerBuilder};
 use serde_json::json;
 
 const USER: &str = "system:serviceaccount:default:robot";

@@ -5,9 +5,9 @@ use crate::common;
 
 use std::time::Duration;
 
+use apiserver_sim::ApiServer;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams};
-use apiserver_sim::ApiServer;
 
 /// Waits until nothing accepts connections on `addr` any more.
 async fn stops_serving(addr: std::net::SocketAddr) {
@@ -68,8 +68,5 @@ async fn binds_a_given_port() {
         .start()
         .await
         .expect_err("port in use");
-    assert!(
-        matches!(err, apiserver_sim::Error::Bind { .. }),
-        "{err}"
-    );
+    assert!(matches!(err, apiserver_sim::Error::Bind { .. }), "{err}");
 }

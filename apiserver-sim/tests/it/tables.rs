@@ -5,10 +5,10 @@
 
 use crate::common;
 
+use apiserver_sim::ApiServer;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};
-use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 
 /// What `kubectl get` sends.

@@ -5,12 +5,12 @@ use crate::common;
 
 use std::collections::BTreeMap;
 
+use apiserver_sim::ApiServer;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::{reflector, watcher};
-use apiserver_sim::ApiServer;
 use serde_json::json;
 
 async fn watcher_converges_after_compaction(server: &ApiServer, cfg: watcher::Config) {

@@ -7,10 +7,10 @@
 
 use std::time::Duration;
 
+use apiserver_sim::ApiServer;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
-use apiserver_sim::ApiServer;
 use serde_json::{Value, json};
 use testkit::{eventually, eventually_some};
 

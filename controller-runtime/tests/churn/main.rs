@@ -48,13 +48,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use apiserver_sim::ChaosProfile;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::Api;
 use controller_runtime::{
     controller::{Context, Controller, ControllerHandle, Request, Watch, reconciler_fn},
     leader_election::LeaderElectionConfig,
     manager::Manager,
 };
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::Api;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 

@@ -7,14 +7,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use apiserver_sim::ApiServer;
+use controller_runtime::cache::DynamicKind;
+use controller_runtime::manager::{Manager, ManagerBuilder};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec, Secret};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
-use controller_runtime::cache::DynamicKind;
-use controller_runtime::manager::{Manager, ManagerBuilder};
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 
@@ -115,9 +115,7 @@ pub fn manager(server: &impl Server) -> ManagerBuilder {
 }
 
 /// Runs `manager.start()` in the background.
-pub fn spawn(
-    manager: &Arc<Manager>,
-) -> JoinHandle<Result<(), controller_runtime::manager::Error>> {
+pub fn spawn(manager: &Arc<Manager>) -> JoinHandle<Result<(), controller_runtime::manager::Error>> {
     let manager = Arc::clone(manager);
     tokio::spawn(async move { manager.start().await })
 }

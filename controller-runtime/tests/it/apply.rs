@@ -4,9 +4,9 @@
 use crate::common;
 
 use common::*;
+use controller_runtime::util::{OperationResult, create_or_update, server_side_apply};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use controller_runtime::util::{OperationResult, create_or_update, server_side_apply};
 
 #[tokio::test]
 async fn create_or_update_writes_only_changes() {

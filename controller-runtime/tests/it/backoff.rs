@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 use tokio::time::Instant;
 

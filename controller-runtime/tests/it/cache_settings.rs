@@ -12,13 +12,13 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
+use controller_runtime::cache::{ByObject, Cache, DynamicKind, Metadata};
+use controller_runtime::informer::Object;
+use controller_runtime::manager::ManagerBuilder;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{DynamicObject, ObjectMeta, PostParams};
 use kube::core::{PartialObjectMeta, Selector};
 use kube::{Api, CustomResource, CustomResourceExt, Resource};
-use controller_runtime::cache::{ByObject, Cache, DynamicKind, Metadata};
-use controller_runtime::informer::Object;
-use controller_runtime::manager::ManagerBuilder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

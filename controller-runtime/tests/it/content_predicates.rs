@@ -13,15 +13,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use controller_runtime::controller::predicate::{from_fn, update_fn};
 use controller_runtime::{
     ObjectKey,
     cache::Kind,
     controller::{Action, Context, Controller, Reconciler, Request, Watch, reconciler_fn},
 };
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 
 /// A Deployment of `replicas`, `paused` or not, controlled by `owner`.
 fn deployment_of(

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
-use kube::api::{Patch, PatchParams};
 use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
+use kube::api::{Patch, PatchParams};
 use serde_json::json;
 
 #[tokio::test(start_paused = true)]

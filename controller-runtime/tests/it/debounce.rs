@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::{
     ObjectKey,
     controller::{Action, Context, Controller, KeyStream, Priority, Request, Watch, reconciler_fn},
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 use tokio::time::Instant;

@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 
 fn value(cm: &ConfigMap) -> Option<String> {

@@ -9,17 +9,17 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::{ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
-use kube::{Api, CustomResource, CustomResourceExt};
 use controller_runtime::ObjectKey;
 use controller_runtime::cache::{DynamicKind, Error};
 use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
 use controller_runtime::util::create_or_update;
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::api::{ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
+use kube::{Api, CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

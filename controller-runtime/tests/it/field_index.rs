@@ -8,14 +8,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use controller_runtime::ObjectKey;
+use controller_runtime::cache::{Cache, Error};
+use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
-use controller_runtime::ObjectKey;
-use controller_runtime::cache::{Cache, Error};
-use controller_runtime::controller::{
-    Action, Context, Controller, Request, Watch, reconciler_fn,
-};
 use parking_lot::Mutex;
 
 /// The index: the ConfigMap a Secret names in its `config-ref` annotation.

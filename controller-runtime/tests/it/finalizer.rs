@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::{
     controller::{Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn},
     util::{FinalizerEvent, finalizer},
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 
 const FINALIZER: &str = "example.com/cleanup";
 

@@ -11,9 +11,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{DeleteParams, ObjectMeta, PostParams};
-use kube::{Api, CustomResource, CustomResourceExt};
 use controller_runtime::cache::Kind;
 use controller_runtime::controller::predicate::{GenerationChanged, LabelsChanged};
 use controller_runtime::controller::{
@@ -22,6 +19,9 @@ use controller_runtime::controller::{
 use controller_runtime::util::{
     FinalizerEvent, create_or_update, finalizer, set_controller_reference,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{DeleteParams, ObjectMeta, PostParams};
+use kube::{Api, CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use testkit::eventually_async;

@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::{
     controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
     manager::Error,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_waits_for_sync_and_user_checks_fail_with_500() {

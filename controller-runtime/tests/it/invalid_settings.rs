@@ -9,8 +9,6 @@ use std::sync::Arc;
 
 use crate::cache_settings::{Half, marking};
 use crate::common::*;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
-use kube::api::{ApiResource, DynamicObject};
 use controller_runtime::ObjectKey;
 use controller_runtime::cache::{self, ByObject, DynamicKind, Metadata};
 use controller_runtime::controller::{
@@ -18,6 +16,8 @@ use controller_runtime::controller::{
 };
 use controller_runtime::informer::Object;
 use controller_runtime::manager::{self, ManagerBuilder};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use kube::api::{ApiResource, DynamicObject};
 
 fn noop<T: Object>() -> impl Reconciler<T> {
     reconciler_fn(|_: Request, _: Context<T>| async { Ok::<_, Infallible>(Action::done()) })

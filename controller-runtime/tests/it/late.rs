@@ -11,15 +11,15 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{ObjectMeta, PostParams};
-use kube::{Api, CustomResource, CustomResourceExt};
 use controller_runtime::cache;
 use controller_runtime::controller::{
     self, Action, Context, Controller, Reconciler, Request, Watch, reconciler_fn,
 };
 use controller_runtime::manager::{Error, Manager};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{ObjectMeta, PostParams};
+use kube::{Api, CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -15,13 +15,13 @@ use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
-use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::{
     controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
     leader_election::LeaderElectionConfig,
     manager::{Error, Manager},
 };
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;

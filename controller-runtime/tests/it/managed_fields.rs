@@ -8,11 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
-use controller_runtime::controller::{
-    Action, Context, Controller, Request, Watch, reconciler_fn,
-};
 
 async fn cached_managed_fields(strip: bool) -> Option<Vec<ManagedFieldsEntry>> {
     let server = apiserver_sim::ApiServer::start().await.unwrap();

@@ -12,15 +12,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::ByteString;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::core::PartialObjectMeta;
 use controller_runtime::ObjectKey;
 use controller_runtime::cache::{ByObject, Error, Metadata};
 use controller_runtime::controller::predicate::{LabelsChanged, from_fn};
-use controller_runtime::controller::{
-    Action, Context, Controller, Request, Watch, reconciler_fn,
-};
+use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::core::PartialObjectMeta;
 
 /// A secret owned by (controlled by) the config map `owner`, with data and labels.
 fn owned_secret(name: &str, owner: &ConfigMap, labels: &[(&str, &str)]) -> Secret {

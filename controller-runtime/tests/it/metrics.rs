@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::{
     controller::{Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn},
     leader_election::LeaderElectionConfig,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 use prometheus_parse::{Sample, Scrape, Value};
 
 /// One GET over a fresh connection: the status code and the body.

@@ -12,14 +12,12 @@ use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
+use controller_runtime::ObjectKey;
+use controller_runtime::cache::{ByObject, Error};
+use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::api::ObjectMeta;
 use kube::core::Selector;
-use controller_runtime::ObjectKey;
-use controller_runtime::cache::{ByObject, Error};
-use controller_runtime::controller::{
-    Action, Context, Controller, Request, Watch, reconciler_fn,
-};
 
 fn config_map_in(namespace: &str, name: &str) -> ConfigMap {
     let mut config_map = cm(name, "1");

@@ -10,10 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use controller_runtime::controller::{
-    Action, Context, Controller, Request, Watch, reconciler_fn,
-};
 
 #[tokio::test(start_paused = true)]
 async fn owned_secrets_trigger_their_controller_only() {

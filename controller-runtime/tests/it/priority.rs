@@ -8,13 +8,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::{
     controller::{
         Action, Context, Controller, Priority, ReconcileError, Request, Watch, reconciler_fn,
     },
     manager::Manager,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 use prometheus_parse::{Scrape, Value};
 use tokio::sync::Semaphore;

@@ -9,11 +9,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Node, Secret, ServiceAccount};
-use k8s_openapi::api::events::v1::Event;
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
-use kube::api::{Api, PostParams};
 use controller_runtime::rbac::{Rule, Verb};
 use controller_runtime::{
     cache::Metadata,
@@ -22,6 +17,11 @@ use controller_runtime::{
     leader_election::LeaderElectionConfig,
     manager::Manager,
 };
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{ConfigMap, Node, Secret, ServiceAccount};
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use kube::api::{Api, PostParams};
 use serde_json::json;
 
 fn shown(manager: &Manager) -> Vec<String> {

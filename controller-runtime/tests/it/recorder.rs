@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::api::events::v1::Event;
 use controller_runtime::{
     controller::{Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn},
     events::{EventRecord, EventType, Recorder, reference_to},
 };
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::events::v1::Event;
 
 fn record(reason: &str) -> EventRecord {
     EventRecord {
@@ -176,16 +176,14 @@ async fn a_repeat_after_the_series_window_starts_a_new_event() {
     recorder.publish(regarding.clone(), record("Synced"));
     eventually("the series", Duration::from_secs(30), || counts() == [2]).await;
     // Within the window: still the same event.
-    tokio::time::sleep(controller_runtime::events::SERIES_WINDOW - Duration::from_secs(60))
-        .await;
+    tokio::time::sleep(controller_runtime::events::SERIES_WINDOW - Duration::from_secs(60)).await;
     recorder.publish(regarding.clone(), record("Synced"));
     eventually("the third repeat", Duration::from_secs(30), || {
         counts() == [3]
     })
     .await;
     // The window is measured from the last repeat: past it, a new event starts.
-    tokio::time::sleep(controller_runtime::events::SERIES_WINDOW + Duration::from_secs(1))
-        .await;
+    tokio::time::sleep(controller_runtime::events::SERIES_WINDOW + Duration::from_secs(1)).await;
     recorder.publish(regarding, record("Synced"));
     eventually("a new event", Duration::from_secs(30), || {
         counts() == [1, 3]

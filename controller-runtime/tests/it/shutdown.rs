@@ -9,11 +9,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::{
     controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
     manager::{Error, Manager},
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 use tokio_util::sync::CancellationToken;
 
 /// A controller whose reconcile of every key takes `work` (of tokio time); returns how many

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::ObjectKey;
 use controller_runtime::controller::predicate::meta_fn;
 use controller_runtime::controller::{
     Action, Context, Controller, Error, KeyStream, Priority, Request, Watch, reconciler_fn,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
 use tokio::time::Instant;

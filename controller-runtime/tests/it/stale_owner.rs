@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use common::*;
+use controller_runtime::controller::{Context, Controller, Request, Watch, reconciler_fn};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
-use controller_runtime::controller::{Context, Controller, Request, Watch, reconciler_fn};
 
 // Generous: on a loaded two-core machine running the whole suite, the garbage collector, the
 // Secret's delete event and the reconcile it triggers took longer than 10 s once.

@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use apiserver_sim::FailRule;
 use common::*;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::core::Selector;
 use controller_runtime::controller::{
     self, Action, Context, Controller, Request, Watch, reconciler_fn,
 };
 use controller_runtime::manager::{Error, Manager};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::core::Selector;
 
 #[tokio::test(start_paused = true)]
 async fn reconciles_only_see_synced_caches() {

@@ -19,11 +19,6 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
-use k8s_openapi::ByteString;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::{ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
-use kube::core::PartialObjectMeta;
-use kube::{Api, CustomResource, CustomResourceExt, Resource};
 use controller_runtime::ObjectKey;
 use controller_runtime::cache::{DynamicKind, Metadata};
 use controller_runtime::controller::predicate::from_fn;
@@ -31,6 +26,11 @@ use controller_runtime::controller::{
     Action, Context, Controller, Reconciler, Request, Watch, reconciler_fn,
 };
 use controller_runtime::informer::Object;
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
+use kube::core::PartialObjectMeta;
+use kube::{Api, CustomResource, CustomResourceExt, Resource};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

@@ -9,17 +9,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::core::Selector;
 use controller_runtime::ObjectKey;
 use controller_runtime::cache::{self, ByObject};
-use controller_runtime::controller::predicate::{
-    LabelSelector, ResourceVersionChanged, not,
-};
-use controller_runtime::controller::{
-    Action, Context, Controller, Request, Watch, reconciler_fn,
-};
+use controller_runtime::controller::predicate::{LabelSelector, ResourceVersionChanged, not};
+use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
 use controller_runtime::manager::{Error, Runnable, async_trait};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::core::Selector;
 use tokio_util::sync::CancellationToken;
 
 fn counting(counts: &Counts) -> impl controller_runtime::controller::Reconciler<ConfigMap> {

@@ -9,13 +9,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::ResourceExt;
 use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
 use controller_runtime::leader_election::LeaderElectionConfig;
 use controller_runtime::manager::{Error, Manager};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::ResourceExt;
 
 use crate::members::journal::Writer;
 use crate::members::{self, MemberEnv};

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::{
     controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
     manager::Manager,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 
 pub(crate) async fn the_client_is_inferred_from_the_environment() {
     if testkit::cluster::sim_only("private instance") {

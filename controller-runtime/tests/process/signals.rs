@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::{
     controller::{Action, Context, Controller, Request, Watch, reconciler_fn},
     manager::{Error, Manager},
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 
 fn signal_self(signal: &str) {
     let status = std::process::Command::new("kill")

@@ -14,10 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::common::*;
+use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
-use controller_runtime::controller::{
-    Action, Context, Controller, Request, Watch, reconciler_fn,
-};
 use parking_lot::Mutex;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};

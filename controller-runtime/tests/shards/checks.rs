@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use controller_runtime::sharding::{ObjectLabels, Ring, ShardName, ring_key};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
-use controller_runtime::sharding::{ObjectLabels, Ring, ShardName, ring_key};
 
 use crate::member::{RING, shard_of};
 use crate::members::journal::Interval;

@@ -11,11 +11,11 @@ use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::ResourceExt;
 use controller_runtime::controller::{Context, Controller, Request, Watch, reconciler_fn};
 use controller_runtime::manager::{Error, Manager};
 use controller_runtime::sharding::ShardingConfig;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::ResourceExt;
 
 use crate::members::journal::Writer;
 use crate::members::{self, MemberEnv};

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::ApiServer;
+use controller_runtime::sharding::{ObjectLabels, ShardLease};
 use informer::{InformerFactory, handler};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
-use controller_runtime::sharding::{ObjectLabels, ShardLease};
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 

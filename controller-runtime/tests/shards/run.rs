@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
+use controller_runtime::sharding::ShardLease;
 use informer::InformerFactory;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use controller_runtime::sharding::ShardLease;
 use serde_json::json;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;

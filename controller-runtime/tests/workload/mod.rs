@@ -17,14 +17,14 @@ use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use k8s_openapi::ByteString;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube::{Resource, ResourceExt};
 use controller_runtime::{
     controller::{Action, Context, ReconcileError, Request},
     util::{create_or_update, set_controller_reference},
 };
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::{Resource, ResourceExt};
 use serde_json::json;
 
 /// The annotation `stamp` keeps on every Secret: its data keys, sorted, comma-separated.

@@ -14,10 +14,10 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, Deltas};
 use indexer::{Indexer, Indexers, NAMESPACE_INDEX, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;
-use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, Deltas};
 
 /// Objects (keys) of every workload.
 pub const OBJECTS: usize = 100_000;

@@ -6,9 +6,9 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use deltafifo::{DeltaFifo, DeltaFifoOptions, InOrderFifo, InOrderFifoOptions, Queue};
 use futures::FutureExt;
 use k8s_openapi::api::core::v1::ConfigMap;
-use deltafifo::{DeltaFifo, DeltaFifoOptions, InOrderFifo, InOrderFifoOptions, Queue};
 
 use crate::support::cm;
 

@@ -4,9 +4,9 @@
 
 use crate::support;
 
+use deltafifo::{DeltaFifo, Item};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use deltafifo::{DeltaFifo, Item};
 use support::{apply, cm, describe_all, with_known};
 
 type Fifo = DeltaFifo<ConfigMap>;

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use deltafifo::{Error, InOrderFifo, InOrderFifoOptions, Item};
 use futures::FutureExt;
 use indexer::Store;
 use k8s_openapi::api::core::v1::ConfigMap;
-use deltafifo::{Error, InOrderFifo, InOrderFifoOptions, Item};
 use support::{cm, key, show_item};
 
 type Fifo = InOrderFifo<ConfigMap>;

@@ -7,8 +7,8 @@ use crate::support;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use indexer::{Indexer, Indexers, Store};
 use deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
+use indexer::{Indexer, Indexers, Store};
 use proptest::prelude::*;
 use support::{apply, cm, describe_all, rv_of};
 

@@ -6,9 +6,9 @@ use crate::support;
 
 use std::sync::Arc;
 
+use deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
 use support::{apply, cm, describe_all, with_known};
 
 type Described = Vec<(String, Vec<(DeltaType, Option<u64>, bool)>)>;

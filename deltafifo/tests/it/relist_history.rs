@@ -11,9 +11,9 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use deltafifo::{Delta, DeltaFifo, Error, InOrderFifo};
 use indexer::{Indexer, Indexers, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use deltafifo::{Delta, DeltaFifo, Error, InOrderFifo};
 use support::{apply_one, cm, expand, rv_of, with_known};
 
 /// A small deterministic generator, so a failing seed reproduces.

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use DeltaType::*;
+use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Error};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Error};
 use support::{apply, cm, describe_all, key, with_known};
 
 async fn pop(fifo: &DeltaFifo<ConfigMap>) -> (Deltas<ConfigMap>, bool) {

@@ -3,12 +3,10 @@
 
 use std::sync::Arc;
 
+use deltafifo::{DeletedObject, Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Item};
 use indexer::{Indexer, KnownObjects, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;
-use deltafifo::{
-    DeletedObject, Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Item,
-};
 
 /// A ConfigMap `ns/name` at resource version `rv`.
 pub fn cm(ns: &str, name: &str, rv: u64) -> Arc<ConfigMap> {

@@ -3,13 +3,11 @@
 
 use std::sync::Arc;
 
+use indexer::compact::{Codec, CodecOptions, Compact, CompactLister, DictionaryState, Encoding};
+use indexer::{Indexer, Indexers, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Resource;
 use kube::core::{Expression, Selector};
-use indexer::compact::{
-    Codec, CodecOptions, Compact, CompactLister, DictionaryState, Encoding,
-};
-use indexer::{Indexer, Indexers, ObjectKey, Store};
 
 /// A ConfigMap's wire JSON, with managedFields between its name and its labels.
 fn json(name: &str, version: u32, app: &str) -> String {

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use indexer::fuzzing::check_compact_round_trip;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use proptest::prelude::*;
 
 fn corpus() -> Vec<(PathBuf, Vec<u8>)> {

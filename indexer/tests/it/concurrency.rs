@@ -8,9 +8,9 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+use indexer::{Indexer, Indexers, Lister, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::{Expression, ObjectMeta, Selector};
-use indexer::{Indexer, Indexers, Lister, ObjectKey, Store};
 
 const WRITERS: usize = 4;
 const READERS: usize = 2;

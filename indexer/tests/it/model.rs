@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use indexer::{Error, Indexer, Indexers, Lister, ObjectKey, Store, namespace_index_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::{Expression, ObjectMeta, Selector, SelectorExt};
-use indexer::{Error, Indexer, Indexers, Lister, ObjectKey, Store, namespace_index_fn};
 use proptest::prelude::*;
 
 const NAMESPACES: [Option<&str>; 4] = [Some("a"), Some("b"), Some("c"), None];

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use indexer::{Indexer, Indexers, ObjectKey, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::core::ObjectMeta;
-use indexer::{Indexer, Indexers, ObjectKey, Store};
 
 fn cm(name: &str, color: &str) -> Arc<ConfigMap> {
     Arc::new(ConfigMap {

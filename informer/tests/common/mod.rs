@@ -6,9 +6,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use informer::{FifoKind, SharedIndexInformer};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use informer::{FifoKind, SharedIndexInformer};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
+use informer::{FifoKind, ReflectorOptions, SharedIndexInformer};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::Api;
 use kube::api::ObjectMeta;
-use informer::{FifoKind, ReflectorOptions, SharedIndexInformer};
 
 /// Writes something the config-map watch does not carry: the server's resource version moves
 /// on, and only a bookmark tells the informer.

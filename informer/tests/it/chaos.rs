@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
+use informer::{FifoKind, ReflectorOptions, SharedIndexInformer};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use informer::{FifoKind, ReflectorOptions, SharedIndexInformer};
 
 const OBJECTS: usize = 2_000;
 const STEPS: usize = 1_500;

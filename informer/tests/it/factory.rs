@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
+use informer::{Error, InformerFactory, InformerScope, Selectors};
 use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod, PodSpec};
 use kube::api::{ApiResource, ObjectMeta};
-use informer::{Error, InformerFactory, InformerScope, Selectors};
 
 fn pod(name: &str) -> Pod {
     Pod {

@@ -7,11 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use k8s_openapi::api::core::v1::ConfigMap;
 use informer::FifoKind;
-use informer::{
-    Error, FilteringHandler, Indexers, strip_managed_fields, wait_for_cache_sync,
-};
+use informer::{Error, FilteringHandler, Indexers, strip_managed_fields, wait_for_cache_sync};
+use k8s_openapi::api::core::v1::ConfigMap;
 
 async fn settings_handlers_and_accessors_follow_the_informer_life(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();

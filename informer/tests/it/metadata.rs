@@ -10,13 +10,13 @@ use std::time::Duration;
 
 use apiserver_sim::{ApiServer, FailRule};
 use common::*;
+use informer::{
+    DeletedObject, InformerFactory, InformerScope, MetadataInformer, Selectors, handler,
+};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::api::ApiResource;
 use kube::core::PartialObjectMeta;
-use informer::{
-    DeletedObject, InformerFactory, InformerScope, MetadataInformer, Selectors, handler,
-};
 use parking_lot::Mutex;
 
 /// A labelled secret with data and two managed-fields entries.

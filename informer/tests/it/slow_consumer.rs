@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use apiserver_sim::ApiServer;
 use common::*;
+use informer::{FifoKind, Indexers, SharedIndexInformer};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
-use informer::{FifoKind, Indexers, SharedIndexInformer};
 
 /// Writes while the cache write of `slow-0` waits for the test: creates, updates and deletes.
 const WRITES: usize = 300;

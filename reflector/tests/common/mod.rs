@@ -12,11 +12,11 @@ use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::Api;
 use kube::api::ObjectMeta;
+use parking_lot::Mutex;
 use reflector::{
     ApiListerWatcher, BackoffStep, Error, ListParams, ListStream, ListerWatcher, ObjectList,
     Reflector, ReflectorOptions, WatchDecoding, WatchParams, WatchStream,
 };
-use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;

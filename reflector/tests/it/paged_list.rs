@@ -16,11 +16,11 @@ use common::*;
 use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions};
 use indexer::{Indexer, Indexers, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
+use parking_lot::Mutex;
 use reflector::{
     Error, ListParams, ListPart, ListStream, ListerWatcher, ObjectList, ReflectorOptions,
     WatchParams, WatchStream,
 };
-use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 
 /// A fifo, the consumer's cache it pops into, and every key the consumer deleted.

@@ -13,11 +13,11 @@ use common::*;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
+use proptest::prelude::*;
 use reflector::{
     ApiListerWatcher, Error, ListerWatcher, ReflectorOptions, WatchDecoding, WatchEvent,
     WatchParams, fuzzing,
 };
-use proptest::prelude::*;
 
 /// Decodes `body` cut at `cuts` (reduced modulo its length + 1), checking the buffering bound.
 fn decode(body: &[u8], cuts: &[usize], max_line_len: usize) -> Vec<String> {

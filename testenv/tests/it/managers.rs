@@ -9,9 +9,9 @@ use controller_runtime::prelude::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::CustomResource;
 use kube::api::{Api, PostParams};
-use testenv::{Error, TestEnv};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use testenv::{Error, TestEnv};
 
 /// A kind whose CRD the tests never install.
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]

@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use tokio::runtime::Runtime;
 use workqueue::{
     PriorityQueue, Queue, RateLimiter, RateLimitingQueue, default_controller_rate_limiter,
 };
-use tokio::runtime::Runtime;
 
 /// Keys in the workloads that use distinct keys.
 pub const N: usize = 1_000_000;

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use workqueue::DelayingQueue;
 use tokio::time::Instant;
+use workqueue::DelayingQueue;
 
 use crate::support::still_pending;
 

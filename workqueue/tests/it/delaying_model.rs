@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use workqueue::DelayingQueue;
 use proptest::prelude::*;
+use workqueue::DelayingQueue;
 
 use crate::model::QueueModel;
 use crate::support::poll_once;

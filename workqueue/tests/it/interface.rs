@@ -5,11 +5,11 @@
 
 use std::time::Duration;
 
+use tokio::time::Instant;
 use workqueue::{
     AddOptions, DelayingQueue, DelayingWorkQueue, ItemExponentialFailure, Priority, PriorityQueue,
     PriorityWorkQueue, Queue, RateLimitingQueue, RateLimitingWorkQueue, WorkQueue,
 };
-use tokio::time::Instant;
 
 const MS: Duration = Duration::from_millis(1);
 

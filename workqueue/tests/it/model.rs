@@ -4,8 +4,8 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 
-use workqueue::Queue;
 use proptest::prelude::*;
+use workqueue::Queue;
 
 use crate::support::poll_once;
 

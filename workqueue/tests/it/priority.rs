@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
+use tokio::time::Instant;
 use workqueue::{
     AddOptions, Error, ItemExponentialFailure, Priority, PriorityQueue,
     default_controller_rate_limiter,
 };
-use tokio::time::Instant;
 
 use crate::support::still_pending;
 

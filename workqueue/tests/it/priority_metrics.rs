@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use workqueue::{
     AddOptions, ItemExponentialFailure, MetricsProvider, Priority, PriorityQueue, QueueConfig,
     QueueMetrics,
 };
-use parking_lot::Mutex;
 
 const MS: Duration = Duration::from_millis(1);
 

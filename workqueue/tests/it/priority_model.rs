@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use workqueue::{AddOptions, ItemExponentialFailure, Priority, PriorityQueue};
 use proptest::prelude::*;
+use workqueue::{AddOptions, ItemExponentialFailure, Priority, PriorityQueue};
 
 use crate::model::QueueModel;
 use crate::support::poll_once;

@@ -4,8 +4,8 @@
 
 use std::hash::Hash;
 
-use workqueue::Queue;
 use tokio::task::JoinHandle;
+use workqueue::Queue;
 
 use crate::support::still_pending;
 

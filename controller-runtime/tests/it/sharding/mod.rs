@@ -17,16 +17,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::FailRule;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::{Api, ListParams, PostParams};
-use controller_runtime::controller::{
-    Action, Context, Controller, Request, Watch, reconciler_fn,
-};
+use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
 use controller_runtime::manager::{Error, Manager};
 use controller_runtime::rbac::Verb;
 use controller_runtime::sharding::{
     Ring, ShardName, ShardingConfig, drain_label, ring_key, shard_label,
 };
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, ListParams, PostParams};
 use tokio::task::JoinHandle;
 
 use crate::common::*;

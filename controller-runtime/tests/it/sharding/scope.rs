@@ -5,14 +5,12 @@ use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::{Api, PostParams};
-use controller_runtime::controller::{
-    Action, Context, Controller, Request, Watch, reconciler_fn,
-};
+use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
 use controller_runtime::manager::Error;
 use controller_runtime::rbac::Verb;
 use controller_runtime::sharding::{Error as ShardingError, shard_label};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::api::{Api, PostParams};
 
 use super::{LIMIT, RING, config};
 use crate::common::*;
@@ -22,9 +20,7 @@ async fn a_sharded_manager_refuses_leader_election_and_late_controllers() {
     let server = TestCluster::start().await.unwrap();
     let both = manager(&server)
         .sharding(config("s0"))
-        .leader_election(
-            controller_runtime::leader_election::LeaderElectionConfig::new(ns(), "x"),
-        )
+        .leader_election(controller_runtime::leader_election::LeaderElectionConfig::new(ns(), "x"))
         .build();
     assert!(matches!(
         both.start().await,

@@ -6,12 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use apiserver_sim::ApiServer;
+use controller_runtime::controller::{Action, Context, ReconcileError, Reconciler, Request};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
-use controller_runtime::controller::{
-    Action, Context, ReconcileError, Reconciler, Request,
-};
 use parking_lot::Mutex;
 use tokio::time::Instant;
 

@@ -26,15 +26,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile};
-use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::ResourceExt;
-use kube::api::Api;
 use controller_runtime::{
     controller::{Controller, ControllerHandle, Watch},
     leader_election::LeaderElectionConfig,
     manager::{Error, Manager},
 };
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+use kube::ResourceExt;
+use kube::api::Api;
 use parking_lot::Mutex;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;

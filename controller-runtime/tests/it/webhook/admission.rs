@@ -2,12 +2,12 @@
 //! them.
 
 use base64::Engine as _;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::webhook::{
     AdmissionHandler, AdmissionRequest, AdmissionResponse, ClientConfig, Defaulter, Denial,
     Error as WebhookError, Operation, Validation, Validator, Warnings, Webhook, admission_fn,
     crd_conversion,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 use serde_json::{Value, json};
 
 use super::support::{TestCa, TestServer, config_map, review};

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::{ApiServer, ChaosConfig, ChaosProfile, FaultKind};
-use k8s_openapi::api::core::v1::ConfigMap;
-use kube::ResourceExt;
-use kube::api::{Api, PostParams};
 use controller_runtime::webhook::{
     AdmissionRequest, ClientConfig, Defaulter, Denial, Validation, Validator, Warnings, Webhook,
     WebhookServer,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::ResourceExt;
+use kube::api::{Api, PostParams};
 use parking_lot::Mutex;
 use serde_json::json;
 

@@ -5,11 +5,11 @@ use std::borrow::Cow;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::core::NamespaceResourceScope;
 use controller_runtime::webhook::{
     Conversion, ConversionError, Convertible, Error as WebhookError, WebhookServer,
 };
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::core::NamespaceResourceScope;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver_sim::FailRule;
-use k8s_openapi::api::core::v1::ConfigMap;
 use controller_runtime::manager::Error;
 use controller_runtime::webhook::{
     AdmissionRequest, AdmissionResponse, Webhook, WebhookServer, admission_fn,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 use serde_json::json;
 
 use super::support::{TestCa, config_map, request_tls, review, test_config};

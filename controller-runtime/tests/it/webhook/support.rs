@@ -6,9 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use controller_runtime::webhook::{WebhookServer, WebhookServerConfig};
 use http_body_util::{BodyExt as _, Full};
 use hyper_util::rt::TokioIo;
-use controller_runtime::webhook::{WebhookServer, WebhookServerConfig};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::{Value, json};

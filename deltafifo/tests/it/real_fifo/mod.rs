@@ -61,9 +61,9 @@ use crate::support;
 
 use std::sync::Arc;
 
+use deltafifo::{InOrderFifo, Item};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::ConfigMap;
-use deltafifo::{InOrderFifo, Item};
 use support::{cm, resolve};
 
 type Fifo = InOrderFifo<ConfigMap>;

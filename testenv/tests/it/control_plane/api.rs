@@ -8,9 +8,9 @@ use k8s_openapi::api::authentication::v1::TokenRequest;
 use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use kube::{Client, CustomResource, CustomResourceExt};
-use testenv::{ControlPlane, Error, TestEnv};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use testenv::{ControlPlane, Error, TestEnv};
 
 /// A kind the shared control plane's tests install.
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]

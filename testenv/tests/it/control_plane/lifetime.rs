@@ -81,17 +81,14 @@ async fn a_killed_test_process_leaves_no_server_and_no_files() {
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let said = tokio::time::timeout(
-        testenv::control_plane::DEFAULT_STARTUP_TIMEOUT,
-        async {
-            while let Some(line) = lines.next_line().await.unwrap() {
-                if let Some(said) = line.strip_prefix(CHILD_SAYS) {
-                    return Some(said.to_owned());
-                }
+    let said = tokio::time::timeout(testenv::control_plane::DEFAULT_STARTUP_TIMEOUT, async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(said) = line.strip_prefix(CHILD_SAYS) {
+                return Some(said.to_owned());
             }
-            None
-        },
-    )
+        }
+        None
+    })
     .await
     .unwrap()
     .expect("the child to report its control plane");
