@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::endpoints::ServiceEndpoints;
 use super::review::Failure;
+use crate::machinery::pointer::owned_strings;
 use crate::machinery::resource_info::{GroupResourceRef, ResourceInfo};
 use crate::store::State;
 
@@ -55,14 +56,7 @@ fn crd_webhook(st: &State, info: &ResourceInfo) -> Option<ConversionWebhook> {
             .cloned()
             .unwrap_or(Value::Null),
         review_versions: hook
-            .and_then(|h| h.get("conversionReviewVersions"))
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
+            .map(|h| owned_strings(h, "/conversionReviewVersions"))
             .unwrap_or_default(),
     })
 }

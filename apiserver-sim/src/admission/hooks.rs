@@ -9,6 +9,7 @@ use parking_lot::Mutex;
 use serde_json::Value;
 
 use crate::kinds::webhook_configuration::GROUP;
+use crate::machinery::pointer::owned_strings;
 use crate::machinery::resource_info::GroupResourceRef;
 use crate::store::State;
 
@@ -61,17 +62,6 @@ pub struct Webhook {
     pub review_versions: Vec<String>,
 }
 
-fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn parse(configuration: &str, index: usize, hook: &Value) -> Webhook {
     let text = |k: &str| hook.get(k).and_then(Value::as_str).unwrap_or("");
     let rules = hook
@@ -81,10 +71,10 @@ fn parse(configuration: &str, index: usize, hook: &Value) -> Webhook {
             rules
                 .iter()
                 .map(|r| Rule {
-                    operations: strings(r.get("operations")),
-                    groups: strings(r.get("apiGroups")),
-                    versions: strings(r.get("apiVersions")),
-                    resources: strings(r.get("resources")),
+                    operations: owned_strings(r, "/operations"),
+                    groups: owned_strings(r, "/apiGroups"),
+                    versions: owned_strings(r, "/apiVersions"),
+                    resources: owned_strings(r, "/resources"),
                     scope: r
                         .get("scope")
                         .and_then(Value::as_str)
@@ -114,7 +104,7 @@ fn parse(configuration: &str, index: usize, hook: &Value) -> Webhook {
                 .unwrap_or(10),
         ),
         reinvoke_if_needed: text("reinvocationPolicy") == "IfNeeded",
-        review_versions: strings(hook.get("admissionReviewVersions")),
+        review_versions: owned_strings(hook, "/admissionReviewVersions"),
     }
 }
 

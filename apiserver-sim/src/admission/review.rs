@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::hooks::Webhook;
 use super::matching::{Attributes, Invocation};
+use crate::machinery::pointer::owned_strings;
 use crate::machinery::status::ApiError;
 
 /// The user every request is attributed to: the simulator authenticates nobody, and serves
@@ -188,16 +189,7 @@ pub fn verify(hook: &Webhook, uid: &str, mutating: bool, review: &Value) -> Resu
     } else if v1 && patch_type.is_some() {
         return Err("validating webhook may not return response.patchType".into());
     }
-    let warnings = resp
-        .get("warnings")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+    let warnings = owned_strings(resp, "/warnings");
     Ok(Answer {
         allowed: resp
             .get("allowed")

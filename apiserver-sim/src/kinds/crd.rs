@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::machinery::meta;
-use crate::machinery::pointer::text as s;
+use crate::machinery::pointer::{owned_strings, text as s};
 use crate::machinery::resource_info::{GenerationRule, ResourceInfo, ScalePaths};
 use crate::machinery::status::{Cause, invalid_value, required};
 
@@ -198,16 +198,6 @@ pub fn established(crd: &Value) -> Value {
     out
 }
 
-fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The resource a CRD serves (storage version first among served versions).
 pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
     let group = s(crd, "/spec/group").to_string();
@@ -278,8 +268,8 @@ pub fn resource_info(crd: &Value) -> Option<ResourceInfo> {
         kind,
         plural,
         namespaced: s(crd, "/spec/scope") != "Cluster",
-        short_names: strings(crd.pointer("/spec/names/shortNames")),
-        categories: strings(crd.pointer("/spec/names/categories")),
+        short_names: owned_strings(crd, "/spec/names/shortNames"),
+        categories: owned_strings(crd, "/spec/names/categories"),
         status_subresource,
         scale,
         generation: GenerationRule::AllButMetadata,

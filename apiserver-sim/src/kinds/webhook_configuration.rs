@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::machinery::meta;
+use crate::machinery::pointer::strings;
 use crate::machinery::resource_info::ResourceInfo;
 use crate::machinery::status::{Cause, invalid_value, required};
 
@@ -86,41 +87,34 @@ fn one_of(hook: &Value, key: &str, path: &str, supported: &[&str], out: &mut Vec
     }
 }
 
-fn strings(v: Option<&Value>) -> Option<Vec<&str>> {
-    v.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-}
-
 fn validate_rules(hook: &Value, path: &str, out: &mut Vec<Cause>) {
     let Some(rules) = hook.get("rules").and_then(Value::as_array) else {
         return;
     };
     for (i, rule) in rules.iter().enumerate() {
         let p = format!("{path}.rules[{i}]");
-        match strings(rule.get("operations")) {
-            None => out.push(required(&format!("{p}.operations"), "")),
-            Some(ops) if ops.is_empty() => out.push(required(&format!("{p}.operations"), "")),
-            Some(ops) => {
-                for (j, op) in ops.iter().enumerate() {
-                    if !["*", "CREATE", "UPDATE", "DELETE", "CONNECT"].contains(op) {
-                        out.push(unsupported(
-                            &format!("{p}.operations[{j}]"),
-                            op,
-                            &["*", "CONNECT", "CREATE", "DELETE", "UPDATE"],
-                        ));
-                    }
-                }
-                if ops.len() > 1 && ops.contains(&"*") {
-                    out.push(invalid_value(
-                        &format!("{p}.operations"),
-                        "*",
-                        "if '*' is present, must not specify other operations",
-                    ));
-                }
+        let ops = strings(rule, "/operations");
+        if ops.is_empty() {
+            out.push(required(&format!("{p}.operations"), ""));
+        }
+        for (j, op) in ops.iter().enumerate() {
+            if !["*", "CREATE", "UPDATE", "DELETE", "CONNECT"].contains(op) {
+                out.push(unsupported(
+                    &format!("{p}.operations[{j}]"),
+                    op,
+                    &["*", "CONNECT", "CREATE", "DELETE", "UPDATE"],
+                ));
             }
         }
+        if ops.len() > 1 && ops.contains(&"*") {
+            out.push(invalid_value(
+                &format!("{p}.operations"),
+                "*",
+                "if '*' is present, must not specify other operations",
+            ));
+        }
         for key in ["apiGroups", "apiVersions", "resources"] {
-            if strings(rule.get(key)).is_none_or(|v| v.is_empty()) {
+            if strings(rule, &format!("/{key}")).is_empty() {
                 out.push(required(&format!("{p}.{key}"), ""));
             }
         }
@@ -202,9 +196,9 @@ pub fn validate(obj: &Value) -> Vec<Cause> {
             });
         }
         seen.push(name);
-        match strings(hook.get("admissionReviewVersions")) {
-            Some(v) if v.iter().any(|v| *v == "v1" || *v == "v1beta1") => {}
-            Some(v) if !v.is_empty() => out.push(invalid_value(
+        match strings(hook, "/admissionReviewVersions") {
+            v if v.iter().any(|v| *v == "v1" || *v == "v1beta1") => {}
+            v if !v.is_empty() => out.push(invalid_value(
                 &format!("{path}.admissionReviewVersions"),
                 &v.join(","),
                 "must include at least one of v1, v1beta1",

@@ -38,14 +38,7 @@ pub fn is_deleting(obj: &Value) -> bool {
 
 /// `metadata.finalizers` as strings.
 pub fn finalizers(obj: &Value) -> Vec<String> {
-    field(obj, "finalizers")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|f| f.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
+    super::pointer::owned_strings(obj, "/metadata/finalizers")
 }
 
 /// Sets `metadata.finalizers`, removing the key when empty.

@@ -11,3 +11,16 @@ pub fn text<'a>(obj: &'a Value, ptr: &str) -> &'a str {
 pub fn int(obj: &Value, ptr: &str) -> i64 {
     obj.pointer(ptr).and_then(Value::as_i64).unwrap_or(0)
 }
+
+/// The strings of the array at a JSON pointer (other entries skipped), or none.
+pub fn strings<'a>(obj: &'a Value, ptr: &str) -> Vec<&'a str> {
+    obj.pointer(ptr)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// [`strings`], owned.
+pub fn owned_strings(obj: &Value, ptr: &str) -> Vec<String> {
+    strings(obj, ptr).into_iter().map(str::to_string).collect()
+}

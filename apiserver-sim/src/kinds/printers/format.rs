@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-pub use crate::machinery::pointer::{int, text as s};
+pub use crate::machinery::pointer::{int, strings, text as s};
 
 /// The `Name` cell: `metadata.name`.
 pub fn name(obj: &Value) -> Value {
@@ -78,7 +78,7 @@ pub fn selector(sel: Option<&Value>) -> Result<String, ()> {
     }
     for e in arr(sel, "/matchExpressions") {
         let key = s(e, "/key");
-        let mut values: Vec<&str> = arr(e, "/values").iter().filter_map(Value::as_str).collect();
+        let mut values = strings(e, "/values");
         values.sort_unstable();
         let text = match s(e, "/operator") {
             "In" => format!("{key} in ({})", values.join(",")),

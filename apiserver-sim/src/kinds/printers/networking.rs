@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::column::Cell::{Age, Name, Of};
 use super::column::{AGE, KindPrinter, NAME, Row, col};
-use super::format::{arr, label_selector, list_with_more, load_balancer, name, s};
+use super::format::{arr, label_selector, list_with_more, load_balancer, name, s, strings};
 use super::time::age;
 
 /// Printers of networking kinds.
@@ -98,11 +98,11 @@ pub(super) const KINDS: &[KindPrinter] = &[
             AGE,
         ],
         row: |o, now| {
-            let cidrs: Vec<&str> = arr(o, "/spec/cidrs")
-                .iter()
-                .filter_map(Value::as_str)
-                .collect();
-            Row::of(vec![name(o), json!(cidrs.join(",")), json!(age(o, now))])
+            Row::of(vec![
+                name(o),
+                json!(strings(o, "/spec/cidrs").join(",")),
+                json!(age(o, now)),
+            ])
         },
     },
     KindPrinter {

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::column::Cell::{Age, Name, Of};
 use super::column::{AGE, KindPrinter, NAME, Row, col, wide};
-use super::format::{arr, int, labels, load_balancer, name, s, s_or};
+use super::format::{arr, int, labels, load_balancer, name, s, s_or, strings};
 use super::time::age;
 
 /// The Service and Endpoints printers.
@@ -67,10 +67,7 @@ fn service(o: &Value, now: Timestamp) -> Row {
         .first()
         .and_then(Value::as_str)
         .unwrap_or_else(|| s_or(o, "/spec/clusterIP", "<none>"));
-    let external_ips: Vec<&str> = arr(o, "/spec/externalIPs")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let external_ips = strings(o, "/spec/externalIPs");
     let external = match ty {
         "ClusterIP" | "NodePort" if external_ips.is_empty() => "<none>".to_string(),
         "ClusterIP" | "NodePort" => external_ips.join(","),

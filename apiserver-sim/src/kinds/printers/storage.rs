@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::column::Cell::{Age, Len, Name, Str};
 use super::column::{AGE, KindPrinter, NAME, Row, col, named, wide};
-use super::format::{arr, has, name, s};
+use super::format::{arr, has, name, s, strings};
 use super::time::age;
 
 /// Access modes abbreviated (`RWO,ROX,RWX,RWOP`), in that order, each once.
@@ -269,10 +269,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
                     .join(","),
                 None => "<unset>".into(),
             };
-            let modes: Vec<&str> = arr(o, "/spec/volumeLifecycleModes")
-                .iter()
-                .filter_map(Value::as_str)
-                .collect();
+            let modes = strings(o, "/spec/volumeLifecycleModes");
             let modes = if modes.is_empty() {
                 "<none>".to_string()
             } else {
