@@ -65,23 +65,16 @@ pub(crate) fn serve(
             .ok_or_else(|| ApiError::bad_request("spec.expirationSeconds must be an integer"))?,
     };
     if seconds < MIN_EXPIRATION_SECONDS {
-        let message = "may not specify a duration less than 10 minutes";
-        let mut e = ApiError::new(
-            422,
-            "Invalid",
-            format!(
-                "TokenRequest.authentication.k8s.io {name:?} is invalid: spec.expirationSeconds: Invalid value: {seconds}: {message}"
-            ),
-        );
-        e.details.name = Some(name.to_string());
-        e.details.group = Some("authentication.k8s.io".into());
-        e.details.kind = Some("TokenRequest".into());
-        e.details.causes = vec![Cause {
-            reason: "FieldValueInvalid".into(),
-            message: format!("Invalid value: {seconds}: {message}"),
-            field: "spec.expirationSeconds".into(),
-        }];
-        return Err(e);
+        let message =
+            format!("Invalid value: {seconds}: may not specify a duration less than 10 minutes");
+        let cause = Cause::typed("spec.expirationSeconds", &message);
+        let group = "authentication.k8s.io";
+        return Err(ApiError::invalid_kind(
+            group,
+            "TokenRequest",
+            name,
+            vec![cause],
+        ));
     }
     let (token, expires) = issue(auth, state, namespace, name, seconds)?;
     let now = Timestamp::now().to_string();

@@ -63,20 +63,8 @@ pub(super) fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
 /// kube-apiserver's validation of a `Scale` (`ValidateScale`): replicas may not be negative.
 fn negative_replicas(name: &str, replicas: i64) -> ApiError {
     let message = format!("Invalid value: {replicas}: must be greater than or equal to 0");
-    let mut e = ApiError::new(
-        422,
-        "Invalid",
-        format!("Scale.autoscaling \"{name}\" is invalid: spec.replicas: {message}"),
-    );
-    e.details.name = Some(name.to_string());
-    e.details.group = Some("autoscaling".into());
-    e.details.kind = Some("Scale".into());
-    e.details.causes = vec![crate::machinery::status::Cause {
-        reason: "FieldValueInvalid".into(),
-        message,
-        field: "spec.replicas".into(),
-    }];
-    e
+    let cause = crate::machinery::status::Cause::typed("spec.replicas", &message);
+    ApiError::invalid_kind("autoscaling", "Scale", name, vec![cause])
 }
 
 /// Sets the object's replicas from a `Scale` (PUT or PATCH of `/scale`) and answers with the

@@ -55,14 +55,11 @@ pub fn validate(crd: &Value) -> Vec<Cause> {
             .filter(|v| v.get("storage").and_then(Value::as_bool) == Some(true))
             .count();
         if storage != 1 {
-            out.push(Cause {
-                reason: "FieldValueInvalid".into(),
-                message: format!(
-                    "Invalid value: {}: must have exactly one version marked as storage version",
-                    internal_versions(&versions)
-                ),
-                field: "spec.versions".into(),
-            });
+            let message = format!(
+                "Invalid value: {}: must have exactly one version marked as storage version",
+                internal_versions(&versions)
+            );
+            out.push(Cause::typed("spec.versions", &message));
         }
         for (i, v) in versions.iter().enumerate() {
             if v.get("name")
@@ -83,11 +80,8 @@ pub fn validate(crd: &Value) -> Vec<Cause> {
         .and_then(Value::as_array)
         .is_some_and(|v| !v.is_empty());
     if !has_storage && !stored {
-        out.push(Cause {
-            reason: "FieldValueInvalid".into(),
-            message: "Invalid value: null: must have at least one stored version".into(),
-            field: "status.storedVersions".into(),
-        });
+        let message = "Invalid value: null: must have at least one stored version";
+        out.push(Cause::typed("status.storedVersions", message));
     }
     out
 }

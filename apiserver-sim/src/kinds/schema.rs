@@ -3,18 +3,10 @@
 //! properties/items/additionalProperties, `default`). CEL rules, `pattern` and pruning are
 //! not implemented.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::machinery::resource_info::ResourceInfo;
-use crate::machinery::status::Cause;
-
-fn cause(path: &str, value: &Value, msg: &str) -> Cause {
-    Cause {
-        reason: "FieldValueInvalid".into(),
-        message: format!("Invalid value: {value}: {msg}"),
-        field: path.to_string(),
-    }
-}
+use crate::machinery::status::{Cause, invalid_json_value as cause, required};
 
 fn type_ok(ty: &str, v: &Value, schema: &Value) -> bool {
     if v.is_null() && schema.get("nullable").and_then(Value::as_bool) == Some(true) {
@@ -70,14 +62,11 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<Cause>) {
         && !allowed.contains(v)
     {
         let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-        out.push(Cause {
-            reason: "FieldValueNotSupported".into(),
-            message: format!(
-                "Unsupported value: {v}: supported values: {}",
-                list.join(", ")
-            ),
-            field: path.to_string(),
-        });
+        let message = format!(
+            "Unsupported value: {v}: supported values: {}",
+            list.join(", ")
+        );
+        out.push(Cause::typed(path, &message));
     }
     if let Some(n) = v.as_f64() {
         if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
@@ -104,11 +93,8 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<Cause>) {
         if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
             && len > max
         {
-            out.push(Cause {
-                reason: "FieldValueTooLong".into(),
-                message: format!("Too long: may not be more than {max} bytes"),
-                field: path.to_string(),
-            });
+            let message = format!("Too long: may not be more than {max} bytes");
+            out.push(Cause::typed(path, &message));
         }
         if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
             && len < min
@@ -125,11 +111,8 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<Cause>) {
         if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
             && len > max
         {
-            out.push(Cause {
-                reason: "FieldValueTooMany".into(),
-                message: format!("Too many: {len}: must have at most {max} items"),
-                field: path.to_string(),
-            });
+            let message = format!("Too many: {len}: must have at most {max} items");
+            out.push(Cause::typed(path, &message));
         }
         if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
             && len < min
@@ -147,18 +130,7 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<Cause>) {
         }
     }
     if let Some(map) = v.as_object() {
-        if let Some(Value::Array(req)) = schema.get("required") {
-            for r in req.iter().filter_map(Value::as_str) {
-                if !map.contains_key(r) {
-                    let p = join(path, r);
-                    out.push(Cause {
-                        reason: "FieldValueRequired".into(),
-                        message: "Required value".into(),
-                        field: p,
-                    });
-                }
-            }
-        }
+        missing_required(schema, map, path, out);
         let props = schema.get("properties").and_then(Value::as_object);
         for (k, child) in map {
             if let Some(s) = props.and_then(|p| p.get(k)) {
@@ -166,6 +138,15 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<Cause>) {
             } else if let Some(s) = schema.get("additionalProperties").filter(|s| s.is_object()) {
                 check(s, child, &join(path, k), out);
             }
+        }
+    }
+}
+
+/// A cause for each field the schema's `required` lists that `map` lacks.
+fn missing_required(schema: &Value, map: &Map<String, Value>, path: &str, out: &mut Vec<Cause>) {
+    for r in crate::machinery::pointer::strings(schema, "/required") {
+        if !map.contains_key(r) {
+            out.push(required(&join(path, r), ""));
         }
     }
 }
@@ -199,17 +180,7 @@ pub fn validate(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
             check(s, v, k, &mut out);
         }
     }
-    if let Some(Value::Array(req)) = schema.get("required") {
-        for r in req.iter().filter_map(Value::as_str) {
-            if !map.contains_key(r) {
-                out.push(Cause {
-                    reason: "FieldValueRequired".into(),
-                    message: "Required value".into(),
-                    field: r.to_string(),
-                });
-            }
-        }
-    }
+    missing_required(schema, map, "", &mut out);
     if let Some(scale) = &info.scale {
         out.extend(spec_replicas_problem(obj, &scale.spec_replicas));
     }
@@ -220,11 +191,8 @@ pub fn validate(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
 /// given with its leading dot): not an integer, negative, or beyond an int32.
 fn spec_replicas_problem(obj: &Value, path: &str) -> Option<Cause> {
     let value = obj.pointer(&crate::machinery::resource_info::ScalePaths::pointer(path))?;
-    let invalid = |shown: &str, why: String| Cause {
-        reason: "FieldValueInvalid".into(),
-        message: format!("Invalid value: {shown}: {why}"),
-        field: path.to_string(),
-    };
+    let invalid =
+        |shown: &str, why: String| Cause::typed(path, &format!("Invalid value: {shown}: {why}"));
     let Some(replicas) = value.as_i64() else {
         use crate::machinery::go_fmt::{go_format, go_type};
         return Some(invalid(

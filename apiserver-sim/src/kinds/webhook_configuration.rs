@@ -67,11 +67,10 @@ fn unsupported(field: &str, value: &str, supported: &[&str]) -> Cause {
         .map(|s| format!("\"{s}\""))
         .collect::<Vec<_>>()
         .join(", ");
-    Cause {
-        reason: "FieldValueNotSupported".into(),
-        message: format!("Unsupported value: {value:?}: supported values: {list}"),
-        field: field.into(),
-    }
+    Cause::typed(
+        field,
+        &format!("Unsupported value: {value:?}: supported values: {list}"),
+    )
 }
 
 /// Checks an optional enum-valued string field.
@@ -189,11 +188,8 @@ pub fn validate(obj: &Value) -> Vec<Cause> {
                 "should be a domain with at least three segments separated by dots",
             ));
         } else if seen.contains(&name) {
-            out.push(Cause {
-                reason: "FieldValueDuplicate".into(),
-                message: format!("Duplicate value: {name:?}"),
-                field: format!("{path}.name"),
-            });
+            let message = format!("Duplicate value: {name:?}");
+            out.push(Cause::typed(&format!("{path}.name"), &message));
         }
         seen.push(name);
         match strings(hook, "/admissionReviewVersions") {

@@ -221,14 +221,24 @@ impl ApiError {
 
     /// 422 Invalid on an object, with causes.
     pub fn invalid(info: &ResourceInfo, name: &str, causes: Vec<Cause>) -> Self {
+        Self::invalid_kind(&info.group, &info.kind, name, causes)
+    }
+
+    /// 422 Invalid on an object of a group ("" for core) and kind, with causes.
+    pub fn invalid_kind(group: &str, kind: &str, name: &str, causes: Vec<Cause>) -> Self {
+        let qualified = match group {
+            "" => kind.to_string(),
+            g => format!("{kind}.{g}"),
+        };
         let detail = aggregate(&causes);
         let mut e = Self::new(
             422,
             "Invalid",
-            format!("{} \"{name}\" is invalid: {detail}", info.kind_qualified()),
-        )
-        .about(info, name);
-        e.details.kind = Some(info.kind.clone());
+            format!("{qualified} \"{name}\" is invalid: {detail}"),
+        );
+        e.details.name = (!name.is_empty()).then(|| name.to_string());
+        e.details.group = (!group.is_empty()).then(|| group.to_string());
+        e.details.kind = Some(kind.to_string());
         e.details.causes = causes;
         e
     }
