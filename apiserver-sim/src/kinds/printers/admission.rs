@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::column::Cell::{Age, Len, Name, Of, Str};
-use super::column::{AGE, Column, KindPrinter, NAME, Row, col};
+use super::column::{AGE, Column, KindPrinter, NAME, Row, col, text};
 use super::format::{arr, int, list_with_more, name, s, selector};
 use super::time::age;
 
@@ -24,22 +24,19 @@ const WEBHOOK_COLUMNS: &[Column] = &[
 ];
 
 /// A policy's parameter kind.
-const PARAM_KIND: Column = col(
+const PARAM_KIND: Column = text(
     "ParamKind",
-    "string",
     "ParamKind specifies the kind of resources used to parameterize this policy",
 );
 
 const BINDING_COLUMNS: &[Column] = &[
     NAME,
-    col(
+    text(
         "PolicyName",
-        "string",
         "PolicyName indicates the policy definition which the policy binding binded to",
     ),
-    col(
+    text(
         "ParamRef",
-        "string",
         "ParamRef indicates the param resource which sets the configration param",
     ),
     AGE,
@@ -154,21 +151,18 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "FlowSchema",
         columns: &[
             NAME,
-            col(
+            text(
                 "PriorityLevel",
-                "string",
                 "The priority level requests of this schema go to.",
             ),
-            col("MatchingPrecedence", "string", "Lower values match first."),
-            col(
+            text("MatchingPrecedence", "Lower values match first."),
+            text(
                 "DistinguisherMethod",
-                "string",
                 "How flows of this schema are told apart.",
             ),
             AGE,
-            col(
+            text(
                 "MissingPL",
-                "string",
                 "references a broken or non-existent PriorityLevelConfiguration",
             ),
         ],
@@ -196,19 +190,14 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "PriorityLevelConfiguration",
         columns: &[
             NAME,
-            col("Type", "string", "Whether the level is exempt or limited."),
-            col(
+            text("Type", "Whether the level is exempt or limited."),
+            text(
                 "NominalConcurrencyShares",
-                "string",
                 "The level's share of the server's concurrency.",
             ),
-            col("Queues", "string", "The number of queues of the level."),
-            col(
-                "HandSize",
-                "string",
-                "The number of queues a flow is shuffled over.",
-            ),
-            col("QueueLengthLimit", "string", "The longest a queue may get."),
+            text("Queues", "The number of queues of the level."),
+            text("HandSize", "The number of queues a flow is shuffled over."),
+            text("QueueLengthLimit", "The longest a queue may get."),
             AGE,
         ],
         row: |o, now| {
@@ -236,14 +225,12 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "StorageVersion",
         columns: &[
             NAME,
-            col(
+            text(
                 "CommonEncodingVersion",
-                "string",
                 "The encoding version every API server agrees on.",
             ),
-            col(
+            text(
                 "StorageVersions",
-                "string",
                 "The encoding version of each API server.",
             ),
             AGE,
@@ -269,8 +256,8 @@ pub(super) const KINDS: &[KindPrinter] = &[
         group: "storagemigration.k8s.io",
         kind: "StorageVersionMigration",
         columns: &[
-            col("Name", "string", super::column::NAME_DESC),
-            col("Resource", "string", "Fully qualified resource to migrate"),
+            text("Name", super::column::NAME_DESC),
+            text("Resource", "Fully qualified resource to migrate"),
         ],
         row: |o, _| {
             let gvr = format!(

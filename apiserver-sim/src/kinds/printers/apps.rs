@@ -4,7 +4,7 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, col, wide};
+use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, SELECTOR, col, text, wide};
 use super::format::{arr, containers, int, label_selector, labels, replicas, s, selector};
 use super::time::age;
 
@@ -15,15 +15,13 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "Deployment",
         columns: &[
             NAME,
-            col("Ready", "string", "Number of the pod with ready state"),
-            col(
+            text("Ready", "Number of the pod with ready state"),
+            text(
                 "Up-to-date",
-                "string",
                 "Total number of non-terminating pods targeted by this deployment that have the desired template spec.",
             ),
-            col(
+            text(
                 "Available",
-                "string",
                 "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.",
             ),
             AGE,
@@ -31,7 +29,6 @@ pub(super) const KINDS: &[KindPrinter] = &[
             IMAGES,
             wide(
                 "Selector",
-                "string",
                 "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.",
             ),
         ],
@@ -52,7 +49,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             AGE,
             CONTAINERS,
             IMAGES,
-            wide("Selector", "string", "Label selector for pods."),
+            SELECTOR,
         ],
         row: |o, now| {
             let (names, images) = containers(arr(o, "/spec/template/spec/containers"));
@@ -73,7 +70,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "StatefulSet",
         columns: &[
             NAME,
-            col("Ready", "string", "Number of the pod with ready state"),
+            text("Ready", "Number of the pod with ready state"),
             AGE,
             CONTAINERS,
             IMAGES,
@@ -120,15 +117,11 @@ pub(super) const KINDS: &[KindPrinter] = &[
                 "integer",
                 "The number of nodes whose daemon pod is available.",
             ),
-            col(
-                "Node Selector",
-                "string",
-                "The node selector of the pod template.",
-            ),
+            text("Node Selector", "The node selector of the pod template."),
             AGE,
             CONTAINERS,
             IMAGES,
-            wide("Selector", "string", "Label selector for pods."),
+            SELECTOR,
         ],
         row: |o, now| {
             let (names, images) = containers(arr(o, "/spec/template/spec/containers"));
@@ -152,8 +145,8 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "ControllerRevision",
         columns: &[
             NAME,
-            col("Controller", "string", "Controller of the object"),
-            col("Revision", "string", "The revision this object represents."),
+            text("Controller", "Controller of the object"),
+            text("Revision", "The revision this object represents."),
             AGE,
         ],
         row: |o, now| {

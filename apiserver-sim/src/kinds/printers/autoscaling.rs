@@ -5,33 +5,17 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use super::column::{AGE, KindPrinter, NAME, Row, col};
+use super::column::{AGE, KindPrinter, NAME, Row, text};
 use super::format::{arr, int, s};
 use super::time::age;
 
 const COLUMNS: &[super::column::Column] = &[
     NAME,
-    col(
-        "Reference",
-        "string",
-        "The scale target the autoscaler manages.",
-    ),
-    col(
-        "Targets",
-        "string",
-        "Current and target values of the metrics.",
-    ),
-    col(
-        "MinPods",
-        "string",
-        "Lower limit of the number of replicas.",
-    ),
-    col(
-        "MaxPods",
-        "string",
-        "Upper limit of the number of replicas.",
-    ),
-    col("Replicas", "string", "Current number of replicas."),
+    text("Reference", "The scale target the autoscaler manages."),
+    text("Targets", "Current and target values of the metrics."),
+    text("MinPods", "Lower limit of the number of replicas."),
+    text("MaxPods", "Upper limit of the number of replicas."),
+    text("Replicas", "Current number of replicas."),
     AGE,
 ];
 

@@ -3,7 +3,7 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, col, wide};
+use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, SELECTOR, col, text};
 use super::format::{arr, bool_ptr, containers, has, int, label_selector, len, s};
 use super::time::{self, age, since};
 
@@ -14,17 +14,16 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "Job",
         columns: &[
             NAME,
-            col("Status", "string", "Status of the job."),
-            col(
+            text("Status", "Status of the job."),
+            text(
                 "Completions",
-                "string",
                 "The number of pods which reached phase Succeeded.",
             ),
-            col("Duration", "string", "Time required to complete the job."),
+            text("Duration", "Time required to complete the job."),
             AGE,
             CONTAINERS,
             IMAGES,
-            wide("Selector", "string", "Label selector for pods."),
+            SELECTOR,
         ],
         row: job,
     },
@@ -33,23 +32,19 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "CronJob",
         columns: &[
             NAME,
-            col("Schedule", "string", "The schedule in Cron format."),
-            col("Timezone", "string", "The time zone of the schedule."),
+            text("Schedule", "The schedule in Cron format."),
+            text("Timezone", "The time zone of the schedule."),
             col(
                 "Suspend",
                 "boolean",
                 "Whether subsequent executions are suspended.",
             ),
             col("Active", "integer", "The number of running jobs."),
-            col(
-                "Last Schedule",
-                "string",
-                "Time since the job was last scheduled.",
-            ),
+            text("Last Schedule", "Time since the job was last scheduled."),
             AGE,
             CONTAINERS,
             IMAGES,
-            wide("Selector", "string", "Label selector for pods."),
+            SELECTOR,
         ],
         row: |o, now| {
             let (names, images) =

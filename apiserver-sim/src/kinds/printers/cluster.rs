@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::column::Cell::{Age, Int, Name, Of, Str};
-use super::column::{AGE, Column, KindPrinter, NAME, Row, col, wide};
+use super::column::{AGE, Column, KindPrinter, NAME, Row, col, text, wide};
 use super::format::{arr, has, int_or_string, name, s};
 use super::time::{self, age};
 
@@ -15,15 +15,11 @@ const RESOURCE: &str = "resource.k8s.io";
 
 const BINDING_COLUMNS: &[Column] = &[
     NAME,
-    col("Role", "string", "The role the subjects are bound to."),
+    text("Role", "The role the subjects are bound to."),
     AGE,
-    wide("Users", "string", "Users in the binding"),
-    wide("Groups", "string", "Groups in the binding"),
-    wide(
-        "ServiceAccounts",
-        "string",
-        "ServiceAccounts in the binding",
-    ),
+    wide("Users", "Users in the binding"),
+    wide("Groups", "Groups in the binding"),
+    wide("ServiceAccounts", "ServiceAccounts in the binding"),
 ];
 
 fn role_binding(o: &Value, now: jiff::Timestamp) -> Row {
@@ -127,7 +123,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "Lease",
         columns: &[
             NAME,
-            col("Holder", "string", "The identity of the lease holder."),
+            text("Holder", "The identity of the lease holder."),
             AGE,
         ],
         row: |o, now| Row::cells(o, now, &[Name, Str("/spec/holderIdentity"), Age]),
@@ -137,15 +133,10 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "LeaseCandidate",
         columns: &[
             NAME,
-            col("LeaseName", "string", "The lease the candidate runs for."),
-            col(
-                "BinaryVersion",
-                "string",
-                "The binary version of the candidate.",
-            ),
-            col(
+            text("LeaseName", "The lease the candidate runs for."),
+            text("BinaryVersion", "The binary version of the candidate."),
+            text(
                 "EmulationVersion",
-                "string",
                 "The emulation version of the candidate.",
             ),
             AGE,
@@ -173,9 +164,8 @@ pub(super) const KINDS: &[KindPrinter] = &[
                 "Whether this class is the default.",
             ),
             AGE,
-            col(
+            text(
                 "PreemptionPolicy",
-                "string",
                 "Whether pods of this class preempt others.",
             ),
         ],
@@ -188,11 +178,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
     KindPrinter {
         group: "node.k8s.io",
         kind: "RuntimeClass",
-        columns: &[
-            NAME,
-            col("Handler", "string", "The container runtime handler."),
-            AGE,
-        ],
+        columns: &[NAME, text("Handler", "The container runtime handler."), AGE],
         row: |o, now| Row::cells(o, now, &[Name, Str("/handler"), Age]),
     },
     KindPrinter {
@@ -200,14 +186,12 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "PodDisruptionBudget",
         columns: &[
             NAME,
-            col(
+            text(
                 "Min Available",
-                "string",
                 "The minimum number of pods that must be available.",
             ),
-            col(
+            text(
                 "Max Unavailable",
-                "string",
                 "The maximum number of pods that may be unavailable.",
             ),
             col(
@@ -245,16 +229,14 @@ pub(super) const KINDS: &[KindPrinter] = &[
         columns: &[
             NAME,
             AGE,
-            col("SignerName", "string", "The signer the request is for."),
-            col("Requestor", "string", "The user who created the request."),
-            col(
+            text("SignerName", "The signer the request is for."),
+            text("Requestor", "The user who created the request."),
+            text(
                 "RequestedDuration",
-                "string",
                 "The requested validity of the certificate.",
             ),
-            col(
+            text(
                 "Condition",
-                "string",
                 "Whether the request is approved, denied, failed or issued.",
             ),
         ],
@@ -279,10 +261,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
     KindPrinter {
         group: "certificates.k8s.io",
         kind: "ClusterTrustBundle",
-        columns: &[
-            NAME,
-            col("SignerName", "string", "The signer of the bundle."),
-        ],
+        columns: &[NAME, text("SignerName", "The signer of the bundle.")],
         row: |o, now| Row::cells(o, now, &[Name, Of(signer)]),
     },
     KindPrinter {
@@ -296,9 +275,8 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "ResourceClaim",
         columns: &[
             NAME,
-            col(
+            text(
                 "State",
-                "string",
                 "A summary of the current state (allocated, pending, reserved, etc.).",
             ),
             AGE,
@@ -316,9 +294,9 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "ResourceSlice",
         columns: &[
             NAME,
-            col("Node", "string", "The node the devices are on."),
-            col("Driver", "string", "The driver of the devices."),
-            col("Pool", "string", "The pool the slice belongs to."),
+            text("Node", "The node the devices are on."),
+            text("Driver", "The driver of the devices."),
+            text("Pool", "The pool the slice belongs to."),
             AGE,
         ],
         row: |o, now| {
@@ -337,12 +315,11 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "APIService",
         columns: &[
             NAME,
-            col(
+            text(
                 "Service",
-                "string",
                 "The reference to the service that hosts this API endpoint.",
             ),
-            col("Available", "string", "Whether this service is available."),
+            text("Available", "Whether this service is available."),
             AGE,
         ],
         row: |o, now| {

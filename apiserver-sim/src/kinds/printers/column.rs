@@ -33,58 +33,60 @@ pub struct Column {
     pub priority: i64,
 }
 
+/// A column of cells of type `ty` and format `format`, shown from `priority` on.
+const fn column(
+    name: &'static str,
+    ty: &'static str,
+    format: &'static str,
+    description: &'static str,
+    priority: i64,
+) -> Column {
+    Column {
+        name: Cow::Borrowed(name),
+        ty: Cow::Borrowed(ty),
+        format: Cow::Borrowed(format),
+        description: Cow::Borrowed(description),
+        priority,
+    }
+}
+
 /// A column shown by default.
 pub const fn col(name: &'static str, ty: &'static str, description: &'static str) -> Column {
-    Column {
-        name: Cow::Borrowed(name),
-        ty: Cow::Borrowed(ty),
-        format: Cow::Borrowed(""),
-        description: Cow::Borrowed(description),
-        priority: 0,
-    }
+    column(name, ty, "", description, 0)
 }
 
-/// A column shown only with `-o wide` (priority 1).
-pub const fn wide(name: &'static str, ty: &'static str, description: &'static str) -> Column {
-    Column {
-        name: Cow::Borrowed(name),
-        ty: Cow::Borrowed(ty),
-        format: Cow::Borrowed(""),
-        description: Cow::Borrowed(description),
-        priority: 1,
-    }
+/// A string column shown by default (the type of most columns).
+pub const fn text(name: &'static str, description: &'static str) -> Column {
+    col(name, "string", description)
 }
 
-/// A column shown by default whose cells are object names (format `name`).
-pub const fn named(name: &'static str, ty: &'static str, description: &'static str) -> Column {
-    Column {
-        name: Cow::Borrowed(name),
-        ty: Cow::Borrowed(ty),
-        format: Cow::Borrowed("name"),
-        description: Cow::Borrowed(description),
-        priority: 0,
-    }
+/// A string column shown only with `-o wide` (priority 1).
+pub const fn wide(name: &'static str, description: &'static str) -> Column {
+    column(name, "string", "", description, 1)
+}
+
+/// A string column shown by default whose cells are object names (format `name`).
+pub const fn named(name: &'static str, description: &'static str) -> Column {
+    column(name, "string", "name", description, 0)
 }
 
 /// The `Name` column (type string, format name).
-pub const NAME: Column = named("Name", "string", NAME_DESC);
+pub const NAME: Column = named("Name", NAME_DESC);
 
 /// The `Age` column.
-pub const AGE: Column = col("Age", "string", AGE_DESC);
+pub const AGE: Column = text("Age", AGE_DESC);
 
 /// Names of each container in a pod template (the wide `Containers` column).
-pub const CONTAINERS: Column = wide(
-    "Containers",
-    "string",
-    "Names of each container in the template.",
-);
+pub const CONTAINERS: Column = wide("Containers", "Names of each container in the template.");
 
 /// Images of each container in a pod template (the wide `Images` column).
 pub const IMAGES: Column = wide(
     "Images",
-    "string",
     "Images referenced by each container in the template.",
 );
+
+/// The wide `Selector` column of workloads.
+pub const SELECTOR: Column = wide("Selector", "Label selector for pods.");
 
 /// One `rows` entry of a `Table`, without its object.
 #[derive(Debug, Clone, Default, PartialEq)]

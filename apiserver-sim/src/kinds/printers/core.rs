@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use super::column::Cell::{Age, Containers, Images, Int, Len, Name, Of, Str};
-use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, col, wide};
+use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, col, text, wide};
 use super::format::{arr, labels, len, name, replicas, s, s_or};
 use super::time::age;
 
@@ -15,11 +15,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
     KindPrinter {
         group: "",
         kind: "Namespace",
-        columns: &[
-            NAME,
-            col("Status", "string", "The status of the namespace"),
-            AGE,
-        ],
+        columns: &[NAME, text("Status", "The status of the namespace"), AGE],
         row: |o, now| Row::cells(o, now, &[Name, Str("/status/phase"), Age]),
     },
     KindPrinter {
@@ -27,9 +23,8 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "ConfigMap",
         columns: &[
             NAME,
-            col(
+            text(
                 "Data",
-                "string",
                 "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
             ),
             AGE,
@@ -44,14 +39,12 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "Secret",
         columns: &[
             NAME,
-            col(
+            text(
                 "Type",
-                "string",
                 "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
             ),
-            col(
+            text(
                 "Data",
-                "string",
                 "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
             ),
             AGE,
@@ -70,21 +63,16 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "Node",
         columns: &[
             NAME,
-            col("Status", "string", "The status of the node"),
-            col("Roles", "string", "The roles of the node"),
+            text("Status", "The status of the node"),
+            text("Roles", "The roles of the node"),
             AGE,
-            col("Version", "string", "Kubelet version reported by the node."),
-            wide("Internal-IP", "string", "The node's internal address."),
-            wide("External-IP", "string", "The node's external address."),
-            wide("OS-Image", "string", "OS image reported by the node."),
-            wide(
-                "Kernel-Version",
-                "string",
-                "Kernel version reported by the node.",
-            ),
+            text("Version", "Kubelet version reported by the node."),
+            wide("Internal-IP", "The node's internal address."),
+            wide("External-IP", "The node's external address."),
+            wide("OS-Image", "OS image reported by the node."),
+            wide("Kernel-Version", "Kernel version reported by the node."),
             wide(
                 "Container-Runtime",
-                "string",
                 "Container runtime version reported by the node.",
             ),
         ],
@@ -95,17 +83,12 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "PodTemplate",
         columns: &[
             NAME,
-            col(
-                "Containers",
-                "string",
-                "Names of each container in the template.",
-            ),
-            col(
+            text("Containers", "Names of each container in the template."),
+            text(
                 "Images",
-                "string",
                 "Images referenced by each container in the template.",
             ),
-            col("Pod Labels", "string", "The labels for the pod template."),
+            text("Pod Labels", "The labels for the pod template."),
         ],
         row: |o, now| {
             let pod_labels = |o: &Value| json!(labels(o.pointer("/template/metadata/labels")));
@@ -128,11 +111,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
             AGE,
             CONTAINERS,
             IMAGES,
-            wide(
-                "Selector",
-                "string",
-                "The labels of the pods the controller manages.",
-            ),
+            wide("Selector", "The labels of the pods the controller manages."),
         ],
         row: |o, now| {
             let c = "/spec/template/spec/containers";
@@ -155,14 +134,12 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "ResourceQuota",
         columns: &[
             NAME,
-            col(
+            text(
                 "Request",
-                "string",
                 "Request represents a minimum amount of cpu/memory that a container may consume.",
             ),
-            col(
+            text(
                 "Limit",
-                "string",
                 "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.",
             ),
             AGE,
@@ -174,9 +151,9 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "ComponentStatus",
         columns: &[
             NAME,
-            col("Status", "string", "Status of the component conditions"),
-            col("Message", "string", "Message of the component conditions"),
-            col("Error", "string", "Error of the component conditions"),
+            text("Status", "Status of the component conditions"),
+            text("Message", "Message of the component conditions"),
+            text("Error", "Error of the component conditions"),
         ],
         row: |o, _| {
             let healthy = arr(o, "/conditions")

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use super::column::{Column, KindPrinter, Row, col, wide};
+use super::column::{Column, KindPrinter, Row, text, wide};
 use super::format::{int, s, s_or};
 use super::time::since;
 
@@ -28,39 +28,18 @@ pub(super) const KINDS: &[KindPrinter] = &[
 ];
 
 const EVENT_COLUMNS: &[Column] = &[
-    col(
-        "Last Seen",
-        "string",
-        "The time the event was last recorded.",
-    ),
-    col("Type", "string", "Type of this event (Normal, Warning)."),
-    col(
+    text("Last Seen", "The time the event was last recorded."),
+    text("Type", "Type of this event (Normal, Warning)."),
+    text(
         "Reason",
-        "string",
         "Why the event happened, in a short machine-understandable form.",
     ),
-    col("Object", "string", "The object this event is about."),
-    wide(
-        "Subobject",
-        "string",
-        "The part of the object the event is about.",
-    ),
-    wide("Source", "string", "The component reporting this event."),
-    col(
-        "Message",
-        "string",
-        "A human-readable description of the event.",
-    ),
-    wide(
-        "First Seen",
-        "string",
-        "The time the event was first recorded.",
-    ),
-    wide(
-        "Count",
-        "string",
-        "The number of times this event has occurred.",
-    ),
+    text("Object", "The object this event is about."),
+    wide("Subobject", "The part of the object the event is about."),
+    wide("Source", "The component reporting this event."),
+    text("Message", "A human-readable description of the event."),
+    wide("First Seen", "The time the event was first recorded."),
+    wide("Count", "The number of times this event has occurred."),
     Column {
         name: Cow::Borrowed("Name"),
         ty: Cow::Borrowed("string"),

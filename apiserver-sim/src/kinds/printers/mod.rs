@@ -33,7 +33,7 @@ pub(crate) mod time;
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use self::column::{AGE, AGE_DESC, KindPrinter, NAME, NAME_DESC, col};
+use self::column::{AGE, AGE_DESC, KindPrinter, NAME, NAME_DESC, col, text};
 pub use self::column::{Column, Row};
 use crate::machinery::resource_info::ResourceInfo;
 
@@ -75,7 +75,7 @@ pub enum Printer {
 const DEFAULT_COLUMNS: &[Column] = &[NAME, col("Created At", "date", AGE_DESC)];
 
 const SCALE_COLUMNS: &[Column] = &[
-    col("Name", "string", NAME_DESC),
+    text("Name", NAME_DESC),
     col("Desired", "integer", "Desired number of replicas."),
     col(
         "Available",

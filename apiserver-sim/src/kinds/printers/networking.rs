@@ -5,7 +5,7 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use super::column::Cell::{Age, Name, Of};
-use super::column::{AGE, KindPrinter, NAME, Row, col};
+use super::column::{AGE, KindPrinter, NAME, Row, text};
 use super::format::{arr, label_selector, list_with_more, load_balancer, name, s, strings};
 use super::time::age;
 
@@ -16,22 +16,19 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "Ingress",
         columns: &[
             NAME,
-            col(
+            text(
                 "Class",
-                "string",
                 "The name of the IngressClass resource that should be used for additional configuration",
             ),
-            col(
+            text(
                 "Hosts",
-                "string",
                 "Hosts that incoming requests are matched against before the ingress rule",
             ),
-            col(
+            text(
                 "Address",
-                "string",
                 "Address is a list containing ingress points for the load-balancer",
             ),
-            col("Ports", "string", "Ports of TLS configurations that open"),
+            text("Ports", "Ports of TLS configurations that open"),
             AGE,
         ],
         row: ingress,
@@ -41,14 +38,12 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "IngressClass",
         columns: &[
             NAME,
-            col(
+            text(
                 "Controller",
-                "string",
                 "Controller that is responsible for handling this class",
             ),
-            col(
+            text(
                 "Parameters",
-                "string",
                 "A reference to a resource with additional parameters",
             ),
             AGE,
@@ -77,7 +72,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "NetworkPolicy",
         columns: &[
             NAME,
-            col("Pod-Selector", "string", "The pods the policy applies to."),
+            text("Pod-Selector", "The pods the policy applies to."),
             AGE,
         ],
         row: |o, now| {
@@ -90,9 +85,8 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "ServiceCIDR",
         columns: &[
             NAME,
-            col(
+            text(
                 "CIDRs",
-                "string",
                 "The IP ranges service addresses are allocated from.",
             ),
             AGE,
@@ -110,11 +104,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "IPAddress",
         columns: &[
             NAME,
-            col(
-                "ParentRef",
-                "string",
-                "The object the address is allocated to.",
-            ),
+            text("ParentRef", "The object the address is allocated to."),
         ],
         // Upstream sends an age cell although the table has no Age column.
         row: |o, now| Row::cells(o, now, &[Name, Of(|o| json!(parent_ref(o))), Age]),
@@ -124,13 +114,9 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "EndpointSlice",
         columns: &[
             NAME,
-            col(
-                "AddressType",
-                "string",
-                "The type of address the slice carries.",
-            ),
-            col("Ports", "string", "The ports of the endpoints."),
-            col("Endpoints", "string", "The addresses of the endpoints."),
+            text("AddressType", "The type of address the slice carries."),
+            text("Ports", "The ports of the endpoints."),
+            text("Endpoints", "The addresses of the endpoints."),
             AGE,
         ],
         row: |o, now| {

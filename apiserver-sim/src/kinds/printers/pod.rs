@@ -8,38 +8,33 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
-use super::column::{AGE, KindPrinter, NAME, Row, col, wide};
+use super::column::{AGE, KindPrinter, NAME, Row, text, wide};
 use super::format::{arr, has, int, s, s_or};
 use super::time::{self, age};
 
 const COLUMNS: &[super::column::Column] = &[
     NAME,
-    col(
+    text(
         "Ready",
-        "string",
         "The aggregate readiness state of this pod for accepting traffic.",
     ),
-    col(
+    text(
         "Status",
-        "string",
         "The aggregate status of the containers in this pod.",
     ),
-    col(
+    text(
         "Restarts",
-        "string",
         "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.",
     ),
     AGE,
-    wide("IP", "string", "The IP address allocated to the pod."),
-    wide("Node", "string", "The node the pod is scheduled onto."),
+    wide("IP", "The IP address allocated to the pod."),
+    wide("Node", "The node the pod is scheduled onto."),
     wide(
         "Nominated Node",
-        "string",
         "The node the scheduler nominated for the pod when it preempts others.",
     ),
     wide(
         "Readiness Gates",
-        "string",
         "Readiness gates whose condition is true, of the pod's readiness gates.",
     ),
 ];

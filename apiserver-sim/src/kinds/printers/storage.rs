@@ -6,7 +6,7 @@ use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use super::column::Cell::{Age, Len, Name, Str};
-use super::column::{AGE, KindPrinter, NAME, Row, col, named, wide};
+use super::column::{AGE, KindPrinter, NAME, Row, col, named, text, wide};
 use super::format::{arr, has, name, s, strings};
 use super::time::age;
 
@@ -56,7 +56,6 @@ fn quantity(o: &Value, ptr: &str) -> String {
 
 const VOLUME_MODE: super::column::Column = wide(
     "VolumeMode",
-    "string",
     "Whether the volume is a filesystem or a raw block device.",
 );
 
@@ -67,26 +66,17 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "PersistentVolume",
         columns: &[
             NAME,
-            col("Capacity", "string", "The capacity of the volume."),
-            col(
-                "Access Modes",
-                "string",
-                "The ways the volume can be mounted.",
-            ),
-            col(
+            text("Capacity", "The capacity of the volume."),
+            text("Access Modes", "The ways the volume can be mounted."),
+            text(
                 "Reclaim Policy",
-                "string",
                 "What happens to the volume when released from its claim.",
             ),
-            col("Status", "string", "The phase of the volume."),
-            col("Claim", "string", "The claim bound to the volume."),
-            col("StorageClass", "string", "StorageClass of the pv"),
-            col(
-                "VolumeAttributesClass",
-                "string",
-                "VolumeAttributesClass of the pv",
-            ),
-            col("Reason", "string", "Why the volume is in this phase."),
+            text("Status", "The phase of the volume."),
+            text("Claim", "The claim bound to the volume."),
+            text("StorageClass", "StorageClass of the pv"),
+            text("VolumeAttributesClass", "VolumeAttributesClass of the pv"),
+            text("Reason", "Why the volume is in this phase."),
             AGE,
             VOLUME_MODE,
         ],
@@ -97,20 +87,12 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "PersistentVolumeClaim",
         columns: &[
             NAME,
-            col("Status", "string", "The phase of the claim."),
-            col("Volume", "string", "The volume bound to the claim."),
-            col("Capacity", "string", "The capacity of the bound volume."),
-            col(
-                "Access Modes",
-                "string",
-                "The access modes of the bound volume.",
-            ),
-            col("StorageClass", "string", "StorageClass of the pvc"),
-            col(
-                "VolumeAttributesClass",
-                "string",
-                "VolumeAttributesClass of the pvc",
-            ),
+            text("Status", "The phase of the claim."),
+            text("Volume", "The volume bound to the claim."),
+            text("Capacity", "The capacity of the bound volume."),
+            text("Access Modes", "The access modes of the bound volume."),
+            text("StorageClass", "StorageClass of the pvc"),
+            text("VolumeAttributesClass", "VolumeAttributesClass of the pvc"),
             AGE,
             VOLUME_MODE,
         ],
@@ -121,24 +103,14 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "StorageClass",
         columns: &[
             NAME,
-            col(
-                "Provisioner",
-                "string",
-                "The provisioner of volumes of this class.",
-            ),
-            col(
+            text("Provisioner", "The provisioner of volumes of this class."),
+            text(
                 "ReclaimPolicy",
-                "string",
                 "The reclaim policy of volumes of this class.",
             ),
-            col(
-                "VolumeBindingMode",
-                "string",
-                "When volumes of this class are bound.",
-            ),
-            col(
+            text("VolumeBindingMode", "When volumes of this class are bound."),
+            text(
                 "AllowVolumeExpansion",
-                "string",
                 "Whether volumes of this class can be expanded.",
             ),
             AGE,
@@ -178,7 +150,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "VolumeAttributesClass",
         columns: &[
             NAME,
-            col("DriverName", "string", "The CSI driver the class is for."),
+            text("DriverName", "The CSI driver the class is for."),
             AGE,
         ],
         row: |o, now| Row::cells(o, now, &[Name, Str("/driverName"), Age]),
@@ -188,13 +160,9 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "VolumeAttachment",
         columns: &[
             NAME,
-            named(
-                "Attacher",
-                "string",
-                "The volume driver that attaches the volume.",
-            ),
-            col("PV", "string", "The persistent volume attached."),
-            col("Node", "string", "The node the volume is attached to."),
+            named("Attacher", "The volume driver that attaches the volume."),
+            text("PV", "The persistent volume attached."),
+            text("Node", "The node the volume is attached to."),
             col("Attached", "boolean", "Whether the volume is attached."),
             AGE,
         ],
@@ -243,9 +211,8 @@ pub(super) const KINDS: &[KindPrinter] = &[
                 "boolean",
                 "Whether the driver reports storage capacity.",
             ),
-            col(
+            text(
                 "TokenRequests",
-                "string",
                 "Audiences of the service account tokens the driver receives.",
             ),
             col(
@@ -253,11 +220,7 @@ pub(super) const KINDS: &[KindPrinter] = &[
                 "boolean",
                 "Whether the driver wants periodic republish calls.",
             ),
-            col(
-                "Modes",
-                "string",
-                "The volume lifecycle modes the driver supports.",
-            ),
+            text("Modes", "The volume lifecycle modes the driver supports."),
             AGE,
         ],
         row: |o, now| {
@@ -292,12 +255,8 @@ pub(super) const KINDS: &[KindPrinter] = &[
         kind: "CSIStorageCapacity",
         columns: &[
             NAME,
-            col(
-                "StorageClassName",
-                "string",
-                "The storage class the capacity is for.",
-            ),
-            col("Capacity", "string", "The reported capacity."),
+            text("StorageClassName", "The storage class the capacity is for."),
+            text("Capacity", "The reported capacity."),
         ],
         row: |o, _| {
             let cap = if has(o, "/capacity") {
