@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::decode::{parse_body, write_options};
 use super::render::object_response;
-use super::request::{Req, okey};
+use super::request::{Req, Verb, okey};
 use super::respond::Body;
 use crate::admission::conversion::Converter;
 use crate::admission::dispatch::{self, Context};
@@ -213,15 +213,23 @@ impl Flow<'_, '_> {
         Ok((self.conv.convert(obj, &storage).await?, storage))
     }
 
-    pub(super) async fn create_request(
+    /// CREATE or UPDATE (`verb`) of the request's body.
+    pub(super) async fn write(
         &self,
+        verb: Verb,
         headers: &HeaderMap,
         body: &[u8],
         warnings: &mut Vec<String>,
     ) -> Result<Response<Body>, Failure> {
         let wo = write_options(self.req, headers)?;
         let obj = parse_body(&self.req.info, self.req.version, headers, body)?;
-        self.create(obj, &wo, warnings).await
+        if verb == Verb::Create {
+            return self.create(obj, &wo, warnings).await;
+        }
+        let retry = meta::resource_version(&obj).is_empty();
+        let desired = |_old: &Value| Ok(obj.clone());
+        self.replace_with_retries(&wo, retry, "UpdateOptions", warnings, desired)
+            .await
     }
 
     /// CREATE: mutate, dry-run, validate, commit.
@@ -325,25 +333,6 @@ impl Flow<'_, '_> {
             None => (*fin).clone(),
         };
         Ok(run(body, wo)?)
-    }
-
-    pub(super) async fn update(
-        &self,
-        headers: &HeaderMap,
-        body: &[u8],
-        warnings: &mut Vec<String>,
-    ) -> Result<Response<Body>, Failure> {
-        let wo = write_options(self.req, headers)?;
-        let obj = parse_body(&self.req.info, self.req.version, headers, body)?;
-        let retry = meta::resource_version(&obj).is_empty();
-        self.replace_with_retries(
-            &wo,
-            retry,
-            "UpdateOptions",
-            warnings,
-            |_old| Ok(obj.clone()),
-        )
-        .await
     }
 
     /// PATCH other than server-side apply (`admitted_apply.rs`).

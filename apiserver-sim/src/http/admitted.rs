@@ -84,8 +84,7 @@ pub(super) async fn serve(
                 conv,
             };
             match verb {
-                Verb::Create => flow.create_request(headers, body, &mut warnings).await,
-                Verb::Update => flow.update(headers, body, &mut warnings).await,
+                Verb::Create | Verb::Update => flow.write(verb, headers, body, &mut warnings).await,
                 Verb::Patch => match patch_input(req, headers, body) {
                     Ok((wo, PatchKind::Apply, config)) => {
                         flow.apply(&wo, &config, &mut warnings).await

@@ -131,8 +131,7 @@ async fn dispatch(
         Verb::Get => get(shared, &req),
         Verb::List => list(shared, &req),
         Verb::Watch => watch(shared, &req),
-        Verb::Create => create(shared, &req, headers, &body),
-        Verb::Update => update(shared, &req, headers, &body),
+        Verb::Create | Verb::Update => write(shared, &req, verb, headers, &body),
         Verb::Patch => patch(shared, &req, headers, &body),
         Verb::Delete => delete(shared, &req, headers, &body),
         Verb::DeleteCollection => delete_collection(shared, &req, headers, &body),
@@ -165,56 +164,36 @@ fn watch(shared: &Arc<Shared>, req: &Req) -> ApiResult<Response<Body>> {
     })
 }
 
-fn create(
+/// CREATE (201) and UPDATE (200): the body parsed and written, answered with the warnings
+/// about fields the kind does not know.
+fn write(
     shared: &Shared,
     req: &Req,
+    verb: Verb,
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Response<Body>> {
     let wo = write_options(req, headers)?;
     let obj = parse_body(&req.info, req.version, headers, body)?;
-    let warnings =
-        validate::unknown_field_warnings(&req.info, req.version, &obj, wo.field_validation);
-    let stored = ops::create(
-        &mut shared.state.lock(),
-        &req.info,
-        req.version,
-        req.ns,
-        obj,
-        &wo,
-    )?;
-    let mut r = object_response(201, req, &stored)?;
-    super::admitted::add_warnings(&mut r, &warnings);
-    Ok(r)
-}
-
-fn update(
-    shared: &Shared,
-    req: &Req,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> ApiResult<Response<Body>> {
-    let wo = write_options(req, headers)?;
-    let name = req.name.unwrap_or("");
     if req.sub == Sub::Scale {
-        let scale = parse_body(&req.info, req.version, headers, body)?;
-        return write_scale(shared, req, scale, &wo);
+        return write_scale(shared, req, obj, &wo);
     }
-    let obj = parse_body(&req.info, req.version, headers, body)?;
     let warnings =
         validate::unknown_field_warnings(&req.info, req.version, &obj, wo.field_validation);
-    let part = req.sub.part();
-    let stored = ops::update(
-        &mut shared.state.lock(),
-        &req.info,
-        req.version,
-        req.ns,
-        name,
-        obj,
-        part,
-        &wo,
-    )?;
-    let mut r = object_response(200, req, &stored)?;
+    let (code, stored) = {
+        let st = &mut shared.state.lock();
+        let (info, version) = (&req.info, req.version);
+        match verb {
+            Verb::Create => (201, ops::create(st, info, version, req.ns, obj, &wo)?),
+            _ => {
+                let name = req.name.unwrap_or("");
+                let part = req.sub.part();
+                let stored = ops::update(st, info, version, req.ns, name, obj, part, &wo)?;
+                (200, stored)
+            }
+        }
+    };
+    let mut r = object_response(code, req, &stored)?;
     super::admitted::add_warnings(&mut r, &warnings);
     Ok(r)
 }
