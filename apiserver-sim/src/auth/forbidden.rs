@@ -40,22 +40,8 @@ pub(crate) fn forbidden(user: &str, attrs: &Attributes, reason: &str) -> ApiErro
     let Some(res) = &attrs.resource else {
         return ApiError::new(403, "Forbidden", format!("forbidden: {why}"));
     };
-    let qualified = if res.group.is_empty() {
-        res.resource.clone()
-    } else {
-        format!("{}.{}", res.resource, res.group)
-    };
-    let message = match res.name.as_deref() {
-        Some(name) => format!("{qualified} {name:?} is forbidden: {why}"),
-        None => format!("{qualified} is forbidden: {why}"),
-    };
-    let mut e = ApiError::new(403, "Forbidden", message);
-    e.details.name = res.name.clone();
-    if !res.group.is_empty() {
-        e.details.group = Some(res.group.clone());
-    }
-    e.details.kind = Some(res.resource.clone());
-    e
+    let name = res.name.as_deref().unwrap_or("");
+    ApiError::forbidden_on(&res.group, &res.resource, name, &why)
 }
 
 #[cfg(test)]

@@ -128,23 +128,24 @@ pub struct ResourceInfo {
     pub printer_columns: Vec<(String, serde_json::Value)>,
 }
 
+/// `name.group`, or `name` in the core group (""), as error messages name a resource or kind.
+pub fn group_qualified(name: &str, group: &str) -> String {
+    if group.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name}.{group}")
+    }
+}
+
 impl ResourceInfo {
     /// `plural` or `plural.group`, as used in error messages.
     pub fn qualified(&self) -> String {
-        if self.group.is_empty() {
-            self.plural.clone()
-        } else {
-            format!("{}.{}", self.plural, self.group)
-        }
+        group_qualified(&self.plural, &self.group)
     }
 
     /// `Kind` or `Kind.group`, as used in Invalid messages.
     pub fn kind_qualified(&self) -> String {
-        if self.group.is_empty() {
-            self.kind.clone()
-        } else {
-            format!("{}.{}", self.kind, self.group)
-        }
+        group_qualified(&self.kind, &self.group)
     }
 
     /// `apiVersion` for a served version.

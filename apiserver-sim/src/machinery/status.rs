@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::machinery::resource_info::ResourceInfo;
+use crate::machinery::resource_info::{ResourceInfo, group_qualified};
 
 /// One cause inside `details.causes` of a `Status`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,13 +117,16 @@ impl ApiError {
         }
     }
 
-    fn about(mut self, info: &ResourceInfo, name: &str) -> Self {
-        // Upstream leaves an empty name out of the details.
+    fn about(self, info: &ResourceInfo, name: &str) -> Self {
+        self.on(&info.group, &info.plural, name)
+    }
+
+    /// The details naming the object: `group` and `name` unless empty (upstream leaves them
+    /// out), `kind` (a resource, or for Invalid a kind).
+    fn on(mut self, group: &str, kind: &str, name: &str) -> Self {
         self.details.name = (!name.is_empty()).then(|| name.to_string());
-        if !info.group.is_empty() {
-            self.details.group = Some(info.group.clone());
-        }
-        self.details.kind = Some(info.plural.clone());
+        self.details.group = (!group.is_empty()).then(|| group.to_string());
+        self.details.kind = Some(kind.to_string());
         self
     }
 
@@ -226,19 +229,10 @@ impl ApiError {
 
     /// 422 Invalid on an object of a group ("" for core) and kind, with causes.
     pub fn invalid_kind(group: &str, kind: &str, name: &str, causes: Vec<Cause>) -> Self {
-        let qualified = match group {
-            "" => kind.to_string(),
-            g => format!("{kind}.{g}"),
-        };
+        let qualified = group_qualified(kind, group);
         let detail = aggregate(&causes);
-        let mut e = Self::new(
-            422,
-            "Invalid",
-            format!("{qualified} \"{name}\" is invalid: {detail}"),
-        );
-        e.details.name = (!name.is_empty()).then(|| name.to_string());
-        e.details.group = (!group.is_empty()).then(|| group.to_string());
-        e.details.kind = Some(kind.to_string());
+        let message = format!("{qualified} \"{name}\" is invalid: {detail}");
+        let mut e = Self::new(422, "Invalid", message).on(group, kind, name);
         e.details.causes = causes;
         e
     }
@@ -300,12 +294,17 @@ impl ApiError {
 
     /// 403 Forbidden.
     pub fn forbidden(info: &ResourceInfo, name: &str, why: &str) -> Self {
-        Self::new(
-            403,
-            "Forbidden",
-            format!("{} \"{name}\" is forbidden: {why}", info.qualified()),
-        )
-        .about(info, name)
+        Self::forbidden_on(&info.group, &info.plural, name, why)
+    }
+
+    /// 403 Forbidden on a resource of a group, naming the object unless `name` is empty.
+    pub fn forbidden_on(group: &str, resource: &str, name: &str, why: &str) -> Self {
+        let qualified = group_qualified(resource, group);
+        let message = match name {
+            "" => format!("{qualified} is forbidden: {why}"),
+            name => format!("{qualified} {name:?} is forbidden: {why}"),
+        };
+        Self::new(403, "Forbidden", message).on(group, resource, name)
     }
 
     /// 413 RequestEntityTooLarge.

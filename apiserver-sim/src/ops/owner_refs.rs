@@ -222,17 +222,5 @@ fn request(
 
 /// Upstream's admission refusal: 403 `Forbidden` naming the written object.
 fn refused(written: &Written<'_>, why: &str) -> ApiError {
-    let qualified = written.info.qualified();
-    let message = if written.name.is_empty() {
-        format!("{qualified} is forbidden: {why}")
-    } else {
-        format!("{qualified} {:?} is forbidden: {why}", written.name)
-    };
-    let mut error = ApiError::new(403, "Forbidden", message);
-    error.details.name = (!written.name.is_empty()).then(|| written.name.to_owned());
-    if !written.info.group.is_empty() {
-        error.details.group = Some(written.info.group.clone());
-    }
-    error.details.kind = Some(written.info.plural.clone());
-    error
+    ApiError::forbidden(written.info, written.name, why)
 }

@@ -372,17 +372,10 @@ pub fn namespace_writable(
         return Err(ApiError::namespace_not_found(ns));
     };
     if creating && terminating {
-        let mut e = ApiError::forbidden(
-            info,
-            "",
-            &format!(
-                "unable to create new content in namespace {ns} because it is being terminated"
-            ),
+        let why = format!(
+            "unable to create new content in namespace {ns} because it is being terminated"
         );
-        e.message = format!(
-            "{} is forbidden: unable to create new content in namespace {ns} because it is being terminated",
-            info.qualified()
-        );
+        let mut e = ApiError::forbidden(info, "", &why);
         e.details.causes = vec![Cause {
             reason: "NamespaceTerminating".into(),
             message: format!("namespace {ns} is being terminated"),

@@ -129,17 +129,7 @@ fn spend(st: &mut State, at: &Target<'_>, budget: &Value, dry_run: bool) -> ApiR
         ));
     }
     let allowed = int("/status/disruptionsAllowed");
-    let forbidden = |why: &str| {
-        let mut e = ApiError::new(
-            403,
-            "Forbidden",
-            format!("poddisruptionbudget.policy \"{name}\" is forbidden: {why}"),
-        );
-        e.details.name = Some(name.to_string());
-        e.details.group = Some("policy".into());
-        e.details.kind = Some("poddisruptionbudget".into());
-        e
-    };
+    let forbidden = |why: &str| ApiError::forbidden_on("policy", "poddisruptionbudget", name, why);
     if allowed < 0 {
         return Err(forbidden("pdb disruptions allowed is negative"));
     }
