@@ -102,6 +102,11 @@ mod tests {
         }
     }
 
+    /// Whether `r` allows the request `request` describes.
+    fn can(r: &PolicyRule, verb: &str, group: &str, resource: &str, name: Option<&str>) -> bool {
+        allows(r, &request(verb, group, resource, name))
+    }
+
     fn path(verb: &str, path: &str) -> Attributes {
         Attributes {
             verb: verb.into(),
@@ -113,65 +118,32 @@ mod tests {
     #[test]
     fn verbs_groups_and_resources_must_all_match() {
         let r = rule(&["apps"], &["deployments"], &["get", "list"]);
-        assert!(allows(
-            &r,
-            &request("get", "apps", "deployments", Some("d"))
-        ));
-        assert!(allows(&r, &request("list", "apps", "deployments", None)));
-        assert!(!allows(&r, &request("watch", "apps", "deployments", None)));
-        assert!(!allows(&r, &request("get", "", "deployments", Some("d"))));
-        assert!(!allows(
-            &r,
-            &request("get", "apps", "replicasets", Some("d"))
-        ));
+        assert!(can(&r, "get", "apps", "deployments", Some("d")));
+        assert!(can(&r, "list", "apps", "deployments", None));
+        assert!(!can(&r, "watch", "apps", "deployments", None));
+        assert!(!can(&r, "get", "", "deployments", Some("d")));
+        assert!(!can(&r, "get", "apps", "replicasets", Some("d")));
     }
 
     #[test]
     fn a_subresource_needs_its_own_grant() {
         let r = rule(&["apps"], &["deployments"], &["update"]);
-        assert!(!allows(
-            &r,
-            &request("update", "apps", "deployments/scale", Some("d"))
-        ));
+        assert!(!can(&r, "update", "apps", "deployments/scale", Some("d")));
         let r = rule(&["apps"], &["deployments/scale"], &["update"]);
-        assert!(allows(
-            &r,
-            &request("update", "apps", "deployments/scale", Some("d"))
-        ));
-        assert!(!allows(
-            &r,
-            &request("update", "apps", "deployments", Some("d"))
-        ));
-        assert!(!allows(
-            &r,
-            &request("update", "apps", "deployments/status", Some("d"))
-        ));
+        assert!(can(&r, "update", "apps", "deployments/scale", Some("d")));
+        assert!(!can(&r, "update", "apps", "deployments", Some("d")));
+        assert!(!can(&r, "update", "apps", "deployments/status", Some("d")));
     }
 
     #[test]
     fn wildcards_cover_everything_of_their_field() {
         let r = rule(&["*"], &["*"], &["*"]);
-        assert!(allows(
-            &r,
-            &request("deletecollection", "x.io", "foos", None)
-        ));
-        assert!(allows(
-            &r,
-            &request("patch", "x.io", "foos/status", Some("f"))
-        ));
+        assert!(can(&r, "deletecollection", "x.io", "foos", None));
+        assert!(can(&r, "patch", "x.io", "foos/status", Some("f")));
         let r = rule(&["apps"], &["*/scale"], &["get"]);
-        assert!(allows(
-            &r,
-            &request("get", "apps", "statefulsets/scale", Some("s"))
-        ));
-        assert!(!allows(
-            &r,
-            &request("get", "apps", "statefulsets", Some("s"))
-        ));
-        assert!(!allows(
-            &r,
-            &request("get", "apps", "statefulsets/status", Some("s"))
-        ));
+        assert!(can(&r, "get", "apps", "statefulsets/scale", Some("s")));
+        assert!(!can(&r, "get", "apps", "statefulsets", Some("s")));
+        assert!(!can(&r, "get", "apps", "statefulsets/status", Some("s")));
     }
 
     #[test]
@@ -183,10 +155,10 @@ mod tests {
         );
         r.resource_names = Some(vec!["mine".into()]);
         let g = "coordination.k8s.io";
-        assert!(allows(&r, &request("get", g, "leases", Some("mine"))));
-        assert!(!allows(&r, &request("get", g, "leases", Some("theirs"))));
-        assert!(!allows(&r, &request("list", g, "leases", None)));
-        assert!(allows(&r, &request("list", g, "leases", Some("mine"))));
+        assert!(can(&r, "get", g, "leases", Some("mine")));
+        assert!(!can(&r, "get", g, "leases", Some("theirs")));
+        assert!(!can(&r, "list", g, "leases", None));
+        assert!(can(&r, "list", g, "leases", Some("mine")));
     }
 
     #[test]
@@ -206,6 +178,6 @@ mod tests {
             &rule(&["*"], &["*"], &["*"]),
             &path("get", "/healthz")
         ));
-        assert!(!allows(&r, &request("get", "", "pods", Some("p"))));
+        assert!(!can(&r, "get", "", "pods", Some("p")));
     }
 }
