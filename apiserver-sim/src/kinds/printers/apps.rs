@@ -4,6 +4,7 @@
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use super::column::Cell::{Age, Containers, Images, Int, Name, Of};
 use super::column::{AGE, CONTAINERS, IMAGES, KindPrinter, NAME, Row, SELECTOR, col, text, wide};
 use super::format::{arr, containers, int, label_selector, labels, replicas, s, selector};
 use super::time::age;
@@ -76,15 +77,8 @@ pub(super) const KINDS: &[KindPrinter] = &[
             IMAGES,
         ],
         row: |o, now| {
-            let (names, images) = containers(arr(o, "/spec/template/spec/containers"));
-            let ready = format!("{}/{}", int(o, "/status/readyReplicas"), replicas(o));
-            Row::of(vec![
-                json!(s(o, "/metadata/name")),
-                json!(ready),
-                json!(age(o, now)),
-                json!(names),
-                json!(images),
-            ])
+            let c = "/spec/template/spec/containers";
+            Row::cells(o, now, &[Name, Of(ready), Age, Containers(c), Images(c)])
         },
     },
     KindPrinter {
@@ -150,15 +144,20 @@ pub(super) const KINDS: &[KindPrinter] = &[
             AGE,
         ],
         row: |o, now| {
-            Row::of(vec![
-                json!(s(o, "/metadata/name")),
-                json!(controller_of(o)),
-                json!(int(o, "/revision")),
-                json!(age(o, now)),
-            ])
+            let controller = Of(|o| json!(controller_of(o)));
+            Row::cells(o, now, &[Name, controller, Int("/revision"), Age])
         },
     },
 ];
+
+/// The `Ready` cell of a Deployment or StatefulSet: `ready/desired` replicas.
+fn ready(o: &Value) -> Value {
+    json!(format!(
+        "{}/{}",
+        int(o, "/status/readyReplicas"),
+        replicas(o)
+    ))
+}
 
 fn deployment(o: &Value, now: Timestamp) -> Row {
     let (names, images) = containers(arr(o, "/spec/template/spec/containers"));
@@ -166,11 +165,7 @@ fn deployment(o: &Value, now: Timestamp) -> Row {
     let sel = selector(o.pointer("/spec/selector")).unwrap_or_else(|()| "<invalid>".into());
     Row::of(vec![
         json!(s(o, "/metadata/name")),
-        json!(format!(
-            "{}/{}",
-            int(o, "/status/readyReplicas"),
-            replicas(o)
-        )),
+        ready(o),
         json!(int(o, "/status/updatedReplicas")),
         json!(int(o, "/status/availableReplicas")),
         json!(age(o, now)),

@@ -33,6 +33,7 @@ pub(crate) mod time;
 use jiff::Timestamp;
 use serde_json::{Value, json};
 
+use self::column::Cell::{Age, Int, Name, Of};
 use self::column::{AGE, AGE_DESC, KindPrinter, NAME, NAME_DESC, col, text};
 pub use self::column::{Column, Row};
 use crate::machinery::resource_info::ResourceInfo;
@@ -109,16 +110,11 @@ impl Printer {
         match self {
             Printer::Kind(k) => (k.row)(obj, now),
             Printer::Custom(c) => c.row(obj, now),
-            Printer::Scale => Row::of(vec![
-                json!(format::s(obj, "/metadata/name")),
-                json!(format::int(obj, "/spec/replicas")),
-                json!(format::int(obj, "/status/replicas")),
-                json!(time::age(obj, now)),
-            ]),
-            Printer::Default => Row::of(vec![
-                json!(format::s(obj, "/metadata/name")),
-                json!(created_at(obj)),
-            ]),
+            Printer::Scale => {
+                let cells = [Name, Int("/spec/replicas"), Int("/status/replicas"), Age];
+                Row::cells(obj, now, &cells)
+            }
+            Printer::Default => Row::cells(obj, now, &[Name, Of(created_at)]),
         }
     }
 
@@ -141,9 +137,11 @@ mod cluster_tests;
 mod tests;
 
 /// The `Created At` cell: RFC 3339 in UTC, whole seconds (the zero time when unset).
-fn created_at(obj: &Value) -> String {
-    time::parse(obj.pointer("/metadata/creationTimestamp")).map_or_else(
-        || "0001-01-01T00:00:00Z".to_string(),
-        |t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+fn created_at(obj: &Value) -> Value {
+    json!(
+        time::parse(obj.pointer("/metadata/creationTimestamp")).map_or_else(
+            || "0001-01-01T00:00:00Z".to_string(),
+            |t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        )
     )
 }
