@@ -63,9 +63,8 @@ pub fn apply(
         l => l,
     };
     let writer = Writer {
-        manager: &opts.field_manager,
-        subresource: opts.subresource,
         added_by_admission: None,
+        ..opts.writer()
     };
     let merged = apply::apply(info, version, writer, opts.force, live.as_deref(), config)?;
     check_name(&merged, name)?;

@@ -63,12 +63,7 @@ pub(super) fn into_stored(
             st.get(&info.key_ref(), &okey)
         });
         let live = live.map(|l| info.to_served(version, &l));
-        let writer = crate::api::apply::Writer {
-            manager: &opts.field_manager,
-            subresource: opts.subresource,
-            added_by_admission: opts.added_by_admission.as_deref(),
-        };
-        crate::api::apply::record_update(info, version, writer, live.as_ref(), &mut obj);
+        crate::api::apply::record_update(info, version, opts.writer(), live.as_ref(), &mut obj);
         opts.ownership = Ownership::Settled;
     }
     let store = st

@@ -168,12 +168,7 @@ fn create_stored(
     }
     crate::kinds::defaults::job_selector(info, &mut obj);
     if opts.ownership == Ownership::Record {
-        let writer = crate::api::apply::Writer {
-            manager: &opts.field_manager,
-            subresource: opts.subresource,
-            added_by_admission: opts.added_by_admission.as_deref(),
-        };
-        crate::api::apply::record_update(info, version, writer, None, &mut obj);
+        crate::api::apply::record_update(info, version, opts.writer(), None, &mut obj);
     }
     if opts.dry_run {
         return Ok(Arc::new(obj));

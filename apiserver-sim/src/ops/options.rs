@@ -58,6 +58,15 @@ pub struct WriteOptions {
 }
 
 impl WriteOptions {
+    /// Who the write records as the owner of the fields it sets.
+    pub(crate) fn writer(&self) -> crate::api::apply::Writer<'_> {
+        crate::api::apply::Writer {
+            manager: &self.field_manager,
+            subresource: self.subresource,
+            added_by_admission: self.added_by_admission.as_deref(),
+        }
+    }
+
     /// Parses and validates write options.
     pub fn parse(q: &Query) -> ApiResult<Self> {
         let dry_run = match q.get("dryRun") {

@@ -302,12 +302,7 @@ fn update_stored(
 /// controller) keeps the `managedFields` it brings, or the live object's.
 fn track(info: &ResourceInfo, version: &str, old: &Value, new: &mut Value, opts: &WriteOptions) {
     if opts.ownership == Ownership::Record {
-        let writer = crate::api::apply::Writer {
-            manager: &opts.field_manager,
-            subresource: opts.subresource,
-            added_by_admission: opts.added_by_admission.as_deref(),
-        };
-        crate::api::apply::record_update(info, version, writer, Some(old), new);
+        crate::api::apply::record_update(info, version, opts.writer(), Some(old), new);
     } else if opts.ownership == Ownership::Keep
         && meta::field(new, "managedFields").is_none()
         && let Some(mf) = meta::field(old, "managedFields")
