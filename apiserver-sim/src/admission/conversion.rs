@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::endpoints::ServiceEndpoints;
 use super::review::Failure;
-use crate::machinery::pointer::owned_strings;
+use crate::machinery::pointer::{owned_strings, text};
 use crate::machinery::resource_info::{GroupResourceRef, ResourceInfo};
 use crate::store::State;
 
@@ -213,11 +213,7 @@ impl Converter {
         });
         let answer = super::client::post(&target, &review, TIMEOUT, None).await?;
         if version == "v1" {
-            let av = answer
-                .get("apiVersion")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let kind = answer.get("kind").and_then(Value::as_str).unwrap_or("");
+            let (av, kind) = (text(&answer, "/apiVersion"), text(&answer, "/kind"));
             if av != "apiextensions.k8s.io/v1" || kind != "ConversionReview" {
                 return Err(format!(
                     "expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got {av}, Kind={kind}"

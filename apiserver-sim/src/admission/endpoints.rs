@@ -131,11 +131,7 @@ impl ServiceEndpoints {
     /// Resolves a webhook `clientConfig` into a call target, or says why it cannot be called
     /// (as the error text after `Post "<url>": `), with the URL a real server would name.
     pub fn resolve(&self, client_config: &Value) -> Result<Target, (String, String)> {
-        let ca_bundle = client_config
-            .get("caBundle")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        let ca_bundle = crate::machinery::pointer::text(client_config, "/caBundle").to_string();
         if let Some(url) = client_config.get("url").and_then(Value::as_str) {
             let (host, port, path) = split_https(url)
                 .ok_or_else(|| (url.to_string(), "unsupported protocol scheme".to_string()))?;

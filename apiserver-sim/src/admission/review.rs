@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::hooks::Webhook;
 use super::matching::{Attributes, Invocation};
-use crate::machinery::pointer::owned_strings;
+use crate::machinery::pointer::{owned_strings, text};
 use crate::machinery::status::ApiError;
 
 /// The user every request is attributed to: the simulator authenticates nobody, and serves
@@ -142,15 +142,11 @@ pub fn verify(hook: &Webhook, uid: &str, mutating: bool, review: &Value) -> Resu
         return Err("webhook response was absent".into());
     };
     if v1 {
-        let got_uid = resp.get("uid").and_then(Value::as_str).unwrap_or("");
+        let got_uid = text(resp, "/uid");
         if got_uid != uid {
             return Err(format!("expected response.uid={uid:?}, got {got_uid:?}"));
         }
-        let av = review
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let kind = review.get("kind").and_then(Value::as_str).unwrap_or("");
+        let (av, kind) = (text(review, "/apiVersion"), text(review, "/kind"));
         if av != "admission.k8s.io/v1" || kind != "AdmissionReview" {
             let (group, version) = av.split_once('/').unwrap_or(("", av));
             return Err(format!(
@@ -212,8 +208,10 @@ pub fn denial(hook: &str, status: Option<&Value>) -> Failure {
         .and_then(|c| u16::try_from(c).ok())
         .filter(|c| (400..=599).contains(c))
         .unwrap_or(400);
-    let text = |k: &str| s.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let (message, reason) = (text("message"), text("reason"));
+    let (message, reason) = (
+        text(&s, "/message").to_owned(),
+        text(&s, "/reason").to_owned(),
+    );
     let denied = format!("admission webhook \"{hook}\" denied the request");
     let message = if !message.is_empty() {
         format!("{denied}: {message}")

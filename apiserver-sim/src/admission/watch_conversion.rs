@@ -23,11 +23,7 @@ async fn convert_chunk(
         let Ok(mut ev) = serde_json::from_slice::<Value>(line) else {
             continue;
         };
-        let kind = ev
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        let kind = crate::machinery::pointer::text(&ev, "/type").to_string();
         let obj = ev.get_mut("object").map(Value::take).unwrap_or(Value::Null);
         events.push((kind, obj));
     }

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::{Ownership, WriteOptions};
 use super::{owner_refs, validate};
 use crate::machinery::meta;
+use crate::machinery::pointer::text;
 use crate::machinery::resource_info::{GenerationRule, ResourceInfo};
 use crate::machinery::status::{ApiError, ApiResult};
 use crate::store::State;
@@ -100,10 +101,7 @@ fn create_stored(
     let ns = meta::namespace(&obj).to_string();
     validate::namespace_writable(st, info, &ns, true)?;
     if meta::name(&obj).is_empty() {
-        let prefix = crate::machinery::meta::field(&obj, "generateName")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        let prefix = text(&obj, "/metadata/generateName").to_string();
         if !prefix.is_empty() {
             meta::set_str(
                 &mut obj,

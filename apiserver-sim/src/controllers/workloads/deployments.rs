@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::deployment_status::{complete, status};
 use super::objects::{
     DEPLOYMENTS, PODS, REPLICASETS, annotation, by_controller, create, delete, int, key_of, list,
-    terminal, update, write_status,
+    terminal, text, update, write_status,
 };
 use super::revisions::{
     DESIRED_REPLICAS, REVISION, new_replicaset, new_rs_annotations, resized_annotations, revision,
@@ -68,12 +68,7 @@ pub(super) fn reconcile(st: &mut State) -> bool {
     for d in &deployments {
         let mut mine: Vec<&Arc<Value>> = owned.get(meta::uid(d)).cloned().unwrap_or_default();
         mine.sort_by(|a, b| {
-            let created = |o: &Value| {
-                meta::field(o, "creationTimestamp")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string()
-            };
+            let created = |o: &Value| text(o, "/metadata/creationTimestamp").to_string();
             created(a)
                 .cmp(&created(b))
                 .then_with(|| meta::name(a).cmp(meta::name(b)))

@@ -109,11 +109,7 @@ fn ports(svc: &Value, pod: Option<&Value>) -> Vec<(String, i64, String)> {
                 Some(Value::String(name)) => container_port(name),
                 _ => p.get("port").and_then(Value::as_i64),
             }?;
-            let name = p
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
+            let name = text(p, "/name").to_string();
             let protocol = p
                 .get("protocol")
                 .and_then(Value::as_str)

@@ -113,10 +113,7 @@ fn delete_extra(st: &mut State, mut pods: Vec<&Arc<Value>>, keep: usize) -> bool
             "Running" => 2,
             _ => 1,
         };
-        let created = meta::field(p, "creationTimestamp")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+        let created = text(p, "/metadata/creationTimestamp").to_string();
         (
             assigned,
             phase,
