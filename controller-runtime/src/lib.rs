@@ -32,16 +32,16 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`controller`] | the controller builder and its [`Watch`](controller::Watch)es, the [`Reconciler`](controller::Reconciler), [`Context`](controller::Context), [`Action`](controller::Action), [`predicate`](controller::predicate)s, priorities, external sources |
-//! | [`cache`] | what a reconcile reads: listers, `Result<Option<_>>` getters, label selectors, field indexes; per-kind settings; typed, metadata-only and dynamic kinds |
-//! | [`manager`] | the manager: configuration, start and graceful shutdown, runnables, probes |
-//! | [`util`] | what reconcilers call: owner references, `create_or_update`, server-side apply, finalizers (with what happens to the cleanup's result) |
+//! | [`controller`] | the controller builder and its [`Watch`](controller::Watch)es (typed, metadata-only, dynamic), the [`Reconciler`](controller::Reconciler), [`Context`](controller::Context) (client, caches, read-your-own-writes), [`Action`](controller::Action), [`predicate`](controller::predicate)s, the priority queue (initial lists and resyncs at low priority), debounce, external sources |
+//! | [`cache`] | what a reconcile reads: listers, `Result<Option<_>>` getters, label selectors, field indexes; per-kind settings (`ByObject`: namespaces, selectors, transforms); typed, metadata-only and dynamic kinds; lazy informers and kinds installed late |
+//! | [`manager`] | the manager: configuration, start and graceful shutdown on SIGINT/SIGTERM, runnables (also added to and removed from a running manager), probes, the addresses of its servers |
+//! | [`util`] | what reconcilers call: owner references, `create_or_update`, server-side apply, finalizers (with what happens to the cleanup's result), status conditions |
 //! | [`events`] | Kubernetes events: `ctx.normal_event(..)`, `ctx.warning_event(..)`, the recorder |
 //! | [`leader_election`] | client-go's leader election on Leases |
 //! | [`metrics`] | controller-runtime's Prometheus metrics |
 //! | [`rbac`] | least-privilege roles generated from what the manager runs |
-//! | [`sharding`] | building blocks for sharding a controller over replicas: the consistent-hash ring, shard Leases and their states, the drain handshake |
-//! | [`webhook`] | admission and conversion webhooks (feature `webhook`) |
+//! | [`sharding`] | a controller spread over replicas that all work at once, run by the manager ([`ManagerBuilder::sharding`](manager::ManagerBuilder::sharding)): the consistent-hash ring, shard Leases and their states, the drain handshake, the sharder and its assignment webhook |
+//! | [`webhook`] | admission and conversion webhooks (feature `webhook`, on by default): typed validators and defaulters, raw handlers, hub-and-spoke conversion, an HTTPS server whose certificate reloads, the webhook configurations that route to it |
 //!
 //! The modules depend on each other one way, from the top down: [`manager`] uses
 //! [`sharding`], which uses [`controller`] (the narrow interface a controller sees a sharded
