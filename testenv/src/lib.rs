@@ -145,6 +145,16 @@
 //! `fn main() {}` — and run the same. The pages are then at
 //! `target/doc/testenv/index.html`, beside every other dependency's.
 //!
+//! # Reading these docs from an operator's package
+//!
+//! `cargo doc -p kube-rt-testenv` panics in a package that has this crate as a dev-dependency
+//! only (a cargo bug, rust-lang/cargo#11105). Build them from the framework's checkout instead,
+//! where the crate is a workspace member: `cargo doc --no-deps -p kube-rt-testenv --open` in a
+//! clone of the repository at the commit your `Cargo.lock` pins, or in the checkout cargo made
+//! for your git dependency (`~/.cargo/git/checkouts/kube-rt-…/<commit>/`, with `--target-dir`
+//! pointing elsewhere); or list the crate under `[dependencies]` for a moment. The crate's
+//! README says more.
+//!
 //! # Versions
 //!
 //! The simulator serves every kind of the newest Kubernetes version `k8s-openapi` knows, and
