@@ -131,7 +131,10 @@ impl<K: Object> ControllerBuilder<'_, K> {
             Ok(primary) => primary,
             Err(error) => return Err(abandon(manager, &self.name, Vec::new(), error)),
         };
-        let shard_guard = register_kind(manager, sharded, &primary);
+        let (shard_guard, drain_requests) = match register_kind(manager, sharded, &primary) {
+            Some(guards) => (Some(guards.reconcile), Some(guards.events)),
+            None => (None, None),
+        };
         let primary_key = spec.key.clone();
         let state = Arc::new(ControllerState {
             name: self.name.clone().into(),
@@ -149,7 +152,13 @@ impl<K: Object> ControllerBuilder<'_, K> {
         let mut watched = Vec::new();
         let permissions = std::mem::take(&mut self.settings.permissions);
         let registered = Registered::on(primary_key, &primary, |informer| {
-            register_primary(informer, &intake, &state, Arc::clone(&primary_filter))
+            register_primary(
+                informer,
+                &intake,
+                &state,
+                Arc::clone(&primary_filter),
+                drain_requests.clone(),
+            )
         })
         .and_then(|primary| {
             watched.push(primary);

@@ -15,6 +15,7 @@ use workqueue::Priority;
 use crate::controller::error::Error;
 use crate::controller::intake::Intake;
 use crate::controller::predicate::WatchFilter;
+use crate::controller::shard::ShardGuard;
 use crate::controller::state::ControllerState;
 
 /// The priority of an add: low for the informer's initial list.
@@ -85,12 +86,15 @@ where
 }
 
 /// The primary watch: enqueues the object's own key (the one the informer computed), remembers
-/// deleted objects' last state and wakes read-your-own-writes waiters.
+/// deleted objects' last state and wakes read-your-own-writes waiters. In a sharded manager,
+/// `drains` lets through, whatever the predicates say, the update that asks this shard to let go
+/// of an object: only a reconcile acknowledges it.
 pub(crate) fn register_primary<K>(
     informer: &SharedIndexInformer<K>,
     intake: &Intake,
     state: &Arc<ControllerState<K>>,
     filter: Arc<WatchFilter<K>>,
+    drains: Option<Arc<dyn ShardGuard>>,
 ) -> Result<Registration, Error>
 where
     K: Object,
@@ -110,7 +114,10 @@ where
                     }
                 }
                 Change::Updated { old, new, resync } => {
-                    if filter.update(&old, &new) {
+                    let drain_asked = drains.as_ref().is_some_and(|drains| {
+                        drains.asks_to_let_go(new.meta()) && !drains.asks_to_let_go(old.meta())
+                    });
+                    if drain_asked || filter.update(&old, &new) {
                         intake.add(key, update_priority(resync));
                     }
                 }

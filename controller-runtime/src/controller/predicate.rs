@@ -44,10 +44,44 @@
 //!   the primary watch alone ([`Watch::predicate`](crate::controller::Watch::predicate)) unless
 //!   that is what you want.
 //!
+//! - A status written with [`set_status_condition`](crate::util::set_status_condition) and
+//!   [`Context::patch_status`](crate::controller::Context::patch_status) is a write of the status
+//!   subresource: [`GenerationChanged`], [`LabelsChanged`] and [`AnnotationsChanged`] drop its
+//!   event. Compute every condition of a step in one reconcile (or requeue), never "set
+//!   `Progressing` now, `Ready` when the event comes back".
+//!
 //! The start of a deletion is never dropped by [`GenerationChanged`], [`LabelsChanged`] or
 //! [`AnnotationsChanged`]: the update that sets `metadata.deletionTimestamp` passes them all
 //! (the API server bumps the generation there only for kinds that have one), so the cleanup of a
 //! finalizer runs whatever the kind.
+//!
+//! # Predicates that select objects, and finalizers
+//!
+//! [`LabelSelector`], [`from_fn`] and [`meta_fn`] judge an update by the new object alone (as
+//! controller-runtime's do): an object that stops matching is dropped from then on, its
+//! deletion included. If the reconciler put a [`finalizer`](crate::util::finalizer) on it while
+//! it matched, the cleanup never runs and the object stays `Terminating`. Let deletions through
+//! beside the selection, and clean up objects outside it:
+//!
+//! ```
+//! use controller_runtime::controller::predicate::{LabelSelector, meta_fn, or};
+//! use kube::core::Selector;
+//!
+//! let selector: Selector = [("app".to_owned(), "web".to_owned())].into_iter().collect();
+//! let selected_or_deleting = or(
+//!     LabelSelector(selector),
+//!     meta_fn(|meta| meta.deletion_timestamp.is_some()),
+//! );
+//! # let _ = selected_or_deleting;
+//! ```
+//!
+//! # What the framework lets through whatever the predicates say
+//!
+//! In a [sharded](crate::sharding) manager, the sharder asks a shard to let go of an object by
+//! labelling it, and only a reconcile of that shard acknowledges the request. The update that
+//! asks passes the primary watch whatever its predicates say (it changes labels only, which
+//! [`GenerationChanged`] drops): otherwise the object would never move. Its reconcile is the
+//! acknowledgement; the reconciler itself is not called for it.
 
 use std::fmt;
 use std::marker::PhantomData;

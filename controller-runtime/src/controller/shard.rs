@@ -59,4 +59,21 @@ pub(crate) enum Verdict {
 pub(crate) trait ShardGuard: Send + Sync {
     /// The verdict for an object `cached` now or, gone from the cache, last seen as `deleted`.
     async fn judge(&self, cached: Option<&ObjectMeta>, deleted: Option<&ObjectMeta>) -> Verdict;
+
+    /// Whether an object whose metadata is `meta` asks this shard to let go of it (the
+    /// sharder's drain request). Only a reconcile acknowledges the request, so the update that
+    /// makes it reaches the queue whatever the controller's predicates say: it changes labels
+    /// only, which [`GenerationChanged`](crate::controller::predicate::GenerationChanged) and
+    /// most other predicates drop, and the object would never move.
+    fn asks_to_let_go(&self, meta: &ObjectMeta) -> bool;
+}
+
+/// The guards a sharded manager gives one primary kind: one for the workers, one for the event
+/// handler.
+pub(crate) struct KindGuards {
+    /// Asked before each reconcile.
+    pub(crate) reconcile: Box<dyn ShardGuard>,
+    /// Asked by the primary watch's handlers (one per informer of the kind) which updates pass
+    /// whatever the predicates say.
+    pub(crate) events: Arc<dyn ShardGuard>,
 }

@@ -10,7 +10,7 @@ use kube::core::ApiResource;
 use crate::cache::{CacheSpec, KindCache};
 use crate::controller::error::Error;
 use crate::controller::host::Host;
-use crate::controller::shard::{KindToShard, ShardGuard, ShardRole};
+use crate::controller::shard::{KindGuards, KindToShard, ShardRole};
 
 /// Marks `spec`'s kind as sharded in `role` before its cache is made; `None` when the manager
 /// is not sharded. Fails once the manager has started: its sharder learned its kinds then.
@@ -42,15 +42,18 @@ pub(super) fn shard_kind<T: Object>(
 }
 
 /// Hands `kind`, in the namespaces its cache holds, and the cache's object count to the sharded
-/// manager; the guard of the kind's reconciles.
+/// manager; the guards of the kind's reconciles and of its events.
 pub(super) fn register_kind<T: Object>(
     host: &dyn Host,
     kind: Option<KindToShard>,
     cache: &Arc<KindCache<T>>,
-) -> Option<Box<dyn ShardGuard>> {
+) -> Option<KindGuards> {
     let (sharding, kind) = (host.sharding()?, kind?);
     let counted = Arc::clone(cache);
-    let guard = sharding.guard(&kind.resource);
+    let guards = KindGuards {
+        reconcile: sharding.guard(&kind.resource),
+        events: sharding.guard(&kind.resource).into(),
+    };
     sharding.add_kind(kind, cache.namespaces(), Arc::new(move || counted.len()));
-    Some(guard)
+    Some(guards)
 }

@@ -6,7 +6,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::core::ApiResource;
 
 use crate::controller::{ShardGuard, Verdict};
-use crate::sharding::assignment::ObjectLabels;
+use crate::sharding::assignment::{ObjectLabels, ShardAction, shard_action};
 use crate::sharding::shard::{Admission, Shard};
 
 /// Asked before each reconcile of one primary kind of a sharded controller.
@@ -63,5 +63,11 @@ impl ShardGuard for ReconcileGuard {
                 Verdict::Retry
             }
         }
+    }
+
+    fn asks_to_let_go(&self, meta: &ObjectMeta) -> bool {
+        let empty = Default::default();
+        let labels = ObjectLabels::of(self.shard.ring(), meta.labels.as_ref().unwrap_or(&empty));
+        shard_action(self.shard.name(), labels) == ShardAction::AcknowledgeDrain
     }
 }

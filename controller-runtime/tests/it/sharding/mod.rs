@@ -6,8 +6,10 @@
 //! moved at once, and so does one that dies silently, once its Lease has been silent for two
 //! durations; `/readyz` waits for the shard's share; the metrics and the generated RBAC policy
 //! hold what sharding needs. `scope.rs`: what a sharded manager refuses, the assignment webhook
-//! labelling objects as they are created, and a ring of one namespace.
+//! labelling objects as they are created, and a ring of one namespace. `drain_predicates.rs`: a
+//! drain reaches a shard whose predicate drops label changes.
 
+mod drain_predicates;
 mod scope;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,6 +59,15 @@ struct Replica {
 }
 
 async fn start(server: &apiserver_sim::ApiServer, shard: &str) -> Replica {
+    start_watching(server, shard, Watch::of::<ConfigMap>()).await
+}
+
+/// A replica whose controller watches its ConfigMaps through `primary` (say, with a predicate).
+async fn start_watching(
+    server: &apiserver_sim::ApiServer,
+    shard: &str,
+    primary: Watch<ConfigMap>,
+) -> Replica {
     let localhost: SocketAddr = "127.0.0.1:0".parse().unwrap();
     let manager = Arc::new(
         manager(server)
@@ -67,7 +78,7 @@ async fn start(server: &apiserver_sim::ApiServer, shard: &str) -> Replica {
     let (reconciled, deletions) = (Counts::default(), Counts::default());
     let (seen, gone) = (reconciled.clone(), deletions.clone());
     Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        .for_(primary)
         .owns(Watch::of::<Secret>())
         .build(reconciler_fn(
             move |req: Request, ctx: Context<ConfigMap>| {
@@ -213,17 +224,8 @@ async fn settled(server: &apiserver_sim::ApiServer, replicas: &[(&str, &Replica)
     }
 }
 
-fn total(replicas: &[&Replica], counter: impl Fn(&Replica) -> u64) -> u64 {
-    replicas.iter().map(|r| counter(r)).sum()
-}
-
-#[tokio::test]
-async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
-    if testkit::cluster::sim_only("fault injection") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    let client = server.client().unwrap();
+/// Creates the test's ConfigMaps, each with a Secret it owns.
+async fn seed(client: &kube::Client) {
     let maps: Api<ConfigMap> = Api::namespaced(client.clone(), NS);
     let secrets: Api<Secret> = Api::namespaced(client.clone(), NS);
     for i in 0..OBJECTS {
@@ -241,6 +243,20 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
             .await
             .unwrap();
     }
+}
+
+fn total(replicas: &[&Replica], counter: impl Fn(&Replica) -> u64) -> u64 {
+    replicas.iter().map(|r| counter(r)).sum()
+}
+
+#[tokio::test]
+async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
+    if testkit::cluster::sim_only("fault injection") {
+        return;
+    }
+    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let client = server.client().unwrap();
+    seed(&client).await;
 
     // While the sharder cannot mark the shard Lease, the shard is not ready: it holds its Lease
     // and its objects, but has no word that it got its share.
