@@ -139,21 +139,20 @@
 //! # Reading these docs from your package
 //!
 //! testenv is a dev-dependency, and `cargo doc -p kube-rt-testenv` in a package that has it only
-//! there panics inside cargo (rust-lang/cargo#11105). Documenting an example target works:
-//! examples build with the dev-dependencies, so `cargo doc` documents them. In a package with
-//! an example, run `cargo doc --examples`; in one without, add one — `examples/docs.rs` holding
-//! `fn main() {}` — and run the same. The pages are then at
-//! `target/doc/testenv/index.html`, beside every other dependency's.
+//! there panics inside cargo (rust-lang/cargo#11105), with or without `--no-deps`. Three ways
+//! that work:
 //!
-//! # Reading these docs from an operator's package
-//!
-//! `cargo doc -p kube-rt-testenv` panics in a package that has this crate as a dev-dependency
-//! only (a cargo bug, rust-lang/cargo#11105). Build them from the framework's checkout instead,
-//! where the crate is a workspace member: `cargo doc --no-deps -p kube-rt-testenv --open` in a
-//! clone of the repository at the commit your `Cargo.lock` pins, or in the checkout cargo made
-//! for your git dependency (`~/.cargo/git/checkouts/kube-rt-…/<commit>/`, with `--target-dir`
-//! pointing elsewhere); or list the crate under `[dependencies]` for a moment. The crate's
-//! README says more.
+//! - Document an example target: examples build with the dev-dependencies, so `cargo doc`
+//!   documents them. In a package with an example, run `cargo doc --examples`; in one without,
+//!   add one — `examples/docs.rs` holding `fn main() {}` — and run the same. The pages are then
+//!   at `target/doc/testenv/index.html`, beside every other dependency's.
+//! - Build them where the crate is a workspace member: `cargo doc --no-deps -p kube-rt-testenv
+//!   --open` in a clone of the framework's repository at the commit your `Cargo.lock` pins, or
+//!   in the checkout cargo made of that commit for your git dependency
+//!   (`~/.cargo/git/checkouts/kube-rt-<hash>/<commit's first 7 characters>/`, with
+//!   `--target-dir` pointing into your own target directory).
+//! - List the crate under `[dependencies]` for a moment and run `cargo doc -p kube-rt-testenv
+//!   --no-deps --open`.
 //!
 //! # Versions
 //!
