@@ -319,6 +319,29 @@ impl InformerFactory {
         state.tasks.extend(started);
     }
 
+    /// Starts `informer` alone, if the factory holds it and it is not running yet (without
+    /// waiting for anything); whether this call started it. Does nothing after
+    /// [`shutdown`](Self::shutdown). For starting some kinds ahead of the others: a controller
+    /// that fills its caches before its manager leads, while the rest wait for leadership.
+    pub fn start_informer<K: Object>(&self, informer: &Arc<SharedIndexInformer<K>>) -> bool {
+        let mut state = self.inner.state.lock();
+        if state.shutting_down {
+            return false;
+        }
+        let address = Arc::as_ptr(informer) as *const ();
+        let Some(entry) = state
+            .informers
+            .values_mut()
+            .find(|entry| !entry.started && Arc::as_ptr(&entry.erased) as *const () == address)
+        else {
+            return false;
+        };
+        entry.started = true;
+        let task = tokio::spawn(Arc::clone(&entry.erased).run(entry.stop.clone()));
+        state.tasks.push(task);
+        true
+    }
+
     /// Stops `informer` (if it runs) and forgets it: a later request for the same resource and
     /// scope gets a new informer. For an informer no one uses any more, say the watch of a
     /// kind whose controllers were removed. Returns whether the factory held it.

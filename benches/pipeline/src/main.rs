@@ -1,6 +1,7 @@
 //! `pipeline-bench`: the informer pipeline against kube-runtime and the decode limit, the
-//! metadata-only caches, the cost of admission webhooks per write, and a sharded controller's
-//! throughput and memory over 1, 2 and 4 shard processes.
+//! metadata-only caches, the cost of admission webhooks per write, a sharded controller's
+//! throughput and memory over 1, 2 and 4 shard processes, and a failover's time to the new
+//! leader's first reconcile with a warm and a cold standby.
 //!
 //! Every subcommand prints one JSON line of figures, then one human line. Memory figures come
 //! from `/proc/self/status` of a process that measures nothing else; the server runs in a child
@@ -18,6 +19,7 @@ mod compare;
 mod controller;
 mod cpu;
 mod decode;
+mod failover;
 mod fixtures;
 mod fresh_memory;
 mod kube_runtime;
@@ -115,6 +117,13 @@ enum Cmd {
         /// Rounds of each queue (in turns).
         #[arg(long, default_value_t = 3)]
         rounds: usize,
+    },
+    /// failover: a new leader's first reconcile after the old one died (stopped, or killed),
+    /// with a warm standby and with a cold one.
+    Failover {
+        /// ConfigMaps on the server.
+        #[arg(long, default_value_t = 100_000)]
+        objects: usize,
     },
     /// Metadata-only caches: bytes per cached pod and sync rate of our metadata informer vs
     /// our full informer and kube-runtime's metadata watcher, cluster-wide and one cache per
@@ -295,6 +304,10 @@ fn main() -> Result<()> {
         Cmd::Priority { objects, rounds } => {
             let figures = runtime()?.block_on(priority::run(objects, rounds))?;
             print(&figures, &priority::describe(&figures))
+        }
+        Cmd::Failover { objects } => {
+            let figures = runtime()?.block_on(failover::run(objects))?;
+            print(&figures, &failover::describe(&figures))
         }
         Cmd::Metadata {
             objects,

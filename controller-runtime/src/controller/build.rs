@@ -25,9 +25,9 @@ use crate::controller::intake::Intake;
 use crate::controller::predicate::{EventFilter, WatchFilter};
 use crate::controller::reconciler::Reconciler;
 use crate::controller::registered::Registered;
-use crate::controller::ryow::WriteTracker;
 use crate::controller::shard::ShardRole;
 use crate::controller::shard_kinds::{register_kind, shard_kind};
+use crate::controller::staleness::Staleness;
 use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
 use crate::controller::worker::{ControllerRun, Settings};
@@ -117,7 +117,11 @@ impl<K: Object> ControllerBuilder<'_, K> {
         let manager = self.manager;
         let sink: KeySink = Arc::new(queue.clone());
         let debouncer = debounce.map(|debounce| Arc::new(Debouncer::new(debounce, sink.clone())));
-        let intake = Intake::new(sink.clone(), debouncer.clone());
+        let staleness = Arc::new(Staleness::new(
+            self.settings.read_your_writes_timeout,
+            sink.clone(),
+        ));
+        let intake = Intake::new(sink.clone(), debouncer.clone(), Arc::clone(&staleness));
 
         let (recorder, recorder_task) =
             Recorder::new(manager.client().clone(), &self.name, DEFAULT_EVENT_QUEUE);
@@ -142,9 +146,9 @@ impl<K: Object> ControllerBuilder<'_, K> {
             cache,
             primary: Arc::clone(&primary),
             dyntype: spec.dyntype,
-            writes: WriteTracker::default(),
+            primary_kind: primary_key.clone(),
+            staleness: Arc::clone(&staleness),
             deleted: Mutex::new(HashMap::new()),
-            read_your_writes_timeout: self.settings.read_your_writes_timeout,
             recorder,
         });
         let event_filters: Arc<[EventFilter]> = self.event_filters.into();
@@ -173,7 +177,10 @@ impl<K: Object> ControllerBuilder<'_, K> {
         }
         let mut teardown = Teardown::default();
         let mut registrations = Vec::new();
+        let mut starts = Vec::new();
         for registered in watched {
+            staleness.watch(registered.watched);
+            starts.extend(registered.starts);
             registrations.extend(registered.registrations);
             teardown.handlers.extend(registered.removals);
             teardown.kinds.push(registered.kind);
@@ -181,6 +188,9 @@ impl<K: Object> ControllerBuilder<'_, K> {
 
         let stats = Arc::new(ControllerStats::default());
         let settings = self.settings;
+        let warm_up = settings
+            .warm_up
+            .unwrap_or_else(|| manager.warm_up_default());
         let run = ControllerRun {
             state,
             queue,
@@ -201,12 +211,17 @@ impl<K: Object> ControllerBuilder<'_, K> {
                 },
                 need_leader_election: settings.need_leader_election,
                 shard: shard_guard,
+                warm_up,
             },
             metrics: manager.metrics().controller(
                 &self.name,
                 settings.max_concurrent_reconciles,
                 stats.clone(),
+                staleness,
             ),
+            factory: manager.cache().registry.factory.clone(),
+            starts,
+            background: Mutex::new(None),
         };
         let mut runnables: Vec<Box<dyn Runnable>> = vec![Box::new(run)];
         if settings.event_recorder {

@@ -15,10 +15,10 @@ use crate::controller::host::Host;
 use crate::controller::intake::Intake;
 use crate::controller::predicate::{AnyObject, EventFilter, Predicate, WatchFilter};
 use crate::controller::registered::Registered;
-use crate::controller::ryow::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
 use crate::controller::shard::ShardRole;
 use crate::controller::shard_kinds::{register_kind, shard_kind};
 use crate::controller::source::KeyStream;
+use crate::controller::staleness::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
 use crate::controller::watch::Watch;
 use crate::rbac::{Rule, Verb};
 
@@ -95,6 +95,8 @@ pub(super) struct BuilderSettings {
     pub(super) reconcile_timeout: Option<Duration>,
     pub(super) read_your_writes_timeout: Duration,
     pub(super) need_leader_election: bool,
+    /// Whether to warm up before leadership; `None`: the manager's default.
+    pub(super) warm_up: Option<bool>,
     pub(super) priority_queue: bool,
     /// Quiet time and maximum wait, as given (checked by `build`).
     pub(super) debounce: Option<(Duration, Duration)>,
@@ -112,6 +114,7 @@ impl Default for BuilderSettings {
             reconcile_timeout: None,
             read_your_writes_timeout: DEFAULT_READ_YOUR_WRITES_TIMEOUT,
             need_leader_election: true,
+            warm_up: None,
             priority_queue: true,
             debounce: None,
             permissions: Vec::new(),
@@ -309,8 +312,10 @@ impl<K: Object> ControllerBuilder<'_, K> {
         self
     }
 
-    /// How long a reconcile waits for the cache to catch up with the controller's own last
-    /// write to its key (default 5 s; see the module docs on read-your-own-writes).
+    /// How long a key's reconciles are skipped at most while a cache has not caught up with
+    /// the controller's own writes of its earlier reconciles (default 5 s; see the module docs
+    /// on staleness); then it is reconciled anyway, with a warning. (Before staleness
+    /// mitigation, the bound on a reconcile's wait for its primary object.)
     pub fn read_your_writes_timeout(mut self, timeout: Duration) -> Self {
         self.settings.read_your_writes_timeout = timeout;
         self
@@ -320,6 +325,21 @@ impl<K: Object> ControllerBuilder<'_, K> {
     /// leader (default: yes, as controller-runtime's `NeedLeaderElection`).
     pub fn need_leader_election(mut self, need: bool) -> Self {
         self.settings.need_leader_election = need;
+        self
+    }
+
+    /// Whether the controller warms up before its manager leads (controller-runtime's
+    /// `EnableWarmup`; default: the manager's
+    /// [`warm_up_before_leadership`](crate::manager::ManagerBuilder::warm_up_before_leadership),
+    /// off unless set). A warm controller on a replica that does not lead starts the informers of
+    /// the kinds it watches, its external sources and its debouncer at once; its queue fills
+    /// from their events, and only its workers wait: a replica that takes over reconciles at once,
+    /// from synced caches, without listing anything. A cold one starts all of that once its
+    /// manager leads. Informers are shared: a kind watched by a warm controller is warm for every
+    /// controller that watches it. Without leader election (or with
+    /// [`need_leader_election(false)`](Self::need_leader_election)) it changes nothing.
+    pub fn warm_up(mut self, warm_up: bool) -> Self {
+        self.settings.warm_up = Some(warm_up);
         self
     }
 

@@ -1,18 +1,19 @@
 //! [`Context`]: what a reconcile gets besides its [`Request`](crate::controller::Request): the client, the
 //! caches, the primary object (or its last known state once deleted) and write methods that
-//! keep the controller reading its own writes.
+//! record what the controller wrote, so that the key's next reconcile never starts from a cache
+//! older than those writes (see the module docs on staleness).
 
 use std::fmt;
 use std::sync::Arc;
 
 use indexer::ObjectKey;
 use informer::Object;
-use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 use serde::Serialize;
 use workqueue::Priority;
 
-use crate::cache::{Cache, CacheLister, Kind, WatchScope};
+use crate::cache::{Cache, CacheKind, CacheLister, Kind, WatchScope};
 use crate::controller::state::ControllerState;
 use crate::events::Recorder;
 
@@ -119,8 +120,8 @@ impl<K: Object> Context<K> {
         self.state.primary.has_synced()
     }
 
-    /// The primary object from the cache, as it was when this reconcile started (after the
-    /// cache caught up with this controller's own earlier writes); `None` if it does not exist
+    /// The primary object from the cache, as it was when this reconcile started (from caches
+    /// that had caught up with this controller's own earlier writes); `None` if it does not exist
     /// (see [`deleted`](Self::deleted)). The controller looks it up once per reconcile and hands
     /// it here, so every call returns the same object: a write made in this reconcile returns
     /// the stored object, and [`lister`](Self::lister) reads the cache as it is now.
@@ -135,6 +136,77 @@ impl<K: Object> Context<K> {
     pub fn deleted(&self) -> Option<Arc<K>> {
         self.deleted.clone()
     }
+
+    /// Records that this reconcile wrote `object` (of any typed kind, through any client —
+    /// say [`create_or_update`](crate::util::create_or_update) or a plain `kube::Api`), as the
+    /// server returned it: the next reconcile of this key waits until every informer of that
+    /// kind this controller watches (for the object's namespace) has synced past the version
+    /// `object` carries (KEP-5647's `WroteAt`). The write methods of the context call it
+    /// themselves. Nothing is recorded for a kind the controller does not watch, nor for an
+    /// object without a `resourceVersion`.
+    pub fn wrote<C: Kind>(&self, object: &C) {
+        let meta = object.meta();
+        self.state.staleness.record(
+            &self.key,
+            &<C as CacheKind>::spec().key,
+            meta.namespace.as_deref(),
+            meta.resource_version.as_deref(),
+        );
+    }
+
+    /// Creates `object` (any typed kind, in its own namespace) and
+    /// [records](Self::wrote) the write: a child the controller
+    /// [`owns`](crate::controller::ControllerBuilder::owns) is in the cache before the key's next
+    /// reconcile starts.
+    pub async fn create<C: Kind + Serialize>(&self, object: &C) -> Result<C, kube::Error> {
+        let api = <C::Scope as WatchScope>::api(
+            self.state.client.clone(),
+            object.meta().namespace.as_deref(),
+        );
+        let stored = api.create(&PostParams::default(), object).await?;
+        self.wrote(&stored);
+        Ok(stored)
+    }
+
+    /// Patches the object `name` of kind `C` in `namespace` (`None` for a cluster-scoped kind)
+    /// and [records](Self::wrote) the write.
+    pub async fn patch_object<C, P>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        params: &PatchParams,
+        patch: &Patch<P>,
+    ) -> Result<C, kube::Error>
+    where
+        C: Kind + Serialize,
+        P: Serialize + fmt::Debug,
+    {
+        let api = <C::Scope as WatchScope>::api(self.state.client.clone(), namespace);
+        let stored = api.patch(name, params, patch).await?;
+        self.wrote(&stored);
+        Ok(stored)
+    }
+
+    /// Deletes the object `name` of kind `C` in `namespace` (`None` for a cluster-scoped kind).
+    /// When the server answers with the object (deleted at once, or marked for deletion while
+    /// finalizers remain) it is returned and the write [recorded](Self::wrote); `None` when the
+    /// server answered with a status.
+    pub async fn delete_object<C>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        params: &DeleteParams,
+    ) -> Result<Option<C>, kube::Error>
+    where
+        C: Kind + Serialize,
+    {
+        let api = <C::Scope as WatchScope>::api(self.state.client.clone(), namespace);
+        let answer = api.delete(name, params).await?.left();
+        if let Some(object) = &answer {
+            self.wrote(object);
+        }
+        Ok(answer)
+    }
 }
 
 impl<K> Context<K>
@@ -142,14 +214,15 @@ where
     K: Kind + Serialize,
 {
     /// An `Api` for the primary type in the request's namespace. Writes through it are not
-    /// tracked for read-your-own-writes; prefer [`replace`](Self::replace) and
+    /// recorded unless passed to [`wrote`](Self::wrote); prefer [`replace`](Self::replace) and
     /// [`patch`](Self::patch) for the primary object.
     pub fn api(&self) -> Api<K> {
         <K::Scope as WatchScope>::api(self.state.client.clone(), self.key.namespace())
     }
 
-    /// Replaces the primary object (optimistic concurrency on its `resourceVersion`); the next
-    /// reconcile of this key sees at least the returned version.
+    /// Replaces the primary object (optimistic concurrency on its `resourceVersion`) and
+    /// [records](Self::wrote) the write: the next reconcile of this key starts from a cache
+    /// that has seen at least the returned version.
     pub async fn replace(&self, obj: &K) -> Result<K, kube::Error> {
         let stored = self
             .api()
@@ -201,16 +274,20 @@ where
     }
 
     fn record(&self, stored: &K) {
-        self.state
-            .writes
-            .record(&self.key, stored.meta().resource_version.as_deref());
+        let meta = stored.meta();
+        self.state.staleness.record(
+            &self.key,
+            &self.state.primary_kind,
+            meta.namespace.as_deref(),
+            meta.resource_version.as_deref(),
+        );
     }
 }
 
 impl Context<DynamicObject> {
     /// An `Api` for the dynamic primary kind (its `ApiResource`) in the request's namespace,
-    /// for reads that bypass the cache and for writes. Writes through it are not tracked for
-    /// read-your-own-writes.
+    /// for reads that bypass the cache and for writes. Writes through it are not recorded for
+    /// staleness.
     pub fn dynamic_api(&self) -> Api<DynamicObject> {
         let resource = &self.state.dyntype;
         match self.key.namespace() {

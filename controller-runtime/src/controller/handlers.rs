@@ -38,7 +38,8 @@ fn update_priority(resync: bool) -> Priority {
 }
 
 /// A secondary watch (`owns`, `watches`): enqueues the keys `mapper` returns for each event that
-/// passes the predicates (for an update, those of the old and of the new object).
+/// passes the predicates (for an update, those of the old and of the new object), and wakes keys
+/// skipped for a stale cache.
 pub(crate) fn register_secondary<W, I, F>(
     informer: &SharedIndexInformer<W>,
     intake: &Intake,
@@ -51,33 +52,37 @@ where
     F: Fn(&W) -> I + Send + Sync + 'static,
 {
     let intake = intake.clone();
+    let keys = intake.clone();
     let enqueue = move |obj: &W, priority: Priority| {
         mapper(obj)
             .into_iter()
-            .for_each(|key| intake.add(key, priority));
+            .for_each(|key| keys.add(key, priority));
     };
     let registration = informer.add_event_handler(handler().named(type_name::<W>()).on_event(
-        move |event: Event<W>| match event.change {
-            Change::Added {
-                object,
-                in_initial_list,
-            } => {
-                if filter.create(&object) {
-                    enqueue(&object, add_priority(in_initial_list));
+        move |event: Event<W>| {
+            intake.progressed();
+            match event.change {
+                Change::Added {
+                    object,
+                    in_initial_list,
+                } => {
+                    if filter.create(&object) {
+                        enqueue(&object, add_priority(in_initial_list));
+                    }
                 }
-            }
-            Change::Updated { old, new, resync } => {
-                if filter.update(&old, &new) {
-                    let priority = update_priority(resync);
-                    enqueue(&old, priority);
-                    enqueue(&new, priority);
+                Change::Updated { old, new, resync } => {
+                    if filter.update(&old, &new) {
+                        let priority = update_priority(resync);
+                        enqueue(&old, priority);
+                        enqueue(&new, priority);
+                    }
                 }
-            }
-            Change::Deleted(deleted) => {
-                if let Some(obj) = deleted.object()
-                    && filter.delete(obj)
-                {
-                    enqueue(obj, Priority::NORMAL);
+                Change::Deleted(deleted) => {
+                    if let Some(obj) = deleted.object()
+                        && filter.delete(obj)
+                    {
+                        enqueue(obj, Priority::NORMAL);
+                    }
                 }
             }
         },
@@ -86,9 +91,9 @@ where
 }
 
 /// The primary watch: enqueues the object's own key (the one the informer computed), remembers
-/// deleted objects' last state and wakes read-your-own-writes waiters. In a sharded manager,
-/// `drains` lets through, whatever the predicates say, the update that asks this shard to let go
-/// of an object: only a reconcile acknowledges it.
+/// deleted objects' last state, ends a deleted object's staleness claims and wakes keys skipped
+/// for a stale cache. In a sharded manager, `drains` lets through, whatever the predicates say,
+/// the update that asks this shard to let go of an object: only a reconcile acknowledges it.
 pub(crate) fn register_primary<K>(
     informer: &SharedIndexInformer<K>,
     intake: &Intake,
@@ -102,7 +107,7 @@ where
     let (intake, state) = (intake.clone(), state.clone());
     let registration = informer.add_event_handler(handler().named(type_name::<K>()).on_event(
         move |Event { key, change }: Event<K>| {
-            state.writes.cache_changed();
+            intake.progressed();
             match change {
                 Change::Added {
                     object,
@@ -122,7 +127,7 @@ where
                     }
                 }
                 Change::Deleted(deleted) => {
-                    state.writes.forget(&key);
+                    state.staleness.forget(&key);
                     let obj = match &deleted {
                         DeletedObject::Known(obj) => Some(obj),
                         DeletedObject::Unknown(tombstone) => tombstone.obj.as_ref(),

@@ -26,6 +26,8 @@ pub(crate) trait Host {
     fn cache_sync_timeout(&self) -> Duration;
     /// The leader elector, when the manager elects (or holds a shard Lease).
     fn elector(&self) -> Option<&LeaderElector>;
+    /// Whether controllers warm up before leadership unless built otherwise.
+    fn warm_up_default(&self) -> bool;
     /// Whether the manager has been started.
     fn is_started(&self) -> bool;
     /// The sharded manager's part, when sharded.

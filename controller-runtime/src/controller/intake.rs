@@ -10,18 +10,35 @@ use workqueue::Priority;
 
 use crate::controller::debounce::Debouncer;
 use crate::controller::enqueue::KeySink;
+use crate::controller::staleness::Staleness;
 
 /// The entry of event keys into a controller; cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Intake {
     queue: KeySink,
     debouncer: Option<Arc<Debouncer>>,
+    staleness: Arc<Staleness>,
 }
 
 impl Intake {
-    /// Keys go to `queue`, through `debouncer` if given.
-    pub(crate) fn new(queue: KeySink, debouncer: Option<Arc<Debouncer>>) -> Self {
-        Self { queue, debouncer }
+    /// Keys go to `queue`, through `debouncer` if given; informer progress goes to
+    /// `staleness`.
+    pub(crate) fn new(
+        queue: KeySink,
+        debouncer: Option<Arc<Debouncer>>,
+        staleness: Arc<Staleness>,
+    ) -> Self {
+        Self {
+            queue,
+            debouncer,
+            staleness,
+        }
+    }
+
+    /// An informer the controller watches applied a change: keys skipped for a stale cache
+    /// may go again.
+    pub(crate) fn progressed(&self) {
+        self.staleness.progressed();
     }
 
     /// An event asks for `key` to be reconciled, with `priority`.

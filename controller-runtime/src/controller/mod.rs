@@ -125,7 +125,8 @@
 //! [`reconciler_fn`] for a closure) gets a [`Request`] (the object's key) and a [`Context`]:
 //! the cached object ([`Context::get`]) or — once it is gone — its last known state
 //! ([`Context::deleted`]), the client, the manager's [cache](crate::cache), an event recorder
-//! ([`Context::normal_event`]) and write methods that keep read-your-own-writes. It returns an
+//! ([`Context::normal_event`]) and write methods that record the controller's own writes (see
+//! staleness below). It returns an
 //! [`Action`] — [`done`](Action::done), [`requeue`](Action::requeue) after the key's backoff,
 //! [`requeue_after`](Action::requeue_after) a delay, each optionally
 //! [`with_priority`](Action::with_priority) — or a [`ReconcileError`], which may be
@@ -161,15 +162,56 @@
 //! [`debounce(quiet, max_wait)`](ControllerBuilder::debounce), a key's events are held until
 //! none came for `quiet`, but never longer than `max_wait`.
 //!
-//! # Read-your-own-writes
+//! # Staleness: reading your own writes
 //!
-//! Writes to the primary object made through [`Context::replace`],
-//! [`Context::replace_status`], [`Context::patch`] or [`Context::patch_status`] record the
-//! returned `resourceVersion`; the next reconcile of that key first waits (default at most 5 s,
-//! [`ControllerBuilder::read_your_writes_timeout`]) until the cached object is at least that
-//! version or its deletion was seen. So a reconciler never acts on a cache older than its own
-//! last write to that object, unless the wait timed out (logged as a warning). Writes through a
-//! plain `kube::Api` are not tracked.
+//! A reconcile never starts from a cache older than the controller's own earlier writes for
+//! its key — Kubernetes 1.36's staleness mitigation (KEP-5647), as its DaemonSet, StatefulSet,
+//! ReplicaSet and Job controllers do it. Each write a reconcile makes through its [`Context`] —
+//! [`replace`](Context::replace), [`replace_status`](Context::replace_status),
+//! [`patch`](Context::patch) and [`patch_status`](Context::patch_status) of the primary object,
+//! [`create`](Context::create), [`patch_object`](Context::patch_object) and
+//! [`delete_object`](Context::delete_object) of any typed kind, or any write passed to
+//! [`Context::wrote`] — records the returned `resourceVersion` against the informers of the
+//! written object's kind that the controller watches (for its namespace): the primary kind, a
+//! kind it [`owns`](ControllerBuilder::owns) or [`watches`](ControllerBuilder::watches). Before
+//! the key's next reconcile, each of those informers'
+//! [last store sync version](informer::SharedIndexInformer::last_store_sync_resource_version)
+//! (watch bookmarks included) must have reached the highest version written through it. If
+//! one has not, the reconcile is *skipped* — not run, counted in
+//! [`ControllerStats::stale_skips`] and `controller_runtime_stale_sync_skips_total` — and the
+//! key goes back to the queue as soon as one of the controller's informers applies a change
+//! that catches it up, or after a short backoff (10 ms, doubling up to 1 s), whichever comes
+//! first; a skip holds no worker. Versions compare as integers, as KEP-5647 allows; a version
+//! that is not an integer is caught up only when seen exactly. The primary object's deletion
+//! ends its key's claims. `controller_runtime_stale_informer_lag` shows, per controller and
+//! informer, how far the cache is behind the newest write still waited for.
+//!
+//! This replaces the framework's earlier read-your-own-writes, which tracked writes to the
+//! primary object only and made the next reconcile *wait*, holding its worker, until the cached
+//! primary object's own `resourceVersion` reached the written one. What it guaranteed still
+//! holds — the cached primary object is at least as new as the controller's writes to it,
+//! unless the wait is given up or the object was deleted — and more: the guarantee now covers
+//! the owned and watched objects it wrote (a child just created is in the cache when the owner
+//! is reconciled next), and it is one informer-wide check rather than one object's version.
+//! What changed: a stale key is skipped and requeued instead of waited on, so workers stay free
+//! for other keys; and the bound,
+//! [`read_your_writes_timeout`](ControllerBuilder::read_your_writes_timeout) (still 5 s by
+//! default), now counts from the key's first skip: after it the reconcile runs anyway (logged as
+//! a warning), so a write the informer can never see (outside the cached namespaces or
+//! selectors) does not stall its key. Writes through a plain `kube::Api` are not recorded
+//! unless passed to [`Context::wrote`].
+//!
+//! # Warm replicas
+//!
+//! With leader election, a controller built with [`warm_up(true)`](ControllerBuilder::warm_up)
+//! (or in a manager built with
+//! [`warm_up_before_leadership(true)`](crate::manager::ManagerBuilder::warm_up_before_leadership),
+//! the default of its controllers) starts, on a replica that does not lead, the informers of the
+//! kinds it watches, its external sources and its debouncer: its caches fill and its queue with
+//! them. Only its workers wait for leadership, so when this replica takes over it reconciles at
+//! once from warm caches, without a list (controller-runtime's warm replicas,
+//! kubernetes-sigs/controller-runtime#3192). Off by default, as in controller-runtime: a warm
+//! standby watches everything the leader watches.
 //!
 //! # Errors
 //!
@@ -193,12 +235,14 @@ mod intake;
 pub mod predicate;
 mod reconciler;
 mod registered;
-mod ryow;
+mod resource_version;
 mod shard;
 mod shard_kinds;
 mod source;
+mod staleness;
 mod state;
 mod stats;
+mod warm_up;
 mod watch;
 mod worker;
 
@@ -209,9 +253,9 @@ pub use error::Error;
 pub use handle::ControllerHandle;
 pub(crate) use host::{Host, Teardown};
 pub use reconciler::{FnReconciler, ReconcileError, Reconciler, Request, reconciler_fn};
-pub use ryow::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
 pub(crate) use shard::{KindToShard, ObjectCount, ShardGuard, ShardHost, ShardRole, Verdict};
 pub use source::{KeyStream, SourceError, SourceItem};
+pub use staleness::DEFAULT_READ_YOUR_WRITES_TIMEOUT;
 pub use stats::ControllerStats;
 pub use watch::Watch;
 /// The priority of a key in a controller's queue (higher first); see

@@ -1,5 +1,6 @@
 //! [`Registered`]: the event handlers a controller added to one kind's informers — what its
-//! workers wait on before starting, and what removing the controller takes away again.
+//! workers wait on before starting, what removing the controller takes away again, and the
+//! informers themselves, as staleness reads them and as a warm-up starts them.
 
 use std::sync::Arc;
 
@@ -7,6 +8,8 @@ use informer::{Object, Registration, SharedIndexInformer};
 
 use crate::cache::{KindCache, KindKey};
 use crate::controller::error::Error;
+use crate::controller::staleness::WatchedInformer;
+use crate::controller::warm_up::InformerStart;
 
 /// The handlers one watch added, one per informer of the watched kind.
 pub(crate) struct Registered {
@@ -16,6 +19,10 @@ pub(crate) struct Registered {
     pub(crate) removals: Vec<Box<dyn FnOnce() + Send>>,
     /// The watched kind.
     pub(crate) kind: KindKey,
+    /// The informers, for staleness.
+    pub(crate) watched: Vec<WatchedInformer>,
+    /// Each informer's start, for a warm-up.
+    pub(crate) starts: Vec<InformerStart>,
 }
 
 impl Registered {
@@ -30,8 +37,11 @@ impl Registered {
             registrations: Vec::new(),
             removals: Vec::new(),
             kind,
+            watched: Vec::new(),
+            starts: Vec::new(),
         };
-        for informer in cache.informers() {
+        let namespaces = cache.namespaces();
+        for (index, informer) in cache.informers().iter().enumerate() {
             let registration = match register(informer) {
                 Ok(registration) => registration,
                 Err(error) => {
@@ -45,6 +55,18 @@ impl Registered {
             registered
                 .registrations
                 .push((informer.name().to_owned(), registration.clone()));
+            registered.watched.push(WatchedInformer {
+                kind: registered.kind.clone(),
+                name: informer.name().to_owned(),
+                namespace: namespaces
+                    .as_ref()
+                    .and_then(|namespaces| namespaces.get(index).cloned()),
+                version: Box::new({
+                    let informer = Arc::clone(informer);
+                    move || informer.last_store_sync_resource_version()
+                }),
+            });
+            registered.starts.push(InformerStart::of(informer));
             let informer = Arc::clone(informer);
             registered.removals.push(Box::new(move || {
                 if let Err(error) = informer.remove_event_handler(&registration) {

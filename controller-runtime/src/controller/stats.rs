@@ -19,6 +19,7 @@ pub struct ControllerStats {
     pub(crate) active_workers: AtomicU64,
     pub(crate) source_errors: AtomicU64,
     pub(crate) sources_ended: AtomicU64,
+    pub(crate) stale_skips: AtomicU64,
 }
 
 impl ControllerStats {
@@ -73,6 +74,13 @@ impl ControllerStats {
         self.sources_ended.load(Ordering::Relaxed)
     }
 
+    /// Reconciles skipped (and requeued) because an informer's cache had not caught up with
+    /// the controller's own writes (see the module docs on staleness); not counted as
+    /// reconciles.
+    pub fn stale_skips(&self) -> u64 {
+        self.stale_skips.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn count(counter: &AtomicU64) {
         counter.fetch_add(1, Ordering::Relaxed);
     }
@@ -89,6 +97,7 @@ impl CountsReconciles for ControllerStats {
             panics: self.panics(),
             timeouts: self.timeouts(),
             active_workers: self.active_workers(),
+            stale_skips: self.stale_skips(),
         }
     }
 }

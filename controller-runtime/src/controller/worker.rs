@@ -1,7 +1,8 @@
-//! The running controller: starts its external sources and debouncer, waits for its handlers to
-//! sync, then runs N workers that take keys from the queue, reconcile them and act on the
-//! outcome (a requeued key keeps the priority it was handed out with, unless the reconcile
-//! named another).
+//! The running controller: starts its external sources and debouncer (before leadership, when
+//! it warms up), waits for its handlers to sync, then runs N workers that take keys from the
+//! queue, skip those whose cache is older than the controller's own writes (staleness), reconcile
+//! the others and act on the outcome (a requeued key keeps the priority it was handed out with,
+//! unless the reconcile named another).
 
 use std::any::Any;
 use std::error::Error as StdError;
@@ -13,7 +14,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use futures::FutureExt;
 use indexer::ObjectKey;
-use informer::{CacheSynced, Registration, wait_for_cache_sync};
+use informer::{CacheSynced, InformerFactory, Registration, wait_for_cache_sync};
 use parking_lot::Mutex;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -28,8 +29,10 @@ use crate::controller::intake::Intake;
 use crate::controller::reconciler::{ReconcileError, Reconciler, Request};
 use crate::controller::shard::{ShardGuard, Verdict};
 use crate::controller::source::KeyStream;
+use crate::controller::staleness::{Freshness, schedule_retry};
 use crate::controller::state::ControllerState;
 use crate::controller::stats::ControllerStats;
+use crate::controller::warm_up::InformerStart;
 use crate::ops::leader_election::LeaderElector;
 use crate::ops::metrics::ControllerMetrics;
 use crate::ops::runnable::Runnable;
@@ -45,6 +48,8 @@ pub(crate) struct Settings {
     pub(crate) need_leader_election: bool,
     /// In a sharded manager: asked before every reconcile.
     pub(crate) shard: Option<Box<dyn ShardGuard>>,
+    /// Whether the controller starts its informers and sources before its manager leads.
+    pub(crate) warm_up: bool,
 }
 
 /// A built controller, run by the manager.
@@ -63,6 +68,12 @@ pub(crate) struct ControllerRun<K: Object, R, Q> {
     pub(crate) stats: Arc<ControllerStats>,
     pub(crate) settings: Settings,
     pub(crate) metrics: ControllerMetrics,
+    /// The manager's informer factory and the start of each informer the controller watches,
+    /// for a warm-up.
+    pub(crate) factory: InformerFactory,
+    pub(crate) starts: Vec<InformerStart>,
+    /// The sources and the debouncer, once started (by the warm-up, or by `run`).
+    pub(crate) background: Mutex<Option<JoinSet<()>>>,
 }
 
 /// How one reconcile ended.
@@ -87,28 +98,32 @@ where
         self.settings.need_leader_election
     }
 
+    fn warms_up(&self) -> bool {
+        self.settings.warm_up
+    }
+
+    fn warm_up(&self, shutdown: &CancellationToken) {
+        tracing::info!(controller = %self.state.name, informers = self.starts.len(), "warming up before leadership");
+        for start in &self.starts {
+            start.start(&self.factory);
+        }
+        let mut background = self.background.lock();
+        if background.is_none() {
+            *background = Some(self.start_background(shutdown));
+        }
+    }
+
     async fn run(
         self: Box<Self>,
         shutdown: CancellationToken,
     ) -> Result<(), Box<dyn StdError + Send + Sync>> {
         let this = Arc::new(*self);
-        let sources = std::mem::take(&mut *this.sources.lock());
         let name = Arc::clone(&this.state.name);
-        // The sources and the debouncer run from now (their keys wait in the queue until the
-        // workers start) until this returns, whichever way: dropping the set aborts them.
-        let mut background = JoinSet::new();
-        if let Some(debouncer) = this.debouncer.clone() {
-            let shutdown = shutdown.clone();
-            background.spawn(async move { debouncer.run(shutdown).await });
-        }
-        for source in sources {
-            background.spawn(source.run(
-                this.intake.clone(),
-                Arc::clone(&this.stats),
-                Arc::clone(&name),
-                shutdown.clone(),
-            ));
-        }
+        // The sources and the debouncer run from now, or from the warm-up (their keys wait in
+        // the queue until the workers start), until this returns, whichever way: dropping the
+        // set aborts them.
+        let warmed = this.background.lock().take();
+        let _background = warmed.unwrap_or_else(|| this.start_background(&shutdown));
         let signals: Vec<&dyn CacheSynced> = this
             .registrations
             .iter()
@@ -162,6 +177,26 @@ where
     R: Reconciler<K>,
     Q: PriorityWorkQueue<Item = ObjectKey>,
 {
+    /// Starts the external sources and the debouncer, until `shutdown` or until the returned
+    /// set is dropped.
+    fn start_background(&self, shutdown: &CancellationToken) -> JoinSet<()> {
+        let sources = std::mem::take(&mut *self.sources.lock());
+        let mut background = JoinSet::new();
+        if let Some(debouncer) = self.debouncer.clone() {
+            let shutdown = shutdown.clone();
+            background.spawn(async move { debouncer.run(shutdown).await });
+        }
+        for source in sources {
+            background.spawn(source.run(
+                self.intake.clone(),
+                Arc::clone(&self.stats),
+                Arc::clone(&self.state.name),
+                shutdown.clone(),
+            ));
+        }
+        background
+    }
+
     /// One worker: takes keys until shutdown.
     async fn work(&self, shutdown: CancellationToken) {
         loop {
@@ -196,17 +231,23 @@ where
         );
         async {
             let state = &self.state;
-            // The one lookup of the primary object for this reconcile (made by the wait for
-            // read-your-own-writes), handed to the guard and the context.
-            let cached = state
-                .writes
-                .wait(
-                    key,
-                    state.read_your_writes_timeout,
-                    || state.primary.cached(key),
-                    |object| object.meta().resource_version.as_deref(),
-                )
-                .await;
+            if let Freshness::Stale {
+                informer,
+                written,
+                cached,
+            } = state.staleness.check(key)
+            {
+                // Not from a cache older than this controller's own writes: again once the
+                // informer progresses, or after the key's short backoff.
+                ControllerStats::count(&self.stats.stale_skips);
+                let retry = state.staleness.park(key, priority);
+                tracing::debug!(%informer, %written, %cached, ?retry, "cache older than this controller's own write; skipped");
+                schedule_retry(&state.staleness, key.clone(), retry);
+                return;
+            }
+            // The one lookup of the primary object for this reconcile, handed to the guard and
+            // the context.
+            let cached = state.primary.cached(key);
             let deleted = if cached.is_some() {
                 None
             } else {

@@ -203,10 +203,18 @@ impl ManagerBuilder {
         self
     }
 
-    /// With leader election: start the informers and sync the caches *before* acquiring the
-    /// lease, so a standby that takes over starts reconciling at once (default: no — a standby
-    /// starts its informers only once it leads, and caches nothing meanwhile). Controllers'
-    /// queues fill while waiting; their workers start with leadership.
+    /// With leader election: warm up before leading (default: no). The manager then starts
+    /// every informer and syncs its caches before it holds the lease, and its controllers —
+    /// unless built with [`warm_up(false)`](crate::controller::ControllerBuilder::warm_up) —
+    /// start their external sources and fill their queues; only their workers wait, so a
+    /// standby that takes over reconciles at once, without listing anything. A cold standby
+    /// (the default) starts its informers only once it leads, except those of controllers built
+    /// with `warm_up(true)`, and caches nothing else meanwhile.
+    ///
+    /// Off by default as in controller-runtime, whose `EnableWarmup` is opt-in: every warm
+    /// standby lists and watches what the leader does, which doubles (or more) the watch load on
+    /// the API server and holds the full caches' memory on every replica. Turn it on where the
+    /// time to recover from a failover matters more than that.
     pub fn warm_up_before_leadership(mut self, warm_up: bool) -> Self {
         self.warm_up = warm_up;
         self

@@ -43,6 +43,10 @@ impl Host for Manager {
         Manager::elector(self)
     }
 
+    fn warm_up_default(&self) -> bool {
+        self.warm_up
+    }
+
     fn is_started(&self) -> bool {
         self.state.lock().started
     }

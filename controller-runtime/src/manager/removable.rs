@@ -56,6 +56,16 @@ impl Runnable for Removable {
         self.inner.permissions()
     }
 
+    fn warms_up(&self) -> bool {
+        self.inner.warms_up()
+    }
+
+    fn warm_up(&self, shutdown: &CancellationToken) {
+        if !self.removed.is_cancelled() {
+            self.inner.warm_up(shutdown);
+        }
+    }
+
     async fn run(
         self: Box<Self>,
         shutdown: CancellationToken,

@@ -175,9 +175,11 @@ impl Manager {
     /// shutdown request forced the exit, or — when electing — if leadership is lost
     /// ([`Error::LeadershipLost`]).
     ///
-    /// Order: metrics and probe servers, the webhook server; the leader elector; informers and cache sync (after
-    /// leadership is acquired, unless warming up); runnables that do not need leadership;
-    /// once leading, the others (controllers).
+    /// Order: metrics and probe servers, the webhook server; the leader elector; the warm-up
+    /// of controllers that warm up (their informers, sources and queues); informers and cache
+    /// sync (after leadership is acquired, unless the manager warms up); runnables that do not
+    /// need leadership; once leading, the others (controllers; a warm one at once, without
+    /// waiting for the other informers).
     pub async fn start(&self) -> Result<(), Error> {
         if let Some(invalid) = self.registry.options.problems().into_iter().next() {
             return Err(Error::Cache(invalid));

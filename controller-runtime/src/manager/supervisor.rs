@@ -25,9 +25,20 @@ impl Manager {
         lost: &CancellationToken,
     ) -> Result<(), Error> {
         let graceful = self.shutdown.graceful();
-        let warm_up = elector.is_none() || self.warm_up;
-        if !warm_up && let Some(elector) = elector {
-            tracing::info!(identity = %elector.identity(), "waiting for leadership before starting informers");
+        let stop = CancellationToken::new();
+        // Whatever warmed up stops with this call, however it returns.
+        let _stop_on_return = stop.clone().drop_guard();
+        let manager_warm = elector.is_none() || self.warm_up;
+        // Runnables that warm up start what they can now, leader or not (controllers: their
+        // informers, sources and queues); only their `run` waits for leadership.
+        let (mut warmed, mut leader_runnables): (Vec<_>, Vec<_>) = leader_runnables
+            .into_iter()
+            .partition(|runnable| elector.is_some() && runnable.warms_up());
+        for runnable in &warmed {
+            runnable.warm_up(&stop.child_token());
+        }
+        if !manager_warm && let Some(elector) = elector {
+            tracing::info!(identity = %elector.identity(), warm = warmed.len(), "waiting for leadership before starting the other informers");
             if !elector.wait_leading(graceful).await {
                 return Ok(());
             }
@@ -35,6 +46,13 @@ impl Manager {
         let factory = &self.registry.factory;
         self.registry.set_running();
         factory.start();
+        let mut leader_tasks = JoinSet::new();
+        if !manager_warm && elector.is_some_and(LeaderElector::is_leader) {
+            // Leading now: warm controllers work at once from their synced caches, while the
+            // informers that waited for leadership sync.
+            spawn_all(&mut leader_tasks, std::mem::take(&mut warmed), &stop);
+        }
+        leader_runnables.append(&mut warmed);
         tracing::info!(informers = factory.len(), "waiting for caches to sync");
         tokio::select! {
             synced = factory.wait_for_cache_sync(self.cache_sync_timeout) => {
@@ -51,13 +69,11 @@ impl Manager {
             "caches synced; starting runnables"
         );
 
-        let stop = CancellationToken::new();
         let mut tasks = JoinSet::new();
         spawn_all(&mut tasks, runnables, &stop);
-        let mut leader_tasks = JoinSet::new();
         let mut pending_leader = Some(leader_runnables);
         if let Some(elector) = elector {
-            if warm_up && !elector.is_leader() {
+            if manager_warm && !elector.is_leader() {
                 tracing::info!(identity = %elector.identity(), "caches warm; waiting for leadership");
             }
         } else if let Some(runnables) = pending_leader.take() {
@@ -92,6 +108,9 @@ impl Manager {
                     if elector.is_none() || !runnable.need_leader_election() {
                         spawn_all(&mut tasks, vec![runnable], &stop);
                     } else if let Some(pending) = pending_leader.as_mut() {
+                        if runnable.warms_up() {
+                            runnable.warm_up(&stop.child_token());
+                        }
                         pending.push(runnable);
                     } else if elector.is_some_and(LeaderElector::is_leader) {
                         spawn_all(&mut leader_tasks, vec![runnable], &stop);

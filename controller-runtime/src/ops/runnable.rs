@@ -35,6 +35,26 @@ pub trait Runnable: Send + 'static {
         Vec::new()
     }
 
+    /// Whether this runnable warms up before its manager leads (controller-runtime's
+    /// `WarmupRunnable`; default: no). Matters only for a runnable that
+    /// [needs leadership](Self::need_leader_election) in a manager that elects: the manager calls
+    /// [`warm_up`](Self::warm_up) as soon as it starts, leader or not, and [`run`](Self::run)
+    /// once it leads. Controllers answer what
+    /// [`ControllerBuilder::warm_up`](crate::controller::ControllerBuilder::warm_up) (or the
+    /// manager's default) says.
+    fn warms_up(&self) -> bool {
+        false
+    }
+
+    /// Starts what the runnable can do before its manager leads — for a controller: the
+    /// informers of the kinds it watches, its sources, its queue filling — without acting on the
+    /// cluster, and returns at once (what it starts runs until `shutdown`, or is taken over by
+    /// [`run`](Self::run)). Called at most once, before `run`, when [`warms_up`](Self::warms_up)
+    /// says so. The default does nothing.
+    fn warm_up(&self, shutdown: &CancellationToken) {
+        let _ = shutdown;
+    }
+
     /// Runs until `shutdown` is cancelled.
     async fn run(
         self: Box<Self>,

@@ -34,7 +34,9 @@ mod shutdown;
 mod soak;
 mod sources;
 mod stale_owner;
+mod staleness;
 mod sync;
+mod warm_replicas;
 mod watch_matrix;
 mod watches;
 #[cfg(feature = "webhook")]

@@ -1,7 +1,10 @@
 //! The reconcile counters of every controller (`controller_runtime_reconcile_total`,
 //! `_reconcile_errors_total`, `_terminal_reconcile_errors_total`, `_reconcile_panics_total`,
 //! `_reconcile_timeouts_total`, `_active_workers`), read from the controllers' own counters at
-//! scrape time, with controller-runtime's names and labels.
+//! scrape time, with controller-runtime's names and labels; and the staleness series
+//! (`controller_runtime_stale_sync_skips_total`: reconciles skipped for a cache older than the
+//! controller's own write, as Kubernetes 1.36's controllers skip them, and
+//! `controller_runtime_stale_informer_lag`: how far each informer is behind such a write).
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::DescriptorEncoder;
@@ -25,7 +28,15 @@ impl Collector for ControllerCollector {
         let mut results: Vec<(Labels, u64)> = Vec::new();
         let (mut errors, mut terminal, mut panics, mut timeouts, mut active) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (name, counts) in &controllers {
+        let (mut skips, mut lags) = (Vec::new(), Vec::new());
+        for snapshot in &controllers {
+            let (name, counts) = (&snapshot.name, &snapshot.counts);
+            for (informer, lag) in &snapshot.lag {
+                lags.push((
+                    labels(&[("controller", name), ("informer", informer)]),
+                    i64::try_from(*lag).unwrap_or(i64::MAX),
+                ));
+            }
             // controller-runtime counts a terminal error as `result="error"` and as an error.
             let failed = counts.errors + counts.terminal;
             for (result, value) in [
@@ -41,6 +52,7 @@ impl Collector for ControllerCollector {
             terminal.push((controller.clone(), counts.terminal));
             panics.push((controller.clone(), counts.panics));
             timeouts.push((controller.clone(), counts.timeouts));
+            skips.push((controller.clone(), counts.stale_skips));
             active.push((controller, counts.active_workers as i64));
         }
         counter(
@@ -78,6 +90,18 @@ impl Collector for ControllerCollector {
             "controller_runtime_active_workers",
             "Number of currently used workers per controller",
             &active,
+        )?;
+        counter(
+            &mut encoder,
+            "controller_runtime_stale_sync_skips",
+            "Reconciles skipped (and requeued) because an informer's cache had not caught up with the controller's own writes",
+            &skips,
+        )?;
+        gauge(
+            &mut encoder,
+            "controller_runtime_stale_informer_lag",
+            "Resource versions each informer's cache is behind the newest write of the controller through it that a reconcile waits for (0 when caught up)",
+            &lags,
         )
     }
 }

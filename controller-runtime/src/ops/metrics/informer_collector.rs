@@ -23,6 +23,7 @@ impl Collector for InformerCollector {
         let mut objects = Vec::new();
         let mut buffers = Vec::new();
         let mut versions = Vec::new();
+        let mut store_versions = Vec::new();
         let mut lists = Vec::new();
         let mut watches = Vec::new();
         for informer in &informers {
@@ -37,6 +38,9 @@ impl Collector for InformerCollector {
             }
             if let Ok(version) = informer.last_sync_resource_version().parse::<u64>() {
                 versions.push((set.clone(), version as f64));
+            }
+            if let Ok(version) = informer.last_store_sync_resource_version().parse::<u64>() {
+                store_versions.push((set.clone(), version as f64));
             }
             lists.push((set.clone(), informer.lists()));
             watches.push((set, informer.watches()));
@@ -58,6 +62,12 @@ impl Collector for InformerCollector {
             "controller_runtime_informer_last_sync_resource_version",
             "resourceVersion of the last list or watch event the informer processed (only when numeric)",
             &versions,
+        )?;
+        gauge(
+            &mut encoder,
+            "controller_runtime_informer_store_resource_version",
+            "resourceVersion the informer's cache reflects, watch bookmarks included (client-go's store_resource_version; only when numeric)",
+            &store_versions,
         )?;
         counter(
             &mut encoder,

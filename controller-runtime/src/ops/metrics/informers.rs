@@ -12,6 +12,7 @@ pub(crate) trait InformerStats: Send + Sync {
     fn cache_size(&self) -> usize;
     fn listener_buffers(&self) -> Vec<informer::ListenerBuffer>;
     fn last_sync_resource_version(&self) -> String;
+    fn last_store_sync_resource_version(&self) -> String;
     fn lists(&self) -> u64;
     fn watches(&self) -> u64;
 }
@@ -28,6 +29,9 @@ impl<K: informer::Object> InformerStats for informer::SharedIndexInformer<K> {
     }
     fn last_sync_resource_version(&self) -> String {
         informer::SharedIndexInformer::last_sync_resource_version(self)
+    }
+    fn last_store_sync_resource_version(&self) -> String {
+        informer::SharedIndexInformer::last_store_sync_resource_version(self)
     }
     fn lists(&self) -> u64 {
         informer::SharedIndexInformer::list_count(self)

@@ -43,4 +43,4 @@ pub(crate) use informers::InformerSet;
 pub use noop::*;
 #[cfg(feature = "metrics")]
 pub use prometheus::*;
-pub(crate) use reconciles::{CountsReconciles, ReconcileCounts};
+pub(crate) use reconciles::{CountsReconciles, ReconcileCounts, ReportsStaleness};

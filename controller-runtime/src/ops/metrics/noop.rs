@@ -7,7 +7,7 @@ use std::time::Duration;
 use workqueue::MetricsProvider;
 
 use crate::ops::metrics::informers::InformerSet;
-use crate::ops::metrics::reconciles::CountsReconciles;
+use crate::ops::metrics::reconciles::{CountsReconciles, ReportsStaleness};
 
 /// A manager's metrics; without the `metrics` feature, it records nothing and renders an
 /// empty page.
@@ -31,6 +31,7 @@ impl Metrics {
         _name: &str,
         _workers: usize,
         _counts: Arc<dyn CountsReconciles>,
+        _staleness: Arc<dyn ReportsStaleness>,
     ) -> ControllerMetrics {
         ControllerMetrics
     }

@@ -16,7 +16,7 @@ use crate::ops::metrics::families::{Families, labels};
 use crate::ops::metrics::informer_collector::InformerCollector;
 use crate::ops::metrics::informers::InformerSet;
 use crate::ops::metrics::queue::QueueProvider;
-use crate::ops::metrics::reconciles::{ControllerSet, CountsReconciles};
+use crate::ops::metrics::reconciles::{ControllerSet, CountsReconciles, ReportsStaleness};
 
 /// A manager's Prometheus registry (see the [module docs](crate::metrics)). Cheap to clone.
 #[derive(Clone)]
@@ -69,17 +69,18 @@ impl Metrics {
         register(&mut self.registry.lock())
     }
 
-    /// The series of one controller, whose reconcile counters are read from `counts` at
-    /// scrape time (so they show zero values before its first reconcile, as controller-runtime
-    /// initialises them).
+    /// The series of one controller, whose reconcile counters are read from `counts` and
+    /// whose informers' lag behind its own writes from `staleness`, at scrape time (so they
+    /// show zero values before its first reconcile, as controller-runtime initialises them).
     pub(crate) fn controller(
         &self,
         name: &str,
         workers: usize,
         counts: Arc<dyn CountsReconciles>,
+        staleness: Arc<dyn ReportsStaleness>,
     ) -> ControllerMetrics {
         let controller = labels(&[("controller", name)]);
-        self.controllers.insert(name, counts);
+        self.controllers.insert(name, counts, staleness);
         self.families
             .max_concurrent
             .get_or_create_owned(&controller)
@@ -193,8 +194,14 @@ mod tests {
                 }
             }
         }
+        struct CaughtUp;
+        impl ReportsStaleness for CaughtUp {
+            fn lag(&self) -> Vec<(String, u64)> {
+                vec![("v1 ConfigMap in all namespaces".to_owned(), 3)]
+            }
+        }
         let metrics = Metrics::new(InformerSet::default());
-        let _controller = metrics.controller("foo", 2, Arc::new(OneSuccess));
+        let _controller = metrics.controller("foo", 2, Arc::new(OneSuccess), Arc::new(CaughtUp));
         let text = metrics.render();
         assert!(text.contains("# TYPE controller_runtime_reconcile_total counter"));
         assert!(text.contains(
@@ -203,6 +210,10 @@ mod tests {
         assert!(
             text.contains(r#"controller_runtime_max_concurrent_reconciles{controller="foo"} 2"#)
         );
+        assert!(text.contains(
+            r#"controller_runtime_stale_informer_lag{controller="foo",informer="v1 ConfigMap in all namespaces"} 3"#
+        ));
+        assert!(text.contains(r#"controller_runtime_stale_sync_skips_total{controller="foo"} 0"#));
         assert!(!text.contains("# EOF"));
         assert!(metrics.render_openmetrics().ends_with("# EOF\n"));
     }
