@@ -10,7 +10,7 @@
 //! figure is the time from the death to the start of the standby's first reconcile, split at the
 //! moment it leads. The round waits until the new leader reconciled every one of the N objects
 //! and fails if one is missing, if a standby reconciled before it led, or if a warm standby
-//! listed after the death.
+//! made a list or watch request after the death.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -55,8 +55,9 @@ pub struct Round {
     pub leading_to_first_reconcile_ms: f64,
     /// Milliseconds from the death until the new leader reconciled all objects.
     pub to_all_reconciled_ms: f64,
-    /// Lists the standby's informers made after the death.
-    pub lists_after_death: u64,
+    /// List and watch requests the standby's informers made after the death (a streaming
+    /// list counts as a watch).
+    pub requests_after_death: u64,
 }
 
 /// Figures of `failover`.
@@ -120,19 +121,21 @@ impl Replica {
             .for_(Watch::of::<ConfigMap>())
             .named("failover")
             .warm_up(warm)
-            .build(reconciler_fn(move |request: Request, _ctx: Context<ConfigMap>| {
-                let now = Instant::now();
-                if !seen.leading.load(Ordering::SeqCst) {
-                    seen.acted_while_standby.store(true, Ordering::SeqCst);
-                }
-                seen.first.lock().get_or_insert(now);
-                let mut keys = seen.keys.lock();
-                keys.insert(request.name().to_owned());
-                if keys.len() == objects {
-                    *seen.all_at.lock() = Some(Instant::now());
-                }
-                std::future::ready(Ok::<_, ReconcileError>(Action::done()))
-            }))?;
+            .build(reconciler_fn(
+                move |request: Request, _ctx: Context<ConfigMap>| {
+                    let now = Instant::now();
+                    if !seen.leading.load(Ordering::SeqCst) {
+                        seen.acted_while_standby.store(true, Ordering::SeqCst);
+                    }
+                    seen.first.lock().get_or_insert(now);
+                    let mut keys = seen.keys.lock();
+                    keys.insert(request.name().to_owned());
+                    if keys.len() == objects {
+                        *seen.all_at.lock() = Some(Instant::now());
+                    }
+                    std::future::ready(Ok::<_, ReconcileError>(Action::done()))
+                },
+            ))?;
         let running = tokio::spawn({
             let manager = Arc::clone(&manager);
             async move { manager.start().await }
@@ -145,8 +148,12 @@ impl Replica {
         })
     }
 
-    fn lists(&self) -> u64 {
-        self.informers.iter().map(|i| i.list_count()).sum()
+    /// List and watch requests of its informers (a streaming list is a watch).
+    fn requests(&self) -> u64 {
+        self.informers
+            .iter()
+            .map(|i| i.list_count() + i.watch_count())
+            .sum()
     }
 
     fn synced(&self) -> bool {
@@ -199,9 +206,7 @@ fn seed(server: &ApiServer, objects: usize) -> Result<()> {
 
 /// One round: a warm or cold standby; the old leader stopped or killed.
 async fn run_one(objects: usize, warm: bool, killed: bool) -> Result<Round> {
-    let server = ApiServer::start()
-        .await
-        .context("starting apiserver-sim")?;
+    let server = ApiServer::start().await.context("starting apiserver-sim")?;
     seed(&server, objects)?;
     let old = Replica::start(&server, "old-leader", objects, false)?;
     wait_until("the old leader's sync", PHASE_TIMEOUT, || {
@@ -210,14 +215,19 @@ async fn run_one(objects: usize, warm: bool, killed: bool) -> Result<Round> {
     .await?;
     let standby = Replica::start(&server, "standby", objects, warm)?;
     wait_until("the standby seeing the leader", PHASE_TIMEOUT, || {
-        standby.manager.elector().and_then(|e| e.leader()).as_deref() == Some("old-leader")
+        standby
+            .manager
+            .elector()
+            .and_then(|e| e.leader())
+            .as_deref()
+            == Some("old-leader")
             && (!warm || standby.synced())
     })
     .await?;
-    let lists_before = standby.lists();
+    let requests_before = standby.requests();
     ensure!(
-        (lists_before > 0) == warm,
-        "the {} standby had listed {lists_before} times before the death",
+        (requests_before > 0) == warm,
+        "the {} standby had made {requests_before} list or watch requests before the death",
         if warm { "warm" } else { "cold" }
     );
 
@@ -238,7 +248,7 @@ async fn run_one(objects: usize, warm: bool, killed: bool) -> Result<Round> {
         standby.record.all_at.lock().is_some()
     })
     .await?;
-    let lists_after_death = standby.lists() - lists_before;
+    let requests_after_death = standby.requests() - requests_before;
     standby.manager.shutdown_handle().shutdown();
     standby.running.await?.context("the new leader failed")?;
     server.shutdown().await;
@@ -247,8 +257,10 @@ async fn run_one(objects: usize, warm: bool, killed: bool) -> Result<Round> {
     if record.acted_while_standby.load(Ordering::SeqCst) {
         bail!("the standby reconciled before it led");
     }
-    if warm && lists_after_death != 0 {
-        bail!("the warm standby listed {lists_after_death} times after the death");
+    if warm && requests_after_death != 0 {
+        bail!(
+            "the warm standby made {requests_after_death} list or watch requests after the death"
+        );
     }
     let reconciled = record.keys.lock().len();
     ensure!(
@@ -270,7 +282,7 @@ async fn run_one(objects: usize, warm: bool, killed: bool) -> Result<Round> {
         to_leading_ms: ms(died, leading),
         leading_to_first_reconcile_ms: ms(leading, first),
         to_all_reconciled_ms: ms(died, all),
-        lists_after_death,
+        requests_after_death,
     })
 }
 
@@ -285,14 +297,14 @@ pub fn describe(figures: &FailoverFigures) -> String {
     )];
     for round in &figures.rounds {
         lines.push(format!(
-            "  {} standby, leader {}: first reconcile {:.0} ms after the death (leading at {:.0} ms, then {:.0} ms), all reconciled at {:.0} ms, {} lists after the death",
+            "  {} standby, leader {}: first reconcile {:.0} ms after the death (leading at {:.0} ms, then {:.0} ms), all reconciled at {:.0} ms, {} list or watch requests after the death",
             round.standby,
             round.death,
             round.to_first_reconcile_ms,
             round.to_leading_ms,
             round.leading_to_first_reconcile_ms,
             round.to_all_reconciled_ms,
-            round.lists_after_death
+            round.requests_after_death
         ));
     }
     lines.join("\n")

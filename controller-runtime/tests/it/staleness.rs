@@ -88,9 +88,11 @@ async fn no_reconcile_starts_from_a_cache_older_than_its_own_write() {
         ))
         .unwrap();
     let running = spawn(&manager);
-    eventually("the reconcile after the write", Duration::from_secs(60), || {
-        starts.lock().iter().any(|&(_, _, wrote)| wrote > 0)
-    })
+    eventually(
+        "the reconcile after the write",
+        Duration::from_secs(60),
+        || starts.lock().iter().any(|&(_, _, wrote)| wrote > 0),
+    )
     .await;
     let starts = starts.lock().clone();
     let from_stale = starts
@@ -171,7 +173,11 @@ async fn a_child_just_created_is_in_the_cache_when_its_owner_is_reconciled_again
         || creates.load(Ordering::SeqCst) >= 1 && controller.stats().successes() >= 1,
     )
     .await;
-    assert_eq!(creates.load(Ordering::SeqCst), 1, "the child was created once");
+    assert_eq!(
+        creates.load(Ordering::SeqCst),
+        1,
+        "the child was created once"
+    );
     assert_eq!(controller.stats().errors(), 0, "no create conflicted");
     assert!(controller.stats().stale_skips() >= 1);
     assert_eq!(server.list::<Secret>().len(), 1);

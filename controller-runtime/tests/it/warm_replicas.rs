@@ -2,7 +2,9 @@
 //! controller is built with `warm_up(true)` or not. The leader is killed (its task aborted: no
 //! release, the standby waits out the lease). A warm standby listed and watched while it did not
 //! lead, reconciled nothing then, and after the takeover reconciles every object without a list
-//! of its own; a cold one lists only once it leads. Runs on the simulator (paused time) and, with
+//! of its own (no list or watch request at all: its watch from before goes on); a cold one lists
+//! only once it leads. A list here is either kind of request a reflector lists with: a paged list
+//! or a streaming list (a watch with initial events). Runs on the simulator (paused time) and, with
 //! `KUBE_RT_TEST_KUBECONFIG` set, against that cluster.
 
 use crate::common;
@@ -31,8 +33,16 @@ struct Reconciled {
     key: String,
     /// Whether the replica led when it started.
     leading: bool,
-    /// Lists its ConfigMap informers had made by then.
-    lists: u64,
+    /// List and watch requests its ConfigMap informers had made by then.
+    requests: u64,
+}
+
+/// The list and watch requests `informers` made (a streaming list counts as a watch).
+fn requests(informers: &[Arc<SharedIndexInformer<ConfigMap>>]) -> u64 {
+    informers
+        .iter()
+        .map(|informer| informer.list_count() + informer.watch_count())
+        .sum()
 }
 
 /// A manager electing on `lease`, with one ConfigMap controller that warms up or not.
@@ -66,7 +76,7 @@ impl Replica {
                     seen.lock().push(Reconciled {
                         key: req.name().to_owned(),
                         leading: leading.load(Ordering::SeqCst),
-                        lists: lists.iter().map(|informer| informer.list_count()).sum(),
+                        requests: requests(&lists),
                     });
                     async { Ok::<_, Infallible>(Action::done()) }
                 },
@@ -81,8 +91,8 @@ impl Replica {
         }
     }
 
-    fn lists(&self) -> u64 {
-        self.informers.iter().map(|i| i.list_count()).sum()
+    fn requests(&self) -> u64 {
+        requests(&self.informers)
     }
 
     fn synced(&self) -> bool {
@@ -103,8 +113,8 @@ impl Replica {
 
 /// What the standby showed around the takeover.
 struct Takeover {
-    /// Lists its informers had made when the leader was killed.
-    lists_at_kill: u64,
+    /// List and watch requests its informers had made when the leader was killed.
+    requests_at_kill: u64,
     /// Its reconciles, in order.
     reconciles: Vec<Reconciled>,
 }
@@ -128,12 +138,14 @@ async fn take_over(server: &TestCluster, warm: bool) -> Takeover {
         })
         .await;
     }
-    eventually("the standby seeing the leader", Duration::from_secs(60), || {
-        standby.manager.elector().unwrap().leader().as_deref() == Some("leader")
-    })
+    eventually(
+        "the standby seeing the leader",
+        Duration::from_secs(60),
+        || standby.manager.elector().unwrap().leader().as_deref() == Some("leader"),
+    )
     .await;
     assert!(!standby.manager.is_leader());
-    let lists_at_kill = standby.lists();
+    let requests_at_kill = standby.requests();
 
     leader.running.abort();
     let _ = leader.running.await;
@@ -145,7 +157,7 @@ async fn take_over(server: &TestCluster, warm: bool) -> Takeover {
     standby.manager.shutdown_handle().shutdown();
     standby.running.await.unwrap().unwrap();
     Takeover {
-        lists_at_kill,
+        requests_at_kill,
         reconciles,
     }
 }
@@ -154,7 +166,10 @@ async fn take_over(server: &TestCluster, warm: bool) -> Takeover {
 async fn a_warm_standby_takes_over_a_killed_leader_without_a_list() {
     let server = TestCluster::start().await.unwrap();
     let takeover = take_over(&server, true).await;
-    assert!(takeover.lists_at_kill >= 1, "the standby listed before leading");
+    assert!(
+        takeover.requests_at_kill >= 1,
+        "the standby listed before leading"
+    );
     assert!(
         takeover.reconciles.iter().all(|r| r.leading),
         "a standby reconciled: {:?}",
@@ -162,7 +177,7 @@ async fn a_warm_standby_takes_over_a_killed_leader_without_a_list() {
     );
     let first = &takeover.reconciles[0];
     assert_eq!(
-        first.lists, takeover.lists_at_kill,
+        first.requests, takeover.requests_at_kill,
         "the first reconcile after the takeover waited for a list"
     );
     server.shutdown().await;
@@ -172,10 +187,13 @@ async fn a_warm_standby_takes_over_a_killed_leader_without_a_list() {
 async fn a_cold_standby_lists_only_once_it_leads() {
     let server = TestCluster::start().await.unwrap();
     let takeover = take_over(&server, false).await;
-    assert_eq!(takeover.lists_at_kill, 0, "a cold standby caches nothing");
+    assert_eq!(
+        takeover.requests_at_kill, 0,
+        "a cold standby caches nothing"
+    );
     assert!(takeover.reconciles.iter().all(|r| r.leading));
     assert!(
-        takeover.reconciles[0].lists >= 1,
+        takeover.reconciles[0].requests >= 1,
         "its first reconcile came after its list"
     );
     server.shutdown().await;
