@@ -101,6 +101,9 @@ fn queue_adds(metrics: &str, queue: &str) -> Option<u64> {
 /// key: the queue's second add), so the state is recorded before that reconcile ends.
 #[tokio::test]
 async fn a_deletion_seen_during_a_reconcile_reaches_the_next_one() {
+    if testkit::cluster::sim_only("the simulator's own writes and its namespace") {
+        return;
+    }
     let server = Arc::new(apiserver_sim::ApiServer::start().await.unwrap());
     let manager = Arc::new(manager(&server).build());
     let last_states = LastStates::default();
