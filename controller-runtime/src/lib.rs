@@ -32,7 +32,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`controller`] | the controller builder and its [`Watch`](controller::Watch)es (typed, metadata-only, dynamic), the [`Reconciler`](controller::Reconciler), [`Context`](controller::Context) (client, caches, read-your-own-writes), [`Action`](controller::Action), [`predicate`](controller::predicate)s, the priority queue (initial lists and resyncs at low priority), debounce, external sources |
+//! | [`controller`] | the controller builder and its [`Watch`](controller::Watch)es (typed, metadata-only, dynamic), the [`Reconciler`](controller::Reconciler), [`Context`](controller::Context) (client, caches, writes recorded so no reconcile starts from a cache older than them: Kubernetes 1.36's staleness mitigation), warm replicas (caches filled before leading), [`Action`](controller::Action), [`predicate`](controller::predicate)s, the priority queue (initial lists and resyncs at low priority), debounce, external sources |
 //! | [`cache`] | what a reconcile reads: listers, `Result<Option<_>>` getters, label selectors, field indexes; per-kind settings (`ByObject`: namespaces, selectors, transforms); typed, metadata-only and dynamic kinds; lazy informers and kinds installed late |
 //! | [`manager`] | the manager: configuration, start and graceful shutdown on SIGINT/SIGTERM, runnables (also added to and removed from a running manager), probes, the addresses of its servers |
 //! | [`util`] | what reconcilers call: owner references, `create_or_update`, server-side apply, finalizers (with what happens to the cleanup's result), status conditions |
