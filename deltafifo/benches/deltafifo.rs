@@ -1,5 +1,7 @@
-//! The DeltaFIFO benchmark workloads `df_1`, `df_2a`, `df_2b`, sized as client-go's (see
-//! `workloads/` for what each does and checks; `rows.rs` runs one of them once per process).
+//! The fifo benchmark workloads `df_1`, `df_2a`, `df_2b`, sized as client-go's, on a
+//! `DeltaFifo` popped one key at a time, on an `InOrderFifo` popped one item at a time, and on
+//! both popped in batches of up to 1 000 (see `workloads/` for what each does and checks;
+//! `rows.rs` runs one of them once per process).
 
 mod workloads;
 
@@ -7,6 +9,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group};
 
+use workloads::queues::{self, BATCH, Fifo};
 use workloads::{OBJECTS, UPDATES};
 
 fn bench_deltafifo(c: &mut Criterion) {
@@ -40,6 +43,35 @@ fn bench_deltafifo(c: &mut Criterion) {
                 .sum::<Duration>()
         })
     });
+    for (name, kind, max) in [
+        ("in_order", Fifo::InOrder, 1),
+        ("batch", Fifo::Deltas, BATCH),
+        ("batch_in_order", Fifo::InOrder, BATCH),
+    ] {
+        group.throughput(Throughput::Elements(OBJECTS as u64));
+        group.bench_function(format!("df_1_{name}"), |b| {
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| queues::df_1(&rt, kind, &objects, max))
+                    .sum::<Duration>()
+            })
+        });
+        group.throughput(Throughput::Elements(UPDATES as u64));
+        group.bench_function(format!("df_2a_{name}"), |b| {
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| queues::df_2a(&rt, kind, &cache, &updates, max))
+                    .sum::<Duration>()
+            })
+        });
+        group.bench_function(format!("df_2b_{name}"), |b| {
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| queues::df_2b(&rt, kind, &cache, &updates, max))
+                    .sum::<Duration>()
+            })
+        });
+    }
     group.finish();
 }
 

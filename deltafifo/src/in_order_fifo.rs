@@ -286,7 +286,7 @@ impl<K: Resource> InOrderFifo<K> {
             .wait(|| self.try_take(max_items), || !self.is_empty())
             .await?;
         // The state the consumer's cache reflects once this batch is processed.
-        let reached = resource_version_after(&items);
+        let reached = reached_after(&items);
         outbound.pops = outbound.pops.wrapping_add(1);
         let slow = SlowPop::start(outbound.pops, self.len());
         let first_key = slow.is_timed().then(|| first_key(&items)).flatten();
@@ -298,9 +298,9 @@ impl<K: Resource> InOrderFifo<K> {
         }));
 
         if outcome.is_ok()
-            && let Some(resource_version) = reached
+            && let Some(resource_version) = reached.as_ref().and_then(Reached::resource_version)
         {
-            shared.synced_version.set(resource_version);
+            shared.synced_version.set_str(resource_version);
         }
         if outbound.initial_list_processed() {
             shared.synced.set();
@@ -354,16 +354,37 @@ impl<K: Resource> InOrderFifo<K> {
     }
 }
 
-/// The resource version of the newest state among `items` (that of the last one that has one):
-/// what the consumer's cache reflects once it has processed them.
-fn resource_version_after<K: Resource>(items: &[Item<K>]) -> Option<String> {
-    items.iter().rev().find_map(|item| {
-        let resource_version = match item {
-            Item::Deltas(deltas) => deltas.newest().object()?.meta().resource_version.clone()?,
-            Item::Replaced(list) => list.resource_version().to_owned(),
-            Item::Resync => return None,
-        };
-        (!resource_version.is_empty()).then_some(resource_version)
+/// The newest state among a batch's items (the last one that has a resource version): what
+/// the consumer's cache reflects once it has processed them. An object is kept as is (its
+/// resource version read once published), so a pop copies no text.
+enum Reached<K> {
+    Object(Arc<K>),
+    Relist(String),
+}
+
+impl<K: Resource> Reached<K> {
+    fn resource_version(&self) -> Option<&str> {
+        match self {
+            Reached::Object(obj) => obj.meta().resource_version.as_deref(),
+            Reached::Relist(resource_version) => Some(resource_version),
+        }
+    }
+}
+
+fn reached_after<K: Resource>(items: &[Item<K>]) -> Option<Reached<K>> {
+    items.iter().rev().find_map(|item| match item {
+        Item::Deltas(deltas) => {
+            let obj = deltas.newest().object()?;
+            let versioned = obj
+                .meta()
+                .resource_version
+                .as_deref()
+                .is_some_and(|rv| !rv.is_empty());
+            versioned.then(|| Reached::Object(Arc::clone(obj)))
+        }
+        Item::Replaced(list) => (!list.resource_version().is_empty())
+            .then(|| Reached::Relist(list.resource_version().to_owned())),
+        Item::Resync => None,
     })
 }
 

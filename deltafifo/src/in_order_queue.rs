@@ -129,6 +129,17 @@ impl<K: Resource> Outbound<K> {
     /// Empty when the front is a bookmark or nothing is queued.
     pub(crate) fn take_batch(&mut self, max: usize) -> Vec<Item<K>> {
         let limit = max.max(1).min(self.room_before_initial_end());
+        if limit == 1 {
+            // One item: no keys to compare.
+            if !matches!(self.entries.front(), Some(Queued::Item(_))) {
+                return Vec::new();
+            }
+            let Some(Queued::Item(item)) = self.entries.pop_front() else {
+                return Vec::new();
+            };
+            self.popped += 1;
+            return vec![item];
+        }
         let mut batch = Vec::with_capacity(limit.min(self.entries.len()));
         self.batch_keys.clear();
         while batch.len() < limit {

@@ -65,4 +65,12 @@ impl SyncedVersion {
     pub(crate) fn set(&self, resource_version: String) {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = resource_version;
     }
+
+    /// Like [`set`](Self::set), copying into the text it holds (no allocation once it has
+    /// room).
+    pub(crate) fn set_str(&self, resource_version: &str) {
+        let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        held.clear();
+        held.push_str(resource_version);
+    }
 }

@@ -1,5 +1,7 @@
-//! The DeltaFIFO workloads `df_1`, `df_2a`, `df_2b`, sized as client-go's, shared by the
-//! criterion bench (`deltafifo.rs`) and the one-run-per-process runner (`rows.rs`).
+//! The fifo workloads `df_1`, `df_2a`, `df_2b`, sized as client-go's, shared by the
+//! criterion bench (`deltafifo.rs`) and the one-run-per-process runner (`rows.rs`): here on a
+//! `DeltaFifo` popped one key at a time, as client-go's DeltaFIFO rows; in `queues` on either
+//! fifo through the `Queue` trait, one item or a batch per pop.
 //!
 //! Object i: namespace `ns-{i % 100}`, name `obj-{i}`, a resourceVersion, no data. The consumer
 //! applies each delta to an `Indexer` with the namespace index (update-or-add, or delete). The
@@ -9,6 +11,8 @@
 //! harness).
 
 #![allow(dead_code)]
+
+pub mod queues;
 
 use std::sync::Arc;
 use std::thread;
@@ -65,7 +69,7 @@ pub fn filled_cache() -> Indexer<ConfigMap> {
     cache
 }
 
-fn informer_fifo(cache: &Indexer<ConfigMap>) -> DeltaFifo<ConfigMap> {
+pub(crate) fn informer_fifo(cache: &Indexer<ConfigMap>) -> DeltaFifo<ConfigMap> {
     DeltaFifo::new(DeltaFifoOptions::new().known_objects(Arc::new(cache.clone())))
 }
 
@@ -95,7 +99,7 @@ pub fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// Checks what every `df_2` run leaves: 100k keys, and the last update of `ns-5/obj-99905`.
-fn check_updated_cache(name: &str, cache: &Indexer<ConfigMap>) {
+pub(crate) fn check_updated_cache(name: &str, cache: &Indexer<ConfigMap>) {
     assert_eq!(cache.len(), OBJECTS, "{name}: 100k keys cached");
     let key = ObjectKey::namespaced("ns-5", "obj-99905").expect("key");
     let rv = cache
