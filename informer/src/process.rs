@@ -9,7 +9,6 @@ use indexer::{Indexer, ObjectKey};
 use kube::Resource;
 
 use crate::event::Event;
-use crate::fifo::POP_BATCH;
 use crate::processor::Processor;
 
 /// One cache write of a batch, and what it is told as once applied.
@@ -143,9 +142,11 @@ fn same_resource_version<K: Resource>(old: &K, new: &K) -> bool {
     old.meta().resource_version == new.meta().resource_version
 }
 
-/// Pops and processes batches until the fifo is closed and drained, or `shutdown` fires.
+/// Pops and processes batches of at most `max_items` until the fifo is closed and drained, or
+/// `shutdown` fires.
 pub(crate) async fn process_loop<K, Q>(
     fifo: &Q,
+    max_items: usize,
     cache: &Indexer<K>,
     processor: &Processor<K>,
     shutdown: &tokio_util::sync::CancellationToken,
@@ -154,7 +155,7 @@ pub(crate) async fn process_loop<K, Q>(
     Q: Queue<K>,
 {
     while fifo
-        .pop_batch(POP_BATCH, |batch| process_batch(cache, processor, batch))
+        .pop_batch(max_items, |batch| process_batch(cache, processor, batch))
         .await
         .is_ok()
     {

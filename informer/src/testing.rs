@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::fifo::{FifoKind, delta_fifo, in_order_fifo};
+use crate::fifo::{FifoKind, POP_BATCH, delta_fifo, in_order_fifo};
 use crate::process::{cached_entries, process_loop};
 use crate::processor::Processor;
 use crate::registration::Registration;
@@ -117,7 +117,7 @@ impl Harness {
         );
         let popping = fifo.clone();
         self.tasks.push(tokio::spawn(async move {
-            process_loop(&popping, &cache, &processor, &shutdown).await;
+            process_loop(&popping, POP_BATCH, &cache, &processor, &shutdown).await;
         }));
         let synced = self.synced.clone();
         self.tasks.push(tokio::spawn(async move {

@@ -20,6 +20,7 @@ mod controller;
 mod cpu;
 mod decode;
 mod failover;
+mod fifos;
 mod fixtures;
 mod fresh_memory;
 mod kube_runtime;
@@ -144,6 +145,15 @@ enum Cmd {
         #[command(flatten)]
         size: Size,
         /// Rounds of each.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
+    /// Our informer on each fifo, popping batches of up to 1 000 and one item at a time:
+    /// inf_sync and inf_watch interleaved, medians and the ratios of batches to single pops.
+    Fifos {
+        #[command(flatten)]
+        size: Size,
+        /// Rounds of every configuration (in turns).
         #[arg(long, default_value_t = 3)]
         rounds: usize,
     },
@@ -346,6 +356,10 @@ fn main() -> Result<()> {
         Cmd::Compare { size, rounds } => {
             let comparison = compare::run(size.objects, size.events, rounds)?;
             print(&comparison, &compare::describe(&comparison))
+        }
+        Cmd::Fifos { size, rounds } => {
+            let figures = fifos::run(size.objects, size.events, rounds)?;
+            print(&figures, &fifos::describe(&figures))
         }
         Cmd::Codecs { objects, tuning } => {
             let figures = codecs::run(objects, tuning)?;

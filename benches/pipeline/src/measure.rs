@@ -46,6 +46,43 @@ pub struct RunOptions {
     /// One cache per namespace instead of one cluster-wide cache (metadata peers only).
     #[arg(long)]
     pub per_namespace: bool,
+    /// Ours only: the fifo the informer runs on (default: the informer's own).
+    #[arg(long, value_enum)]
+    #[serde(default)]
+    pub fifo: Option<FifoName>,
+    /// Ours only: the most items the informer pops from its fifo at once (default: the
+    /// informer's own, 1 000).
+    #[arg(long)]
+    #[serde(default)]
+    pub pop_batch: Option<usize>,
+}
+
+/// The fifo an informer of ours runs on ([`informer::FifoKind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum FifoName {
+    /// The delta fifo.
+    Deltas,
+    /// The in-order fifo.
+    InOrder,
+}
+
+impl FifoName {
+    /// The informer's name for this fifo.
+    pub fn kind(self) -> informer::FifoKind {
+        match self {
+            FifoName::Deltas => informer::FifoKind::Deltas,
+            FifoName::InOrder => informer::FifoKind::InOrder,
+        }
+    }
+
+    /// The name on the command line.
+    pub fn arg(self) -> &'static str {
+        match self {
+            FifoName::Deltas => "deltas",
+            FifoName::InOrder => "in-order",
+        }
+    }
 }
 
 /// A cache kept in step with the server: ours (informer) or kube-runtime's reflector store.
@@ -250,6 +287,12 @@ pub fn run_args(peer: &str, options: &RunOptions) -> Vec<String> {
     }
     if let Some(page_size) = options.page_size {
         args.extend(["--page-size".to_owned(), page_size.to_string()]);
+    }
+    if let Some(fifo) = options.fifo {
+        args.extend(["--fifo".to_owned(), fifo.arg().to_owned()]);
+    }
+    if let Some(pop_batch) = options.pop_batch {
+        args.extend(["--pop-batch".to_owned(), pop_batch.to_string()]);
     }
     args
 }

@@ -108,6 +108,8 @@ pub fn run(objects: usize, namespaces: usize, rounds: usize) -> Result<MetadataF
                 page_size: None,
                 namespaces,
                 per_namespace,
+                fifo: None,
+                pop_batch: None,
             };
             let figures: RunFigures = in_fresh_process(&run_args(peer, &options))?;
             ensure!(

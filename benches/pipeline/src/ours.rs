@@ -1,4 +1,4 @@
-//! Our stack as a [`Peer`]: a `SharedIndexInformer<Pod>` (reflector → delta fifo → indexer).
+//! Our stack as a [`Peer`]: a `SharedIndexInformer<Pod>` (reflector → fifo → indexer).
 
 use std::sync::Arc;
 
@@ -64,9 +64,15 @@ impl Ours {
         client: kube::Client,
         options: &RunOptions,
     ) -> Result<Arc<SharedIndexInformer<Pod>>> {
-        let informer = SharedIndexInformer::for_api(Api::<Pod>::all(client))
-            .reflector_options(reflector_options(options))
-            .build();
+        let mut builder = SharedIndexInformer::for_api(Api::<Pod>::all(client))
+            .reflector_options(reflector_options(options));
+        if let Some(fifo) = options.fifo {
+            builder = builder.fifo(fifo.kind());
+        }
+        if let Some(max_items) = options.pop_batch {
+            builder = builder.pop_batch(max_items);
+        }
+        let informer = builder.build();
         if options.strip_managed_fields {
             informer.set_transform(strip_managed_fields)?;
         }

@@ -70,6 +70,8 @@ pub fn run(sizes: &[usize], events: usize, rounds: usize, svg: &Path) -> Result<
                     page_size: None,
                     namespaces: DEFAULT_NAMESPACES,
                     per_namespace: false,
+                    fifo: None,
+                    pop_batch: None,
                 };
                 let figures: RunFigures = in_fresh_process(&run_args(peer, &options))?;
                 runs.push((peer.to_owned(), objects, figures));

@@ -59,6 +59,8 @@ pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
         page_size: None,
         namespaces: DEFAULT_NAMESPACES,
         per_namespace: false,
+        fifo: None,
+        pop_batch: None,
     };
     let main: RunFigures = in_fresh_process(&run_args(peer, &base))?;
     let stream: RunFigures = in_fresh_process(&run_args(
