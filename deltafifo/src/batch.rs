@@ -145,9 +145,13 @@ impl<K> Replacement<K> {
     /// objects deleted while the watch was down, as [`DeltaFifo`](crate::DeltaFifo)'s relist
     /// tombstones them.
     pub fn deletions(&self, known: &dyn KnownObjects<K>) -> Vec<DeletedFinalStateUnknown<K>> {
+        let known_keys = known.known_keys();
+        if known_keys.is_empty() {
+            // An initial list: nothing to compare the listed keys with.
+            return Vec::new();
+        }
         let listed: HashSet<&ObjectKey> = self.objects.iter().map(|(key, _)| key).collect();
-        let mut gone: Vec<ObjectKey> = known
-            .known_keys()
+        let mut gone: Vec<ObjectKey> = known_keys
             .into_iter()
             .filter(|key| !listed.contains(key))
             .collect();

@@ -1,6 +1,6 @@
-//! `fifos`: our informer's inf_sync and inf_watch on each fifo, popping batches of up to 1 000
-//! items and one item at a time, interleaved (every configuration once per round, each in a
-//! fresh process); prints the medians and the ratios of batches to single pops.
+//! `fifos`: our informer's inf_sync, inf_watch and inf_relist on each fifo, popping batches of
+//! up to 1 000 items and one item at a time, interleaved (every configuration once per round,
+//! each in a fresh process); prints the medians and the ratios of batches to single pops.
 
 use anyhow::{Result, ensure};
 use serde::Serialize;
@@ -31,10 +31,14 @@ pub struct FifoRow {
     pub sync_objects_per_s: Vec<f64>,
     /// inf_watch of every round, events per second.
     pub watch_events_per_s: Vec<f64>,
+    /// inf_relist of every round: peak RSS during the relist ÷ RSS before it.
+    pub relist_peak_ratio: Vec<f64>,
     /// Median inf_sync, pods per second.
     pub median_sync_objects_per_s: f64,
     /// Median inf_watch, events per second.
     pub median_watch_events_per_s: f64,
+    /// Median inf_relist peak ratio.
+    pub median_relist_peak_ratio: f64,
 }
 
 /// Every configuration's figures and the ratios of batches to single pops.
@@ -62,8 +66,8 @@ pub struct FifoFigures {
     pub in_order_vs_deltas_watch_ratio: f64,
 }
 
-/// Runs every configuration once per round, each in a fresh process (paged list, then the
-/// watch events; no relist).
+/// Runs every configuration once per round, each in a fresh process (paged list, the watch
+/// events, then a forced relist).
 pub fn run(objects: usize, events: usize, rounds: usize) -> Result<FifoFigures> {
     ensure!(events > 0, "fifos measures the watch too: give it events");
     let mut runs: Vec<Vec<RunFigures>> = CONFIGURATIONS.iter().map(|_| Vec::new()).collect();
@@ -76,7 +80,7 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<FifoFigures> 
                 stream: false,
                 strip_managed_fields: false,
                 compact_objects: false,
-                relist: false,
+                relist: true,
                 page_size: None,
                 namespaces: DEFAULT_NAMESPACES,
                 per_namespace: false,
@@ -87,7 +91,8 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<FifoFigures> 
             ensure!(
                 figures.objects_synced == objects
                     && figures.objects_after_watch.is_some()
-                    && figures.watch_events_per_s.is_some(),
+                    && figures.watch_events_per_s.is_some()
+                    && figures.relist_peak_ratio.is_some(),
                 "{} fifo, pop batch {pop_batch}: the run did not cache every pod and event",
                 fifo.arg()
             );
@@ -103,11 +108,17 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<FifoFigures> 
                 .iter()
                 .filter_map(|run| run.watch_events_per_s)
                 .collect();
+            let relist: Vec<f64> = runs
+                .iter()
+                .filter_map(|run| run.relist_peak_ratio)
+                .collect();
             FifoRow {
                 fifo,
                 pop_batch,
                 median_sync_objects_per_s: median(sync.iter().copied()),
                 median_watch_events_per_s: median(watch.iter().copied()),
+                median_relist_peak_ratio: median(relist.iter().copied()),
+                relist_peak_ratio: relist,
                 sync_objects_per_s: sync,
                 watch_events_per_s: watch,
             }
@@ -138,9 +149,8 @@ pub fn describe(figures: &FifoFigures) -> String {
             "{} pods, {} events; medians of {} rounds",
             figures.objects, figures.events, figures.rounds
         ),
-        "| fifo | pop batch | inf_sync pods/s | inf_watch events/s | runs (sync / watch) |"
-            .to_owned(),
-        "|---|---|---|---|---|".to_owned(),
+        "| fifo | pop batch | inf_sync pods/s | inf_watch events/s | relist peak ÷ steady RSS | runs (sync / watch) |".to_owned(),
+        "|---|---|---|---|---|---|".to_owned(),
     ];
     let each = |values: &[f64]| {
         values
@@ -151,11 +161,12 @@ pub fn describe(figures: &FifoFigures) -> String {
     };
     for row in &figures.rows {
         lines.push(format!(
-            "| {} | {} | {:.0} | {:.0} | {} / {} |",
+            "| {} | {} | {:.0} | {:.0} | {:.2}× | {} / {} |",
             row.fifo.arg(),
             row.pop_batch,
             row.median_sync_objects_per_s,
             row.median_watch_events_per_s,
+            row.median_relist_peak_ratio,
             each(&row.sync_objects_per_s),
             each(&row.watch_events_per_s)
         ));
