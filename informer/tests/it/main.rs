@@ -13,6 +13,7 @@ mod late_handler;
 mod lifecycle;
 mod metadata;
 mod panics;
+mod pop_batch;
 mod resync;
 mod slow_consumer;
 mod slow_handler;
