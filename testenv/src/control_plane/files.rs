@@ -10,7 +10,7 @@ use kube::config::{
     AuthInfo, Cluster, Context, Kubeconfig, NamedAuthInfo, NamedCluster, NamedContext,
 };
 
-use super::flags::SERVICE_IP;
+use super::services::SERVICE_IP;
 use crate::pki::{self, PkiError};
 
 /// The admin user's name in the token file and the kubeconfig.

@@ -5,12 +5,8 @@ use std::net::{Ipv4Addr, TcpListener};
 use std::path::Path;
 
 use super::files::Layout;
+use super::services::SERVICE_RANGE;
 
-/// The Services' cluster IP range (required by kube-apiserver).
-pub(crate) const SERVICE_RANGE: &str = "10.0.0.0/24";
-/// The first address of [`SERVICE_RANGE`]: the `kubernetes` Service's, in the serving
-/// certificate.
-pub(crate) const SERVICE_IP: &str = "10.0.0.1";
 /// The ServiceAccount token issuer (a cluster's usual one).
 const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 

@@ -26,6 +26,7 @@ mod files;
 mod flags;
 mod process;
 mod ready;
+mod services;
 mod shared;
 mod start;
 mod watchdog;
