@@ -50,14 +50,15 @@ pub(super) async fn stream_list<K: Object>(
     let buffer = Indexer::new(Indexers::new());
     let end_rv = initial_events(shared, &mut stream, &buffer).await?;
     let items = buffer.list();
+    // The buffer goes before the store takes the objects, so the store holds the only
+    // reference to each: a transform (an informer stripping managedFields) edits it in place
+    // instead of copying it, and nothing is left to free afterwards. Kept until later, the buffer
+    // held the only reference to every decoded object when the store kept copies, and freeing
+    // them (10 000 pods: a few hundred milliseconds) held back the first events on this
+    // stream, which is already the steady-state watch.
+    drop(buffer);
     let count = items.len();
-    let replaced = shared.replace_store(items, end_rv.clone());
-    // The buffer may now hold the only reference to every decoded object (a store that
-    // transforms what it is given keeps its own copies, as an informer stripping managedFields
-    // does): freeing them here, 10 000 pods in a few hundred milliseconds, would hold back the
-    // events that follow on this stream, which is already the steady-state watch.
-    drop_elsewhere(buffer);
-    replaced?;
+    shared.replace_store(items, end_rv.clone())?;
     tracing::debug!(
         count,
         resource_version = %end_rv,
@@ -67,17 +68,6 @@ pub(super) async fn stream_list<K: Object>(
     );
     shared.set_last_sync_resource_version(end_rv);
     Ok(stream)
-}
-
-/// Drops `value` on the runtime's blocking pool, off the task reading the watch; here when
-/// there is no runtime.
-fn drop_elsewhere<T: Send + 'static>(value: T) {
-    match tokio::runtime::Handle::try_current() {
-        Ok(runtime) => {
-            runtime.spawn_blocking(move || drop(value));
-        }
-        Err(_) => drop(value),
-    }
 }
 
 /// Whether `error` (of [`stream_list`]) proves that the server does not serve streaming lists:
