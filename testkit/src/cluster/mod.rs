@@ -6,8 +6,13 @@
 //!
 //! On a real server the tests of a process share one namespace, [`ns`]`()`, and take turns: a
 //! [`TestCluster`] holds the turn until it is dropped, and its start empties the namespace.
-//! Tests that need the simulator (virtual time, fault injection, its own counters) start with
-//! [`sim_only`] and are skipped there with a notice.
+//! Tests that need the simulator (virtual time, its own configuration) start with [`sim_only`]
+//! and are skipped there with a notice. A fault test starts with
+//! [`TestCluster::start_with_faults`] instead and runs in every mode: on a real server its
+//! clients go through a [`FaultProxy`], and the cluster injects faults
+//! ([`InjectFaults`](crate::fault::InjectFaults)) as the simulator does.
+
+mod faults;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
@@ -27,6 +32,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use crate::config_maps::{State, cm, state_of};
 pub use crate::namespace::ns;
+use crate::proxy::FaultProxy;
 
 /// What a call of [`TestCluster`] fails with.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -53,6 +59,8 @@ enum Backend {
     Cluster {
         cluster: Box<ExistingCluster>,
         discovery: tokio::sync::OnceCell<Discovery>,
+        /// The proxy every client goes through, in a test that injects faults.
+        proxy: Option<FaultProxy>,
     },
 }
 
@@ -62,6 +70,19 @@ impl TestCluster {
     /// asks), once the process's earlier tests there are done, with [`ns`]`()` empty. On a real
     /// server a paused tokio clock is resumed: the network does not run on virtual time.
     pub async fn start() -> Result<Self, Error> {
+        Self::start_in_mode(false).await
+    }
+
+    /// [`TestCluster::start`] for a test that injects faults: on a real server a
+    /// [`FaultProxy`] is put in front of it, every client of the cluster ([`TestCluster::client`],
+    /// [`TestCluster::config`] and its own seeding calls) goes through it, and the cluster's
+    /// [`InjectFaults`](crate::fault::InjectFaults) are the proxy's; on the simulator they are
+    /// the simulator's own.
+    pub async fn start_with_faults() -> Result<Self, Error> {
+        Self::start_in_mode(true).await
+    }
+
+    async fn start_in_mode(with_faults: bool) -> Result<Self, Error> {
         if !testenv::on_existing_cluster() {
             return Ok(Self {
                 backend: Backend::Simulator(ApiServer::start().await?),
@@ -74,10 +95,15 @@ impl TestCluster {
             .ok_or("no real server is named")?;
         let turn = Arc::clone(&TURN).lock_owned().await;
         let cluster = ExistingCluster::connect_in(&kubeconfig, ns()).await?;
+        let proxy = match with_faults {
+            true => Some(FaultProxy::start(cluster.config().clone()).await?),
+            false => None,
+        };
         Ok(Self {
             backend: Backend::Cluster {
                 cluster: Box::new(cluster),
                 discovery: tokio::sync::OnceCell::new(),
+                proxy,
             },
             _turn: Some(turn),
         })
@@ -91,32 +117,42 @@ impl TestCluster {
         }
     }
 
-    /// A client whose default namespace is [`ns`]`()`.
+    /// A client whose default namespace is [`ns`]`()` (through the fault proxy, if any).
     pub fn client(&self) -> Result<Client, Error> {
         match &self.backend {
             Backend::Simulator(server) => Ok(server.client()?),
+            Backend::Cluster {
+                proxy: Some(proxy), ..
+            } => Ok(proxy.client()?),
             Backend::Cluster { cluster, .. } => Ok(cluster.client()),
         }
     }
 
-    /// A client configuration of the server (its credentials on a cluster), default namespace
-    /// [`ns`]`()`.
+    /// A client configuration of the server (its credentials on a cluster; the fault proxy's
+    /// address, which adds them, if there is one), default namespace [`ns`]`()`.
     pub fn config(&self) -> Result<kube::Config, Error> {
         match &self.backend {
             Backend::Simulator(server) => server.test_client_config(),
+            Backend::Cluster {
+                proxy: Some(proxy), ..
+            } => Ok(proxy.config()?),
             Backend::Cluster { cluster, .. } => Ok(cluster.config().clone()),
         }
     }
 
-    /// The server's URL.
+    /// The server's URL (the fault proxy's, if there is one).
     pub fn url(&self) -> String {
         match &self.backend {
             Backend::Simulator(server) => server.url(),
+            Backend::Cluster {
+                proxy: Some(proxy), ..
+            } => proxy.url(),
             Backend::Cluster { cluster, .. } => cluster.config().cluster_url.to_string(),
         }
     }
 
-    /// The kubeconfig of the cluster (a copy for the simulator, written to `path`).
+    /// The kubeconfig of the cluster (a copy for the simulator, written to `path`); on a real
+    /// server, the server's own, not the fault proxy's.
     pub fn write_kubeconfig(&self, path: &Path) -> Result<PathBuf, Error> {
         match &self.backend {
             Backend::Simulator(server) => {
@@ -252,9 +288,12 @@ impl TestCluster {
     pub async fn shutdown(self) {
         match self.backend {
             Backend::Simulator(server) => server.shutdown().await,
-            Backend::Cluster { cluster, .. } => {
+            Backend::Cluster { cluster, proxy, .. } => {
                 if let Err(error) = cluster.cleanup().await {
                     tracing::warn!("cleaning up {}: {error}", ns());
+                }
+                if let Some(proxy) = proxy {
+                    proxy.shutdown().await;
                 }
             }
         }
