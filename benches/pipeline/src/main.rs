@@ -32,6 +32,7 @@ mod metadata;
 mod metadata_peers;
 mod ours;
 mod priority;
+mod readers;
 mod scaling;
 mod served;
 mod server;
@@ -156,6 +157,10 @@ enum Cmd {
         /// Rounds of every configuration (in turns).
         #[arg(long, default_value_t = 3)]
         rounds: usize,
+        /// Also run every configuration with this many tasks listing the cache during the
+        /// watch (0: without readers only).
+        #[arg(long, default_value_t = 0)]
+        readers: usize,
     },
     /// Initial sync of both peers at several collection sizes: pods/s, bytes and CPU per pod,
     /// as a table and an SVG plot.
@@ -357,8 +362,12 @@ fn main() -> Result<()> {
             let comparison = compare::run(size.objects, size.events, rounds)?;
             print(&comparison, &compare::describe(&comparison))
         }
-        Cmd::Fifos { size, rounds } => {
-            let figures = fifos::run(size.objects, size.events, rounds)?;
+        Cmd::Fifos {
+            size,
+            rounds,
+            readers,
+        } => {
+            let figures = fifos::run(size.objects, size.events, rounds, readers)?;
             print(&figures, &fifos::describe(&figures))
         }
         Cmd::Codecs { objects, tuning } => {

@@ -8,6 +8,7 @@ use anyhow::{Context, Result, bail, ensure};
 use serde::{Deserialize, Serialize};
 
 use crate::fixtures::{DEFAULT_NAMESPACES, Marker};
+use crate::readers::{ListCache, Readers};
 use crate::server::{EXPIRE_PATH, RELEASE_PATH, ServerProcess};
 use crate::{cpu, memory};
 
@@ -55,6 +56,11 @@ pub struct RunOptions {
     #[arg(long)]
     #[serde(default)]
     pub pop_batch: Option<usize>,
+    /// Ours only: tasks that list the whole cache in a loop while the watch events arrive (as a
+    /// controller's workers read its cache; 0: none).
+    #[arg(long, default_value_t = 0)]
+    #[serde(default)]
+    pub readers: usize,
 }
 
 /// The fifo an informer of ours runs on ([`informer::FifoKind`]).
@@ -99,6 +105,11 @@ pub trait Peer: Sized {
     fn len(&self) -> usize;
     /// Stops the cache.
     fn stop(self) -> impl Future<Output = ()> + Send;
+    /// A function listing the whole cache, for [`RunOptions::readers`] (`None`: this peer
+    /// has no readers).
+    fn lister(&self) -> Option<ListCache> {
+        None
+    }
 }
 
 /// The figures of one run (one process).
@@ -134,6 +145,9 @@ pub struct RunFigures {
     pub watch_server_cpu_s: Option<f64>,
     /// Pods in the cache after the events.
     pub objects_after_watch: Option<usize>,
+    /// Whole-cache lists per second the readers made during the watch events (with readers).
+    #[serde(default)]
+    pub watch_reads_per_s: Option<f64>,
     /// Peak RSS from the 410 until the relist is in the cache, ÷ RSS just before.
     pub relist_peak_ratio: Option<f64>,
     /// Seconds from the 410 until the relist is in the cache.
@@ -180,18 +194,31 @@ pub async fn run<P: Peer>(options: RunOptions) -> Result<RunFigures> {
         watch_cpu_s: None,
         watch_server_cpu_s: None,
         objects_after_watch: None,
+        watch_reads_per_s: None,
         relist_peak_ratio: None,
         relist_s: None,
     };
     if options.events > 0 {
         let cpu_before = cpu::process()?;
         let server_cpu_before = server.cpu()?;
+        let readers = match (options.readers, peer.lister()) {
+            (0, _) => None,
+            (count, Some(list)) => Some(Readers::start(count, list)),
+            (_, None) => bail!("the {} peer has no cache readers", P::NAME),
+        };
         let started = Instant::now();
         ServerProcess::control(&client, RELEASE_PATH).await?;
         wait_for(&peer, &server.info.watch_marker).await?;
         // With one cache per namespace, the marker's namespace may finish before the others.
         wait_for_len(&peer, server.info.objects_after_events).await?;
-        figures.watch_events_per_s = Some(options.events as f64 / started.elapsed().as_secs_f64());
+        let elapsed = started.elapsed().as_secs_f64();
+        figures.watch_events_per_s = Some(options.events as f64 / elapsed);
+        if let Some(readers) = readers {
+            let lists = readers
+                .stop(options.objects.min(server.info.objects_after_events))
+                .await?;
+            figures.watch_reads_per_s = Some(lists as f64 / elapsed);
+        }
         let seconds = |d: std::time::Duration| Some(d.as_secs_f64());
         figures.watch_cpu_s = seconds(cpu::process()?.saturating_sub(cpu_before));
         figures.watch_server_cpu_s = seconds(server.cpu()?.saturating_sub(server_cpu_before));
@@ -293,6 +320,9 @@ pub fn run_args(peer: &str, options: &RunOptions) -> Vec<String> {
     }
     if let Some(pop_batch) = options.pop_batch {
         args.extend(["--pop-batch".to_owned(), pop_batch.to_string()]);
+    }
+    if options.readers > 0 {
+        args.extend(["--readers".to_owned(), options.readers.to_string()]);
     }
     args
 }

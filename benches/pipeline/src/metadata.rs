@@ -110,6 +110,7 @@ pub fn run(objects: usize, namespaces: usize, rounds: usize) -> Result<MetadataF
                 per_namespace,
                 fifo: None,
                 pop_batch: None,
+                readers: 0,
             };
             let figures: RunFigures = in_fresh_process(&run_args(peer, &options))?;
             ensure!(

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::fixtures::Marker;
 use crate::measure::{Peer, RunOptions};
+use crate::readers::ListCache;
 
 /// A running informer of `K` and its task: our peers, of whole Pods ([`Ours`]) and of a lean
 /// projection (`lean::OursLean`).
@@ -116,5 +117,10 @@ impl Peer for Ours {
 
     async fn stop(self) {
         self.shut_down().await;
+    }
+
+    fn lister(&self) -> Option<ListCache> {
+        let informer = Arc::clone(&self.informer);
+        Some(Arc::new(move || informer.indexer().list().len()))
     }
 }

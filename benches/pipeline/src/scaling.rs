@@ -72,6 +72,7 @@ pub fn run(sizes: &[usize], events: usize, rounds: usize, svg: &Path) -> Result<
                     per_namespace: false,
                     fifo: None,
                     pop_batch: None,
+                    readers: 0,
                 };
                 let figures: RunFigures = in_fresh_process(&run_args(peer, &options))?;
                 runs.push((peer.to_owned(), objects, figures));

@@ -61,6 +61,7 @@ pub fn run(peer: &str, objects: usize, events: usize) -> Result<PeerFigures> {
         per_namespace: false,
         fifo: None,
         pop_batch: None,
+        readers: 0,
     };
     let main: RunFigures = in_fresh_process(&run_args(peer, &base))?;
     let stream: RunFigures = in_fresh_process(&run_args(
