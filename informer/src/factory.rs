@@ -15,7 +15,7 @@ use reflector::{ApiListerWatcher, ReflectorOptions};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::fifo::FifoKind;
+use crate::fifo::{FifoKind, POP_BATCH};
 use crate::scope::{InformerScope, Scoped, Selectors};
 use crate::wait::CacheSynced;
 use crate::{Error, Object, SharedIndexInformer, TransformFn, strip_managed_fields};
@@ -46,6 +46,7 @@ pub(crate) struct Inner {
     strip_managed_fields: bool,
     reflector_options: OptionsFn,
     fifo: FifoKind,
+    pop_batch: usize,
     shutdown: CancellationToken,
     state: Mutex<State>,
 }
@@ -97,6 +98,7 @@ pub struct InformerFactoryBuilder {
     strip_managed_fields: bool,
     reflector_options: OptionsFn,
     fifo: FifoKind,
+    pop_batch: usize,
 }
 
 /// The name a resync override is looked up by: `apiVersion/kind`.
@@ -153,6 +155,14 @@ impl InformerFactoryBuilder {
         self
     }
 
+    /// The most items every informer pops from its fifo at once, written to its cache under one
+    /// lock and handed to each handler together (default: 1 000, client-go's; at least 1); see
+    /// [`InformerBuilder::pop_batch`](crate::InformerBuilder::pop_batch).
+    pub fn pop_batch(mut self, max_items: usize) -> Self {
+        self.pop_batch = max_items.max(1);
+        self
+    }
+
     /// The factory.
     pub fn build(self) -> InformerFactory {
         InformerFactory {
@@ -164,6 +174,7 @@ impl InformerFactoryBuilder {
                 strip_managed_fields: self.strip_managed_fields,
                 reflector_options: self.reflector_options,
                 fifo: self.fifo,
+                pop_batch: self.pop_batch,
                 shutdown: CancellationToken::new(),
                 state: Mutex::new(State::default()),
             }),
@@ -187,6 +198,7 @@ impl InformerFactory {
             strip_managed_fields: false,
             reflector_options: Arc::new(ReflectorOptions::default),
             fifo: FifoKind::default(),
+            pop_batch: POP_BATCH,
         }
     }
 
@@ -277,6 +289,7 @@ impl InformerFactory {
                 .reflector_options((inner.reflector_options)())
                 .name(name)
                 .fifo(inner.fifo)
+                .pop_batch(inner.pop_batch)
                 .build(),
         );
         let transform: Option<TransformFn<K>> = match (inner.strip_managed_fields, transform) {
@@ -468,6 +481,7 @@ impl fmt::Debug for InformerFactoryBuilder {
             .field("resync_overrides", &self.resync_overrides)
             .field("selectors", &self.selectors)
             .field("fifo", &self.fifo)
+            .field("pop_batch", &self.pop_batch)
             .finish_non_exhaustive()
     }
 }

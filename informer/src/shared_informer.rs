@@ -302,6 +302,12 @@ impl<K: Object> SharedIndexInformer<K> {
         self.fifo_kind
     }
 
+    /// The most items the informer pops from its fifo at once
+    /// ([`InformerBuilder::pop_batch`]).
+    pub fn pop_batch(&self) -> usize {
+        self.pop_batch
+    }
+
     /// Whether [`run`](Self::run) was called.
     pub fn has_started(&self) -> bool {
         self.processor.phase() != Phase::NotStarted

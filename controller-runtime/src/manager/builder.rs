@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use informer::{InformerFactory, Object, Selectors};
+use informer::{FifoKind, InformerFactory, Object, Selectors};
 use kube::Client;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
@@ -37,6 +37,8 @@ pub struct ManagerBuilder {
     cache: CacheOptions,
     strip_managed_fields: bool,
     resync: Option<Duration>,
+    fifo: FifoKind,
+    pop_batch: Option<usize>,
     cache_sync_timeout: Duration,
     graceful_shutdown_timeout: Duration,
     handle_signals: bool,
@@ -55,6 +57,8 @@ impl std::fmt::Debug for ManagerBuilder {
         f.debug_struct("ManagerBuilder")
             .field("default_namespaces", &self.cache.default_namespaces)
             .field("strip_managed_fields", &self.strip_managed_fields)
+            .field("fifo", &self.fifo)
+            .field("pop_batch", &self.pop_batch)
             .field("cache_sync_timeout", &self.cache_sync_timeout)
             .field("graceful_shutdown_timeout", &self.graceful_shutdown_timeout)
             .field("leader_election", &self.leader_election)
@@ -131,6 +135,24 @@ impl ManagerBuilder {
     /// halves the cache's memory). Pass `false` to keep them.
     pub fn strip_managed_fields(mut self, strip: bool) -> Self {
         self.strip_managed_fields = strip;
+        self
+    }
+
+    /// Which fifo the informers of the manager's caches run on (default:
+    /// [`FifoKind::Deltas`]; [`FifoKind::InOrder`] for client-go 1.36's in-order informers —
+    /// `docs/fifos.md` compares the two).
+    pub fn fifo(mut self, kind: FifoKind) -> Self {
+        self.fifo = kind;
+        self
+    }
+
+    /// The most items each informer of the manager's caches pops from its fifo at once, written
+    /// to the cache under one lock (default: 1 000, client-go's). A batch holds the cache's
+    /// write lock for all its writes, so readers listing the whole cache meanwhile wait longer:
+    /// with workers that list whole caches in a loop, a smaller batch favours them over the
+    /// cache's freshness (`docs/benchmarks.md`, "The informer with batches and without").
+    pub fn pop_batch(mut self, max_items: usize) -> Self {
+        self.pop_batch = Some(max_items);
         self
     }
 
@@ -248,7 +270,11 @@ impl ManagerBuilder {
     pub fn build(self) -> Manager {
         // The cache strips managed fields itself, in the one transform of each kind's cache.
         let mut factory = InformerFactory::builder(self.client.clone())
-            .selectors(self.cache.default_selectors.clone());
+            .selectors(self.cache.default_selectors.clone())
+            .fifo(self.fifo);
+        if let Some(max_items) = self.pop_batch {
+            factory = factory.pop_batch(max_items);
+        }
         if let Some(resync) = self.resync {
             factory = factory.default_resync(resync);
         }
@@ -343,6 +369,8 @@ impl Manager {
             client,
             cache: CacheOptions::default(),
             strip_managed_fields: true,
+            fifo: FifoKind::default(),
+            pop_batch: None,
             resync: None,
             cache_sync_timeout: DEFAULT_CACHE_SYNC_TIMEOUT,
             graceful_shutdown_timeout: DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT,

@@ -15,6 +15,7 @@ mod debounce;
 mod deleted_and_ryow;
 mod dynamic;
 mod field_index;
+mod fifos;
 mod finalizer;
 mod finalizer_trap;
 mod health;

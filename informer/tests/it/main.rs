@@ -9,6 +9,7 @@ mod common;
 mod cache_version;
 mod chaos;
 mod factory;
+mod factory_fifo;
 mod late_handler;
 mod lifecycle;
 mod metadata;
