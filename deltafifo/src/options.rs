@@ -117,6 +117,11 @@ impl<K> DeltaFifoOptions<K> {
 
 /// Applies `transform`, if any, to `obj` (outside the fifo's locks); a failure names the
 /// object's key.
+///
+/// The transform gets the caller's reference alone: a freshly decoded object is then its only
+/// owner, so a transform can change it in place (`Arc::unwrap_or_clone` without a copy, a
+/// compact object's JSON edited where it lies) instead of copying it. The key a failure names
+/// is therefore taken before the call.
 pub(crate) fn transformed<K: Resource>(
     transform: Option<&TransformFn<K>>,
     obj: Arc<K>,
@@ -124,10 +129,9 @@ pub(crate) fn transformed<K: Resource>(
     let Some(transform) = transform else {
         return Ok(obj);
     };
-    let original = Arc::clone(&obj);
+    let key = ObjectKeyRef::of(obj.as_ref()).and_then(|key| key.to_owned());
     transform(obj).map_err(|source| indexer::Error::Rejected {
-        key: indexer::key_of(original.as_ref())
-            .map_or_else(|_| "<unnamed>".to_owned(), |k| k.to_string()),
+        key: key.map_or_else(|_| "<unnamed>".to_owned(), |key| key.to_string()),
         source: format!("transform failed: {source}").into(),
     })
 }
