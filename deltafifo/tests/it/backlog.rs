@@ -8,18 +8,18 @@ use std::sync::Arc;
 
 use deltafifo::{DeltaFifo, DeltaFifoOptions, InOrderFifo, InOrderFifoOptions, Queue};
 use futures::FutureExt;
-use k8s_openapi::api::core::v1::ConfigMap;
+use super::Obj;
 
-use crate::support::cm;
+use super::support::cm;
 
 /// A fifo with an optional bound on its backlog.
-trait Bounded: Queue<ConfigMap> {
+trait Bounded: Queue<Obj> {
     fn bounded(limit: usize) -> Self;
     fn unbounded() -> Self;
     fn wait_for_room(&self) -> impl Future<Output = ()> + Send + '_;
 }
 
-impl Bounded for DeltaFifo<ConfigMap> {
+impl Bounded for DeltaFifo<Obj> {
     fn bounded(limit: usize) -> Self {
         DeltaFifo::new(DeltaFifoOptions::new().backlog_limit(limit))
     }
@@ -33,7 +33,7 @@ impl Bounded for DeltaFifo<ConfigMap> {
     }
 }
 
-impl Bounded for InOrderFifo<ConfigMap> {
+impl Bounded for InOrderFifo<Obj> {
     fn bounded(limit: usize) -> Self {
         InOrderFifo::new(InOrderFifoOptions::new().backlog_limit(limit))
     }
@@ -66,8 +66,8 @@ async fn unbounded_never_asks_to_wait<F: Bounded>() {
 
 #[tokio::test]
 async fn an_unbounded_fifo_never_asks_to_wait() {
-    unbounded_never_asks_to_wait::<DeltaFifo<ConfigMap>>().await;
-    unbounded_never_asks_to_wait::<InOrderFifo<ConfigMap>>().await;
+    unbounded_never_asks_to_wait::<DeltaFifo<Obj>>().await;
+    unbounded_never_asks_to_wait::<InOrderFifo<Obj>>().await;
 }
 
 async fn room_within_the_bound<F: Bounded>() {
@@ -79,8 +79,8 @@ async fn room_within_the_bound<F: Bounded>() {
 
 #[tokio::test]
 async fn within_the_bound_there_is_room() {
-    room_within_the_bound::<DeltaFifo<ConfigMap>>().await;
-    room_within_the_bound::<InOrderFifo<ConfigMap>>().await;
+    room_within_the_bound::<DeltaFifo<Obj>>().await;
+    room_within_the_bound::<InOrderFifo<Obj>>().await;
 }
 
 async fn waits_until_half_the_bound<F: Bounded>() {
@@ -109,8 +109,8 @@ async fn waits_until_half_the_bound<F: Bounded>() {
 
 #[tokio::test]
 async fn over_the_bound_writes_still_go_in_and_the_producer_waits_until_half_the_bound() {
-    waits_until_half_the_bound::<DeltaFifo<ConfigMap>>().await;
-    waits_until_half_the_bound::<InOrderFifo<ConfigMap>>().await;
+    waits_until_half_the_bound::<DeltaFifo<Obj>>().await;
+    waits_until_half_the_bound::<InOrderFifo<Obj>>().await;
 }
 
 async fn woken_across_threads<F: Bounded>() {
@@ -142,8 +142,8 @@ async fn woken_across_threads<F: Bounded>() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_waiting_producer_is_woken_by_a_consumer_on_another_thread() {
-    woken_across_threads::<DeltaFifo<ConfigMap>>().await;
-    woken_across_threads::<InOrderFifo<ConfigMap>>().await;
+    woken_across_threads::<DeltaFifo<Obj>>().await;
+    woken_across_threads::<InOrderFifo<Obj>>().await;
 }
 
 async fn released_by_close<F: Bounded>() {
@@ -161,8 +161,8 @@ async fn released_by_close<F: Bounded>() {
 
 #[tokio::test]
 async fn closing_the_fifo_releases_a_waiting_producer() {
-    released_by_close::<DeltaFifo<ConfigMap>>().await;
-    released_by_close::<InOrderFifo<ConfigMap>>().await;
+    released_by_close::<DeltaFifo<Obj>>().await;
+    released_by_close::<InOrderFifo<Obj>>().await;
 }
 
 async fn dropped_wait<F: Bounded>() {
@@ -181,6 +181,6 @@ async fn dropped_wait<F: Bounded>() {
 
 #[tokio::test]
 async fn a_dropped_wait_leaves_nothing_behind() {
-    dropped_wait::<DeltaFifo<ConfigMap>>().await;
-    dropped_wait::<InOrderFifo<ConfigMap>>().await;
+    dropped_wait::<DeltaFifo<Obj>>().await;
+    dropped_wait::<InOrderFifo<Obj>>().await;
 }

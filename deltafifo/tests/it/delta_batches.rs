@@ -2,17 +2,17 @@
 //! reflect: a bookmark or a relist once every key queued before it has been processed, an add,
 //! update or delete once the queue has run dry after it; never more than the cache holds.
 
-use crate::support;
+use super::support;
 
 use deltafifo::{DeltaFifo, Item};
 use indexer::{Indexer, Indexers, Store};
-use k8s_openapi::api::core::v1::ConfigMap;
+use super::Obj;
 use support::{apply, cm, describe_all, with_known};
 
-type Fifo = DeltaFifo<ConfigMap>;
+type Fifo = DeltaFifo<Obj>;
 
 /// Pops one key into `cache`; returns the resource version the fifo reports afterwards.
-async fn pop_into(fifo: &Fifo, cache: &Indexer<ConfigMap>) -> String {
+async fn pop_into(fifo: &Fifo, cache: &Indexer<Obj>) -> String {
     fifo.pop(|deltas, _| apply(cache, deltas)).await.unwrap();
     fifo.synced_resource_version()
 }
@@ -80,7 +80,7 @@ async fn a_relist_is_reached_once_its_keys_are_processed() {
     assert_eq!(pop_into(&fifo, &cache).await, "");
     assert_eq!(pop_into(&fifo, &cache).await, "10");
     // An empty relist with nothing queued is reached at once.
-    let empty = DeltaFifo::<ConfigMap>::default();
+    let empty = DeltaFifo::<Obj>::default();
     empty.replace(vec![], "4".into()).unwrap();
     assert_eq!(empty.synced_resource_version(), "4");
 }

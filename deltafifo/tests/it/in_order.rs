@@ -3,7 +3,7 @@
 //! processed (bookmarks included), relists in pages, reads. The bound on the backlog is tested
 //! on both fifos in `backlog`.
 
-use crate::support;
+use super::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,10 +12,11 @@ use std::time::Duration;
 use deltafifo::{Error, InOrderFifo, InOrderFifoOptions, Item};
 use futures::FutureExt;
 use indexer::Store;
-use k8s_openapi::api::core::v1::ConfigMap;
+use super::Obj;
+use kube::Resource;
 use support::{cm, key, show_item};
 
-type Fifo = InOrderFifo<ConfigMap>;
+type Fifo = InOrderFifo<Obj>;
 
 fn fill(fifo: &Fifo, items: u64) {
     for i in 0..items {
@@ -23,7 +24,7 @@ fn fill(fifo: &Fifo, items: u64) {
     }
 }
 
-async fn pop_one(fifo: &Fifo) -> Item<ConfigMap> {
+async fn pop_one(fifo: &Fifo) -> Item<Obj> {
     fifo.pop_batch(1, |batch| batch.into_items().remove(0))
         .await
         .expect("open fifo")
@@ -225,11 +226,26 @@ async fn a_pop_waits_until_something_is_queued() {
     assert_eq!(consumer.await.unwrap(), Ok(vec!["Added ns/a 1".to_owned()]));
 }
 
+/// As with the delta fifo: the transform is the only owner of a freshly written object.
+#[test]
+fn the_transform_is_the_only_owner_of_a_fresh_object() {
+    let owners = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&owners);
+    let fifo: Fifo = InOrderFifo::new(InOrderFifoOptions::new().transform(move |obj| {
+        seen.lock().unwrap().push(Arc::strong_count(&obj));
+        Ok(obj)
+    }));
+    fifo.add(cm("ns", "a", 1)).unwrap();
+    fifo.delete(cm("ns", "a", 2)).unwrap();
+    fifo.replace(vec![cm("ns", "b", 3)], "3".into()).unwrap();
+    assert_eq!(*owners.lock().unwrap(), [1, 1, 1]);
+}
+
 #[test]
 fn a_failing_transform_refuses_the_write_and_queues_nothing() {
     let fifo: Fifo =
-        InOrderFifo::new(InOrderFifoOptions::new().transform(|obj: Arc<ConfigMap>| {
-            if obj.metadata.name.as_deref() == Some("bad") {
+        InOrderFifo::new(InOrderFifoOptions::new().transform(|obj: Arc<Obj>| {
+            if obj.meta().name.as_deref() == Some("bad") {
                 Err("refused".into())
             } else {
                 Ok(obj)
@@ -275,7 +291,7 @@ fn store_reads_show_the_newest_queued_state_of_each_key() {
     fifo.replace(vec![cm("ns", "c", 4)], "4".into()).unwrap();
     fifo.delete(cm("ns", "b", 5)).unwrap();
     let newest = fifo.get_by_key(&key("ns/a")).unwrap();
-    assert_eq!(newest.metadata.resource_version.as_deref(), Some("3"));
+    assert_eq!(newest.meta().resource_version.as_deref(), Some("3"));
     let keys: Vec<String> = fifo.list_keys().iter().map(ToString::to_string).collect();
     assert_eq!(keys, ["ns/a", "ns/b", "ns/c"]);
     let rvs: Vec<u64> = fifo.list().iter().map(|obj| support::rv_of(obj)).collect();

@@ -2,7 +2,7 @@
 //! small reference model of DeltaFIFO; after every step the queue order, each key's deltas and
 //! `has_synced` match. Popped deltas are applied to an indexer that serves as known objects.
 
-use crate::support;
+use super::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

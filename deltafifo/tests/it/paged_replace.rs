@@ -2,19 +2,19 @@
 //! as they arrive, `has_synced` only once the first paged replace has finished and all its
 //! keys are processed, and an abandoned session deletes nothing.
 
-use crate::support;
+use super::support;
 
 use std::sync::Arc;
 
 use deltafifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
 use indexer::{Indexer, Indexers, Store};
-use k8s_openapi::api::core::v1::ConfigMap;
+use super::Obj;
 use support::{apply, cm, describe_all, with_known};
 
 type Described = Vec<(String, Vec<(DeltaType, Option<u64>, bool)>)>;
 
 /// Every queued key with its deltas, in queue order.
-fn queued(fifo: &DeltaFifo<ConfigMap>) -> Described {
+fn queued(fifo: &DeltaFifo<Obj>) -> Described {
     fifo.snapshot()
         .iter()
         .map(|deltas| (deltas.key().to_string(), describe_all(deltas)))
@@ -22,7 +22,7 @@ fn queued(fifo: &DeltaFifo<ConfigMap>) -> Described {
 }
 
 /// Pops one key into `cache` as an informer does; returns whether it was in the initial list.
-async fn pop_into(fifo: &DeltaFifo<ConfigMap>, cache: &Indexer<ConfigMap>) -> bool {
+async fn pop_into(fifo: &DeltaFifo<Obj>, cache: &Indexer<Obj>) -> bool {
     fifo.pop(|deltas, initial| {
         apply(cache, deltas);
         initial
@@ -33,10 +33,10 @@ async fn pop_into(fifo: &DeltaFifo<ConfigMap>, cache: &Indexer<ConfigMap>) -> bo
 
 /// A fifo whose consumer's cache already holds `known`, with `pending` queued on top.
 fn fifo_with_history(
-    known: &[Arc<ConfigMap>],
-    pending: &[Arc<ConfigMap>],
-) -> (DeltaFifo<ConfigMap>, Indexer<ConfigMap>) {
-    let cache: Indexer<ConfigMap> = Indexer::new(Indexers::new());
+    known: &[Arc<Obj>],
+    pending: &[Arc<Obj>],
+) -> (DeltaFifo<Obj>, Indexer<Obj>) {
+    let cache: Indexer<Obj> = Indexer::new(Indexers::new());
     for obj in known {
         cache.add(Arc::clone(obj)).unwrap();
     }
@@ -101,7 +101,7 @@ fn each_page_is_queued_before_the_next_arrives() {
 
 #[tokio::test]
 async fn the_first_paged_replace_syncs_once_finished_and_processed() {
-    let cache: Indexer<ConfigMap> = Indexer::new(Indexers::new());
+    let cache: Indexer<Obj> = Indexer::new(Indexers::new());
     let fifo = with_known(&cache);
     let mut replace = fifo.replace_in_pages();
 
@@ -129,7 +129,7 @@ async fn the_first_paged_replace_syncs_once_finished_and_processed() {
 
 #[test]
 fn an_empty_first_paged_replace_syncs_at_once() {
-    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
+    let fifo: DeltaFifo<Obj> = DeltaFifo::default();
     let mut replace = fifo.replace_in_pages();
     replace.page(Vec::new()).unwrap();
     assert!(!fifo.has_synced());
@@ -187,7 +187,7 @@ async fn an_abandoned_paged_replace_deletes_nothing_and_the_next_one_completes_i
 
 #[tokio::test]
 async fn an_abandoned_first_paged_replace_leaves_the_fifo_unsynced() {
-    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
+    let fifo: DeltaFifo<Obj> = DeltaFifo::default();
     let mut abandoned = fifo.replace_in_pages();
     abandoned.page(vec![cm("ns", "a", 1)]).unwrap();
     drop(abandoned);
@@ -203,10 +203,10 @@ async fn an_abandoned_first_paged_replace_leaves_the_fifo_unsynced() {
 
 #[test]
 fn a_page_with_an_unkeyable_object_queues_nothing_of_that_page() {
-    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
+    let fifo: DeltaFifo<Obj> = DeltaFifo::default();
     let mut replace = fifo.replace_in_pages();
     replace.page(vec![cm("ns", "a", 1)]).unwrap();
-    let nameless = Arc::new(ConfigMap::default());
+    let nameless = support::unnamed();
     assert!(replace.page(vec![cm("ns", "b", 1), nameless]).is_err());
     assert_eq!(fifo.list_keys(), ["ns/a".parse().unwrap()]);
     replace.finish("1".into()).unwrap();

@@ -6,14 +6,14 @@
 //! are still coming, and when some paged relists fail part-way and are abandoned; and for the
 //! in-order fifo, whose consumer works out a relist's deletions against its cache.
 
-use crate::support;
+use super::support;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use deltafifo::{Delta, DeltaFifo, Error, InOrderFifo};
 use indexer::{Indexer, Indexers, ObjectKey, Store};
-use k8s_openapi::api::core::v1::ConfigMap;
+use super::Obj;
 use support::{apply_one, cm, expand, rv_of, with_known};
 
 /// A small deterministic generator, so a failing seed reproduces.
@@ -38,10 +38,10 @@ struct ConsumerLog {
 
 /// Applies one change of `key` to `cache`, logging deletions.
 fn consume(
-    cache: &Indexer<ConfigMap>,
+    cache: &Indexer<Obj>,
     log: &mut ConsumerLog,
     key: &ObjectKey,
-    delta: Delta<ConfigMap>,
+    delta: Delta<Obj>,
 ) {
     if let Delta::Deleted(deleted) = &delta {
         if deleted.is_tombstone() {
@@ -57,12 +57,12 @@ fn consume(
 /// The fifo under test: which one, and its consumer.
 #[derive(Clone)]
 enum Fifo {
-    Deltas(DeltaFifo<ConfigMap>),
-    InOrder(InOrderFifo<ConfigMap>),
+    Deltas(DeltaFifo<Obj>),
+    InOrder(InOrderFifo<Obj>),
 }
 
 impl Fifo {
-    fn store(&self) -> &dyn Store<ConfigMap> {
+    fn store(&self) -> &dyn Store<Obj> {
         match self {
             Fifo::Deltas(fifo) => fifo,
             Fifo::InOrder(fifo) => fifo,
@@ -70,7 +70,7 @@ impl Fifo {
     }
 
     /// Pops and applies changes until the fifo is closed and drained.
-    async fn consume(self, cache: Indexer<ConfigMap>) -> ConsumerLog {
+    async fn consume(self, cache: Indexer<Obj>) -> ConsumerLog {
         let mut log = ConsumerLog::default();
         loop {
             let popped = match &self {
@@ -128,13 +128,13 @@ enum Relists {
 
 /// Relists `truth` into `fifo` as `relists` says.
 async fn relist(
-    fifo: &dyn Store<ConfigMap>,
-    truth: &BTreeMap<String, Arc<ConfigMap>>,
+    fifo: &dyn Store<Obj>,
+    truth: &BTreeMap<String, Arc<Obj>>,
     rv: u64,
     rng: &mut Rng,
     relists: Relists,
 ) {
-    let objects: Vec<Arc<ConfigMap>> = truth.values().cloned().collect();
+    let objects: Vec<Arc<Obj>> = truth.values().cloned().collect();
     if let Relists::Whole = relists {
         fifo.replace(objects, rv.to_string()).unwrap();
         return;
@@ -157,7 +157,7 @@ async fn relist(
 }
 
 async fn run_history(seed: u64, relists: Relists, in_order: bool) {
-    let cache: Indexer<ConfigMap> = Indexer::new(Indexers::new().with_namespace());
+    let cache: Indexer<Obj> = Indexer::new(Indexers::new().with_namespace());
     let queue = if in_order {
         Fifo::InOrder(InOrderFifo::default())
     } else {
@@ -168,7 +168,7 @@ async fn run_history(seed: u64, relists: Relists, in_order: bool) {
 
     // The producer: the server's truth, and what the watch delivers (some events get lost).
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let mut truth: BTreeMap<String, Arc<ConfigMap>> = BTreeMap::new();
+    let mut truth: BTreeMap<String, Arc<Obj>> = BTreeMap::new();
     let mut rv = 0u64;
     let mut watch_up = true;
     for step in 0..3000 {

@@ -1,6 +1,6 @@
 //! One test per DeltaFIFO rule (client-go-semantics.md §3).
 
-use crate::support;
+use super::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,16 +8,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use DeltaType::*;
 use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Error};
 use indexer::{Indexer, Indexers, Store};
-use k8s_openapi::api::core::v1::ConfigMap;
+use super::Obj;
+use kube::Resource;
 use support::{apply, cm, describe_all, key, with_known};
 
-async fn pop(fifo: &DeltaFifo<ConfigMap>) -> (Deltas<ConfigMap>, bool) {
+async fn pop(fifo: &DeltaFifo<Obj>) -> (Deltas<Obj>, bool) {
     fifo.pop(|deltas, initial| (deltas, initial))
         .await
         .expect("open fifo")
 }
 
-fn queue_keys(fifo: &DeltaFifo<ConfigMap>) -> Vec<String> {
+fn queue_keys(fifo: &DeltaFifo<Obj>) -> Vec<String> {
     fifo.list_keys().iter().map(ToString::to_string).collect()
 }
 
@@ -47,7 +48,7 @@ async fn added_then_updated_chains_are_never_merged() {
 
 #[test]
 fn delete_of_unknown_key_with_nothing_queued_is_ignored() {
-    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
+    let fifo: DeltaFifo<Obj> = DeltaFifo::default();
     fifo.delete(cm("ns", "a", 1)).unwrap();
     assert!(fifo.is_empty());
 
@@ -172,7 +173,7 @@ fn replace_skips_known_keys_with_pending_deltas() {
 #[test]
 fn replace_with_an_unnamed_object_queues_nothing() {
     let fifo = DeltaFifo::default();
-    let unnamed = Arc::new(ConfigMap::default());
+    let unnamed = support::unnamed();
     assert!(
         fifo.replace(vec![cm("ns", "a", 1), unnamed], "1".into())
             .is_err()
@@ -205,7 +206,7 @@ fn resync_enqueues_sync_only_for_known_keys_without_pending_deltas() {
 
 #[test]
 fn resync_without_known_objects_does_nothing() {
-    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
+    let fifo: DeltaFifo<Obj> = DeltaFifo::default();
     fifo.resync().unwrap();
     assert!(fifo.is_empty());
 }
@@ -218,14 +219,14 @@ fn transform_applies_to_writes_and_relists_but_not_to_sync_or_tombstones() {
     let fifo = DeltaFifo::new(
         DeltaFifoOptions::new()
             .known_objects(Arc::new(cache.clone()))
-            .transform(|obj: Arc<ConfigMap>| {
+            .transform(|obj: Arc<Obj>| {
                 let mut obj = Arc::unwrap_or_clone(obj);
-                obj.metadata.labels = Some([("transformed".to_string(), "yes".to_string())].into());
+                obj.meta_mut().labels = Some([("transformed".to_string(), "yes".to_string())].into());
                 Ok(Arc::new(obj))
             }),
     );
     let transformed =
-        |delta: &Delta<ConfigMap>| delta.object().is_some_and(|o| o.metadata.labels.is_some());
+        |delta: &Delta<Obj>| delta.object().is_some_and(|o| o.meta().labels.is_some());
 
     fifo.add(cm("ns", "new", 3)).unwrap();
     fifo.resync().unwrap();
@@ -245,9 +246,25 @@ fn transform_applies_to_writes_and_relists_but_not_to_sync_or_tombstones() {
     }
 }
 
+/// A freshly written object reaches the transform as its only owner, so the transform can
+/// change it in place instead of copying it (`Arc::unwrap_or_clone`, a codec editing JSON).
+#[test]
+fn the_transform_is_the_only_owner_of_a_fresh_object() {
+    let owners = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&owners);
+    let fifo: DeltaFifo<Obj> = DeltaFifo::new(DeltaFifoOptions::new().transform(move |obj| {
+        seen.lock().unwrap().push(Arc::strong_count(&obj));
+        Ok(obj)
+    }));
+    fifo.add(cm("ns", "a", 1)).unwrap();
+    fifo.update(cm("ns", "a", 2)).unwrap();
+    fifo.replace(vec![cm("ns", "b", 3)], "3".into()).unwrap();
+    assert_eq!(*owners.lock().unwrap(), [1, 1, 1]);
+}
+
 #[test]
 fn transform_error_is_returned_and_nothing_is_queued() {
-    let fifo: DeltaFifo<ConfigMap> =
+    let fifo: DeltaFifo<Obj> =
         DeltaFifo::new(DeltaFifoOptions::new().transform(|_| Err("cannot strip fields".into())));
     let err = fifo.add(cm("ns", "a", 1)).unwrap_err();
     assert!(
@@ -335,7 +352,7 @@ async fn close_lets_pop_drain_then_returns_closed() {
 
 #[tokio::test]
 async fn close_wakes_a_waiting_pop() {
-    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
+    let fifo: DeltaFifo<Obj> = DeltaFifo::default();
     let consumer = tokio::spawn({
         let fifo = fifo.clone();
         async move { fifo.pop(|_, _| ()).await }
@@ -378,7 +395,7 @@ async fn synced_after_first_replace_is_fully_popped_and_processed() {
 
 #[test]
 fn empty_first_list_is_synced_at_once() {
-    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
+    let fifo: DeltaFifo<Obj> = DeltaFifo::default();
     fifo.replace(vec![], "1".into()).unwrap();
     assert!(fifo.has_synced());
 }
@@ -414,7 +431,7 @@ async fn synced_future_resolves_when_the_initial_list_is_processed() {
 
 #[tokio::test]
 async fn a_panicking_callback_still_counts_toward_sync() {
-    let fifo: DeltaFifo<ConfigMap> = DeltaFifo::default();
+    let fifo: DeltaFifo<Obj> = DeltaFifo::default();
     fifo.replace(vec![cm("ns", "a", 1)], "1".into()).unwrap();
     let consumer = tokio::spawn({
         let fifo = fifo.clone();
@@ -431,7 +448,7 @@ fn store_reads_show_the_newest_queued_state() {
     fifo.update(cm("ns", "a", 2)).unwrap();
     fifo.add(cm("ns", "b", 3)).unwrap();
     let newest = fifo.get_by_key(&key("ns/a")).unwrap();
-    assert_eq!(newest.metadata.resource_version.as_deref(), Some("2"));
+    assert_eq!(newest.meta().resource_version.as_deref(), Some("2"));
     assert_eq!(fifo.list().len(), 2);
     assert_eq!(fifo.len(), 2);
 }

@@ -1,4 +1,5 @@
-//! Helpers shared by the deltafifo integration tests.
+//! Helpers shared by the deltafifo integration tests, over the object type `Obj` of the
+//! storage mode the suites are compiled for (typed or compact).
 #![allow(dead_code)]
 
 use std::sync::Arc;
@@ -6,11 +7,15 @@ use std::sync::Arc;
 use deltafifo::{DeletedObject, Delta, DeltaFifo, DeltaFifoOptions, DeltaType, Deltas, Item};
 use indexer::{Indexer, KnownObjects, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Resource;
 use kube::core::ObjectMeta;
 
+pub use super::Obj;
+use crate::fixture::Fixture;
+
 /// A ConfigMap `ns/name` at resource version `rv`.
-pub fn cm(ns: &str, name: &str, rv: u64) -> Arc<ConfigMap> {
-    Arc::new(ConfigMap {
+pub fn cm(ns: &str, name: &str, rv: u64) -> Arc<Obj> {
+    Arc::new(Obj::from_typed(ConfigMap {
         metadata: ObjectMeta {
             namespace: Some(ns.into()),
             name: Some(name.into()),
@@ -18,11 +23,16 @@ pub fn cm(ns: &str, name: &str, rv: u64) -> Arc<ConfigMap> {
             ..ObjectMeta::default()
         },
         ..ConfigMap::default()
-    })
+    }))
+}
+
+/// A ConfigMap without a name (which no store can key).
+pub fn unnamed() -> Arc<Obj> {
+    Arc::new(Obj::from_typed(ConfigMap::default()))
 }
 
 /// A fifo whose known objects are `cache`, as an informer's is.
-pub fn with_known(cache: &Indexer<ConfigMap>) -> DeltaFifo<ConfigMap> {
+pub fn with_known(cache: &Indexer<Obj>) -> DeltaFifo<Obj> {
     DeltaFifo::new(DeltaFifoOptions::new().known_objects(Arc::new(cache.clone())))
 }
 
@@ -30,8 +40,8 @@ pub fn key(text: &str) -> ObjectKey {
     text.parse().expect("valid key")
 }
 
-pub fn rv_of(obj: &ConfigMap) -> u64 {
-    obj.metadata
+pub fn rv_of(obj: &Obj) -> u64 {
+    obj.meta()
         .resource_version
         .as_deref()
         .and_then(|rv| rv.parse().ok())
@@ -39,7 +49,7 @@ pub fn rv_of(obj: &ConfigMap) -> u64 {
 }
 
 /// A delta as (type, resource version of its object or None, is it a tombstone).
-pub fn describe(delta: &Delta<ConfigMap>) -> (DeltaType, Option<u64>, bool) {
+pub fn describe(delta: &Delta<Obj>) -> (DeltaType, Option<u64>, bool) {
     let tombstone = matches!(delta, Delta::Deleted(d) if d.is_tombstone());
     (
         delta.delta_type(),
@@ -48,12 +58,12 @@ pub fn describe(delta: &Delta<ConfigMap>) -> (DeltaType, Option<u64>, bool) {
     )
 }
 
-pub fn describe_all(deltas: &Deltas<ConfigMap>) -> Vec<(DeltaType, Option<u64>, bool)> {
+pub fn describe_all(deltas: &Deltas<Obj>) -> Vec<(DeltaType, Option<u64>, bool)> {
     deltas.iter().map(describe).collect()
 }
 
 /// Applies popped deltas to `cache` the way an informer does.
-pub fn apply(cache: &Indexer<ConfigMap>, deltas: Deltas<ConfigMap>) {
+pub fn apply(cache: &Indexer<Obj>, deltas: Deltas<Obj>) {
     let (key, deltas) = deltas.into_parts();
     for delta in deltas {
         apply_one(cache, &key, delta);
@@ -61,7 +71,7 @@ pub fn apply(cache: &Indexer<ConfigMap>, deltas: Deltas<ConfigMap>) {
 }
 
 /// Applies one delta of `key` to `cache`; returns whether a deletion found the object there.
-pub fn apply_one(cache: &Indexer<ConfigMap>, key: &ObjectKey, delta: Delta<ConfigMap>) -> bool {
+pub fn apply_one(cache: &Indexer<Obj>, key: &ObjectKey, delta: Delta<Obj>) -> bool {
     match delta {
         Delta::Deleted(_) => cache.delete_key(key).is_some(),
         Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => {
@@ -77,16 +87,16 @@ pub fn apply_one(cache: &Indexer<ConfigMap>, key: &ObjectKey, delta: Delta<Confi
 /// tombstone for each cached key it lacks, then `Replaced` for each listed object; a resync:
 /// `Sync` for each cached object, in key order.
 pub fn expand(
-    cache: &Indexer<ConfigMap>,
-    item: Item<ConfigMap>,
-) -> Vec<(ObjectKey, Delta<ConfigMap>)> {
+    cache: &Indexer<Obj>,
+    item: Item<Obj>,
+) -> Vec<(ObjectKey, Delta<Obj>)> {
     match item {
         Item::Deltas(deltas) => {
             let (key, deltas) = deltas.into_parts();
             deltas.map(|delta| (key.clone(), delta)).collect()
         }
         Item::Replaced(list) => {
-            let known: &dyn KnownObjects<ConfigMap> = cache;
+            let known: &dyn KnownObjects<Obj> = cache;
             let mut changes: Vec<_> = list
                 .deletions(known)
                 .into_iter()
@@ -121,7 +131,7 @@ pub fn expand(
 
 /// Expands `item` against `cache` and applies it; returns the changes, described as
 /// `"Added ns/a 1"`, `"Deleted ns/a 1 tombstone"`, and so on.
-pub fn resolve(cache: &Indexer<ConfigMap>, item: Item<ConfigMap>) -> Vec<String> {
+pub fn resolve(cache: &Indexer<Obj>, item: Item<Obj>) -> Vec<String> {
     let changes = expand(cache, item);
     let described = changes
         .iter()
@@ -134,7 +144,7 @@ pub fn resolve(cache: &Indexer<ConfigMap>, item: Item<ConfigMap>) -> Vec<String>
 }
 
 /// A delta of `key`, as `"Added ns/a 1"` or `"Deleted ns/a 1 tombstone"`.
-pub fn show(key: &ObjectKey, delta: &Delta<ConfigMap>) -> String {
+pub fn show(key: &ObjectKey, delta: &Delta<Obj>) -> String {
     let (kind, rv, tombstone) = describe(delta);
     let rv = rv.map_or_else(|| "-".to_owned(), |rv| rv.to_string());
     let tombstone = if tombstone { " tombstone" } else { "" };
@@ -143,7 +153,7 @@ pub fn show(key: &ObjectKey, delta: &Delta<ConfigMap>) -> String {
 
 /// An item as a consumer receives it, before it is resolved: `"Updated ns/a 2"`,
 /// `"Replaced [ns/a 1, ns/b 2] at 7"` or `"Resync"`.
-pub fn show_item(item: &Item<ConfigMap>) -> String {
+pub fn show_item(item: &Item<Obj>) -> String {
     match item {
         Item::Deltas(deltas) => deltas
             .iter()

@@ -6,8 +6,8 @@ use deltafifo::{Error, InOrderFifoOptions};
 use support::{key, rv_of, show_item};
 
 /// How often the transform has seen an object, recorded in an annotation.
-fn transformations(obj: &ConfigMap) -> u32 {
-    obj.metadata
+fn transformations(obj: &Obj) -> u32 {
+    obj.meta()
         .annotations
         .as_ref()
         .and_then(|a| a.get("xfrm"))
@@ -69,10 +69,10 @@ async fn adds_updates_and_deletes_of_one_key_all_arrive() {
 #[tokio::test]
 async fn objects_are_transformed_once_tombstones_never() {
     let fifo: Fifo =
-        InOrderFifo::new(InOrderFifoOptions::new().transform(|obj: Arc<ConfigMap>| {
+        InOrderFifo::new(InOrderFifoOptions::new().transform(|obj: Arc<Obj>| {
             let seen = transformations(&obj);
             let mut obj = Arc::unwrap_or_clone(obj);
-            obj.metadata
+            obj.meta_mut()
                 .annotations
                 .get_or_insert_default()
                 .insert("xfrm".into(), (seen + 1).to_string());

@@ -57,27 +57,28 @@ mod pops;
 mod relists;
 mod resyncs;
 
-use crate::support;
+use super::support;
 
 use std::sync::Arc;
 
 use deltafifo::{InOrderFifo, Item};
 use indexer::{Indexer, Indexers, Store};
-use k8s_openapi::api::core::v1::ConfigMap;
+use super::Obj;
+use kube::Resource;
 use support::{cm, resolve};
 
-type Fifo = InOrderFifo<ConfigMap>;
+type Fifo = InOrderFifo<Obj>;
 
 /// What a case does to a fresh fifo.
 type Operations<'a> = Box<dyn Fn(&Fifo) + 'a>;
 
 /// An object of client-go's tests: `mkFifoObj(name, rv)`.
-fn obj(name: &str, rv: u64) -> Arc<ConfigMap> {
+fn obj(name: &str, rv: u64) -> Arc<Obj> {
     cm("ns", name, rv)
 }
 
 /// Pops one item, as client-go's `Pop` does.
-async fn pop(fifo: &Fifo) -> (Item<ConfigMap>, bool) {
+async fn pop(fifo: &Fifo) -> (Item<Obj>, bool) {
     fifo.pop_batch(1, |batch| {
         let initial = batch.in_initial_list();
         (batch.into_items().remove(0), initial)
@@ -87,7 +88,7 @@ async fn pop(fifo: &Fifo) -> (Item<ConfigMap>, bool) {
 }
 
 /// A consumer's cache holding client-go's known objects.
-fn known(objects: &[Arc<ConfigMap>]) -> Indexer<ConfigMap> {
+fn known(objects: &[Arc<Obj>]) -> Indexer<Obj> {
     let cache = Indexer::new(Indexers::new());
     for object in objects {
         cache.add(Arc::clone(object)).unwrap();
@@ -97,7 +98,7 @@ fn known(objects: &[Arc<ConfigMap>]) -> Indexer<ConfigMap> {
 
 /// Pops everything queued, one item at a time, into `cache`; returns the changes the consumer
 /// saw (see `support::resolve`).
-async fn drain_into(fifo: &Fifo, cache: &Indexer<ConfigMap>) -> Vec<String> {
+async fn drain_into(fifo: &Fifo, cache: &Indexer<Obj>) -> Vec<String> {
     let mut changes = Vec::new();
     while !fifo.is_empty() {
         let (item, _) = pop(fifo).await;

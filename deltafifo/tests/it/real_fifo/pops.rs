@@ -8,7 +8,7 @@ use deltafifo::{Batch, Error};
 use support::show_item;
 
 /// Objects a case lists or updates.
-type Objects = Vec<Arc<ConfigMap>>;
+type Objects = Vec<Arc<Obj>>;
 
 /// A case of batching: its name, the initial list, the updates after it, the cap, and the
 /// batches expected.
@@ -20,7 +20,7 @@ async fn batches(fifo: &Fifo, max: usize) -> Vec<(Vec<String>, bool)> {
     let mut popped = Vec::new();
     while !fifo.is_empty() {
         let batch = fifo
-            .pop_batch(max, |batch: Batch<ConfigMap>| {
+            .pop_batch(max, |batch: Batch<Obj>| {
                 let items = batch.items().iter().map(show_item).collect();
                 (items, batch.in_initial_list())
             })
@@ -120,7 +120,7 @@ async fn batches_are_cut_at_the_cap_a_repeated_key_and_the_initial_list() {
         obj("foo3", 5),
         obj("foo4", 5),
     );
-    let list = |objects: &[&Arc<ConfigMap>]| objects.iter().map(|o| Arc::clone(o)).collect();
+    let list = |objects: &[&Arc<Obj>]| objects.iter().map(|o| Arc::clone(o)).collect();
     let cases: Vec<BatchCase> = vec![
         (
             "unique items: the initial list alone",
@@ -219,7 +219,7 @@ async fn batches_are_cut_at_the_cap_a_repeated_key_and_the_initial_list() {
 
 #[tokio::test]
 async fn objects_without_a_key_are_refused_and_never_reach_a_batch() {
-    let unnamed = Arc::new(ConfigMap::default());
+    let unnamed = support::unnamed();
     let fifo = Fifo::default();
     fifo.add(obj("foo1", 5)).unwrap();
     assert!(fifo.add(Arc::clone(&unnamed)).is_err());
