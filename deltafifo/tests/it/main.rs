@@ -2,6 +2,9 @@
 //! suite runs twice, on typed objects (`typed::…`) and on compact ones (`compact::…`): the
 //! fifos behave the same whatever the objects they queue.
 
+// Loading each suite once per mode is the point: the same source, compiled over two types.
+#![allow(clippy::duplicate_mod)]
+
 #[path = "../support/fixture.rs"]
 mod fixture;
 
