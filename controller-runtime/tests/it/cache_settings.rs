@@ -1,20 +1,22 @@
 //! Per-kind cache settings in combination: for a typed kind (Secrets), its metadata-only cache
 //! (`Metadata<Secret>`) and a dynamic kind (a CRD), each of namespaces, label selectors, field
 //! selectors and a transform is given in two `ByObject`s, in both orders; the cache then holds
-//! exactly the expected objects, read through its lister after syncing from the simulator, and
-//! both orders cache the same. (Contradictory settings: `invalid_settings.rs`.)
+//! exactly the expected objects, read through its lister after syncing, and both orders cache
+//! the same. (Contradictory settings: `invalid_settings.rs`.) Runs on the simulator and, with
+//! `KUBE_RT_TEST_KUBECONFIG` set, against that cluster: each test seeds three namespaces of its
+//! own, and the caches, which span every namespace, are compared in those.
 
 use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use common::*;
 use controller_runtime::cache::{ByObject, Cache, DynamicKind, Metadata};
 use controller_runtime::informer::Object;
-use controller_runtime::manager::ManagerBuilder;
+use controller_runtime::manager::{Manager, ManagerBuilder};
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{DynamicObject, ObjectMeta, PostParams};
 use kube::core::{PartialObjectMeta, Selector};
@@ -24,7 +26,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 const LIMIT: Duration = Duration::from_secs(30);
-const NAMESPACES: [&str; 3] = ["n1", "n2", "n3"];
+
+/// Seeded namespaces so far in this process (each test seeds three of its own: on a real
+/// cluster a namespace deleted by an earlier test may still be terminating).
+static SEEDED: AtomicUsize = AtomicUsize::new(0);
 
 /// Only here to generate the CRD; the manager caches Sprockets as `DynamicObject`s.
 #[derive(CustomResource, Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
@@ -86,21 +91,32 @@ pub(crate) fn marking<T: Object>(
     }
 }
 
-/// The two `ByObject`s that give `setting`, for the settings `of` makes: two namespaces, two
-/// label selectors, two field selectors, or a transform and a namespace.
+/// The two `ByObject`s that give `setting`, for the settings `of` makes: two of the seeded
+/// `namespaces`, two label selectors, two field selectors, or a transform and a namespace.
 fn halves<T: Object>(
     of: impl Fn() -> ByObject<T> + Clone + 'static,
     setting: Setting,
+    namespaces: &[String; 3],
 ) -> [Half; 2] {
-    type Change<T> = fn(ByObject<T>) -> ByObject<T>;
+    type Change<T> = Box<dyn Fn(ByObject<T>) -> ByObject<T>>;
+    let in_namespace = |namespace: &String| -> Change<T> {
+        let namespace = namespace.clone();
+        Box::new(move |b| b.namespaces([namespace.clone()]))
+    };
     let (first, second): (Change<T>, Change<T>) = match setting {
-        Setting::Namespaces => (|b| b.namespaces(["n1"]), |b| b.namespaces(["n2"])),
-        Setting::Labels => (|b| b.labels("app=web"), |b| b.labels("tier=db")),
-        Setting::Fields => (
-            |b| b.fields("metadata.name!=skip-a"),
-            |b| b.fields("metadata.name!=skip-b"),
+        Setting::Namespaces => (in_namespace(&namespaces[0]), in_namespace(&namespaces[1])),
+        Setting::Labels => (
+            Box::new(|b| b.labels("app=web")),
+            Box::new(|b| b.labels("tier=db")),
         ),
-        Setting::Transform => (|b| b.transform(marking("yes")), |b| b.namespaces(["n1"])),
+        Setting::Fields => (
+            Box::new(|b| b.fields("metadata.name!=skip-a")),
+            Box::new(|b| b.fields("metadata.name!=skip-b")),
+        ),
+        Setting::Transform => (
+            Box::new(|b| b.transform(marking("yes"))),
+            in_namespace(&namespaces[0]),
+        ),
     };
     let other = of.clone();
     [
@@ -131,13 +147,13 @@ fn entries<T: Resource>(objects: Vec<Arc<T>>) -> BTreeMap<String, Option<String>
 }
 
 impl Representation {
-    fn halves(&self, setting: Setting) -> [Half; 2] {
+    fn halves(&self, setting: Setting, namespaces: &[String; 3]) -> [Half; 2] {
         match self {
-            Self::Typed => halves(ByObject::of::<Secret>, setting),
-            Self::Metadata => halves(ByObject::of::<Metadata<Secret>>, setting),
+            Self::Typed => halves(ByObject::of::<Secret>, setting, namespaces),
+            Self::Metadata => halves(ByObject::of::<Metadata<Secret>>, setting, namespaces),
             Self::Dynamic(kind) => {
                 let kind = kind.clone();
-                halves(move || ByObject::dynamic(&kind), setting)
+                halves(move || ByObject::dynamic(&kind), setting, namespaces)
             }
         }
     }
@@ -166,15 +182,39 @@ impl Representation {
     }
 }
 
-/// A simulator holding the namespaces, and [`OBJECTS`] in each as Secrets and as Sprockets.
-async fn seeded() -> (ApiServer, DynamicKind) {
-    let server = ApiServer::start().await.unwrap();
+/// The server, the Sprockets' kind and three namespaces of the test's own, holding
+/// [`OBJECTS`] as Secrets and as Sprockets.
+struct Seeded {
+    server: TestCluster,
+    sprockets: DynamicKind,
+    namespaces: [String; 3],
+}
+
+impl Seeded {
+    /// Of a cache's entries, those in the seeded namespaces (a real cluster has others).
+    fn own(&self, cached: BTreeMap<String, Option<String>>) -> BTreeMap<String, Option<String>> {
+        cached
+            .into_iter()
+            .filter(|(key, _)| {
+                let namespace = key.split('/').next().unwrap_or_default();
+                self.namespaces.iter().any(|own| own == namespace)
+            })
+            .collect()
+    }
+}
+
+/// A server holding three fresh namespaces, and [`OBJECTS`] in each as Secrets and as
+/// Sprockets.
+async fn seeded() -> Seeded {
+    let server = TestCluster::start().await.unwrap();
     let client = server.client().unwrap();
     let sprockets = install(&server, &Sprocket::crd()).await;
-    for namespace in NAMESPACES {
+    let first = SEEDED.fetch_add(3, Ordering::SeqCst);
+    let namespaces = [0, 1, 2].map(|i| format!("{}-s{}", ns(), first + i));
+    for namespace in &namespaces {
         let mut object = Namespace::default();
         object.metadata.name = Some(namespace.to_owned());
-        server.create(&object).unwrap();
+        server.create(&object).await.unwrap();
         for (name, labels) in OBJECTS {
             let metadata = ObjectMeta {
                 name: Some(name.to_owned()),
@@ -191,7 +231,7 @@ async fn seeded() -> (ApiServer, DynamicKind) {
                 metadata: metadata.clone(),
                 ..Secret::default()
             };
-            server.create(&secret).unwrap();
+            server.create(&secret).await.unwrap();
             let mut sprocket = DynamicObject::new(name, sprockets.resource()).within(namespace);
             sprocket.metadata = metadata;
             sprocket.data = json!({"spec": {"teeth": 12}});
@@ -201,17 +241,23 @@ async fn seeded() -> (ApiServer, DynamicKind) {
                 .unwrap();
         }
     }
-    (server, sprockets)
+    Seeded {
+        server,
+        sprockets,
+        namespaces,
+    }
 }
 
-/// Runs a manager with `halves` applied in this order, and returns what the cache of
-/// `representation` held once synced.
+/// Runs a manager with `halves` applied in this order (its caches spanning every namespace
+/// unless they say otherwise), and returns what the cache of `representation` held once
+/// synced in the seeded namespaces.
 async fn cache_after(
-    server: &ApiServer,
+    seeded: &Seeded,
     representation: &Representation,
     halves: [&Half; 2],
 ) -> BTreeMap<String, Option<String>> {
-    let builder = halves[1](halves[0](manager(server)));
+    let all_namespaces = Manager::builder(seeded.server.client().unwrap()).handle_signals(false);
+    let builder = halves[1](halves[0](all_namespaces));
     let manager = Arc::new(builder.build());
     representation.register(&manager.cache());
     let running = spawn(&manager);
@@ -219,20 +265,21 @@ async fn cache_after(
     let cached = representation.cached(&manager.cache());
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
-    cached
+    seeded.own(cached)
 }
 
-/// What each setting's two halves must leave in the cache: `namespace/name` and mark.
-fn expected(setting: Setting) -> BTreeMap<String, Option<String>> {
+/// What each setting's two halves must leave in the cache of the seeded `namespaces`:
+/// `namespace/name` and mark.
+fn expected(setting: Setting, namespaces: &[String; 3]) -> BTreeMap<String, Option<String>> {
     let mut expected = BTreeMap::new();
-    for namespace in NAMESPACES {
+    for (at, namespace) in namespaces.iter().enumerate() {
         for (name, labels) in OBJECTS {
             let both_labels = labels.len() == 2;
             let kept = match setting {
-                Setting::Namespaces => namespace != "n3",
+                Setting::Namespaces => at != 2,
                 Setting::Labels => both_labels,
                 Setting::Fields => !name.starts_with("skip-"),
-                Setting::Transform => namespace == "n1",
+                Setting::Transform => at == 0,
             };
             if kept {
                 let mark = matches!(setting, Setting::Transform).then(|| "yes".to_owned());
@@ -245,20 +292,21 @@ fn expected(setting: Setting) -> BTreeMap<String, Option<String>> {
 
 /// The setting given in two `ByObject`s caches the expected objects, in either order.
 async fn combines(representation: fn(DynamicKind) -> Representation, setting: Setting) {
-    if testkit::cluster::sim_only("otherwise empty server (the caches span every namespace)") {
-        return;
-    }
-    let (server, sprockets) = seeded().await;
-    let representation = representation(sprockets);
-    let [first, second] = representation.halves(setting);
-    let forward = cache_after(&server, &representation, [&first, &second]).await;
-    let backward = cache_after(&server, &representation, [&second, &first]).await;
-    assert_eq!(forward, expected(setting), "{setting:?}, first then second");
+    let seeded = seeded().await;
+    let representation = representation(seeded.sprockets.clone());
+    let [first, second] = representation.halves(setting, &seeded.namespaces);
+    let forward = cache_after(&seeded, &representation, [&first, &second]).await;
+    let backward = cache_after(&seeded, &representation, [&second, &first]).await;
+    assert_eq!(
+        forward,
+        expected(setting, &seeded.namespaces),
+        "{setting:?}, first then second"
+    );
     assert_eq!(
         backward, forward,
         "{setting:?}: the order changed the cache"
     );
-    server.shutdown().await;
+    seeded.server.shutdown().await;
 }
 
 fn typed(_: DynamicKind) -> Representation {
@@ -334,17 +382,15 @@ async fn dynamic_transform_combines() {
 /// either apply to both.
 #[tokio::test(start_paused = true)]
 async fn each_representation_of_a_kind_keeps_its_own_transform_in_either_order() {
-    if testkit::cluster::sim_only("otherwise empty server (the caches span every namespace)") {
-        return;
-    }
-    let (server, _) = seeded().await;
+    let seeded = seeded().await;
+    let second = seeded.namespaces[1].clone();
     let full: Half = Box::new(|builder: ManagerBuilder| {
         builder.by_object(ByObject::of::<Secret>().transform(marking("full")))
     });
-    let meta: Half = Box::new(|builder: ManagerBuilder| {
+    let meta: Half = Box::new(move |builder: ManagerBuilder| {
         builder.by_object(
             ByObject::of::<Metadata<Secret>>()
-                .namespaces(["n2"])
+                .namespaces([second.clone()])
                 .transform(marking("metadata")),
         )
     });
@@ -352,13 +398,16 @@ async fn each_representation_of_a_kind_keeps_its_own_transform_in_either_order()
         let marks = |mark: &str| -> BTreeMap<String, Option<String>> {
             OBJECTS
                 .iter()
-                .map(|(name, _)| (format!("n2/{name}"), Some(mark.to_owned())))
+                .map(|(name, _)| {
+                    let key = format!("{}/{name}", seeded.namespaces[1]);
+                    (key, Some(mark.to_owned()))
+                })
                 .collect()
         };
-        let typed = cache_after(&server, &Representation::Typed, order).await;
+        let typed = cache_after(&seeded, &Representation::Typed, order).await;
         assert_eq!(typed, marks("full"));
-        let metadata = cache_after(&server, &Representation::Metadata, order).await;
+        let metadata = cache_after(&seeded, &Representation::Metadata, order).await;
         assert_eq!(metadata, marks("metadata"));
     }
-    server.shutdown().await;
+    seeded.server.shutdown().await;
 }
