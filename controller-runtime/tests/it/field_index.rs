@@ -33,7 +33,7 @@ fn referencing(name: &str, config_map: &str) -> Secret {
     Secret {
         metadata: ObjectMeta {
             name: Some(name.into()),
-            namespace: Some(NS.into()),
+            namespace: Some(ns().into()),
             annotations: Some([("config-ref".to_owned(), config_map.to_owned())].into()),
             ..ObjectMeta::default()
         },
@@ -55,19 +55,16 @@ fn secrets_referencing(cache: &Cache, config_map: &ConfigMap) -> Vec<ObjectKey> 
 
 #[tokio::test(start_paused = true)]
 async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    let secrets: Api<Secret> = Api::namespaced(server.client().unwrap(), NS);
+    let server = TestCluster::start().await.unwrap();
+    let secrets: Api<Secret> = Api::namespaced(server.client().unwrap(), ns());
     for (name, config_map) in [("s1", "a"), ("s2", "a"), ("s3", "b")] {
         secrets
             .create(&PostParams::default(), &referencing(name, config_map))
             .await
             .unwrap();
     }
-    put(&server, "a", "1");
-    put(&server, "b", "1");
+    server.put("a", "1").await.unwrap();
+    server.put("b", "1").await.unwrap();
 
     let manager = Arc::new(manager(&server).build());
     manager
@@ -92,7 +89,7 @@ async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it() 
                     let value = config_ref(&secret).pop().unwrap_or_default();
                     let mut names: Vec<String> = ctx
                         .lister()
-                        .namespace(NS)
+                        .namespace(ns())
                         .by_field(INDEX, &value)?
                         .iter()
                         .filter_map(|s| s.metadata.name.clone())
@@ -105,7 +102,7 @@ async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it() 
         }))
         .unwrap();
     let running = spawn(&manager);
-    let key = |name: &str| format!("{NS}/{name}");
+    let key = |name: &str| format!("{}/{name}", ns());
     eventually("the initial reconciles", Duration::from_secs(30), || {
         ["s1", "s2", "s3"]
             .iter()
@@ -121,13 +118,13 @@ async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it() 
 
     // A change to `a` reaches s1 and s2; then one to `b` reaches s3 (the queue is FIFO within
     // a priority, so by then anything `a` could have enqueued for s3 was reconciled).
-    put(&server, "a", "2");
+    server.put("a", "2").await.unwrap();
     eventually("s1 and s2 again", Duration::from_secs(30), || {
         counts.get(&key("s1")) > before[0] && counts.get(&key("s2")) > before[1]
     })
     .await;
     assert_eq!(counts.get(&key("s3")), before[2]);
-    put(&server, "b", "2");
+    server.put("b", "2").await.unwrap();
     eventually("s3 again", Duration::from_secs(30), || {
         counts.get(&key("s3")) > before[2]
     })

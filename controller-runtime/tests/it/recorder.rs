@@ -1,5 +1,7 @@
 //! The event recorder: repeats become one event with a series count; distinct events stay
-//! separate; a full queue drops and counts instead of blocking.
+//! separate; a full queue drops and counts instead of blocking. Runs on the simulator and,
+//! except the series window (minutes of the clock), with `KUBE_RT_TEST_KUBECONFIG` set, against
+//! that cluster.
 
 use crate::common;
 
@@ -13,6 +15,22 @@ use controller_runtime::{
 };
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
+use testkit::eventually_some;
+
+/// The events `controller` reported about the ConfigMap `a` (a whole cluster has events and
+/// ConfigMaps of its own in the namespace).
+async fn about_a(server: &TestCluster, controller: &str) -> Vec<Event> {
+    let events = server.list::<Event>().await.unwrap();
+    events
+        .into_iter()
+        .filter(|event| {
+            event.reporting_controller.as_deref() == Some(controller)
+                && event.regarding.as_ref().is_some_and(|r| {
+                    r.kind.as_deref() == Some("ConfigMap") && r.name.as_deref() == Some("a")
+                })
+        })
+        .collect()
+}
 
 fn record(reason: &str) -> EventRecord {
     EventRecord {
@@ -25,10 +43,7 @@ fn record(reason: &str) -> EventRecord {
 
 #[tokio::test(start_paused = true)]
 async fn shorthands_report_on_the_reconciled_object() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     Controller::new(&manager)
         .for_(Watch::of::<ConfigMap>())
@@ -42,12 +57,12 @@ async fn shorthands_report_on_the_reconciled_object() {
         ))
         .unwrap();
     let running = spawn(&manager);
-    let created = server.create(&cm("a", "1")).unwrap();
-    eventually("both events", Duration::from_secs(30), || {
-        server.list::<Event>().len() == 2
+    let created = server.create(&cm("a", "1")).await.unwrap();
+    let events = eventually_some("both events", Duration::from_secs(30), || async {
+        let events = about_a(&server, "shorthand").await;
+        (events.len() == 2).then_some(events)
     })
     .await;
-    let events = server.list::<Event>();
     let by_reason = |reason: &str| {
         events
             .iter()
@@ -89,10 +104,7 @@ async fn shorthands_report_on_the_reconciled_object() {
 
 #[tokio::test(start_paused = true)]
 async fn repeats_become_a_series() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     Controller::new(&manager)
         .for_(Watch::of::<ConfigMap>())
@@ -112,19 +124,20 @@ async fn repeats_become_a_series() {
         ))
         .unwrap();
     let running = spawn(&manager);
-    server.create(&cm("a", "1")).unwrap();
-    let series_count = |reason: &str| {
-        server
-            .list::<Event>()
-            .into_iter()
+    server.create(&cm("a", "1")).await.unwrap();
+    let series_count = |events: &[Event], reason: &str| {
+        events
+            .iter()
             .find(|event| event.reason.as_deref() == Some(reason))
-            .map(|event| event.series.map_or(1, |series| series.count))
+            .map(|event| event.series.as_ref().map_or(1, |series| series.count))
     };
-    eventually("both events", Duration::from_secs(30), || {
-        series_count("Synced") == Some(3) && series_count("Other") == Some(1)
+    let events = eventually_some("both events", Duration::from_secs(30), || async {
+        let events = about_a(&server, "mirror").await;
+        let done =
+            series_count(&events, "Synced") == Some(3) && series_count(&events, "Other") == Some(1);
+        done.then_some(events)
     })
     .await;
-    let events = server.list::<Event>();
     assert_eq!(events.len(), 2);
     let synced = events
         .iter()
@@ -154,7 +167,7 @@ async fn a_full_queue_drops_and_counts() {
 
 #[tokio::test(start_paused = true)]
 async fn a_repeat_after_the_series_window_starts_a_new_event() {
-    if testkit::cluster::sim_only("virtual time") {
+    if testkit::cluster::sim_only("virtual time: the series window is minutes of the clock") {
         return;
     }
     let server = apiserver_sim::ApiServer::start().await.unwrap();
