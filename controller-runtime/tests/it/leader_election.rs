@@ -433,11 +433,8 @@ async fn warm_up_syncs_caches_before_leadership_and_state_is_observable() {
 
 #[tokio::test(start_paused = true)]
 async fn invalid_timings_fail_start() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
-    let config = LeaderElectionConfig::new(NS, "bad")
+    let server = TestCluster::start().await.unwrap();
+    let config = LeaderElectionConfig::new(ns(), "bad")
         .renew_deadline(Duration::from_secs(2))
         .retry_period(Duration::from_secs(2));
     let manager = manager(&server).leader_election(config).build();
@@ -445,8 +442,7 @@ async fn invalid_timings_fail_start() {
     let error = manager.start().await.unwrap_err();
     assert!(matches!(error, Error::LeaderElection(_)), "{error}");
     assert!(error.to_string().contains("1.2"), "{error}");
-    // Dropped, not shut down: nothing connected to it.
-    drop(server);
+    server.shutdown().await;
 }
 
 /// Shuts every remaining candidate down gracefully; each `start` must return `Ok`.

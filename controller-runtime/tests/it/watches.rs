@@ -179,10 +179,7 @@ impl Runnable for Failing {
 
 #[tokio::test(start_paused = true)]
 async fn a_failing_runnable_stops_the_manager() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let manager = manager(&server).build();
     let counts = Counts::default();
     Controller::new(&manager)

@@ -60,7 +60,7 @@ enum Backend {
         cluster: Box<ExistingCluster>,
         discovery: tokio::sync::OnceCell<Discovery>,
         /// The proxy every client goes through, in a test that injects faults.
-        proxy: Option<FaultProxy>,
+        proxy: Option<Box<FaultProxy>>,
     },
 }
 
@@ -96,7 +96,7 @@ impl TestCluster {
         let turn = Arc::clone(&TURN).lock_owned().await;
         let cluster = ExistingCluster::connect_in(&kubeconfig, ns()).await?;
         let proxy = match with_faults {
-            true => Some(FaultProxy::start(cluster.config().clone()).await?),
+            true => Some(Box::new(FaultProxy::start(cluster.config().clone()).await?)),
             false => None,
         };
         Ok(Self {
@@ -293,7 +293,7 @@ impl TestCluster {
                     tracing::warn!("cleaning up {}: {error}", ns());
                 }
                 if let Some(proxy) = proxy {
-                    proxy.shutdown().await;
+                    (*proxy).shutdown().await;
                 }
             }
         }

@@ -21,9 +21,6 @@ async fn served_certificate(server: &TestServer) -> Vec<u8> {
 
 #[tokio::test]
 async fn a_rotated_certificate_is_served_without_a_restart() {
-    if testkit::cluster::sim_only("fault injection") {
-        return;
-    }
     let ca = TestCa::new();
     let dir = tempfile::tempdir().unwrap();
     let first = ca.issue(dir.path(), "webhook-1");
