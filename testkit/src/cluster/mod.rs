@@ -44,6 +44,9 @@ pub fn sim_only(what: &str) -> bool {
     testenv::skip_on_existing_cluster(what)
 }
 
+/// How often [`TestCluster::replace`] reads again after a conflict on a real server.
+const REPLACE_ATTEMPTS: u32 = 10;
+
 /// The turn of the process's tests on a real server.
 static TURN: LazyLock<Arc<Mutex<()>>> = LazyLock::new(Arc::default);
 
@@ -196,10 +199,24 @@ impl TestCluster {
             Backend::Cluster { .. } => {
                 let (api, mut object) = self.dynamic(obj)?;
                 let name = object.metadata.name.clone().unwrap_or_default();
-                let current = api.get(&name).await?;
-                object.metadata.resource_version = current.metadata.resource_version;
-                let replaced = api.replace(&name, &PostParams::default(), &object).await?;
-                Ok(serde_json::from_value(serde_json::to_value(replaced)?)?)
+                // Unconditional: a cluster's own controllers may write the object (a
+                // Deployment's status) between the read and the replace; read again then.
+                let mut attempts = 0;
+                loop {
+                    let current = api.get(&name).await?;
+                    object.metadata.resource_version = current.metadata.resource_version;
+                    match api.replace(&name, &PostParams::default(), &object).await {
+                        Ok(replaced) => {
+                            return Ok(serde_json::from_value(serde_json::to_value(replaced)?)?);
+                        }
+                        Err(kube::Error::Api(status))
+                            if status.code == 409 && attempts < REPLACE_ATTEMPTS =>
+                        {
+                            attempts += 1;
+                        }
+                        Err(error) => return Err(error.into()),
+                    }
+                }
             }
         }
     }
