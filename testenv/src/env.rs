@@ -121,6 +121,18 @@ impl TestEnv {
         }
     }
 
+    /// Whether deleting an owner makes the server delete its dependents (a test's
+    /// garbage-collection step runs where this holds): always on the simulator, which collects
+    /// garbage itself; on a real server when it runs a garbage collector, asked of it with
+    /// [`ExistingCluster::collects_garbage`] (a whole cluster, or testenv's own control plane
+    /// with its controller-manager; not a bare API server).
+    pub async fn collects_garbage(&self) -> Result<bool, Error> {
+        match &self.backend {
+            Backend::Simulator(_) => Ok(true),
+            Backend::Cluster(cluster) => cluster.collects_garbage().await,
+        }
+    }
+
     /// How long the environment's waits last.
     pub fn timeout(&self) -> Duration {
         self.timeout

@@ -3,6 +3,7 @@
 //! namespace of the environment's own, CRDs installed through the API, and the cleanup of
 //! everything the environment made there.
 
+mod capabilities;
 mod cleanup;
 mod crds;
 
@@ -19,6 +20,7 @@ use parking_lot::Mutex;
 use crate::error::Error;
 
 pub use crate::lane::{KUBECONFIG_VAR, named_kubeconfig, on_existing_cluster};
+pub use capabilities::COLLECT_LIMIT;
 pub use cleanup::{NAMESPACE_GONE_LIMIT, empty_namespace};
 
 /// The label every scratch namespace carries, so a crashed run's leftovers can be found
