@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use apiserver_sim::ApiServer;
 use controller_runtime::cache::DynamicKind;
+use controller_runtime::controller::predicate::{MetaFn, meta_fn};
 use controller_runtime::manager::{Manager, ManagerBuilder};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
-use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec, Secret};
+use k8s_openapi::api::core::v1::{ConfigMap, Container, PodSpec, PodTemplateSpec, Secret};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, OwnerReference};
 use kube::Api;
@@ -112,6 +113,30 @@ pub fn manager(server: &impl Server) -> ManagerBuilder {
     } else {
         builder
     }
+}
+
+/// The label of the ConfigMaps a test makes for its controller, in a namespace a whole
+/// cluster also puts ConfigMaps of its own into (its root CA publisher's `kube-root-ca.crt`).
+pub const OWN_LABEL: &str = "kube-rt.dev/test-object";
+
+/// [`cm`]`(name, value)` carrying [`OWN_LABEL`].
+pub fn own_cm(name: &str, value: &str) -> ConfigMap {
+    let mut obj = cm(name, value);
+    obj.metadata.labels = Some([(OWN_LABEL.to_owned(), "true".to_owned())].into());
+    obj
+}
+
+/// Whether an object is one of [`own_cm`]'s.
+pub fn is_own(meta: &ObjectMeta) -> bool {
+    meta.labels
+        .as_ref()
+        .is_some_and(|labels| labels.contains_key(OWN_LABEL))
+}
+
+/// The predicate that lets a controller's watch pass the test's objects only ([`own_cm`]), so
+/// that its queue, reconciles and their metrics count those alone, on any server.
+pub fn own_only() -> MetaFn<fn(&ObjectMeta) -> bool> {
+    meta_fn(is_own)
 }
 
 /// Runs `manager.start()` in the background.

@@ -16,6 +16,8 @@ use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Api;
+use kube::api::DeleteParams;
 use parking_lot::Mutex;
 
 fn value(cm: &ConfigMap) -> Option<String> {
@@ -101,26 +103,31 @@ fn queue_adds(metrics: &str, queue: &str) -> Option<u64> {
 /// key: the queue's second add), so the state is recorded before that reconcile ends.
 #[tokio::test]
 async fn a_deletion_seen_during_a_reconcile_reaches_the_next_one() {
-    if testkit::cluster::sim_only("the simulator's own writes and its namespace") {
-        return;
-    }
-    let server = Arc::new(apiserver_sim::ApiServer::start().await.unwrap());
+    let server = TestCluster::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let last_states = LastStates::default();
-    let (seen, watcher, deleter) = (last_states.clone(), manager.clone(), server.clone());
+    let seen = last_states.clone();
+    let metrics = manager.metrics().clone();
+    let config_maps: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), ns());
     Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        // The test's ConfigMap only: the queue's adds below are its own (a whole cluster puts its
+        // root CA ConfigMap into the namespace too).
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         .build(reconciler_fn(
             move |_req: Request, ctx: Context<ConfigMap>| {
-                let (seen, manager, server) = (seen.clone(), watcher.clone(), deleter.clone());
+                let (seen, metrics, config_maps) =
+                    (seen.clone(), metrics.clone(), config_maps.clone());
                 async move {
                     if ctx.get().is_none() {
                         seen.lock().push(ctx.deleted().and_then(|cm| value(&cm)));
                         return Ok::<_, ReconcileError>(Action::done());
                     }
-                    server.delete("", "configmaps", Some(NS), "doomed").unwrap();
+                    config_maps
+                        .delete("doomed", &DeleteParams::default())
+                        .await
+                        .unwrap();
                     eventually("the delete handler", Duration::from_secs(30), || {
-                        queue_adds(&manager.metrics().render(), "configmap") == Some(2)
+                        queue_adds(&metrics.render(), "configmap") == Some(2)
                     })
                     .await;
                     Ok(Action::done())
@@ -129,7 +136,7 @@ async fn a_deletion_seen_during_a_reconcile_reaches_the_next_one() {
         ))
         .unwrap();
     let running = spawn(&manager);
-    server.create(&cm("doomed", "final")).unwrap();
+    server.create(&own_cm("doomed", "final")).await.unwrap();
     eventually("the deleted reconcile", Duration::from_secs(30), || {
         !last_states.lock().is_empty()
     })
@@ -138,6 +145,7 @@ async fn a_deletion_seen_during_a_reconcile_reaches_the_next_one() {
 
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
+    server.shutdown().await;
 }
 
 const TARGET: i64 = 20;

@@ -70,7 +70,9 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
     let attempts = Counts::default();
     let seen = attempts.clone();
     Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        // The test's ConfigMaps only, which the reconcile and queue counts below are about (a whole
+        // cluster puts its root CA ConfigMap into the namespace too).
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         .named("mirror")
         .max_concurrent_reconciles(3)
         .build(reconciler_fn(
@@ -101,7 +103,7 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
     let address = manager.addresses().metrics.unwrap();
 
     for name in ["ok-1", "ok-2", "err-1", "later-1", "fatal"] {
-        server.create(&cm(name, "1")).await.unwrap();
+        server.create(&own_cm(name, "1")).await.unwrap();
     }
     eventually("every reconcile", Duration::from_secs(30), || {
         attempts.get("ok-1") == 1
@@ -227,6 +229,12 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
         ),
         1.0
     );
+    // The cache holds every ConfigMap of the namespace: the test's five and those a whole
+    // cluster puts there.
+    let listed = server.list::<ConfigMap>().await.unwrap();
+    let own = listed.iter().filter(|cm| is_own(&cm.metadata)).count();
+    assert_eq!(own, 5);
+    let held = listed.len();
     let informer = find(&scrape, "controller_runtime_informer_cache_objects", &[])
         .expect("informer cache size")
         .labels
@@ -240,7 +248,7 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
             "controller_runtime_informer_cache_objects",
             &informer
         ),
-        5.0
+        held as f64
     );
     // The informer listed with a streaming list, which counts as a watch.
     assert_eq!(
@@ -296,7 +304,7 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
         assert!(names.contains(name), "{name} missing from {names:?}");
     }
     // One more success moves only the success counter.
-    server.create(&cm("ok-3", "1")).await.unwrap();
+    server.create(&own_cm("ok-3", "1")).await.unwrap();
     eventually("the new reconcile", Duration::from_secs(30), || {
         attempts.get("ok-3") == 1
     })

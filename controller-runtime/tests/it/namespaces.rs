@@ -242,10 +242,22 @@ async fn per_kind_options_override_namespaces_selectors_and_transform() {
     assert_eq!(teams, ["billing", "shop"]);
     assert!(namespaces.get("audit").is_none());
 
-    // ConfigMaps keep the default: namespace a only.
+    // ConfigMaps keep the default: namespace a only. Of the test's ConfigMaps (a whole
+    // cluster's root CA publisher adds its own to every namespace) the cache holds a's alone.
     let config_maps = cache.lister::<ConfigMap>().unwrap();
     assert_eq!(config_maps.namespaces(), Some(vec!["a".to_owned()]));
-    assert_eq!(config_maps.len(), 1);
+    let cached = config_maps.list(&Selector::default());
+    assert!(
+        cached
+            .iter()
+            .all(|cm| cm.metadata.namespace.as_deref() == Some("a")),
+        "{cached:?}"
+    );
+    let settings: Vec<_> = cached
+        .iter()
+        .filter(|cm| cm.metadata.name.as_deref() == Some("settings"))
+        .collect();
+    assert_eq!(settings.len(), 1);
 
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
