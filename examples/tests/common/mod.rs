@@ -1,6 +1,7 @@
-//! Helpers shared by the integration tests that run processes: signals to child processes, and
-//! (`kubectl`) running kubectl against the standalone simulator binary. Tests in this process
-//! use the public test environment (`testenv`).
+//! Helpers shared by the integration tests: signals to child processes, (`kubectl`) running
+//! kubectl against the standalone simulator binary, and (`workloads`) the test environment of
+//! tests that follow a Foo's workload to its Pods and its garbage collection. Tests in this process use
+//! the public test environment (`testenv`).
 
 #![allow(dead_code)]
 
@@ -8,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 pub mod kubectl;
+pub mod workloads;
 
 /// Sends `signal` (`INT`, `TERM`, ...) to a child process.
 pub async fn signal(child: &tokio::process::Child, signal: &str) {

@@ -1,25 +1,54 @@
-//! The sample-controller in a manager against the simulator (or an existing cluster): create a Foo, see its Deployment,
-//! change replicas, see the update and the status, delete the Foo, see the Deployment collected.
+//! The sample-controller in a manager against the simulator (or an existing cluster): create a
+//! Foo, see its Deployment, its Running Pods and the Foo's `availableReplicas`; change replicas,
+//! see the Deployment, the Pods and the status follow; delete the Foo, see the garbage collector
+//! remove the Deployment and its Pods. The simulator runs the Pods with its workload simulator;
+//! a real cluster with its controller-manager, scheduler and nodes (a bare API server has none
+//! of them: those steps are skipped there, with a notice).
 
-use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::Event;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::{Api, ResourceExt};
-use testenv::TestEnv;
 
+use crate::common::workloads::FooEnv;
 use crate::sample_controller::controller::{RESYNC_PERIOD, register};
 use crate::sample_controller::foo::{Foo, crd, new_foo};
 
+/// The labels of the Foo `web`'s Pods.
+const PODS: &str = "app=nginx,controller=web";
+
+/// Waits until `web` has `replicas` Running and Ready Pods and its status says so.
+async fn available(foo_env: &FooEnv, foos: &Api<Foo>, replicas: usize) {
+    let env = &foo_env.env;
+    env.eventually(&format!("{replicas} Ready Pods of web"), || async {
+        (foo_env.ready_pods(PODS).await.len() == replicas).then_some(())
+    })
+    .await
+    .unwrap();
+    env.eventually(
+        &format!("web's availableReplicas at {replicas}"),
+        || async {
+            let status = foos.get("web").await.unwrap().status?;
+            (usize::try_from(status.available_replicas) == Ok(replicas)).then_some(())
+        },
+    )
+    .await
+    .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn foo_lifecycle() {
-    let env = TestEnv::builder().crd(crd()).start().await.unwrap();
+    let foo_env = FooEnv::start(crd()).await.unwrap();
+    let env = &foo_env.env;
     let client = env.client();
     let manager = env.manager_builder().resync_period(RESYNC_PERIOD).build();
     register(&manager).unwrap();
     let running = env.start_manager(manager);
+    foo_env.notice_skipped_steps("Running Pods and availableReplicas", "the test's last step");
 
     let foos: Api<Foo> = Api::namespaced(client.clone(), env.namespace());
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), env.namespace());
+    let replica_sets: Api<ReplicaSet> = Api::namespaced(client.clone(), env.namespace());
     let events: Api<Event> = Api::namespaced(client.clone(), env.namespace());
     let foo = foos
         .create(
@@ -68,6 +97,9 @@ async fn foo_lifecycle() {
     })
     .await
     .unwrap();
+    if foo_env.runs_pods {
+        available(&foo_env, &foos, 1).await;
+    }
 
     let patch = serde_json::json!({"spec": {"replicas": 3}});
     foos.patch("web", &PatchParams::default(), &Patch::Merge(&patch))
@@ -79,14 +111,15 @@ async fn foo_lifecycle() {
     })
     .await
     .unwrap();
+    if foo_env.runs_pods {
+        available(&foo_env, &foos, 3).await;
+    }
 
     foos.delete("web", &DeleteParams::default()).await.unwrap();
-    // The garbage collector is the controller-manager's: a bare API server has none.
-    let Some(server) = env.simulator_or_skip("garbage collector (the rest of the test)") else {
+    if !foo_env.collects_garbage {
         running.stop().await.unwrap();
         return;
-    };
-    server.settle().await;
+    }
     env.eventually("the Deployment collected", || async {
         deployments
             .get_opt("web-nginx")
@@ -94,6 +127,15 @@ async fn foo_lifecycle() {
             .unwrap()
             .is_none()
             .then_some(())
+    })
+    .await
+    .unwrap();
+    env.eventually("its ReplicaSets and Pods collected", || async {
+        let sets = replica_sets
+            .list(&ListParams::default().labels(PODS))
+            .await
+            .unwrap();
+        (sets.items.is_empty() && foo_env.pods(PODS).await == Some(0)).then_some(())
     })
     .await
     .unwrap();
