@@ -32,8 +32,8 @@
 //! With `KUBE_RT_TEST_KUBECONFIG` set the churn runs against that real cluster instead (see
 //! `target.rs` and `../real/`): no simulator and no chaos (`CHURN_PROFILE` does not apply), a
 //! namespace of the run's own that the manager alone caches and that is removed at the end,
-//! and this process deleting the Secrets whose ConfigMap is gone (a bare API server has no
-//! garbage collector).
+//! and the cluster's garbage collector deleting the Secrets whose ConfigMap is gone (this
+//! process does on a cluster without one: a bare API server).
 
 #[path = "../real/mod.rs"]
 mod real;
@@ -380,9 +380,7 @@ async fn churn_keeps_memory_and_descriptors_flat() {
         .await
         .unwrap_or_else(|e| panic!("{settings}: {e}"));
     if let Some(collected) = collected {
-        println!(
-            "churn {settings}: {collected} orphaned Secrets garbage-collected by the soak; namespace removed"
-        );
+        println!("churn {settings}: {collected}");
     }
 
     assert!(

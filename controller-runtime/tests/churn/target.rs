@@ -1,8 +1,9 @@
 //! The server the churn runs against: apiserver-sim in this process (the default, and CI's;
 //! chaos as `CHURN_PROFILE` says, event history capped), or the real cluster
 //! `KUBE_RT_TEST_KUBECONFIG` names (see `../real/`): a namespace of the run's own, removed at
-//! the end, and this process playing the garbage collector for the workload's Secrets. Against
-//! a real server the process measured holds the manager and the driver only.
+//! the end, whose garbage the cluster's collector collects (this process plays it on a cluster
+//! without one). Against a real server the process measured holds the manager and the driver
+//! only.
 
 use std::path::Path;
 
@@ -42,8 +43,8 @@ impl Target {
         })
     }
 
-    /// Connects to the real cluster of the admin kubeconfig `admin`, creates the run's
-    /// namespace and starts the garbage collector.
+    /// Connects to the real cluster of the admin kubeconfig `admin` and creates the run's
+    /// namespace (and the soak's garbage collector, on a cluster without one).
     pub async fn real(admin: &Path) -> Result<Self, String> {
         let cluster = Cluster::connect(admin, "churn").await?;
         Ok(Self::Real { cluster })
@@ -103,9 +104,9 @@ impl Target {
         }
     }
 
-    /// Shuts the simulator down, or stops the garbage collector and removes the run's namespace
-    /// from the real cluster; how many Secrets the collector deleted, if it ran.
-    pub async fn shutdown(self) -> Result<Option<u64>, String> {
+    /// Shuts the simulator down, or stops the soak's garbage collector if it ran and removes
+    /// the run's namespace from the real cluster; who collected the garbage there.
+    pub async fn shutdown(self) -> Result<Option<String>, String> {
         match self {
             Self::Sim { server, .. } => {
                 server.shutdown().await;

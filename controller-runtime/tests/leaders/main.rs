@@ -163,9 +163,7 @@ async fn run(settings: &Settings) -> Result<String, String> {
     let cleaned = target.finish().await;
     match (outcome, cleaned) {
         (Ok(summary), Ok(None)) => Ok(summary),
-        (Ok(summary), Ok(Some(collected))) => Ok(format!(
-            "{summary}; {collected} orphaned Secrets garbage-collected by the soak; namespace removed"
-        )),
+        (Ok(summary), Ok(Some(collected))) => Ok(format!("{summary}; {collected}")),
         (Err(e), Ok(_)) => Err(e),
         (Ok(_), Err(e)) => Err(format!("cleanup: {e}")),
         (Err(e), Err(cleanup)) => Err(format!("{e}; cleanup: {cleanup}")),

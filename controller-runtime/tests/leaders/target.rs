@@ -25,8 +25,9 @@ pub enum Target {
         server: Arc<ApiServer>,
         kubeconfig: PathBuf,
     },
-    /// A real cluster; the members authenticate as a ServiceAccount of the run's namespace,
-    /// and this process plays the garbage collector for them.
+    /// A real cluster; the members authenticate as a ServiceAccount of the run's namespace.
+    /// The cluster's garbage collector removes the Secrets of deleted ConfigMaps (on a cluster
+    /// without one, this process does).
     Real {
         cluster: Cluster,
         members_kubeconfig: PathBuf,
@@ -58,8 +59,8 @@ impl Target {
         })
     }
 
-    /// Connects to the real cluster of the admin kubeconfig `admin`: the run's namespace, the
-    /// garbage collector, the members' ServiceAccount and kubeconfig (in `dir`).
+    /// Connects to the real cluster of the admin kubeconfig `admin`: the run's namespace, who
+    /// collects its garbage, the members' ServiceAccount and kubeconfig (in `dir`).
     pub async fn real(admin: &Path, dir: &Path) -> Result<Self, String> {
         let cluster = Cluster::connect(admin, "leaders").await?;
         let members_kubeconfig = dir.join("member-kubeconfig");
@@ -193,9 +194,10 @@ impl Target {
         }
     }
 
-    /// Ends the run: on a real cluster, stops the garbage collector and removes the run's
-    /// namespace and everything in it. How many Secrets the collector deleted, if it ran.
-    pub async fn finish(self) -> Result<Option<u64>, String> {
+    /// Ends the run: on a real cluster, stops the soak's garbage collector if it ran and
+    /// removes the run's namespace and everything in it; who collected the garbage, for the
+    /// summary.
+    pub async fn finish(self) -> Result<Option<String>, String> {
         match self {
             Self::Sim { .. } => Ok(None),
             Self::Real { cluster, .. } => cluster.finish().await.map(Some),

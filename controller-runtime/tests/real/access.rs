@@ -56,6 +56,9 @@ impl Cluster {
                 WORK,
                 vec![
                     rule("", &["configmaps", "secrets"], ALL),
+                    // The Secrets' controller reference blocks its owner's deletion, which a
+                    // cluster enforcing owner-reference permissions admits only with this.
+                    rule("", &["configmaps/finalizers"], &["update"]),
                     rule("", &["events"], &["create", "update", "patch"]),
                     rule("events.k8s.io", &["events"], &["create", "update", "patch"]),
                 ],

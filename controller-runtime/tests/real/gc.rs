@@ -1,8 +1,10 @@
-//! The garbage collector's part for the soak workload, which a bare API server lacks: a Secret
-//! whose controlling ConfigMap is gone is deleted (with the Secret's uid as precondition), as
-//! kube-controller-manager's garbage collector would do in the background. Without it a
-//! ConfigMap deleted and created again under the same name would find the old Secret still
-//! controlled by the old ConfigMap, and `mirror` could never take it over.
+//! The garbage collector's part for the soak workload, on a cluster that lacks one (a bare API
+//! server, no kube-controller-manager; a whole cluster's own collector does it there, and the
+//! simulator's in CI): a Secret whose controlling ConfigMap is gone is deleted (with the
+//! Secret's uid as precondition), as kube-controller-manager's garbage collector would do in
+//! the background. Without it a ConfigMap deleted and created again under the same name would
+//! find the old Secret still controlled by the old ConfigMap, and `mirror` could never take it
+//! over.
 
 use std::collections::BTreeSet;
 use std::time::Duration;

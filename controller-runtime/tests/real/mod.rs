@@ -4,10 +4,10 @@
 //! bare API server lacks.
 //!
 //! - [`Cluster`]: testenv's [`ExistingCluster`] (the admin client, the run's namespace created
-//!   at the start and, at the end, emptied, deleted and finalized until it is gone), the
-//!   garbage collector running beside it, and the soaks' typed reads;
-//! - [`gc`]: the garbage collector's part for the soak workload's owned Secrets (a bare API
-//!   server has none);
+//!   at the start and, at the end, emptied, deleted and finalized until it is gone), who
+//!   collects the workload's garbage there, and the soaks' typed reads;
+//! - [`gc`]: the garbage collector's part for the soak workload's owned Secrets, played by the
+//!   soak only on a cluster without one (a bare API server);
 //! - [`access`]: a ServiceAccount for member processes, its RBAC, a token, and withdrawing the
 //!   Lease rights (real 403s on every Lease request) and granting them back;
 //! - [`restart`]: restarting the API server by the user's command, compacting etcd, and
@@ -29,26 +29,52 @@ pub use testenv::KUBECONFIG_VAR;
 pub use testenv::cluster::named_kubeconfig;
 use tokio::time::Instant;
 
-/// The cluster under test, the run's namespace on it, and the garbage collector for it.
+/// The cluster under test, the run's namespace on it, and who collects the workload's garbage.
 pub struct Cluster {
     /// Boxed: a client configuration is large, and a soak's target holds either this or a
     /// simulator.
     env: Box<ExistingCluster>,
-    gc: gc::Collector,
+    /// The soak's own collector, on a cluster without a garbage collector; `None` where the
+    /// cluster's collects.
+    gc: Option<gc::Collector>,
 }
 
 impl Cluster {
-    /// Connects with the admin kubeconfig at `kubeconfig`, creates the namespace
-    /// `kube-rt-<soak>-<random suffix>` and starts the garbage collector there.
+    /// Connects with the admin kubeconfig at `kubeconfig` and creates the namespace
+    /// `kube-rt-<soak>-<random suffix>`. Asks the cluster whether it collects garbage (see
+    /// [`ExistingCluster::collects_garbage`]); if it does not (a bare API server), says so and
+    /// starts the soak's own collector there.
     pub async fn connect(kubeconfig: &Path, soak: &str) -> Result<Self, String> {
         let env = ExistingCluster::connect_prefixed(kubeconfig, &format!("kube-rt-{soak}"))
             .await
             .map_err(|e| e.to_string())?;
-        let gc = gc::Collector::start(env.client(), env.namespace().to_owned());
+        let gc = match env.collects_garbage().await {
+            Ok(true) => None,
+            Ok(false) => {
+                println!(
+                    "notice: the cluster has no garbage collector (no kube-controller-manager): \
+                     the soak deletes the Secrets whose ConfigMap is gone itself"
+                );
+                Some(gc::Collector::start(
+                    env.client(),
+                    env.namespace().to_owned(),
+                ))
+            }
+            Err(e) => {
+                let _ = env.cleanup().await;
+                return Err(format!("asking the cluster for a garbage collector: {e}"));
+            }
+        };
         Ok(Self {
             env: Box::new(env),
             gc,
         })
+    }
+
+    /// Whether the cluster's own garbage collector collects the workload's garbage (else the
+    /// soak's, see [`gc`]).
+    pub fn collects_garbage(&self) -> bool {
+        self.gc.is_none()
     }
 
     /// The admin client (its default namespace the run's).
@@ -111,12 +137,19 @@ impl Cluster {
         }
     }
 
-    /// Stops the garbage collector, then removes the run's namespace with everything in it
-    /// (testenv's cleanup, which returns once the namespace is gone). How many Secrets the
-    /// collector deleted.
-    pub async fn finish(self) -> Result<u64, String> {
-        let collected = self.gc.stop().await;
+    /// Stops the soak's collector if it ran, then removes the run's namespace with everything
+    /// in it (testenv's cleanup, which returns once the namespace is gone). Who collected the
+    /// garbage, for the summary.
+    pub async fn finish(self) -> Result<String, String> {
+        let collected = match self.gc {
+            Some(gc) => format!(
+                "{} orphaned Secrets garbage-collected by the soak (the cluster has no garbage \
+                 collector)",
+                gc.stop().await
+            ),
+            None => "orphaned Secrets garbage-collected by the cluster".to_owned(),
+        };
         self.env.cleanup().await.map_err(|e| e.to_string())?;
-        Ok(collected)
+        Ok(format!("{collected}; namespace removed"))
     }
 }
