@@ -26,9 +26,19 @@
 //! profile: `gentle` (default), `standard`, `harsh` or `none`), `SHARDS_PART` (`all`, the
 //! default; `soak` or `negative` for one of the two runs). Every failure message starts with
 //! them.
+//!
+//! With `KUBE_RT_TEST_KUBECONFIG` set both runs go against that real cluster instead (see
+//! `target.rs` and `../real/`): each in a namespace of its own, removed at the end; no
+//! simulator and no simulated faults (`SHARDS_PROFILE` does not apply); the shards
+//! authenticate as a ServiceAccount of the namespace, and their Lease writes fail because its
+//! Lease RoleBinding is withdrawn (real 403s); the cluster's garbage collector deletes the
+//! Secrets of deleted ConfigMaps (the soak does on a cluster without one). Shards are still
+//! SIGKILLed, added, removed and taken over.
 
 #[path = "../members/mod.rs"]
 mod members;
+#[path = "../real/mod.rs"]
+mod real;
 #[path = "../workload/mod.rs"]
 mod workload;
 
@@ -38,13 +48,20 @@ mod negative;
 mod observe;
 mod run;
 mod soak;
+mod target;
 
+use std::future::Future;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
-use apiserver_sim::ChaosProfile;
+use apiserver_sim::{ChaosConfig, ChaosProfile};
+use tokio::time::Instant;
 
 use member::PREFIX;
 use members::{MemberEnv, harness};
+use target::Target;
 
 const DEFAULT_SEED: u64 = 20_261_128;
 const DEFAULT_SECS: u64 = 30;
@@ -59,15 +76,17 @@ enum Part {
     Negative,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Settings {
     seed: u64,
     secs: u64,
     objects: usize,
     members: usize,
-    /// The chaos profile of the soak (`None`: no chaos).
+    /// The chaos profile of the soak (`None`: no chaos, always against a real server).
     profile: Option<ChaosProfile>,
     part: Part,
+    /// The real cluster's admin kubeconfig (`KUBE_RT_TEST_KUBECONFIG`).
+    real: Option<PathBuf>,
 }
 
 impl Settings {
@@ -90,7 +109,9 @@ impl Settings {
                 ));
             }
         };
+        let real = real::named_kubeconfig();
         let profile = match std::env::var("SHARDS_PROFILE").unwrap_or_default().trim() {
+            _ if real.is_some() => None,
             "" => Some(ChaosProfile::Gentle),
             "none" => None,
             name => Some(
@@ -105,6 +126,7 @@ impl Settings {
             members: usize::try_from(members).unwrap_or(3),
             profile,
             part,
+            real,
         })
     }
 }
@@ -126,7 +148,46 @@ impl std::fmt::Display for Settings {
                 Part::Soak => "soak",
                 Part::Negative => "negative",
             }
-        )
+        )?;
+        match &self.real {
+            Some(path) => write!(f, " {}={}", real::KUBECONFIG_VAR, path.display()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Runs `body` on a server of its own: the simulator (with `chaos`), or a namespace
+/// `kube-rt-<name>-…` of the real cluster; then takes the server down, the real namespace
+/// removed whether `body` passed or not. `body`'s summary (with who collected the garbage on a
+/// real cluster), or what failed.
+async fn with_target<F, Fut>(
+    settings: &Settings,
+    name: &str,
+    chaos: Option<ChaosConfig>,
+    body: F,
+) -> Result<String, String>
+where
+    F: FnOnce(Arc<Target>) -> Fut,
+    Fut: Future<Output = Result<String, String>>,
+{
+    let dir = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
+    let target = Arc::new(match &settings.real {
+        None => Target::sim(chaos, dir.path()).await?,
+        Some(admin) => Target::real(admin, name, dir.path()).await?,
+    });
+    let outcome = body(Arc::clone(&target)).await;
+    // A run that failed early may still be stopping its observer, which holds the target.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Arc::strong_count(&target) > 1 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let target = Arc::try_unwrap(target).map_err(|_| "the target is still shared".to_owned())?;
+    match (outcome, target.finish().await) {
+        (Ok(summary), Ok(None)) => Ok(summary),
+        (Ok(summary), Ok(Some(collected))) => Ok(format!("{summary}; {collected}")),
+        (Err(e), Ok(_)) => Err(e),
+        (Ok(_), Err(e)) => Err(format!("cleanup: {e}")),
+        (Err(e), Err(cleanup)) => Err(format!("{e}; cleanup: {cleanup}")),
     }
 }
 
@@ -139,10 +200,10 @@ fn main() -> ExitCode {
         let both = async {
             let mut summary = Vec::new();
             if settings.part != Part::Soak {
-                summary.push(negative::run(settings).await?);
+                summary.push(negative::run(settings.clone()).await?);
             }
             if settings.part != Part::Negative {
-                summary.push(soak::run(settings).await?);
+                summary.push(soak::run(settings.clone()).await?);
             }
             Ok::<_, String>(format!("shards {settings}:\n{}", summary.join("\n")))
         };

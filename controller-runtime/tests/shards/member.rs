@@ -25,8 +25,10 @@ use crate::workload;
 pub const PREFIX: &str = "SHARDS";
 /// The ring.
 pub const RING: &str = "soak";
-/// The namespace of the objects and of the shard Leases.
-pub const NS: &str = "default";
+/// The variable that tells a shard the namespace of the objects and of the shard Leases (the
+/// run's: `default` on the simulator, one of the run's own on a real cluster), the only one
+/// it caches.
+const NAMESPACE: &str = "SHARDS_NAMESPACE";
 /// Shard Lease timings: short, so a silent shard is taken over within a CI run (after two
 /// Lease durations), and one that cannot renew stops after the renew deadline; with room for
 /// a loaded machine (the shards, the sharder and the server share two cores).
@@ -54,10 +56,12 @@ impl MemberSettings {
     const FIXED: &'static str = "SHARDS_FIXED_WORK";
     const WORKERS: &'static str = "SHARDS_WORKERS";
 
-    /// The environment that tells a shard process these settings.
-    pub fn vars(&self) -> Vec<(&'static str, OsString)> {
+    /// The environment that tells a shard process these settings, and that it works in
+    /// `namespace`.
+    pub fn vars(&self, namespace: &str) -> Vec<(&'static str, OsString)> {
         let flag = |on: bool| OsString::from(if on { "1" } else { "0" });
         vec![
+            (NAMESPACE, namespace.into()),
             (Self::DRAIN, flag(self.drain_handshake)),
             (Self::WORK_MS, self.work.as_millis().to_string().into()),
             (Self::FIXED, flag(self.fixed_work)),
@@ -86,26 +90,32 @@ pub fn shard_of(identity: &str) -> &str {
 /// Runs the shard until it is killed, stopped or loses its Lease; the exit code.
 pub fn run(env: &MemberEnv) -> i32 {
     let settings = MemberSettings::from_env();
+    let namespace = std::env::var(NAMESPACE).unwrap_or_else(|_| "default".to_owned());
     members::run_member(
         env,
         |e| matches!(e, Error::ShardLeaseLost { .. }),
-        |client, log| serve(shard_of(&env.identity).to_owned(), settings, client, log),
+        |client, log| {
+            let shard = shard_of(&env.identity).to_owned();
+            serve(shard, settings, namespace, client, log)
+        },
     )
 }
 
 async fn serve(
     shard: String,
     settings: MemberSettings,
+    namespace: String,
     client: kube::Client,
     log: Writer,
 ) -> members::Served {
-    let sharding = ShardingConfig::new(RING, NS)
+    let sharding = ShardingConfig::new(RING, namespace.clone())
         .shard(shard)
         .lease_timings(LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD)
         .sharder_resync_period(SHARDER_RESYNC)
         .drain_handshake(settings.drain_handshake);
     let manager = Arc::new(
         Manager::builder(client)
+            .namespace(namespace)
             .sharding(sharding)
             .cache_sync_timeout(Duration::from_secs(60))
             .build(),

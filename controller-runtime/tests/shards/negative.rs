@@ -8,9 +8,9 @@
 //! almost every moment. Then a fourth shard joins: the objects it takes are taken from
 //! reconciles in flight, and it starts them at once.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, Patch, PatchParams};
 use serde_json::json;
@@ -19,8 +19,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Settings;
 use crate::checks;
-use crate::member::{MemberSettings, NS};
+use crate::member::MemberSettings;
 use crate::run::Run;
+use crate::target::Target;
 
 const SHARDS: usize = 3;
 const OBJECTS: usize = 120;
@@ -29,30 +30,32 @@ const WORKERS: usize = 64;
 const TOUCH_EVERY: Duration = Duration::from_millis(500);
 const LIMIT: Duration = Duration::from_secs(30);
 
-/// The run; its summary line, or what failed.
+/// The run on its own server (the simulator without chaos, or a namespace of the real
+/// cluster); its summary line, or what failed.
 pub async fn run(settings: Settings) -> Result<String, String> {
+    let seed = settings.seed;
+    crate::with_target(&settings, "shards-negative", None, |target| {
+        negative(seed, target)
+    })
+    .await
+}
+
+async fn negative(seed: u64, target: Arc<Target>) -> Result<String, String> {
     let started = Instant::now();
-    let server = ApiServer::builder()
-        .bookmark_interval(Duration::from_secs(1))
-        .start()
-        .await
-        .map_err(|e| format!("server: {e}"))?;
     let member = MemberSettings {
         drain_handshake: false,
         work: WORK,
         fixed_work: true,
         workers: WORKERS,
     };
-    let mut run = Run::start(server, SHARDS, member).await?;
-    run.seed(OBJECTS)?;
+    let mut run = Run::start(target, SHARDS, member).await?;
+    run.seed(OBJECTS).await?;
     run.wait_settled(true, LIMIT).await?;
 
     let stop = CancellationToken::new();
     let toucher = {
-        let cms: Api<ConfigMap> =
-            Api::namespaced(run.server.client().map_err(|e| e.to_string())?, NS);
+        let cms: Api<ConfigMap> = Api::namespaced(run.target.client()?, run.target.namespace());
         let stop = stop.clone();
-        let seed = settings.seed;
         tokio::spawn(async move {
             let mut round = 0_u64;
             while !stop.is_cancelled() {

@@ -4,12 +4,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
-use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use controller_runtime::sharding::{ObjectLabels, ShardLease};
-use informer::{InformerFactory, handler};
-use k8s_openapi::api::coordination::v1::Lease;
+use informer::{InformerFactory, InformerScope, handler};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::jiff::Timestamp;
 use kube::ResourceExt;
@@ -18,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::member::RING;
 use crate::members::journal::now_us;
+use crate::target::Target;
 
 /// One version of a ConfigMap as the parent's watch delivered it.
 #[derive(Debug, Clone)]
@@ -41,11 +39,12 @@ pub struct Move {
 pub struct Labels(Arc<Mutex<HashMap<String, Vec<Seen>>>>);
 
 impl Labels {
-    /// Watches every ConfigMap through `client` (an informer: it relists after a broken watch,
-    /// so a version may be missed then, never misread) until `factory` is shut down.
-    pub fn watch(&self, client: kube::Client) -> Result<InformerFactory, String> {
+    /// Watches every ConfigMap of `namespace` through `client` (an informer: it relists after
+    /// a broken watch, so a version may be missed then, never misread) until `factory` is shut
+    /// down.
+    pub fn watch(&self, client: kube::Client, namespace: &str) -> Result<InformerFactory, String> {
         let factory = InformerFactory::new(client);
-        let informer = factory.informer::<ConfigMap>();
+        let informer = factory.informer_in::<ConfigMap>(InformerScope::namespace(namespace));
         let (add, update) = (self.clone(), self.clone());
         informer
             .add_event_handler(
@@ -139,28 +138,37 @@ pub struct Change {
 pub struct Membership(Arc<Mutex<Vec<Change>>>);
 
 impl Membership {
-    /// Reads the Leases from the server's store every few milliseconds until `stop`. A shard
-    /// stays off (or on) the ring for seconds at least, so no change is missed.
-    pub async fn record(self, server: Arc<ApiServer>, stop: CancellationToken) {
+    /// Reads the Leases from the server every few milliseconds until `stop`. A shard stays off
+    /// (or on) the ring for seconds at least, so no change is missed; a read that fails (a
+    /// real server's request) is made again at the next tick.
+    pub async fn record(self, target: Arc<Target>, stop: CancellationToken) {
         while !stop.is_cancelled() {
             let now = Timestamp::now();
-            let live: BTreeSet<String> = server
-                .list::<Lease>()
+            let Ok(leases) = target.leases().await else {
+                tokio::time::sleep(target.poll_interval()).await;
+                continue;
+            };
+            let live: BTreeSet<String> = leases
                 .iter()
                 .filter_map(ShardLease::from_lease)
                 .filter(|lease| lease.ring() == Some(RING) && lease.state(now).is_available())
                 .map(|lease| lease.shard().as_str().to_owned())
                 .collect();
             if live != self.live() {
-                let change = Change {
-                    at_us: now_us(),
-                    before: self.live(),
-                    after: live,
-                    objects: server.list::<ConfigMap>().len(),
-                };
-                self.0.lock().push(change);
+                // Counted when the change is seen; a failed read: the change is seen again at
+                // the next tick.
+                let at_us = now_us();
+                if let Ok((cms, _)) = target.objects().await {
+                    let change = Change {
+                        at_us,
+                        before: self.live(),
+                        after: live,
+                        objects: cms.len(),
+                    };
+                    self.0.lock().push(change);
+                }
             }
-            tokio::time::sleep(Duration::from_millis(10)).await;
+            tokio::time::sleep(target.poll_interval()).await;
         }
     }
 

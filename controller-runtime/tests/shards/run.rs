@@ -7,22 +7,19 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::{ApiServer, FailRule};
 use controller_runtime::sharding::ShardLease;
 use informer::InformerFactory;
-use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use serde_json::json;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::checks;
-use crate::member::{MemberSettings, NS, PREFIX, RENEW_DEADLINE, RING};
+use crate::member::{MemberSettings, PREFIX, RENEW_DEADLINE, RING};
 use crate::members::journal::Interval;
 use crate::members::slot::{Slot, all_intervals};
 use crate::members::{FAILED_EXIT, LOST_LEASE_EXIT};
 use crate::observe::{Labels, Membership};
+use crate::target::Target;
 
 /// How long a graceful shutdown, a Lease loss or a ring change may take on a loaded machine.
 const STEP_LIMIT: Duration = Duration::from_secs(30);
@@ -36,7 +33,7 @@ struct Member {
 
 /// The shard processes of one soak and the parent's observers.
 pub struct Run {
-    pub server: Arc<ApiServer>,
+    pub target: Arc<Target>,
     dir: tempfile::TempDir,
     kubeconfig: PathBuf,
     settings: MemberSettings,
@@ -51,30 +48,26 @@ pub struct Run {
 }
 
 impl Run {
-    /// Starts observing `server` and `shards` shard processes (`shard-0` …), and waits until
+    /// Starts observing `target` and `shards` shard processes (`shard-0` …), and waits until
     /// all of them are on the ring.
     pub async fn start(
-        server: ApiServer,
+        target: Arc<Target>,
         shards: usize,
         settings: MemberSettings,
     ) -> Result<Self, String> {
-        let server = Arc::new(server);
         let dir = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
-        let kubeconfig = dir.path().join("kubeconfig");
-        server
-            .write_kubeconfig(&kubeconfig)
-            .map_err(|e| e.to_string())?;
+        let kubeconfig = target.members_kubeconfig().to_owned();
         let labels = Labels::default();
-        let label_watch = labels.watch(server.client().map_err(|e| e.to_string())?)?;
+        let label_watch = labels.watch(target.client()?, target.namespace())?;
         let membership = Membership::default();
         let stop_recording = CancellationToken::new();
         let recording = tokio::spawn(
             membership
                 .clone()
-                .record(Arc::clone(&server), stop_recording.clone()),
+                .record(Arc::clone(&target), stop_recording.clone()),
         );
         let mut run = Self {
-            server,
+            target,
             dir,
             kubeconfig,
             settings,
@@ -102,8 +95,10 @@ impl Run {
         let deadline = Instant::now() + STEP_LIMIT;
         loop {
             let marked: BTreeSet<String> = self
-                .server
-                .list::<Lease>()
+                .target
+                .leases()
+                .await
+                .unwrap_or_default()
                 .iter()
                 .filter_map(ShardLease::from_lease)
                 .filter(|lease| lease.ring() == Some(RING) && lease.is_assigned())
@@ -125,7 +120,7 @@ impl Run {
     /// Starts a new shard process named `shard`.
     pub fn add(&mut self, shard: &str) -> Result<(), String> {
         let mut slot = Slot::new(PREFIX, shard.to_owned(), self.dir.path(), &self.kubeconfig);
-        for (name, value) in self.settings.vars() {
+        for (name, value) in self.settings.vars(self.target.namespace()) {
             slot = slot.with_env(name, value);
         }
         slot.start()?;
@@ -226,24 +221,25 @@ impl Run {
     /// exited (then the writes work again and it is restarted); the shards that lost theirs.
     pub async fn lose_leases(&mut self, seed: u64) -> Result<u32, String> {
         let before = self.lease_losses;
-        for verb in ["create", "update", "patch"] {
-            self.server
-                .fail_next(FailRule::random(verb, "leases", 500, 1.0, seed).in_namespace(NS));
-        }
+        self.target.fail_lease_writes(seed).await?;
         let deadline = Instant::now() + STEP_LIMIT;
+        let mut outcome = Ok(());
         while self.lease_losses == before {
             if Instant::now() >= deadline {
-                self.server.clear_faults();
-                return Err(format!(
+                outcome = Err(format!(
                     "no shard gave up its Lease {STEP_LIMIT:?} after its writes began to fail \
                      (renew deadline {RENEW_DEADLINE:?})"
                 ));
+                break;
             }
-            self.restart_exited()?;
+            if let Err(e) = self.restart_exited() {
+                outcome = Err(e);
+                break;
+            }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        self.server.clear_faults();
-        Ok(self.lease_losses - before)
+        self.target.restore_lease_writes().await?;
+        outcome.map(|()| self.lease_losses - before)
     }
 
     /// Waits until the ring (as the Leases show it) is `want`.
@@ -272,12 +268,8 @@ impl Run {
         let started = Instant::now();
         loop {
             self.restart_exited()?;
-            let gaps = checks::assignment_gaps(
-                &self.membership.live(),
-                &self.server.list::<ConfigMap>(),
-                &self.server.list::<Secret>(),
-                complete,
-            );
+            let (cms, secrets) = self.target.objects().await?;
+            let gaps = checks::assignment_gaps(&self.membership.live(), &cms, &secrets, complete);
             if gaps.is_empty() {
                 return Ok(started.elapsed());
             }
@@ -299,10 +291,7 @@ impl Run {
         let started = Instant::now();
         loop {
             self.restart_exited()?;
-            let (cms, secrets) = (
-                self.server.list::<ConfigMap>(),
-                self.server.list::<Secret>(),
-            );
+            let (cms, secrets) = self.target.objects().await?;
             let mut gaps = checks::assignment_gaps(&self.membership.live(), &cms, &secrets, true);
             if gaps.is_empty() {
                 gaps = checks::work_gaps(&cms, &secrets, &self.intervals()?);
@@ -321,20 +310,9 @@ impl Run {
         }
     }
 
-    /// Creates `count` ConfigMaps `cm-0` … in the server's store, unlabelled.
-    pub fn seed(&self, count: usize) -> Result<(), String> {
-        let objects = (0..count).map(|i| {
-            json!({
-                "apiVersion": "v1",
-                "kind": "ConfigMap",
-                "metadata": {"name": format!("cm-{i}"), "namespace": NS},
-                "data": {"k0": i.to_string()},
-            })
-        });
-        self.server
-            .create_many(objects)
-            .map(drop)
-            .map_err(|e| format!("seeding: {e}"))
+    /// Creates `count` ConfigMaps `cm-0` … on the server, unlabelled.
+    pub async fn seed(&self, count: usize) -> Result<(), String> {
+        self.target.seed(count).await
     }
 
     /// Every reconcile journaled so far.
@@ -348,7 +326,8 @@ impl Run {
         self.members.iter().map(|m| m.slot.incarnations()).sum()
     }
 
-    /// Kills every shard and stops observing; every reconcile journaled.
+    /// Kills every shard and stops observing (the target is no longer shared); every
+    /// reconcile journaled.
     pub async fn finish(mut self) -> Result<Vec<Interval>, String> {
         for member in &mut self.members {
             member.down = true;
@@ -358,5 +337,13 @@ impl Run {
         let _ = (&mut self.recording).await;
         self.label_watch.shutdown().await;
         self.intervals()
+    }
+}
+
+impl Drop for Run {
+    /// A run that failed before [`finish`](Run::finish) stops its observer too, so that the
+    /// target is no longer shared and the caller can clean it up.
+    fn drop(&mut self) {
+        self.stop_recording.cancel();
     }
 }

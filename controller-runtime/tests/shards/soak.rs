@@ -1,17 +1,19 @@
 //! The soak: the ring under churn and chaos, its episodes, and the checks afterwards.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::{ApiServer, ChaosConfig};
+use apiserver_sim::ChaosConfig;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::Api;
 use tokio::time::Instant;
 
 use crate::Settings;
 use crate::checks::{self, ChangeMoves};
-use crate::member::{MemberSettings, NS};
+use crate::member::MemberSettings;
 use crate::run::Run;
+use crate::target::Target;
 use crate::workload;
 
 /// Each reconcile waits up to this long (a slow external call), on this many workers.
@@ -59,33 +61,37 @@ struct Chaos {
     settled: Vec<Duration>,
 }
 
-/// The soak; its summary line, or what failed.
+/// The soak on its own server (the simulator, in chaos mode unless the profile is `none`, or a
+/// namespace of the real cluster); its summary line, or what failed.
 pub async fn run(settings: Settings) -> Result<String, String> {
+    let chaos = settings.profile.map(|profile| ChaosConfig {
+        seed: settings.seed,
+        profile,
+    });
+    let soak_settings = settings.clone();
+    crate::with_target(&settings, "shards", chaos, |target| {
+        soak(soak_settings, target)
+    })
+    .await
+}
+
+async fn soak(settings: Settings, target: Arc<Target>) -> Result<String, String> {
     let started = Instant::now();
-    let mut server = ApiServer::builder().bookmark_interval(Duration::from_secs(1));
-    if let Some(profile) = settings.profile {
-        server = server.chaos(ChaosConfig {
-            seed: settings.seed,
-            profile,
-        });
-    }
-    let server = server.start().await.map_err(|e| format!("server: {e}"))?;
     let member = MemberSettings {
         drain_handshake: true,
         work: WORK,
         fixed_work: false,
         workers: WORKERS,
     };
-    let mut run = Run::start(server, settings.members, member).await?;
-    run.seed(settings.objects)?;
+    let mut run = Run::start(target, settings.members, member).await?;
+    run.seed(settings.objects).await?;
     let settle_limit = SETTLE_LIMIT + SETTLE_PER_OBJECT.mul_f64(settings.objects as f64);
     let assigned_in = run.wait_settled(true, settle_limit).await?;
 
     let chaos_started = Instant::now();
     let chaos_end = chaos_started + Duration::from_secs(settings.secs);
     let driver = {
-        let cms: Api<ConfigMap> =
-            Api::namespaced(run.server.client().map_err(|e| e.to_string())?, NS);
+        let cms: Api<ConfigMap> = Api::namespaced(run.target.client()?, run.target.namespace());
         tokio::spawn(workload::drive(
             cms,
             settings.seed,
@@ -94,12 +100,10 @@ pub async fn run(settings: Settings) -> Result<String, String> {
             chaos_end,
         ))
     };
-    let chaos = chaos_phase(&mut run, settings, chaos_started, chaos_end).await?;
+    let chaos = chaos_phase(&mut run, &settings, chaos_started, chaos_end).await?;
     let (driven_ok, driven) = driver.await.map_err(|e| format!("driver: {e}"))?;
 
-    run.server.stop_chaos();
-    run.server.clear_faults();
-    let faults = run.server.chaos_stats();
+    let (faults, fault_count) = run.target.stop_faults();
     let converged_in = run.wait_converged(QUIESCE_LIMIT).await?;
     let live = run.membership.live();
     let changes = run.membership.changes();
@@ -109,7 +113,7 @@ pub async fn run(settings: Settings) -> Result<String, String> {
     let versions = labels.versions();
     let lease_losses = run.lease_losses;
     let incarnations = run.incarnations();
-    let objects = run.server.list::<ConfigMap>().len();
+    let objects = run.target.objects().await?.0.len();
     let intervals = run.finish().await?;
 
     let overlaps = checks::overlaps(&intervals);
@@ -144,7 +148,7 @@ pub async fn run(settings: Settings) -> Result<String, String> {
         lease_losses,
         drains,
         &per_change,
-        faults.total(),
+        fault_count,
         settings.profile.is_some(),
     )?;
     let shards: BTreeSet<&str> = intervals
@@ -157,8 +161,7 @@ pub async fn run(settings: Settings) -> Result<String, String> {
          reconciles by {} shards, none overlapping, {labelled} checked against the label history; killed {:?}, {lease_losses} Leases lost, \
          added {:?}, removed {:?}, taken over {:?}; {} moves, {drains} drains, per change: {}; \
          initial assignment {assigned_in:?}, settled after changes in {:?}, converged \
-         {converged_in:?} after chaos, {:?} in all; {versions} versions watched; faults \
-         injected: {faults}",
+         {converged_in:?} after chaos, {:?} in all; {versions} versions watched; {faults}",
         settings.objects,
         settings.members,
         intervals.len(),
@@ -229,7 +232,7 @@ fn exercised(
 /// Runs the chaos phase: quick kills at seeded moments until its end, and the episodes.
 async fn chaos_phase(
     run: &mut Run,
-    settings: Settings,
+    settings: &Settings,
     started: Instant,
     end: Instant,
 ) -> Result<Chaos, String> {
