@@ -16,18 +16,19 @@ use controller_runtime::{
     manager::Error,
 };
 use k8s_openapi::api::core::v1::ConfigMap;
+use testkit::fault::InjectFaults;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readyz_waits_for_sync_and_user_checks_fail_with_500() {
-    if testkit::cluster::sim_only("fault injection") {
-        return;
+    let server = TestCluster::start_with_faults().await.unwrap();
+    server.create(&cm("a", "1")).await.unwrap();
+    // The initial lists fail until the faults are cleared, streaming (a watch) or paged: the
+    // cache cannot sync.
+    for verb in ["list", "watch"] {
+        server
+            .inject(FailRule::new(verb, "configmaps", 500, u32::MAX))
+            .unwrap();
     }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    server.create(&cm("a", "1")).unwrap();
-    // No streaming lists on this server: the caches list in pages, and those lists fail.
-    server.set_watch_list(false);
-    // The initial lists fail until the faults are cleared: the cache cannot sync.
-    server.fail_next(FailRule::new("list", "configmaps", 500, u32::MAX));
     let localhost: SocketAddr = "127.0.0.1:0".parse().unwrap();
     let manager = Arc::new(
         manager(&server)
