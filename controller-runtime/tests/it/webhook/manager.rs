@@ -12,6 +12,7 @@ use controller_runtime::webhook::{
 };
 use k8s_openapi::api::core::v1::ConfigMap;
 use serde_json::json;
+use testkit::fault::InjectFaults;
 
 use super::support::{TestCa, config_map, request_tls, review, test_config};
 use crate::common::*;
@@ -19,14 +20,14 @@ use crate::metrics::get;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_manager_serves_webhooks_before_its_caches_sync_and_reports_them() {
-    if testkit::cluster::sim_only("fault injection") {
-        return;
+    let server = TestCluster::start_with_faults().await.unwrap();
+    // The caches cannot sync until the faults are cleared: their lists fail, streaming (a
+    // watch) or paged.
+    for verb in ["list", "watch"] {
+        server
+            .inject(FailRule::new(verb, "configmaps", 500, u32::MAX))
+            .unwrap();
     }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    // No streaming lists on this server: the caches list in pages, and those lists fail.
-    server.set_watch_list(false);
-    // The caches cannot sync until the faults are cleared.
-    server.fail_next(FailRule::new("list", "configmaps", 500, u32::MAX));
     let ca = TestCa::new();
     let dir = tempfile::tempdir().unwrap();
     ca.issue(dir.path(), "webhook-1");
