@@ -53,6 +53,31 @@ pub fn remove(server: &ApiServer, name: &str) {
         .expect("delete the ConfigMap");
 }
 
+/// The label of a test's own ConfigMaps ([`own_cm`]), value `"true"`. On a whole cluster the
+/// controller-manager puts ConfigMaps of its own in every namespace (`kube-root-ca.crt`, and
+/// on OpenShift's fork `openshift-service-ca.crt`); a cache or a list that selects
+/// [`OWN_SELECTOR`] sees only what the test made, on the simulator and on any cluster.
+pub const OWN_LABEL: &str = "kube-rt.dev/test-object";
+
+/// The label selector of the ConfigMaps [`own_cm`] makes.
+pub const OWN_SELECTOR: &str = "kube-rt.dev/test-object=true";
+
+/// [`cm`]`(name, value)` labelled [`OWN_LABEL`]`=true`.
+pub fn own_cm(name: &str, value: &str) -> ConfigMap {
+    let mut obj = cm(name, value);
+    obj.metadata.labels = Some([(OWN_LABEL.to_owned(), "true".to_owned())].into());
+    obj
+}
+
+/// Whether `obj` carries [`OWN_LABEL`]`=true`, as [`own_cm`] makes it.
+pub fn is_own(obj: &ConfigMap) -> bool {
+    obj.metadata
+        .labels
+        .as_ref()
+        .and_then(|labels| labels.get(OWN_LABEL))
+        .is_some_and(|value| value == "true")
+}
+
 /// An object's name, or "" without one.
 pub fn name(obj: &ConfigMap) -> String {
     obj.metadata.name.clone().unwrap_or_default()

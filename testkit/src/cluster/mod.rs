@@ -13,6 +13,7 @@
 //! ([`InjectFaults`](crate::fault::InjectFaults)) as the simulator does.
 
 mod faults;
+mod own;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
@@ -61,7 +62,7 @@ enum Backend {
     Simulator(ApiServer),
     Cluster {
         cluster: Box<ExistingCluster>,
-        discovery: tokio::sync::OnceCell<Discovery>,
+        discovery: Box<tokio::sync::OnceCell<Discovery>>,
         /// The proxy every client goes through, in a test that injects faults.
         proxy: Option<Box<FaultProxy>>,
     },
@@ -105,7 +106,7 @@ impl TestCluster {
         Ok(Self {
             backend: Backend::Cluster {
                 cluster: Box::new(cluster),
-                discovery: tokio::sync::OnceCell::new(),
+                discovery: Box::default(),
                 proxy,
             },
             _turn: Some(turn),
@@ -281,10 +282,14 @@ impl TestCluster {
 
     /// Creates or replaces the ConfigMap `name` of [`ns`]`()` with the value `value`.
     pub async fn put(&self, name: &str, value: &str) -> Result<ConfigMap, Error> {
-        let obj = cm(name, value);
-        match self.replace(&obj).await {
+        self.create_or_replace(&cm(name, value)).await
+    }
+
+    /// Replaces the ConfigMap `obj`, or creates it if there is none.
+    async fn create_or_replace(&self, obj: &ConfigMap) -> Result<ConfigMap, Error> {
+        match self.replace(obj).await {
             Ok(stored) => Ok(stored),
-            Err(_) => self.create(&obj).await,
+            Err(_) => self.create(obj).await,
         }
     }
 
