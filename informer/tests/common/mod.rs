@@ -6,14 +6,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use informer::{FifoKind, SharedIndexInformer};
+use informer::{ApiListerWatcher, FifoKind, SharedIndexInformer};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 pub use testkit::cluster::{Server, TestCluster, ns};
-pub use testkit::config_maps::{NS, State, cm, name, put, remove, rv, server_state, state_of};
+pub use testkit::config_maps::{
+    NS, OWN_SELECTOR, State, cm, is_own, name, own_cm, put, remove, rv, server_state, state_of,
+};
 pub use testkit::{Event, Recorder, eventually};
 
 mod both_fifos;
@@ -24,15 +26,18 @@ pub fn cache_state(informer: &SharedIndexInformer<ConfigMap>) -> State {
     state_of(informer.indexer().list().iter().map(|obj| &**obj))
 }
 
-/// An informer over the test namespace's config maps, on the fifo of `kind`.
+/// An informer over the test's own config maps in the test namespace (those labelled
+/// `kube-rt.dev/test-object`, as [`TestCluster::put_own`] makes them: a whole cluster puts ConfigMaps of its
+/// own in every namespace), on the fifo of `kind`.
 pub fn config_map_informer(
     server: &impl Server,
     resync: Duration,
     kind: FifoKind,
 ) -> Arc<SharedIndexInformer<ConfigMap>> {
     let api: Api<ConfigMap> = Api::namespaced(server.test_client().unwrap(), ns());
+    let own = ApiListerWatcher::new(api).labels(OWN_SELECTOR);
     Arc::new(
-        SharedIndexInformer::for_api(api)
+        SharedIndexInformer::builder(Arc::new(own))
             .resync_period(resync)
             .fifo(kind)
             .build(),

@@ -6,17 +6,17 @@ use crate::common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use common::*;
 use informer::{Error, InformerFactory, InformerScope, Selectors};
 use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod, PodSpec};
 use kube::api::{ApiResource, ObjectMeta};
+use testkit::fault::InjectFaults;
 
 fn pod(name: &str) -> Pod {
     Pod {
         metadata: ObjectMeta {
             name: Some(name.into()),
-            namespace: Some(NS.into()),
+            namespace: Some(ns().into()),
             ..ObjectMeta::default()
         },
         spec: Some(PodSpec {
@@ -33,17 +33,16 @@ fn pod(name: &str) -> Pod {
 
 #[tokio::test]
 async fn two_requests_for_pods_share_one_informer_and_one_watch() {
-    if testkit::cluster::sim_only("request counts and open watches") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     for i in 0..5 {
-        server.create(&pod(&format!("pod-{i}"))).unwrap();
+        server.create(&pod(&format!("pod-{i}"))).await.unwrap();
     }
     let factory = InformerFactory::new(server.client().unwrap());
-    let first = factory.informer::<Pod>();
+    let first = factory.informer_in::<Pod>(InformerScope::namespace(ns()));
     // A second controller, through a clone of the factory.
-    let second = factory.clone().informer::<Pod>();
+    let second = factory
+        .clone()
+        .informer_in::<Pod>(InformerScope::namespace(ns()));
     assert!(Arc::ptr_eq(&first, &second));
     assert_eq!(factory.len(), 1);
 
@@ -84,12 +83,11 @@ async fn two_requests_for_pods_share_one_informer_and_one_watch() {
 
 #[tokio::test(start_paused = true)]
 async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let server = TestCluster::start().await.unwrap();
-    server.put("cm-0", "0").await.unwrap();
+    server.put_own("cm-0", "0").await.unwrap();
+    // Every informer selects the test's own objects: the one of every namespace too.
     let factory = InformerFactory::builder(server.client().unwrap())
+        .selectors(Selectors::new().labels(OWN_SELECTOR))
         .default_resync(Duration::from_secs(30))
         .resync_for::<ConfigMap>(Duration::from_secs(5))
         .build();
@@ -113,8 +111,9 @@ async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
     ));
     factory.start();
 
+    // Long enough for the others to sync, on a real server too.
     let error = factory
-        .wait_for_cache_sync(Duration::from_secs(10))
+        .wait_for_cache_sync(Duration::from_secs(3))
         .await
         .unwrap_err();
     match &error {
@@ -135,13 +134,15 @@ async fn wait_for_cache_sync_names_the_informers_that_did_not_sync() {
 #[tokio::test]
 async fn dynamic_informers_cache_objects_of_a_runtime_resource() {
     let server = TestCluster::start().await.unwrap();
-    server.put("cm-0", "0").await.unwrap();
-    server.put("cm-1", "0").await.unwrap();
+    server.put_own("cm-0", "0").await.unwrap();
+    server.put_own("cm-1", "0").await.unwrap();
     let factory = InformerFactory::builder(server.client().unwrap())
         .strip_managed_fields(true)
         .build();
     let resource = ApiResource::erase::<ConfigMap>(&());
-    let dynamic = factory.dynamic_informer(&resource, InformerScope::namespace(ns()));
+    let own = Selectors::new().labels(OWN_SELECTOR);
+    let dynamic =
+        factory.dynamic_informer(&resource, InformerScope::namespace(ns()).selectors(own));
     factory.start();
     factory
         .wait_for_cache_sync(Duration::from_secs(30))
@@ -170,8 +171,11 @@ async fn dynamic_informers_cache_objects_of_a_runtime_resource() {
 async fn selectors_are_part_of_what_makes_an_informer_shared() {
     let server = TestCluster::start().await.unwrap();
     for (name, app) in [("a", "web"), ("b", "web"), ("c", "db")] {
-        let mut obj = cm(name, "0");
-        obj.metadata.labels = Some([("app".to_string(), app.to_string())].into());
+        let mut obj = own_cm(name, "0");
+        obj.metadata
+            .labels
+            .get_or_insert_default()
+            .insert("app".to_string(), app.to_string());
         server.create(&obj).await.unwrap();
     }
     let factory = InformerFactory::new(server.client().unwrap());
@@ -201,7 +205,26 @@ async fn selectors_are_part_of_what_makes_an_informer_shared() {
         .unwrap();
     assert_eq!(web.cache_size(), 2);
     assert_eq!(db.cache_size(), 1);
-    assert_eq!(everything.cache_size(), 3);
+    // The unselected informer holds the namespace's every ConfigMap: the three, and on a whole
+    // cluster those its controllers put there (the root CA's).
+    let mut own: Vec<String> = everything
+        .indexer()
+        .list()
+        .iter()
+        .filter(|obj| is_own(obj))
+        .map(|obj| name(obj))
+        .collect();
+    own.sort();
+    assert_eq!(own, ["a", "b", "c"]);
+    testkit::eventually_async(
+        "the unselected informer to hold the namespace's every ConfigMap",
+        Duration::from_secs(30),
+        || async {
+            let listed = server.list::<ConfigMap>().await.unwrap();
+            cache_state(&everything) == state_of(&listed)
+        },
+    )
+    .await;
     factory.shutdown().await;
     server.shutdown().await;
 }
@@ -220,24 +243,24 @@ fn count_resyncs<K: Send + Sync + 'static>(
 
 #[tokio::test(start_paused = true)]
 async fn informers_resync_at_the_default_period_unless_their_type_overrides_it() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let server = TestCluster::start().await.unwrap();
-    server.put("cm-0", "0").await.unwrap();
+    server.put_own("cm-0", "0").await.unwrap();
     server.create(&pod("pod-0")).await.unwrap();
     let factory = InformerFactory::builder(server.client().unwrap())
+        .selectors(Selectors::new().labels(OWN_SELECTOR))
         .default_resync(Duration::from_secs(1))
         .resync_for::<Pod>(Duration::ZERO)
         .build();
     let config_map_resyncs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let pod_resyncs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     factory
-        .informer::<ConfigMap>()
+        .informer_in::<ConfigMap>(InformerScope::namespace(ns()))
         .add_event_handler(count_resyncs(&config_map_resyncs))
         .unwrap();
+    // Every pod of the namespace (the test's one has no label): a pod's status changes on a
+    // whole cluster are updates, never resyncs.
     factory
-        .informer::<Pod>()
+        .informer_in::<Pod>(InformerScope::namespace(ns()).selectors(Selectors::new()))
         .add_event_handler(count_resyncs(&pod_resyncs))
         .unwrap();
     factory.start();
@@ -251,11 +274,16 @@ async fn informers_resync_at_the_default_period_unless_their_type_overrides_it()
         config_map_resyncs.load(std::sync::atomic::Ordering::SeqCst) >= 3
     })
     .await;
-    // Pods are overridden to never resync, while config maps go on resyncing.
+    // Pods are overridden to never resync, while config maps go on resyncing: three more
+    // rounds of theirs, and not one of the pods'.
     let before = config_map_resyncs.load(std::sync::atomic::Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_secs(10)).await;
+    eventually(
+        "three more config map resyncs",
+        Duration::from_secs(10),
+        || config_map_resyncs.load(std::sync::atomic::Ordering::SeqCst) >= before + 3,
+    )
+    .await;
     assert_eq!(pod_resyncs.load(std::sync::atomic::Ordering::SeqCst), 0);
-    assert!(config_map_resyncs.load(std::sync::atomic::Ordering::SeqCst) > before);
 
     factory.shutdown().await;
     server.shutdown().await;

@@ -12,7 +12,7 @@ use informer::FifoKind;
 async fn a_late_handler_gets_the_cache_then_live_events(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
     for i in 0..1000 {
-        server.put(&format!("cm-{i}"), "0").await.unwrap();
+        server.put_own(&format!("cm-{i}"), "0").await.unwrap();
     }
     let informer = config_map_informer(&server, Duration::ZERO, kind);
     let early = Recorder::new("early");
@@ -26,8 +26,8 @@ async fn a_late_handler_gets_the_cache_then_live_events(kind: FifoKind) {
     assert_eq!(registration.handler_name(), "late");
     // Live changes right after joining.
     for i in 0..10 {
-        server.put(&format!("cm-{i}"), "1").await.unwrap();
-        server.put(&format!("new-{i}"), "1").await.unwrap();
+        server.put_own(&format!("cm-{i}"), "1").await.unwrap();
+        server.put_own(&format!("new-{i}"), "1").await.unwrap();
         server.remove(&format!("cm-{}", 500 + i)).await.unwrap();
     }
     eventually(
@@ -88,8 +88,8 @@ async fn a_late_handler_gets_the_cache_then_live_events(kind: FifoKind) {
         rest.iter()
             .all(|event| !matches!(event, Event::Add(_, _, true)))
     );
-    assert_eq!(late.state(), server.state().await.unwrap());
-    assert_eq!(cache_state(&informer), server.state().await.unwrap());
+    assert_eq!(late.state(), server.own_state().await.unwrap());
+    assert_eq!(cache_state(&informer), server.own_state().await.unwrap());
 
     running.stop().await;
     server.shutdown().await;

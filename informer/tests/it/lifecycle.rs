@@ -13,8 +13,8 @@ use k8s_openapi::api::core::v1::ConfigMap;
 
 async fn settings_handlers_and_accessors_follow_the_informer_life(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
-    server.put("cm-0", "0").await.unwrap();
-    server.put("keep-1", "0").await.unwrap();
+    server.put_own("cm-0", "0").await.unwrap();
+    server.put_own("keep-1", "0").await.unwrap();
     let informer = config_map_informer(&server, Duration::ZERO, kind);
     informer.set_transform(strip_managed_fields).unwrap();
     let everything = Recorder::new("everything");
@@ -83,7 +83,7 @@ async fn settings_handlers_and_accessors_follow_the_informer_life(kind: FifoKind
     informer.remove_event_handler(&all).unwrap();
     informer.remove_event_handler_and_wait(&all).await.unwrap();
     assert!(all.is_removed());
-    server.put("keep-2", "0").await.unwrap();
+    server.put_own("keep-2", "0").await.unwrap();
     eventually(
         "the filtered handler saw the add",
         Duration::from_secs(30),
@@ -92,7 +92,7 @@ async fn settings_handlers_and_accessors_follow_the_informer_life(kind: FifoKind
     .await;
     assert_eq!(everything.len(), 2);
     // A rename out of the filter is a delete for the filtered handler.
-    server.put("keep-2", "1").await.unwrap();
+    server.put_own("keep-2", "1").await.unwrap();
     eventually("the filtered update", Duration::from_secs(30), || {
         kept.len() == 3
     })
@@ -128,11 +128,11 @@ on_both_fifos!(
 
 async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
-    server.put("a", "x").await.unwrap();
-    server.put("b", "y").await.unwrap();
-    server.put("c", "x").await.unwrap();
+    server.put_own("a", "x").await.unwrap();
+    server.put_own("b", "y").await.unwrap();
+    server.put_own("c", "x").await.unwrap();
     let api: kube::Api<ConfigMap> = kube::Api::namespaced(server.client().unwrap(), ns());
-    let lister_watcher = Arc::new(informer::ApiListerWatcher::new(api));
+    let lister_watcher = Arc::new(informer::ApiListerWatcher::new(api).labels(OWN_SELECTOR));
     let informer = Arc::new(
         informer::SharedIndexInformer::builder(lister_watcher)
             .fifo(kind)
@@ -160,11 +160,11 @@ async fn an_informer_built_from_a_lister_watcher_keeps_its_indices_and_name(kind
         .collect();
     by_x.sort();
     assert_eq!(by_x, ["a", "c"]);
-    assert_eq!(cache_state(&informer), server.state().await.unwrap());
+    assert_eq!(cache_state(&informer), server.own_state().await.unwrap());
     // Three objects in pages of two: two list requests.
     assert_eq!(informer.list_count(), 2);
     // The index follows live changes.
-    server.put("b", "x").await.unwrap();
+    server.put_own("b", "x").await.unwrap();
     eventually("the index follows", Duration::from_secs(30), || {
         informer
             .indexer()

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::{ApiServer, FailRule};
+use apiserver_sim::FailRule;
 use common::*;
 use informer::{
     DeletedObject, InformerFactory, InformerScope, MetadataInformer, Selectors, handler,
@@ -18,6 +18,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::api::ApiResource;
 use kube::core::PartialObjectMeta;
 use parking_lot::Mutex;
+use testkit::fault::InjectFaults;
 
 /// A labelled secret with data and two managed-fields entries.
 fn secret(name: &str, namespace: &str, team: &str) -> Secret {
@@ -35,10 +36,29 @@ fn secret(name: &str, namespace: &str, team: &str) -> Secret {
 }
 
 fn names<K: informer::Object>(informer: &MetadataInformer<K>) -> Vec<String> {
+    names_where(informer, |_| true)
+}
+
+/// The names of the objects in `namespaces` an informer caches, sorted.
+fn names_in<K: informer::Object>(
+    informer: &MetadataInformer<K>,
+    namespaces: &[&str],
+) -> Vec<String> {
+    names_where(informer, |obj| {
+        namespaces.contains(&obj.metadata.namespace.as_deref().unwrap_or_default())
+    })
+}
+
+/// The names of the objects an informer caches that `keep` keeps, sorted.
+fn names_where<K: informer::Object>(
+    informer: &MetadataInformer<K>,
+    keep: impl Fn(&PartialObjectMeta<K>) -> bool,
+) -> Vec<String> {
     let mut names: Vec<String> = informer
         .indexer()
         .list()
         .iter()
+        .filter(|obj| keep(obj))
         .filter_map(|obj| obj.metadata.name.clone())
         .collect();
     names.sort();
@@ -54,19 +74,20 @@ fn served_as_metadata<K>(obj: &PartialObjectMeta<K>) -> bool {
 
 #[tokio::test]
 async fn a_metadata_informer_is_shared_and_coexists_with_the_full_one() {
-    if testkit::cluster::sim_only("request counts and open watches") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     for i in 0..3 {
-        server.create(&secret(&format!("s-{i}"), NS, "a")).unwrap();
+        server
+            .create(&secret(&format!("s-{i}"), ns(), "a"))
+            .await
+            .unwrap();
     }
     let factory = InformerFactory::new(server.client().unwrap());
-    let full = factory.informer::<Secret>();
-    let meta = factory.metadata_informer::<Secret>();
+    let scope = || InformerScope::namespace(ns());
+    let full = factory.informer_in::<Secret>(scope());
+    let meta = factory.metadata_informer_in::<Secret>(scope());
     assert!(Arc::ptr_eq(
         &meta,
-        &factory.clone().metadata_informer::<Secret>()
+        &factory.clone().metadata_informer_in::<Secret>(scope())
     ));
     assert_eq!(
         factory.len(),
@@ -224,20 +245,17 @@ async fn stripping_and_transforms_apply_to_metadata_objects() {
 
 #[tokio::test]
 async fn scoped_metadata_informers_see_their_namespace_and_selectors_only() {
-    if testkit::cluster::sim_only(
-        "otherwise empty server (the test lists every namespace's Secrets)",
-    ) {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
+    // A namespace of the test's own next to `ns()` (deleted with the cluster's cleanup).
+    let other_name = format!("{}-other", ns());
     let mut other = k8s_openapi::api::core::v1::Namespace::default();
-    other.metadata.name = Some("other".into());
-    server.create(&other).unwrap();
-    for (name, namespace, team) in [("a", NS, "a"), ("b", NS, "b"), ("c", "other", "a")] {
-        server.create(&secret(name, namespace, team)).unwrap();
+    other.metadata.name = Some(other_name.clone());
+    server.create(&other).await.unwrap();
+    for (name, namespace, team) in [("a", ns(), "a"), ("b", ns(), "b"), ("c", &other_name, "a")] {
+        server.create(&secret(name, namespace, team)).await.unwrap();
     }
     let factory = InformerFactory::new(server.client().unwrap());
-    let in_ns = factory.metadata_informer_in::<Secret>(InformerScope::namespace(NS));
+    let in_ns = factory.metadata_informer_in::<Secret>(InformerScope::namespace(ns()));
     let team_a = factory.metadata_informer_in::<Secret>(
         InformerScope::all().selectors(Selectors::new().labels("team=a")),
     );
@@ -248,22 +266,24 @@ async fn scoped_metadata_informers_see_their_namespace_and_selectors_only() {
         .wait_for_cache_sync(Duration::from_secs(30))
         .await
         .unwrap();
+    // The informers of every namespace hold the test's two namespaces' objects (on a shared
+    // cluster, others' too: those are not compared).
+    let ours = [ns(), other_name.as_str()];
     assert_eq!(names(&in_ns), ["a", "b"]);
-    assert_eq!(names(&team_a), ["a", "c"]);
-    assert_eq!(names(&cluster), ["a", "b", "c"]);
+    assert_eq!(names_in(&team_a, &ours), ["a", "c"]);
+    assert_eq!(names_in(&cluster, &ours), ["a", "b", "c"]);
     factory.shutdown().await;
     server.shutdown().await;
 }
 
 #[tokio::test]
 async fn an_expired_metadata_watch_relists_into_the_informer() {
-    if testkit::cluster::sim_only("fault injection") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
+    let server = TestCluster::start_with_faults().await.unwrap();
+    server.put_own("a", "0").await.unwrap();
     let factory = InformerFactory::new(server.client().unwrap());
-    let meta = factory.metadata_informer_in::<ConfigMap>(InformerScope::namespace(NS));
+    let own = Selectors::new().labels(OWN_SELECTOR);
+    let meta =
+        factory.metadata_informer_in::<ConfigMap>(InformerScope::namespace(ns()).selectors(own));
     factory.start();
     factory
         .wait_for_cache_sync(Duration::from_secs(30))
@@ -272,15 +292,17 @@ async fn an_expired_metadata_watch_relists_into_the_informer() {
     assert_eq!(meta.watch_count(), 1, "the streaming list");
 
     // The rewatch after the drop gets the 410; the relist is the third watch, a streaming list.
-    server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
+    server
+        .inject(FailRule::new("watch", "configmaps", 410, 1).in_band())
+        .unwrap();
     server.drop_watches();
     eventually("the relist", Duration::from_secs(30), || {
         meta.watch_count() == 3
     })
     .await;
     assert_eq!(meta.list_count(), 0);
-    put(&server, "b", "0");
-    remove(&server, "a");
+    server.put_own("b", "0").await.unwrap();
+    server.remove("a").await.unwrap();
     eventually(
         "the cache follows the server",
         Duration::from_secs(30),

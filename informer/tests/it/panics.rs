@@ -10,7 +10,7 @@ use informer::FifoKind;
 
 async fn a_panicking_handler_is_contained(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
-    server.put("a", "0").await.unwrap();
+    server.put_own("a", "0").await.unwrap();
     let informer = config_map_informer(&server, Duration::ZERO, kind);
     let fragile = Recorder::new("fragile").panic_on_add("bad");
     let steady = Recorder::new("steady");
@@ -19,9 +19,9 @@ async fn a_panicking_handler_is_contained(kind: FifoKind) {
     let running = spawn(&informer);
     informer.synced().await;
 
-    server.put("bad", "0").await.unwrap();
-    server.put("c", "0").await.unwrap();
-    server.put("bad", "1").await.unwrap();
+    server.put_own("bad", "0").await.unwrap();
+    server.put_own("c", "0").await.unwrap();
+    server.put_own("bad", "1").await.unwrap();
     server.remove("a").await.unwrap();
     eventually(
         "the steady handler saw everything",
@@ -50,7 +50,7 @@ async fn a_panicking_handler_is_contained(kind: FifoKind) {
         got.iter()
             .any(|event| matches!(event, Event::Update(name, ..) if name == "bad"))
     );
-    assert_eq!(steady.state(), server.state().await.unwrap());
+    assert_eq!(steady.state(), server.own_state().await.unwrap());
 
     running.stop().await;
     server.shutdown().await;

@@ -11,7 +11,7 @@ use informer::FifoKind;
 async fn resync_updates_reach_only_the_handler_that_asked(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
     for i in 0..3 {
-        server.put(&format!("cm-{i}"), "0").await.unwrap();
+        server.put_own(&format!("cm-{i}"), "0").await.unwrap();
     }
     // The informer checks every 10 s by default; the handler's 1 s request lowers that before start.
     let informer = config_map_informer(&server, Duration::from_secs(10), kind);
@@ -59,7 +59,7 @@ async fn resync_updates_reach_only_the_handler_that_asked(kind: FifoKind) {
     );
 
     // A real change still reaches both.
-    server.put("cm-0", "1").await.unwrap();
+    server.put_own("cm-0", "1").await.unwrap();
     eventually("the change", Duration::from_secs(30), || quiet.len() == 4).await;
     assert!(
         matches!(&quiet.events()[3], Event::Update(name, old, new, false) if name == "cm-0" && old != new)

@@ -5,17 +5,15 @@ use crate::common;
 
 use std::time::Duration;
 
-use apiserver_sim::{ApiServer, FailRule};
+use apiserver_sim::FailRule;
 use common::*;
 use informer::FifoKind;
+use testkit::fault::InjectFaults;
 
 async fn deletions_missed_while_disconnected_arrive_as_tombstones(kind: FifoKind) {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     for i in 0..10 {
-        put(&server, &format!("cm-{i}"), "0");
+        server.put_own(&format!("cm-{i}"), "0").await.unwrap();
     }
     let informer = config_map_informer(&server, Duration::ZERO, kind);
     let recorder = Recorder::new("recorder");
@@ -23,7 +21,7 @@ async fn deletions_missed_while_disconnected_arrive_as_tombstones(kind: FifoKind
     let running = spawn(&informer);
     informer.synced().await;
     // One object changes while connected: its last known state is this newer version.
-    let known_rv = rv(&put(&server, "cm-1", "1"));
+    let known_rv = rv(&server.put_own("cm-1", "1").await.unwrap());
     eventually("the update", Duration::from_secs(30), || {
         recorder.len() == 11
     })
@@ -33,15 +31,26 @@ async fn deletions_missed_while_disconnected_arrive_as_tombstones(kind: FifoKind
 
     // The watch goes down and cannot come back; meanwhile objects are deleted (one of them after
     // a change the informer never sees), and the history is compacted.
-    server.fail_next(FailRule::new("watch", "configmaps", 500, 1_000));
-    server.fail_next(FailRule::new("list", "configmaps", 500, 1_000));
-    server.drop_watches();
-    put(&server, "cm-2", "unseen");
-    for i in [1, 2, 5, 8] {
-        remove(&server, &format!("cm-{i}"));
+    for verb in ["watch", "list"] {
+        server
+            .inject(FailRule::new(verb, "configmaps", 500, 1_000))
+            .unwrap();
     }
-    server.compact();
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    server.drop_watches();
+    server.put_own("cm-2", "unseen").await.unwrap();
+    for i in [1, 2, 5, 8] {
+        server.remove(&format!("cm-{i}")).await.unwrap();
+    }
+    server.compact().await.unwrap();
+    // Three attempts to come back fail (on the tokio clock: instant on the simulator, a few
+    // backoff steps on a real server).
+    let attempts =
+        || server.request_count("watch", "configmaps") + server.request_count("list", "configmaps");
+    let before = attempts();
+    eventually("three failed attempts", Duration::from_secs(30), || {
+        attempts() >= before + 3
+    })
+    .await;
     assert_eq!(
         recorder.len(),
         11,
@@ -49,8 +58,9 @@ async fn deletions_missed_while_disconnected_arrive_as_tombstones(kind: FifoKind
     );
 
     server.clear_faults();
+    let on_server = server.own_state().await.unwrap();
     eventually("the relist", Duration::from_secs(120), || {
-        cache_state(&informer) == server_state(&server)
+        cache_state(&informer) == on_server
     })
     .await;
     // The relist also re-delivers the 6 unchanged objects as updates with old and new at the same
@@ -80,7 +90,7 @@ async fn deletions_missed_while_disconnected_arrive_as_tombstones(kind: FifoKind
         })
         .collect();
     assert_eq!(tombstones, expected);
-    assert_eq!(recorder.state(), server_state(&server));
+    assert_eq!(recorder.state(), on_server);
 
     running.stop().await;
     server.shutdown().await;
