@@ -6,7 +6,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions, DeltaType};
 use indexer::{Indexer, Indexers, Store};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -22,8 +21,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub use testkit::cluster::{Server, TestCluster, ns};
-pub use testkit::config_maps::{NS, State, cm, put, remove, server_state, state_of};
+pub use testkit::config_maps::{NS, OWN_SELECTOR, State, cm, put, remove, server_state, state_of};
 pub use testkit::eventually;
+pub use testkit::fault::InjectFaults;
 
 /// A client without kube's transparent retry of 429/503/504, so the reflector sees them.
 pub fn client_without_retry(server: &impl Server) -> kube::Client {
@@ -142,6 +142,13 @@ pub fn config_maps(client: kube::Client) -> Arc<Recorder<ConfigMap>> {
     Recorder::new(Arc::new(ApiListerWatcher::new(api)))
 }
 
+/// A lister-watcher of the test's own config maps (labelled by `TestCluster::put_own`: a whole
+/// cluster puts ConfigMaps of its own in every namespace), recording its calls.
+pub fn own_config_maps(client: kube::Client) -> Arc<Recorder<ConfigMap>> {
+    let api: Api<ConfigMap> = Api::namespaced(client, ns());
+    Recorder::new(Arc::new(ApiListerWatcher::new(api).labels(OWN_SELECTOR)))
+}
+
 /// What the error handler and the backoff observer saw.
 #[derive(Default)]
 pub struct Seen {
@@ -230,7 +237,7 @@ pub fn secret(name: &str) -> Secret {
     Secret {
         metadata: ObjectMeta {
             name: Some(name.into()),
-            namespace: Some(NS.into()),
+            namespace: Some(ns().into()),
             ..ObjectMeta::default()
         },
         ..Secret::default()
@@ -238,9 +245,9 @@ pub fn secret(name: &str) -> Secret {
 }
 
 /// Writes to another resource move the global resource version past every config map.
-pub fn bump_global_resource_version(server: &ApiServer) {
+pub async fn bump_global_resource_version(server: &TestCluster) {
     for i in 0..5 {
-        server.create(&secret(&format!("s-{i}"))).unwrap();
+        server.create(&secret(&format!("s-{i}"))).await.unwrap();
     }
 }
 
@@ -257,9 +264,19 @@ pub fn store_state(store: &dyn Store<ConfigMap>) -> State {
 /// Waits until the store equals the server (up to 5 minutes of tokio time: a reflector deep
 /// in its backoff ladder waits up to a minute before relisting).
 pub async fn converged(server: &impl Server, store: &dyn Store<ConfigMap>) {
+    converged_to(async || server.config_map_state().await.unwrap(), store).await;
+}
+
+/// [`converged`] for a store of the test's own config maps ([`own_config_maps`]).
+pub async fn own_converged(server: &TestCluster, store: &dyn Store<ConfigMap>) {
+    converged_to(async || server.own_state().await.unwrap(), store).await;
+}
+
+/// Waits until the store equals `want` (polled), as [`converged`] does.
+async fn converged_to(mut want: impl AsyncFnMut() -> State, store: &dyn Store<ConfigMap>) {
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
-        let (want, have) = (server.config_map_state().await.unwrap(), store_state(store));
+        let (want, have) = (want().await, store_state(store));
         if want == have {
             return;
         }
@@ -332,16 +349,17 @@ impl Pipeline {
     }
 }
 
-/// A reflector over ConfigMaps (one object, "a") that has listed and opened its watch.
+/// A reflector over the test's own ConfigMaps (one object, "a") that has listed and opened its
+/// watch, on a cluster that injects faults (through a proxy on a real server).
 pub struct Watching {
-    pub server: ApiServer,
+    pub server: TestCluster,
     pub lw: Arc<Recorder<ConfigMap>>,
     pub store: Arc<Indexer<ConfigMap>>,
     pub seen: Arc<Seen>,
     pub running: Running<ConfigMap>,
 }
 
-/// Starts a server with one ConfigMap ("a") and a reflector into a plain cache, and waits
+/// Starts a cluster with one ConfigMap ("a") and a reflector into a plain cache, and waits
 /// until the cache equals the server and the watch is open.
 pub async fn watching() -> Watching {
     watching_objects(&["a"]).await
@@ -349,15 +367,15 @@ pub async fn watching() -> Watching {
 
 /// [`watching`] with a ConfigMap of value "0" for each of `names`.
 pub async fn watching_objects(names: &[&str]) -> Watching {
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     for name in names {
-        put(&server, name, "0");
+        server.put_own(name, "0").await.unwrap();
     }
-    let lw = config_maps(server.client().unwrap());
+    let lw = own_config_maps(server.client().unwrap());
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
     let running = spawn(lw.clone(), store.clone(), seen.options());
-    converged(&server, &*store).await;
+    own_converged(&server, &*store).await;
     eventually("the watch", Duration::from_secs(10), || {
         server.open_watches() == 1
     })

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use common::*;
 use futures::StreamExt;
 use indexer::{Indexer, ObjectKey, Store};
@@ -42,14 +41,12 @@ impl ListerWatcher<ConfigMap> for Injector {
 
 #[tokio::test(start_paused = true)]
 async fn objects_without_a_name_or_that_fail_to_decode_are_reported_and_skipped() {
-    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
+    let server = TestCluster::start().await.unwrap();
+    server.put_own("a", "0").await.unwrap();
     let decode_error = serde_json::from_str::<ConfigMap>("{\"data\": 5}").unwrap_err();
+    let lists = own_config_maps(server.client().unwrap());
     let injector = Arc::new(Injector {
-        inner: config_maps(server.client().unwrap()),
+        inner: lists.clone(),
         bad: parking_lot::Mutex::new(vec![
             Ok(WatchEvent::Added(ConfigMap::default())),
             Err(Error::Decode {
@@ -60,22 +57,18 @@ async fn objects_without_a_name_or_that_fail_to_decode_are_reported_and_skipped(
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
     let running = spawn(injector, store.clone(), seen.options());
-    converged(&server, &*store).await;
+    own_converged(&server, &*store).await;
     eventually("both reports", Duration::from_secs(10), || {
         seen.errors.lock().len() == 2
     })
     .await;
-    put(&server, "b", "0");
-    converged(&server, &*store).await;
+    server.put_own("b", "0").await.unwrap();
+    own_converged(&server, &*store).await;
 
     let texts: Vec<_> = seen.errors.lock().iter().map(|e| e.text.clone()).collect();
     assert!(texts[0].contains("no usable store key"), "{texts:?}");
     assert!(texts[1].contains("does not decode"), "{texts:?}");
-    assert_eq!(
-        server.request_count("list", "configmaps"),
-        1,
-        "skips do not relist"
-    );
+    assert_eq!(lists.calls("list").len(), 1, "skips do not relist");
     running.stop().await;
 }
 
@@ -166,12 +159,9 @@ async fn resync_runs_on_its_period_and_a_failing_resync_relists() {
 /// resyncs the store only on the ticks the gate allows.
 #[tokio::test(start_paused = true)]
 async fn the_resync_gate_decides_which_timer_ticks_resync() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let server = TestCluster::start().await.unwrap();
-    server.put("a", "0").await.unwrap();
-    let lw = config_maps(server.client().unwrap());
+    server.put_own("a", "0").await.unwrap();
+    let lw = own_config_maps(server.client().unwrap());
     let store = Arc::new(FlakyStore {
         inner: cache(),
         resyncs: AtomicUsize::new(0),
@@ -182,28 +172,29 @@ async fn the_resync_gate_decides_which_timer_ticks_resync() {
     // Every other tick is due: ticks 2, 4, 6, ... resync.
     let options = Arc::new(Seen::default())
         .options()
-        .resync_period(Duration::from_secs(10))
+        .resync_period(Duration::from_millis(100))
         .should_resync(move || gate_asked.fetch_add(1, Ordering::SeqCst) % 2 == 1);
     let running = spawn(lw.clone(), store.clone(), options);
-    converged(&server, &*store).await;
-    tokio::time::sleep(Duration::from_secs(65)).await;
-    assert_eq!(asked.load(Ordering::SeqCst), 6, "one question per tick");
+    own_converged(&server, &*store).await;
+    eventually("six ticks", Duration::from_secs(10), || {
+        asked.load(Ordering::SeqCst) >= 6
+    })
+    .await;
+    running.stop().await;
+    // Stopped: every tick asked once, and only the allowed ticks (every other) resynced.
+    let asked = asked.load(Ordering::SeqCst);
     assert_eq!(
         store.resyncs.load(Ordering::SeqCst),
-        3,
-        "only the allowed ticks resync"
+        asked / 2,
+        "only the allowed ticks of {asked} resync"
     );
     assert_eq!(lw.calls("list").len(), 1);
-    running.stop().await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_store_refusing_an_event_is_reported_and_relists() {
-    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
-    let lw = config_maps(server.client().unwrap());
+    let server = TestCluster::start_with_faults().await.unwrap();
+    let lw = own_config_maps(server.client().unwrap());
     let store = Arc::new(FlakyStore {
         inner: cache(),
         resyncs: AtomicUsize::new(0),
@@ -215,10 +206,10 @@ async fn a_store_refusing_an_event_is_reported_and_relists() {
         server.open_watches() == 1
     })
     .await;
-    put(&server, "poison", "0");
-    put(&server, "fine", "0");
+    server.put_own("poison", "0").await.unwrap();
+    server.put_own("fine", "0").await.unwrap();
     // The relist replaces the whole state, which this store accepts: it heals.
-    converged(&server, &*store).await;
+    own_converged(&server, &*store).await;
     assert!(seen.errors.lock()[0].text.contains("store add failed"));
     assert_eq!(lw.calls("list").len(), 2);
     assert_eq!(seen.backoffs.lock().len(), 1);

@@ -14,19 +14,17 @@ use deltafifo::DeltaType;
 /// equals the server before and after changes.
 #[tokio::test(start_paused = true)]
 async fn initial_list_is_paginated_then_the_watch_keeps_the_store_equal() {
-    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     for i in 0..10 {
-        put(&server, &format!("cm-{i}"), "0");
+        server.put_own(&format!("cm-{i}"), "0").await.unwrap();
     }
-    let lw = config_maps(server.client().unwrap());
+    server.reset_request_counts();
+    let lw = own_config_maps(server.client().unwrap());
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
     let running = spawn(lw.clone(), store.clone(), seen.options().page_size(3));
 
-    converged(&server, &*store).await;
+    own_converged(&server, &*store).await;
     let lists = lw.calls("list");
     assert_eq!(lists.len(), 4, "{lists:?}");
     assert_eq!(lists[0].resource_version.as_deref(), Some("0"));
@@ -34,7 +32,7 @@ async fn initial_list_is_paginated_then_the_watch_keeps_the_store_equal() {
     assert!(!lists[0].continue_token && lists[1..].iter().all(|c| c.continue_token));
     // The server rejects a resource version together with a continue token.
     assert!(lists[1..].iter().all(|c| c.resource_version.is_none()));
-    assert_eq!(server.request_count("list", "configmaps"), 4);
+    assert!(server.request_count("list", "configmaps") >= 4);
 
     eventually("the watch", Duration::from_secs(10), || {
         server.open_watches() == 1
@@ -45,14 +43,15 @@ async fn initial_list_is_paginated_then_the_watch_keeps_the_store_equal() {
         watches[0].resource_version.as_deref(),
         Some(running.reflector.last_sync_resource_version().as_str())
     );
-    put(&server, "cm-3", "1");
-    remove(&server, "cm-4");
-    put(&server, "new", "x");
-    converged(&server, &*store).await;
-    assert_eq!(server.request_count("list", "configmaps"), 4, "no relist");
+    server.put_own("cm-3", "1").await.unwrap();
+    server.remove("cm-4").await.unwrap();
+    let last = server.put_own("new", "x").await.unwrap();
+    own_converged(&server, &*store).await;
+    // The reflector's own lists (the checks above list through the proxy too).
+    assert_eq!(lw.calls("list").len(), 4, "no relist");
     assert_eq!(
-        running.reflector.last_sync_resource_version(),
-        server.resource_version().to_string()
+        Some(running.reflector.last_sync_resource_version()),
+        last.metadata.resource_version
     );
     assert!(seen.errors.lock().is_empty());
     running.stop().await;
@@ -61,10 +60,6 @@ async fn initial_list_is_paginated_then_the_watch_keeps_the_store_equal() {
 /// A dropped watch is reopened from the last resource version, without a list.
 #[tokio::test(start_paused = true)]
 async fn a_dropped_watch_rewatches_from_the_last_resource_version_without_relisting() {
-    if testkit::cluster::sim_only("virtual time, fault injection, request counts and open watches")
-    {
-        return;
-    }
     let Watching {
         server,
         lw,
@@ -74,8 +69,8 @@ async fn a_dropped_watch_rewatches_from_the_last_resource_version_without_relist
     } = watching().await;
 
     // A watch that delivered an event, then dropped.
-    put(&server, "b", "0");
-    converged(&server, &*store).await;
+    server.put_own("b", "0").await.unwrap();
+    own_converged(&server, &*store).await;
     let rv = running.reflector.last_sync_resource_version();
     server.drop_watches();
     eventually("a second watch", Duration::from_secs(10), || {
@@ -103,11 +98,10 @@ async fn a_dropped_watch_rewatches_from_the_last_resource_version_without_relist
         Some(rv.as_str())
     );
 
-    put(&server, "a", "1");
-    remove(&server, "b");
-    converged(&server, &*store).await;
-    assert_eq!(server.request_count("list", "configmaps"), 1, "no relist");
-    assert_eq!(lw.calls("list").len(), 1);
+    server.put_own("a", "1").await.unwrap();
+    server.remove("b").await.unwrap();
+    own_converged(&server, &*store).await;
+    assert_eq!(lw.calls("list").len(), 1, "no relist");
     assert!(
         seen.backoffs.lock().is_empty(),
         "a normal close costs no backoff"
@@ -135,17 +129,18 @@ async fn compaction_while_disconnected_relists_and_removes_objects_deleted_in_th
         return;
     }
     let Watching {
-        server,
+        server: cluster,
         lw,
         store,
         seen,
         running,
     } = watching_objects(&["a", "b", "c"]).await;
+    let server = cluster.sim().expect("skipped unless on the simulator");
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rv = running.reflector.last_sync_resource_version();
 
-    change_while_disconnected(&server);
-    converged(&server, &*store).await;
+    change_while_disconnected(server);
+    own_converged(&cluster, &*store).await;
 
     let codes: Vec<_> = seen
         .errors
@@ -232,17 +227,18 @@ async fn bookmarks_advance_the_resource_version_so_a_rewatch_after_compaction_do
         seen,
         running,
     } = watching().await;
+    let sim = server.sim().expect("skipped unless on the simulator");
 
-    bump_global_resource_version(&server);
-    let target = server.resource_version().to_string();
+    bump_global_resource_version(&server).await;
+    let target = sim.resource_version().to_string();
     assert_ne!(running.reflector.last_sync_resource_version(), target);
-    server.send_bookmarks();
+    sim.send_bookmarks();
     eventually("the bookmark", Duration::from_secs(10), || {
         running.reflector.last_sync_resource_version() == target
     })
     .await;
 
-    server.compact();
+    sim.compact();
     tokio::time::sleep(Duration::from_secs(2)).await;
     server.drop_watches();
     eventually("the rewatch", Duration::from_secs(10), || {
@@ -253,23 +249,20 @@ async fn bookmarks_advance_the_resource_version_so_a_rewatch_after_compaction_do
         lw.calls("watch")[1].resource_version.as_deref(),
         Some(target.as_str())
     );
-    put(&server, "b", "0");
-    converged(&server, &*store).await;
+    server.put_own("b", "0").await.unwrap();
+    own_converged(&server, &*store).await;
     assert!(
         seen.errors.lock().is_empty(),
         "no 410: {:?}",
         seen.errors.lock()
     );
-    assert_eq!(server.request_count("list", "configmaps"), 1, "no relist");
+    assert_eq!(lw.calls("list").len(), 1, "no relist");
     running.stop().await;
 }
 
 /// The control for the bookmark test above: without the bookmark, the same rewatch expires and relists.
 #[tokio::test(start_paused = true)]
 async fn without_bookmarks_the_same_rewatch_expires_and_relists() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
-        return;
-    }
     let Watching {
         server,
         lw,
@@ -278,15 +271,27 @@ async fn without_bookmarks_the_same_rewatch_expires_and_relists() {
         running,
     } = watching().await;
 
-    bump_global_resource_version(&server);
-    server.compact();
+    bump_global_resource_version(&server).await;
+    server.compact().await.unwrap();
+    // Long-lived enough that its end is a normal close, not a failure to back off from.
     tokio::time::sleep(Duration::from_secs(2)).await;
     server.drop_watches();
     eventually("the relist", Duration::from_secs(10), || {
         lw.calls("list").len() == 2
     })
     .await;
-    converged(&server, &*store).await;
-    assert_eq!(seen.codes(), [Some(410)]);
+    own_converged(&server, &*store).await;
+    let codes = seen.codes();
+    if server.sim().is_some() {
+        assert_eq!(codes, [Some(410)]);
+    } else {
+        // The fault proxy plays the compaction: a real server's watch cache may answer the
+        // relist at its own latest version of the collection, older than the one compacted
+        // to, and the watch from there expires once more before a list from the latest state.
+        assert!(
+            !codes.is_empty() && codes.iter().all(|code| *code == Some(410)),
+            "{codes:?}"
+        );
+    }
     running.stop().await;
 }

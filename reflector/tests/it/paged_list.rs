@@ -364,9 +364,6 @@ impl ListerWatcher<ConfigMap> for ItemsAfterNextRequest {
 
 #[tokio::test(start_paused = true)]
 async fn the_next_page_is_requested_while_the_current_one_streams_in() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let lw = Arc::new(ItemsAfterNextRequest {
         requests: AtomicUsize::new(0),
         second_requested: tokio::sync::watch::Sender::new(false),

@@ -206,16 +206,17 @@ async fn bookmarks_after_a_streaming_list_advance_the_last_synced_resource_versi
     if testkit::cluster::sim_only("virtual time, bookmarks on demand") {
         return;
     }
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
+    let cluster = TestCluster::start().await.unwrap();
+    let server = cluster.sim().expect("skipped unless on the simulator");
+    put(server, "a", "0");
     let lw = config_maps(server.client().unwrap());
     let store = Arc::new(cache());
     let running = spawn(lw.clone(), store.clone(), ReflectorOptions::default());
-    converged(&server, &*store).await;
+    converged(server, &*store).await;
     let listed = running.reflector.last_sync_resource_version();
     assert_eq!(listed, server.resource_version().to_string());
 
-    bump_global_resource_version(&server);
+    bump_global_resource_version(&cluster).await;
     let target = server.resource_version().to_string();
     assert_ne!(running.reflector.last_sync_resource_version(), target);
     server.send_bookmarks();
@@ -224,7 +225,7 @@ async fn bookmarks_after_a_streaming_list_advance_the_last_synced_resource_versi
     })
     .await;
 
-    converged(&server, &*store).await;
+    converged(server, &*store).await;
     assert_eq!(
         lw.calls("watch").len(),
         1,
@@ -325,21 +326,18 @@ async fn a_stream_ending_before_the_end_bookmark_falls_back_to_a_list() {
 /// only later changes are `Added`.
 #[tokio::test(start_paused = true)]
 async fn initial_events_reach_the_store_as_one_replace() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let server = TestCluster::start().await.unwrap();
     for i in 0..5 {
-        server.put(&format!("cm-{i}"), "0").await.unwrap();
+        server.put_own(&format!("cm-{i}"), "0").await.unwrap();
     }
     let pipeline = Pipeline::start();
-    let lw = config_maps(server.client().unwrap());
+    let lw = own_config_maps(server.client().unwrap());
     let running = spawn(
         lw.clone(),
         Arc::new(pipeline.fifo.clone()),
         ReflectorOptions::default().streaming_list(true),
     );
-    converged(&server, &pipeline.cache).await;
+    own_converged(&server, &pipeline.cache).await;
     eventually("the fifo to sync", Duration::from_secs(10), || {
         pipeline.fifo.has_synced()
     })
@@ -347,8 +345,8 @@ async fn initial_events_reach_the_store_as_one_replace() {
     let types: Vec<_> = pipeline.log.lock().iter().map(|(t, _, _)| *t).collect();
     assert_eq!(types, [DeltaType::Replaced; 5]);
 
-    server.put("new", "0").await.unwrap();
-    converged(&server, &pipeline.cache).await;
+    server.put_own("new", "0").await.unwrap();
+    own_converged(&server, &pipeline.cache).await;
     let last = pipeline.log.lock().last().cloned();
     assert_eq!(
         last,

@@ -8,7 +8,7 @@ use crate::common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::{ApiServer, FailRule};
+use apiserver_sim::FailRule;
 use common::*;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -113,11 +113,8 @@ proptest! {
 
 #[tokio::test]
 async fn http_errors_on_opening_a_watch_keep_the_status_and_its_classification() {
-    if testkit::cluster::sim_only("fault injection") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
-    let api: Api<ConfigMap> = Api::namespaced(client_without_retry(&server), NS);
+    let server = TestCluster::start_with_faults().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(client_without_retry(&server), ns());
     let lister_watcher = ApiListerWatcher::new(api);
     let params = WatchParams::default();
     for (code, check) in [
@@ -127,7 +124,9 @@ async fn http_errors_on_opening_a_watch_keep_the_status_and_its_classification()
             e.code() == Some(500) && !e.is_retriable_watch_error()
         }),
     ] {
-        server.fail_next(FailRule::new("watch", "configmaps", code, 1));
+        server
+            .inject(FailRule::new("watch", "configmaps", code, 1))
+            .unwrap();
         let Err(error) = lister_watcher.watch(&params, "0").await else {
             panic!("the watch opened despite a {code}");
         };
@@ -147,21 +146,20 @@ async fn http_errors_on_opening_a_watch_keep_the_status_and_its_classification()
 
 #[tokio::test]
 async fn a_watch_over_http_yields_events_and_the_in_band_error() {
-    if testkit::cluster::sim_only("fault injection") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
-    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), NS);
-    let lister_watcher = ApiListerWatcher::new(api);
+    let server = TestCluster::start_with_faults().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), ns());
+    // The test's own objects only: a whole cluster's controller-manager writes ConfigMaps of
+    // its own into the namespace.
+    let lister_watcher = ApiListerWatcher::new(api).labels(OWN_SELECTOR);
     let list = lister_watcher.list(&Default::default()).await.unwrap();
     let rv = list.metadata.resource_version.unwrap();
     let mut events = lister_watcher
         .watch(&WatchParams::default(), &rv)
         .await
         .unwrap();
-    put(&server, "a", "1");
-    put(&server, "a", "2");
-    remove(&server, "a");
+    server.put_own("a", "1").await.unwrap();
+    server.put_own("a", "2").await.unwrap();
+    server.remove("a").await.unwrap();
     let value = |cm: ConfigMap| {
         cm.data
             .and_then(|d| d.get("v").cloned())
@@ -179,7 +177,9 @@ async fn a_watch_over_http_yields_events_and_the_in_band_error() {
     assert_eq!(seen, ["ADDED 1", "MODIFIED 2", "DELETED 2"]);
 
     // A watch from a compacted resource version: HTTP 200, then one ERROR event with the 410.
-    server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
+    server
+        .inject(FailRule::new("watch", "configmaps", 410, 1).in_band())
+        .unwrap();
     let mut events = lister_watcher
         .watch(&WatchParams::default(), &rv)
         .await
