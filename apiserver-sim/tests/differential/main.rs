@@ -187,8 +187,9 @@ async fn simulator_answers_as_the_real_server() {
     }
 }
 
-/// The lists of the pending `mergekeys` scenario merge on the simulator: after each probe's
-/// patch, its list still has every item it had and the changed item holds the change.
+/// The lists of the `mergekeys` scenario merge on the simulator: after each probe's patch,
+/// its list still has every item it had and the changed item holds the change (the few lists
+/// kube-apiserver refuses to hold or change are refused).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_merge_key_list_merges_on_the_simulator() {
     let sim = Target::simulator().await.expect("simulator starts");

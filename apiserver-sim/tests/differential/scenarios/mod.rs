@@ -47,7 +47,7 @@ pub const NAMES: &[&str] = &[
 /// a live server (`KUBE_RT_TEST_KUBECONFIG`), compared with it live, and
 /// `KUBE_RT_DIFF_RECORD=1` records them. Once `fixtures/<name>.json` exists, the name leaves
 /// this list (the suite fails until it does).
-pub const PENDING: &[&str] = &["mergekeys"];
+pub const PENDING: &[&str] = &[];
 
 async fn one(ctx: &mut Ctx<'_>) {
     match ctx.scenario {
