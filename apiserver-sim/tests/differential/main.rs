@@ -118,8 +118,17 @@ async fn simulator_answers_as_the_real_server() {
             );
         }
     }
+    let (bare, cluster): (Vec<&str>, Vec<&str>) = selected
+        .iter()
+        .partition(|n| !scenarios::CLUSTER.contains(n));
     let sim = Target::simulator().await.expect("simulator starts");
-    let (observed, errors) = scenarios::run(&sim, &run_id(), &selected).await;
+    let (mut observed, mut errors) = scenarios::run(&sim, &run_id(), &bare).await;
+    if !cluster.is_empty() {
+        let sim = Target::cluster_simulator().await.expect("simulator starts");
+        let (more, more_errors) = scenarios::run(&sim, &run_id(), &cluster).await;
+        observed.extend(more);
+        errors.extend(more_errors);
+    }
     assert!(errors.is_empty(), "simulator run broke: {errors:#?}");
     if let Ok(path) = std::env::var("KUBE_RT_DIFF_SIM_OUT") {
         let text = serde_json::to_string_pretty(&observed).expect("serialize");
