@@ -39,6 +39,9 @@ pub struct ServerConfig {
     /// Whether `OwnerReferencesPermissionEnforcement` admits writes (default: off; only
     /// with RBAC on).
     pub owner_references_permission_enforcement: bool,
+    /// The CA bundle of each namespace's `kube-root-ca.crt`; `None` (the default): namespaces
+    /// get neither it nor a `default` ServiceAccount.
+    pub root_ca: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -53,6 +56,7 @@ impl Default for ServerConfig {
             service_endpoints: ServiceEndpoints::default(),
             rbac: false,
             owner_references_permission_enforcement: false,
+            root_ca: None,
         }
     }
 }

@@ -2,9 +2,12 @@
 //! `SetDefaults_*` functions of `pkg/apis/*/v1`), for the kinds that carry a pod template and
 //! for Pods: a stored Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, ReplicationController
 //! or PodTemplate reads back as it does from a real server (a Job with the selector and pod
-//! labels the Job registry generates), and for Services. Pods also get what the default
-//! admission chain sets (ServiceAccount, Priority, DefaultTolerationSeconds) and the status a
-//! new Pod starts with (`Pending`, its QoS class).
+//! labels the Job registry generates), and for Services and CronJobs. Pods also get what the
+//! default admission chain sets (ServiceAccount, Priority, DefaultTolerationSeconds) and the
+//! status a new Pod starts with (`Pending`, its QoS class). A ServiceAccount's secret
+//! references keep only their names, and the conditions of the kinds whose condition type has
+//! time fields read back with those fields (`null` when not given), as the registry and the
+//! Go types make them.
 
 use serde_json::{Map, Value, json};
 
@@ -281,7 +284,69 @@ pub fn apply(info: &ResourceInfo, obj: &mut Value) {
                 job(spec);
             }
         }
+        ("batch", "CronJob") => {
+            if let Some(spec) = object(m, "spec") {
+                cron_job(spec);
+            }
+        }
+        ("", "ServiceAccount") => secret_names_only(m),
         _ => {}
+    }
+    condition_times(info, m);
+}
+
+/// `SetDefaults_CronJob`, and the pod template of its job template.
+fn cron_job(spec: &mut Map<String, Value>) {
+    or_insert(spec, "concurrencyPolicy", json!("Allow"));
+    or_insert(spec, "suspend", json!(false));
+    or_insert(spec, "successfulJobsHistoryLimit", json!(3));
+    or_insert(spec, "failedJobsHistoryLimit", json!(1));
+    if let Some(job) = spec
+        .get_mut("jobTemplate")
+        .and_then(Value::as_object_mut)
+        .and_then(|t| t.get_mut("spec"))
+        .and_then(Value::as_object_mut)
+    {
+        template(job, "Always");
+    }
+}
+
+/// A ServiceAccount's `secrets` keep only the secrets' names (the registry's
+/// `cleanSecretReferences`: the other fields of those references are dropped).
+fn secret_names_only(m: &mut Map<String, Value>) {
+    if let Some(refs) = m.get_mut("secrets").and_then(Value::as_array_mut) {
+        for r in refs.iter_mut() {
+            let name = r.get("name").cloned();
+            *r = match name {
+                Some(n) => json!({"name": n}),
+                None => json!({}),
+            };
+        }
+    }
+}
+
+/// The time fields of a kind's `status.conditions` that its Go type always encodes: a
+/// condition written without one reads back with it `null` (a zero `metav1.Time`).
+fn condition_times(info: &ResourceInfo, m: &mut Map<String, Value>) {
+    let times: &[&str] = match (info.group.as_str(), info.kind.as_str()) {
+        ("", "Pod" | "PersistentVolumeClaim") | ("batch", "Job") => {
+            &["lastProbeTime", "lastTransitionTime"]
+        }
+        ("", "Node") => &["lastHeartbeatTime", "lastTransitionTime"],
+        ("apps", "Deployment") => &["lastUpdateTime", "lastTransitionTime"],
+        _ => return,
+    };
+    let Some(conditions) = m
+        .get_mut("status")
+        .and_then(|s| s.get_mut("conditions"))
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    for c in conditions.iter_mut().filter_map(Value::as_object_mut) {
+        for t in times {
+            or_insert(c, t, Value::Null);
+        }
     }
 }
 

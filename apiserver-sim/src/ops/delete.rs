@@ -80,7 +80,7 @@ impl DeleteOptions {
                 return Err(invalid(
                     "propagationPolicy",
                     &format!(
-                        "Unsupported value: {other:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""
+                        "Unsupported value: {other:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
                     ),
                 ));
             }

@@ -10,6 +10,7 @@ mod options;
 mod owner_refs;
 mod pod_parts;
 mod service_ip;
+mod template_rules;
 mod update;
 pub(crate) mod validate;
 

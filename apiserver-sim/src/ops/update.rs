@@ -234,7 +234,8 @@ fn update_stored(
         if let Some(g) = next_generation(info, &old, &new) {
             meta::metadata_mut(&mut new).insert("generation".into(), json!(g));
         }
-        let causes = validate::object(info, &new);
+        let mut causes = validate::object(info, &new);
+        causes.extend(super::template_rules::update(info, &old, &new));
         if !causes.is_empty() {
             return Err(ApiError::invalid(info, name, causes));
         }

@@ -271,6 +271,7 @@ pub fn object(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
         causes.extend(crate::kinds::webhook_configuration::validate(obj));
     } else if info.builtin {
         causes.extend(builtin_fields(info, obj));
+        causes.extend(super::template_rules::template_metadata(info, obj));
     } else {
         causes.extend(crate::kinds::schema::validate(info, obj));
     }

@@ -139,6 +139,16 @@ impl ApiServerBuilder {
         self
     }
 
+    /// Makes every namespace hold what kube-controller-manager puts in each (off unless
+    /// called): its `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap, whose
+    /// `ca.crt` is `root_ca_pem` (the simulator serves plain HTTP, so this is whatever bundle
+    /// the caller wants workloads to find there). Both are made again when deleted.
+    pub fn namespace_defaults(mut self, root_ca_pem: impl Into<String>) -> Self {
+        self.config.root_ca = Some(root_ca_pem.into());
+        self.config.store.namespace_defaults = true;
+        self
+    }
+
     /// Binds the socket, creates the default namespaces and starts serving.
     /// Must be called inside a Tokio runtime.
     pub async fn start(self) -> Result<ApiServer> {

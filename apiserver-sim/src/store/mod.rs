@@ -44,6 +44,9 @@ pub struct StoreConfig {
     pub broadcast_capacity: usize,
     /// First resourceVersion handed out is this plus one.
     pub initial_rv: u64,
+    /// Whether writes of a namespace's `default` ServiceAccount or `kube-root-ca.crt`
+    /// ConfigMap wake the controllers (when those are kept in every namespace).
+    pub namespace_defaults: bool,
 }
 
 impl Default for StoreConfig {
@@ -52,6 +55,7 @@ impl Default for StoreConfig {
             history_limit: 10_000,
             broadcast_capacity: 65_536,
             initial_rv: 1000,
+            namespace_defaults: false,
         }
     }
 }
@@ -288,6 +292,8 @@ impl State {
             return obj;
         };
         let ns = history::InlineNs::new(&okey.0);
+        let wake = Self::wakes_controllers(&rs.info)
+            || (self.config.namespace_defaults && is_namespace_default(&rs.info, &okey));
         let (kind, prev, line) = match rs.objects.entry(okey) {
             btree_map::Entry::Occupied(mut e) => {
                 let line = encode_line(EventType::Modified.as_str(), &obj);
@@ -311,7 +317,6 @@ impl State {
         let (had_owners, was_deleting) = prev
             .as_deref()
             .map_or((false, false), crate::machinery::meta::owned_and_deleting);
-        let wake = Self::wakes_controllers(&rs.info);
         let namespace = is_namespaces(&rs.info);
         rs.record(Event {
             rv,
@@ -358,7 +363,8 @@ impl State {
         let mut last = (*prev).clone();
         crate::machinery::meta::set_str(&mut last, "resourceVersion", &rv.to_string());
         let last = Arc::new(last);
-        let wake = Self::wakes_controllers(&rs.info);
+        let wake = Self::wakes_controllers(&rs.info)
+            || (self.config.namespace_defaults && is_namespace_default(&rs.info, okey));
         if is_namespaces(&rs.info) {
             self.namespaces.remove(okey.1.as_str());
         }
@@ -429,6 +435,16 @@ impl ResourceStore {
     pub fn oldest_ok(&self) -> u64 {
         self.history.oldest_ok()
     }
+}
+
+/// A namespace's `default` ServiceAccount or `kube-root-ca.crt` ConfigMap.
+fn is_namespace_default(info: &ResourceInfo, okey: &ObjKey) -> bool {
+    info.group.is_empty()
+        && match info.plural.as_str() {
+            "serviceaccounts" => okey.1 == "default",
+            "configmaps" => okey.1 == "kube-root-ca.crt",
+            _ => false,
+        }
 }
 
 /// Whether `info` is core/v1 namespaces.

@@ -166,6 +166,27 @@ impl<'a> Ctx<'a> {
         self.req(id, "GET", path, Value::Null).await
     }
 
+    /// GETs `path` until `done` holds for the answer or `secs` seconds pass (a controller's
+    /// work is awaited, never timed): the last answer, and whether `done` held.
+    pub async fn poll(
+        &mut self,
+        path: &str,
+        secs: u64,
+        done: impl Fn(&Resp) -> bool,
+    ) -> (Resp, bool) {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(secs);
+        loop {
+            let r = self.send("GET", path, &[], Vec::new()).await;
+            if done(&r) {
+                return (r, true);
+            }
+            if r.status == 0 || tokio::time::Instant::now() >= deadline {
+                return (r, false);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+
     /// Creates the scenario's namespace and its `default` ServiceAccount (a real server
     /// without controller-manager creates no ServiceAccount).
     pub async fn namespace(&mut self) {

@@ -11,6 +11,10 @@ use http_body_util::BodyExt;
 use kube::client::Body;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
+/// How long the cluster simulator's kubelet takes to run a bound pod (and a batch pod to
+/// exit after that).
+const WORKLOAD_DELAY: Duration = Duration::from_millis(500);
+
 /// The User-Agent of every probe (the default field manager is derived from it).
 pub const USER_AGENT: &str = "kube-rt-differential/0.1 (linux/amd64)";
 
@@ -49,6 +53,28 @@ impl Target {
     pub async fn simulator() -> Result<Self, String> {
         let sim = ApiServer::builder()
             .rbac(true)
+            .start()
+            .await
+            .map_err(|e| e.to_string())?;
+        let kubeconfig = sim.kubeconfig().map_err(|e| e.to_string())?;
+        Self::of("sim", kubeconfig, Some(sim)).await
+    }
+
+    /// A fresh simulator standing in for a whole cluster: RBAC and
+    /// `OwnerReferencesPermissionEnforcement` on, the workload simulator (a pod is running and
+    /// ready `WORKLOAD_DELAY` after it is bound, a batch pod exits as long after that), and each
+    /// namespace's `default` ServiceAccount and `kube-root-ca.crt` (a CA made for the run).
+    pub async fn cluster_simulator() -> Result<Self, String> {
+        let mut params =
+            rcgen::CertificateParams::new(Vec::<String>::new()).map_err(|e| e.to_string())?;
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let key = rcgen::KeyPair::generate().map_err(|e| e.to_string())?;
+        let ca = params.self_signed(&key).map_err(|e| e.to_string())?;
+        let sim = ApiServer::builder()
+            .rbac(true)
+            .owner_references_permission_enforcement(true)
+            .workload_simulator(WORKLOAD_DELAY)
+            .namespace_defaults(ca.pem())
             .start()
             .await
             .map_err(|e| e.to_string())?;

@@ -2,7 +2,8 @@
 //! does: replica counts summed over every ReplicaSet (the updated ones from the new
 //! ReplicaSet), `unavailableReplicas`, the `Available` condition from the minimum
 //! availability and the `Progressing` condition from the rollout's state (paused, in
-//! progress, complete). Counts of 0 are left out, as Go's `omitempty` leaves them out.
+//! progress, complete). Counts of 0 are left out, as Go's `omitempty` leaves them out, but for
+//! `terminatingReplicas`, a pointer that upstream always sets.
 
 use serde_json::{Map, Value, json};
 
@@ -74,6 +75,8 @@ pub(super) fn status(
     count(&mut m, "readyReplicas", ready);
     count(&mut m, "availableReplicas", available);
     count(&mut m, "unavailableReplicas", (replicas - available).max(0));
+    let terminating = sum("/status/terminatingReplicas");
+    m.insert("terminatingReplicas".into(), json!(terminating));
     if let Some(c) = d.pointer("/status/collisionCount") {
         m.insert("collisionCount".into(), c.clone());
     }

@@ -5,7 +5,8 @@
 //! removed as it is counted). The status carries `startTime`, `active`, `ready`,
 //! `terminating`, `succeeded`, `failed` and `uncountedTerminatedPods` as upstream writes them;
 //! once enough pods succeeded the Job gets `SuccessCriteriaMet`, and once none is left
-//! running `Complete` and `completionTime`. Suspended and finished Jobs start no pods.
+//! running `Complete` and `completionTime`. Suspended and finished Jobs start no pods; a
+//! suspended Job has the `Suspended` condition (`False`, `JobResumed`, once resumed).
 
 use std::sync::Arc;
 
@@ -77,8 +78,13 @@ fn sync(st: &mut State, job: &Value, pods: &[&Arc<Value>]) -> bool {
     let (new_succeeded, new_failed) = count_finished(st, pods);
     let suspended = job.pointer("/spec/suspend").and_then(Value::as_bool) == Some(true);
     let finished = condition_true(job, "Complete") || condition_true(job, "Failed");
-    if meta::is_deleting(job) || finished || suspended {
+    if meta::is_deleting(job) || finished {
         return new_succeeded + new_failed > 0;
+    }
+    let now = meta::now_rfc3339();
+    if suspended {
+        return write_status(st, JOBS, MANAGER, job, suspended_status(job, pods, &now))
+            || new_succeeded + new_failed > 0;
     }
     let running: Vec<&&Arc<Value>> = pods.iter().filter(|p| active(p)).collect();
     let mut active_count = running.len() as i64;
@@ -123,7 +129,6 @@ fn sync(st: &mut State, job: &Value, pods: &[&Arc<Value>]) -> bool {
             }
         }
     }
-    let now = meta::now_rfc3339();
     let old = job
         .get("status")
         .and_then(Value::as_object)
@@ -144,15 +149,58 @@ fn sync(st: &mut State, job: &Value, pods: &[&Arc<Value>]) -> bool {
     s.insert("ready".into(), json!(ready));
     s.insert("terminating".into(), json!(terminating));
     s.insert("uncountedTerminatedPods".into(), json!({}));
+    let mut conds: Vec<Value> = condition(job, "Suspended")
+        .map(|_| suspension(job, "False", "JobResumed", "Job resumed", &now))
+        .into_iter()
+        .collect();
     if done {
-        let mut conds = vec![true_condition(job, "SuccessCriteriaMet", &now)];
+        conds.push(true_condition(job, "SuccessCriteriaMet", &now));
         if active_count == 0 && terminating == 0 {
             conds.push(true_condition(job, "Complete", &now));
             s.insert("completionTime".into(), json!(now));
         }
+    }
+    if !conds.is_empty() {
         s.insert("conditions".into(), Value::Array(conds));
     }
     write_status(st, JOBS, MANAGER, job, Value::Object(s))
         || created
         || new_succeeded + new_failed > 0
+}
+
+/// The `Suspended` condition with this status (its times kept while the status is unchanged).
+fn suspension(job: &Value, status: &str, reason: &str, message: &str, now: &str) -> Value {
+    let since = condition(job, "Suspended")
+        .filter(|c| c.get("status").and_then(Value::as_str) == Some(status))
+        .and_then(|c| c.get("lastTransitionTime").cloned())
+        .unwrap_or_else(|| json!(now));
+    json!({"type": "Suspended", "status": status, "lastProbeTime": since,
+        "lastTransitionTime": since, "reason": reason, "message": message})
+}
+
+/// The status of a suspended Job: no start time, the `Suspended` condition, its pods counted.
+fn suspended_status(job: &Value, pods: &[&Arc<Value>], now: &str) -> Value {
+    let running = pods.iter().filter(|p| active(p)).count();
+    let terminating = pods
+        .iter()
+        .filter(|p| meta::is_deleting(p) && !terminal(p))
+        .count();
+    let mut s = Map::new();
+    if running > 0 {
+        s.insert("active".into(), json!(running));
+    }
+    s.insert("ready".into(), json!(0));
+    s.insert("terminating".into(), json!(terminating));
+    s.insert("uncountedTerminatedPods".into(), json!({}));
+    s.insert(
+        "conditions".into(),
+        json!([suspension(
+            job,
+            "True",
+            "JobSuspended",
+            "Job suspended",
+            now
+        )]),
+    );
+    Value::Object(s)
 }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use super::deployments::MANAGER;
 use super::objects::{
     PODS, REPLICASETS, active, by_controller, condition_true, controller_ref, create, delete, list,
-    text, write_status,
+    terminal, text, write_status,
 };
 use crate::machinery::meta;
 use crate::store::State;
@@ -45,7 +45,12 @@ pub(super) fn reconcile(st: &mut State) -> bool {
             };
             continue;
         }
-        changed |= write_status(st, REPLICASETS, MANAGER, rs, status(rs, &mine));
+        let terminating = pods_of.get(meta::uid(rs)).map_or(0, |ps| {
+            ps.iter()
+                .filter(|p| meta::is_deleting(p) && !terminal(p))
+                .count()
+        });
+        changed |= write_status(st, REPLICASETS, MANAGER, rs, status(rs, &mine, terminating));
     }
     changed
 }
@@ -130,8 +135,10 @@ fn delete_extra(st: &mut State, mut pods: Vec<&Arc<Value>>, keep: usize) -> bool
     changed
 }
 
-/// The status of a ReplicaSet with these active pods.
-fn status(rs: &Value, pods: &[&Arc<Value>]) -> Value {
+/// The status of a ReplicaSet with these active pods and `terminating` pods being deleted
+/// (counted as upstream counts them with `DeploymentReplicaSetTerminatingReplicas` on, the
+/// default since 1.35).
+fn status(rs: &Value, pods: &[&Arc<Value>], terminating: usize) -> Value {
     let tpl_labels = rs
         .pointer("/spec/template/metadata/labels")
         .and_then(Value::as_object);
@@ -157,6 +164,7 @@ fn status(rs: &Value, pods: &[&Arc<Value>]) -> Value {
             m.insert(k.into(), json!(n));
         }
     }
+    m.insert("terminatingReplicas".into(), json!(terminating));
     m.insert("observedGeneration".into(), json!(meta::generation(rs)));
     if let Some(c) = rs.pointer("/status/conditions") {
         m.insert("conditions".into(), c.clone());

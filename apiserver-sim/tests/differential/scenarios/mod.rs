@@ -11,15 +11,20 @@ use crate::target::Target;
 mod apply;
 mod crd;
 mod crud;
+mod deployments;
 mod discovery;
+mod gc;
+mod jobs;
 mod lists;
 pub mod merge_keys;
+mod namespace_life;
 mod namespaces;
 mod not_found;
 mod patches;
 mod protobuf;
 mod rbac;
 mod subresources;
+mod summary;
 mod tables;
 mod watch;
 mod webhooks;
@@ -41,13 +46,22 @@ pub const NAMES: &[&str] = &[
     "nsdelete",
     "protobuf",
     "mergekeys",
+    "gc",
+    "deploy",
+    "nslife",
+    "jobs",
 ];
+
+/// Scenarios of what kube-controller-manager, the scheduler and the nodes do: they run against
+/// a simulator with its workload simulator and namespace defaults on, and are recorded against
+/// a whole cluster (a kit cluster with one hollow node).
+pub const CLUSTER: &[&str] = &["gc", "deploy", "nslife", "jobs"];
 
 /// Scenarios whose answers are not recorded from a real server yet: they run only against
 /// a live server (`KUBE_RT_TEST_KUBECONFIG`), compared with it live, and
 /// `KUBE_RT_DIFF_RECORD=1` records them. Once `fixtures/<name>.json` exists, the name leaves
 /// this list (the suite fails until it does).
-pub const PENDING: &[&str] = &["mergekeys"];
+pub const PENDING: &[&str] = &[];
 
 async fn one(ctx: &mut Ctx<'_>) {
     match ctx.scenario {
@@ -66,6 +80,10 @@ async fn one(ctx: &mut Ctx<'_>) {
         "nsdelete" => namespaces::run(ctx).await,
         "protobuf" => protobuf::run(ctx).await,
         "mergekeys" => merge_keys::run(ctx).await,
+        "gc" => gc::run(ctx).await,
+        "deploy" => deployments::run(ctx).await,
+        "nslife" => namespace_life::run(ctx).await,
+        "jobs" => jobs::run(ctx).await,
         _ => {}
     }
 }

@@ -168,9 +168,10 @@ pub fn of(item: &str, owners: &[Value; 2]) -> Option<Sample> {
             ],
             json!({"message": "c"}),
         ),
-        "ObjectReference" => field(
+        // A ServiceAccount's secret references keep only their names: one more is added.
+        "ObjectReference" => add(
             vec![json!({"name": "a"}), json!({"name": "b"})],
-            json!({"kind": "Secret"}),
+            json!({"name": "c"}),
         ),
         "OwnerReference" => field(owners.to_vec(), json!({"blockOwnerDeletion": false})),
         "ServicePort" => field(

@@ -178,11 +178,11 @@ pub fn base(kind: &Kind, env: &Env, name: &str) -> Option<Value> {
         ("storage.k8s.io", "CSIStorageCapacity") => json!({"storageClassName": "mergekeys"}),
         ("storage.k8s.io", "StorageClass") => json!({"provisioner": "example.com/mergekeys"}),
         ("storage.k8s.io", "VolumeAttachment") => {
-            json!({"spec": {"attacher": "example.com/mergekeys",
+            json!({"spec": {"attacher": "mergekeys.example.com",
             "nodeName": "mergekeys-node", "source": {"persistentVolumeName": "mergekeys-pv"}}})
         }
         ("storage.k8s.io", "VolumeAttributesClass") => {
-            json!({"driverName": "example.com/mergekeys"})
+            json!({"driverName": "example.com/mergekeys", "parameters": {"tier": "a"}})
         }
         ("storagemigration.k8s.io", "StorageVersionMigration") => json!({"spec": {"resource":
             {"group": "mergekeys.example.com", "resource": "nothings"}}}),
@@ -200,14 +200,15 @@ pub fn base(kind: &Kind, env: &Env, name: &str) -> Option<Value> {
 
 /// The name of the `index`th probe object of `kind` in run `run`: namespaced objects are
 /// unique in the scenario's namespace, cluster-scoped ones carry the run (an IP address for
-/// an `IPAddress`, `<plural>.<group>` for a CRD, `<version>.<group>` for an `APIService`).
+/// an `IPAddress`, `<plural>.<group>` for a CRD, `<version>.<group>` for an `APIService`, in
+/// groups of their own: kube-apiserver registers an `APIService` for each CRD's group).
 pub fn name(kind: &Kind, index: usize, run: &str) -> String {
     match (kind.group.as_str(), kind.kind.as_str()) {
         ("networking.k8s.io", "IPAddress") => format!("192.168.250.{}", index + 1),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => {
             format!("widgets.mk{index}-{run}.example.com")
         }
-        ("apiregistration.k8s.io", "APIService") => format!("v1.mk{index}-{run}.example.com"),
+        ("apiregistration.k8s.io", "APIService") => format!("v1.mkapi{index}-{run}.example.com"),
         _ if kind.namespaced => format!("mk-{index}"),
         _ => format!("mk-{index}-{run}"),
     }
