@@ -111,10 +111,13 @@ async fn no_reconcile_starts_from_a_cache_older_than_its_own_write() {
         controller.stats().stale_skips() >= 1,
         "the key was asked for while the cache was stale, and skipped"
     );
-    assert!(
-        server.request_count("watch", "configmaps") >= 3,
-        "the event was delayed"
-    );
+    // The watches were cut and the re-watches failed as asked. (On a real server the write's
+    // event may still slip through on a stream before the proxy cuts it; the skip above shows
+    // the reconcile was asked for while the cache was behind the write either way.)
+    eventually("the failing re-watches", Duration::from_secs(60), || {
+        server.request_count("watch", "configmaps") >= 3
+    })
+    .await;
     let metrics = manager.metrics().render();
     assert_eq!(
         series(
