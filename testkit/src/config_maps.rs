@@ -71,8 +71,12 @@ pub fn own_cm(name: &str, value: &str) -> ConfigMap {
 
 /// Whether `obj` carries [`OWN_LABEL`]`=true`, as [`own_cm`] makes it.
 pub fn is_own(obj: &ConfigMap) -> bool {
-    obj.metadata
-        .labels
+    is_own_meta(&obj.metadata)
+}
+
+/// Whether an object's metadata carries [`OWN_LABEL`]`=true` (of any kind: a predicate's view).
+pub fn is_own_meta(meta: &ObjectMeta) -> bool {
+    meta.labels
         .as_ref()
         .and_then(|labels| labels.get(OWN_LABEL))
         .is_some_and(|value| value == "true")

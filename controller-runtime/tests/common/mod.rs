@@ -20,7 +20,7 @@ use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 
 pub use testkit::cluster::{Server, TestCluster, ns};
-pub use testkit::config_maps::{NS, cm, put};
+pub use testkit::config_maps::{NS, OWN_LABEL, cm, is_own_meta, own_cm, put};
 pub use testkit::eventually;
 
 /// A valid Deployment in the test namespace: one container, a selector matching its pods.
@@ -115,28 +115,10 @@ pub fn manager(server: &impl Server) -> ManagerBuilder {
     }
 }
 
-/// The label of the ConfigMaps a test makes for its controller, in a namespace a whole
-/// cluster also puts ConfigMaps of its own into (its root CA publisher's `kube-root-ca.crt`).
-pub const OWN_LABEL: &str = "kube-rt.dev/test-object";
-
-/// [`cm`]`(name, value)` carrying [`OWN_LABEL`].
-pub fn own_cm(name: &str, value: &str) -> ConfigMap {
-    let mut obj = cm(name, value);
-    obj.metadata.labels = Some([(OWN_LABEL.to_owned(), "true".to_owned())].into());
-    obj
-}
-
-/// Whether an object is one of [`own_cm`]'s.
-pub fn is_own(meta: &ObjectMeta) -> bool {
-    meta.labels
-        .as_ref()
-        .is_some_and(|labels| labels.contains_key(OWN_LABEL))
-}
-
 /// The predicate that lets a controller's watch pass the test's objects only ([`own_cm`]), so
 /// that its queue, reconciles and their metrics count those alone, on any server.
 pub fn own_only() -> MetaFn<fn(&ObjectMeta) -> bool> {
-    meta_fn(is_own)
+    meta_fn(is_own_meta)
 }
 
 /// Runs `manager.start()` in the background.

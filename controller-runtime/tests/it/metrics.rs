@@ -232,7 +232,7 @@ async fn metrics_endpoint_serves_controller_runtime_names_and_counters_move() {
     // The cache holds every ConfigMap of the namespace: the test's five and those a whole
     // cluster puts there.
     let listed = server.list::<ConfigMap>().await.unwrap();
-    let own = listed.iter().filter(|cm| is_own(&cm.metadata)).count();
+    let own = listed.iter().filter(|cm| is_own_meta(&cm.metadata)).count();
     assert_eq!(own, 5);
     let held = listed.len();
     let informer = find(&scrape, "controller_runtime_informer_cache_objects", &[])
