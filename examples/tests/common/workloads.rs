@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, ListParams};
 use testenv::TestEnv;
@@ -88,6 +89,20 @@ impl FooEnv {
             .collect();
         ready.sort();
         ready
+    }
+
+    /// Waits until the namespace's Deployment `name` is gone (collected once its Foo was
+    /// deleted); panics with the step's name when the environment's timeout runs out.
+    pub async fn deployment_collected(&self, name: &str) {
+        let deployments: Api<Deployment> = Api::namespaced(self.env.client(), self.env.namespace());
+        let what = format!("the Deployment {name} collected");
+        self.env
+            .eventually(&what, || async {
+                let left = deployments.get_opt(name).await;
+                matches!(left, Ok(None)).then_some(())
+            })
+            .await
+            .unwrap();
     }
 
     /// How many Pods of the namespace match `selector`, being deleted or not.

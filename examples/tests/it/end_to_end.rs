@@ -120,16 +120,7 @@ async fn foo_lifecycle() {
         running.stop().await.unwrap();
         return;
     }
-    env.eventually("the Deployment collected", || async {
-        deployments
-            .get_opt("web-nginx")
-            .await
-            .unwrap()
-            .is_none()
-            .then_some(())
-    })
-    .await
-    .unwrap();
+    foo_env.deployment_collected("web-nginx").await;
     env.eventually("its ReplicaSets and Pods collected", || async {
         let sets = replica_sets
             .list(&ListParams::default().labels(PODS))

@@ -171,17 +171,7 @@ async fn the_binary_with_three_shards_runs_every_foo_to_available_pods() {
         foos.delete("foo-0", &DeleteParams::default())
             .await
             .unwrap();
-        let deployments: Api<Deployment> = Api::namespaced(env.client(), env.namespace());
-        env.eventually("foo-0's Deployment collected", || async {
-            deployments
-                .get_opt("foo-0")
-                .await
-                .unwrap()
-                .is_none()
-                .then_some(())
-        })
-        .await
-        .unwrap();
+        foo_env.deployment_collected("foo-0").await;
     }
     common::interrupt_and_expect_clean_exit(&mut child, common::kubectl::DEADLINE).await;
 }
