@@ -181,7 +181,7 @@ pub use env::TestEnv;
 pub use error::Error;
 pub use lane::{ASSETS_VAR, KUBECONFIG_VAR, on_existing_cluster};
 pub use running::RunningManager;
-pub use skip::{SKIP_NOTICE, assets_or_skip, skip_on_existing_cluster};
+pub use skip::{REACHED_NOTICE, SKIP_NOTICE, assets_or_skip, skip_on_existing_cluster};
 
 /// The namespace a test works in on the simulator (on an existing cluster, the environment's
 /// scratch namespace: [`TestEnv::namespace`]).

@@ -1,5 +1,6 @@
 //! Skipping, with a notice, what a real API server cannot do for a test, and the tests that need
-//! testenv's own control plane when no binaries are given.
+//! testenv's own control plane when no binaries are given; and the notice of a test that reached
+//! a real API server, so a run's output tells which tests ran there.
 
 use std::path::PathBuf;
 
@@ -22,11 +23,32 @@ pub(crate) fn notice(what: &str) {
     ));
 }
 
+/// The start of the notice a test prints when it connects to a real API server, to count the
+/// tests of a run that reached one (a test that connects and then skips prints both).
+pub const REACHED_NOTICE: &str = "kube-rt-testenv: reached";
+
+/// Prints that the running test connected to a real API server, working in `namespace`.
+pub(crate) fn reached_notice(namespace: &str) {
+    let lane = match Lane::from_env() {
+        Ok(Lane::Simulator) => "a kubeconfig the test named".to_owned(),
+        Ok(lane) => lane.reason(),
+        Err(conflict) => conflict,
+    };
+    print_line(&format!(
+        "{REACHED_NOTICE} a real API server ({lane}): {} in namespace {namespace}\n",
+        test_name()
+    ));
+}
+
 /// Prints `{SKIP_NOTICE} {rest}` straight to the process's standard error, past the test
 /// harness's capture, so a run shows (and a reader can count) every skip.
 fn print_notice(rest: &str) {
+    print_line(&format!("{SKIP_NOTICE} {rest}\n"));
+}
+
+/// Writes `line` to the process's standard error, past the test harness's capture.
+fn print_line(line: &str) {
     use std::io::Write;
-    let line = format!("{SKIP_NOTICE} {rest}\n");
     // Nothing to do if standard error is closed.
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }

@@ -187,6 +187,7 @@ impl ExistingCluster {
                 )));
             }
         }
+        crate::skip::reached_notice(&namespace);
         Ok(Self {
             config,
             client,
