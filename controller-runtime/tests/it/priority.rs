@@ -1,6 +1,8 @@
 //! The priority queue in a controller: the adds of the initial list and resyncs wait behind live
 //! changes, requeues and retries keep their key's priority unless the action names another,
 //! `workqueue_depth` carries the `priority` label, and the plain queue is one builder call away.
+//! Runs on the simulator and, with `KUBE_RT_TEST_KUBECONFIG` set, against that cluster: the
+//! controllers see the tests' own ConfigMaps only ([`own_only`]).
 
 use crate::common;
 
@@ -82,17 +84,17 @@ fn depth(manager: &Manager, name: &str, priority: &str) -> Option<f64> {
 /// map created live: with the priority queue it is reconciled right after the first.
 #[tokio::test(start_paused = true)]
 async fn live_changes_overtake_the_initial_list() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     for i in 0..20 {
-        server.create(&cm(&format!("listed-{i:02}"), "1")).unwrap();
+        server
+            .create(&own_cm(&format!("listed-{i:02}"), "1"))
+            .await
+            .unwrap();
     }
     let manager = Arc::new(manager(&server).build());
     let (seen, gate) = (Seen::default(), Arc::new(Semaphore::new(0)));
     Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         .named("prio")
         .build(gated(&seen, &gate))
         .unwrap();
@@ -100,7 +102,7 @@ async fn live_changes_overtake_the_initial_list() {
 
     eventually("the first reconcile", LIMIT, || seen.len() == 1).await;
     assert_eq!(depth(&manager, "prio", "-100"), Some(19.0));
-    server.create(&cm("live", "1")).unwrap();
+    server.create(&own_cm("live", "1")).await.unwrap();
     eventually("the live change queued at normal priority", LIMIT, || {
         depth(&manager, "prio", "0") == Some(1.0)
     })
@@ -123,23 +125,24 @@ async fn live_changes_overtake_the_initial_list() {
 
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
+    server.shutdown().await;
 }
 
 /// The same with `priority_queue(false)`: first in, first out, every key at normal priority,
 /// and the depth series labelled `priority=""`.
 #[tokio::test(start_paused = true)]
 async fn the_plain_queue_keeps_first_in_first_out() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     for i in 0..5 {
-        server.create(&cm(&format!("listed-{i}"), "1")).unwrap();
+        server
+            .create(&own_cm(&format!("listed-{i}"), "1"))
+            .await
+            .unwrap();
     }
     let manager = Arc::new(manager(&server).build());
     let (seen, gate) = (Seen::default(), Arc::new(Semaphore::new(0)));
     Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         .named("fifo")
         .priority_queue(false)
         .build(gated(&seen, &gate))
@@ -148,7 +151,7 @@ async fn the_plain_queue_keeps_first_in_first_out() {
 
     eventually("the first reconcile", LIMIT, || seen.len() == 1).await;
     assert_eq!(depth(&manager, "fifo", ""), Some(4.0));
-    server.create(&cm("live", "1")).unwrap();
+    server.create(&own_cm("live", "1")).await.unwrap();
     eventually("the live change queued", LIMIT, || {
         depth(&manager, "fifo", "") == Some(5.0)
     })
@@ -163,70 +166,79 @@ async fn the_plain_queue_keeps_first_in_first_out() {
 
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
+    server.shutdown().await;
 }
 
 /// After the initial list, an update is a live change (normal priority) and a resync (same
 /// resourceVersion) is not (low priority).
 #[tokio::test(start_paused = true)]
 async fn resyncs_come_at_low_priority_and_updates_at_normal() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     for name in ["a", "b", "c"] {
-        server.create(&cm(name, "1")).unwrap();
+        server.create(&own_cm(name, "1")).await.unwrap();
     }
-    let manager = Arc::new(
-        manager(&server)
-            .resync_period(Duration::from_secs(600))
-            .build(),
-    );
+    // Ten minutes of the simulator's paused clock; a real server's informer resyncs every
+    // second instead, so resyncs may come before the update as well.
+    let period = match server.sim() {
+        Some(_) => Duration::from_secs(600),
+        None => Duration::from_secs(1),
+    };
+    let manager = Arc::new(manager(&server).resync_period(period).build());
     let seen = Seen::default();
     let gate = Arc::new(Semaphore::new(1000));
     Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         .build(gated(&seen, &gate))
         .unwrap();
     let running = spawn(&manager);
 
-    eventually("the initial reconciles", LIMIT, || seen.len() == 3).await;
-    put(&server, "b", "2");
-    eventually("the update's reconcile", LIMIT, || seen.len() == 4).await;
-    assert_eq!(seen.all()[3], ("b".to_owned(), 0));
-    // The resync comes within a resync period (plus the informer's jitter).
-    eventually("the resync's reconciles", Duration::from_secs(1800), || {
-        seen.len() == 7
-    })
+    eventually("the initial reconciles", LIMIT, || seen.len() >= 3).await;
+    server.put_own("b", "2").await.unwrap();
+    // The update's reconcile, then (within a resync period plus the informer's jitter) a
+    // resync of every key.
+    eventually(
+        "the update's reconcile and the resyncs after it",
+        Duration::from_secs(1800),
+        || {
+            let all = seen.all();
+            all.iter()
+                .position(|(name, priority)| name == "b" && *priority == 0)
+                .is_some_and(|at| {
+                    ["a", "b", "c"]
+                        .iter()
+                        .all(|key| all[at + 1..].iter().any(|(name, _)| name == key))
+                })
+        },
+    )
     .await;
     let all = seen.all();
     assert!(
         all[..3].iter().all(|(_, priority)| *priority == -100),
-        "{all:?}"
+        "the initial list: {all:?}"
     );
-    assert!(
-        all[4..].iter().all(|(_, priority)| *priority == -100),
-        "{all:?}"
-    );
+    let normal: Vec<&(String, i32)> = all
+        .iter()
+        .filter(|(_, priority)| *priority != -100)
+        .collect();
+    assert_eq!(normal, [&("b".to_owned(), 0)], "only the update: {all:?}");
 
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
+    server.shutdown().await;
 }
 
 /// A key keeps the priority it was handed out with through errors and requeues, until an
 /// action names another priority, which it then keeps.
 #[tokio::test(start_paused = true)]
 async fn requeues_and_retries_keep_their_priority_unless_the_action_names_one() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    server.create(&cm("listed", "1")).unwrap();
+    let server = TestCluster::start().await.unwrap();
+    server.create(&own_cm("listed", "1")).await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let seen = Seen::default();
     let recorded = seen.clone();
     let urgent = Priority::new(7).unwrap();
     Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         .build(reconciler_fn(
             move |request: Request, ctx: Context<ConfigMap>| {
                 recorded.record(&request, ctx.priority());
@@ -257,7 +269,7 @@ async fn requeues_and_retries_keep_their_priority_unless_the_action_names_one() 
             == 5
     })
     .await;
-    server.create(&cm("live", "1")).unwrap();
+    server.create(&own_cm("live", "1")).await.unwrap();
     eventually("the live key's five reconciles", LIMIT, || {
         seen.all().iter().filter(|(name, _)| name == "live").count() == 5
     })
@@ -274,4 +286,5 @@ async fn requeues_and_retries_keep_their_priority_unless_the_action_names_one() 
 
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
+    server.shutdown().await;
 }
