@@ -1,5 +1,6 @@
 //! The manager strips `metadata.managedFields` from cached objects by default, and keeps them
-//! when told to.
+//! when told to. Runs on the simulator and, with `KUBE_RT_TEST_KUBECONFIG` set, against that
+//! cluster.
 
 use crate::common;
 
@@ -11,19 +12,22 @@ use common::*;
 use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+use kube::Api;
+use kube::api::PostParams;
 
+/// The managed fields of ConfigMap `a`, created by field manager `kubectl`, in the cache of a
+/// manager that strips them or not.
 async fn cached_managed_fields(strip: bool) -> Option<Vec<ManagedFieldsEntry>> {
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    let mut obj = cm("a", "1");
-    obj.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
-        manager: Some("kubectl".into()),
-        operation: Some("Update".into()),
-        ..ManagedFieldsEntry::default()
-    }]);
-    server.create(&obj).unwrap();
+    let server = TestCluster::start().await.unwrap();
+    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), ns());
+    let params = PostParams {
+        field_manager: Some("kubectl".into()),
+        ..PostParams::default()
+    };
+    api.create(&params, &own_cm("a", "1")).await.unwrap();
     let manager = Arc::new(manager(&server).strip_managed_fields(strip).build());
     Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         .build(reconciler_fn(
             |_req: Request, _ctx: Context<ConfigMap>| async { Ok::<_, Infallible>(Action::done()) },
         ))
@@ -43,11 +47,6 @@ async fn cached_managed_fields(strip: bool) -> Option<Vec<ManagedFieldsEntry>> {
 
 #[tokio::test(start_paused = true)]
 async fn managed_fields_are_stripped_unless_opted_out() {
-    if testkit::cluster::sim_only(
-        "seeding (managedFields stored as given, which a real server replaces)",
-    ) {
-        return;
-    }
     assert_eq!(cached_managed_fields(true).await, None);
     let kept = cached_managed_fields(false)
         .await
