@@ -2,7 +2,9 @@
 //! (now staleness mitigation, see `staleness.rs`) holds while the watch is delayed — a
 //! reconciler that increments a counter in the object it reconciles never reads a value older
 //! than its own last write, and a key whose cache never catches up is reconciled anyway after
-//! the bound.
+//! the bound. Runs on the simulator and, but for the five-second bound (asserted on the clock),
+//! with `KUBE_RT_TEST_KUBECONFIG` set, against that cluster (through a fault proxy where the
+//! test injects faults).
 
 use crate::common;
 
@@ -19,6 +21,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube::api::DeleteParams;
 use parking_lot::Mutex;
+use testkit::fault::InjectFaults;
 
 fn value(cm: &ConfigMap) -> Option<String> {
     cm.data.as_ref()?.get("v").cloned()
@@ -31,7 +34,7 @@ type LastStates = Arc<Mutex<Vec<Option<String>>>>;
 /// gone, the last state the context offers; then writes ConfigMap `gone` twice ("first", then
 /// "last") and waits until the cache holds "last". Returns the recorded states and the run.
 async fn run_until_gone_is_cached_at_last(
-    server: &apiserver_sim::ApiServer,
+    server: &TestCluster,
     manager: &Arc<controller_runtime::manager::Manager>,
 ) -> (
     LastStates,
@@ -40,7 +43,7 @@ async fn run_until_gone_is_cached_at_last(
     let last_states = LastStates::default();
     let seen = last_states.clone();
     Controller::new(manager)
-        .for_(Watch::of::<ConfigMap>())
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         .build(reconciler_fn(
             move |_req: Request, ctx: Context<ConfigMap>| {
                 let seen = seen.clone();
@@ -54,12 +57,13 @@ async fn run_until_gone_is_cached_at_last(
         ))
         .unwrap();
     let running = spawn(manager);
-    server.create(&cm("gone", "first")).unwrap();
-    put(server, "gone", "last");
+    server.create(&own_cm("gone", "first")).await.unwrap();
+    server.put_own("gone", "last").await.unwrap();
+    let key = format!("{}/gone", ns()).parse().unwrap();
     eventually("the update", Duration::from_secs(30), || {
         manager
             .cache()
-            .get::<ConfigMap>(&"default/gone".parse().unwrap())
+            .get::<ConfigMap>(&key)
             .unwrap()
             .is_some_and(|cm| value(&cm).as_deref() == Some("last"))
     })
@@ -69,13 +73,13 @@ async fn run_until_gone_is_cached_at_last(
 
 #[tokio::test(start_paused = true)]
 async fn the_deleted_objects_last_state_reaches_the_reconciler() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let (last_states, running) = run_until_gone_is_cached_at_last(&server, &manager).await;
-    server.delete("", "configmaps", Some(NS), "gone").unwrap();
+    server
+        .delete("", "configmaps", Some(ns()), "gone")
+        .await
+        .unwrap();
     eventually("the deleted reconcile", Duration::from_secs(30), || {
         !last_states.lock().is_empty()
     })
@@ -153,18 +157,14 @@ const DELAY_AT: i64 = 5;
 
 #[tokio::test(start_paused = true)]
 async fn a_reconciler_never_reads_older_than_its_own_write() {
-    if testkit::cluster::sim_only("virtual time, fault injection, request counts and open watches")
-    {
-        return;
-    }
-    let server = Arc::new(apiserver_sim::ApiServer::start().await.unwrap());
-    server.create(&cm("counter", "0")).unwrap();
+    let server = Arc::new(TestCluster::start_with_faults().await.unwrap());
+    server.create(&own_cm("counter", "0")).await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let written = Arc::new(AtomicI64::new(0));
     let stale_reads = Arc::new(AtomicUsize::new(0));
     let (w, stale, s) = (written.clone(), stale_reads.clone(), server.clone());
     let controller = Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         .read_your_writes_timeout(Duration::from_secs(60))
         .build(reconciler_fn(
             move |_req: Request, ctx: Context<ConfigMap>| {
@@ -183,7 +183,9 @@ async fn a_reconciler_never_reads_older_than_its_own_write() {
                     if count == DELAY_AT {
                         // The watch goes down and its first re-watches fail: the informer lags
                         // behind the write below for seconds.
-                        server.fail_next(FailRule::new("watch", "configmaps", 500, 2));
+                        server
+                            .inject(FailRule::new("watch", "configmaps", 500, 2))
+                            .expect("a status fault is valid on either server");
                         server.drop_watches();
                     }
                     let mut next = (*cached).clone();
@@ -196,8 +198,10 @@ async fn a_reconciler_never_reads_older_than_its_own_write() {
         ))
         .unwrap();
     let running = spawn(&manager);
-    eventually("the counter", Duration::from_secs(120), || {
-        server.list::<ConfigMap>()[0].data.as_ref().unwrap()["v"] == TARGET.to_string()
+    testkit::eventually_async("the counter", Duration::from_secs(120), || async {
+        let all = server.list::<ConfigMap>().await.unwrap();
+        let counter = all.iter().find(|cm| is_own_meta(&cm.metadata));
+        counter.and_then(value) == Some(TARGET.to_string())
     })
     .await;
     eventually("the last reconcile", Duration::from_secs(60), || {
@@ -225,10 +229,7 @@ async fn a_reconciler_never_reads_older_than_its_own_write() {
 
 #[tokio::test(start_paused = true)]
 async fn a_deletion_missed_during_a_watch_gap_reaches_the_reconciler_from_its_tombstone() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     // Tells whether the primary informer saw the deletion as a tombstone (the path under test).
     let tombstones = Arc::new(AtomicUsize::new(0));
@@ -247,11 +248,19 @@ async fn a_deletion_missed_during_a_watch_gap_reaches_the_reconciler_from_its_to
         ))
         .unwrap();
     let (last_states, running) = run_until_gone_is_cached_at_last(&server, &manager).await;
-    // With no await in between, the informer cannot re-watch before the deletion; the history
-    // is compacted, so its re-watch gets 410 and it relists: the deletion is only inferred.
+    // Every re-watch fails until the deletion is made and the history compacted: the informer
+    // cannot see the deletion as an event; its next re-watch gets 410 and it relists, so the
+    // deletion is only inferred.
+    server
+        .inject(FailRule::random("watch", "configmaps", 500, 1.0, 1))
+        .expect("a status fault is valid on either server");
     server.drop_watches();
-    server.delete("", "configmaps", Some(NS), "gone").unwrap();
-    server.compact();
+    server
+        .delete("", "configmaps", Some(ns()), "gone")
+        .await
+        .unwrap();
+    server.compact().await.unwrap();
+    server.clear_faults();
     eventually("the deleted reconcile", Duration::from_secs(60), || {
         !last_states.lock().is_empty()
     })
@@ -266,7 +275,7 @@ async fn a_deletion_missed_during_a_watch_gap_reaches_the_reconciler_from_its_to
 
 #[tokio::test(start_paused = true)]
 async fn a_key_stale_for_its_own_write_is_reconciled_anyway_after_five_seconds_by_default() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
+    if testkit::cluster::sim_only("virtual time: the five-second bound is asserted on the clock") {
         return;
     }
     let server = Arc::new(apiserver_sim::ApiServer::start().await.unwrap());

@@ -9,6 +9,9 @@
 //! Secret again, and so on at the server's speed (about 200 reconciles a second in a debug
 //! build) until the ConfigMap cache caught up. `mirror` now confirms the owner with a live
 //! read before it creates.
+//!
+//! Runs on the simulator and, with `KUBE_RT_TEST_KUBECONFIG` set, against that cluster through
+//! a fault proxy (a whole cluster's garbage collector removes the Secret there).
 
 use crate::{common, workload};
 
@@ -20,6 +23,7 @@ use common::*;
 use controller_runtime::controller::{Context, Controller, Request, Watch, reconciler_fn};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::ResourceExt;
+use testkit::fault::InjectFaults;
 
 // Generous: on a loaded two-core machine running the whole suite, the garbage collector, the
 // Secret's delete event and the reconcile it triggers took longer than 10 s once.
@@ -27,14 +31,11 @@ const LIMIT: Duration = Duration::from_secs(30);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_child_collected_while_its_owner_is_only_in_a_stale_cache_stays_deleted() {
-    if testkit::cluster::sim_only("fault injection, request counts and open watches") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     let manager = Arc::new(manager(&server).build());
     let mirror =
         Controller::new(&manager)
-            .for_(Watch::of::<ConfigMap>())
+            .for_(Watch::of::<ConfigMap>().predicate(own_only()))
             .owns(Watch::of::<Secret>())
             .named("mirror")
             .build(reconciler_fn(
@@ -44,20 +45,21 @@ async fn a_child_collected_while_its_owner_is_only_in_a_stale_cache_stays_delete
             ))
             .unwrap();
     let running = spawn(&manager);
-    let secret_exists = || {
-        server
-            .list::<Secret>()
-            .iter()
-            .any(|s| s.name_any() == "cm-1")
+    let secret_exists = || async {
+        let secrets = server.list::<Secret>().await.unwrap();
+        secrets.iter().any(|s| s.name_any() == "cm-1")
     };
-    put(&server, "cm-1", "v");
-    eventually("the Secret is created", LIMIT, secret_exists).await;
+    server.put_own("cm-1", "v").await.unwrap();
+    testkit::eventually_async("the Secret is created", LIMIT, secret_exists).await;
     let creates = server.request_count("create", "secrets");
     assert_eq!(creates, 1);
 
     // Freeze the ConfigMap cache: its watch ends and every re-watch and relist fails.
-    server.fail_next(FailRule::random("list", "configmaps", 500, 1.0, 1));
-    server.fail_next(FailRule::random("watch", "configmaps", 500, 1.0, 1));
+    for verb in ["list", "watch"] {
+        server
+            .inject(FailRule::random(verb, "configmaps", 500, 1.0, 1))
+            .expect("a status fault is valid on either server");
+    }
     let attempts =
         || server.request_count("watch", "configmaps") + server.request_count("list", "configmaps");
     let before = attempts();
@@ -71,7 +73,10 @@ async fn a_child_collected_while_its_owner_is_only_in_a_stale_cache_stays_delete
 
     // The owner goes; the collector removes the Secret, whose delete event reconciles cm-1.
     let reconciled = mirror.stats().successes();
-    server.delete("", "configmaps", Some(NS), "cm-1").unwrap();
+    server
+        .delete("", "configmaps", Some(ns()), "cm-1")
+        .await
+        .unwrap();
     eventually("the Secret's deletion is reconciled", LIMIT, || {
         mirror.stats().successes() > reconciled
     })
@@ -88,7 +93,7 @@ async fn a_child_collected_while_its_owner_is_only_in_a_stale_cache_stays_delete
             .unwrap()
             .remove(0)
             .indexer()
-            .get_by_key(&"default/cm-1".parse().unwrap())
+            .get_by_key(&format!("{}/cm-1", ns()).parse().unwrap())
             .is_some()
     );
 
@@ -102,10 +107,12 @@ async fn a_child_collected_while_its_owner_is_only_in_a_stale_cache_stays_delete
             .remove(0)
             .indexer()
             .list()
-            .is_empty()
+            .iter()
+            .all(|cm| !is_own_meta(&cm.metadata))
     })
     .await;
-    assert!(!secret_exists());
+    assert!(!secret_exists().await);
     assert_eq!(server.request_count("create", "secrets"), creates);
     running.abort();
+    server.shutdown().await;
 }
