@@ -1,13 +1,13 @@
 //! Dynamic kinds: a controller whose primary kind is a `DynamicObject` of a CRD found by
 //! discovery, owning typed objects; a typed controller watching the dynamic kind; a kind the
-//! server does not serve is a typed error and the manager keeps running.
+//! server does not serve is a typed error and the manager keeps running. Runs on the simulator
+//! and, with `KUBE_RT_TEST_KUBECONFIG` set, against that cluster.
 
 use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use common::*;
 use controller_runtime::ObjectKey;
 use controller_runtime::cache::{DynamicKind, Error};
@@ -16,7 +16,6 @@ use controller_runtime::controller::{
 };
 use controller_runtime::util::create_or_update;
 use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use kube::{Api, CustomResource, CustomResourceExt};
@@ -67,18 +66,9 @@ async fn size_of(config_maps: &Api<ConfigMap>, name: &str) -> String {
 
 #[tokio::test(start_paused = true)]
 async fn a_dynamic_kind_is_reconciled_owned_and_watched() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     let client = server.client().unwrap();
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    crds.create(&PostParams::default(), &Gizmo::crd())
-        .await
-        .unwrap();
-    let gizmo = DynamicKind::discover(&client, "dyn.kube-rt.dev", "v1", "Gizmo")
-        .await
-        .unwrap();
+    let gizmo = install(&server, &Gizmo::crd()).await;
     assert!(gizmo.is_namespaced());
     assert_eq!(gizmo.resource().plural, "gizmos");
 
@@ -114,22 +104,22 @@ async fn a_dynamic_kind_is_reconciled_owned_and_watched() {
         .unwrap();
     let running = spawn(&manager);
 
-    let gizmos: Api<DynamicObject> = Api::namespaced_with(client.clone(), NS, gizmo.resource());
-    let mut g1 = DynamicObject::new("g1", gizmo.resource()).within(NS);
+    let gizmos: Api<DynamicObject> = Api::namespaced_with(client.clone(), ns(), gizmo.resource());
+    let mut g1 = DynamicObject::new("g1", gizmo.resource()).within(ns());
     g1.data = serde_json::json!({"spec": {"size": 3}});
     gizmos.create(&PostParams::default(), &g1).await.unwrap();
 
-    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), NS);
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), ns());
     let created = size_of(&config_maps, "g1").await;
     assert_eq!(created, "3", "the dynamic controller created the ConfigMap");
     eventually(
         "the watching controller saw g1",
         Duration::from_secs(30),
-        || counts.get("default/g1") >= 1,
+        || counts.get(&format!("{}/g1", ns())) >= 1,
     )
     .await;
     let cached = manager.cache().dynamic_lister(&gizmo).unwrap();
-    let from_cache = cached.namespace(NS).get("g1").unwrap().unwrap();
+    let from_cache = cached.namespace(ns()).get("g1").unwrap().unwrap();
     assert_eq!(from_cache.data["spec"]["size"], 3);
 
     // Deleting the owned ConfigMap makes `owns` request its dynamic owner again.
@@ -155,7 +145,7 @@ async fn a_dynamic_kind_is_reconciled_owned_and_watched() {
     )));
     let error = manager
         .cache()
-        .wait_for_dynamic_kind(&missing, Duration::from_secs(2))
+        .wait_for_dynamic_kind(&missing, Duration::from_millis(500))
         .await
         .unwrap_err();
     assert!(
@@ -172,7 +162,7 @@ async fn a_dynamic_kind_is_reconciled_owned_and_watched() {
         manager.cache().dynamic_lister(&missing),
         Err(Error::NotCached(_))
     ));
-    let mut g2 = DynamicObject::new("g2", gizmo.resource()).within(NS);
+    let mut g2 = DynamicObject::new("g2", gizmo.resource()).within(ns());
     g2.data = serde_json::json!({"spec": {"size": 5}});
     gizmos.create(&PostParams::default(), &g2).await.unwrap();
     assert_eq!(size_of(&config_maps, "g2").await, "5");

@@ -1,7 +1,9 @@
 //! Kinds added late: a CRD installed after the manager started gets its controller (the
 //! manager waits until the kind is served, the informer syncs, then the workers start);
 //! removing controllers stops the informers no one uses; lazy reads start an informer on first
-//! use, with a timeout error naming the kind.
+//! use, with a timeout error naming the kind. Runs on the simulator and, with
+//! `KUBE_RT_TEST_KUBECONFIG` set, against that cluster (through a fault proxy where the test
+//! counts open watches).
 
 use crate::common;
 
@@ -9,7 +11,6 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
 use common::*;
 use controller_runtime::cache;
 use controller_runtime::controller::{
@@ -17,11 +18,11 @@ use controller_runtime::controller::{
 };
 use controller_runtime::manager::{Error, Manager};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{ObjectMeta, PostParams};
 use kube::{Api, CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use testkit::fault::InjectFaults;
 
 /// A kind whose CRD the tests install after the manager started.
 #[derive(CustomResource, Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
@@ -33,6 +34,27 @@ use serde::{Deserialize, Serialize};
 )]
 pub struct WidgetSpec {
     size: i32,
+}
+
+/// A kind no test installs: never served.
+#[derive(CustomResource, Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[kube(
+    group = "late.kube-rt.dev",
+    version = "v1",
+    kind = "Phantom",
+    namespaced
+)]
+pub struct PhantomSpec {
+    size: i32,
+}
+
+/// The cache sync timeout of the tests' managers: five seconds of the simulator's paused
+/// clock, one real second on a real server.
+fn sync_timeout(server: &TestCluster) -> Duration {
+    match server.sim() {
+        Some(_) => Duration::from_secs(5),
+        None => Duration::from_secs(1),
+    }
 }
 
 fn counting<K: controller_runtime::cache::Kind>(counts: &Counts) -> impl Reconciler<K> {
@@ -62,7 +84,7 @@ async fn create_widget(widgets: &Api<Widget>, name: &str) {
 
 /// A started manager whose ConfigMap controller has synced.
 async fn running_manager(
-    server: &ApiServer,
+    server: &TestCluster,
 ) -> (
     Arc<Manager>,
     tokio::task::JoinHandle<Result<(), Error>>,
@@ -70,12 +92,12 @@ async fn running_manager(
 ) {
     let manager = Arc::new(
         manager(server)
-            .cache_sync_timeout(Duration::from_secs(5))
+            .cache_sync_timeout(sync_timeout(server))
             .build(),
     );
     let counts = Counts::default();
     Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         .build(counting::<ConfigMap>(&counts))
         .unwrap();
     let running = spawn(&manager);
@@ -88,16 +110,14 @@ async fn running_manager(
 
 #[tokio::test(start_paused = true)]
 async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_watch() {
-    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
+    let key = |name: &str| format!("{}/{name}", ns());
     let (manager, running, counts) = running_manager(&server).await;
 
     // Not served yet: a typed error naming the kind.
     let error = manager
         .cache()
-        .wait_for_kind::<Widget>(Duration::from_secs(3))
+        .wait_for_kind::<Widget>(Duration::from_secs(1))
         .await
         .unwrap_err();
     assert!(
@@ -109,16 +129,14 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
         "{error}"
     );
 
-    let crds: Api<CustomResourceDefinition> = Api::all(server.client().unwrap());
-    crds.create(&PostParams::default(), &Widget::crd())
-        .await
-        .unwrap();
+    // Deleted at cleanup on a real server.
+    server.create(&Widget::crd()).await.unwrap();
     manager
         .cache()
         .wait_for_kind::<Widget>(Duration::from_secs(30))
         .await
         .unwrap();
-    let widgets: Api<Widget> = Api::namespaced(server.client().unwrap(), NS);
+    let widgets: Api<Widget> = Api::namespaced(server.client().unwrap(), ns());
     create_widget(&widgets, "w1").await;
     let watches_before = server.open_watches();
 
@@ -135,12 +153,12 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
         .build(counting::<Widget>(&second))
         .unwrap();
     eventually("w1 reconciled by both", Duration::from_secs(30), || {
-        first.get("default/w1") == 1 && second.get("default/w1") == 1
+        first.get(&key("w1")) == 1 && second.get(&key("w1")) == 1
     })
     .await;
     create_widget(&widgets, "w2").await;
     eventually("w2 reconciled by both", Duration::from_secs(30), || {
-        first.get("default/w2") == 1 && second.get("default/w2") == 1
+        first.get(&key("w2")) == 1 && second.get(&key("w2")) == 1
     })
     .await;
     assert_eq!(
@@ -159,10 +177,10 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
     eventually(
         "w3 reconciled by the remaining one",
         Duration::from_secs(30),
-        || second.get("default/w3") == 1,
+        || second.get(&key("w3")) == 1,
     )
     .await;
-    assert_eq!(first.get("default/w3"), 0);
+    assert_eq!(first.get(&key("w3")), 0);
     assert!(manager.cache().lister::<Widget>().is_ok());
     manager.remove_controller("widgets-b").await.unwrap();
     eventually("the widget watch closed", Duration::from_secs(30), || {
@@ -179,11 +197,11 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
     ));
 
     // The manager kept running: its first controller still reconciles.
-    put(&server, "after", "1");
+    server.put_own("after", "1").await.unwrap();
     eventually(
         "the ConfigMap controller still runs",
         Duration::from_secs(30),
-        || counts.get("default/after") == 1,
+        || counts.get(&key("after")) == 1,
     )
     .await;
 
@@ -201,11 +219,8 @@ async fn a_crd_installed_after_start_gets_its_controller_and_removal_stops_its_w
 
 #[tokio::test(start_paused = true)]
 async fn a_lazy_read_starts_the_informer_and_waits_for_its_sync() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
-    let secrets: Api<Secret> = Api::namespaced(server.client().unwrap(), NS);
+    let server = TestCluster::start().await.unwrap();
+    let secrets: Api<Secret> = Api::namespaced(server.client().unwrap(), ns());
     secrets
         .create(&PostParams::default(), &secret("token", Vec::new()))
         .await
@@ -223,19 +238,22 @@ async fn a_lazy_read_starts_the_informer_and_waits_for_its_sync() {
     ));
     let lister = manager.cache().lazy_lister::<Secret>().await.unwrap();
     assert!(lister.has_synced());
-    assert!(lister.namespace(NS).get("token").unwrap().is_some());
+    assert!(lister.namespace(ns()).get("token").unwrap().is_some());
     // From now on the plain lister reads it too, and so does a second lazy read.
     assert_eq!(manager.cache().lister::<Secret>().unwrap().len(), 1);
     assert!(manager.cache().lazy_lister::<Secret>().await.is_ok());
 
     // A kind the server does not serve never syncs: the read times out, naming the kind.
-    let error = manager.cache().lazy_lister::<Widget>().await.unwrap_err();
+    let error = manager.cache().lazy_lister::<Phantom>().await.unwrap_err();
+    let limit = sync_timeout(&server);
     assert!(
-        matches!(&error, cache::Error::LazySyncTimeout { kind, timeout } if kind.contains("Widget") && *timeout == Duration::from_secs(5)),
+        matches!(&error, cache::Error::LazySyncTimeout { kind, timeout } if kind.contains("Phantom") && *timeout == limit),
         "{error}"
     );
     assert!(
-        error.to_string().contains("did not sync within 5s"),
+        error
+            .to_string()
+            .contains(&format!("did not sync within {limit:?}")),
         "{error}"
     );
     assert!(!running.is_finished(), "the manager keeps running");
