@@ -2,7 +2,8 @@
 //! `owns(Watch::of::<Metadata<Secret>>())` caches their metadata only (no data ever reaches it)
 //! and is re-triggered by their changes; typed predicates and mappers see `PartialObjectMeta`;
 //! the manager hands out metadata informers scoped like the full ones, both can coexist, and
-//! each takes its own transform.
+//! each takes its own transform. Runs on the simulator and, with `KUBE_RT_TEST_KUBECONFIG` set,
+//! against that cluster (through a fault proxy where the test counts requests).
 
 use crate::common;
 
@@ -19,6 +20,7 @@ use controller_runtime::controller::{Action, Context, Controller, Request, Watch
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::PartialObjectMeta;
+use testkit::fault::InjectFaults;
 
 /// A secret owned by (controlled by) the config map `owner`, with data and labels.
 fn owned_secret(name: &str, owner: &ConfigMap, labels: &[(&str, &str)]) -> Secret {
@@ -140,14 +142,12 @@ async fn owned_secrets_watched_metadata_only_trigger_their_owner_and_cache_no_da
 
 #[tokio::test(start_paused = true)]
 async fn typed_predicates_and_mappers_see_metadata_events() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
+    let key = |name: &str| format!("{}/{name}", ns());
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
     Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         // Owned secrets re-trigger their owner only when their labels change.
         .owns(Watch::of::<Metadata<Secret>>().predicate(LabelsChanged))
         // Secrets labelled `notify=<config map>` trigger that config map, unless muted.
@@ -163,15 +163,15 @@ async fn typed_predicates_and_mappers_see_metadata_events() {
             )),
             |secret: &PartialObjectMeta<Secret>| {
                 let target = secret.metadata.labels.as_ref()?.get("notify")?;
-                ObjectKey::namespaced(NS, target).ok()
+                ObjectKey::namespaced(ns(), target).ok()
             },
         )
         .build(reconciler_fn(counting(&counts)))
         .unwrap();
     let running = spawn(&manager);
 
-    let a = server.create(&cm("a", "1")).unwrap();
-    server.create(&cm("b", "1")).unwrap();
+    let a = server.create(&own_cm("a", "1")).await.unwrap();
+    server.create(&own_cm("b", "1")).await.unwrap();
     eventually("the initial reconciles", Duration::from_secs(30), || {
         counts.total() == 2
     })
@@ -182,21 +182,23 @@ async fn typed_predicates_and_mappers_see_metadata_events() {
     // means the first one was dropped.
     server
         .create(&owned_secret("owned", &a, &[("v", "1")]))
+        .await
         .unwrap();
     eventually(
         "the owned secret's creation",
         Duration::from_secs(30),
-        || counts.get("default/a") == 2,
+        || counts.get(&key("a")) == 2,
     )
     .await;
     let mut annotated = owned_secret("owned", &a, &[("v", "1")]);
     annotated.metadata.annotations = Some(BTreeMap::from([("note".into(), "x".into())]));
-    server.replace(&annotated).unwrap();
+    server.replace(&annotated).await.unwrap();
     server
         .replace(&owned_secret("owned", &a, &[("v", "2")]))
+        .await
         .unwrap();
     eventually("the label change", Duration::from_secs(30), || {
-        counts.get("default/a") == 3
+        counts.get(&key("a")) == 3
     })
     .await;
 
@@ -204,17 +206,25 @@ async fn typed_predicates_and_mappers_see_metadata_events() {
     let mut muted = secret("muted", Vec::new());
     muted.metadata.labels = Some(BTreeMap::from([("notify".into(), "b".into())]));
     muted.metadata.annotations = Some(BTreeMap::from([("muted".into(), "yes".into())]));
-    server.create(&muted).unwrap();
+    server.create(&muted).await.unwrap();
     let mut loud = secret("loud", Vec::new());
     loud.metadata.labels = Some(BTreeMap::from([("notify".into(), "b".into())]));
-    server.create(&loud).unwrap();
+    server.create(&loud).await.unwrap();
     eventually("the mapped secret", Duration::from_secs(30), || {
-        counts.get("default/b") == 2
+        counts.get(&key("b")) == 2
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    assert_eq!(counts.get("default/a"), 3);
-    assert_eq!(counts.get("default/b"), 2);
+    // A sentinel after them, mapped to `c`: the mapper's handler sees events in order, so once
+    // `c` is reconciled, the muted secret's event has been handled.
+    let mut sentinel = secret("sentinel", Vec::new());
+    sentinel.metadata.labels = Some(BTreeMap::from([("notify".into(), "c".into())]));
+    server.create(&sentinel).await.unwrap();
+    eventually("the sentinel", Duration::from_secs(30), || {
+        counts.get(&key("c")) == 1
+    })
+    .await;
+    assert_eq!(counts.get(&key("a")), 3);
+    assert_eq!(counts.get(&key("b")), 2);
 
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
@@ -224,14 +234,11 @@ async fn typed_predicates_and_mappers_see_metadata_events() {
 #[tokio::test(start_paused = true)]
 async fn the_metadata_cache_is_scoped_like_the_full_one_coexists_with_it_and_has_its_own_transform()
 {
-    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     for (name, team) in [("a", "red"), ("b", "blue")] {
         let mut obj = secret(name, Vec::new());
         obj.metadata.labels = Some(BTreeMap::from([("team".into(), team.into())]));
-        server.create(&obj).unwrap();
+        server.create(&obj).await.unwrap();
     }
     let manager = Arc::new(
         manager(&server)
@@ -280,13 +287,13 @@ async fn the_metadata_cache_is_scoped_like_the_full_one_coexists_with_it_and_has
         "the selectors apply to the metadata informer"
     );
     assert_eq!(full.cache_size(), 1);
-    let transformed = lister.namespace(NS).get("a").unwrap().unwrap();
+    let transformed = lister.namespace(ns()).get("a").unwrap().unwrap();
     assert_eq!(
         transformed.metadata.annotations.as_ref().unwrap()["seen-by"],
         "metadata-transform"
     );
     let untouched = manager.cache().lister::<Secret>().unwrap();
-    let untouched = untouched.namespace(NS).get("a").unwrap().unwrap();
+    let untouched = untouched.namespace(ns()).get("a").unwrap().unwrap();
     assert!(untouched.metadata.annotations.is_none(), "{untouched:?}");
     assert_eq!(
         server.request_count("watch", "secrets"),

@@ -1,7 +1,8 @@
 //! A manager caching a set of namespaces: one watch per namespace under one cache per kind,
 //! synced only once every namespace synced; objects elsewhere never cached nor reconciled,
 //! and reading another namespace a typed error. Per-kind overrides for namespaced and
-//! cluster-scoped kinds.
+//! cluster-scoped kinds. Runs on the simulator and, with `KUBE_RT_TEST_KUBECONFIG` set, against
+//! that cluster (through a fault proxy where the test injects faults).
 
 use crate::common;
 
@@ -10,7 +11,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::{ApiServer, FailRule};
+use apiserver_sim::FailRule;
 use common::*;
 use controller_runtime::ObjectKey;
 use controller_runtime::cache::{ByObject, Error};
@@ -18,16 +19,21 @@ use controller_runtime::controller::{Action, Context, Controller, Request, Watch
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::api::ObjectMeta;
 use kube::core::Selector;
+use testkit::fault::InjectFaults;
 
+/// The test's own ConfigMap `name` in `namespace` ([`own_cm`]).
 fn config_map_in(namespace: &str, name: &str) -> ConfigMap {
-    let mut config_map = cm(name, "1");
+    let mut config_map = own_cm(name, "1");
     config_map.metadata.namespace = Some(namespace.into());
     config_map
 }
 
+/// `namespace/name` of the test's own ConfigMaps among `objects` (a whole cluster's root CA
+/// publisher adds its own to every namespace).
 fn names(objects: &[Arc<ConfigMap>]) -> BTreeSet<String> {
     objects
         .iter()
+        .filter(|cm| is_own_meta(&cm.metadata))
         .map(|cm| {
             format!(
                 "{}/{}",
@@ -40,22 +46,24 @@ fn names(objects: &[Arc<ConfigMap>]) -> BTreeSet<String> {
 
 #[tokio::test(start_paused = true)]
 async fn three_namespaces_are_one_cache_that_syncs_when_all_three_did() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     for name in ["a", "b", "c", "d"] {
-        server.create(&namespace(name, "z")).unwrap();
-        server.create(&config_map_in(name, "settings")).unwrap();
+        server.create(&namespace(name, "z")).await.unwrap();
+        server
+            .create(&config_map_in(name, "settings"))
+            .await
+            .unwrap();
     }
     // Namespace c cannot be listed (nor watched) until the fault is cleared.
-    server.fail_next(FailRule::new("*", "configmaps", 403, u32::MAX).in_namespace("c"));
+    server
+        .inject(FailRule::new("*", "configmaps", 403, u32::MAX).in_namespace("c"))
+        .expect("a status fault is valid on either server");
 
     let manager = Arc::new(manager(&server).default_namespaces(["a", "b", "c"]).build());
     let counts = Counts::default();
     let seen = counts.clone();
     Controller::new(&manager)
-        .for_(Watch::of::<ConfigMap>())
+        .for_(Watch::of::<ConfigMap>().predicate(own_only()))
         .build(reconciler_fn(
             move |req: Request, _ctx: Context<ConfigMap>| {
                 let seen = seen.clone();
@@ -105,8 +113,8 @@ async fn three_namespaces_are_one_cache_that_syncs_when_all_three_did() {
     .await;
 
     // New objects: the one in a is reconciled, the one in d is never seen.
-    server.create(&config_map_in("d", "late")).unwrap();
-    server.create(&config_map_in("a", "late")).unwrap();
+    server.create(&config_map_in("d", "late")).await.unwrap();
+    server.create(&config_map_in("a", "late")).await.unwrap();
     eventually("a/late reconciled", Duration::from_secs(30), || {
         counts.get("a/late") == 1
     })

@@ -1,5 +1,7 @@
 //! `watches` mappers, per-watch and global predicates, manager namespace and selector scoping,
-//! and a failing runnable stopping the manager.
+//! and a failing runnable stopping the manager. Runs on the simulator and, with
+//! `KUBE_RT_TEST_KUBECONFIG` set, against that cluster (through a fault proxy where the test
+//! injects faults).
 
 use crate::common;
 
@@ -8,6 +10,7 @@ use std::error::Error as StdError;
 use std::sync::Arc;
 use std::time::Duration;
 
+use apiserver_sim::FailRule;
 use common::*;
 use controller_runtime::ObjectKey;
 use controller_runtime::cache::{self, ByObject};
@@ -16,6 +19,7 @@ use controller_runtime::controller::{Action, Context, Controller, Request, Watch
 use controller_runtime::manager::{Error, Runnable, async_trait};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::core::Selector;
+use testkit::fault::InjectFaults;
 use tokio_util::sync::CancellationToken;
 
 fn counting(counts: &Counts) -> impl controller_runtime::controller::Reconciler<ConfigMap> {
@@ -34,20 +38,32 @@ fn labelled(mut secret: k8s_openapi::api::core::v1::Secret, key: &str, value: &s
     secret
 }
 
+/// `secret` with the label `key=value` added to its labels.
+fn labelled_too(mut secret: Secret, key: &str, value: &str) -> Secret {
+    secret
+        .metadata
+        .labels
+        .get_or_insert_default()
+        .insert(key.to_owned(), value.to_owned());
+    secret
+}
+
 #[tokio::test(start_paused = true)]
 async fn mappers_and_predicates_choose_the_requests() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
+    let key = |name: &str| format!("{}/{name}", ns());
     let manager = Arc::new(manager(&server).build());
     let counts = Counts::default();
     let only_labelled = LabelSelector([("watched", "yes")].into_iter().collect::<Selector>());
     Controller::new(&manager)
         // Config maps labelled `ignored=yes` are never reconciled.
-        .for_(Watch::of::<ConfigMap>().predicate(not(LabelSelector(
-            [("ignored", "yes")].into_iter().collect::<Selector>(),
-        ))))
+        .for_(
+            Watch::of::<ConfigMap>()
+                .predicate(own_only())
+                .predicate(not(LabelSelector(
+                    [("ignored", "yes")].into_iter().collect::<Selector>(),
+                ))),
+        )
         // Nothing for resyncs and relists of unchanged objects.
         .with_event_filter(ResourceVersionChanged)
         // A Secret labelled `config=<name>` requests the config maps `<name>` and `<name>-copy`,
@@ -63,7 +79,7 @@ async fn mappers_and_predicates_choose_the_requests() {
                     .cloned();
                 name.into_iter()
                     .flat_map(|name| [name.clone(), format!("{name}-copy")])
-                    .filter_map(|name| ObjectKey::namespaced(NS, &name).ok())
+                    .filter_map(|name| ObjectKey::namespaced(ns(), &name).ok())
                     .collect::<Vec<_>>()
             },
         )
@@ -71,17 +87,21 @@ async fn mappers_and_predicates_choose_the_requests() {
         .unwrap();
     let running = spawn(&manager);
 
-    server.create(&cm("ignored", "1")).map(|_| ()).unwrap();
-    let mut ignored = cm("ignored-2", "1");
-    ignored.metadata.labels = Some([("ignored".to_owned(), "yes".to_owned())].into());
-    server.create(&ignored).unwrap();
+    server.create(&own_cm("ignored", "1")).await.unwrap();
+    let mut ignored = own_cm("ignored-2", "1");
+    ignored
+        .metadata
+        .labels
+        .get_or_insert_default()
+        .insert("ignored".to_owned(), "yes".to_owned());
+    server.create(&ignored).await.unwrap();
     eventually("the unlabelled config map", Duration::from_secs(30), || {
-        counts.get("default/ignored") == 1
+        counts.get(&key("ignored")) == 1
     })
     .await;
 
     let unwatched = labelled(secret("unwatched", vec![]), "config", "app");
-    server.create(&unwatched).unwrap();
+    server.create(&unwatched).await.unwrap();
     let mut watched = labelled(secret("watched", vec![]), "config", "app");
     watched
         .metadata
@@ -89,20 +109,35 @@ async fn mappers_and_predicates_choose_the_requests() {
         .as_mut()
         .unwrap()
         .insert("watched".into(), "yes".into());
-    server.create(&watched).unwrap();
+    server.create(&watched).await.unwrap();
     eventually("both mapped requests", Duration::from_secs(30), || {
-        counts.get("default/app") == 1 && counts.get("default/app-copy") == 1
+        counts.get(&key("app")) == 1 && counts.get(&key("app-copy")) == 1
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    assert_eq!(counts.get("default/ignored-2"), 0);
+    assert_eq!(counts.get(&key("ignored-2")), 0);
     assert_eq!(counts.total(), 3, "the unwatched secret requested nothing");
 
-    // A relist re-delivers every object unchanged: filtered by ResourceVersionChanged.
+    // A relist re-delivers every object unchanged: filtered by ResourceVersionChanged. Every
+    // re-watch fails until the history is compacted, so the informers relist.
+    server
+        .inject(FailRule::random("watch", "*", 500, 1.0, 1))
+        .expect("a status fault is valid on either server");
     server.drop_watches();
-    server.compact();
-    tokio::time::sleep(Duration::from_secs(30)).await;
-    assert_eq!(counts.total(), 3);
+    server.compact().await.unwrap();
+    server.clear_faults();
+    // Sentinels after the relists, named to come last in them: each handler sees its events in
+    // order, so once both are reconciled, the relisted objects have been handled.
+    server.create(&own_cm("zz-sentinel", "1")).await.unwrap();
+    let sentinel = labelled(secret("zz-sentinel", vec![]), "watched", "yes");
+    let sentinel = labelled_too(sentinel, "config", "zz-mapped");
+    server.create(&sentinel).await.unwrap();
+    eventually("the sentinels", Duration::from_secs(30), || {
+        ["zz-sentinel", "zz-mapped", "zz-mapped-copy"]
+            .iter()
+            .all(|name| counts.get(&key(name)) == 1)
+    })
+    .await;
+    assert_eq!(counts.total(), 6, "{counts:?}");
 
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
@@ -111,24 +146,23 @@ async fn mappers_and_predicates_choose_the_requests() {
 
 #[tokio::test(start_paused = true)]
 async fn the_manager_scopes_its_caches() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
-    let mut ns = k8s_openapi::api::core::v1::Namespace::default();
-    ns.metadata.name = Some("other".into());
-    server.create(&ns).unwrap();
+    let server = TestCluster::start().await.unwrap();
+    // A namespace of the test's own (deleted at cleanup on a real server).
+    let other = format!("{}-other", ns());
+    let mut namespace = k8s_openapi::api::core::v1::Namespace::default();
+    namespace.metadata.name = Some(other.clone());
+    server.create(&namespace).await.unwrap();
     let mut elsewhere = cm("elsewhere", "1");
-    elsewhere.metadata.namespace = Some("other".into());
-    server.create(&elsewhere).unwrap();
+    elsewhere.metadata.namespace = Some(other);
+    server.create(&elsewhere).await.unwrap();
     let mut selected = cm("selected", "1");
     selected.metadata.labels = Some([("team".to_owned(), "a".to_owned())].into());
-    server.create(&selected).unwrap();
-    server.create(&cm("unselected", "1")).unwrap();
+    server.create(&selected).await.unwrap();
+    server.create(&cm("unselected", "1")).await.unwrap();
 
     let manager = Arc::new(
         manager(&server)
-            .namespace(NS)
+            .namespace(ns())
             .by_object(ByObject::of::<ConfigMap>().labels("team=a"))
             .build(),
     );
@@ -139,10 +173,11 @@ async fn the_manager_scopes_its_caches() {
         .unwrap();
     let running = spawn(&manager);
     eventually("the selected config map", Duration::from_secs(30), || {
-        counts.get("default/selected") == 1
+        counts.get(&format!("{}/selected", ns())) == 1
     })
     .await;
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    // The workers started once the cache had synced: what it holds is all there is to
+    // reconcile.
     assert_eq!(counts.total(), 1);
     let cached = manager
         .cache()
