@@ -8,16 +8,11 @@ use controller_runtime::controller::predicate::GenerationChanged;
 use k8s_openapi::api::core::v1::ConfigMap;
 
 use super::{Replica, seed, settled, start_watching, total};
+use crate::common::TestCluster;
 
 #[tokio::test]
 async fn a_drain_reaches_a_shard_whose_predicate_drops_label_changes() {
-    // A simulator of its own, seeded in its namespace `default` while the ring's Leases go to
-    // the process's namespace, as the ring test above does (in a real-server lane that
-    // namespace is the cluster's, not this simulator's).
-    if testkit::cluster::sim_only("namespace `default`, which it seeds") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start().await.unwrap();
     seed(&server.client().unwrap()).await;
     let generation_only = || Watch::of::<ConfigMap>().predicate(GenerationChanged);
 

@@ -1,4 +1,5 @@
-//! Sharding end to end on the simulator, through the manager's sharded mode: each replica is a
+//! Sharding end to end, through the manager's sharded mode (on the simulator and, with
+//! `KUBE_RT_TEST_KUBECONFIG` set, against that cluster, faults through the fault proxy): each replica is a
 //! sharded manager running a controller of ConfigMaps that owns Secrets; the ring assigns the
 //! ConfigMaps and the Secrets follow their owners; each replica caches and reconciles only its
 //! own objects; a joining shard gets its share through the drain handshake only (no object is
@@ -27,6 +28,7 @@ use controller_runtime::sharding::{
 };
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ListParams, PostParams};
+use testkit::fault::InjectFaults;
 use tokio::task::JoinHandle;
 
 use crate::common::*;
@@ -58,16 +60,12 @@ struct Replica {
     deletions: Counts,
 }
 
-async fn start(server: &apiserver_sim::ApiServer, shard: &str) -> Replica {
+async fn start(server: &TestCluster, shard: &str) -> Replica {
     start_watching(server, shard, Watch::of::<ConfigMap>()).await
 }
 
 /// A replica whose controller watches its ConfigMaps through `primary` (say, with a predicate).
-async fn start_watching(
-    server: &apiserver_sim::ApiServer,
-    shard: &str,
-    primary: Watch<ConfigMap>,
-) -> Replica {
+async fn start_watching(server: &TestCluster, shard: &str, primary: Watch<ConfigMap>) -> Replica {
     let localhost: SocketAddr = "127.0.0.1:0".parse().unwrap();
     let manager = Arc::new(
         manager(server)
@@ -126,7 +124,8 @@ impl Replica {
         lister
             .list(&kube::core::Selector::default())
             .iter()
-            .filter(|map| map.metadata.namespace.as_deref() == Some(NS))
+            .filter(|map| map.metadata.namespace.as_deref() == Some(ns()))
+            .filter(|map| is_own_meta(&map.metadata))
             .filter_map(|map| map.metadata.name.clone())
             .collect()
     }
@@ -141,7 +140,7 @@ impl Replica {
 /// label shows as `<shard> (draining)`.
 async fn shards_of<K>(api: Api<K>) -> BTreeMap<String, String>
 where
-    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+    K: kube::Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
     let (label, drain) = (shard_label(RING), drain_label(RING));
     api.list(&ListParams::default())
@@ -151,6 +150,11 @@ where
         .iter()
         .filter_map(|object| {
             let meta = object.meta();
+            // The test's objects only (a whole cluster puts a ConfigMap of its own in the
+            // namespace): its ConfigMaps carry the label of the test's own.
+            if K::kind(&()) == "ConfigMap" && !is_own_meta(meta) {
+                return None;
+            }
             let labels = meta.labels.as_ref()?;
             let shard = labels.get(&label)?;
             let shard = if labels.contains_key(&drain) {
@@ -164,13 +168,11 @@ where
 }
 
 /// Shard labels by object name, of ConfigMaps and of Secrets.
-async fn labels(
-    server: &apiserver_sim::ApiServer,
-) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
+async fn labels(server: &TestCluster) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
     let client = server.client().unwrap();
     (
-        shards_of(Api::<ConfigMap>::namespaced(client.clone(), NS)).await,
-        shards_of(Api::<Secret>::namespaced(client, NS)).await,
+        shards_of(Api::<ConfigMap>::namespaced(client.clone(), ns())).await,
+        shards_of(Api::<Secret>::namespaced(client, ns())).await,
     )
 }
 
@@ -180,7 +182,9 @@ fn wanted(shards: &[&str]) -> BTreeMap<String, String> {
     (0..OBJECTS)
         .map(|i| {
             let name = format!("cm-{i}");
-            let shard = ring.assign(&ring_key("", "ConfigMap", NS, &name)).unwrap();
+            let shard = ring
+                .assign(&ring_key("", "ConfigMap", ns(), &name))
+                .unwrap();
             (name, shard.to_string())
         })
         .collect()
@@ -188,7 +192,7 @@ fn wanted(shards: &[&str]) -> BTreeMap<String, String> {
 
 /// Waits until every ConfigMap is where the ring of `shards` wants it, every Secret is on its
 /// owner's shard, no drain is pending, and each replica's cache holds exactly its ConfigMaps.
-async fn settled(server: &apiserver_sim::ApiServer, replicas: &[(&str, &Replica)]) {
+async fn settled(server: &TestCluster, replicas: &[(&str, &Replica)]) {
     let shards: Vec<&str> = replicas.iter().map(|(shard, _)| *shard).collect();
     let want = wanted(&shards);
     let want_secrets: BTreeMap<String, String> = want
@@ -226,11 +230,11 @@ async fn settled(server: &apiserver_sim::ApiServer, replicas: &[(&str, &Replica)
 
 /// Creates the test's ConfigMaps, each with a Secret it owns.
 async fn seed(client: &kube::Client) {
-    let maps: Api<ConfigMap> = Api::namespaced(client.clone(), NS);
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), NS);
+    let maps: Api<ConfigMap> = Api::namespaced(client.clone(), ns());
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns());
     for i in 0..OBJECTS {
         let map = maps
-            .create(&PostParams::default(), &cm(&format!("cm-{i}"), "1"))
+            .create(&PostParams::default(), &own_cm(&format!("cm-{i}"), "1"))
             .await
             .unwrap();
         let uid = map.metadata.uid.unwrap();
@@ -251,16 +255,15 @@ fn total(replicas: &[&Replica], counter: impl Fn(&Replica) -> u64) -> u64 {
 
 #[tokio::test]
 async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
-    if testkit::cluster::sim_only("fault injection") {
-        return;
-    }
-    let server = apiserver_sim::ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     let client = server.client().unwrap();
     seed(&client).await;
 
     // While the sharder cannot mark the shard Lease, the shard is not ready: it holds its Lease
     // and its objects, but has no word that it got its share.
-    server.fail_next(FailRule::new("patch", "leases", 500, u32::MAX));
+    server
+        .inject(FailRule::new("patch", "leases", 500, u32::MAX))
+        .expect("a status fault is valid on either server");
     let s0 = start(&server, "s0").await;
     eventually("s0's sharder leading", LIMIT, || s0.sharder().passes > 0).await;
     eventually("s0 holding its Lease", LIMIT, || s0.manager.is_leader()).await;
@@ -356,8 +359,10 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
     let alive = [&s0, &s3];
     assert_eq!(total(&alive, |r| r.sharder().drains), drains_before);
     assert!(total(&alive, |r| r.sharder().reassigned) > reassigned_before);
-    let lease: k8s_openapi::api::coordination::v1::Lease =
-        Api::namespaced(client.clone(), NS).get("s2").await.unwrap();
+    let lease: k8s_openapi::api::coordination::v1::Lease = Api::namespaced(client.clone(), ns())
+        .get("s2")
+        .await
+        .unwrap();
     let holder = lease.spec.and_then(|spec| spec.holder_identity);
     assert_eq!(
         holder.as_deref(),
@@ -389,7 +394,7 @@ async fn a_ring_assigns_drains_and_moves_objects_between_live_shards() {
     // controller needs unsharded (its kinds, the owner's finalizers, its events).
     for rule in &policy {
         if rule.resource_name() == "leases" {
-            assert_eq!(rule.namespace(), Some(NS), "{rule:?}");
+            assert_eq!(rule.namespace(), Some(ns()), "{rule:?}");
         }
         if ![
             "configmaps",
