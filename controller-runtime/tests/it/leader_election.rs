@@ -202,7 +202,7 @@ async fn one_leader(candidates: &[Candidate], log: &Log) -> usize {
 
 #[tokio::test(start_paused = true)]
 async fn graceful_stop_hands_over_within_a_retry_period_and_a_killed_leader_after_the_lease() {
-    if testkit::cluster::sim_only("virtual time") {
+    if testkit::cluster::sim_only("virtual time: the hand-over times are asserted on the clock") {
         return;
     }
     let server = ApiServer::start().await.unwrap();
@@ -304,7 +304,7 @@ async fn graceful_stop_hands_over_within_a_retry_period_and_a_killed_leader_afte
 
 #[tokio::test(start_paused = true)]
 async fn a_leader_whose_lease_writes_fail_steps_down_by_its_renew_deadline() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
+    if testkit::cluster::sim_only("virtual time: the renew deadline is asserted on the clock") {
         return;
     }
     let server = ApiServer::start().await.unwrap();
