@@ -12,6 +12,7 @@
 //! clients go through a [`FaultProxy`], and the cluster injects faults
 //! ([`InjectFaults`](crate::fault::InjectFaults)) as the simulator does.
 
+mod capabilities;
 mod faults;
 mod own;
 
