@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
+use apiserver_sim::WatchListMode;
+
 use crate::fault::{Fault, FaultError, InjectFaults};
-use crate::proxy::FaultProxy;
+use crate::proxy::{FaultProxy, WatchHold};
 
 use super::{Backend, TestCluster};
 
@@ -24,6 +26,22 @@ impl TestCluster {
                 proxy: Some(proxy), ..
             } => Injector::Proxy(proxy),
             Backend::Cluster { proxy: None, .. } => Injector::None,
+        }
+    }
+
+    /// Holds new watches back until the hold is dropped ([`FaultProxy::hold_watches`]): with
+    /// [`InjectFaults::drop_watches`], the test changes the server while its clients are
+    /// disconnected. On the simulator the hold is empty: the cluster's calls there complete
+    /// without yielding, so nothing else on the test's runtime runs until the test awaits
+    /// something else.
+    pub fn hold_watches(&self) -> WatchHold {
+        match self.injector() {
+            Injector::Proxy(proxy) => proxy.hold_watches(),
+            Injector::Simulator(_) => WatchHold::empty(),
+            Injector::None => {
+                no_proxy("holding the watches");
+                WatchHold::empty()
+            }
         }
     }
 }
@@ -108,6 +126,25 @@ impl InjectFaults for TestCluster {
             Injector::Simulator(server) => InjectFaults::open_watches(server),
             Injector::Proxy(proxy) => proxy.open_watches(),
             Injector::None => 0,
+        }
+    }
+
+    fn set_watch_list_mode(&self, mode: WatchListMode) {
+        match self.injector() {
+            Injector::Simulator(server) => InjectFaults::set_watch_list_mode(server, mode),
+            Injector::Proxy(proxy) => proxy.set_watch_list_mode(mode),
+            Injector::None => no_proxy("the watch-list switch"),
+        }
+    }
+
+    async fn send_bookmarks(&self) -> Result<u64, FaultError> {
+        match self.injector() {
+            Injector::Simulator(server) => InjectFaults::send_bookmarks(server).await,
+            Injector::Proxy(proxy) => proxy.send_bookmarks().await,
+            Injector::None => Err(FaultError::Unsupported {
+                effect: "bookmark on demand",
+                server: "a real server without a proxy (TestCluster::start_with_faults)",
+            }),
         }
     }
 }

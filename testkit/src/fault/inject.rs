@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use apiserver_sim::ApiServer;
+use apiserver_sim::{ApiServer, WatchListMode};
 
 use super::description::Fault;
 
@@ -53,6 +53,15 @@ pub trait InjectFaults {
     fn reset_request_counts(&self);
     /// Watch streams open now.
     fn open_watches(&self) -> usize;
+    /// The watch-list switch: how watches that ask for a streaming list
+    /// (`sendInitialEvents`) are treated — served, refused with 422 as by a server with the
+    /// WatchList feature off, or served as plain watches as by a server that predates it.
+    fn set_watch_list_mode(&self, mode: WatchListMode);
+    /// Bookmarks on demand: every open watch that allows bookmarks gets a `BOOKMARK` with the
+    /// server's current resourceVersion at its next event boundary. Returns that
+    /// resourceVersion. Asked once the events of the test's own writes to the watched
+    /// collections have arrived (a bookmark says every event before it was sent).
+    fn send_bookmarks(&self) -> impl Future<Output = Result<u64, FaultError>> + Send;
 }
 
 impl InjectFaults for ApiServer {
@@ -94,5 +103,17 @@ impl InjectFaults for ApiServer {
 
     fn open_watches(&self) -> usize {
         ApiServer::open_watches(self)
+    }
+
+    fn set_watch_list_mode(&self, mode: WatchListMode) {
+        ApiServer::set_watch_list_mode(self, mode);
+    }
+
+    /// The simulator's own bookmarks, at its resourceVersion when they go out (the one
+    /// returned, unless something is written meanwhile).
+    async fn send_bookmarks(&self) -> Result<u64, FaultError> {
+        let rv = self.resource_version();
+        ApiServer::send_bookmarks(self);
+        Ok(rv)
     }
 }

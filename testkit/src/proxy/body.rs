@@ -1,6 +1,7 @@
 //! The body of a forwarded answer, passed through or shaped by a wire fault: cut off abruptly
 //! (after whole watch events, or mid-event), stalled mid-body, truncated with a clean end; a
-//! watch's body also ends cleanly when the proxy drops every watch.
+//! watch's body also ends cleanly when the proxy drops every watch, and carries the bookmarks
+//! a test asks for at its event boundaries.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -12,6 +13,7 @@ use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::Frame;
 use tokio::sync::watch;
 
+use super::bookmarks::Bookmarks;
 use super::counts::OpenWatch;
 use super::framing::{Frames, Framing};
 
@@ -54,6 +56,8 @@ pub(crate) struct WatchBody {
     pub framing: Framing,
     /// Changes when the proxy drops every watch.
     pub dropped: watch::Receiver<u64>,
+    /// For a watch that asked for bookmarks: when the test asks for one, and what it says.
+    pub bookmarks: Option<Bookmarks>,
     /// Counted as open while the body lives (held, never read).
     pub _open: OpenWatch,
 }
@@ -82,6 +86,10 @@ struct Shaper<S> {
     /// Truncation: bytes passed so far.
     sent: usize,
     stalled: bool,
+    /// A watch passed through: part of an event has gone out, not its end.
+    mid_event: bool,
+    /// A bookmark asked for, waiting for the end of the event going out.
+    bookmark: Option<u64>,
     queue: VecDeque<Out>,
     done: bool,
 }
@@ -101,6 +109,8 @@ pub(crate) fn shaped(
         held: None,
         sent: 0,
         stalled: false,
+        mid_event: false,
+        bookmark: None,
         queue: VecDeque::new(),
         done: false,
     };
@@ -165,6 +175,7 @@ where
                     self.queue.push_back(Out::Cut);
                 }
                 Chunk::WatchDropped => self.queue.push_back(Out::End),
+                Chunk::Bookmark(rv) => self.bookmark_asked(rv),
             }
         }
     }
@@ -175,6 +186,7 @@ where
             Some(watch) => tokio::select! {
                 biased;
                 _ = watch.dropped.changed() => return Chunk::WatchDropped,
+                Some(rv) = next_bookmark(&mut watch.bookmarks) => return Chunk::Bookmark(rv),
                 chunk = self.upstream.next() => chunk,
             },
             None => self.upstream.next().await,
@@ -189,6 +201,7 @@ where
     /// Shapes one chunk from the server.
     fn feed(&mut self, chunk: Bytes) {
         match self.shape {
+            Shape::Pass if self.frames.is_some() => self.feed_watch(chunk),
             Shape::Pass => self.queue.push_back(Out::Data(chunk)),
             Shape::Truncate { keep_bytes } => {
                 let room = keep_bytes.saturating_sub(self.sent);
@@ -209,6 +222,48 @@ where
             }
             Shape::Stall(_) => self.queue.push_back(Out::Data(chunk)),
             Shape::Cut { mid_event, .. } => self.feed_cut(chunk, mid_event),
+        }
+    }
+
+    /// A passed-through watch's chunk, with a bookmark asked for after the first event that
+    /// ends in it.
+    fn feed_watch(&mut self, chunk: Bytes) {
+        let Some(frames) = &mut self.frames else {
+            return self.queue.push_back(Out::Data(chunk));
+        };
+        let ends = frames.ends_in(&chunk);
+        self.mid_event = match ends.last() {
+            Some(&end) => end < chunk.len(),
+            None => self.mid_event || !chunk.is_empty(),
+        };
+        match (self.bookmark.take(), ends.first()) {
+            (Some(rv), Some(&end)) => {
+                self.queue.push_back(Out::Data(chunk.slice(..end)));
+                self.push_bookmark(rv);
+                self.queue.push_back(Out::Data(chunk.slice(end..)));
+            }
+            (bookmark, _) => {
+                self.bookmark = bookmark;
+                self.queue.push_back(Out::Data(chunk));
+            }
+        }
+    }
+
+    /// A test asked for a bookmark at `rv`: it goes out now between two events, or after the
+    /// event going out. Only a watch passed through gets one.
+    fn bookmark_asked(&mut self, rv: u64) {
+        if self.shape != Shape::Pass {
+            return;
+        }
+        match self.mid_event {
+            true => self.bookmark = Some(rv),
+            false => self.push_bookmark(rv),
+        }
+    }
+
+    fn push_bookmark(&mut self, rv: u64) {
+        if let Some(bookmarks) = self.watch.as_ref().and_then(|w| w.bookmarks.as_ref()) {
+            self.queue.push_back(Out::Data(bookmarks.line(rv)));
         }
     }
 
@@ -278,6 +333,17 @@ enum Chunk {
     End,
     Failed(kube::Error),
     WatchDropped,
+    /// A test asked for a bookmark at this resourceVersion.
+    Bookmark(u64),
+}
+
+/// The resourceVersion of the next bookmark a test asks for; `None` at once for a watch that
+/// did not ask for bookmarks.
+async fn next_bookmark(bookmarks: &mut Option<Bookmarks>) -> Option<u64> {
+    match bookmarks {
+        Some(bookmarks) => Some(bookmarks.next().await),
+        None => None,
+    }
 }
 
 /// The first half of `bytes` (never all of it).

@@ -70,7 +70,7 @@ pub(crate) fn query_value(query: Option<&str>, key: &str) -> Option<String> {
 }
 
 /// A boolean query parameter: present and neither `false` nor `0`.
-fn flag(query: Option<&str>, key: &str) -> bool {
+pub(crate) fn flag(query: Option<&str>, key: &str) -> bool {
     query_value(query, key).is_some_and(|v| !(v.eq_ignore_ascii_case("false") || v == "0"))
 }
 

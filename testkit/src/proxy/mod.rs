@@ -15,7 +15,10 @@
 //! with its seeded draws. The server-wide faults are the proxy's: it ends the watches and cuts
 //! the connections that go through it, and it plays compaction by answering 410 Expired as a
 //! server compacted at that resourceVersion answers: to a watch from an older version (in
-//! band), an exact list at one, and a continue token from before.
+//! band), an exact list at one, and a continue token from before. It also plays the
+//! simulator's watch-list switch ([`InjectFaults::set_watch_list_mode`]) and its bookmarks on
+//! demand ([`InjectFaults::send_bookmarks`]), and can hold new watches back while a test
+//! changes things ([`FaultProxy::hold_watches`]).
 //!
 //! Differences from the simulator's own injection: a fault selects a request before the
 //! server has seen it, so it is used up also by a request the server would refuse (an unknown
@@ -43,6 +46,7 @@
 
 mod answers;
 mod body;
+mod bookmarks;
 mod classify;
 mod compaction;
 mod counts;
@@ -51,13 +55,14 @@ mod rules;
 mod serve;
 mod state;
 mod upstream;
+mod watch_list;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::FailRule;
+use apiserver_sim::{FailRule, WatchListMode};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
@@ -149,6 +154,15 @@ impl FaultProxy {
         self.state.counts.snapshot()
     }
 
+    /// Holds new watches back: until the returned hold is dropped, a watch request waits in
+    /// the proxy before any fault, compaction or the server sees it (it is counted when it
+    /// arrives). With [`InjectFaults::drop_watches`], a test changes the server while its
+    /// clients cannot watch, as if they were disconnected.
+    pub fn hold_watches(&self) -> WatchHold {
+        self.state.watches_held.send_modify(|holds| *holds += 1);
+        WatchHold(Some(Arc::clone(&self.state)))
+    }
+
     /// Stops listening and cuts every connection.
     pub async fn shutdown(mut self) {
         self.state.shutdown.send_replace(true);
@@ -156,6 +170,26 @@ impl FaultProxy {
             && let Err(error) = accept.await
         {
             tracing::warn!("fault proxy: the accept loop ended badly: {error}");
+        }
+    }
+}
+
+/// New watches wait in a [`FaultProxy`] while this lives ([`FaultProxy::hold_watches`]); an
+/// empty hold holds nothing back.
+#[must_use = "the watches are let go when the hold is dropped"]
+pub struct WatchHold(Option<Arc<State>>);
+
+impl WatchHold {
+    /// A hold that holds nothing back.
+    pub(crate) fn empty() -> Self {
+        Self(None)
+    }
+}
+
+impl Drop for WatchHold {
+    fn drop(&mut self) {
+        if let Some(state) = self.0.take() {
+            state.watches_held.send_modify(|holds| *holds -= 1);
         }
     }
 }
@@ -199,5 +233,15 @@ impl InjectFaults for FaultProxy {
 
     fn open_watches(&self) -> usize {
         self.state.counts.open_watches()
+    }
+
+    fn set_watch_list_mode(&self, mode: WatchListMode) {
+        *self.state.watch_list.lock() = mode;
+    }
+
+    async fn send_bookmarks(&self) -> Result<u64, FaultError> {
+        let rv = self.state.upstream.current_resource_version().await?;
+        self.state.bookmark_now.send_replace(rv);
+        Ok(rv)
     }
 }

@@ -16,11 +16,13 @@ use tokio::net::{TcpListener, TcpStream};
 
 use super::answers;
 use super::body::{ProxyBody, Shape, WatchBody, shaped};
-use super::classify::classify;
+use super::bookmarks::Bookmarks;
+use super::classify::{classify, flag};
 use super::compaction;
 use super::counts::OpenWatch;
 use super::framing::Framing;
 use super::state::State;
+use super::watch_list::{self, Treatment};
 use crate::fault::Effect;
 
 /// A connection closed on purpose (a fault), or because the server could not be reached.
@@ -68,17 +70,23 @@ async fn handle(
     state: Arc<State>,
     request: Request<Incoming>,
 ) -> Result<Response<ProxyBody>, Closed> {
-    let uri = request.uri().clone();
+    let mut uri = request.uri().clone();
     let classified = classify(request.method(), uri.path(), uri.query());
-    let mut effect = None;
+    let is_watch = classified.as_ref().is_some_and(|c| c.verb == "watch");
     if let Some(c) = &classified {
         state.counts.record(c.verb, c.counted_resource());
-        effect = state
+    }
+    if is_watch {
+        // A test holding the watches: this one waits until it lets go.
+        let mut held = state.watches_held.subscribe();
+        let _ = held.wait_for(|holds| *holds == 0).await;
+    }
+    let effect = classified.as_ref().and_then(|c| {
+        state
             .rules
             .lock()
-            .take(c.verb, &c.resource, c.namespace.as_deref());
-    }
-    let is_watch = classified.as_ref().is_some_and(|c| c.verb == "watch");
+            .take(c.verb, &c.resource, c.namespace.as_deref())
+    });
     let shape = match effect {
         Some(Effect::Status {
             code,
@@ -100,12 +108,38 @@ async fn handle(
         Some(Effect::Truncate { keep_bytes }) => Shape::Truncate { keep_bytes },
         Some(Effect::Delay(_)) | None => Shape::Pass,
     };
+    if is_watch {
+        let mode = *state.watch_list.lock();
+        match watch_list::treat(mode, uri.query()) {
+            Treatment::Forward => {}
+            Treatment::Refused(error) => return Ok(answers::error(&error, false)),
+            Treatment::Rewritten(query) => uri = with_query(&uri, &query)?,
+        }
+    }
     if let (Some(c), Some(compacted)) = (&classified, state.compacted())
         && let Some((error, in_band)) = compaction::expired(compacted, c, uri.query())
     {
         return Ok(answers::error(&error, in_band));
     }
-    let (parts, body) = request.into_parts();
+    let bookmarks = match is_watch && flag(uri.query(), "allowWatchBookmarks") {
+        true => {
+            let accept = request
+                .headers()
+                .get(header::ACCEPT)
+                .and_then(|v| v.to_str().ok());
+            let watched = state
+                .kinds
+                .watched_type(&state.upstream, uri.path(), accept)
+                .await;
+            watched.map(|watched| Bookmarks {
+                now: state.bookmark_now.subscribe(),
+                watched,
+            })
+        }
+        false => None,
+    };
+    let (mut parts, body) = request.into_parts();
+    parts.uri = uri.clone();
     let body: Bytes = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(error) => {
@@ -128,15 +162,31 @@ async fn handle(
     if shape != Shape::Pass {
         parts.headers.remove(header::CONTENT_LENGTH);
     }
-    let watch = (is_watch && parts.status.is_success()).then(|| WatchBody {
-        framing: Framing::of(
+    let watch = (is_watch && parts.status.is_success()).then(|| {
+        let framing = Framing::of(
             parts
                 .headers
                 .get(header::CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok()),
-        ),
-        dropped: state.watches_dropped.subscribe(),
-        _open: OpenWatch::new(Arc::clone(&state.counts)),
+        );
+        WatchBody {
+            framing,
+            dropped: state.watches_dropped.subscribe(),
+            // Bookmarks are JSON lines: a protobuf watch gets none.
+            bookmarks: bookmarks.filter(|_| framing == Framing::Lines),
+            _open: OpenWatch::new(Arc::clone(&state.counts)),
+        }
     });
     Ok(Response::from_parts(parts, shaped(body, shape, watch)))
+}
+
+/// `uri` with its query replaced by `query` (none if empty).
+fn with_query(uri: &http::Uri, query: &str) -> Result<http::Uri, Closed> {
+    let path_and_query = match query.is_empty() {
+        true => uri.path().to_owned(),
+        false => format!("{}?{query}", uri.path()),
+    };
+    let mut parts = uri.clone().into_parts();
+    parts.path_and_query = Some(path_and_query.parse().map_err(|_| Closed)?);
+    http::Uri::from_parts(parts).map_err(|_| Closed)
 }

@@ -4,10 +4,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use apiserver_sim::WatchListMode;
 use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use super::bookmarks::Kinds;
 use super::counts::Counts;
 use super::rules::RuleBook;
 use super::upstream::Upstream;
@@ -30,6 +32,14 @@ pub(crate) struct State {
     down_until: Mutex<Option<Instant>>,
     /// Set when the proxy stops.
     pub shutdown: watch::Sender<bool>,
+    /// How watches that ask for a streaming list (`sendInitialEvents`) are treated.
+    pub watch_list: Mutex<WatchListMode>,
+    /// The resourceVersion of the bookmarks a test asked for last (0: none yet).
+    pub bookmark_now: watch::Sender<u64>,
+    /// The kinds that watches' bookmarks name.
+    pub kinds: Kinds,
+    /// How many holds keep new watches waiting in the proxy.
+    pub watches_held: watch::Sender<usize>,
 }
 
 impl State {
@@ -44,6 +54,10 @@ impl State {
             connections_cut: watch::Sender::new(0),
             down_until: Mutex::new(None),
             shutdown: watch::Sender::new(false),
+            watch_list: Mutex::default(),
+            bookmark_now: watch::Sender::new(0),
+            kinds: Kinds::default(),
+            watches_held: watch::Sender::new(0),
         }
     }
 

@@ -83,6 +83,14 @@ impl Upstream {
         Ok(response)
     }
 
+    /// The JSON document at `path` (discovery), asked with the configuration's credentials.
+    pub async fn get_json(&self, path: &str) -> Result<serde_json::Value, kube::Error> {
+        let request = Request::get(path)
+            .body(Vec::new())
+            .map_err(|e| kube::Error::Service(e.into()))?;
+        self.with_credentials.request(request).await
+    }
+
     /// The server's current resourceVersion (of a quorum list, as a number).
     pub async fn current_resource_version(&self) -> Result<u64, FaultError> {
         let api: Api<Namespace> = Api::all(self.with_credentials.clone());

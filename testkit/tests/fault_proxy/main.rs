@@ -7,4 +7,5 @@ mod credentials;
 mod same_source;
 mod server_faults;
 mod status;
+mod watches;
 mod wire;
