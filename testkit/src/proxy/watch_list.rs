@@ -1,8 +1,12 @@
 //! The watch-list switch, played by the proxy: a watch that asks for a streaming list
 //! (`sendInitialEvents`) is refused with 422 Invalid, as a server with the WatchList feature
-//! gate off refuses it, or forwarded without `sendInitialEvents` and `resourceVersionMatch`,
-//! as a server that predates the feature ignores them — the simulator's
-//! [`WatchListMode`]s, in front of any server.
+//! gate off refuses it, or forwarded as the plain watch a server that predates the feature
+//! serves — the simulator's [`WatchListMode`]s, in front of any server.
+//!
+//! The plain watch drops `allowWatchBookmarks` too: a current kube-apiserver ends the initial
+//! events of a watch from the latest state with an initial-events-end bookmark whenever the
+//! watch allows bookmarks, `sendInitialEvents` or not, and an old server never sends one.
+//! Without bookmarks it sends the initial events as ADDED events and goes on watching.
 
 use apiserver_sim::{ApiError, WatchListMode};
 
@@ -17,8 +21,13 @@ pub(crate) enum Treatment {
     Refused(ApiError),
 }
 
-/// The query parameters an old server does not know.
-const WATCH_LIST_PARAMETERS: [&str; 2] = ["sendInitialEvents", "resourceVersionMatch"];
+/// The query parameters an old server does not know, and the one that makes a current server
+/// end the initial events with a bookmark.
+const WATCH_LIST_PARAMETERS: [&str; 3] = [
+    "sendInitialEvents",
+    "resourceVersionMatch",
+    "allowWatchBookmarks",
+];
 
 /// How a watch with `query` is treated under `mode`.
 pub(crate) fn treat(mode: WatchListMode, query: Option<&str>) -> Treatment {
@@ -68,7 +77,7 @@ mod tests {
         assert_eq!(error.code, 422);
         assert_eq!(
             treat(WatchListMode::Ignored, Some(STREAMING)),
-            Treatment::Rewritten("watch=1&resourceVersion=&allowWatchBookmarks=true".into())
+            Treatment::Rewritten("watch=1&resourceVersion=".into())
         );
     }
 
