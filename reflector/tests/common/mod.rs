@@ -21,7 +21,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub use testkit::cluster::{Server, TestCluster, ns};
-pub use testkit::config_maps::{NS, OWN_SELECTOR, State, cm, put, remove, server_state, state_of};
+pub use testkit::config_maps::{OWN_SELECTOR, State, cm, put, remove, server_state, state_of};
 pub use testkit::eventually;
 pub use testkit::fault::InjectFaults;
 
@@ -251,6 +251,12 @@ pub async fn bump_global_resource_version(server: &TestCluster) {
     }
 }
 
+/// A resourceVersion as a number, to compare versions (a real server's own bookmarks move a
+/// reflector's past the versions a test knows of).
+pub fn version(resource_version: &str) -> u64 {
+    resource_version.parse().unwrap()
+}
+
 /// A plain cache to reflect into.
 pub fn cache() -> Indexer<ConfigMap> {
     Indexer::new(Indexers::new().with_namespace())
@@ -264,19 +270,27 @@ pub fn store_state(store: &dyn Store<ConfigMap>) -> State {
 /// Waits until the store equals the server (up to 5 minutes of tokio time: a reflector deep
 /// in its backoff ladder waits up to a minute before relisting).
 pub async fn converged(server: &impl Server, store: &dyn Store<ConfigMap>) {
-    converged_to(async || server.config_map_state().await.unwrap(), store).await;
+    converged_to(
+        async || server.config_map_state().await.unwrap(),
+        || store_state(store),
+    )
+    .await;
 }
 
 /// [`converged`] for a store of the test's own config maps ([`own_config_maps`]).
 pub async fn own_converged(server: &TestCluster, store: &dyn Store<ConfigMap>) {
-    converged_to(async || server.own_state().await.unwrap(), store).await;
+    converged_to(
+        async || server.own_state().await.unwrap(),
+        || store_state(store),
+    )
+    .await;
 }
 
-/// Waits until the store equals `want` (polled), as [`converged`] does.
-async fn converged_to(mut want: impl AsyncFnMut() -> State, store: &dyn Store<ConfigMap>) {
+/// Waits until `have` equals `want` (polled), as [`converged`] does.
+pub async fn converged_to(mut want: impl AsyncFnMut() -> State, have: impl Fn() -> State) {
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
-        let (want, have) = (want().await, store_state(store));
+        let (want, have) = (want().await, have());
         if want == have {
             return;
         }

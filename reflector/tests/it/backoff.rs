@@ -53,8 +53,9 @@ fn assert_gaps_are_waits(calls: &[Call], steps: &[BackoffStep]) {
 
 #[tokio::test(start_paused = true)]
 async fn list_and_watch_failures_back_off_along_the_ladder_and_reset_after_quiet_minutes() {
-    if testkit::cluster::sim_only("virtual time, fault injection, request counts and open watches")
-    {
+    if testkit::cluster::sim_only(
+        "virtual time (the backoff ladder's waits measured, its reset after two quiet minutes)",
+    ) {
         return;
     }
     let server = ApiServer::start().await.unwrap();
@@ -121,8 +122,7 @@ async fn list_and_watch_failures_back_off_along_the_ladder_and_reset_after_quiet
 
 #[tokio::test(start_paused = true)]
 async fn throttled_lists_and_in_band_watch_errors_back_off_and_relist() {
-    if testkit::cluster::sim_only("virtual time, fault injection, request counts and open watches")
-    {
+    if testkit::cluster::sim_only("virtual time (the backoff ladder's waits measured)") {
         return;
     }
     let server = ApiServer::start().await.unwrap();
@@ -195,7 +195,7 @@ impl ListerWatcher<ConfigMap> for Refusing {
 
 #[tokio::test(start_paused = true)]
 async fn connection_refused_on_a_watch_backs_off_and_rewatches_without_relisting() {
-    if testkit::cluster::sim_only("virtual time, request counts and open watches") {
+    if testkit::cluster::sim_only("virtual time (the backoff ladder's steps before a rewatch)") {
         return;
     }
     let server = ApiServer::start().await.unwrap();
@@ -228,7 +228,7 @@ async fn connection_refused_on_a_watch_backs_off_and_rewatches_without_relisting
 
 #[tokio::test(start_paused = true)]
 async fn shutdown_ends_run_in_the_middle_of_a_backoff_wait() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
+    if testkit::cluster::sim_only("virtual time (a shutdown 6.4 s into a backoff wait)") {
         return;
     }
     let server = ApiServer::start().await.unwrap();

@@ -11,9 +11,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use apiserver_sim::{ApiServer, FailRule};
+use apiserver_sim::FailRule;
 use common::*;
 use deltafifo::{Delta, DeltaFifo, DeltaFifoOptions};
+use futures::StreamExt;
+use futures::future::BoxFuture;
 use indexer::{Indexer, Indexers, ObjectKey};
 use k8s_openapi::api::core::v1::ConfigMap;
 use parking_lot::Mutex;
@@ -21,6 +23,7 @@ use reflector::{
     Error, ListParams, ListPart, ListStream, ListerWatcher, ObjectList, ReflectorOptions,
     WatchParams, WatchStream,
 };
+use testkit::config_maps::own_cm;
 use tokio::task::JoinHandle;
 
 /// A fifo, the consumer's cache it pops into, and every key the consumer deleted.
@@ -75,25 +78,25 @@ impl Consumer {
     }
 }
 
+/// What runs before the n-th list request (0-based).
+type Hook = Box<dyn Fn(usize) -> BoxFuture<'static, ()> + Send + Sync>;
+
 /// Runs `before_page(n)` before the n-th list request (0-based), then lists through `inner`.
-struct BeforePage<F> {
+struct BeforePage {
     inner: Arc<dyn ListerWatcher<ConfigMap>>,
     requests: AtomicUsize,
-    before_page: F,
+    before_page: Hook,
 }
 
 #[async_trait::async_trait]
-impl<F> ListerWatcher<ConfigMap> for BeforePage<F>
-where
-    F: Fn(usize) -> Result<(), Error> + Send + Sync,
-{
+impl ListerWatcher<ConfigMap> for BeforePage {
     async fn list(&self, params: &ListParams) -> Result<ObjectList<ConfigMap>, Error> {
-        (self.before_page)(self.requests.fetch_add(1, Ordering::SeqCst))?;
+        (self.before_page)(self.requests.fetch_add(1, Ordering::SeqCst)).await;
         self.inner.list(params).await
     }
 
     async fn list_stream(&self, params: &ListParams) -> Result<ListStream<ConfigMap>, Error> {
-        (self.before_page)(self.requests.fetch_add(1, Ordering::SeqCst))?;
+        (self.before_page)(self.requests.fetch_add(1, Ordering::SeqCst)).await;
         self.inner.list_stream(params).await
     }
 
@@ -106,24 +109,27 @@ where
     }
 }
 
-async fn server_with(names: &[&str]) -> Arc<ApiServer> {
-    let server = Arc::new(ApiServer::start().await.unwrap());
+/// A cluster that injects faults, with one of the test's own ConfigMaps for each of `names`.
+async fn server_with(names: &[&str]) -> Arc<TestCluster> {
+    let server = Arc::new(TestCluster::start_with_faults().await.unwrap());
     for name in names {
-        put(&server, name, "0");
+        server.put_own(name, "0").await.unwrap();
     }
     server
 }
 
+/// The key of the test's own ConfigMap `name`.
+fn key(name: &str) -> ObjectKey {
+    format!("{}/{name}", ns()).parse().unwrap()
+}
+
 #[tokio::test(start_paused = true)]
 async fn pages_are_fetched_at_most_one_page_ahead_of_the_store() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let server = server_with(&["a", "b", "c", "d", "e", "f"]).await;
     let consumer = Consumer::start();
     let queued_at_third_page = Arc::new(Mutex::new(None));
     let lw = Arc::new(BeforePage {
-        inner: config_maps(server.client().unwrap()),
+        inner: own_config_maps(server.client().unwrap()),
         requests: AtomicUsize::new(0),
         before_page: {
             let (fifo, cache, seen) = (
@@ -131,12 +137,12 @@ async fn pages_are_fetched_at_most_one_page_ahead_of_the_store() {
                 consumer.cache.clone(),
                 queued_at_third_page.clone(),
             );
-            move |request| {
+            Box::new(move |request| {
                 if request == 2 {
                     *seen.lock() = Some(fifo.len() + cache.len());
                 }
-                Ok(())
-            }
+                Box::pin(async {})
+            })
         },
     });
     let running = spawn(
@@ -146,7 +152,7 @@ async fn pages_are_fetched_at_most_one_page_ahead_of_the_store() {
             .streaming_list(false)
             .page_size(2),
     );
-    converged(&server, &consumer.cache).await;
+    own_converged(&server, &consumer.cache).await;
     assert!(
         queued_at_third_page
             .lock()
@@ -160,25 +166,24 @@ async fn pages_are_fetched_at_most_one_page_ahead_of_the_store() {
 
 #[tokio::test(start_paused = true)]
 async fn an_expired_continue_token_restarts_the_replace_so_deleted_objects_do_not_linger() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
-        return;
-    }
     let server = server_with(&["a", "b", "c", "d", "e"]).await;
     let consumer = Consumer::start();
     // Page one (a, b) is in; then b is deleted and the history compacted: the continue token
     // expires, and the full list no longer has b.
     let lw = Arc::new(BeforePage {
-        inner: config_maps(server.client().unwrap()),
+        inner: own_config_maps(server.client().unwrap()),
         requests: AtomicUsize::new(0),
         before_page: {
             let server = server.clone();
-            move |request| {
-                if request == 1 {
-                    remove(&server, "b");
-                    server.compact();
-                }
-                Ok(())
-            }
+            Box::new(move |request| {
+                let server = server.clone();
+                Box::pin(async move {
+                    if request == 1 {
+                        server.remove("b").await.unwrap();
+                        server.compact().await.unwrap();
+                    }
+                })
+            })
         },
     });
     let running = spawn(
@@ -188,20 +193,15 @@ async fn an_expired_continue_token_restarts_the_replace_so_deleted_objects_do_no
             .streaming_list(false)
             .page_size(2),
     );
-    converged(&server, &consumer.cache).await;
+    own_converged(&server, &consumer.cache).await;
     eventually("the fifo to sync", Duration::from_secs(10), || {
         consumer.fifo.has_synced()
     })
     .await;
-    assert!(
-        consumer
-            .cache
-            .get_by_key(&"default/b".parse().unwrap())
-            .is_none()
-    );
+    assert!(consumer.cache.get_by_key(&key("b")).is_none());
     assert_eq!(
         *consumer.deleted.lock(),
-        ["default/b".parse::<ObjectKey>().unwrap()],
+        [key("b")],
         "b, listed on the abandoned first page, is tombstoned by the full list"
     );
     running.stop().await;
@@ -210,23 +210,22 @@ async fn an_expired_continue_token_restarts_the_replace_so_deleted_objects_do_no
 
 #[tokio::test(start_paused = true)]
 async fn a_list_that_fails_part_way_deletes_nothing_and_the_retry_completes_it() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
-        return;
-    }
     let server = server_with(&["a", "b", "c", "d", "e"]).await;
     let consumer = Consumer::start();
     // The second page fails once with a 500: the attempt ends, and a later list succeeds.
     let lw = Arc::new(BeforePage {
-        inner: config_maps(server.client().unwrap()),
+        inner: own_config_maps(server.client().unwrap()),
         requests: AtomicUsize::new(0),
         before_page: {
             let server = server.clone();
-            move |request| {
+            Box::new(move |request| {
                 if request == 1 {
-                    server.fail_next(FailRule::new("list", "configmaps", 500, 1));
+                    server
+                        .inject(FailRule::new("list", "configmaps", 500, 1))
+                        .unwrap();
                 }
-                Ok(())
-            }
+                Box::pin(async {})
+            })
         },
     });
     let seen = Arc::new(Seen::default());
@@ -235,7 +234,7 @@ async fn a_list_that_fails_part_way_deletes_nothing_and_the_retry_completes_it()
         Arc::new(consumer.fifo.clone()),
         seen.options().page_size(2),
     );
-    converged(&server, &consumer.cache).await;
+    own_converged(&server, &consumer.cache).await;
     eventually("the fifo to sync", Duration::from_secs(10), || {
         consumer.fifo.has_synced()
     })
@@ -259,20 +258,19 @@ async fn a_list_that_fails_part_way_deletes_nothing_and_the_retry_completes_it()
 /// asking for everything at once.
 #[tokio::test(start_paused = true)]
 async fn a_paginated_first_list_makes_later_relists_paginate_too() {
-    if testkit::cluster::sim_only("virtual time, fault injection, request counts and open watches")
-    {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
-    let objects = (0..501).map(|i| {
-        serde_json::json!({
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": {"name": format!("cm-{i}"), "namespace": NS},
+    let server = TestCluster::start_with_faults().await.unwrap();
+    futures::stream::iter(0..501)
+        .for_each_concurrent(16, |i| {
+            let server = &server;
+            async move {
+                server
+                    .create(&own_cm(&format!("cm-{i}"), "0"))
+                    .await
+                    .unwrap();
+            }
         })
-    });
-    server.create_many(objects).unwrap();
-    let lw = config_maps(server.client().unwrap());
+        .await;
+    let lw = own_config_maps(server.client().unwrap());
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
     let running = spawn(lw.clone(), store.clone(), seen.options());
@@ -285,13 +283,15 @@ async fn a_paginated_first_list_makes_later_relists_paginate_too() {
     // An in-band 500 ends the watch: the reflector relists from its last resource version.
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let rv = running.reflector.last_sync_resource_version();
-    server.fail_next(FailRule::new("watch", "configmaps", 500, 1).in_band());
+    server
+        .inject(FailRule::new("watch", "configmaps", 500, 1).in_band())
+        .unwrap();
     server.drop_watches();
     eventually("the relist", Duration::from_secs(30), || {
         lw.calls("list").len() == 4
     })
     .await;
-    converged(&server, &*store).await;
+    own_converged(&server, &*store).await;
 
     let lists = lw.calls("list");
     let requests: Vec<_> = lists
@@ -392,23 +392,20 @@ async fn the_next_page_is_requested_while_the_current_one_streams_in() {
 /// With compact copies, the store holds the same objects: listed page by page, then watched.
 #[tokio::test(start_paused = true)]
 async fn compact_copies_hold_the_same_objects() {
-    if testkit::cluster::sim_only("virtual time") {
-        return;
-    }
     let server = server_with(&["a", "b", "c"]).await;
     let consumer = Consumer::start();
     let running = spawn(
-        config_maps(server.client().unwrap()),
+        own_config_maps(server.client().unwrap()),
         Arc::new(consumer.fifo.clone()),
         ReflectorOptions::default()
             .streaming_list(false)
             .page_size(2)
             .compact_objects(true),
     );
-    converged(&server, &consumer.cache).await;
-    put(&server, "d", "1");
-    remove(&server, "a");
-    converged(&server, &consumer.cache).await;
+    own_converged(&server, &consumer.cache).await;
+    server.put_own("d", "1").await.unwrap();
+    server.remove("a").await.unwrap();
+    own_converged(&server, &consumer.cache).await;
     running.stop().await;
     consumer.stop().await;
 }

@@ -77,7 +77,9 @@ async fn run_seed(seed: u64) -> (usize, usize) {
 
 #[tokio::test(start_paused = true)]
 async fn twenty_seeds_of_random_changes_and_faults_converge() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
+    if testkit::cluster::sim_only(
+        "virtual time (pauses of up to 3 s between the random steps of 20 seeds)",
+    ) {
         return;
     }
     // REFLECTOR_SEEDS=n runs more seeds when hunting for a failure.

@@ -7,7 +7,7 @@ use crate::common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver_sim::{ApiServer, FailRule, WatchListMode};
+use apiserver_sim::{FailRule, WatchListMode};
 use common::*;
 use deltafifo::DeltaType;
 use reflector::ReflectorOptions;
@@ -63,12 +63,9 @@ async fn streaming_list_reaches_the_same_state_as_list_mode() {
 
 #[tokio::test(start_paused = true)]
 async fn a_relist_streams_from_the_last_synced_resource_version() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
-    let lw = config_maps(server.client().unwrap());
+    let server = TestCluster::start_with_faults().await.unwrap();
+    server.put_own("a", "0").await.unwrap();
+    let lw = own_config_maps(server.client().unwrap());
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
     let running = spawn(
@@ -76,21 +73,23 @@ async fn a_relist_streams_from_the_last_synced_resource_version() {
         store.clone(),
         seen.options().streaming_list(true),
     );
-    converged(&server, &*store).await;
+    own_converged(&server, &*store).await;
 
     // A plain rewatch after a normal close, then an in-band 410 that forces a relist.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    put(&server, "b", "0");
-    converged(&server, &*store).await;
+    server.put_own("b", "0").await.unwrap();
+    own_converged(&server, &*store).await;
     let rv = running.reflector.last_sync_resource_version();
-    server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
+    server
+        .inject(FailRule::new("watch", "configmaps", 410, 1).in_band())
+        .unwrap();
     server.drop_watches();
     eventually("the streaming relist", Duration::from_secs(30), || {
         lw.calls("watch").len() == 3
     })
     .await;
-    put(&server, "c", "0");
-    converged(&server, &*store).await;
+    server.put_own("c", "0").await.unwrap();
+    own_converged(&server, &*store).await;
 
     let watches = lw.calls("watch");
     assert!(
@@ -98,11 +97,11 @@ async fn a_relist_streams_from_the_last_synced_resource_version() {
         "a rewatch is a plain watch"
     );
     assert!(watches[2].send_initial_events);
-    assert_eq!(
-        watches[2].resource_version.as_deref(),
-        Some(rv.as_str()),
-        "never \"0\""
-    );
+    // The rewatch's version is the last synced one (a real server's own bookmarks may have
+    // moved it past `rv`), and the relist streams from it, never from "0".
+    let rewatched = watches[1].resource_version.clone().unwrap();
+    assert!(version(&rewatched) >= version(&rv), "{rewatched} < {rv}");
+    assert_eq!(watches[2].resource_version, Some(rewatched), "never \"0\"");
     assert!(lw.calls("list").is_empty());
     assert_eq!(seen.codes(), [Some(410)]);
     running.stop().await;
@@ -113,13 +112,10 @@ async fn a_relist_streams_from_the_last_synced_resource_version() {
 /// once instead of asking again.
 #[tokio::test(start_paused = true)]
 async fn a_server_rejecting_streaming_lists_gets_a_paginated_list_at_once_and_for_later_relists() {
-    if testkit::cluster::sim_only("virtual time, watch-list switch, fault injection") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     server.set_watch_list_mode(WatchListMode::Rejected);
-    put(&server, "a", "0");
-    let lw = config_maps(server.client().unwrap());
+    server.put_own("a", "0").await.unwrap();
+    let lw = own_config_maps(server.client().unwrap());
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
     let running = spawn(
@@ -127,7 +123,7 @@ async fn a_server_rejecting_streaming_lists_gets_a_paginated_list_at_once_and_fo
         store.clone(),
         seen.options().streaming_list(true),
     );
-    converged(&server, &*store).await;
+    own_converged(&server, &*store).await;
 
     assert_eq!(lw.calls("list").len(), 1);
     assert!(
@@ -135,19 +131,21 @@ async fn a_server_rejecting_streaming_lists_gets_a_paginated_list_at_once_and_fo
         "the fallback costs no backoff"
     );
     assert_eq!(seen.codes(), [Some(422)]);
-    put(&server, "b", "0");
-    converged(&server, &*store).await;
+    server.put_own("b", "0").await.unwrap();
+    own_converged(&server, &*store).await;
 
     // An in-band 410 ends the attempt: the relist pages without another streaming list.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
+    server
+        .inject(FailRule::new("watch", "configmaps", 410, 1).in_band())
+        .unwrap();
     server.drop_watches();
     eventually("the relist", Duration::from_secs(30), || {
         lw.calls("list").len() == 2
     })
     .await;
-    put(&server, "c", "0");
-    converged(&server, &*store).await;
+    server.put_own("c", "0").await.unwrap();
+    own_converged(&server, &*store).await;
     let streaming = lw.calls("watch");
     let streaming: Vec<_> = streaming.iter().filter(|w| w.send_initial_events).collect();
     assert_eq!(streaming.len(), 1, "asked once: {streaming:?}");
@@ -159,13 +157,12 @@ async fn a_server_rejecting_streaming_lists_gets_a_paginated_list_at_once_and_fo
 /// falls back to a paginated list for that attempt only: the next relist streams again.
 #[tokio::test(start_paused = true)]
 async fn a_transient_streaming_list_failure_falls_back_for_one_attempt_only() {
-    if testkit::cluster::sim_only("virtual time, fault injection") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
-    put(&server, "a", "0");
-    server.fail_next(FailRule::new("watch", "configmaps", 500, 1));
-    let lw = config_maps(server.client().unwrap());
+    let server = TestCluster::start_with_faults().await.unwrap();
+    server.put_own("a", "0").await.unwrap();
+    server
+        .inject(FailRule::new("watch", "configmaps", 500, 1))
+        .unwrap();
+    let lw = own_config_maps(server.client().unwrap());
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
     let running = spawn(
@@ -173,18 +170,20 @@ async fn a_transient_streaming_list_failure_falls_back_for_one_attempt_only() {
         store.clone(),
         seen.options().streaming_list(true),
     );
-    converged(&server, &*store).await;
+    own_converged(&server, &*store).await;
     assert_eq!(lw.calls("list").len(), 1, "the fallback");
 
     tokio::time::sleep(Duration::from_secs(2)).await;
-    server.fail_next(FailRule::new("watch", "configmaps", 410, 1).in_band());
+    server
+        .inject(FailRule::new("watch", "configmaps", 410, 1).in_band())
+        .unwrap();
     server.drop_watches();
     eventually("the streaming relist", Duration::from_secs(30), || {
         lw.calls("watch").len() == 4
     })
     .await;
-    put(&server, "b", "0");
-    converged(&server, &*store).await;
+    server.put_own("b", "0").await.unwrap();
+    own_converged(&server, &*store).await;
 
     let streaming: Vec<_> = lw
         .calls("watch")
@@ -203,29 +202,27 @@ async fn a_transient_streaming_list_failure_falls_back_for_one_attempt_only() {
 /// writes elsewhere on the server move it without any event of this collection.
 #[tokio::test(start_paused = true)]
 async fn bookmarks_after_a_streaming_list_advance_the_last_synced_resource_version() {
-    if testkit::cluster::sim_only("virtual time, bookmarks on demand") {
-        return;
-    }
-    let cluster = TestCluster::start().await.unwrap();
-    let server = cluster.sim().expect("skipped unless on the simulator");
-    put(server, "a", "0");
-    let lw = config_maps(server.client().unwrap());
+    let server = TestCluster::start_with_faults().await.unwrap();
+    server.put_own("a", "0").await.unwrap();
+    let lw = own_config_maps(server.client().unwrap());
     let store = Arc::new(cache());
     let running = spawn(lw.clone(), store.clone(), ReflectorOptions::default());
-    converged(server, &*store).await;
+    own_converged(&server, &*store).await;
     let listed = running.reflector.last_sync_resource_version();
-    assert_eq!(listed, server.resource_version().to_string());
+    if let Some(sim) = server.sim() {
+        assert_eq!(listed, sim.resource_version().to_string());
+    }
 
-    bump_global_resource_version(&cluster).await;
-    let target = server.resource_version().to_string();
-    assert_ne!(running.reflector.last_sync_resource_version(), target);
-    server.send_bookmarks();
+    bump_global_resource_version(&server).await;
+    let bookmarked = server.send_bookmarks().await.unwrap();
+    assert!(bookmarked > version(&listed), "the server moved on");
+    // No event of the collection: only the bookmark takes the version there.
     eventually("the bookmark", Duration::from_secs(10), || {
-        running.reflector.last_sync_resource_version() == target
+        version(&running.reflector.last_sync_resource_version()) >= bookmarked
     })
     .await;
 
-    converged(server, &*store).await;
+    own_converged(&server, &*store).await;
     assert_eq!(
         lw.calls("watch").len(),
         1,
@@ -236,37 +233,46 @@ async fn bookmarks_after_a_streaming_list_advance_the_last_synced_resource_versi
     running.stop().await;
 }
 
+/// The synthetic ADDED events arrive, the end bookmark never does: after the silence timeout
+/// the reflector lists, with no backoff step in between.
 #[tokio::test(start_paused = true)]
 async fn a_server_ignoring_streaming_lists_falls_back_to_a_list_within_one_backoff_step() {
-    if testkit::cluster::sim_only("virtual time, watch-list switch") {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     server.set_watch_list_mode(WatchListMode::Ignored);
     for i in 0..5 {
-        put(&server, &format!("cm-{i}"), "0");
+        server.put_own(&format!("cm-{i}"), "0").await.unwrap();
     }
-    let lw = config_maps(server.client().unwrap());
+    let lw = own_config_maps(server.client().unwrap());
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
+    let silence = Duration::from_secs(1);
     let running = spawn(
         lw.clone(),
         store.clone(),
-        seen.options().streaming_list(true),
+        seen.options()
+            .streaming_list(true)
+            .initial_events_timeout(silence),
     );
-    converged(&server, &*store).await;
+    own_converged(&server, &*store).await;
+    eventually("the fallback list", Duration::from_secs(30), || {
+        !lw.calls("list").is_empty()
+    })
+    .await;
 
-    // The synthetic ADDED events arrive, the end bookmark never does: after the silence
-    // timeout the reflector lists, with no backoff step in between.
     let lists = lw.calls("list");
-    assert_eq!(lists.len(), 1);
+    assert_eq!(
+        lists.len(),
+        1,
+        "{:?} {:?}",
+        lw.calls.lock(),
+        seen.errors.lock()
+    );
     let first_watch = &lw.calls("watch")[0];
     assert!(first_watch.send_initial_events);
-    let waited = lists[0].at - first_watch.at;
-    assert!(
-        waited <= Duration::from_secs(11),
-        "fell back after {waited:?}"
-    );
+    if server.sim().is_some() {
+        let waited = lists[0].at - first_watch.at;
+        assert!(waited <= silence * 2, "fell back after {waited:?}");
+    }
     assert!(seen.backoffs.lock().is_empty());
     assert_eq!(seen.errors.lock().len(), 1);
     assert!(
@@ -275,23 +281,19 @@ async fn a_server_ignoring_streaming_lists_falls_back_to_a_list_within_one_backo
             .contains("streaming list incomplete")
     );
 
-    put(&server, "cm-0", "1");
-    remove(&server, "cm-1");
-    converged(&server, &*store).await;
+    server.put_own("cm-0", "1").await.unwrap();
+    server.remove("cm-1").await.unwrap();
+    own_converged(&server, &*store).await;
+    assert_eq!(lw.calls("list").len(), 1);
     running.stop().await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_stream_ending_before_the_end_bookmark_falls_back_to_a_list() {
-    if testkit::cluster::sim_only(
-        "virtual time, fault injection, request counts and open watches, watch-list switch",
-    ) {
-        return;
-    }
-    let server = ApiServer::start().await.unwrap();
+    let server = TestCluster::start_with_faults().await.unwrap();
     server.set_watch_list_mode(WatchListMode::Ignored);
-    put(&server, "a", "0");
-    let lw = config_maps(server.client().unwrap());
+    server.put_own("a", "0").await.unwrap();
+    let lw = own_config_maps(server.client().unwrap());
     let store = Arc::new(cache());
     let seen = Arc::new(Seen::default());
     let running = spawn(
@@ -304,15 +306,29 @@ async fn a_stream_ending_before_the_end_bookmark_falls_back_to_a_list() {
     })
     .await;
     server.drop_watches();
-    converged(&server, &*store).await;
-
-    assert_eq!(lw.calls("list").len(), 1);
-    let waited = lw.calls("list")[0].at - lw.calls("watch")[0].at;
-    assert!(
-        waited < Duration::from_secs(5),
-        "did not wait for the silence timeout"
+    own_converged(&server, &*store).await;
+    eventually("the fallback list", Duration::from_secs(30), || {
+        !lw.calls("list").is_empty()
+    })
+    .await;
+    assert_eq!(
+        lw.calls("list").len(),
+        1,
+        "{:?} {:?}",
+        lw.calls.lock(),
+        seen.errors.lock()
     );
+    assert!(seen.backoffs.lock().is_empty(), "{:?}", seen.errors.lock());
+
+    if server.sim().is_some() {
+        let waited = lw.calls("list")[0].at - lw.calls("watch")[0].at;
+        assert!(
+            waited < Duration::from_secs(5),
+            "did not wait for the silence timeout"
+        );
+    }
     assert!(seen.backoffs.lock().is_empty());
+    // Its end, not the silence timeout, ended the attempt.
     assert!(
         seen.errors.lock()[0]
             .text
