@@ -14,12 +14,18 @@ use tokio_util::sync::CancellationToken;
 
 pub use testkit::cluster::{Server, TestCluster, ns};
 pub use testkit::config_maps::{
-    NS, OWN_SELECTOR, State, cm, is_own, name, own_cm, put, remove, rv, server_state, state_of,
+    NS, OWN_SELECTOR, State, is_own, name, own_cm, put, remove, rv, server_state, state_of,
 };
 pub use testkit::{Event, Recorder, eventually};
 
 mod both_fifos;
 pub(crate) use both_fifos::on_both_fifos;
+
+/// A resourceVersion as a number, to compare versions (a real server's own bookmarks move an
+/// informer's past the versions a test knows of).
+pub fn version(resource_version: &str) -> u64 {
+    resource_version.parse().unwrap()
+}
 
 /// The [`State`] of an informer's cache.
 pub fn cache_state(informer: &SharedIndexInformer<ConfigMap>) -> State {
