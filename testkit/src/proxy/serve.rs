@@ -1,7 +1,8 @@
 //! The proxy's front: the accept loop, one HTTP/1.1 connection task per client connection
-//! (cut when the proxy restarts or stops), and each request's way through — counted,
-//! matched against the pending faults and the played compaction, answered by the proxy or
-//! forwarded, and its answer shaped.
+//! (cut when the proxy restarts or stops), and each request's way through — counted, held
+//! (a watch, while a test holds the watches), matched against the pending faults, the
+//! watch-list switch and the played compaction, answered by the proxy or forwarded, and its
+//! answer shaped (a watch's also carrying the bookmarks a test asks for).
 
 use std::sync::Arc;
 
