@@ -320,6 +320,9 @@ async fn watches_time_out_after_five_to_ten_minutes_and_rewatch_without_relistin
     running.stop().await;
 }
 
+/// A resourceVersion no server reaches while a test runs (a real one's grows by its writes).
+const FUTURE: &str = "999999999999";
+
 /// A resource version the server has not reached yet ("Too large resource version", as from
 /// a watch cache that lags behind): the relist at it fails, and the list from the latest state
 /// follows at once.
@@ -331,7 +334,7 @@ async fn a_too_large_resource_version_lists_the_latest_state_at_once() {
     let ahead = kube::core::watch::Bookmark {
         types: Default::default(),
         metadata: kube::core::watch::BookmarkMeta {
-            resource_version: "999999".into(),
+            resource_version: FUTURE.into(),
             annotations: Default::default(),
         },
     };
@@ -345,11 +348,11 @@ async fn a_too_large_resource_version_lists_the_latest_state_at_once() {
     eventually(
         "the bookmark from the future",
         Duration::from_secs(10),
-        || running.reflector.last_sync_resource_version() == "999999",
+        || running.reflector.last_sync_resource_version() == FUTURE,
     )
     .await;
 
-    // The rewatch fails in band and costs a relist; the relist at 999999 fails; the list
+    // The rewatch fails in band and costs a relist; the relist at FUTURE fails; the list
     // from "" follows at once.
     server
         .inject(FailRule::new("watch", "configmaps", 500, 1).in_band())
@@ -364,7 +367,7 @@ async fn a_too_large_resource_version_lists_the_latest_state_at_once() {
 
     let lists = recorder.calls("list");
     let versions: Vec<_> = lists.iter().map(|c| c.resource_version.clone()).collect();
-    assert_eq!(versions, [Some("0".into()), Some("999999".into()), None]);
+    assert_eq!(versions, [Some("0".into()), Some(FUTURE.into()), None]);
     if server.sim().is_some() {
         assert_eq!(lists[2].at, lists[1].at, "no backoff in between");
     }
@@ -374,7 +377,7 @@ async fn a_too_large_resource_version_lists_the_latest_state_at_once() {
     let synced = running.reflector.last_sync_resource_version();
     let last = last.metadata.resource_version.unwrap();
     assert!(version(&synced) >= version(&last), "{synced} < {last}");
-    assert!(version(&synced) < 999_999);
+    assert!(version(&synced) < version(FUTURE));
     running.stop().await;
 }
 
