@@ -21,7 +21,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub use testkit::cluster::{Server, TestCluster, ns};
-pub use testkit::config_maps::{OWN_SELECTOR, State, cm, put, remove, server_state, state_of};
+pub use testkit::config_maps::{OWN_SELECTOR, State, cm, put, state_of};
 pub use testkit::eventually;
 pub use testkit::fault::InjectFaults;
 

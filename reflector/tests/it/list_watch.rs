@@ -1,5 +1,6 @@
-//! The list and watch paths against apiserver-sim: pagination, rewatch after a dropped watch,
-//! relist after compaction (with tombstones through a DeltaFifo), bookmark-only progress.
+//! The list and watch paths, on the simulator or on a real server behind the fault proxy:
+//! pagination, rewatch after a dropped watch, relist after compaction (with tombstones through
+//! a DeltaFifo), bookmark-only progress.
 
 use crate::common;
 

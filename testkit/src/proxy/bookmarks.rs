@@ -1,8 +1,9 @@
-//! Bookmarks on demand: after [`InjectFaults::send_bookmarks`](crate::fault::InjectFaults::send_bookmarks)
-//! every open watch through the proxy that asked for bookmarks (`allowWatchBookmarks`) gets a
-//! `BOOKMARK` event at its next event boundary, carrying the resourceVersion the proxy read
-//! from the server (a quorum read: the server's current one), as the simulator's bookmarks
-//! carry its current one. A real server sends its own about once a minute; these come when a
+//! Bookmarks on demand: after
+//! [`InjectFaults::send_bookmarks`](crate::fault::InjectFaults::send_bookmarks) every open
+//! watch through the proxy that asked for bookmarks (`allowWatchBookmarks`) gets a `BOOKMARK`
+//! event at its next event boundary, carrying the resourceVersion the proxy read from the
+//! server (a quorum read: the server's current one), as the simulator's bookmarks carry its
+//! current one. A real server sends its own about once a minute; these come when a
 //! test asks.
 //!
 //! The bookmark's object names the watched type, as a server's does: `PartialObjectMetadata`
