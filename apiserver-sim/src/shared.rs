@@ -42,6 +42,9 @@ pub struct ServerConfig {
     /// The CA bundle of each namespace's `kube-root-ca.crt`; `None` (the default): namespaces
     /// get neither it nor a `default` ServiceAccount.
     pub root_ca: Option<String>,
+    /// Whether lists from resourceVersion "0" are answered as kube-apiserver's watch cache
+    /// answers them, whole, ignoring `limit` (default: on, as kube-apiserver's default).
+    pub watch_cache: bool,
 }
 
 impl Default for ServerConfig {
@@ -57,6 +60,7 @@ impl Default for ServerConfig {
             rbac: false,
             owner_references_permission_enforcement: false,
             root_ca: None,
+            watch_cache: true,
         }
     }
 }

@@ -33,7 +33,14 @@ pub(super) fn fetch(shared: &Shared, req: &Req) -> ApiResult<Arc<Value>> {
 
 /// The objects (as stored) and list metadata a list answers with.
 pub(super) fn list_page(shared: &Shared, req: &Req) -> ApiResult<(Vec<Stored>, Value)> {
-    let opts = ListOptions::parse(req.query, &req.info)?;
+    let mut opts = ListOptions::parse(req.query, &req.info)?;
+    if shared.config.watch_cache
+        && req.query.get("resourceVersion") == Some("0")
+        && opts.continue_token.is_none()
+    {
+        // kube-apiserver's watch cache serves this list whole, ignoring the limit.
+        opts.limit = 0;
+    }
     let page = shared.state.lock().list(&req.info.key(), req.ns, &opts)?;
     let mut md = json!({"resourceVersion": page.rv.to_string()});
     if let Some(c) = &page.continue_token {

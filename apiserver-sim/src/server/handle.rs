@@ -139,6 +139,15 @@ impl ApiServerBuilder {
         self
     }
 
+    /// Answers lists from resourceVersion "0" as kube-apiserver's watch cache answers them
+    /// (default: on): the whole list at once, `limit` ignored. Off, they are paginated as
+    /// kube-apiserver paginates them with `--watch-cache=false` (from etcd), which makes
+    /// client-go's reflector page its later relists too.
+    pub fn watch_cache(mut self, enabled: bool) -> Self {
+        self.config.watch_cache = enabled;
+        self
+    }
+
     /// Makes every namespace hold what kube-controller-manager puts in each (off unless
     /// called): its `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap, whose
     /// `ca.crt` is `root_ca_pem` (the simulator serves plain HTTP, so this is whatever bundle
