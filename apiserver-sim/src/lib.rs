@@ -8,8 +8,8 @@
 //! version k8s-openapi's `latest` feature targets serves by default (the GA versions of
 //! every group: core, apps, batch, autoscaling v2 and v1, networking, policy, rbac,
 //! storage, scheduling, coordination, discovery, events, node, certificates,
-//! admissionregistration, flowcontrol, resource, storagemigration, apiregistration and
-//! apiextensions), with their status subresources, the scale subresource of deployments,
+//! admissionregistration, flowcontrol, resource, apiregistration and apiextensions; not the
+//! GA kinds it leaves off by default), with their status subresources, the scale subresource of deployments,
 //! replicasets, statefulsets and replicationcontrollers, and discovery's short names,
 //! categories and verbs; core/v1 and events.k8s.io/v1 events are one resource. The
 //! admissionregistration.k8s.io/v1 validating and mutating webhook configurations it

@@ -7,8 +7,12 @@
 //!
 //! Not served: alpha and beta versions (off by default upstream), the subresource kinds
 //! (`Scale`, `Eviction`, `TokenRequest`, `Binding`), the create-only review kinds
-//! (`TokenReview`, `SelfSubjectReview`, `SubjectAccessReview` and friends) and the
-//! deprecated `ComponentStatus`.
+//! (`TokenReview`, `SelfSubjectReview`, `SubjectAccessReview` and friends), the
+//! deprecated `ComponentStatus`, and the GA versions kube-apiserver v1.36 leaves off unless
+//! its runtime config or feature gates turn them on (it answers 404 for them, and its
+//! discovery does not list them): `certificates.k8s.io/v1` `ClusterTrustBundle` and
+//! `PodCertificateRequest`, `resource.k8s.io/v1` `DeviceTaintRule`,
+//! `storagemigration.k8s.io/v1` `StorageVersionMigration` (and so that whole group).
 
 use serde::de::DeserializeOwned;
 
@@ -89,7 +93,7 @@ pub fn typed_kinds() -> Vec<TypedKind> {
     use k8s_openapi::api::{
         admissionregistration, apps, autoscaling, batch, certificates, coordination, core,
         discovery, events, flowcontrol, networking, node, policy, rbac, resource, scheduling,
-        storage, storagemigration,
+        storage,
     };
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
     use k8s_openapi::kube_aggregator::pkg::apis::apiregistration;
@@ -127,8 +131,6 @@ pub fn typed_kinds() -> Vec<TypedKind> {
         batch::v1::CronJob,
         batch::v1::Job,
         certificates::v1::CertificateSigningRequest,
-        certificates::v1::ClusterTrustBundle,
-        certificates::v1::PodCertificateRequest,
         coordination::v1::Lease,
         discovery::v1::EndpointSlice,
         events::v1::Event,
@@ -146,7 +148,6 @@ pub fn typed_kinds() -> Vec<TypedKind> {
         rbac::v1::Role,
         rbac::v1::RoleBinding,
         resource::v1::DeviceClass,
-        resource::v1::DeviceTaintRule,
         resource::v1::ResourceClaim,
         resource::v1::ResourceClaimTemplate,
         resource::v1::ResourceSlice,
@@ -157,6 +158,5 @@ pub fn typed_kinds() -> Vec<TypedKind> {
         storage::v1::StorageClass,
         storage::v1::VolumeAttachment,
         storage::v1::VolumeAttributesClass,
-        storagemigration::v1::StorageVersionMigration,
     ]
 }

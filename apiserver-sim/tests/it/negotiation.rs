@@ -102,7 +102,7 @@ async fn not_acceptable_lists_the_resources_media_types() {
         with_protobuf.json()["message"],
         "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
     );
-    // storagemigration.k8s.io/v1 is newer than the protobuf descriptors; custom resources
+    // MutatingAdmissionPolicy v1 is newer than the protobuf descriptors; custom resources
     // have no protobuf form either.
     server
         .create_json(crate::crd::foo_crd("Namespaced", "foos", "Foo"))
@@ -113,7 +113,7 @@ async fn not_acceptable_lists_the_resources_media_types() {
     })
     .await;
     for path in [
-        "/apis/storagemigration.k8s.io/v1/storageversionmigrations",
+        "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies",
         foos,
     ] {
         let r = get(&server, path, PROTOBUF).await;

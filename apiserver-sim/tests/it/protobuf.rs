@@ -353,8 +353,8 @@ async fn kinds_without_a_protobuf_form_answer_json_or_refuse_protobuf() {
     )
     .await;
     assert_eq!(r.status, 400, "{}", r.body);
-    // storagemigration.k8s.io/v1 is newer than the protobuf descriptors: JSON only.
-    let path = "/apis/storagemigration.k8s.io/v1/storageversionmigrations";
+    // MutatingAdmissionPolicy v1 is newer than the protobuf descriptors: JSON only.
+    let path = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies";
     let r = common::raw(&server, "GET", path, &[("Accept", ACCEPT)], b"").await;
     assert_eq!(
         (r.status, r.header("content-type")),
@@ -368,8 +368,8 @@ async fn kinds_without_a_protobuf_form_answer_json_or_refuse_protobuf() {
         path,
         &[("Content-Type", PROTOBUF)],
         &pb::wrap(
-            "storagemigration.k8s.io/v1",
-            "StorageVersionMigration",
+            "admissionregistration.k8s.io/v1",
+            "MutatingAdmissionPolicy",
             &meta::Status::default(),
         ),
     )

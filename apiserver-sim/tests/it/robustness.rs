@@ -144,11 +144,11 @@ async fn bad_input_gets_status_errors() {
     // Unsupported media types: protobuf for a kind without a protobuf form (newer than the
     // protobuf descriptors, like custom resources), YAML, text.
     let proto = [("Content-Type", "application/vnd.kubernetes.protobuf")];
-    let migrations = "/apis/storagemigration.k8s.io/v1/storageversionmigrations";
+    let policies = "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies";
     expect(
         &server,
         "POST",
-        migrations,
+        policies,
         &proto,
         b"k8s\x00",
         415,
@@ -182,7 +182,7 @@ async fn bad_input_gets_status_errors() {
     expect(
         &server,
         "GET",
-        migrations,
+        policies,
         &[("Accept", "application/vnd.kubernetes.protobuf")],
         b"",
         406,

@@ -321,10 +321,8 @@ fn every_served_builtin_kind_has_its_printer() {
     const DEFAULT_TABLE: &[(&str, &str)] = &[
         ("", "LimitRange"),
         ("apiextensions.k8s.io", "CustomResourceDefinition"),
-        ("certificates.k8s.io", "PodCertificateRequest"),
         ("rbac.authorization.k8s.io", "ClusterRole"),
         ("rbac.authorization.k8s.io", "Role"),
-        ("resource.k8s.io", "DeviceTaintRule"),
     ];
     for info in crate::kinds::builtins::builtins() {
         let default = DEFAULT_TABLE.contains(&(info.group.as_str(), info.kind.as_str()));
