@@ -52,6 +52,27 @@ fn container(c: &mut Map<String, Value>) {
     }
 }
 
+/// The defaults of a volume's source: file modes 0644 of secret, config map, downward API and
+/// projected volumes, a host path's type, an ephemeral volume's claim in `Filesystem` mode.
+fn volume(v: &mut Map<String, Value>) {
+    for source in ["secret", "configMap", "downwardAPI", "projected"] {
+        if let Some(src) = v.get_mut(source).and_then(Value::as_object_mut) {
+            or_insert(src, "defaultMode", json!(420));
+        }
+    }
+    if let Some(src) = v.get_mut("hostPath").and_then(Value::as_object_mut) {
+        or_insert(src, "type", json!(""));
+    }
+    let claim = v
+        .get_mut("ephemeral")
+        .and_then(|e| e.get_mut("volumeClaimTemplate"))
+        .and_then(|t| t.get_mut("spec"))
+        .and_then(Value::as_object_mut);
+    if let Some(claim) = claim {
+        or_insert(claim, "volumeMode", json!("Filesystem"));
+    }
+}
+
 /// `SetDefaults_PodSpec` and its containers.
 fn pod_spec(spec: &mut Map<String, Value>, restart_policy: &str) {
     or_insert(spec, "dnsPolicy", json!("ClusterFirst"));
@@ -59,6 +80,11 @@ fn pod_spec(spec: &mut Map<String, Value>, restart_policy: &str) {
     or_insert(spec, "schedulerName", json!("default-scheduler"));
     or_insert(spec, "securityContext", json!({}));
     or_insert(spec, "terminationGracePeriodSeconds", json!(30));
+    if let Some(vs) = spec.get_mut("volumes").and_then(Value::as_array_mut) {
+        vs.iter_mut()
+            .filter_map(Value::as_object_mut)
+            .for_each(volume);
+    }
     // Ephemeral containers are defaulted as containers are (`SetDefaults_EphemeralContainer`).
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         if let Some(cs) = spec.get_mut(list).and_then(Value::as_array_mut) {

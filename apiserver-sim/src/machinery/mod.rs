@@ -12,11 +12,12 @@
 //! - [`selector`]: label and field selectors ([`label_parser`]: the label selector syntax);
 //! - [`name_rules`]: the rules of names, label keys and values;
 //! - [`go_json`], [`go_base64`], [`go_fmt`]: errors and values worded as Go words and prints
-//!   them.
+//!   them; [`go_struct`]: internal types as field errors print them.
 
 pub(crate) mod go_base64;
 pub(crate) mod go_fmt;
 pub(crate) mod go_json;
+pub(crate) mod go_struct;
 pub(crate) mod label_parser;
 pub(crate) mod meta;
 pub(crate) mod name_rules;

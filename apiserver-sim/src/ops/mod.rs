@@ -6,6 +6,7 @@ mod convert;
 mod create;
 mod decode_check;
 mod delete;
+mod job_update;
 mod options;
 mod owner_refs;
 mod pod_parts;

@@ -1,7 +1,8 @@
 //! Validation of what templates and updates of workload kinds may hold, beyond the shared
 //! checks of `validate.rs`: the object metadata inside a template (an ephemeral volume's claim
-//! template, a ResourceClaimTemplate's claim) cannot carry owner references, and a
-//! StatefulSet's spec changes only in the fields upstream lets change.
+//! template, a ResourceClaimTemplate's claim) cannot carry owner references, a StatefulSet's
+//! spec changes only in the fields upstream lets change, a Job's template only as
+//! `job_update.rs` says, and a CSINode's existing drivers not at all.
 
 use serde_json::Value;
 
@@ -58,6 +59,46 @@ pub(super) fn template_metadata(info: &ResourceInfo, obj: &Value) -> Vec<Cause> 
         .collect()
 }
 
+/// A CSINode's existing drivers cannot change but for their allocatable count
+/// (`ValidateCSINodeUpdate`): each changed one is refused, printed as Go prints the
+/// internal driver (its count left out).
+fn csi_node_drivers(old: &Value, new: &Value) -> Vec<Cause> {
+    let drivers = |o: &Value| -> Vec<Value> {
+        o.pointer("/spec/drivers")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|mut d| {
+                if let Some(m) = d.as_object_mut() {
+                    m.remove("allocatable");
+                }
+                d
+            })
+            .collect()
+    };
+    let new_drivers = drivers(new);
+    let mut causes = Vec::new();
+    for o in drivers(old) {
+        for n in new_drivers
+            .iter()
+            .filter(|n| n.get("name") == o.get("name"))
+        {
+            if *n != o {
+                causes.push(Cause {
+                    reason: "FieldValueInvalid".into(),
+                    message: format!(
+                        "Invalid value: {}: field is immutable",
+                        crate::machinery::go_struct::dump("CSINodeDriver", n)
+                    ),
+                    field: "spec.drivers".into(),
+                });
+            }
+        }
+    }
+    causes
+}
+
 /// The fields of a StatefulSet's spec an update may change.
 const STATEFUL_SET_MUTABLE: &[&str] = &[
     "replicas",
@@ -71,6 +112,12 @@ const STATEFUL_SET_MUTABLE: &[&str] = &[
 
 /// What an update of an object of `info`'s kind may not change (from `old` to `new`).
 pub(super) fn update(info: &ResourceInfo, old: &Value, new: &Value) -> Vec<Cause> {
+    if info.group == "batch" && info.kind == "Job" {
+        return super::job_update::template(old, new);
+    }
+    if info.group == "storage.k8s.io" && info.kind == "CSINode" {
+        return csi_node_drivers(old, new);
+    }
     if !(info.group == "apps" && info.kind == "StatefulSet") {
         return Vec::new();
     }

@@ -70,13 +70,23 @@ fn probed(list: &MergeList) -> bool {
 }
 
 /// Lists kube-apiserver refuses to hold or to change whatever the patch: object metadata
-/// inside a template carries no owner references, and a StatefulSet's claim templates cannot
-/// change. The simulator must refuse them as well (checked by `check`).
+/// inside a template carries no owner references, a StatefulSet's claim templates cannot
+/// change, and a (suspended, never started) Job's pod spec changes only in its scheduling
+/// directives and its containers' resources, and an existing CSINode driver cannot change.
+/// The simulator must refuse them as well (checked by `check`).
 fn refused_upstream(list: &MergeList) -> bool {
     let dotted = list.dotted();
     dotted.ends_with("volumeClaimTemplate.metadata.ownerReferences")
         || (list.kind.kind == "ResourceClaimTemplate" && dotted == "spec.metadata.ownerReferences")
         || (list.kind.kind == "StatefulSet" && dotted.starts_with("spec.volumeClaimTemplates"))
+        || (list.kind.kind == "CSINode" && dotted == "spec.drivers")
+        || (list.kind.group == "batch"
+            && list.kind.kind == "Job"
+            && dotted.starts_with("spec.template.spec.")
+            && !matches!(
+                dotted.as_str(),
+                "spec.template.spec.schedulingGates" | "spec.template.spec.tolerations"
+            ))
 }
 
 /// Sets `path` in `obj` to `items`, making what lies on the way (the first item of each list
