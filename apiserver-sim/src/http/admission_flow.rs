@@ -58,7 +58,7 @@ fn is_namespace(info: &ResourceInfo) -> bool {
 /// free and its namespace still writable.
 fn commit_create(st: &mut State, info: &ResourceInfo, obj: &Value) -> ApiResult<Arc<Value>> {
     let ns = meta::namespace(obj).to_string();
-    validate::namespace_writable(st, info, &ns, true)?;
+    validate::namespace_writable(st, info, &ns, Some(meta::name(obj)))?;
     let okey = (ns, meta::name(obj).to_string());
     if let Some(existing) = st.get(&info.key_ref(), &okey) {
         return Err(ApiError::already_exists(

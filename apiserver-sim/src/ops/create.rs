@@ -99,7 +99,7 @@ fn create_stored(
     validate::name_and_namespace(info, url_ns, None, &mut obj)?;
     validate::omit_empty_metadata(&mut obj);
     let ns = meta::namespace(&obj).to_string();
-    validate::namespace_writable(st, info, &ns, true)?;
+    validate::namespace_writable(st, info, &ns, Some(meta::name(&obj)))?;
     if meta::name(&obj).is_empty() {
         let prefix = text(&obj, "/metadata/generateName").to_string();
         if !prefix.is_empty() {

@@ -14,6 +14,7 @@ mod service_ip;
 mod template_rules;
 mod update;
 pub(crate) mod validate;
+mod workload_status;
 
 use serde_json::Value;
 

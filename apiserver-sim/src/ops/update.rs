@@ -129,7 +129,7 @@ fn update_stored(
     validate::omit_empty_metadata(&mut body);
     validate::name_and_namespace(info, url_ns, Some(name), &mut body)?;
     let ns = meta::namespace(&body).to_string();
-    validate::namespace_writable(st, info, &ns, false)?;
+    validate::namespace_writable(st, info, &ns, None)?;
     let key = info.key_ref();
     let okey = (ns, name.to_string());
     let Some(old) = st.get(&key, &okey) else {
@@ -241,6 +241,10 @@ fn update_stored(
         }
         validate::typed(info, version, &new)?;
     } else if info.builtin {
+        let causes = super::workload_status::validate(info, &new);
+        if !causes.is_empty() {
+            return Err(ApiError::invalid(info, name, causes));
+        }
         validate::typed(info, version, &new)?;
     } else {
         let causes = crate::kinds::schema::validate(info, &new);

@@ -359,12 +359,13 @@ fn builtin_fields(info: &ResourceInfo, obj: &Value) -> Vec<Cause> {
     causes
 }
 
-/// Writes into a namespace need it to exist (404) and, for creates, not be terminating (403).
+/// Writes into a namespace need it to exist (404) and, for creates, not be terminating (403,
+/// naming the object `name` when it has one).
 pub fn namespace_writable(
     st: &crate::store::State,
     info: &ResourceInfo,
     ns: &str,
-    creating: bool,
+    creating: Option<&str>,
 ) -> ApiResult<()> {
     if !info.namespaced {
         return Ok(());
@@ -372,11 +373,11 @@ pub fn namespace_writable(
     let Some(terminating) = st.namespace_terminating(ns) else {
         return Err(ApiError::namespace_not_found(ns));
     };
-    if creating && terminating {
+    if let Some(name) = creating.filter(|_| terminating) {
         let why = format!(
             "unable to create new content in namespace {ns} because it is being terminated"
         );
-        let mut e = ApiError::forbidden(info, "", &why);
+        let mut e = ApiError::forbidden(info, name, &why);
         e.details.causes = vec![Cause {
             reason: "NamespaceTerminating".into(),
             message: format!("namespace {ns} is being terminated"),
