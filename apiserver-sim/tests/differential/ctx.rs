@@ -187,8 +187,9 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Creates the scenario's namespace and its `default` ServiceAccount (a real server
-    /// without controller-manager creates no ServiceAccount).
+    /// Creates the scenario's namespace and its `default` ServiceAccount (a server without
+    /// controller-manager creates none; on a cluster the create races the controller's, and
+    /// either answer is ignored).
     pub async fn namespace(&mut self) {
         let ns = self.ns();
         self.setup(

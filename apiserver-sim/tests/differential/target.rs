@@ -12,8 +12,8 @@ use kube::client::Body;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 /// How long the cluster simulator's kubelet takes to run a bound pod (and a batch pod to
-/// exit after that).
-const WORKLOAD_DELAY: Duration = Duration::from_millis(500);
+/// exit after that): short, since the scenarios await every end state and CI waits for it.
+const WORKLOAD_DELAY: Duration = Duration::from_millis(150);
 
 /// The User-Agent of every probe (the default field manager is derived from it).
 pub const USER_AGENT: &str = "kube-rt-differential/0.1 (linux/amd64)";

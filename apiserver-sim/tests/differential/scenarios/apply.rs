@@ -11,6 +11,18 @@ fn cm(name: &str, data: Value) -> String {
         .to_string()
 }
 
+/// An object's managedFields entries but those of the controller-manager (on a cluster the
+/// deployment controller writes a Deployment's status whenever its sync comes).
+fn own_entries(v: &Value) -> Value {
+    let entries = v["metadata"]["managedFields"].as_array().map(|es| {
+        es.iter()
+            .filter(|e| e["manager"] != "kube-controller-manager")
+            .cloned()
+            .collect::<Vec<_>>()
+    });
+    json!(entries)
+}
+
 pub async fn run(ctx: &mut Ctx<'_>) {
     ctx.namespace().await;
     let ns = ctx.ns();
@@ -156,10 +168,7 @@ pub async fn run(ctx: &mut Ctx<'_>) {
             dep("nginx:1", 80).into_bytes(),
         )
         .await;
-    ctx.note(
-        "deployment-managed-fields",
-        r.json()["metadata"]["managedFields"].clone(),
-    );
+    ctx.note("deployment-managed-fields", own_entries(&r.json()));
     let sidecar =
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
         "spec": {"template": {"spec": {"containers": [{"name": "side", "image": "busybox"}]}}}})
@@ -176,7 +185,7 @@ pub async fn run(ctx: &mut Ctx<'_>) {
         "deployment-second-container",
         json!({"status": r.status,
         "containers": r.json()["spec"]["template"]["spec"]["containers"],
-        "managers": r.json()["metadata"]["managedFields"]}),
+        "managers": own_entries(&r.json())}),
     );
     let r = ctx
         .send(
@@ -214,7 +223,7 @@ pub async fn run(ctx: &mut Ctx<'_>) {
     ctx.note(
         "status-apply",
         json!({"status": r.status, "replicas": r.json()["status"]["replicas"],
-        "managers": r.json()["metadata"]["managedFields"]}),
+        "managers": own_entries(&r.json())}),
     );
     // The default manager comes from the User-Agent.
     let r = ctx

@@ -1,5 +1,7 @@
 //! Lists: pagination (`limit`, `continue`, `remainingItemCount`), resourceVersion semantics
-//! (`0`, `NotOlderThan`, `Exact`, too old), label and field selectors and their errors.
+//! (`0`, `NotOlderThan`, `Exact`, too old), label and field selectors and their errors — of
+//! Secrets, which nothing but the scenario puts in its namespace (a cluster's controllers
+//! publish ConfigMaps in every namespace).
 
 use serde_json::{Value, json};
 
@@ -23,7 +25,9 @@ fn summary(v: &Value) -> Value {
 pub async fn run(ctx: &mut Ctx<'_>) {
     ctx.namespace().await;
     let ns = ctx.ns();
-    let cms = format!("/api/v1/namespaces/{ns}/configmaps");
+    let secrets = format!("/api/v1/namespaces/{ns}/secrets");
+    // "0" to "6" in base64.
+    const DATA: [&str; 7] = ["MA==", "MQ==", "Mg==", "Mw==", "NA==", "NQ==", "Ng=="];
     let mut first_rv = String::new();
     for (i, (tier, env)) in [
         ("web", "prod"),
@@ -40,9 +44,9 @@ pub async fn run(ctx: &mut Ctx<'_>) {
         let r = ctx
             .setup(
                 "POST",
-                &cms,
+                &secrets,
                 json!({"metadata": {"name": format!("cm{i}"),
-            "labels": {"tier": tier, "env": env}}, "data": {"i": i.to_string()}}),
+            "labels": {"tier": tier, "env": env}}, "data": {"i": DATA[i]}}),
             )
             .await;
         if i == 0 {
@@ -52,7 +56,7 @@ pub async fn run(ctx: &mut Ctx<'_>) {
                 .to_string();
         }
     }
-    ctx.setup("POST", &cms, json!({"metadata": {"name": "plain"}}))
+    ctx.setup("POST", &secrets, json!({"metadata": {"name": "plain"}}))
         .await;
     let queries = [
         ("all", String::new()),
@@ -99,12 +103,12 @@ pub async fn run(ctx: &mut Ctx<'_>) {
         ("limit-with-rv-0", "limit=2&resourceVersion=0".into()),
     ];
     for (id, query) in queries {
-        let path = format!("{cms}?{query}");
+        let path = format!("{secrets}?{query}");
         let r = ctx.send("GET", &path, &[], Vec::new()).await;
         ctx.note(id, json!({"status": r.status, "list": summary(&r.json())}));
     }
     // Pages follow their continue token to the end.
-    let mut path = format!("{cms}?limit=3");
+    let mut path = format!("{secrets}?limit=3");
     for page in 1..=3 {
         let r = ctx.send("GET", &path, &[], Vec::new()).await;
         let v = r.json();
@@ -115,10 +119,19 @@ pub async fn run(ctx: &mut Ctx<'_>) {
         let Some(token) = v["metadata"]["continue"].as_str().filter(|t| !t.is_empty()) else {
             break;
         };
-        path = format!("{cms}?limit=3&continue={token}");
+        path = format!("{secrets}?limit=3&continue={token}");
     }
     // Across namespaces, filtered to this scenario's namespace by field selector.
-    let r = ctx.send("GET", &format!("/api/v1/configmaps?fieldSelector=metadata.namespace%3D{ns}&labelSelector=tier%3Dcache"), &[], Vec::new()).await;
+    let r = ctx
+        .send(
+            "GET",
+            &format!(
+                "/api/v1/secrets?fieldSelector=metadata.namespace%3D{ns}&labelSelector=tier%3Dcache"
+            ),
+            &[],
+            Vec::new(),
+        )
+        .await;
     ctx.note(
         "all-namespaces-filtered",
         json!({"status": r.status, "list": summary(&r.json())}),

@@ -52,10 +52,10 @@ pub const NAMES: &[&str] = &[
     "jobs",
 ];
 
-/// Scenarios of what kube-controller-manager, the scheduler and the nodes do: they run against
-/// a simulator with its workload simulator and namespace defaults on, and are recorded against
-/// a whole cluster (a kit cluster with one hollow node).
-pub const CLUSTER: &[&str] = &["gc", "deploy", "nslife", "jobs"];
+/// Scenarios whose answers depend on what kube-controller-manager, the scheduler and the nodes
+/// do: they run against a simulator with its workload simulator and namespace defaults on.
+/// Every scenario is recorded against a whole cluster (a kit cluster with one hollow node).
+pub const CLUSTER: &[&str] = &["subres", "tables", "gc", "deploy", "nslife", "jobs"];
 
 /// Scenarios whose answers are not recorded from a real server yet: they run only against
 /// a live server (`KUBE_RT_TEST_KUBECONFIG`), compared with it live, and

@@ -1,7 +1,8 @@
-//! Namespace deletion as the API server alone does it: the DELETE answer (the namespace,
-//! now Terminating), the Terminating namespace with its `kubernetes` finalizer, creations in
-//! it refused, updates of existing objects still allowed, the finalize subresource; and
-//! namespace creation errors.
+//! Namespace deletion on a cluster: the DELETE answer (the namespace, now Terminating); once
+//! the namespace controller has deleted its content, which a ConfigMap's finalizer holds, the
+//! Terminating namespace with its `kubernetes` finalizer, creations in it refused, updates of
+//! the held object still allowed, a second DELETE; the namespace gone once the object is
+//! released (end states awaited to a deadline); and namespace creation errors.
 
 use serde_json::{Value, json};
 
@@ -27,8 +28,12 @@ pub async fn run(ctx: &mut Ctx<'_>) {
         json!({"status": r.status, "ns": ns_summary(&r.json())}),
     );
     let cms = format!("/api/v1/namespaces/{ns}/configmaps");
-    ctx.setup("POST", &cms, json!({"metadata": {"name": "c"}}))
-        .await;
+    ctx.setup(
+        "POST",
+        &cms,
+        json!({"metadata": {"name": "c", "finalizers": ["example.com/hold"]}}),
+    )
+    .await;
     let r = ctx
         .setup("DELETE", &format!("/api/v1/namespaces/{ns}"), Value::Null)
         .await;
@@ -36,6 +41,13 @@ pub async fn run(ctx: &mut Ctx<'_>) {
         "delete",
         json!({"status": r.status, "ns": ns_summary(&r.json())}),
     );
+    // The namespace controller deletes the content: the held ConfigMap is being deleted.
+    let (_, held) = ctx
+        .poll(&format!("{cms}/c"), 60, |r| {
+            r.json()["metadata"]["deletionTimestamp"].is_string()
+        })
+        .await;
+    ctx.note("content-deleted", json!(held));
     let r = ctx
         .setup("GET", &format!("/api/v1/namespaces/{ns}"), Value::Null)
         .await;
@@ -94,18 +106,15 @@ pub async fn run(ctx: &mut Ctx<'_>) {
         Value::Null,
     )
     .await;
-    // Remove what was left, then release the namespace by emptying its finalizers.
-    ctx.setup("DELETE", &format!("{cms}/c"), Value::Null).await;
-    let mut v = ctx
-        .setup("GET", &format!("/api/v1/namespaces/{ns}"), Value::Null)
-        .await
-        .json();
-    v["spec"]["finalizers"] = json!([]);
-    let r = ctx
-        .setup("PUT", &format!("/api/v1/namespaces/{ns}/finalize"), v)
+    // Release the held object: the namespace controller finalizes the namespace.
+    ctx.setup(
+        "PATCH",
+        &format!("{cms}/c"),
+        json!({"metadata": {"finalizers": null}}),
+    )
+    .await;
+    let (r, gone) = ctx
+        .poll(&format!("/api/v1/namespaces/{ns}"), 60, |r| r.status == 404)
         .await;
-    ctx.note(
-        "finalize",
-        json!({"status": r.status, "ns": ns_summary(&r.json())}),
-    );
+    ctx.note("finalized", json!({"status": r.status, "gone": gone}));
 }

@@ -38,8 +38,10 @@ pub async fn run(ctx: &mut Ctx<'_>) {
     ctx.namespace().await;
     let ns = ctx.ns();
     let pods = format!("/api/v1/namespaces/{ns}/pods");
+    // No node matches the pod: on a cluster it stays Pending, as on the simulator.
     ctx.setup("POST", &pods, json!({"metadata": {"name": "p", "labels": {"a": "b"}},
-        "spec": {"automountServiceAccountToken": false, "containers": [{"name": "c", "image": "nginx:1.27"}]}})).await;
+        "spec": {"automountServiceAccountToken": false, "nodeSelector": {"kube-rt.example.com/none": "true"},
+            "containers": [{"name": "c", "image": "nginx:1.27"}]}})).await;
     let r = ctx
         .send("GET", &format!("{pods}/p"), &[("Accept", PROTOBUF)], vec![])
         .await;

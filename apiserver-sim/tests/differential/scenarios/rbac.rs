@@ -48,7 +48,8 @@ pub async fn run(ctx: &mut Ctx<'_>) {
         (
             "list-allowed",
             "GET",
-            format!("/api/v1/namespaces/{ns}/configmaps"),
+            // Its own ConfigMap only (a cluster publishes its CA bundles in every namespace).
+            format!("/api/v1/namespaces/{ns}/configmaps?fieldSelector=metadata.name%3Dc"),
             Value::Null,
         ),
         (

@@ -48,10 +48,16 @@ pub async fn run(ctx: &mut Ctx<'_>) {
         deployment("web", 2),
     )
     .await;
+    // A cluster's deployment controller writes the status the table shows: wait for it.
+    let web = format!("/apis/apps/v1/namespaces/{ns}/deployments/web");
+    crate::scenarios::subresources::settle(ctx, "deployment-settled", &web).await;
     let widgets = format!("/apis/{}/v1/namespaces/{ns}/widgets", crd::group(ctx));
     ctx.setup("POST", &widgets, crd::widget(ctx, "w", 4)).await;
     let reads = [
-        ("configmaps", format!("/api/v1/namespaces/{ns}/configmaps")),
+        (
+            "configmaps",
+            format!("/api/v1/namespaces/{ns}/configmaps?fieldSelector=metadata.name%3Dc"),
+        ),
         ("configmap", format!("/api/v1/namespaces/{ns}/configmaps/c")),
         ("secrets", format!("/api/v1/namespaces/{ns}/secrets")),
         (

@@ -2,7 +2,8 @@
 //! (an object leaving the selection is a DELETED), streaming lists (`sendInitialEvents`)
 //! ending with the `k8s.io/initial-events-end` bookmark, 410 Gone for a compacted
 //! resourceVersion (the real server must have run for 5 minutes: its first etcd compaction),
-//! and invalid options.
+//! and invalid options. The scenario's ConfigMaps carry the label `w`, which the watches of
+//! the namespace select: a cluster's controllers publish ConfigMaps of their own there.
 
 use serde_json::{Value, json};
 
@@ -75,7 +76,7 @@ pub async fn run(ctx: &mut Ctx<'_>) {
     let client = ctx.target.client().clone();
     let (status, evs) = target::watch(
         &client,
-        &format!("{cms}?watch=1&resourceVersion={rv}"),
+        &format!("{cms}?watch=1&resourceVersion={rv}&labelSelector=w"),
         |e| e.len() >= 5,
     )
     .await
@@ -108,7 +109,7 @@ pub async fn run(ctx: &mut Ctx<'_>) {
     );
     let initial_end = |e: &[Value]| e.iter().any(|e| e["type"] == "BOOKMARK");
     let (status, evs) = target::watch(&client,
-        &format!("{cms}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"),
+        &format!("{cms}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&labelSelector=w"),
         initial_end).await.unwrap_or_default();
     ctx.note(
         "streaming-list",
