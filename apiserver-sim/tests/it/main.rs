@@ -44,6 +44,7 @@ mod tables;
 mod tables_cluster;
 mod tables_custom;
 mod tables_options;
+mod watch_cache;
 mod watch_recovery;
 mod workloads;
 mod workloads_disruption;
