@@ -56,7 +56,7 @@ pub(super) fn template(old: &Value, new: &Value) -> Vec<Cause> {
 
 /// `field is immutable` with the new value printed, unless both are semantically equal.
 fn immutable(field: &str, go_type: &str, new: &Value, old: &Value) -> Vec<Cause> {
-    if semantic(new) == semantic(old) {
+    if go_struct::semantically_equal(new, old) {
         return Vec::new();
     }
     vec![Cause {
@@ -67,20 +67,6 @@ fn immutable(field: &str, go_type: &str, new: &Value, old: &Value) -> Vec<Cause>
         ),
         field: field.into(),
     }]
-}
-
-/// A value as Go's semantic equality sees it: nil and empty slices alike.
-fn semantic(v: &Value) -> Value {
-    match v {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(_, v)| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()))
-                .map(|(k, v)| (k.clone(), semantic(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(semantic).collect()),
-        other => other.clone(),
-    }
 }
 
 /// Sets (or removes) `key` of `to` as it is in `from`.

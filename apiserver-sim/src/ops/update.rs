@@ -236,6 +236,9 @@ fn update_stored(
         }
         let mut causes = validate::object(info, &new);
         causes.extend(super::template_rules::update(info, &old, &new));
+        if part == Part::EphemeralContainers {
+            causes.extend(super::pod_parts::ephemeral_container_changes(&old, &new));
+        }
         if !causes.is_empty() {
             return Err(ApiError::invalid(info, name, causes));
         }

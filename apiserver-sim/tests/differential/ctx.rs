@@ -187,6 +187,14 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Deletes the scenario's namespace once its probes are done (not recorded): on a
+    /// cluster its pods leave the node, which holds only so many, for the next runs.
+    pub async fn release(&mut self) {
+        let ns = self.ns();
+        self.setup("DELETE", &format!("/api/v1/namespaces/{ns}"), Value::Null)
+            .await;
+    }
+
     /// Creates the scenario's namespace and its `default` ServiceAccount (a server without
     /// controller-manager creates none; on a cluster the create races the controller's, and
     /// either answer is ignored).

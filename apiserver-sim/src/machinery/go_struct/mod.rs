@@ -6,10 +6,11 @@
 //! escaped as Go escapes them (`<`, `>` and `&` too), map keys sorted.
 //!
 //! [`dump`] renders a served (v1) JSON value as such a dump, from the layout of the internal
-//! types in `core_types.rs`. A type it does not describe (a few rare volume sources) is
+//! types in `core_types.rs`; [`diff`] prints two of them as apimachinery's `diff.Diff` does. A type it does not describe (a few rare volume sources) is
 //! written from its JSON with each key's first letter in upper case.
 
 mod core_types;
+pub mod diff;
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -76,6 +77,24 @@ fn json_name(go: &str) -> String {
             }
         })
         .collect()
+}
+
+/// Whether two served values are equal as apimachinery's semantic equality compares their
+/// internal forms: a nil and an empty slice alike.
+pub fn semantically_equal(a: &Value, b: &Value) -> bool {
+    fn semantic(v: &Value) -> Value {
+        match v {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .filter(|(_, v)| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()))
+                    .map(|(k, v)| (k.clone(), semantic(v)))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(semantic).collect()),
+            other => other.clone(),
+        }
+    }
+    semantic(a) == semantic(b)
 }
 
 /// Go's `json.Marshal` of the internal type `type_name` holding the served JSON `v`.

@@ -99,6 +99,7 @@ pub async fn run(
     for name in NAMES.iter().filter(|n| selected.contains(n)) {
         let mut ctx = Ctx::new(target, run, name);
         one(&mut ctx).await;
+        ctx.release().await;
         probes.append(&mut ctx.probes);
         errors.append(&mut ctx.errors);
     }

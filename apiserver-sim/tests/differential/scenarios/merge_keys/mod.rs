@@ -72,7 +72,8 @@ fn probed(list: &MergeList) -> bool {
 /// Lists kube-apiserver refuses to hold or to change whatever the patch: object metadata
 /// inside a template carries no owner references, a StatefulSet's claim templates cannot
 /// change, and a (suspended, never started) Job's pod spec changes only in its scheduling
-/// directives and its containers' resources, and an existing CSINode driver cannot change.
+/// directives and its containers' resources, and an existing CSINode driver or ephemeral
+/// container cannot change.
 /// The simulator must refuse them as well (checked by `check`).
 fn refused_upstream(list: &MergeList) -> bool {
     let dotted = list.dotted();
@@ -80,6 +81,9 @@ fn refused_upstream(list: &MergeList) -> bool {
         || (list.kind.kind == "ResourceClaimTemplate" && dotted == "spec.metadata.ownerReferences")
         || (list.kind.kind == "StatefulSet" && dotted.starts_with("spec.volumeClaimTemplates"))
         || (list.kind.kind == "CSINode" && dotted == "spec.drivers")
+        || (list.kind.group.is_empty()
+            && list.kind.kind == "Pod"
+            && dotted == "spec.ephemeralContainers")
         || (list.kind.group == "batch"
             && list.kind.kind == "Job"
             && dotted.starts_with("spec.template.spec.")
