@@ -49,6 +49,12 @@ pub enum Error {
         index: String,
     },
 
+    /// Typed informers were asked of a kind whose cache keeps its objects compact.
+    #[error(
+        "{0} is cached compact: its informers hold `Compact` objects; read it through the cache's listers (which decode), ask for `Cache::compact_informers`, or give it `Storage::typed()` with `ByObject::storage`"
+    )]
+    CompactStorage(String),
+
     /// The per-kind cache settings of a kind contradict each other.
     #[error("invalid cache settings for {kind}: {reason}")]
     InvalidSettings {

@@ -7,6 +7,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use indexer::compact::Compact;
 use informer::{
     InformerFactory, InformerScope, Object, Selectors, SharedIndexInformer, TransformFn,
 };
@@ -70,6 +71,11 @@ impl<K: Kind> CacheKind for K {
                 )
             }),
             lean: None,
+            compact: Some(Arc::new(|factory, namespace, selectors| {
+                factory.informer_in::<Compact<K>>(
+                    InformerScope::namespace_or_all(namespace).selectors(selectors),
+                )
+            })),
         }
     }
 }
@@ -92,6 +98,7 @@ impl<K: Kind> CacheKind for Metadata<K> {
             }),
             // Every object's `types` says `meta.k8s.io/v1 PartialObjectMetadata`: dropped.
             lean: Some(Arc::new(informer::strip_type_meta)),
+            compact: None,
         }
     }
 }
@@ -114,6 +121,7 @@ impl DynamicKind {
                 )
             }),
             lean: None,
+            compact: None,
         }
     }
 }
@@ -121,6 +129,13 @@ impl DynamicKind {
 /// Makes the shared informer of a kind in one namespace (all namespaces when `None`).
 pub type InformerFn<T> = Arc<
     dyn Fn(&InformerFactory, Option<&str>, Selectors) -> Arc<SharedIndexInformer<T>> + Send + Sync,
+>;
+
+/// Makes the shared informer of a kind's compact objects in one namespace (all when `None`).
+pub type CompactInformerFn<T> = Arc<
+    dyn Fn(&InformerFactory, Option<&str>, Selectors) -> Arc<SharedIndexInformer<Compact<T>>>
+        + Send
+        + Sync,
 >;
 
 /// Everything the cache needs to know to make, name and secure the cache of one kind in one
@@ -143,6 +158,9 @@ pub struct CacheSpec<T: Object> {
     /// The representation's own transform, applied before the user's (`strip_type_meta` for
     /// metadata-only caches).
     pub(crate) lean: Option<TransformFn<T>>,
+    /// Makes one of its informers of compact objects; `None` for representations that are
+    /// always typed (metadata-only, dynamic).
+    pub(crate) compact: Option<CompactInformerFn<T>>,
 }
 
 /// Identifies a kind, whatever its representation: the Rust type of a typed kind, or the

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use futures::future::join_all;
-use indexer::{Indexers, ObjectKey};
+use indexer::compact::Compact;
+use indexer::{IndexFn, Indexers, ObjectKey};
 use informer::{InformerFactory, Object, SharedIndexInformer};
 use kube::core::Selector;
 use parking_lot::Mutex;
@@ -15,16 +16,18 @@ use parking_lot::Mutex;
 use crate::cache::error::Error;
 use crate::cache::field_index::{index_fn, index_name, lookup_value};
 use crate::cache::options::Namespaces;
+use crate::cache::storage::{CompactInformer, Informers};
 use crate::ops::metrics::InformerSet;
 
-/// One kind's cache: its informers (one per namespace, or one for all), its field indexes, and
-/// who uses it: the controllers watching it, and whether anything else asked for it (a field
-/// index, `Manager::informer`, a lazy read), which keeps it for the manager's lifetime.
+/// One kind's cache: its informers (one per namespace, or one for all) in the kind's storage,
+/// its field indexes, and who uses it: the controllers watching it, and whether anything else
+/// asked for it (a field index, `Manager::informer`, a lazy read), which keeps it for the
+/// manager's lifetime.
 pub(crate) struct KindCache<K: Object> {
     kind: String,
     namespaces: Namespaces,
     /// With [`Namespaces::Only`], one informer per namespace, in the set's order; otherwise one.
-    informers: Vec<Arc<SharedIndexInformer<K>>>,
+    informers: Informers<K>,
     field_indexes: Mutex<BTreeSet<String>>,
     controllers: AtomicUsize,
     pinned: AtomicBool,
@@ -32,11 +35,7 @@ pub(crate) struct KindCache<K: Object> {
 
 impl<K: Object> KindCache<K> {
     /// A cache of `kind` over `informers` (see the field's contract).
-    pub(crate) fn new(
-        kind: String,
-        namespaces: Namespaces,
-        informers: Vec<Arc<SharedIndexInformer<K>>>,
-    ) -> Self {
+    pub(crate) fn new(kind: String, namespaces: Namespaces, informers: Informers<K>) -> Self {
         Self {
             kind,
             namespaces,
@@ -52,9 +51,29 @@ impl<K: Object> KindCache<K> {
         &self.kind
     }
 
-    /// The informers, one per cached namespace or a single one.
-    pub(crate) fn informers(&self) -> &[Arc<SharedIndexInformer<K>>] {
+    /// The informers in the kind's storage.
+    pub(crate) fn storage(&self) -> &Informers<K> {
         &self.informers
+    }
+
+    /// The typed informers, one per cached namespace or a single one;
+    /// [`Error::CompactStorage`] when the kind is kept compact.
+    pub(crate) fn informers(&self) -> Result<&[Arc<SharedIndexInformer<K>>], Error> {
+        match &self.informers {
+            Informers::Typed(informers) => Ok(informers),
+            Informers::Compact(_) => Err(Error::CompactStorage(self.kind.clone())),
+        }
+    }
+
+    /// The informers of a compact cache (empty for a typed one).
+    pub(crate) fn compact_informers(&self) -> Vec<Arc<SharedIndexInformer<Compact<K>>>> {
+        match &self.informers {
+            Informers::Typed(_) => Vec::new(),
+            Informers::Compact(informers) => informers
+                .iter()
+                .map(|compact| Arc::clone(&compact.informer))
+                .collect(),
+        }
     }
 
     /// The cached namespaces; `None` when the kind is cached in all namespaces (or is
@@ -65,20 +84,29 @@ impl<K: Object> KindCache<K> {
 
     /// Whether every informer holds its initial list.
     pub(crate) fn has_synced(&self) -> bool {
-        self.informers.iter().all(|informer| informer.has_synced())
+        match &self.informers {
+            Informers::Typed(informers) => informers.iter().all(|informer| informer.has_synced()),
+            Informers::Compact(informers) => informers
+                .iter()
+                .all(|compact| compact.informer.has_synced()),
+        }
     }
 
     /// Waits until [`has_synced`](Self::has_synced).
     pub(crate) async fn synced(&self) {
-        join_all(self.informers.iter().map(|informer| informer.synced())).await;
+        match &self.informers {
+            Informers::Typed(informers) => {
+                join_all(informers.iter().map(|informer| informer.synced())).await;
+            }
+            Informers::Compact(informers) => {
+                join_all(informers.iter().map(|compact| compact.informer.synced())).await;
+            }
+        }
     }
 
-    /// The informer holding `namespace`'s objects (`None` or `""`: the informer of a cache over
+    /// Which informer holds `namespace`'s objects (`None` or `""`: the informer of a cache over
     /// all namespaces); an error if the cache does not cover it.
-    pub(crate) fn informer_for(
-        &self,
-        namespace: Option<&str>,
-    ) -> Result<&Arc<SharedIndexInformer<K>>, Error> {
+    fn position(&self, namespace: Option<&str>) -> Result<usize, Error> {
         let namespace = namespace.filter(|ns| !ns.is_empty());
         let index = match (&self.namespaces, namespace) {
             (Namespaces::All, _) => Some(0),
@@ -86,7 +114,26 @@ impl<K: Object> KindCache<K> {
             (Namespaces::Only(_), None) => None,
         };
         index
-            .and_then(|index| self.informers.get(index))
+            .filter(|index| *index < self.informer_count())
+            .ok_or_else(|| self.not_cached(namespace.unwrap_or("")))
+    }
+
+    fn informer_count(&self) -> usize {
+        match &self.informers {
+            Informers::Typed(informers) => informers.len(),
+            Informers::Compact(informers) => informers.len(),
+        }
+    }
+
+    /// The typed informer holding `namespace`'s objects (see [`position`](Self::position));
+    /// [`Error::CompactStorage`] when the kind is kept compact.
+    pub(crate) fn informer_for(
+        &self,
+        namespace: Option<&str>,
+    ) -> Result<&Arc<SharedIndexInformer<K>>, Error> {
+        let index = self.position(namespace)?;
+        self.informers()?
+            .get(index)
             .ok_or_else(|| self.not_cached(namespace.unwrap_or("")))
     }
 
@@ -109,11 +156,15 @@ impl<K: Object> KindCache<K> {
 
     /// The cached object with `key`; an error if its namespace is not cached.
     pub(crate) fn get(&self, key: &ObjectKey) -> Result<Option<Arc<K>>, Error> {
-        match (&self.namespaces, key.namespace()) {
+        if let (Namespaces::Only(_), None) = (&self.namespaces, key.namespace()) {
             // A cluster-scoped key read from a per-namespace cache: no namespace holds it.
-            (Namespaces::Only(_), None) => Err(self.not_cached("")),
-            (_, namespace) => Ok(self.informer_for(namespace)?.indexer().get_by_key(key)),
+            return Err(self.not_cached(""));
         }
+        let index = self.position(key.namespace())?;
+        Ok(match &self.informers {
+            Informers::Typed(informers) => informers[index].indexer().get_by_key(key),
+            Informers::Compact(informers) => informers[index].reader.get_by_key(key),
+        })
     }
 
     /// The cached object with `key`; `None` also when its namespace is not cached (for keys
@@ -125,8 +176,17 @@ impl<K: Object> KindCache<K> {
     /// Every cached object whose labels match `selector`, in every cached namespace.
     pub(crate) fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
         let mut out = Vec::new();
-        for informer in &self.informers {
-            out.extend(informer.lister().list(selector));
+        match &self.informers {
+            Informers::Typed(informers) => {
+                for informer in informers {
+                    out.extend(informer.lister().list(selector));
+                }
+            }
+            Informers::Compact(informers) => {
+                for compact in informers {
+                    out.extend(compact.reader.list(selector));
+                }
+            }
         }
         out
     }
@@ -140,19 +200,30 @@ impl<K: Object> KindCache<K> {
         if namespace.is_empty() {
             return Ok(self.list(selector));
         }
-        let informer = self.informer_for(Some(namespace))?;
-        Ok(informer.lister().namespace(namespace).list(selector))
+        let index = self.position(Some(namespace))?;
+        Ok(match &self.informers {
+            Informers::Typed(informers) => informers[index]
+                .lister()
+                .namespace(namespace)
+                .list(selector),
+            Informers::Compact(informers) => {
+                informers[index].reader.namespace(namespace).list(selector)
+            }
+        })
     }
 
     /// How many objects the cache holds.
     pub(crate) fn len(&self) -> usize {
-        self.informers
-            .iter()
-            .map(|informer| informer.cache_size())
-            .sum()
+        match &self.informers {
+            Informers::Typed(informers) => informers.iter().map(|i| i.cache_size()).sum(),
+            Informers::Compact(informers) => {
+                informers.iter().map(|c| c.informer.cache_size()).sum()
+            }
+        }
     }
 
-    /// Registers the field index `field`, computed by `extract`, on every informer.
+    /// Registers the field index `field`, computed by `extract`, on every informer. On a
+    /// compact cache, the values are computed from the decoded object once, when it is cached.
     pub(crate) fn add_field_index(
         &self,
         field: &str,
@@ -165,9 +236,22 @@ impl<K: Object> KindCache<K> {
                 index: field.to_owned(),
             });
         }
-        let function = index_fn(extract);
-        for informer in &self.informers {
-            informer.add_indexers(Indexers::new().with_fn(index_name(field), function.clone()))?;
+        let name = index_name(field);
+        match &self.informers {
+            Informers::Typed(informers) => {
+                let function = index_fn(extract);
+                for informer in informers {
+                    informer.add_indexers(Indexers::new().with_fn(&name, function.clone()))?;
+                }
+            }
+            Informers::Compact(informers) => {
+                let function: IndexFn<Compact<K>> = index_fn(decoded_values(extract));
+                for compact in informers {
+                    compact
+                        .informer
+                        .add_indexers(Indexers::new().with_fn(&name, function.clone()))?;
+                }
+            }
         }
         registered.insert(field.to_owned());
         Ok(())
@@ -189,19 +273,40 @@ impl<K: Object> KindCache<K> {
         }
         let (name, namespace) = (index_name(field), namespace.filter(|ns| !ns.is_empty()));
         let lookup = lookup_value(namespace, value);
-        let informers = match namespace {
-            Some(namespace) => std::slice::from_ref(self.informer_for(Some(namespace))?),
-            None => self.informers.as_slice(),
+        let range = match namespace {
+            Some(namespace) => {
+                let index = self.position(Some(namespace))?;
+                index..index + 1
+            }
+            None => 0..self.informer_count(),
         };
         let mut out = Vec::new();
-        for informer in informers {
-            let found = informer
-                .indexer()
-                .by_index(&name, &lookup)
-                .map_err(informer::Error::from)?;
-            out.extend(found);
+        for index in range {
+            let found = match &self.informers {
+                Informers::Typed(informers) => informers[index].indexer().by_index(&name, &lookup),
+                Informers::Compact(informers) => informers[index].reader.by_index(&name, &lookup),
+            };
+            out.extend(found.map_err(informer::Error::from)?);
         }
         Ok(out)
+    }
+}
+
+/// `extract` over the decoded form of a compact object; an object whose body does not decode
+/// (logged) has no values.
+fn decoded_values<K: Object>(
+    extract: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
+) -> impl Fn(&Compact<K>) -> Vec<String> + Send + Sync + 'static {
+    move |compact: &Compact<K>| match compact.decode_fresh() {
+        Ok(obj) => extract(&obj),
+        Err(error) => {
+            tracing::warn!(
+                name = ?kube::Resource::meta(compact).name,
+                %error,
+                "a cached object does not decode; it has no field index values"
+            );
+            Vec::new()
+        }
     }
 }
 
@@ -237,9 +342,19 @@ impl<K: Object> KindUsage for KindCache<K> {
     }
 
     fn stop(&self, factory: &InformerFactory, metrics: &InformerSet) {
-        for informer in &self.informers {
-            factory.remove(informer);
-            metrics.remove(informer);
+        match &self.informers {
+            Informers::Typed(informers) => {
+                for informer in informers {
+                    factory.remove(informer);
+                    metrics.remove(informer);
+                }
+            }
+            Informers::Compact(informers) => {
+                for CompactInformer { informer, .. } in informers {
+                    factory.remove(informer);
+                    metrics.remove(informer);
+                }
+            }
         }
         tracing::info!(kind = %self.kind, "no controller watches the kind any more; its informers stopped");
     }

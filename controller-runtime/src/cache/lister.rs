@@ -4,12 +4,14 @@
 use std::fmt;
 use std::sync::Arc;
 
+use indexer::compact::Compact;
 use indexer::{Lister, ObjectKey, key_of};
 use informer::{Object, SharedIndexInformer};
 use kube::core::Selector;
 
 use crate::cache::error::Error;
 use crate::cache::kind_cache::KindCache;
+use crate::cache::storage::Informers;
 
 /// Reads one kind from the manager's cache (never from the API server): by label selector,
 /// by namespace, by name and by [field index](crate::cache::Cache::index_field). Cheap to clone;
@@ -112,14 +114,27 @@ impl<K: Object> CacheLister<K> {
     /// The informers behind this cache, one per cached namespace or a single one: for adding
     /// event handlers or reading their statistics. Unlike
     /// [`Cache::informers`](crate::cache::Cache::informers), this does not keep the cache for
-    /// the manager's lifetime.
-    pub fn informers(&self) -> &[Arc<SharedIndexInformer<K>>] {
+    /// the manager's lifetime. [`Error::CompactStorage`] when the kind is kept
+    /// [compact](crate::cache::Storage) (see [`compact_informers`](Self::compact_informers)).
+    pub fn informers(&self) -> Result<&[Arc<SharedIndexInformer<K>>], Error> {
         self.cache.informers()
+    }
+
+    /// The informers behind a cache kept [compact](crate::cache::Storage), whose objects are
+    /// [`Compact<K>`]; empty when the kind is kept typed.
+    pub fn compact_informers(&self) -> Vec<Arc<SharedIndexInformer<Compact<K>>>> {
+        self.cache.compact_informers()
+    }
+
+    /// Whether the kind's objects are kept [compact](crate::cache::Storage).
+    pub fn is_compact(&self) -> bool {
+        matches!(self.cache.storage(), Informers::Compact(_))
     }
 
     /// The informer-level [`Lister`] that holds `namespace`'s objects (`None`: the single
     /// informer of a kind cached across all namespaces or cluster-wide), for code written
     /// against `indexer::Lister`. With several namespaces cached, each has its own.
+    /// [`Error::CompactStorage`] when the kind is kept compact.
     pub fn informer_lister(&self, namespace: Option<&str>) -> Result<Lister<K>, Error> {
         Ok(self.cache.informer_for(namespace)?.lister())
     }

@@ -103,6 +103,7 @@ mod options;
 mod reader;
 mod registry;
 mod served;
+mod storage;
 mod transform;
 
 pub use crate::kind::{DynamicKind, Kind, WatchScope};
@@ -116,8 +117,10 @@ pub use kind::{CacheKind, Metadata};
 pub use lister::{CacheLister, NamespacedCacheLister};
 pub use options::ByObject;
 pub use reader::Cache;
+pub use storage::Storage;
 
 pub(crate) use kind::{CacheSpec, KindKey};
 pub(crate) use kind_cache::KindCache;
 pub(crate) use options::{CacheOptions, Namespaces};
 pub(crate) use registry::Registry;
+pub(crate) use storage::{CompactInformer, Informers};

@@ -25,6 +25,7 @@ use kube::api::DynamicObject;
 
 use crate::cache::error::Error;
 use crate::cache::kind::{CacheKind, CacheSpec, KindId, KindKey};
+use crate::cache::storage::Storage;
 use crate::kind::DynamicKind;
 
 /// Cache settings of one kind, overriding the manager's defaults: the namespaces it is cached
@@ -65,6 +66,7 @@ pub struct ByObject<T: Object = DynamicObject> {
     /// Every field selector given, each required.
     fields: Option<BTreeSet<String>>,
     transform: Option<TransformFn<T>>,
+    storage: Option<Storage>,
 }
 
 impl<T: Object> fmt::Debug for ByObject<T> {
@@ -75,6 +77,7 @@ impl<T: Object> fmt::Debug for ByObject<T> {
             .field("labels", &self.labels)
             .field("fields", &self.fields)
             .field("transform", &self.transform.is_some())
+            .field("storage", &self.storage)
             .finish()
     }
 }
@@ -102,6 +105,7 @@ impl<T: Object> ByObject<T> {
             labels: None,
             fields: None,
             transform: None,
+            storage: None,
         }
     }
 
@@ -143,6 +147,16 @@ impl<T: Object> ByObject<T> {
         + 'static,
     ) -> Self {
         self.transform = Some(Arc::new(transform));
+        self
+    }
+
+    /// How the kind's full objects are kept ([`Storage`]): typed or compact, overriding the
+    /// manager's [`default_storage`](crate::manager::ManagerBuilder::default_storage). It
+    /// applies to the kind's typed cache (metadata-only and dynamic caches are always typed);
+    /// given twice for one kind, or compact together with a transform, it is
+    /// [`Error::InvalidSettings`].
+    pub fn storage(mut self, storage: Storage) -> Self {
+        self.storage = Some(storage);
         self
     }
 }
@@ -216,6 +230,8 @@ struct KindSettings {
     fields: Option<BTreeSet<String>>,
     /// Per representation (`true`: metadata-only): a `TransformFn` of its object type.
     transforms: HashMap<bool, Arc<dyn Any + Send + Sync>>,
+    /// How the kind's full objects are kept, if given.
+    storage: Option<Storage>,
     /// What contradicts: reported whenever the kind's cache is made, and by `start`.
     problems: Vec<String>,
     kind: String,
@@ -226,6 +242,9 @@ pub(crate) struct Resolved<T> {
     pub(crate) namespaces: Namespaces,
     pub(crate) selectors: Selectors,
     pub(crate) transform: Option<TransformFn<T>>,
+    /// How the objects are kept (always typed for metadata-only and dynamic caches, and for
+    /// a kind with a transform).
+    pub(crate) storage: Storage,
 }
 
 /// The manager's cache settings: defaults and per-kind settings.
@@ -233,6 +252,7 @@ pub(crate) struct Resolved<T> {
 pub(crate) struct CacheOptions {
     pub(crate) default_namespaces: Namespaces,
     pub(crate) default_selectors: Selectors,
+    pub(crate) default_storage: Storage,
     by_kind: HashMap<KindId, KindSettings>,
 }
 
@@ -279,6 +299,19 @@ impl CacheOptions {
                 ));
             }
         }
+        if let Some(storage) = settings.storage
+            && kind.storage.replace(storage).is_some()
+        {
+            kind.problems
+                .push("two storages were given for the kind; give `storage(...)` once".to_owned());
+        }
+        let typed_transform = kind.transforms.contains_key(&false);
+        if typed_transform && kind.storage.as_ref().is_some_and(Storage::is_compact) {
+            let problem = "a transform works on typed objects, and the kind's storage is compact; give it `Storage::typed()` or drop the transform".to_owned();
+            if !kind.problems.contains(&problem) {
+                kind.problems.push(problem);
+            }
+        }
     }
 
     /// The resolved settings of the cache `spec` describes; [`Error::InvalidSettings`] if the
@@ -309,10 +342,18 @@ impl CacheOptions {
             .and_then(|own| own.transforms.get(&spec.key.metadata))
             .and_then(|transform| Arc::clone(transform).downcast::<TransformFn<T>>().ok())
             .map(|transform| (*transform).clone());
+        let storage = match own.and_then(|own| own.storage.clone()) {
+            _ if spec.key.metadata || spec.compact.is_none() => Storage::typed(),
+            Some(storage) => storage,
+            // A transform works on typed objects: the default storage yields to it.
+            None if transform.is_some() => Storage::typed(),
+            None => self.default_storage.clone(),
+        };
         Ok(Resolved {
             namespaces,
             selectors,
             transform,
+            storage,
         })
     }
 

@@ -425,3 +425,52 @@ fn namespaces_for_a_cluster_scoped_kind_are_invalid() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].to_string().contains("Gizmo"), "{}", problems[0]);
 }
+
+/// The manager's default storage applies to typed caches; a kind's own storage overrides it;
+/// metadata-only and dynamic caches, and a kind with a transform, stay typed.
+#[test]
+fn storage_resolves_per_kind_and_yields_to_transforms() {
+    let mut options = CacheOptions {
+        default_storage: Storage::compact(),
+        ..CacheOptions::default()
+    };
+    options.insert(ByObject::of::<Secret>().storage(Storage::typed()));
+    options.insert(ByObject::of::<ConfigMap>().transform(Ok));
+    assert!(resolved::<Pod>(&options).storage.is_compact());
+    assert!(!resolved::<Secret>(&options).storage.is_compact());
+    assert!(!resolved::<ConfigMap>(&options).storage.is_compact());
+    assert!(!resolved::<Metadata<Pod>>(&options).storage.is_compact());
+    assert!(!resolve(&options, &gizmo(true).spec()).storage.is_compact());
+
+    let typed_default = CacheOptions::default();
+    assert!(!resolved::<Pod>(&typed_default).storage.is_compact());
+}
+
+/// Compact storage and a transform for one kind contradict each other, whichever came first;
+/// so do two storages.
+#[test]
+fn compact_storage_with_a_transform_or_twice_is_invalid() {
+    for transform_first in [true, false] {
+        let mut options = CacheOptions::default();
+        let transform = ByObject::of::<Pod>().transform(Ok);
+        let compact = ByObject::of::<Pod>().storage(Storage::compact());
+        if transform_first {
+            options.insert(transform);
+            options.insert(compact);
+        } else {
+            options.insert(compact);
+            options.insert(transform);
+        }
+        let Err(error) = options.resolve(&Pod::spec()) else {
+            panic!("compact storage with a transform resolved");
+        };
+        assert!(error.to_string().contains("transform"), "{error}");
+    }
+    let mut options = CacheOptions::default();
+    options.insert(ByObject::of::<Pod>().storage(Storage::compact()));
+    options.insert(ByObject::of::<Pod>().storage(Storage::compact()));
+    let Err(error) = options.resolve(&Pod::spec()) else {
+        panic!("two storages resolved");
+    };
+    assert!(error.to_string().contains("two storages"), "{error}");
+}

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use indexer::ObjectKey;
+use indexer::compact::Compact;
 use informer::SharedIndexInformer;
 use kube::api::DynamicObject;
 
@@ -13,7 +14,7 @@ use crate::cache::kind::{CacheKind, CacheSpec};
 use crate::cache::lister::CacheLister;
 use crate::cache::registry::Registry;
 use crate::cache::served::wait_served;
-use crate::kind::DynamicKind;
+use crate::kind::{DynamicKind, Kind};
 
 /// Reads objects from the manager's caches (never from the API server), and registers what the
 /// caches hold beyond the controllers' watches. Cheap to clone; from
@@ -87,11 +88,23 @@ impl Cache {
     /// Every informer of `C`'s cache — one per cached namespace, or a single one — created on
     /// first request (and kept for the manager's lifetime): for adding event handlers of your
     /// own, or to cache a kind no controller watches. Requested after `start`, they start at
-    /// once. [`Error::InvalidSettings`] if `C`'s cache settings contradict each other.
+    /// once. [`Error::InvalidSettings`] if `C`'s cache settings contradict each other;
+    /// [`Error::CompactStorage`] if `C` is kept [compact](crate::cache::Storage) (see
+    /// [`compact_informers`](Self::compact_informers)).
     pub fn informers<C: CacheKind>(
         &self,
     ) -> Result<Vec<Arc<SharedIndexInformer<C::Object>>>, Error> {
-        Ok(self.registry.kind_cache(&C::spec())?.informers().to_vec())
+        Ok(self.registry.kind_cache(&C::spec())?.informers()?.to_vec())
+    }
+
+    /// Every informer of the typed kind `K`'s cache, as [`informers`](Self::informers), when
+    /// `K` is kept [compact](crate::cache::Storage): their objects are [`Compact<K>`], whose
+    /// metadata is at hand and whose body [`Compact::decode`] gives. Empty when `K` is kept
+    /// typed.
+    pub fn compact_informers<K: Kind>(
+        &self,
+    ) -> Result<Vec<Arc<SharedIndexInformer<Compact<K>>>>, Error> {
+        Ok(self.registry.kind_cache(&K::spec())?.compact_informers())
     }
 
     /// Every informer of the dynamic kind `kind`'s cache, as [`informers`](Self::informers).
@@ -99,7 +112,11 @@ impl Cache {
         &self,
         kind: &DynamicKind,
     ) -> Result<Vec<Arc<SharedIndexInformer<DynamicObject>>>, Error> {
-        Ok(self.registry.kind_cache(&kind.spec())?.informers().to_vec())
+        Ok(self
+            .registry
+            .kind_cache(&kind.spec())?
+            .informers()?
+            .to_vec())
     }
 
     /// Registers the field index `name` on `C`'s cache (controller-runtime's

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use indexer::compact::{Codec, RecentlyDecoded};
 use informer::{InformerFactory, Object};
 use kube::Client;
 use parking_lot::Mutex;
@@ -17,6 +18,7 @@ use crate::cache::error::Error;
 use crate::cache::kind::{CacheSpec, KindId, KindKey};
 use crate::cache::kind_cache::{KindCache, KindUsage};
 use crate::cache::options::CacheOptions;
+use crate::cache::storage::{CompactInformer, Informers};
 use crate::cache::transform::compose;
 use crate::ops::metrics::InformerSet;
 use crate::rbac::{Rule, Verb};
@@ -147,21 +149,41 @@ impl Registry {
         if let Some(requirement) = self.shard_requirement(&spec.key.kind) {
             settings.selectors = settings.selectors.and_labels(requirement);
         }
-        let informers = settings.namespaces.each(|namespace| {
-            (spec.informer)(&self.factory, namespace, settings.selectors.clone())
-        });
-        let transform = compose(
-            self.strip_managed_fields,
-            spec.lean.clone(),
-            settings.transform,
-        );
-        for informer in &informers {
-            if let Some(transform) = transform.clone() {
-                // The factory hands each informer to this cache alone, before it starts.
-                informer.set_transform(move |obj| transform(obj))?;
+        let informers = match (settings.storage.compact_settings(), &spec.compact) {
+            (Some(compact), Some(make)) => {
+                let informers = settings
+                    .namespaces
+                    .each(|namespace| make(&self.factory, namespace, settings.selectors.clone()));
+                // One codec for all the kind's informers: they share its dictionary.
+                let keep = compact.codec.keeps_managed_fields() || !self.strip_managed_fields;
+                let codec = Codec::new(compact.codec.clone().keep_managed_fields(keep));
+                for informer in &informers {
+                    informer.set_transform(codec.transform())?;
+                    self.informers.insert(informer.clone());
+                }
+                let recent = (compact.recently_decoded > 0)
+                    .then(|| Arc::new(RecentlyDecoded::new(compact.recently_decoded)));
+                Informers::Compact(CompactInformer::all(informers, recent))
             }
-            self.informers.insert(informer.clone());
-        }
+            _ => {
+                let informers = settings.namespaces.each(|namespace| {
+                    (spec.informer)(&self.factory, namespace, settings.selectors.clone())
+                });
+                let transform = compose(
+                    self.strip_managed_fields,
+                    spec.lean.clone(),
+                    settings.transform,
+                );
+                for informer in &informers {
+                    if let Some(transform) = transform.clone() {
+                        // The factory hands each informer to this cache alone, before it starts.
+                        informer.set_transform(move |obj| transform(obj))?;
+                    }
+                    self.informers.insert(informer.clone());
+                }
+                Informers::Typed(informers)
+            }
+        };
         Ok(KindCache::new(
             spec.kind.clone(),
             settings.namespaces,

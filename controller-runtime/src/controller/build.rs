@@ -14,12 +14,13 @@ use workqueue::{
     default_controller_rate_limiter,
 };
 
+use crate::cache::Informers;
 use crate::controller::builder::ControllerBuilder;
 use crate::controller::debounce::{Debounce, Debouncer};
 use crate::controller::enqueue::KeySink;
 use crate::controller::error::Error;
 use crate::controller::handle::ControllerHandle;
-use crate::controller::handlers::register_primary;
+use crate::controller::handlers::{compact_parts, register_primary, typed_as_is};
 use crate::controller::host::{Host, Teardown};
 use crate::controller::intake::Intake;
 use crate::controller::predicate::{EventFilter, WatchFilter};
@@ -155,15 +156,34 @@ impl<K: Object> ControllerBuilder<'_, K> {
         let primary_filter = Arc::new(WatchFilter::new(Arc::clone(&event_filters), predicate));
         let mut watched = Vec::new();
         let permissions = std::mem::take(&mut self.settings.permissions);
-        let registered = Registered::on(primary_key, &primary, |informer| {
-            register_primary(
-                informer,
-                &intake,
-                &state,
-                Arc::clone(&primary_filter),
-                drain_requests.clone(),
-            )
-        })
+        let namespaces = primary.namespaces();
+        let registered = match primary.storage() {
+            Informers::Typed(informers) => {
+                Registered::on(primary_key, namespaces, informers, |informer| {
+                    register_primary(
+                        informer,
+                        &intake,
+                        &state,
+                        Arc::clone(&primary_filter),
+                        drain_requests.clone(),
+                        typed_as_is(),
+                    )
+                })
+            }
+            Informers::Compact(informers) => {
+                let (informers, decode) = compact_parts(informers);
+                Registered::on(primary_key, namespaces, &informers, |informer| {
+                    register_primary(
+                        informer,
+                        &intake,
+                        &state,
+                        Arc::clone(&primary_filter),
+                        drain_requests.clone(),
+                        Arc::clone(&decode),
+                    )
+                })
+            }
+        }
         .and_then(|primary| {
             watched.push(primary);
             for (_, register) in self.watches {

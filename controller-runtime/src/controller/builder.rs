@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use indexer::ObjectKey;
 use informer::Object;
+use kube::core::ObjectMeta;
 use workqueue::RateLimiter;
 
+use crate::cache::Informers;
 use crate::controller::error::Error;
-use crate::controller::handlers::register_secondary;
+use crate::controller::handlers::{Mapper, compact_parts, register_secondary, typed_as_is};
 use crate::controller::host::Host;
 use crate::controller::intake::Intake;
 use crate::controller::predicate::{AnyObject, EventFilter, Predicate, WatchFilter};
@@ -164,11 +166,8 @@ impl<K: Object> ControllerBuilder<'_, K> {
             self.settings.permissions.push(finalizers);
         }
         let owner = self.primary.spec.owner.clone();
-        self.watch_kind(
-            watch,
-            move |child: &C| owner.owner_key(child.meta()),
-            Some(ShardRole::Owned),
-        )
+        let mapper = Mapper::Meta(Arc::new(move |child: &ObjectMeta| owner.owner_key(child)));
+        self.watch_kind(watch, mapper, Some(ShardRole::Owned))
     }
 
     /// Watches `watch`'s kind and enqueues the requests `mapper` returns for each changed
@@ -180,30 +179,43 @@ impl<K: Object> ControllerBuilder<'_, K> {
         I: IntoIterator<Item = ObjectKey>,
         F: Fn(&W) -> I + Send + Sync + 'static,
     {
+        let mapper = Mapper::Object(Arc::new(move |obj: &W| mapper(obj).into_iter().collect()));
         self.watch_kind(watch, mapper, None)
     }
 
     /// Adds a secondary watch; in a sharded manager, its kind is sharded in `sharded` (owned
     /// kinds follow their owner), or cached whole with `None`.
-    fn watch_kind<W, I, F>(mut self, watch: Watch<W>, mapper: F, sharded: Option<ShardRole>) -> Self
-    where
-        W: Object,
-        I: IntoIterator<Item = ObjectKey>,
-        F: Fn(&W) -> I + Send + Sync + 'static,
-    {
+    fn watch_kind<W: Object>(
+        mut self,
+        watch: Watch<W>,
+        mapper: Mapper<W>,
+        sharded: Option<ShardRole>,
+    ) -> Self {
         let (spec, predicate, name) = watch.into_parts();
         let register: WatchFn = Box::new(move |manager, controller, intake, event_filters| {
             let filter = Arc::new(WatchFilter::new(Arc::clone(event_filters), predicate));
-            let mapper = Arc::new(mapper);
             let kind = match sharded {
                 Some(role) => shard_kind(manager, &spec, controller, role)?,
                 None => None,
             };
             let cache = manager.cache().registry.controller_kind_cache(&spec)?;
             register_kind(manager, kind, &cache);
-            Registered::on(spec.key.clone(), &cache, |informer| {
-                register_secondary(informer, intake, Arc::clone(&filter), Arc::clone(&mapper))
-            })
+            let (key, namespaces) = (spec.key.clone(), cache.namespaces());
+            match cache.storage() {
+                Informers::Typed(informers) => {
+                    Registered::on(key, namespaces, informers, |informer| {
+                        let (filter, mapper) = (Arc::clone(&filter), mapper.clone());
+                        register_secondary(informer, intake, filter, mapper, typed_as_is())
+                    })
+                }
+                Informers::Compact(informers) => {
+                    let (informers, decode) = compact_parts(informers);
+                    Registered::on(key, namespaces, &informers, |informer| {
+                        let (filter, mapper) = (Arc::clone(&filter), mapper.clone());
+                        register_secondary(informer, intake, filter, mapper, Arc::clone(&decode))
+                    })
+                }
+            }
         });
         self.watches.push((name, register));
         self

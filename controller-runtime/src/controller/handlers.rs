@@ -1,17 +1,26 @@
 //! The event handlers a controller adds to the informers it watches: they filter events through
 //! the predicates and turn the rest into keys on the controller's queue (handlers only enqueue).
 //!
+//! The informers hold the watched kind in its cache's storage: typed (`K`) or compact
+//! (`Compact<K>`, see [`Storage`](crate::cache::Storage)). Either way the handlers read an
+//! event's metadata at once and its typed object only when a predicate or a `watches` mapper
+//! needs it ([`TypedFn`]), once per object per event.
+//!
 //! Each key goes in with controller-runtime's priority: [`Priority::LOW`] for the adds of an
 //! informer's initial list and for resyncs (an update whose old and new objects have the same
 //! resourceVersion), [`Priority::NORMAL`] for every other event. The plain queue ignores it.
 
 use std::any::type_name;
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 use indexer::ObjectKey;
+use indexer::compact::Compact;
 use informer::{Change, DeletedObject, Event, Object, Registration, SharedIndexInformer, handler};
+use kube::core::ObjectMeta;
 use workqueue::Priority;
 
+use crate::cache::CompactInformer;
 use crate::controller::error::Error;
 use crate::controller::intake::Intake;
 use crate::controller::predicate::WatchFilter;
@@ -37,51 +46,171 @@ fn update_priority(resync: bool) -> Priority {
     }
 }
 
+/// The typed object of an event's object as the cache stores it (`S`: `K` itself, or
+/// `Compact<K>`); `None` when it does not decode (logged where it is decoded).
+pub(crate) type TypedFn<S, K> = Arc<dyn Fn(&Arc<S>) -> Option<Arc<K>> + Send + Sync>;
+
+/// The typed objects of a typed cache: the objects themselves.
+pub(crate) fn typed_as_is<K: Object>() -> TypedFn<K, K> {
+    Arc::new(|obj: &Arc<K>| Some(Arc::clone(obj)))
+}
+
+/// The informers of a compact cache, and how its events' objects are decoded: through the
+/// cache's reader, so with its recently decoded objects when it keeps some.
+pub(crate) fn compact_parts<K: Object>(
+    informers: &[CompactInformer<K>],
+) -> (CompactInformers<K>, TypedFn<Compact<K>, K>) {
+    let reader = informers.first().map(|compact| compact.reader.clone());
+    let decode: TypedFn<Compact<K>, K> = Arc::new(move |obj: &Arc<Compact<K>>| match &reader {
+        Some(reader) => reader.decode(obj),
+        None => obj.decode_fresh().ok().map(Arc::new),
+    });
+    let informers = informers
+        .iter()
+        .map(|compact| Arc::clone(&compact.informer))
+        .collect();
+    (informers, decode)
+}
+
+/// The informers of one compact cache.
+type CompactInformers<K> = Vec<Arc<SharedIndexInformer<Compact<K>>>>;
+
+/// A key from an object's metadata.
+type MetaMapFn = Arc<dyn Fn(&ObjectMeta) -> Option<ObjectKey> + Send + Sync>;
+
+/// Keys from a whole object.
+type ObjectMapFn<W> = Arc<dyn Fn(&W) -> Vec<ObjectKey> + Send + Sync>;
+
+/// How a secondary watch turns an object into the keys it enqueues.
+pub(crate) enum Mapper<W> {
+    /// From the object's metadata alone (`owns`: its controller owner reference), so an event
+    /// of a compact cache is never decoded for it.
+    Meta(MetaMapFn),
+    /// From the whole object (a `watches` mapper).
+    Object(ObjectMapFn<W>),
+}
+
+impl<W> Clone for Mapper<W> {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Meta(map) => Self::Meta(Arc::clone(map)),
+            Self::Object(map) => Self::Object(Arc::clone(map)),
+        }
+    }
+}
+
+/// One object of an event: its stored form, and its typed form decoded at most once.
+struct EventObject<'a, S, K> {
+    stored: &'a Arc<S>,
+    typed: &'a TypedFn<S, K>,
+    decoded: OnceCell<Option<Arc<K>>>,
+}
+
+impl<'a, S: Object, K> EventObject<'a, S, K> {
+    fn new(stored: &'a Arc<S>, typed: &'a TypedFn<S, K>) -> Self {
+        Self {
+            stored,
+            typed,
+            decoded: OnceCell::new(),
+        }
+    }
+
+    fn meta(&self) -> &ObjectMeta {
+        self.stored.meta()
+    }
+
+    fn typed(&self) -> Option<&Arc<K>> {
+        self.decoded
+            .get_or_init(|| (self.typed)(self.stored))
+            .as_ref()
+    }
+}
+
+/// Whether a create or delete of `obj` passes `filter` (`judge` its test of a typed object);
+/// an object that does not decode passes, so its key still reaches the reconciler.
+fn passes_one<S: Object, K: Object>(
+    filter: &WatchFilter<K>,
+    obj: &EventObject<'_, S, K>,
+    judge: impl FnOnce(&WatchFilter<K>, &K) -> bool,
+) -> bool {
+    filter.passes_all() || obj.typed().is_none_or(|typed| judge(filter, typed))
+}
+
+/// Whether an update from `old` to `new` passes `filter`.
+fn passes_update<S: Object, K: Object>(
+    filter: &WatchFilter<K>,
+    old: &EventObject<'_, S, K>,
+    new: &EventObject<'_, S, K>,
+) -> bool {
+    if filter.passes_all() {
+        return true;
+    }
+    match (old.typed(), new.typed()) {
+        (Some(old), Some(new)) => filter.update(old, new),
+        _ => true,
+    }
+}
+
 /// A secondary watch (`owns`, `watches`): enqueues the keys `mapper` returns for each event that
 /// passes the predicates (for an update, those of the old and of the new object), and wakes keys
 /// skipped for a stale cache.
-pub(crate) fn register_secondary<W, I, F>(
-    informer: &SharedIndexInformer<W>,
+pub(crate) fn register_secondary<S, W>(
+    informer: &SharedIndexInformer<S>,
     intake: &Intake,
     filter: Arc<WatchFilter<W>>,
-    mapper: Arc<F>,
+    mapper: Mapper<W>,
+    typed: TypedFn<S, W>,
 ) -> Result<Registration, Error>
 where
+    S: Object,
     W: Object,
-    I: IntoIterator<Item = ObjectKey>,
-    F: Fn(&W) -> I + Send + Sync + 'static,
 {
     let intake = intake.clone();
     let keys = intake.clone();
-    let enqueue = move |obj: &W, priority: Priority| {
-        mapper(obj)
-            .into_iter()
-            .for_each(|key| keys.add(key, priority));
+    let enqueue = move |obj: &EventObject<'_, S, W>, priority: Priority| match &mapper {
+        Mapper::Meta(map) => {
+            if let Some(key) = map(obj.meta()) {
+                keys.add(key, priority);
+            }
+        }
+        Mapper::Object(map) => {
+            if let Some(typed) = obj.typed() {
+                map(typed)
+                    .into_iter()
+                    .for_each(|key| keys.add(key, priority));
+            }
+        }
     };
     let registration = informer.add_event_handler(handler().named(type_name::<W>()).on_event(
-        move |event: Event<W>| {
+        move |event: Event<S>| {
             intake.progressed();
             match event.change {
                 Change::Added {
                     object,
                     in_initial_list,
                 } => {
-                    if filter.create(&object) {
+                    let object = EventObject::new(&object, &typed);
+                    if passes_one(&filter, &object, |filter, obj| filter.create(obj)) {
                         enqueue(&object, add_priority(in_initial_list));
                     }
                 }
                 Change::Updated { old, new, resync } => {
-                    if filter.update(&old, &new) {
+                    let (old, new) = (
+                        EventObject::new(&old, &typed),
+                        EventObject::new(&new, &typed),
+                    );
+                    if passes_update(&filter, &old, &new) {
                         let priority = update_priority(resync);
                         enqueue(&old, priority);
                         enqueue(&new, priority);
                     }
                 }
                 Change::Deleted(deleted) => {
-                    if let Some(obj) = deleted.object()
-                        && filter.delete(obj)
-                    {
-                        enqueue(obj, Priority::NORMAL);
+                    if let Some(obj) = deleted.object() {
+                        let obj = EventObject::new(obj, &typed);
+                        if passes_one(&filter, &obj, |filter, obj| filter.delete(obj)) {
+                            enqueue(&obj, Priority::NORMAL);
+                        }
                     }
                 }
             }
@@ -94,19 +223,21 @@ where
 /// deleted objects' last state, ends a deleted object's staleness claims and wakes keys skipped
 /// for a stale cache. In a sharded manager, `drains` lets through, whatever the predicates say,
 /// the update that asks this shard to let go of an object: only a reconcile acknowledges it.
-pub(crate) fn register_primary<K>(
-    informer: &SharedIndexInformer<K>,
+pub(crate) fn register_primary<S, K>(
+    informer: &SharedIndexInformer<S>,
     intake: &Intake,
     state: &Arc<ControllerState<K>>,
     filter: Arc<WatchFilter<K>>,
     drains: Option<Arc<dyn ShardGuard>>,
+    typed: TypedFn<S, K>,
 ) -> Result<Registration, Error>
 where
+    S: Object,
     K: Object,
 {
     let (intake, state) = (intake.clone(), state.clone());
     let registration = informer.add_event_handler(handler().named(type_name::<K>()).on_event(
-        move |Event { key, change }: Event<K>| {
+        move |Event { key, change }: Event<S>| {
             intake.progressed();
             match change {
                 Change::Added {
@@ -114,7 +245,8 @@ where
                     in_initial_list,
                 } => {
                     state.deleted.lock().remove(&key);
-                    if filter.create(&object) {
+                    let object = EventObject::new(&object, &typed);
+                    if passes_one(&filter, &object, |filter, obj| filter.create(obj)) {
                         intake.add(key, add_priority(in_initial_list));
                     }
                 }
@@ -122,19 +254,28 @@ where
                     let drain_asked = drains.as_ref().is_some_and(|drains| {
                         drains.asks_to_let_go(new.meta()) && !drains.asks_to_let_go(old.meta())
                     });
-                    if drain_asked || filter.update(&old, &new) {
+                    let (old, new) = (
+                        EventObject::new(&old, &typed),
+                        EventObject::new(&new, &typed),
+                    );
+                    if drain_asked || passes_update(&filter, &old, &new) {
                         intake.add(key, update_priority(resync));
                     }
                 }
                 Change::Deleted(deleted) => {
                     state.staleness.forget(&key);
-                    let obj = match &deleted {
+                    let stored = match &deleted {
                         DeletedObject::Known(obj) => Some(obj),
                         DeletedObject::Unknown(tombstone) => tombstone.obj.as_ref(),
                     };
-                    if obj.is_none_or(|obj| filter.delete(obj)) {
-                        if let Some(obj) = obj {
-                            state.deleted.lock().insert(key.clone(), Arc::clone(obj));
+                    let obj = stored.map(|stored| EventObject::new(stored, &typed));
+                    let passes = obj.as_ref().is_none_or(|obj| {
+                        passes_one(&filter, obj, |filter, typed| filter.delete(typed))
+                    });
+                    if passes {
+                        // The last known state, for the reconcile of the deletion.
+                        if let Some(last) = obj.as_ref().and_then(EventObject::typed) {
+                            state.deleted.lock().insert(key.clone(), Arc::clone(last));
                         }
                         intake.add(key, Priority::NORMAL);
                     }

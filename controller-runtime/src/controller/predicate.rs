@@ -110,6 +110,14 @@ pub trait Predicate<K>: Send + Sync + 'static {
         let _ = obj;
         true
     }
+
+    /// Whether this predicate passes every event whatever its objects, so that they need not
+    /// be decoded to judge them (a compact cache's); true only of the predicate of a watch
+    /// given none.
+    #[doc(hidden)]
+    fn passes_all(&self) -> bool {
+        false
+    }
 }
 
 /// Shared and boxed predicates (`Arc<dyn Predicate<K>>`, `Box<dyn Predicate<K>>`) are
@@ -125,6 +133,9 @@ macro_rules! forward_predicate {
             }
             fn delete(&self, obj: &K) -> bool {
                 (**self).delete(obj)
+            }
+            fn passes_all(&self) -> bool {
+                (**self).passes_all()
             }
         }
     };
@@ -400,6 +411,9 @@ impl<K, A: Predicate<K>, B: Predicate<K>> Predicate<K> for And<A, B> {
     fn delete(&self, obj: &K) -> bool {
         self.0.delete(obj) && self.1.delete(obj)
     }
+    fn passes_all(&self) -> bool {
+        self.0.passes_all() && self.1.passes_all()
+    }
 }
 
 impl<K, A: Predicate<K>, B: Predicate<K>> Predicate<K> for Or<A, B> {
@@ -411,6 +425,9 @@ impl<K, A: Predicate<K>, B: Predicate<K>> Predicate<K> for Or<A, B> {
     }
     fn delete(&self, obj: &K) -> bool {
         self.0.delete(obj) || self.1.delete(obj)
+    }
+    fn passes_all(&self) -> bool {
+        self.0.passes_all() || self.1.passes_all()
     }
 }
 
@@ -433,7 +450,11 @@ pub(crate) type EventFilter = Arc<dyn for<'a> Predicate<AnyObject<'a>>>;
 /// Passes every event: the predicate of a watch added without one.
 pub(crate) struct Everything;
 
-impl<K> Predicate<K> for Everything {}
+impl<K> Predicate<K> for Everything {
+    fn passes_all(&self) -> bool {
+        true
+    }
+}
 
 /// The predicates one watch of kind `K` applies: the controller's event filters (on the
 /// object's metadata), then the watch's own predicate (on the object). An event must pass all.
@@ -446,6 +467,12 @@ impl<K: Resource + 'static> WatchFilter<K> {
     /// The filter of a watch with predicate `own`, under the controller's `events` filters.
     pub(crate) fn new(events: Arc<[EventFilter]>, own: Box<dyn Predicate<K>>) -> Self {
         Self { events, own }
+    }
+
+    /// Whether every event passes whatever its objects: no event filter, and no predicate of
+    /// the watch's own.
+    pub(crate) fn passes_all(&self) -> bool {
+        self.events.is_empty() && self.own.passes_all()
     }
 
     /// Whether a create of `obj` passes.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use informer::{Object, Registration, SharedIndexInformer};
 
-use crate::cache::{KindCache, KindKey};
+use crate::cache::KindKey;
 use crate::controller::error::Error;
 use crate::controller::staleness::WatchedInformer;
 use crate::controller::warm_up::InformerStart;
@@ -26,12 +26,15 @@ pub(crate) struct Registered {
 }
 
 impl Registered {
-    /// Adds a handler to every informer of `cache` (the cache of `kind`) with `register`; if
-    /// one fails, removes those already added.
-    pub(crate) fn on<K: Object>(
+    /// Adds a handler to every informer of a cache of `kind` (`informers`, one per namespace
+    /// of `namespaces`, or one for all) with `register`; if one fails, removes those already
+    /// added. The informers hold the kind's objects in the cache's storage (`K`, or
+    /// `Compact<K>`).
+    pub(crate) fn on<S: Object>(
         kind: KindKey,
-        cache: &KindCache<K>,
-        mut register: impl FnMut(&SharedIndexInformer<K>) -> Result<Registration, Error>,
+        namespaces: Option<Vec<String>>,
+        informers: &[Arc<SharedIndexInformer<S>>],
+        mut register: impl FnMut(&SharedIndexInformer<S>) -> Result<Registration, Error>,
     ) -> Result<Self, Error> {
         let mut registered = Self {
             registrations: Vec::new(),
@@ -40,8 +43,7 @@ impl Registered {
             watched: Vec::new(),
             starts: Vec::new(),
         };
-        let namespaces = cache.namespaces();
-        for (index, informer) in cache.informers().iter().enumerate() {
+        for (index, informer) in informers.iter().enumerate() {
             let registration = match register(informer) {
                 Ok(registration) => registration,
                 Err(error) => {

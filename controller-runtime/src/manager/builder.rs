@@ -13,7 +13,7 @@ use kube::Client;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use crate::cache::{ByObject, CacheOptions, Namespaces, Registry};
+use crate::cache::{ByObject, CacheOptions, Namespaces, Registry, Storage};
 use crate::manager::error::Error;
 use crate::manager::readiness::Readiness;
 use crate::manager::running::Manager;
@@ -128,6 +128,23 @@ impl ManagerBuilder {
     /// ```
     pub fn by_object<T: Object>(mut self, settings: ByObject<T>) -> Self {
         self.cache.insert(settings);
+        self
+    }
+
+    /// How the caches of typed kinds keep their objects unless a kind's [`ByObject::storage`]
+    /// says otherwise (default: [`Storage::typed`]): [`Storage::compact`] keeps each object
+    /// encoded and decodes it when read, for a fraction of the memory (see [`Storage`]). Kinds
+    /// with a transform stay typed.
+    ///
+    /// ```
+    /// # use controller_runtime::cache::Storage;
+    /// # use controller_runtime::manager::Manager;
+    /// # fn configure(client: kube::Client) -> Manager {
+    /// Manager::builder(client).default_storage(Storage::compact()).build()
+    /// # }
+    /// ```
+    pub fn default_storage(mut self, storage: Storage) -> Self {
+        self.cache.default_storage = storage;
         self
     }
 

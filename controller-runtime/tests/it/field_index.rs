@@ -1,5 +1,6 @@
 //! Field indexes: registered on the manager's cache, queried from a reconciler's context and from a
-//! `watches` mapper; duplicate and unknown index names are typed errors.
+//! `watches` mapper, with the caches typed and compact; duplicate and unknown index names are
+//! typed errors.
 
 use crate::common;
 
@@ -9,7 +10,7 @@ use std::time::Duration;
 
 use common::*;
 use controller_runtime::ObjectKey;
-use controller_runtime::cache::{Cache, Error};
+use controller_runtime::cache::{Cache, Error, Storage};
 use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::Api;
@@ -55,6 +56,17 @@ fn secrets_referencing(cache: &Cache, config_map: &ConfigMap) -> Vec<ObjectKey> 
 
 #[tokio::test(start_paused = true)]
 async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it() {
+    reconciles_the_referencing_objects(Storage::typed()).await;
+}
+
+/// The same with both kinds kept compact: the index values come from the decoded Secrets (at
+/// insert), the mapper reads decoded ConfigMaps.
+#[tokio::test(start_paused = true)]
+async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it_when_compact() {
+    reconciles_the_referencing_objects(Storage::compact()).await;
+}
+
+async fn reconciles_the_referencing_objects(storage: Storage) {
     let server = TestCluster::start().await.unwrap();
     let secrets: Api<Secret> = Api::namespaced(server.client().unwrap(), ns());
     for (name, config_map) in [("s1", "a"), ("s2", "a"), ("s3", "b")] {
@@ -66,7 +78,7 @@ async fn a_config_map_change_reconciles_exactly_the_objects_that_reference_it() 
     server.put("a", "1").await.unwrap();
     server.put("b", "1").await.unwrap();
 
-    let manager = Arc::new(manager(&server).build());
+    let manager = Arc::new(manager(&server).default_storage(storage).build());
     manager
         .cache()
         .index_field::<Secret>(INDEX, config_ref)

@@ -1,6 +1,7 @@
 //! Contradictory per-kind cache settings, for a typed kind, its metadata-only cache and a
 //! dynamic kind: namespaces for a cluster-scoped kind, and a second transform for one
-//! representation, each given in two `ByObject`s in both orders. Building a controller that
+//! representation, compact storage beside a transform, two storages, each given in two
+//! `ByObject`s in both orders. Building a controller that
 //! watches the kind (as its primary kind or a secondary watch) fails with
 //! `InvalidSettings`, and so does `Manager::start`; a controller of another kind still builds.
 
@@ -10,7 +11,7 @@ use std::sync::Arc;
 use crate::cache_settings::{Half, marking};
 use crate::common::*;
 use controller_runtime::ObjectKey;
-use controller_runtime::cache::{self, ByObject, DynamicKind, Metadata};
+use controller_runtime::cache::{self, ByObject, DynamicKind, Metadata, Storage};
 use controller_runtime::controller::{
     self, Action, Context, Controller, Reconciler, Request, Watch, reconciler_fn,
 };
@@ -91,6 +92,8 @@ fn twice<T: Object>(settings: impl Fn() -> ByObject<T> + Clone + 'static) -> [Ha
 }
 
 const CLUSTER_SCOPED: &str = "cluster-scoped";
+const TRANSFORM_OF_COMPACT: &str = "a transform works on typed objects";
+const TWO_STORAGES: &str = "two storages";
 const TWO_TRANSFORMS: &str = "two transforms";
 
 /// A dynamic view of a built-in kind (no CRD needed: settings are refused before any request).
@@ -206,4 +209,23 @@ async fn one_transform_per_representation_is_accepted() {
     manager.shutdown_handle().shutdown();
     running.await.unwrap().unwrap();
     server.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn compact_storage_with_a_transform_is_refused() {
+    let halves: [Half; 2] = [
+        Box::new(|b: ManagerBuilder| {
+            b.by_object(ByObject::of::<Secret>().transform(marking::<Secret>("t")))
+        }),
+        Box::new(|b: ManagerBuilder| {
+            b.by_object(ByObject::of::<Secret>().storage(Storage::compact()))
+        }),
+    ];
+    refused(halves, Watch::of::<Secret>, "Secret", TRANSFORM_OF_COMPACT).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn two_storages_are_refused() {
+    let halves = twice(|| ByObject::of::<Secret>().storage(Storage::typed()));
+    refused(halves, Watch::of::<Secret>, "Secret", TWO_STORAGES).await;
 }

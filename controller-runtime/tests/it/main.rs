@@ -8,6 +8,7 @@ mod workload;
 mod apply;
 mod backoff;
 mod cache_settings;
+mod compact;
 mod concurrency;
 mod content_predicates;
 mod context_writes;

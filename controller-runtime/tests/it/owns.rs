@@ -1,7 +1,7 @@
 //! A ConfigMap controller that owns Secrets. Creating a ConfigMap reconciles it
 //! once; creating or deleting a Secret it controls re-triggers it; a Secret whose controller
 //! reference points elsewhere (another kind, another group, or a non-controller reference) does
-//! not. Runs on the simulator and, with `KUBE_RT_TEST_KUBECONFIG` set, against that cluster (the
+//! not; with the caches typed and compact. Runs on the simulator and, with `KUBE_RT_TEST_KUBECONFIG` set, against that cluster (the
 //! controller sees the test's own ConfigMaps only).
 
 use crate::common;
@@ -11,14 +11,26 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use controller_runtime::cache::Storage;
 use controller_runtime::controller::{Action, Context, Controller, Request, Watch, reconciler_fn};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 
 #[tokio::test(start_paused = true)]
 async fn owned_secrets_trigger_their_controller_only() {
+    owned_secrets_trigger(Storage::typed()).await;
+}
+
+/// The same with both kinds kept compact: owner references and keys come from the lean
+/// metadata.
+#[tokio::test(start_paused = true)]
+async fn owned_secrets_trigger_their_controller_only_when_compact() {
+    owned_secrets_trigger(Storage::compact()).await;
+}
+
+async fn owned_secrets_trigger(storage: Storage) {
     let server = TestCluster::start().await.unwrap();
     let key = |name: &str| format!("{}/{name}", ns());
-    let manager = Arc::new(manager(&server).build());
+    let manager = Arc::new(manager(&server).default_storage(storage).build());
     let counts = Counts::default();
     let seen = counts.clone();
     Controller::new(&manager)

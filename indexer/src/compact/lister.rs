@@ -70,6 +70,14 @@ impl<K: Resource + DeserializeOwned> CompactLister<K> {
         self
     }
 
+    /// Serves reads through `recent`, a set of recently decoded objects shared with other
+    /// listers (say, those of one kind's caches in several namespaces) and with whatever else
+    /// decodes the kind's objects through [`decode`](Self::decode).
+    pub fn shared_recently_decoded(mut self, recent: Arc<RecentlyDecoded<K>>) -> Self {
+        self.recent = Some(recent);
+        self
+    }
+
     /// The indexer this lister reads.
     pub fn indexer(&self) -> &Indexer<Compact<K>> {
         self.lister.indexer()
@@ -103,6 +111,13 @@ impl<K: Resource + DeserializeOwned> CompactLister<K> {
             lister: self.clone(),
             namespace: namespace.to_owned(),
         }
+    }
+
+    /// The typed object of `stored` (an object of this lister's cache, or of an event of its
+    /// informer), decoded as this lister's reads are: through the recently decoded objects if
+    /// the lister has them. `None`, logged, when the body does not decode into `K`.
+    pub fn decode(&self, stored: &Compact<K>) -> Option<Arc<K>> {
+        self.read(None, stored)
     }
 
     fn read_all(&self, stored: Vec<Arc<Compact<K>>>) -> Vec<Arc<K>> {

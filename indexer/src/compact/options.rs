@@ -77,6 +77,11 @@ impl CodecOptions {
         self
     }
 
+    /// Whether these options keep `metadata.managedFields` in the stored objects.
+    pub fn keeps_managed_fields(&self) -> bool {
+        self.keep_managed_fields
+    }
+
     /// The zstd compression level (default 3; zstd accepts 1 to 22, and negative levels for
     /// faster, larger frames).
     pub fn level(mut self, level: i32) -> Self {

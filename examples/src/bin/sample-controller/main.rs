@@ -9,7 +9,8 @@
 //! Lease `sample-controller` in the controller's namespace. `--shard NAME` makes this replica one
 //! shard of the ring `sample-controller` (`--ring`) instead: every replica works at once on the
 //! Foos the ring assigns it; `--shards N` runs N shards in this one process to try it (on the
-//! embedded server it also creates eight more example Foos, so every shard gets some). `sample-controller rbac` prints the
+//! embedded server it also creates eight more example Foos, so every shard gets some).
+//! `--compact-cache` keeps the cached objects compact (encoded, decoded when read). `sample-controller rbac` prints the
 //! least-privilege RBAC roles the controller needs (`crd` prints its CRD).
 //!
 //! The files follow Go's layout: this one is `main.go` (flags, the cluster, the manager and
@@ -78,6 +79,10 @@ struct Cli {
     /// when given there too.
     #[arg(long, global = true)]
     install_crd: bool,
+    /// Keep the cached Foos and Deployments compact (encoded, decoded when read) instead of as
+    /// typed objects: a fraction of the memory (docs/benchmarks.md, "Memory").
+    #[arg(long)]
+    compact_cache: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -144,6 +149,7 @@ async fn run(cli: Cli) -> Result<(), RunError> {
                 metrics_addr: None,
                 install_crd: cli.install_crd,
                 sharding: None,
+                compact_cache: false,
             };
             print!("{}", rbac::rbac_yaml(&settings).await?);
             return Ok(());
@@ -229,6 +235,7 @@ async fn run_controller(client: Client, cli: &Cli) -> Result<(), RunError> {
         metrics_addr: cli.metrics_addr,
         install_crd: cli.install_crd,
         sharding: None,
+        compact_cache: cli.compact_cache,
     };
     if settings.install_crd {
         install_crd(&client, &crd()).await?;

@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 
+use controller_runtime::cache::Storage;
 use controller_runtime::leader_election::LeaderElectionConfig;
 use controller_runtime::manager::{Manager, ManagerBuilder};
 use controller_runtime::rbac::{Rule, Verb};
@@ -31,6 +32,8 @@ pub struct Settings {
     pub install_crd: bool,
     /// Run as one shard of a ring instead (`--shard`, `--shards`).
     pub sharding: Option<ShardSettings>,
+    /// Keep the cached objects compact, decoded when read (`--compact-cache`).
+    pub compact_cache: bool,
 }
 
 /// One shard of the sample-controller's ring.
@@ -61,6 +64,9 @@ pub fn manager_builder(client: Client, settings: &Settings) -> ManagerBuilder {
     let mut builder = Manager::builder(client).resync_period(RESYNC_PERIOD);
     if let Some(namespace) = &settings.namespace {
         builder = builder.namespace(namespace);
+    }
+    if settings.compact_cache {
+        builder = builder.default_storage(Storage::compact());
     }
     if let Some(address) = settings.metrics_addr {
         builder = builder
