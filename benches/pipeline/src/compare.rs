@@ -187,7 +187,7 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<Comparison> {
 }
 
 /// The median of each figure over the runs.
-fn median_figures(runs: &[PeerFigures]) -> PeerFigures {
+pub fn median_figures(runs: &[PeerFigures]) -> PeerFigures {
     let of = |figure: fn(&PeerFigures) -> f64| median(runs.iter().map(figure));
     PeerFigures {
         peer: runs.first().map(|run| run.peer.clone()).unwrap_or_default(),

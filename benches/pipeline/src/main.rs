@@ -31,12 +31,15 @@ mod memory;
 mod metadata;
 mod metadata_peers;
 mod ours;
+mod ours_compact;
 mod priority;
 mod readers;
 mod scaling;
 mod served;
 mod server;
 mod shards;
+mod storage_compare;
+mod storage_cpu;
 mod suite;
 
 use anyhow::{Context, Result};
@@ -83,6 +86,9 @@ enum Cmd {
     Decode(Size),
     /// Our SharedIndexInformer: inf_sync, inf_watch, inf_stream, inf_relist, bytes per pod.
     Informer(Size),
+    /// Our SharedIndexInformer with compact storage (`Compact<Pod>`, the default codec): the
+    /// same figures.
+    InformerCompact(Size),
     /// kube-runtime's watcher + reflector store: the same figures.
     KubeRuntime(Size),
     /// e2e_latency: paced events into a controller; p50/p99 to reconcile start.
@@ -210,6 +216,35 @@ enum Cmd {
         #[command(flatten)]
         tuning: codecs::Tuning,
     },
+    /// Compact storage against typed storage and kube-runtime, interleaved in fresh processes:
+    /// decode, informer, informer-compact and kube-runtime per round; medians and the goals
+    /// of compact storage (bytes per pod, sync and watch against decode and kube-runtime,
+    /// client CPU per object, relist peak).
+    CompareStorage {
+        #[command(flatten)]
+        size: Size,
+        /// Rounds of each.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
+    /// A whole controller's client CPU with the manager's caches typed and compact (each
+    /// reconcile reads its primary and two more cached pods), in turns in fresh processes.
+    StorageCpu {
+        #[command(flatten)]
+        size: Size,
+        /// Rounds of each storage.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+    },
+    /// One run of `storage-cpu` (used by it).
+    #[command(hide = true)]
+    StorageCpuRun {
+        #[command(flatten)]
+        size: Size,
+        /// `typed` or `compact`.
+        #[arg(long)]
+        storage: String,
+    },
     /// Sharding: reconciles/s of a controller whose reconciler waits on an external call, and
     /// memory per process, for 1, 2 and 4 shard processes of one ring over the same ConfigMaps
     /// (apiserver-sim in this process); ratios to the 1-process run.
@@ -243,6 +278,7 @@ enum Cmd {
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum PeerName {
     Ours,
+    OursCompact,
     KubeRuntime,
     OursMetadata,
     KubeRuntimeMetadata,
@@ -265,11 +301,11 @@ fn main() -> Result<()> {
             );
             print(&figures, &human)
         }
-        Cmd::Informer(size) | Cmd::KubeRuntime(size) => {
-            let peer = if matches!(cli.command, Cmd::Informer(_)) {
-                "ours"
-            } else {
-                "kube-runtime"
+        Cmd::Informer(size) | Cmd::InformerCompact(size) | Cmd::KubeRuntime(size) => {
+            let peer = match cli.command {
+                Cmd::Informer(_) => "ours",
+                Cmd::InformerCompact(_) => "ours-compact",
+                _ => "kube-runtime",
             };
             let figures = suite::run(peer, size.objects, size.events)?;
             print(&figures, &suite::describe(&figures))
@@ -384,6 +420,30 @@ fn main() -> Result<()> {
             let human = format!("{}: {:.0} B/pod", row.cache, row.bytes_per_pod);
             print(&row, &human)
         }
+        Cmd::CompareStorage { size, rounds } => {
+            let figures = storage_compare::run(size.objects, size.events, rounds)?;
+            print(&figures, &storage_compare::describe(&figures))
+        }
+        Cmd::StorageCpu { size, rounds } => {
+            let figures = storage_cpu::run(size.objects, size.events, rounds)?;
+            print(&figures, &storage_cpu::describe(&figures))
+        }
+        Cmd::StorageCpuRun { size, storage } => {
+            anyhow::ensure!(
+                storage == "typed" || storage == "compact",
+                "--storage is typed or compact, not {storage}"
+            );
+            let run = runtime()?.block_on(storage_cpu::run_one(
+                size.objects,
+                size.events,
+                storage == "compact",
+            ))?;
+            let human = format!(
+                "{}: {} reconciles, {:.2} s CPU",
+                run.storage, run.reconciles, run.cpu_s
+            );
+            print(&run, &human)
+        }
         Cmd::Shards(options) => {
             let figures = runtime()?.block_on(shards::run(options))?;
             print(&figures, &shards::describe(&figures))
@@ -392,6 +452,9 @@ fn main() -> Result<()> {
         Cmd::Run { peer, options } => {
             let figures: RunFigures = match peer {
                 PeerName::Ours => runtime()?.block_on(measure::run::<ours::Ours>(options))?,
+                PeerName::OursCompact => {
+                    runtime()?.block_on(measure::run::<ours_compact::OursCompact>(options))?
+                }
                 PeerName::KubeRuntime => {
                     runtime()?.block_on(measure::run::<kube_runtime::KubeRuntime>(options))?
                 }

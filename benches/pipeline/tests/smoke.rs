@@ -325,3 +325,61 @@ fn codecs_measure_every_encoding_and_check_every_read() {
         assert_eq!(row["objects"], 600, "{row}");
     }
 }
+
+#[test]
+fn compare_storage_runs_both_storages_and_kube_runtime_with_every_object_arriving() {
+    let comparison = run(&[
+        "compare-storage",
+        "--objects",
+        "200",
+        "--events",
+        "200",
+        "--rounds",
+        "1",
+    ]);
+    assert_eq!(comparison["complete"], Value::Bool(true), "{comparison}");
+    for peer in ["typed", "compact", "kube_runtime"] {
+        let figures = &comparison[peer];
+        assert_eq!(figures["complete"], Value::Bool(true), "{peer}: {figures}");
+        for field in [
+            "inf_sync_objects_per_s",
+            "inf_watch_events_per_s",
+            "inf_stream_objects_per_s",
+            "bytes_per_object",
+        ] {
+            positive(figures, field);
+        }
+    }
+    for storage in ["typed_ratios", "compact_ratios"] {
+        for ratio in ["bytes_vs_kube", "sync_vs_decode", "watch_vs_kube"] {
+            positive(&comparison[storage], ratio);
+        }
+    }
+}
+
+#[test]
+fn storage_cpu_runs_a_controller_on_both_storages_reading_every_object() {
+    let figures = run(&[
+        "storage-cpu",
+        "--objects",
+        "300",
+        "--events",
+        "300",
+        "--rounds",
+        "1",
+    ]);
+    let runs = figures["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 2);
+    for run in runs {
+        let reconciles = run["reconciles"].as_u64().expect("reconciles");
+        assert!(reconciles >= 300, "{run}");
+        let deleted = run["deleted"].as_u64().expect("deleted");
+        assert_eq!(
+            run["reads"].as_u64(),
+            Some(reconciles * 3 - deleted),
+            "{run}"
+        );
+        positive(run, "cpu_s");
+    }
+    positive(&figures, "compact_vs_typed_cpu");
+}
