@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use apiserver_sim::ApiServer;
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Resource;
 use kube::api::ObjectMeta;
 
 use crate::namespace::{SIMULATOR_NAMESPACE, ns};
@@ -100,9 +101,18 @@ pub fn value(obj: &ConfigMap) -> String {
         .unwrap_or_default()
 }
 
-/// The [`State`] of a set of ConfigMaps.
-pub fn state_of<'a>(objs: impl IntoIterator<Item = &'a ConfigMap>) -> State {
-    objs.into_iter().map(|obj| (name(obj), rv(obj))).collect()
+/// The [`State`] of a set of ConfigMaps, typed or in any other representation (compact ones,
+/// say): it reads their metadata only.
+pub fn state_of<'a, K: Resource + 'a>(objs: impl IntoIterator<Item = &'a K>) -> State {
+    objs.into_iter()
+        .map(|obj| {
+            let meta = obj.meta();
+            (
+                meta.name.clone().unwrap_or_default(),
+                meta.resource_version.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
 }
 
 /// The [`State`] of the server's ConfigMaps in [`NS`].

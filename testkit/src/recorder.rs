@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use informer::{DeletedObject, ResourceEventHandler};
-use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Resource;
 use parking_lot::Mutex;
 use tokio::sync::Semaphore;
 
@@ -107,45 +107,50 @@ impl Recorder {
     }
 }
 
-fn name_of(obj: &ConfigMap) -> String {
-    obj.metadata.name.clone().unwrap_or_default()
+fn name_of<K: Resource>(obj: &K) -> String {
+    obj.meta().name.clone().unwrap_or_default()
 }
 
-fn rv_of(obj: &ConfigMap) -> String {
-    obj.metadata.resource_version.clone().unwrap_or_default()
+fn rv_of<K: Resource>(obj: &K) -> String {
+    obj.meta().resource_version.clone().unwrap_or_default()
 }
 
-impl ResourceEventHandler<ConfigMap> for Recorder {
-    async fn on_add(&self, obj: Arc<ConfigMap>, is_in_initial_list: bool) {
+/// Records the events of ConfigMaps in any representation (typed, compact): it reads their
+/// metadata only.
+impl<K: Resource + Send + Sync + 'static> ResourceEventHandler<K> for Recorder {
+    async fn on_add(&self, obj: Arc<K>, is_in_initial_list: bool) {
         self.pace().await;
-        let name = name_of(&obj);
+        let name = name_of(obj.as_ref());
         if self.panic_on_add.as_deref() == Some(name.as_str()) {
             panic!("{} refuses to add {name}", self.name);
         }
-        self.state.lock().insert(name.clone(), rv_of(&obj));
+        self.state.lock().insert(name.clone(), rv_of(obj.as_ref()));
         self.events
             .lock()
-            .push(Event::Add(name, rv_of(&obj), is_in_initial_list));
+            .push(Event::Add(name, rv_of(obj.as_ref()), is_in_initial_list));
     }
 
-    async fn on_update(&self, old: Arc<ConfigMap>, new: Arc<ConfigMap>) {
+    async fn on_update(&self, old: Arc<K>, new: Arc<K>) {
         self.pace().await;
-        let name = name_of(&new);
-        self.state.lock().insert(name.clone(), rv_of(&new));
+        let name = name_of(new.as_ref());
+        self.state.lock().insert(name.clone(), rv_of(new.as_ref()));
         let same = Arc::ptr_eq(&old, &new);
-        self.events
-            .lock()
-            .push(Event::Update(name, rv_of(&old), rv_of(&new), same));
+        self.events.lock().push(Event::Update(
+            name,
+            rv_of(old.as_ref()),
+            rv_of(new.as_ref()),
+            same,
+        ));
     }
 
-    async fn on_delete(&self, obj: DeletedObject<ConfigMap>) {
+    async fn on_delete(&self, obj: DeletedObject<K>) {
         self.pace().await;
         let name = match &obj {
-            DeletedObject::Known(obj) => name_of(obj),
+            DeletedObject::Known(obj) => name_of(obj.as_ref()),
             DeletedObject::Unknown(tombstone) => tombstone.key.name().to_owned(),
         };
         self.state.lock().remove(&name);
-        let last = obj.object().map(|obj| rv_of(obj));
+        let last = obj.object().map(|obj| rv_of(obj.as_ref()));
         self.events
             .lock()
             .push(Event::Delete(name, last, obj.is_tombstone()));

@@ -2,7 +2,8 @@
 //! server drops watches, compacts its history while the informer is disconnected (after a
 //! change it missed) and fails 10 % of lists; after quiescence the
 //! indexer and a handler's own map both equal the server's state. (On a real server, behind
-//! the fault proxy: two seeds of 500 steps over 200 objects.)
+//! the fault proxy: two seeds of 500 steps over 200 objects.) On both fifos, and on compact
+//! objects.
 
 use crate::common;
 
@@ -12,7 +13,6 @@ use std::time::Duration;
 use apiserver_sim::FailRule;
 use common::*;
 use informer::{ApiListerWatcher, FifoKind, ReflectorOptions, SharedIndexInformer};
-use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use testkit::fault::InjectFaults;
 
@@ -47,7 +47,7 @@ fn scale(server: &TestCluster) -> Scale {
 
 /// Runs one seed on `server`; returns how many list requests the informer made, and how many
 /// one list of the initial objects takes.
-async fn run_seed(server: &TestCluster, seed: u64, kind: FifoKind) -> (u64, u64) {
+async fn run_seed<O: TestObject>(server: &TestCluster, seed: u64, kind: FifoKind) -> (u64, u64) {
     let scale = scale(server);
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut exists = vec![false; scale.objects];
@@ -62,7 +62,7 @@ async fn run_seed(server: &TestCluster, seed: u64, kind: FifoKind) -> (u64, u64)
     }
     let initial = exists.iter().filter(|exists| **exists).count() as u64;
     let page_size = rng.u32(100..1_000);
-    let api: Api<ConfigMap> = Api::namespaced(server.client().unwrap(), ns());
+    let api: Api<O> = Api::namespaced(server.client().unwrap(), ns());
     let own = ApiListerWatcher::new(api).labels(OWN_SELECTOR);
     let informer = Arc::new(
         SharedIndexInformer::builder(Arc::new(own))
@@ -76,6 +76,7 @@ async fn run_seed(server: &TestCluster, seed: u64, kind: FifoKind) -> (u64, u64)
             )
             .build(),
     );
+    O::prepare(&informer);
     let handler = Recorder::new("map");
     informer.add_event_handler(handler.clone()).unwrap();
     server.reset_request_counts();
@@ -139,12 +140,12 @@ async fn run_seed(server: &TestCluster, seed: u64, kind: FifoKind) -> (u64, u64)
     (lists, initial.div_ceil(u64::from(page_size)))
 }
 
-async fn twenty_seeds_of_random_changes_and_faults_converge(kind: FifoKind) {
+async fn twenty_seeds_of_random_changes_and_faults_converge<O: TestObject>(kind: FifoKind) {
     let (mut relisted, mut seed, mut seeds) = (0, 0, u64::MAX);
     while seed < seeds {
         let server = TestCluster::start_with_faults().await.unwrap();
         seeds = scale(&server).seeds;
-        let (lists, pages_of_one_list) = run_seed(&server, seed, kind).await;
+        let (lists, pages_of_one_list) = run_seed::<O>(&server, seed, kind).await;
         if lists > pages_of_one_list {
             relisted += 1;
         }
@@ -158,7 +159,7 @@ async fn twenty_seeds_of_random_changes_and_faults_converge(kind: FifoKind) {
     );
 }
 
-on_both_fifos!(
+on_both_fifos_and_compact!(
     twenty_seeds_of_random_changes_and_faults_converge,
     start_paused = true
 );

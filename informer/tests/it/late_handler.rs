@@ -9,12 +9,12 @@ use std::time::Duration;
 use common::*;
 use informer::FifoKind;
 
-async fn a_late_handler_gets_the_cache_then_live_events(kind: FifoKind) {
+async fn a_late_handler_gets_the_cache_then_live_events<O: TestObject>(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
     for i in 0..1000 {
         server.put_own(&format!("cm-{i}"), "0").await.unwrap();
     }
-    let informer = config_map_informer(&server, Duration::ZERO, kind);
+    let informer = config_map_informer::<O>(&server, Duration::ZERO, kind);
     let early = Recorder::new("early");
     informer.add_event_handler(early.clone()).unwrap();
     let running = spawn(&informer);
@@ -95,7 +95,7 @@ async fn a_late_handler_gets_the_cache_then_live_events(kind: FifoKind) {
     server.shutdown().await;
 }
 
-on_both_fifos!(
+on_both_fifos_and_compact!(
     a_late_handler_gets_the_cache_then_live_events,
     start_paused = true
 );

@@ -15,7 +15,7 @@ async fn settings_handlers_and_accessors_follow_the_informer_life(kind: FifoKind
     let server = TestCluster::start().await.unwrap();
     server.put_own("cm-0", "0").await.unwrap();
     server.put_own("keep-1", "0").await.unwrap();
-    let informer = config_map_informer(&server, Duration::ZERO, kind);
+    let informer = config_map_informer::<ConfigMap>(&server, Duration::ZERO, kind);
     informer.set_transform(strip_managed_fields).unwrap();
     let everything = Recorder::new("everything");
     let kept = Recorder::new("kept");
@@ -100,7 +100,7 @@ async fn settings_handlers_and_accessors_follow_the_informer_life(kind: FifoKind
     assert!(matches!(&kept.events()[2], Event::Update(name, ..) if name == "keep-2"));
 
     // A registration from another informer is refused.
-    let other = config_map_informer(&server, Duration::ZERO, kind);
+    let other = config_map_informer::<ConfigMap>(&server, Duration::ZERO, kind);
     let foreign = other.add_event_handler(Recorder::new("foreign")).unwrap();
     assert!(matches!(
         informer.remove_event_handler(&foreign),

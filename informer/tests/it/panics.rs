@@ -8,10 +8,10 @@ use std::time::Duration;
 use common::*;
 use informer::FifoKind;
 
-async fn a_panicking_handler_is_contained(kind: FifoKind) {
+async fn a_panicking_handler_is_contained<O: TestObject>(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
     server.put_own("a", "0").await.unwrap();
-    let informer = config_map_informer(&server, Duration::ZERO, kind);
+    let informer = config_map_informer::<O>(&server, Duration::ZERO, kind);
     let fragile = Recorder::new("fragile").panic_on_add("bad");
     let steady = Recorder::new("steady");
     informer.add_event_handler(fragile.clone()).unwrap();
@@ -56,4 +56,4 @@ async fn a_panicking_handler_is_contained(kind: FifoKind) {
     server.shutdown().await;
 }
 
-on_both_fifos!(a_panicking_handler_is_contained, start_paused = true);
+on_both_fifos_and_compact!(a_panicking_handler_is_contained, start_paused = true);

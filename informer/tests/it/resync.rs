@@ -8,13 +8,13 @@ use std::time::Duration;
 use common::*;
 use informer::FifoKind;
 
-async fn resync_updates_reach_only_the_handler_that_asked(kind: FifoKind) {
+async fn resync_updates_reach_only_the_handler_that_asked<O: TestObject>(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
     for i in 0..3 {
         server.put_own(&format!("cm-{i}"), "0").await.unwrap();
     }
     // The informer checks every 10 s by default; the handler's 1 s request lowers that before start.
-    let informer = config_map_informer(&server, Duration::from_secs(10), kind);
+    let informer = config_map_informer::<O>(&server, Duration::from_secs(10), kind);
     let resyncing = Recorder::new("resyncing");
     let quiet = Recorder::new("quiet");
     informer
@@ -69,7 +69,7 @@ async fn resync_updates_reach_only_the_handler_that_asked(kind: FifoKind) {
     server.shutdown().await;
 }
 
-on_both_fifos!(
+on_both_fifos_and_compact!(
     resync_updates_reach_only_the_handler_that_asked,
     start_paused = true
 );

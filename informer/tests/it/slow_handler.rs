@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::*;
 use informer::FifoKind;
 
-async fn a_slow_handler_lags_without_delaying_a_fast_one(kind: FifoKind) {
+async fn a_slow_handler_lags_without_delaying_a_fast_one<O: TestObject>(kind: FifoKind) {
     let server = TestCluster::start().await.unwrap();
     // The history each object goes through, in resource versions.
     let mut history: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -20,7 +20,7 @@ async fn a_slow_handler_lags_without_delaying_a_fast_one(kind: FifoKind) {
             .or_default()
             .push(rv(&server.put_own(&name, "0").await.unwrap()));
     }
-    let informer = config_map_informer(&server, Duration::ZERO, kind);
+    let informer = config_map_informer::<O>(&server, Duration::ZERO, kind);
     let fast = Recorder::new("fast");
     // Slow: each call waits for a permit (held back until the fast handler is done), then sleeps
     // (10 ms: on a real server, where time is not virtual, 73 calls take under a second).
@@ -112,7 +112,7 @@ async fn a_slow_handler_lags_without_delaying_a_fast_one(kind: FifoKind) {
     server.shutdown().await;
 }
 
-on_both_fifos!(
+on_both_fifos_and_compact!(
     a_slow_handler_lags_without_delaying_a_fast_one,
     start_paused = true
 );

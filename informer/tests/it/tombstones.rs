@@ -10,12 +10,12 @@ use common::*;
 use informer::FifoKind;
 use testkit::fault::InjectFaults;
 
-async fn deletions_missed_while_disconnected_arrive_as_tombstones(kind: FifoKind) {
+async fn deletions_missed_while_disconnected_arrive_as_tombstones<O: TestObject>(kind: FifoKind) {
     let server = TestCluster::start_with_faults().await.unwrap();
     for i in 0..10 {
         server.put_own(&format!("cm-{i}"), "0").await.unwrap();
     }
-    let informer = config_map_informer(&server, Duration::ZERO, kind);
+    let informer = config_map_informer::<O>(&server, Duration::ZERO, kind);
     let recorder = Recorder::new("recorder");
     informer.add_event_handler(recorder.clone()).unwrap();
     let running = spawn(&informer);
@@ -96,7 +96,7 @@ async fn deletions_missed_while_disconnected_arrive_as_tombstones(kind: FifoKind
     server.shutdown().await;
 }
 
-on_both_fifos!(
+on_both_fifos_and_compact!(
     deletions_missed_while_disconnected_arrive_as_tombstones,
     start_paused = true
 );
