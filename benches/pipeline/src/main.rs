@@ -168,8 +168,8 @@ enum Cmd {
         #[arg(long, default_value_t = 0)]
         readers: usize,
     },
-    /// Initial sync of both peers at several collection sizes: pods/s, bytes and CPU per pod,
-    /// as a table and an SVG plot.
+    /// Initial sync of every peer (typed, compact, metadata-only, kube-runtime) at several
+    /// collection sizes: pods/s, bytes and CPU per pod, as a table and SVG plots.
     Scaling {
         /// Collection sizes (pods), comma-separated.
         #[arg(long, value_delimiter = ',', default_values_t = [10_000, 100_000, 300_000])]
@@ -183,6 +183,9 @@ enum Cmd {
         /// Where to write the plot.
         #[arg(long, default_value = "docs/scaling.svg")]
         svg: std::path::PathBuf,
+        /// Where to write the memory panel alone.
+        #[arg(long, default_value = "docs/memory.svg")]
+        memory_svg: std::path::PathBuf,
     },
     /// What the machine charges for memory touched for the first time: each size of fresh
     /// memory written one byte per page, in turn; microseconds per page (wall and CPU).
@@ -390,8 +393,9 @@ fn main() -> Result<()> {
             events,
             rounds,
             svg,
+            memory_svg,
         } => {
-            let figures = scaling::run(&sizes, events, rounds, &svg)?;
+            let figures = scaling::run(&sizes, events, rounds, &svg, &memory_svg)?;
             print(&figures, &scaling::describe(&figures))
         }
         Cmd::Compare { size, rounds } => {

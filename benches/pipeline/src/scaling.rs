@@ -1,6 +1,7 @@
-//! `scaling`: the initial sync of both peers at several collection sizes, each run in a fresh
+//! `scaling`: the initial sync of every peer at several collection sizes, each run in a fresh
 //! process: pods per second, bytes per cached pod and CPU per pod, as a table and as an SVG plot
-//! (cost per object should stay flat as the collection grows).
+//! (cost per object should stay flat as the collection grows), and the memory panel alone as a
+//! second plot. The peers: our informer typed, compact and metadata-only, and kube-runtime.
 
 use std::path::Path;
 
@@ -13,8 +14,10 @@ use crate::fixtures::DEFAULT_NAMESPACES;
 use crate::measure::{RunFigures, RunOptions, in_fresh_process, run_args};
 
 /// The peers compared, and their colours in the plot.
-const PEERS: [(&str, RGBColor); 2] = [
+const PEERS: [(&str, RGBColor); 4] = [
     ("ours", RGBColor(31, 119, 180)),
+    ("ours-compact", RGBColor(44, 160, 44)),
+    ("ours-metadata", RGBColor(148, 103, 189)),
     ("kube-runtime", RGBColor(214, 39, 40)),
 ];
 
@@ -46,10 +49,19 @@ pub struct Scaling {
     pub points: Vec<Point>,
     /// The SVG written.
     pub svg: String,
+    /// The memory panel's SVG.
+    pub memory_svg: String,
 }
 
-/// Measures every size with both peers (in turns, `rounds` times) and writes the plot to `svg`.
-pub fn run(sizes: &[usize], events: usize, rounds: usize, svg: &Path) -> Result<Scaling> {
+/// Measures every size with every peer (in turns, `rounds` times) and writes the plot to `svg`
+/// and its memory panel alone to `memory_svg`.
+pub fn run(
+    sizes: &[usize],
+    events: usize,
+    rounds: usize,
+    svg: &Path,
+    memory_svg: &Path,
+) -> Result<Scaling> {
     ensure!(!sizes.is_empty(), "no sizes to measure");
     let rounds = rounds.max(1);
     let mut runs: Vec<(String, usize, RunFigures)> = Vec::new();
@@ -99,12 +111,14 @@ pub fn run(sizes: &[usize], events: usize, rounds: usize, svg: &Path) -> Result<
             });
         }
     }
-    plot(&points, svg)?;
+    plot(&points, svg, &PANELS)?;
+    plot(&points, memory_svg, &PANELS[1..2])?;
     Ok(Scaling {
         events,
         rounds,
         points,
         svg: svg.display().to_string(),
+        memory_svg: memory_svg.display().to_string(),
     })
 }
 
@@ -133,17 +147,18 @@ const PANELS: [Panel; 3] = [
     },
 ];
 
-/// Writes the three panels (sync rate, bytes per pod, CPU per pod against the collection size,
-/// one line per peer) to `svg`.
-fn plot(points: &[Point], svg: &Path) -> Result<()> {
+/// Writes `panels` (of sync rate, bytes per pod, CPU per pod against the collection size, one
+/// line per peer) side by side to `svg`.
+fn plot(points: &[Point], svg: &Path, panels: &[Panel]) -> Result<()> {
     let (min_x, max_x) = points.iter().fold((f64::MAX, 0f64), |(lo, hi), p| {
         (lo.min(p.objects as f64), hi.max(p.objects as f64))
     });
     let (min_x, max_x) = (min_x * 0.8, max_x * 1.25);
-    let root = SVGBackend::new(svg, (1260, 420)).into_drawing_area();
+    let width = 420 * u32::try_from(panels.len()).unwrap_or(1);
+    let root = SVGBackend::new(svg, (width, 420)).into_drawing_area();
     root.fill(&WHITE)
         .with_context(|| format!("drawing {}", svg.display()))?;
-    for (area, panel) in root.split_evenly((1, PANELS.len())).iter().zip(&PANELS) {
+    for (area, panel) in root.split_evenly((1, panels.len())).iter().zip(panels) {
         let max_y = points.iter().map(panel.figure).fold(0f64, f64::max) * 1.15;
         let mut chart = ChartBuilder::on(area)
             .caption(panel.title, ("sans-serif", 18))
@@ -209,11 +224,21 @@ pub fn describe(s: &Scaling) -> String {
         s.points.iter().map(|p| p.objects).min(),
         s.points.iter().map(|p| p.objects).max(),
     ) {
+        let rss = |peer: &str| {
+            s.points
+                .iter()
+                .find(|p| p.peer == peer && p.objects == large)
+                .map_or(f64::NAN, |p| p.rss_synced_bytes as f64)
+        };
         rows.push(format!(
-            "at {large} pods: ours ÷ kube-runtime {:.2}× (goal ≥ 1.5×), ours ÷ ours at {small} {:.2}× (goal ≥ 0.8×); plot: {}",
+            "at {large} pods: ours ÷ kube-runtime {:.2}× (goal ≥ 1.5×), ours ÷ ours at {small} {:.2}× (goal ≥ 0.8×); compact ÷ kube-runtime: sync {:.2}×, RSS {:.2}× (typed {:.2}×); plots: {}, {}",
             rate("ours", large) / rate("kube-runtime", large),
             rate("ours", large) / rate("ours", small),
-            s.svg
+            rate("ours-compact", large) / rate("kube-runtime", large),
+            rss("ours-compact") / rss("kube-runtime"),
+            rss("ours") / rss("kube-runtime"),
+            s.svg,
+            s.memory_svg
         ));
     }
     rows.join("\n")

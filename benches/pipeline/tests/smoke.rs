@@ -383,3 +383,32 @@ fn storage_cpu_runs_a_controller_on_both_storages_reading_every_object() {
     }
     positive(&figures, "compact_vs_typed_cpu");
 }
+
+#[test]
+fn scaling_measures_every_peer_at_every_size_and_draws_both_plots() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (svg, memory_svg) = (
+        dir.path().join("scaling.svg"),
+        dir.path().join("memory.svg"),
+    );
+    let figures = run(&[
+        "scaling",
+        "--sizes",
+        "100,200",
+        "--events",
+        "20",
+        "--svg",
+        svg.to_str().expect("a UTF-8 path"),
+        "--memory-svg",
+        memory_svg.to_str().expect("a UTF-8 path"),
+    ]);
+    let points = figures["points"].as_array().expect("points");
+    assert_eq!(points.len(), 8, "four peers at two sizes: {figures}");
+    for point in points {
+        positive(point, "sync_objects_per_s");
+    }
+    for plot in [&svg, &memory_svg] {
+        let drawn = std::fs::read_to_string(plot).expect("the plot was written");
+        assert!(drawn.contains("ours-compact"), "{}", plot.display());
+    }
+}
