@@ -1,6 +1,8 @@
 //! The operator against the test environment: the Deployment follows `spec.size`, the status
-//! lists the Pods, an event reports the reconcile, and the Deployment goes with the Memcached.
+//! lists the Pods, an event reports the reconcile, and the Deployment goes with the Memcached;
+//! with the manager's caches typed and compact.
 
+use controller_runtime::cache::Storage;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use k8s_openapi::api::events::v1::Event;
@@ -27,8 +29,19 @@ fn pod(name: &str, instance: &str) -> Pod {
 #[tokio::test]
 async fn a_memcached_gets_its_deployment_status_and_event() -> Result<(), Box<dyn std::error::Error>>
 {
+    the_operator_works(Storage::typed()).await
+}
+
+/// The same with the manager's caches compact: objects kept encoded, decoded when read.
+#[tokio::test]
+async fn a_memcached_gets_its_deployment_status_and_event_from_compact_caches()
+-> Result<(), Box<dyn std::error::Error>> {
+    the_operator_works(Storage::compact()).await
+}
+
+async fn the_operator_works(storage: Storage) -> Result<(), Box<dyn std::error::Error>> {
     let env = TestEnv::builder().crd(Memcached::crd()).start().await?;
-    let manager = env.manager();
+    let manager = env.manager_builder().default_storage(storage).build();
     register(&manager)?;
     let running = env.start_manager(manager);
 

@@ -3,8 +3,9 @@
 //! see the Deployment, the Pods and the status follow; delete the Foo, see the garbage collector
 //! remove the Deployment and its Pods. The simulator runs the Pods with its workload simulator;
 //! a real cluster with its controller-manager, scheduler and nodes (a bare API server has none
-//! of them: those steps are skipped there, with a notice).
+//! of them: those steps are skipped there, with a notice). With the caches typed and compact.
 
+use controller_runtime::cache::Storage;
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::Event;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
@@ -38,10 +39,24 @@ async fn available(foo_env: &FooEnv, foos: &Api<Foo>, replicas: usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn foo_lifecycle() {
+    lifecycle(Storage::typed()).await;
+}
+
+/// The same with the manager's caches compact (the binary's `--compact-cache`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foo_lifecycle_on_compact_caches() {
+    lifecycle(Storage::compact()).await;
+}
+
+async fn lifecycle(storage: Storage) {
     let foo_env = FooEnv::start(crd()).await.unwrap();
     let env = &foo_env.env;
     let client = env.client();
-    let manager = env.manager_builder().resync_period(RESYNC_PERIOD).build();
+    let manager = env
+        .manager_builder()
+        .resync_period(RESYNC_PERIOD)
+        .default_storage(storage)
+        .build();
     register(&manager).unwrap();
     let running = env.start_manager(manager);
     foo_env.notice_skipped_steps("Running Pods and availableReplicas", "the test's last step");

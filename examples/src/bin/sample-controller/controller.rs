@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use controller_runtime::cache::{self, Cache};
+use controller_runtime::cache::{self, Cache, CacheLister};
 use controller_runtime::controller::predicate::{Predicate, ResourceVersionChanged};
 use controller_runtime::controller::{self, ControllerHandle};
 use controller_runtime::indexer::Lister;
@@ -181,6 +181,34 @@ pub fn new_deployment(foo: &Foo) -> Deployment {
     }
 }
 
+/// Where `sync_handler` looks up a Foo's Deployment (Go's `DeploymentLister`): the manager's
+/// cache, or an informer-level lister over an indexer (the ported Go tests fill one by hand).
+pub trait DeploymentLister {
+    /// The cached Deployment `name` in `namespace`, if there is one.
+    fn deployment(&self, namespace: &str, name: &str)
+    -> Result<Option<Arc<Deployment>>, SyncError>;
+}
+
+impl DeploymentLister for CacheLister<Deployment> {
+    fn deployment(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<Arc<Deployment>>, SyncError> {
+        Ok(self.namespace(namespace).get(name)?)
+    }
+}
+
+impl DeploymentLister for Lister<Deployment> {
+    fn deployment(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<Arc<Deployment>>, SyncError> {
+        Ok(self.namespace(namespace).get(name))
+    }
+}
+
 /// Why a sync failed; every variant is retried with the key's backoff.
 #[derive(Debug, thiserror::Error)]
 pub enum SyncError {
@@ -245,7 +273,7 @@ impl SampleController {
         &self,
         key: &ObjectKey,
         foo: Option<Arc<Foo>>,
-        deployments: &Lister<Deployment>,
+        deployments: &impl DeploymentLister,
     ) -> Result<(), SyncError> {
         let Some(foo) = foo else {
             tracing::info!(foo = %key, "Foo referenced by item in work queue no longer exists");
@@ -259,8 +287,7 @@ impl SampleController {
         }
 
         let cached = deployments
-            .namespace(&namespace)
-            .get(deployment_name)
+            .deployment(&namespace, deployment_name)?
             .map(|d| d.as_ref().clone());
         let deployments: Api<Deployment> = Api::namespaced(self.client.clone(), &namespace);
         let deployment = match cached {
@@ -344,12 +371,9 @@ impl Reconciler<Foo> for SampleController {
     type Error = SyncError;
 
     async fn reconcile(&self, request: Request, ctx: Context<Foo>) -> Result<Action, SyncError> {
-        // The informer-level lister of the Foo's namespace (the one cache unless the manager
-        // caches several namespaces).
-        let deployments = ctx
-            .cache()
-            .lister::<Deployment>()?
-            .informer_lister(request.namespace())?;
+        // The Deployments' lister (Go's `deploymentsLister`): the manager's cache, typed or
+        // compact.
+        let deployments = ctx.cache().lister::<Deployment>()?;
         self.sync_handler(&request.key, ctx.get(), &deployments)
             .await?;
         tracing::info!(resource = %request.key, "Successfully synced");
