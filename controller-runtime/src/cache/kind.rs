@@ -14,6 +14,7 @@ use informer::{
 use kube::api::DynamicObject;
 use kube::core::PartialObjectMeta;
 
+use crate::cache::storage::Storage;
 use crate::kind::{DynamicKind, Kind, OwnerKind, WatchScope, describe};
 use crate::rbac::Rule;
 
@@ -76,6 +77,7 @@ impl<K: Kind> CacheKind for K {
                     InformerScope::namespace_or_all(namespace).selectors(selectors),
                 )
             })),
+            storage: None,
         }
     }
 }
@@ -99,6 +101,7 @@ impl<K: Kind> CacheKind for Metadata<K> {
             // Every object's `types` says `meta.k8s.io/v1 PartialObjectMetadata`: dropped.
             lean: Some(Arc::new(informer::strip_type_meta)),
             compact: None,
+            storage: None,
         }
     }
 }
@@ -122,6 +125,7 @@ impl DynamicKind {
             }),
             lean: None,
             compact: None,
+            storage: None,
         }
     }
 }
@@ -161,6 +165,9 @@ pub struct CacheSpec<T: Object> {
     /// Makes one of its informers of compact objects; `None` for representations that are
     /// always typed (metadata-only, dynamic).
     pub(crate) compact: Option<CompactInformerFn<T>>,
+    /// The storage a watch asked for ([`Watch::storage`](crate::controller::Watch::storage)),
+    /// which the kind's own settings must not contradict.
+    pub(crate) storage: Option<Storage>,
 }
 
 /// Identifies a kind, whatever its representation: the Rust type of a typed kind, or the

@@ -56,6 +56,11 @@ impl<K: Object> KindCache<K> {
         &self.informers
     }
 
+    /// Whether the kind's objects are kept compact.
+    pub(crate) fn is_compact(&self) -> bool {
+        matches!(self.informers, Informers::Compact(_))
+    }
+
     /// The typed informers, one per cached namespace or a single one;
     /// [`Error::CompactStorage`] when the kind is kept compact.
     pub(crate) fn informers(&self) -> Result<&[Arc<SharedIndexInformer<K>>], Error> {

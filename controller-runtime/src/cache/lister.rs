@@ -11,7 +11,6 @@ use kube::core::Selector;
 
 use crate::cache::error::Error;
 use crate::cache::kind_cache::KindCache;
-use crate::cache::storage::Informers;
 
 /// Reads one kind from the manager's cache (never from the API server): by label selector,
 /// by namespace, by name and by [field index](crate::cache::Cache::index_field). Cheap to clone;
@@ -128,7 +127,7 @@ impl<K: Object> CacheLister<K> {
 
     /// Whether the kind's objects are kept [compact](crate::cache::Storage).
     pub fn is_compact(&self) -> bool {
-        matches!(self.cache.storage(), Informers::Compact(_))
+        self.cache.is_compact()
     }
 
     /// The informer-level [`Lister`] that holds `namespace`'s objects (`None`: the single

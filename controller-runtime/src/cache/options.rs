@@ -342,7 +342,28 @@ impl CacheOptions {
             .and_then(|own| own.transforms.get(&spec.key.metadata))
             .and_then(|transform| Arc::clone(transform).downcast::<TransformFn<T>>().ok())
             .map(|transform| (*transform).clone());
-        let storage = match own.and_then(|own| own.storage.clone()) {
+        let own_storage = own.and_then(|own| own.storage.clone());
+        // Storage is a choice of typed caches only.
+        let asked = spec.storage.as_ref().filter(|_| spec.compact.is_some());
+        if let (Some(asked), Some(own_storage)) = (asked, &own_storage)
+            && asked.is_compact() != own_storage.is_compact()
+        {
+            return Err(Error::InvalidSettings {
+                kind: spec.kind.clone(),
+                reason: format!(
+                    "a watch asks for {} storage and the kind's settings for {}; give one",
+                    asked.name(),
+                    own_storage.name()
+                ),
+            });
+        }
+        if asked.is_some_and(Storage::is_compact) && transform.is_some() {
+            return Err(Error::InvalidSettings {
+                kind: spec.kind.clone(),
+                reason: "a transform works on typed objects, and a watch asks for compact storage; drop one".to_owned(),
+            });
+        }
+        let storage = match own_storage.or_else(|| asked.cloned()) {
             _ if spec.key.metadata || spec.compact.is_none() => Storage::typed(),
             Some(storage) => storage,
             // A transform works on typed objects: the default storage yields to it.

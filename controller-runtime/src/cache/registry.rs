@@ -125,7 +125,25 @@ impl Registry {
                 .get(&spec.key)
                 .and_then(|entry| Arc::clone(&entry.typed).downcast::<KindCache<T>>().ok())
             {
-                return Ok(cache);
+                return match &spec.storage {
+                    Some(asked)
+                        if spec.compact.is_some() && asked.is_compact() != cache.is_compact() =>
+                    {
+                        Err(Error::InvalidSettings {
+                            kind: spec.kind.clone(),
+                            reason: format!(
+                                "a watch asks for {} storage, and the kind is cached {} already (by another watch, a field index or a read); give every watch of the kind one storage, or set it with `ByObject::storage`",
+                                asked.name(),
+                                if cache.is_compact() {
+                                    "compact"
+                                } else {
+                                    "typed"
+                                }
+                            ),
+                        })
+                    }
+                    _ => Ok(cache),
+                };
             }
             let cache = Arc::new(self.create(spec)?);
             let entry = KindEntry {

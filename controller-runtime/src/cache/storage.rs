@@ -100,6 +100,15 @@ impl Storage {
         self.compact.is_some()
     }
 
+    /// `typed` or `compact`, for messages.
+    pub(crate) fn name(&self) -> &'static str {
+        if self.is_compact() {
+            "compact"
+        } else {
+            "typed"
+        }
+    }
+
     /// The compact settings, when compact.
     pub(crate) fn compact_settings(&self) -> Option<&CompactSettings> {
         self.compact.as_ref()

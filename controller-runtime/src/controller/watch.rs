@@ -6,7 +6,7 @@ use std::fmt;
 use informer::Object;
 use kube::api::DynamicObject;
 
-use crate::cache::{CacheKind, CacheSpec, DynamicKind};
+use crate::cache::{CacheKind, CacheSpec, DynamicKind, Storage};
 use crate::controller::predicate::{Everything, Predicate, and};
 
 /// One watch of a controller: the kind it watches, in the representation it is cached in, and
@@ -73,6 +73,26 @@ impl<T: Object> Watch<T> {
     /// all of them. See [`predicate`](crate::controller::predicate) for the built-in ones.
     pub fn predicate(mut self, predicate: impl Predicate<T>) -> Self {
         self.predicate = Box::new(and(self.predicate, predicate));
+        self
+    }
+
+    /// Asks for the watched kind's cache to keep its objects in `storage` ([`Storage`]: typed
+    /// or compact). The cache is the manager's one cache of the kind, shared by every watch of
+    /// it: the storage holds for all of them, and a watch asking for another storage than the
+    /// kind's settings ([`ByObject::storage`](crate::cache::ByObject::storage)) or than the
+    /// cache it finds already made is refused with
+    /// [`InvalidSettings`](crate::cache::Error::InvalidSettings). Typed kinds only: a
+    /// metadata-only or dynamic watch stays typed.
+    ///
+    /// ```
+    /// # use controller_runtime::cache::Storage;
+    /// # use controller_runtime::controller::Watch;
+    /// # use k8s_openapi::api::core::v1::Pod;
+    /// let pods = Watch::of::<Pod>().storage(Storage::compact());
+    /// # let _ = pods;
+    /// ```
+    pub fn storage(mut self, storage: Storage) -> Self {
+        self.spec.storage = Some(storage);
         self
     }
 

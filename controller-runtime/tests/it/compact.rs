@@ -12,6 +12,9 @@ use std::time::Duration;
 use common::*;
 use controller_runtime::ObjectKey;
 use controller_runtime::cache::{ByObject, Error, Storage};
+use controller_runtime::controller::{
+    self, Action, Context, Controller, Request, Watch, reconciler_fn,
+};
 use controller_runtime::indexer::compact::{CodecOptions, Encoding};
 use controller_runtime::manager::Manager;
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -164,4 +167,76 @@ async fn compact_reads_equal_typed_reads_field_for_field() {
         run.await.unwrap().unwrap();
     }
     server.shutdown().await;
+}
+
+/// A watch asks for compact storage: the kind's cache is compact and the reconciler reads whole
+/// objects from it; a second watch asking for typed storage, or a kind whose settings say
+/// typed, is refused naming both.
+#[tokio::test(start_paused = true)]
+async fn a_watch_chooses_its_kinds_storage_and_a_contradiction_is_refused() {
+    let server = TestCluster::start().await.unwrap();
+    server.create(&own_cm("chosen", "value")).await.unwrap();
+    let manager = Arc::new(manager(&server).build());
+    let seen: Arc<parking_lot::Mutex<Vec<String>>> = Arc::default();
+    let recorded = seen.clone();
+    Controller::new(&manager)
+        .for_(
+            Watch::of::<ConfigMap>()
+                .predicate(own_only())
+                .storage(Storage::compact()),
+        )
+        .build(reconciler_fn(move |_: Request, ctx: Context<ConfigMap>| {
+            let value = ctx.get().and_then(|cm| cm.data.as_ref()?.get("v").cloned());
+            recorded.lock().extend(value);
+            async { Ok::<_, std::convert::Infallible>(Action::done()) }
+        }))
+        .unwrap();
+    assert!(manager.cache().lister::<ConfigMap>().unwrap().is_compact());
+    let typed_watch = Controller::new(&manager)
+        .for_(Watch::of::<ConfigMap>().storage(Storage::typed()))
+        .named("typed")
+        .build(reconciler_fn(|_: Request, _: Context<ConfigMap>| async {
+            Ok::<_, std::convert::Infallible>(Action::done())
+        }));
+    let Err(controller::Error::Cache(refused)) = typed_watch else {
+        panic!("a typed watch of a compact cache was built: {typed_watch:?}");
+    };
+    assert!(
+        refused.to_string().contains("cached compact already"),
+        "{refused}"
+    );
+
+    let running = spawn(&manager);
+    eventually(
+        "the reconcile read the whole object",
+        Duration::from_secs(30),
+        || seen.lock().contains(&"value".to_owned()),
+    )
+    .await;
+    manager.shutdown_handle().shutdown();
+    running.await.unwrap().unwrap();
+
+    let settings_say_typed = manager_builder_typed(&server);
+    let refused = Controller::new(&settings_say_typed)
+        .for_(Watch::of::<ConfigMap>().storage(Storage::compact()))
+        .build(reconciler_fn(|_: Request, _: Context<ConfigMap>| async {
+            Ok::<_, std::convert::Infallible>(Action::done())
+        }));
+    let Err(controller::Error::Cache(refused)) = refused else {
+        panic!("a compact watch of a kind set typed was built: {refused:?}");
+    };
+    assert!(
+        refused
+            .to_string()
+            .contains("a watch asks for compact storage and the kind's settings for typed"),
+        "{refused}"
+    );
+    server.shutdown().await;
+}
+
+/// A manager whose settings keep ConfigMaps typed.
+fn manager_builder_typed(server: &TestCluster) -> Manager {
+    manager(server)
+        .by_object(ByObject::of::<ConfigMap>().storage(Storage::typed()))
+        .build()
 }

@@ -343,3 +343,56 @@ async fn a_factory_runs_its_informers_on_the_fifo_it_was_given() {
     factory.shutdown().await;
     server.shutdown().await;
 }
+
+/// A compact informer from the factory: shared per type and scope like any other, beside the
+/// typed informer of the same kind (a distinct informer); read typed through a
+/// `CompactLister`, it holds what the typed one holds (but `managedFields`, which its codec
+/// drops).
+#[tokio::test]
+async fn a_compact_informer_reads_as_the_typed_one_of_the_same_kind() {
+    use indexer::compact::{Codec, CodecOptions, CompactLister};
+
+    let server = TestCluster::start().await.unwrap();
+    for i in 0..5 {
+        server.create(&pod(&format!("pod-{i}"))).await.unwrap();
+    }
+    let factory = InformerFactory::new(server.client().unwrap());
+    let codec = Codec::new(CodecOptions::new());
+    let compact = factory.compact_informer_in::<Pod>(InformerScope::namespace(ns()), &codec);
+    let again = factory.compact_informer_in::<Pod>(InformerScope::namespace(ns()), &codec);
+    assert!(Arc::ptr_eq(&compact, &again));
+    let typed = factory.informer_in::<Pod>(InformerScope::namespace(ns()));
+    assert_eq!(factory.len(), 2);
+    factory.start();
+    factory
+        .wait_for_cache_sync(Duration::from_secs(30))
+        .await
+        .unwrap();
+
+    let lister = CompactLister::new(compact.indexer().clone());
+    let mut read: Vec<Arc<Pod>> = lister.namespace(ns()).list(&Default::default());
+    // The codec drops managedFields (a real server writes them; the typed informer keeps them).
+    let mut expected: Vec<Arc<Pod>> = typed
+        .indexer()
+        .list()
+        .into_iter()
+        .map(|pod| {
+            let mut pod = Arc::unwrap_or_clone(pod);
+            pod.metadata.managed_fields = None;
+            Arc::new(pod)
+        })
+        .collect();
+    read.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    expected.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    assert_eq!(read.len(), 5);
+    assert_eq!(read, expected);
+    assert!(
+        compact
+            .indexer()
+            .list()
+            .iter()
+            .all(|obj| obj.decoded().is_none())
+    );
+    factory.shutdown().await;
+    server.shutdown().await;
+}
