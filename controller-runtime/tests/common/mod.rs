@@ -144,3 +144,23 @@ impl Counts {
         self.0.lock().values().sum()
     }
 }
+
+/// Runs the async test `$test` (a function of the manager's default
+/// [`Storage`](controller_runtime::cache::Storage)) as two tests, `$test::typed` and
+/// `$test::compact`. The `tokio::test` arguments follow the name.
+#[macro_export]
+macro_rules! on_both_storages {
+    ($test:ident $(, $($arg:tt)*)?) => {
+        mod $test {
+            #[tokio::test$(($($arg)*))?]
+            async fn typed() {
+                super::$test(controller_runtime::cache::Storage::typed()).await;
+            }
+
+            #[tokio::test$(($($arg)*))?]
+            async fn compact() {
+                super::$test(controller_runtime::cache::Storage::compact()).await;
+            }
+        }
+    };
+}

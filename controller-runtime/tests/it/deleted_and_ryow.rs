@@ -12,11 +12,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::on_both_storages;
 use apiserver_sim::FailRule;
 use common::*;
+use controller_runtime::cache::Storage;
 use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
+use controller_runtime::indexer::compact::Compact;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube::api::DeleteParams;
@@ -71,10 +74,14 @@ async fn run_until_gone_is_cached_at_last(
     (last_states, running)
 }
 
-#[tokio::test(start_paused = true)]
-async fn the_deleted_objects_last_state_reaches_the_reconciler() {
+on_both_storages!(
+    the_deleted_objects_last_state_reaches_the_reconciler,
+    start_paused = true
+);
+
+async fn the_deleted_objects_last_state_reaches_the_reconciler(storage: Storage) {
     let server = TestCluster::start().await.unwrap();
-    let manager = Arc::new(manager(&server).build());
+    let manager = Arc::new(manager(&server).default_storage(storage).build());
     let (last_states, running) = run_until_gone_is_cached_at_last(&server, &manager).await;
     server
         .delete("", "configmaps", Some(ns()), "gone")
@@ -101,14 +108,15 @@ fn queue_adds(metrics: &str, queue: &str) -> Option<u64> {
         .and_then(|value| value.parse().ok())
 }
 
+on_both_storages!(a_deletion_seen_during_a_reconcile_reaches_the_next_one);
+
 /// An object deleted while a reconcile of it (still live when it started) runs: the delete
 /// event's last state waits for the next reconcile, which must get it from its context. The
 /// first reconcile returns only once the controller's delete handler has run (it re-added the
 /// key: the queue's second add), so the state is recorded before that reconcile ends.
-#[tokio::test]
-async fn a_deletion_seen_during_a_reconcile_reaches_the_next_one() {
+async fn a_deletion_seen_during_a_reconcile_reaches_the_next_one(storage: Storage) {
     let server = TestCluster::start().await.unwrap();
-    let manager = Arc::new(manager(&server).build());
+    let manager = Arc::new(manager(&server).default_storage(storage).build());
     let last_states = LastStates::default();
     let seen = last_states.clone();
     let metrics = manager.metrics().clone();
@@ -155,11 +163,15 @@ async fn a_deletion_seen_during_a_reconcile_reaches_the_next_one() {
 const TARGET: i64 = 20;
 const DELAY_AT: i64 = 5;
 
-#[tokio::test(start_paused = true)]
-async fn a_reconciler_never_reads_older_than_its_own_write() {
+on_both_storages!(
+    a_reconciler_never_reads_older_than_its_own_write,
+    start_paused = true
+);
+
+async fn a_reconciler_never_reads_older_than_its_own_write(storage: Storage) {
     let server = Arc::new(TestCluster::start_with_faults().await.unwrap());
     server.create(&own_cm("counter", "0")).await.unwrap();
-    let manager = Arc::new(manager(&server).build());
+    let manager = Arc::new(manager(&server).default_storage(storage).build());
     let written = Arc::new(AtomicI64::new(0));
     let stale_reads = Arc::new(AtomicUsize::new(0));
     let (w, stale, s) = (written.clone(), stale_reads.clone(), server.clone());
@@ -227,26 +239,40 @@ async fn a_reconciler_never_reads_older_than_its_own_write() {
     running.await.unwrap().unwrap();
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_deletion_missed_during_a_watch_gap_reaches_the_reconciler_from_its_tombstone() {
+on_both_storages!(
+    a_deletion_missed_during_a_watch_gap_reaches_the_reconciler_from_its_tombstone,
+    start_paused = true
+);
+
+async fn a_deletion_missed_during_a_watch_gap_reaches_the_reconciler_from_its_tombstone(
+    storage: Storage,
+) {
     let server = TestCluster::start_with_faults().await.unwrap();
-    let manager = Arc::new(manager(&server).build());
+    let manager = Arc::new(manager(&server).default_storage(storage.clone()).build());
     // Tells whether the primary informer saw the deletion as a tombstone (the path under test).
     let tombstones = Arc::new(AtomicUsize::new(0));
     let t = tombstones.clone();
-    let _probe = manager
-        .cache()
-        .informers::<ConfigMap>()
-        .unwrap()
-        .remove(0)
-        .add_event_handler(informer::handler().on_delete(
+    let cache = manager.cache();
+    let _probe = if storage.is_compact() {
+        let informer = cache.compact_informers::<ConfigMap>().unwrap().remove(0);
+        informer.add_event_handler(informer::handler().on_delete(
+            move |deleted: informer::DeletedObject<Compact<ConfigMap>>| {
+                if deleted.is_tombstone() {
+                    t.fetch_add(1, Ordering::SeqCst);
+                }
+            },
+        ))
+    } else {
+        let informer = cache.informers::<ConfigMap>().unwrap().remove(0);
+        informer.add_event_handler(informer::handler().on_delete(
             move |deleted: informer::DeletedObject<ConfigMap>| {
                 if deleted.is_tombstone() {
                     t.fetch_add(1, Ordering::SeqCst);
                 }
             },
         ))
-        .unwrap();
+    }
+    .unwrap();
     let (last_states, running) = run_until_gone_is_cached_at_last(&server, &manager).await;
     // Every re-watch fails until the deletion is made and the history compacted: the informer
     // cannot see the deletion as an event; its next re-watch gets 410 and it relists, so the

@@ -9,7 +9,9 @@ use crate::common;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::on_both_storages;
 use common::*;
+use controller_runtime::cache::Storage;
 use controller_runtime::{
     controller::{
         Action, Context, Controller, Priority, ReconcileError, Request, Watch, reconciler_fn,
@@ -80,10 +82,11 @@ fn depth(manager: &Manager, name: &str, priority: &str) -> Option<f64> {
         })
 }
 
+on_both_storages!(live_changes_overtake_the_initial_list, start_paused = true);
+
 /// Twenty config maps listed at start, one worker held on its first reconcile, then a config
 /// map created live: with the priority queue it is reconciled right after the first.
-#[tokio::test(start_paused = true)]
-async fn live_changes_overtake_the_initial_list() {
+async fn live_changes_overtake_the_initial_list(storage: Storage) {
     let server = TestCluster::start().await.unwrap();
     for i in 0..20 {
         server
@@ -91,7 +94,7 @@ async fn live_changes_overtake_the_initial_list() {
             .await
             .unwrap();
     }
-    let manager = Arc::new(manager(&server).build());
+    let manager = Arc::new(manager(&server).default_storage(storage).build());
     let (seen, gate) = (Seen::default(), Arc::new(Semaphore::new(0)));
     Controller::new(&manager)
         .for_(Watch::of::<ConfigMap>().predicate(own_only()))
@@ -169,10 +172,14 @@ async fn the_plain_queue_keeps_first_in_first_out() {
     server.shutdown().await;
 }
 
+on_both_storages!(
+    resyncs_come_at_low_priority_and_updates_at_normal,
+    start_paused = true
+);
+
 /// After the initial list, an update is a live change (normal priority) and a resync (same
 /// resourceVersion) is not (low priority).
-#[tokio::test(start_paused = true)]
-async fn resyncs_come_at_low_priority_and_updates_at_normal() {
+async fn resyncs_come_at_low_priority_and_updates_at_normal(storage: Storage) {
     let server = TestCluster::start().await.unwrap();
     for name in ["a", "b", "c"] {
         server.create(&own_cm(name, "1")).await.unwrap();
@@ -183,7 +190,12 @@ async fn resyncs_come_at_low_priority_and_updates_at_normal() {
         Some(_) => Duration::from_secs(600),
         None => Duration::from_secs(1),
     };
-    let manager = Arc::new(manager(&server).resync_period(period).build());
+    let manager = Arc::new(
+        manager(&server)
+            .default_storage(storage)
+            .resync_period(period)
+            .build(),
+    );
     let seen = Seen::default();
     let gate = Arc::new(Semaphore::new(1000));
     Controller::new(&manager)

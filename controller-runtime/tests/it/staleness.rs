@@ -12,8 +12,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::on_both_storages;
 use apiserver_sim::FailRule;
 use common::*;
+use controller_runtime::cache::Storage;
 use controller_runtime::controller::{
     Action, Context, Controller, ReconcileError, Request, Watch, reconciler_fn,
 };
@@ -49,13 +51,32 @@ fn series(metrics: &str, name: &str, controller: &str) -> Option<u64> {
         .and_then(|value| value.parse().ok())
 }
 
-#[tokio::test(start_paused = true)]
-async fn no_reconcile_starts_from_a_cache_older_than_its_own_write() {
+/// The last synced resourceVersion of `manager`'s ConfigMap informer, in `storage`.
+fn informer_version(
+    manager: &controller_runtime::manager::Manager,
+    storage: &Storage,
+) -> Arc<dyn Fn() -> String + Send + Sync> {
+    let cache = manager.cache();
+    if storage.is_compact() {
+        let informer = cache.compact_informers::<ConfigMap>().unwrap().remove(0);
+        Arc::new(move || informer.last_store_sync_resource_version())
+    } else {
+        let informer = cache.informers::<ConfigMap>().unwrap().remove(0);
+        Arc::new(move || informer.last_store_sync_resource_version())
+    }
+}
+
+on_both_storages!(
+    no_reconcile_starts_from_a_cache_older_than_its_own_write,
+    start_paused = true
+);
+
+async fn no_reconcile_starts_from_a_cache_older_than_its_own_write(storage: Storage) {
     let server = Arc::new(TestCluster::start_with_faults().await.unwrap());
     server.create(&cm("counter", "0")).await.unwrap();
-    let manager = Arc::new(manager(&server).build());
-    // The informer whose last synced version the reconciles are compared with.
-    let informers = manager.cache().informers::<ConfigMap>().unwrap();
+    let manager = Arc::new(manager(&server).default_storage(storage.clone()).build());
+    // The last synced version of the informer the reconciles are compared with.
+    let synced_version = informer_version(&manager, &storage);
     // The version the last write returned, and each reconcile's (cached object, informer) versions.
     let written = Arc::new(Mutex::new(0u64));
     let starts = Arc::new(Mutex::new(Vec::new()));
@@ -66,10 +87,7 @@ async fn no_reconcile_starts_from_a_cache_older_than_its_own_write() {
             move |req: Request, ctx: Context<ConfigMap>| {
                 // A whole cluster's controllers put ConfigMaps of their own in the namespace.
                 let ours = req.name() == "counter";
-                let synced = informers[0]
-                    .last_store_sync_resource_version()
-                    .parse::<u64>()
-                    .unwrap_or(0);
+                let synced = synced_version().parse::<u64>().unwrap_or(0);
                 let (written, starts, server) = (w.clone(), st.clone(), s.clone());
                 async move {
                     let Some(cached) = ctx.get().filter(|_| ours) else {
@@ -136,11 +154,15 @@ async fn no_reconcile_starts_from_a_cache_older_than_its_own_write() {
     running.await.unwrap().unwrap();
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_child_just_created_is_in_the_cache_when_its_owner_is_reconciled_again() {
+on_both_storages!(
+    a_child_just_created_is_in_the_cache_when_its_owner_is_reconciled_again,
+    start_paused = true
+);
+
+async fn a_child_just_created_is_in_the_cache_when_its_owner_is_reconciled_again(storage: Storage) {
     let server = Arc::new(TestCluster::start_with_faults().await.unwrap());
     server.create(&cm("owner", "0")).await.unwrap();
-    let manager = Arc::new(manager(&server).build());
+    let manager = Arc::new(manager(&server).default_storage(storage).build());
     let creates = Arc::new(AtomicUsize::new(0));
     let found = Arc::new(AtomicBool::new(false));
     let (c, f, s) = (creates.clone(), found.clone(), server.clone());
