@@ -238,6 +238,9 @@ enum Cmd {
         /// Rounds of each storage.
         #[arg(long, default_value_t = 3)]
         rounds: usize,
+        /// Decoded objects compact storage keeps (`Storage::recently_decoded`).
+        #[arg(long, default_value_t = 0)]
+        recently_decoded: usize,
     },
     /// One run of `storage-cpu` (used by it).
     #[command(hide = true)]
@@ -247,6 +250,9 @@ enum Cmd {
         /// `typed` or `compact`.
         #[arg(long)]
         storage: String,
+        /// Decoded objects compact storage keeps.
+        #[arg(long, default_value_t = 0)]
+        recently_decoded: usize,
     },
     /// Sharding: reconciles/s of a controller whose reconciler waits on an external call, and
     /// memory per process, for 1, 2 and 4 shard processes of one ring over the same ConfigMaps
@@ -428,11 +434,19 @@ fn main() -> Result<()> {
             let figures = storage_compare::run(size.objects, size.events, rounds)?;
             print(&figures, &storage_compare::describe(&figures))
         }
-        Cmd::StorageCpu { size, rounds } => {
-            let figures = storage_cpu::run(size.objects, size.events, rounds)?;
+        Cmd::StorageCpu {
+            size,
+            rounds,
+            recently_decoded,
+        } => {
+            let figures = storage_cpu::run(size.objects, size.events, rounds, recently_decoded)?;
             print(&figures, &storage_cpu::describe(&figures))
         }
-        Cmd::StorageCpuRun { size, storage } => {
+        Cmd::StorageCpuRun {
+            size,
+            storage,
+            recently_decoded,
+        } => {
             anyhow::ensure!(
                 storage == "typed" || storage == "compact",
                 "--storage is typed or compact, not {storage}"
@@ -441,6 +455,7 @@ fn main() -> Result<()> {
                 size.objects,
                 size.events,
                 storage == "compact",
+                recently_decoded,
             ))?;
             let human = format!(
                 "{}: {} reconciles, {:.2} s CPU",

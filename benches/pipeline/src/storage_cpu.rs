@@ -58,6 +58,8 @@ pub struct StorageRun {
 pub struct StorageCpu {
     /// Rounds run.
     pub rounds: usize,
+    /// Decoded objects compact storage kept ([`Storage::recently_decoded`]).
+    pub recently_decoded: usize,
     /// Every run, in the order run.
     pub runs: Vec<StorageRun>,
     /// Median client CPU seconds, typed.
@@ -76,8 +78,14 @@ pub struct StorageCpu {
     pub compact_rss_bytes: u64,
 }
 
-/// Runs both storages `rounds` times, in turns, each in a fresh process.
-pub fn run(objects: usize, events: usize, rounds: usize) -> Result<StorageCpu> {
+/// Runs both storages `rounds` times, in turns, each in a fresh process; compact storage keeps
+/// `recently_decoded` decoded objects.
+pub fn run(
+    objects: usize,
+    events: usize,
+    rounds: usize,
+    recently_decoded: usize,
+) -> Result<StorageCpu> {
     let rounds = rounds.max(1);
     let mut runs: Vec<StorageRun> = Vec::new();
     for round in 0..rounds {
@@ -91,6 +99,8 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<StorageCpu> {
                 events.to_string(),
                 "--storage".to_owned(),
                 storage.to_owned(),
+                "--recently-decoded".to_owned(),
+                recently_decoded.to_string(),
             ];
             runs.push(in_fresh_process(&args)?);
         }
@@ -102,6 +112,7 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<StorageCpu> {
     let (typed_cpu_s, compact_cpu_s) = (of("typed", |r| r.cpu_s), of("compact", |r| r.cpu_s));
     Ok(StorageCpu {
         rounds,
+        recently_decoded,
         typed_cpu_s,
         compact_cpu_s,
         typed_cpu_per_reconcile_us: of("typed", per_reconcile),
@@ -116,8 +127,9 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<StorageCpu> {
 /// One human line.
 pub fn describe(figures: &StorageCpu) -> String {
     format!(
-        "a controller reading 3 cached pods per reconcile, median of {} rounds: client CPU typed {:.2} s ({:.1} µs/reconcile), compact {:.2} s ({:.1} µs/reconcile): compact ÷ typed {:.2}×; RSS {:.0} vs {:.0} MiB",
+        "a controller reading 3 cached pods per reconcile, median of {} rounds ({} recently decoded kept): client CPU typed {:.2} s ({:.1} µs/reconcile), compact {:.2} s ({:.1} µs/reconcile): compact ÷ typed {:.2}×; RSS {:.0} vs {:.0} MiB",
         figures.rounds,
+        figures.recently_decoded,
         figures.typed_cpu_s,
         figures.typed_cpu_per_reconcile_us,
         figures.compact_cpu_s,
@@ -171,14 +183,20 @@ fn owned_of(name: &str, objects: usize, namespaces: usize) -> Vec<usize> {
         .collect()
 }
 
-/// One run in this process: the controller over a fresh server, with `compact` storage or typed.
-pub async fn run_one(objects: usize, events: usize, compact: bool) -> Result<StorageRun> {
+/// One run in this process: the controller over a fresh server, with `compact` storage (keeping
+/// `recently_decoded` decoded objects) or typed.
+pub async fn run_one(
+    objects: usize,
+    events: usize,
+    compact: bool,
+    recently_decoded: usize,
+) -> Result<StorageRun> {
     let server = ServerProcess::spawn(objects, events, None)?;
     let client = server.client()?;
     let marker = server.info.watch_marker.clone();
     let shutdown = CancellationToken::new();
     let storage = if compact {
-        Storage::compact()
+        Storage::compact().recently_decoded(recently_decoded)
     } else {
         Storage::typed()
     };
