@@ -2,7 +2,7 @@
 //! up to 1 000 items and one item at a time, without cache readers and (with `--readers N`)
 //! with N tasks listing the cache during the watch, interleaved (every configuration once per
 //! round, each in a fresh process); prints the medians and the ratios of batches to single
-//! pops.
+//! pops. With `--compact`, the informer of compact Pods (`informer-compact`'s) instead.
 
 use anyhow::{Result, ensure};
 use serde::Serialize;
@@ -94,6 +94,8 @@ pub struct BatchRatio {
 /// Every configuration's figures and the ratios of batches to single pops.
 #[derive(Debug, Serialize)]
 pub struct FifoFigures {
+    /// The informer measured: `ours` (typed) or `ours-compact`.
+    pub peer: String,
     /// Rounds run.
     pub rounds: usize,
     /// Pods in the initial list.
@@ -111,8 +113,16 @@ pub struct FifoFigures {
 }
 
 /// Runs every configuration once per round, each in a fresh process (paged list, the watch
-/// events, then a forced relist).
-pub fn run(objects: usize, events: usize, rounds: usize, readers: usize) -> Result<FifoFigures> {
+/// events, then a forced relist), of our typed informer or, with `compact`, of our informer of
+/// compact Pods.
+pub fn run(
+    objects: usize,
+    events: usize,
+    rounds: usize,
+    readers: usize,
+    compact: bool,
+) -> Result<FifoFigures> {
+    let peer = if compact { "ours-compact" } else { "ours" };
     ensure!(events > 0, "fifos measures the watch too: give it events");
     let configurations = configurations(readers);
     let mut runs: Vec<Vec<RunFigures>> = configurations.iter().map(|_| Vec::new()).collect();
@@ -141,7 +151,7 @@ pub fn run(objects: usize, events: usize, rounds: usize, readers: usize) -> Resu
                 pop_batch: Some(pop_batch),
                 readers,
             };
-            let figures: RunFigures = in_fresh_process(&run_args("ours", &options))?;
+            let figures: RunFigures = in_fresh_process(&run_args(peer, &options))?;
             ensure!(
                 figures.objects_synced == objects
                     && figures.objects_after_watch.is_some()
@@ -208,6 +218,7 @@ pub fn run(objects: usize, events: usize, rounds: usize, readers: usize) -> Resu
         .collect();
     let (in_order, deltas) = (&rows[0], &rows[2]);
     Ok(FifoFigures {
+        peer: peer.to_owned(),
         rounds: rounds.max(1),
         objects,
         events,
@@ -222,8 +233,8 @@ pub fn run(objects: usize, events: usize, rounds: usize, readers: usize) -> Resu
 pub fn describe(figures: &FifoFigures) -> String {
     let mut lines = vec![
         format!(
-            "{} pods, {} events; medians of {} rounds",
-            figures.objects, figures.events, figures.rounds
+            "{}: {} pods, {} events; medians of {} rounds",
+            figures.peer, figures.objects, figures.events, figures.rounds
         ),
         "| fifo | pop batch | readers | inf_sync pods/s | inf_watch events/s | reader lists/s | relist peak ÷ steady RSS | runs (sync / watch) |".to_owned(),
         "|---|---|---|---|---|---|---|---|".to_owned(),

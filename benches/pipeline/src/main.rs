@@ -167,6 +167,9 @@ enum Cmd {
         /// watch (0: without readers only).
         #[arg(long, default_value_t = 0)]
         readers: usize,
+        /// Measure the informer of compact Pods instead of the typed one.
+        #[arg(long)]
+        compact: bool,
     },
     /// Initial sync of every peer (typed, compact, metadata-only, kube-runtime) at several
     /// collection sizes: pods/s, bytes and CPU per pod, as a table and SVG plots.
@@ -412,8 +415,9 @@ fn main() -> Result<()> {
             size,
             rounds,
             readers,
+            compact,
         } => {
-            let figures = fifos::run(size.objects, size.events, rounds, readers)?;
+            let figures = fifos::run(size.objects, size.events, rounds, readers, compact)?;
             print(&figures, &fifos::describe(&figures))
         }
         Cmd::Codecs { objects, tuning } => {

@@ -412,3 +412,28 @@ fn scaling_measures_every_peer_at_every_size_and_draws_both_plots() {
         assert!(drawn.contains("ours-compact"), "{}", plot.display());
     }
 }
+
+#[test]
+fn fifos_measure_the_compact_informer_on_both_fifos_and_batches() {
+    let figures = run(&[
+        "fifos",
+        "--objects",
+        "200",
+        "--events",
+        "200",
+        "--rounds",
+        "1",
+        "--compact",
+    ]);
+    assert_eq!(figures["peer"], "ours-compact", "{figures}");
+    let rows = figures["rows"].as_array().expect("rows");
+    assert_eq!(
+        rows.len(),
+        4,
+        "two fifos, batches and single pops: {figures}"
+    );
+    for row in rows {
+        positive(row, "median_sync_objects_per_s");
+        positive(row, "median_watch_events_per_s");
+    }
+}

@@ -45,6 +45,36 @@
 //! controller's [`Watch`](crate::controller::Watch) and in [`ByObject`]. A kind may be cached
 //! both in full and metadata-only: the two caches are distinct.
 //!
+//! # Storage: typed or compact
+//!
+//! A typed kind's cache keeps each object as the decoded `Arc<K>` by default. With
+//! [`Storage::compact`] it keeps each one encoded (its JSON, `managedFields` cut out unless the
+//! manager keeps them, compressed with a dictionary trained on the kind's first objects) beside
+//! the lean metadata the cache needs at once (name, namespace, uid, resourceVersion, generation,
+//! labels, owner references, deletion timestamp, finalizers), and decodes an object when a read
+//! returns it: a tenth of the memory of kube-runtime's cache and of the typed mode's, lists and
+//! watches that never decode a body, and reads that cost a decode each. Every read keeps its
+//! signature and its result (listers, [`Cache::get`], [`Context::get`](crate::controller::Context::get),
+//! field indexes, label selectors). Choose it per kind with [`ByObject::storage`] or
+//! [`Watch::storage`](crate::controller::Watch::storage), or for every typed kind with
+//! [`ManagerBuilder::default_storage`](crate::manager::ManagerBuilder::default_storage);
+//! docs/benchmarks.md ("Memory: typed or compact caches") has what each costs and how to choose.
+//! A compact kind's informers hold [`Compact<K>`](indexer::compact::Compact) objects: ask for
+//! them with [`Cache::compact_informers`]; [`Cache::informers`] of such a kind is
+//! [`Error::CompactStorage`].
+//!
+//! ```
+//! # use controller_runtime::cache::{ByObject, Storage};
+//! # use controller_runtime::manager::Manager;
+//! # use k8s_openapi::api::core::v1::Pod;
+//! # fn build(client: kube::Client) -> Manager {
+//! Manager::builder(client)
+//!     // Pods compact, keeping the last 1 000 objects read decoded; other kinds typed.
+//!     .by_object(ByObject::of::<Pod>().storage(Storage::compact().recently_decoded(1_000)))
+//!     .build()
+//! # }
+//! ```
+//!
 //! # What is cached: namespaces and per-kind settings
 //!
 //! By default a kind is cached across all namespaces with one watch.

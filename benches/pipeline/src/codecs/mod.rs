@@ -7,6 +7,7 @@
 mod encodings;
 mod memory;
 mod protobuf;
+mod reads;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -78,6 +79,8 @@ pub struct CodecsFigures {
     pub compact_capture_cpu_us: f64,
     /// One row per encoding (managedFields dropped), and zstd-dict with them kept.
     pub encodings: Vec<EncodingRow>,
+    /// Single reads through whole caches, typed and compact (the default codec).
+    pub cache_reads: reads::CacheReads,
     /// Bytes per cached pod, all included, per cache (fresh processes).
     pub memory: Vec<MemoryRow>,
 }
@@ -108,6 +111,8 @@ pub fn run(objects: usize, tuning: Tuning) -> Result<CodecsFigures> {
     eprintln!("codecs: protobuf");
     rows.push(encodings::protobuf_row(pods, false)?);
     rows.push(encodings::protobuf_row(pods, true)?);
+    eprintln!("codecs: single reads through typed and compact caches");
+    let cache_reads = reads::run(pods, &tuning)?;
     let average_pod_json_bytes = fixture.pod_bytes() as f64 / objects as f64;
     drop(fixture);
     let mut memory_rows = Vec::new();
@@ -127,6 +132,7 @@ pub fn run(objects: usize, tuning: Tuning) -> Result<CodecsFigures> {
         typed_decode_cpu_us,
         compact_capture_cpu_us,
         encodings: rows,
+        cache_reads,
         memory: memory_rows,
     })
 }
@@ -167,6 +173,11 @@ pub fn describe(f: &CodecsFigures) -> String {
             }
         ));
     }
+    let r = &f.cache_reads;
+    lines.push(format!(
+        "  one cached pod read, {} pods: typed p50 {:.2} µs p99 {:.2} µs; compact (zstd-dict, decode included) p50 {:.1} µs p99 {:.1} µs",
+        r.pods, r.typed_p50_us, r.typed_p99_us, r.compact_p50_us, r.compact_p99_us
+    ));
     for m in &f.memory {
         lines.push(format!(
             "  cache {:<9} managedFields {}: {:>6.0} B/pod ({:.0} trimmed)",
