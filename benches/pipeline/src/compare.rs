@@ -31,6 +31,21 @@ pub struct DecodeLine {
     pub watch_kept_events_per_s: f64,
 }
 
+impl DecodeLine {
+    /// The median of each figure over `lines`.
+    pub fn median_of(lines: &[DecodeLine]) -> Self {
+        let of = |figure: fn(&DecodeLine) -> f64| median(lines.iter().map(figure));
+        Self {
+            list_objects_per_s: of(|d| d.list_objects_per_s),
+            list_cpu_per_object_us: of(|d| d.list_cpu_per_object_us),
+            watch_events_per_s: of(|d| d.watch_events_per_s),
+            watch_cpu_per_event_us: of(|d| d.watch_cpu_per_event_us),
+            list_kept_objects_per_s: of(|d| d.list_kept_objects_per_s),
+            watch_kept_events_per_s: of(|d| d.watch_kept_events_per_s),
+        }
+    }
+}
+
 /// The end-to-end latency as the `controller` subcommand prints it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LatencyLine {
@@ -141,14 +156,7 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<Comparison> {
             runs.push(line);
         }
     }
-    let decode = DecodeLine {
-        list_objects_per_s: median(decodes.iter().map(|d| d.list_objects_per_s)),
-        list_cpu_per_object_us: median(decodes.iter().map(|d| d.list_cpu_per_object_us)),
-        watch_events_per_s: median(decodes.iter().map(|d| d.watch_events_per_s)),
-        watch_cpu_per_event_us: median(decodes.iter().map(|d| d.watch_cpu_per_event_us)),
-        list_kept_objects_per_s: median(decodes.iter().map(|d| d.list_kept_objects_per_s)),
-        watch_kept_events_per_s: median(decodes.iter().map(|d| d.watch_kept_events_per_s)),
-    };
+    let decode = DecodeLine::median_of(&decodes);
     let e2e = E2E_RATES
         .iter()
         .zip(&latencies)

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use anyhow::Result;
-use informer::{Object, ReflectorOptions, SharedIndexInformer, strip_managed_fields};
+use informer::{
+    InformerBuilder, Object, ReflectorOptions, SharedIndexInformer, strip_managed_fields,
+};
 use k8s_openapi::api::core::v1::Pod;
 use kube::Api;
 use kube::ResourceExt;
@@ -65,20 +67,25 @@ impl Ours {
         client: kube::Client,
         options: &RunOptions,
     ) -> Result<Arc<SharedIndexInformer<Pod>>> {
-        let mut builder = SharedIndexInformer::for_api(Api::<Pod>::all(client))
-            .reflector_options(reflector_options(options));
-        if let Some(fifo) = options.fifo {
-            builder = builder.fifo(fifo.kind());
-        }
-        if let Some(max_items) = options.pop_batch {
-            builder = builder.pop_batch(max_items);
-        }
-        let informer = builder.build();
+        let informer = informer_builder(Api::<Pod>::all(client), options).build();
         if options.strip_managed_fields {
             informer.set_transform(strip_managed_fields)?;
         }
         Ok(Arc::new(informer))
     }
+}
+
+/// An informer over `api` with a run's reflector options, fifo and pop batch.
+pub fn informer_builder<K: Object>(api: Api<K>, options: &RunOptions) -> InformerBuilder<K> {
+    let mut builder =
+        SharedIndexInformer::for_api(api).reflector_options(reflector_options(options));
+    if let Some(fifo) = options.fifo {
+        builder = builder.fifo(fifo.kind());
+    }
+    if let Some(max_items) = options.pop_batch {
+        builder = builder.pop_batch(max_items);
+    }
+    builder
 }
 
 /// The reflector options of a run (streaming list, page size).
@@ -92,6 +99,34 @@ pub fn reflector_options(options: &RunOptions) -> ReflectorOptions {
     }
 }
 
+/// The [`Peer`] methods of a [`RunningInformer`] of pods, whatever its object type: synced, the
+/// marker's version, the cache's size, stop, and its lister for readers.
+macro_rules! running_informer_peer {
+    () => {
+        async fn synced(&self) {
+            self.informer.synced().await;
+        }
+
+        fn resource_version(&self, marker: &Marker) -> Result<Option<String>> {
+            self.marker_version(marker)
+        }
+
+        fn len(&self) -> usize {
+            self.informer.cache_size()
+        }
+
+        async fn stop(self) {
+            self.shut_down().await;
+        }
+
+        fn lister(&self) -> Option<ListCache> {
+            let informer = Arc::clone(&self.informer);
+            Some(Arc::new(move || informer.indexer().list().len()))
+        }
+    };
+}
+pub(crate) use running_informer_peer;
+
 impl Peer for Ours {
     const NAME: &'static str = "ours";
 
@@ -103,24 +138,5 @@ impl Peer for Ours {
         Ok(Self::run(Self::informer(client, options)?))
     }
 
-    async fn synced(&self) {
-        self.informer.synced().await;
-    }
-
-    fn resource_version(&self, marker: &Marker) -> Result<Option<String>> {
-        self.marker_version(marker)
-    }
-
-    fn len(&self) -> usize {
-        self.informer.cache_size()
-    }
-
-    async fn stop(self) {
-        self.shut_down().await;
-    }
-
-    fn lister(&self) -> Option<ListCache> {
-        let informer = Arc::clone(&self.informer);
-        Some(Arc::new(move || informer.indexer().list().len()))
-    }
+    running_informer_peer!();
 }

@@ -6,7 +6,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::compare::{DecodeLine, median, median_figures};
+use crate::compare::{DecodeLine, median_figures};
 use crate::measure::in_fresh_process;
 use crate::suite::PeerFigures;
 
@@ -91,15 +91,7 @@ pub fn run(objects: usize, events: usize, rounds: usize) -> Result<StorageCompar
         ))?);
         kube.push(in_fresh_process::<PeerFigures>(&command("kube-runtime"))?);
     }
-    let of = |figure: fn(&DecodeLine) -> f64| median(decodes.iter().map(figure));
-    let decode = DecodeLine {
-        list_objects_per_s: of(|d| d.list_objects_per_s),
-        list_cpu_per_object_us: of(|d| d.list_cpu_per_object_us),
-        watch_events_per_s: of(|d| d.watch_events_per_s),
-        watch_cpu_per_event_us: of(|d| d.watch_cpu_per_event_us),
-        list_kept_objects_per_s: of(|d| d.list_kept_objects_per_s),
-        watch_kept_events_per_s: of(|d| d.watch_kept_events_per_s),
-    };
+    let decode = DecodeLine::median_of(&decodes);
     let complete = [&typed, &compact, &kube]
         .iter()
         .all(|runs| runs.iter().all(|run| run.complete));

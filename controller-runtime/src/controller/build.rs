@@ -14,13 +14,12 @@ use workqueue::{
     default_controller_rate_limiter,
 };
 
-use crate::cache::Informers;
 use crate::controller::builder::ControllerBuilder;
 use crate::controller::debounce::{Debounce, Debouncer};
 use crate::controller::enqueue::KeySink;
 use crate::controller::error::Error;
 use crate::controller::handle::ControllerHandle;
-use crate::controller::handlers::{compact_parts, register_primary, typed_as_is};
+use crate::controller::handlers::PrimaryHandler;
 use crate::controller::host::{Host, Teardown};
 use crate::controller::intake::Intake;
 use crate::controller::predicate::{EventFilter, WatchFilter};
@@ -156,42 +155,21 @@ impl<K: Object> ControllerBuilder<'_, K> {
         let primary_filter = Arc::new(WatchFilter::new(Arc::clone(&event_filters), predicate));
         let mut watched = Vec::new();
         let permissions = std::mem::take(&mut self.settings.permissions);
-        let namespaces = primary.namespaces();
-        let registered = match primary.storage() {
-            Informers::Typed(informers) => {
-                Registered::on(primary_key, namespaces, informers, |informer| {
-                    register_primary(
-                        informer,
-                        &intake,
-                        &state,
-                        Arc::clone(&primary_filter),
-                        drain_requests.clone(),
-                        typed_as_is(),
-                    )
-                })
-            }
-            Informers::Compact(informers) => {
-                let (informers, decode) = compact_parts(informers);
-                Registered::on(primary_key, namespaces, &informers, |informer| {
-                    register_primary(
-                        informer,
-                        &intake,
-                        &state,
-                        Arc::clone(&primary_filter),
-                        drain_requests.clone(),
-                        Arc::clone(&decode),
-                    )
-                })
-            }
-        }
-        .and_then(|primary| {
-            watched.push(primary);
-            for (_, register) in self.watches {
-                watched.push(register(manager, &self.name, &intake, &event_filters)?);
-            }
-            // Recorded only once every watch is registered: a failed build declares nothing.
-            manager.require_all(permissions)
-        });
+        let handler = PrimaryHandler {
+            intake: &intake,
+            state: &state,
+            filter: &primary_filter,
+            drains: &drain_requests,
+        };
+        let registered =
+            Registered::on_cache(primary_key, &primary, &handler).and_then(|primary| {
+                watched.push(primary);
+                for (_, register) in self.watches {
+                    watched.push(register(manager, &self.name, &intake, &event_filters)?);
+                }
+                // Recorded only once every watch is registered: a failed build declares nothing.
+                manager.require_all(permissions)
+            });
         if let Err(error) = registered {
             return Err(abandon(manager, &self.name, watched, error));
         }

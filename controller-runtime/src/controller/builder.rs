@@ -10,9 +10,8 @@ use informer::Object;
 use kube::core::ObjectMeta;
 use workqueue::RateLimiter;
 
-use crate::cache::Informers;
 use crate::controller::error::Error;
-use crate::controller::handlers::{Mapper, compact_parts, register_secondary, typed_as_is};
+use crate::controller::handlers::{Mapper, SecondaryHandler};
 use crate::controller::host::Host;
 use crate::controller::intake::Intake;
 use crate::controller::predicate::{AnyObject, EventFilter, Predicate, WatchFilter};
@@ -200,22 +199,12 @@ impl<K: Object> ControllerBuilder<'_, K> {
             };
             let cache = manager.cache().registry.controller_kind_cache(&spec)?;
             register_kind(manager, kind, &cache);
-            let (key, namespaces) = (spec.key.clone(), cache.namespaces());
-            match cache.storage() {
-                Informers::Typed(informers) => {
-                    Registered::on(key, namespaces, informers, |informer| {
-                        let (filter, mapper) = (Arc::clone(&filter), mapper.clone());
-                        register_secondary(informer, intake, filter, mapper, typed_as_is())
-                    })
-                }
-                Informers::Compact(informers) => {
-                    let (informers, decode) = compact_parts(informers);
-                    Registered::on(key, namespaces, &informers, |informer| {
-                        let (filter, mapper) = (Arc::clone(&filter), mapper.clone());
-                        register_secondary(informer, intake, filter, mapper, Arc::clone(&decode))
-                    })
-                }
-            }
+            let handler = SecondaryHandler {
+                intake,
+                filter: &filter,
+                mapper: &mapper,
+            };
+            Registered::on_cache(spec.key.clone(), &cache, &handler)
         });
         self.watches.push((name, register));
         self

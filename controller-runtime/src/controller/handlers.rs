@@ -151,10 +151,71 @@ fn passes_update<S: Object, K: Object>(
     }
 }
 
+/// Adds one watch's handler to an informer whose objects are the watched kind `K` in a
+/// cache's storage (`S`: `K`, or `Compact<K>`), reading their typed form through `typed`.
+pub(crate) trait AddHandler<K: Object> {
+    /// Adds the handler to `informer`.
+    fn add<S: Object>(
+        &self,
+        informer: &SharedIndexInformer<S>,
+        typed: TypedFn<S, K>,
+    ) -> Result<Registration, Error>;
+}
+
+/// What a secondary watch's handler needs: the controller's intake, the watch's filter and
+/// mapper.
+pub(crate) struct SecondaryHandler<'a, W> {
+    pub(crate) intake: &'a Intake,
+    pub(crate) filter: &'a Arc<WatchFilter<W>>,
+    pub(crate) mapper: &'a Mapper<W>,
+}
+
+impl<W: Object> AddHandler<W> for SecondaryHandler<'_, W> {
+    fn add<S: Object>(
+        &self,
+        informer: &SharedIndexInformer<S>,
+        typed: TypedFn<S, W>,
+    ) -> Result<Registration, Error> {
+        register_secondary(
+            informer,
+            self.intake,
+            Arc::clone(self.filter),
+            self.mapper.clone(),
+            typed,
+        )
+    }
+}
+
+/// What the primary watch's handler needs: the controller's intake, state, the watch's filter
+/// and, in a sharded manager, the drain requests it lets through.
+pub(crate) struct PrimaryHandler<'a, K: Object> {
+    pub(crate) intake: &'a Intake,
+    pub(crate) state: &'a Arc<ControllerState<K>>,
+    pub(crate) filter: &'a Arc<WatchFilter<K>>,
+    pub(crate) drains: &'a Option<Arc<dyn ShardGuard>>,
+}
+
+impl<K: Object> AddHandler<K> for PrimaryHandler<'_, K> {
+    fn add<S: Object>(
+        &self,
+        informer: &SharedIndexInformer<S>,
+        typed: TypedFn<S, K>,
+    ) -> Result<Registration, Error> {
+        register_primary(
+            informer,
+            self.intake,
+            self.state,
+            Arc::clone(self.filter),
+            self.drains.clone(),
+            typed,
+        )
+    }
+}
+
 /// A secondary watch (`owns`, `watches`): enqueues the keys `mapper` returns for each event that
 /// passes the predicates (for an update, those of the old and of the new object), and wakes keys
 /// skipped for a stale cache.
-pub(crate) fn register_secondary<S, W>(
+fn register_secondary<S, W>(
     informer: &SharedIndexInformer<S>,
     intake: &Intake,
     filter: Arc<WatchFilter<W>>,
@@ -223,7 +284,7 @@ where
 /// deleted objects' last state, ends a deleted object's staleness claims and wakes keys skipped
 /// for a stale cache. In a sharded manager, `drains` lets through, whatever the predicates say,
 /// the update that asks this shard to let go of an object: only a reconcile acknowledges it.
-pub(crate) fn register_primary<S, K>(
+fn register_primary<S, K>(
     informer: &SharedIndexInformer<S>,
     intake: &Intake,
     state: &Arc<ControllerState<K>>,

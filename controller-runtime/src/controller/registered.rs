@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use informer::{Object, Registration, SharedIndexInformer};
 
-use crate::cache::KindKey;
+use crate::cache::{Informers, KindCache, KindKey};
 use crate::controller::error::Error;
+use crate::controller::handlers::{AddHandler, compact_parts, typed_as_is};
 use crate::controller::staleness::WatchedInformer;
 use crate::controller::warm_up::InformerStart;
 
@@ -26,11 +27,32 @@ pub(crate) struct Registered {
 }
 
 impl Registered {
+    /// Adds `handler` to every informer of `cache` (the cache of `kind`), whatever its
+    /// storage; if one fails, removes those already added.
+    pub(crate) fn on_cache<K: Object>(
+        kind: KindKey,
+        cache: &KindCache<K>,
+        handler: &impl AddHandler<K>,
+    ) -> Result<Self, Error> {
+        let namespaces = cache.namespaces();
+        match cache.storage() {
+            Informers::Typed(informers) => Self::on(kind, namespaces, informers, |informer| {
+                handler.add(informer, typed_as_is())
+            }),
+            Informers::Compact(informers) => {
+                let (informers, decode) = compact_parts(informers);
+                Self::on(kind, namespaces, &informers, |informer| {
+                    handler.add(informer, Arc::clone(&decode))
+                })
+            }
+        }
+    }
+
     /// Adds a handler to every informer of a cache of `kind` (`informers`, one per namespace
     /// of `namespaces`, or one for all) with `register`; if one fails, removes those already
     /// added. The informers hold the kind's objects in the cache's storage (`K`, or
     /// `Compact<K>`).
-    pub(crate) fn on<S: Object>(
+    fn on<S: Object>(
         kind: KindKey,
         namespaces: Option<Vec<String>>,
         informers: &[Arc<SharedIndexInformer<S>>],
