@@ -216,23 +216,18 @@ pub async fn run(objects: usize, events: usize, rate: u32, stages: bool) -> Resu
     })
 }
 
-/// Starts the manager on the runtime and waits, at most `limit`, until its Pod informers (one,
-/// cluster-wide) synced; the manager's task is returned.
+/// Starts the manager on the runtime and waits, at most `limit`, until its Pod cache (typed or
+/// compact, one informer cluster-wide) synced; the manager's task is returned.
 pub(crate) async fn start_synced(
     manager: &Arc<Manager>,
     limit: Duration,
 ) -> Result<tokio::task::JoinHandle<Result<(), controller_runtime::manager::Error>>> {
-    let informers = manager.cache().informers::<Pod>()?;
+    let pods = manager.cache().lister::<Pod>()?;
     let running = tokio::spawn({
         let manager = Arc::clone(manager);
         async move { manager.start().await }
     });
-    let synced = async {
-        for informer in &informers {
-            informer.synced().await;
-        }
-    };
-    tokio::time::timeout(limit, synced)
+    tokio::time::timeout(limit, pods.synced())
         .await
         .context("sync timed out")?;
     Ok(running)

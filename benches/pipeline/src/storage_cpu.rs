@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::compare::median;
-use crate::controller::wait_until;
+use crate::controller::{start_synced, wait_until};
 use crate::fixtures::{DEFAULT_NAMESPACES, namespace_name};
 use crate::measure::in_fresh_process;
 use crate::server::{RELEASE_PATH, ServerProcess};
@@ -247,7 +247,7 @@ pub async fn run_one(
         .named("storage-cpu")
         .build(reconciler)?;
     let (cpu_before, started) = (cpu::process()?, Instant::now());
-    let running = start_synced(&manager).await?;
+    let running = start_synced(&manager, PHASE_TIMEOUT).await?;
     wait_until("the initial reconciles", PHASE_TIMEOUT, || {
         counts.reconciles.load(Ordering::Relaxed) >= objects
     })
@@ -289,19 +289,4 @@ pub async fn run_one(
         wall_s,
         rss_bytes,
     })
-}
-
-/// Starts the manager and waits until its Pod cache synced, whatever its storage.
-async fn start_synced(
-    manager: &Arc<Manager>,
-) -> Result<tokio::task::JoinHandle<Result<(), controller_runtime::manager::Error>>> {
-    let lister = manager.cache().lister::<Pod>()?;
-    let running = tokio::spawn({
-        let manager = Arc::clone(manager);
-        async move { manager.start().await }
-    });
-    tokio::time::timeout(PHASE_TIMEOUT, lister.synced())
-        .await
-        .context("sync timed out")?;
-    Ok(running)
 }
