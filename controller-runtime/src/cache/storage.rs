@@ -19,8 +19,10 @@ use informer::{Object, SharedIndexInformer};
 ///   resourceVersion, generation, labels, owner references, deletion timestamp and finalizers.
 ///   Lists and watches never decode an object's body; a read (a lister, [`Context::get`],
 ///   a field-index query) decodes the objects it returns. Events need no decode to become keys
-///   (the primary watch, `owns`); a watch's predicates and a `watches` mapper read the decoded
-///   object. See docs/benchmarks.md for what each costs.
+///   (the primary watch, `owns`), nor to pass the built-in metadata predicates
+///   (`GenerationChanged`, `LabelsChanged`, `ResourceVersionChanged`, `LabelSelector`); other
+///   predicates (annotations, closures) and a `watches` mapper read the decoded object, decoded
+///   once per event. See docs/benchmarks.md for what each costs.
 ///
 /// What a read returns is the same in both, field for field (but `managedFields`, which both
 /// drop unless the manager keeps them). A kind with a [transform](crate::cache::ByObject::transform)

@@ -3,8 +3,11 @@
 //!
 //! The informers hold the watched kind in its cache's storage: typed (`K`) or compact
 //! (`Compact<K>`, see [`Storage`](crate::cache::Storage)). Either way the handlers read an
-//! event's metadata at once and its typed object only when a predicate or a `watches` mapper
-//! needs it ([`TypedFn`]), once per object per event.
+//! event's metadata at once and its typed object only when a predicate that reads more than the
+//! lean metadata (annotations, a closure) or a `watches` mapper needs it ([`TypedFn`]), once per
+//! object per event: the primary watch, `owns`, and the built-in metadata predicates
+//! (`GenerationChanged`, `LabelsChanged`, `ResourceVersionChanged`, `LabelSelector`) never
+//! decode a body.
 //!
 //! Each key goes in with controller-runtime's priority: [`Priority::LOW`] for the adds of an
 //! informer's initial list and for resyncs (an update whose old and new objects have the same
@@ -126,17 +129,22 @@ impl<'a, S: Object, K> EventObject<'a, S, K> {
     }
 }
 
-/// Whether a create or delete of `obj` passes `filter` (`judge` its test of a typed object);
-/// an object that does not decode passes, so its key still reaches the reconciler.
+/// Whether a create or delete of `obj` passes `filter`: from its lean metadata when the
+/// filter's predicates read nothing else (`lean`), else from the typed object (`judge`; an
+/// object that does not decode passes, so its key still reaches the reconciler).
 fn passes_one<S: Object, K: Object>(
     filter: &WatchFilter<K>,
     obj: &EventObject<'_, S, K>,
+    lean: impl FnOnce(&WatchFilter<K>, &ObjectMeta) -> Option<bool>,
     judge: impl FnOnce(&WatchFilter<K>, &K) -> bool,
 ) -> bool {
-    filter.passes_all() || obj.typed().is_none_or(|typed| judge(filter, typed))
+    if filter.passes_all() {
+        return true;
+    }
+    lean(filter, obj.meta()).unwrap_or_else(|| obj.typed().is_none_or(|typed| judge(filter, typed)))
 }
 
-/// Whether an update from `old` to `new` passes `filter`.
+/// Whether an update from `old` to `new` passes `filter` (see [`passes_one`]).
 fn passes_update<S: Object, K: Object>(
     filter: &WatchFilter<K>,
     old: &EventObject<'_, S, K>,
@@ -144,6 +152,9 @@ fn passes_update<S: Object, K: Object>(
 ) -> bool {
     if filter.passes_all() {
         return true;
+    }
+    if let Some(passes) = filter.update_lean(old.meta(), new.meta()) {
+        return passes;
     }
     match (old.typed(), new.typed()) {
         (Some(old), Some(new)) => filter.update(old, new),
@@ -251,7 +262,12 @@ where
                     in_initial_list,
                 } => {
                     let object = EventObject::new(&object, &typed);
-                    if passes_one(&filter, &object, |filter, obj| filter.create(obj)) {
+                    if passes_one(
+                        &filter,
+                        &object,
+                        WatchFilter::create_lean,
+                        WatchFilter::create,
+                    ) {
                         enqueue(&object, add_priority(in_initial_list));
                     }
                 }
@@ -269,7 +285,8 @@ where
                 Change::Deleted(deleted) => {
                     if let Some(obj) = deleted.object() {
                         let obj = EventObject::new(obj, &typed);
-                        if passes_one(&filter, &obj, |filter, obj| filter.delete(obj)) {
+                        if passes_one(&filter, &obj, WatchFilter::delete_lean, WatchFilter::delete)
+                        {
                             enqueue(&obj, Priority::NORMAL);
                         }
                     }
@@ -307,7 +324,12 @@ where
                 } => {
                     state.deleted.lock().remove(&key);
                     let object = EventObject::new(&object, &typed);
-                    if passes_one(&filter, &object, |filter, obj| filter.create(obj)) {
+                    if passes_one(
+                        &filter,
+                        &object,
+                        WatchFilter::create_lean,
+                        WatchFilter::create,
+                    ) {
                         intake.add(key, add_priority(in_initial_list));
                     }
                 }
@@ -331,7 +353,7 @@ where
                     };
                     let obj = stored.map(|stored| EventObject::new(stored, &typed));
                     let passes = obj.as_ref().is_none_or(|obj| {
-                        passes_one(&filter, obj, |filter, typed| filter.delete(typed))
+                        passes_one(&filter, obj, WatchFilter::delete_lean, WatchFilter::delete)
                     });
                     if passes {
                         // The last known state, for the reconcile of the deletion.

@@ -1,5 +1,6 @@
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube::core::Selector;
 
 use super::*;
 
@@ -146,4 +147,79 @@ fn closures_see_the_whole_object() {
     let both = and(named, scaled_up);
     assert!(both.create(&web) && !both.create(&three));
     assert!(named.create(&AnyObject::new(&web.metadata)));
+}
+
+/// The lean answers (what a compact cache's handlers judge from its lean metadata, with no
+/// decode) equal the answers on the objects wherever a predicate gives one; predicates that
+/// read more than the lean metadata (annotations, closures) give none for what they read.
+#[test]
+fn lean_answers_equal_the_answers_on_objects() {
+    let a = cm(1, "1", &[("app", "a")], &[("x", "1")]);
+    let states = [
+        a.clone(),
+        cm(2, "2", &[("app", "a")], &[("x", "1")]),
+        cm(1, "3", &[("app", "b")], &[("x", "1")]),
+        cm(1, "4", &[("app", "a")], &[("x", "2")]),
+        a.clone(),
+    ];
+    let selector = || LabelSelector([("app", "a")].into_iter().collect::<Selector>());
+    let predicates: Vec<Box<dyn Predicate<ConfigMap>>> = vec![
+        Box::new(GenerationChanged),
+        Box::new(LabelsChanged),
+        Box::new(ResourceVersionChanged),
+        Box::new(selector()),
+        Box::new(and(GenerationChanged, not(LabelsChanged))),
+        Box::new(or(selector(), ResourceVersionChanged)),
+        Box::new(Everything),
+    ];
+    for predicate in &predicates {
+        for old in &states {
+            let meta = &old.metadata;
+            assert_eq!(predicate.create_lean(meta), Some(predicate.create(old)));
+            assert_eq!(predicate.delete_lean(meta), Some(predicate.delete(old)));
+            for new in &states {
+                assert_eq!(
+                    predicate.update_lean(meta, &new.metadata),
+                    Some(predicate.update(old, new))
+                );
+            }
+        }
+    }
+    let (b, c) = (&states[1], &states[3]);
+    assert_eq!(
+        Predicate::<ConfigMap>::create_lean(&AnnotationsChanged, &a.metadata),
+        Some(true)
+    );
+    assert_eq!(
+        Predicate::<ConfigMap>::update_lean(&AnnotationsChanged, &a.metadata, &c.metadata),
+        None
+    );
+    let closure = from_fn(|cm: &ConfigMap| cm.data.is_some());
+    assert_eq!(closure.create_lean(&a.metadata), None);
+    // One known `false` decides an `and`, one known `true` an `or`; otherwise the objects do.
+    let gen_and_annotations = and(GenerationChanged, AnnotationsChanged);
+    assert_eq!(
+        Predicate::<ConfigMap>::update_lean(&gen_and_annotations, &a.metadata, &c.metadata),
+        Some(false)
+    );
+    assert_eq!(
+        Predicate::<ConfigMap>::update_lean(&gen_and_annotations, &a.metadata, &b.metadata),
+        None
+    );
+    let gen_or_annotations = or(GenerationChanged, AnnotationsChanged);
+    assert_eq!(
+        Predicate::<ConfigMap>::update_lean(&gen_or_annotations, &a.metadata, &b.metadata),
+        Some(true)
+    );
+    // A watch's filter: its event filters and its own predicate, all lean or not at all.
+    let events: Vec<EventFilter> = vec![Arc::new(LabelsChanged)];
+    let watch = filter::<ConfigMap>(events, GenerationChanged);
+    assert_eq!(watch.update_lean(&a.metadata, &b.metadata), Some(false));
+    assert_eq!(
+        watch.update_lean(&a.metadata, &states[2].metadata),
+        Some(false)
+    );
+    let events: Vec<EventFilter> = vec![Arc::new(meta_fn(|meta| meta.name.is_some()))];
+    let watch = filter::<ConfigMap>(events, GenerationChanged);
+    assert_eq!(watch.create_lean(&a.metadata), None);
 }
