@@ -34,7 +34,7 @@ fn deletion_started(old: &ObjectMeta, new: &ObjectMeta) -> bool {
 /// Passes updates that change `metadata.generation` (spec changes, for types that have one),
 /// and the update that starts a deletion; creates and deletes pass. Status-only and
 /// metadata-only updates and resyncs are dropped — your own included: see
-/// [the module docs](self#your-own-writes-and-the-events-they-cause).
+/// [the module docs](crate::controller::predicate#your-own-writes-and-the-events-they-cause).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GenerationChanged;
 
