@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::{BoxFuture, join_all};
-use indexer::compact::{Codec, Compact};
 use kube::api::{ApiResource, DynamicObject};
 use kube::{Api, Client, Resource};
 use parking_lot::Mutex;
@@ -20,6 +19,8 @@ use crate::fifo::{FifoKind, POP_BATCH};
 use crate::scope::{InformerScope, Scoped, Selectors};
 use crate::wait::CacheSynced;
 use crate::{Error, Object, SharedIndexInformer, TransformFn, strip_managed_fields};
+
+mod compact;
 
 type OptionsFn = Arc<dyn Fn() -> ReflectorOptions + Send + Sync>;
 
@@ -223,45 +224,6 @@ impl InformerFactory {
         let api = K::Scope::confine(Api::all(self.inner.client.clone()), scope.namespace_name());
         let selectors = self.selectors_of(&scope);
         self.shared(api, &(), selectors, ApiListerWatcher::new, None)
-    }
-
-    /// The shared informer of `K` in `scope` whose objects are kept compact ([`Compact<K>`]:
-    /// captured from the wire without decoding their bodies, stored by `codec`, decoded when
-    /// read). The first request makes it with `codec` as its transform (after the factory's
-    /// managed-fields stripping, if any); later requests share it, whatever codec they pass.
-    /// Read it typed through a [`CompactLister`](indexer::compact::CompactLister).
-    ///
-    /// ```no_run
-    /// # async fn run(client: kube::Client) {
-    /// use informer::{InformerFactory, InformerScope};
-    /// use indexer::compact::{Codec, CodecOptions, CompactLister};
-    /// use k8s_openapi::api::core::v1::Pod;
-    ///
-    /// let factory = InformerFactory::new(client);
-    /// let pods = factory.compact_informer_in::<Pod>(InformerScope::all(), &Codec::new(CodecOptions::new()));
-    /// factory.start();
-    /// pods.synced().await;
-    /// let lister = CompactLister::new(pods.indexer().clone());
-    /// let web = lister.namespace("shop").get("web-1"); // an Arc<Pod>, decoded now
-    /// # let _ = web;
-    /// # }
-    /// ```
-    pub fn compact_informer_in<K>(
-        &self,
-        scope: InformerScope,
-        codec: &Codec,
-    ) -> Arc<SharedIndexInformer<Compact<K>>>
-    where
-        K: Object + Resource<DynamicType = ()>,
-        K::Scope: Scoped,
-    {
-        let api = K::Scope::confine(
-            Api::<Compact<K>>::all(self.inner.client.clone()),
-            scope.namespace_name(),
-        );
-        let selectors = self.selectors_of(&scope);
-        let transform: TransformFn<Compact<K>> = Arc::new(codec.transform());
-        self.shared(api, &(), selectors, ApiListerWatcher::new, Some(transform))
     }
 
     /// The shared informer of a resource known only at run time (a custom resource found by

@@ -32,6 +32,7 @@ mod metadata;
 mod metadata_peers;
 mod ours;
 mod ours_compact;
+mod peers;
 mod priority;
 mod readers;
 mod scaling;
@@ -42,11 +43,11 @@ mod storage_compare;
 mod storage_cpu;
 mod suite;
 
-use anyhow::{Context, Result};
-use clap::{Parser, Subcommand, ValueEnum};
+use anyhow::Result;
+use clap::{Parser, Subcommand};
 use serde::Serialize;
 
-use crate::measure::{RunFigures, RunOptions};
+use crate::measure::{RunOptions, runtime};
 
 #[derive(Debug, Parser)]
 #[command(about = "Benchmarks of the informer pipeline against kube-runtime and the decode limit")]
@@ -269,7 +270,7 @@ enum Cmd {
     Run {
         /// Which cache.
         #[arg(long, value_enum)]
-        peer: PeerName,
+        peer: peers::PeerName,
         #[command(flatten)]
         options: RunOptions,
     },
@@ -285,16 +286,6 @@ enum Cmd {
         #[arg(long)]
         rate: Option<u32>,
     },
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum PeerName {
-    Ours,
-    OursCompact,
-    KubeRuntime,
-    OursMetadata,
-    KubeRuntimeMetadata,
-    OursLean,
 }
 
 fn main() -> Result<()> {
@@ -473,23 +464,7 @@ fn main() -> Result<()> {
         }
         Cmd::Shard(args) => shards::run_shard(args),
         Cmd::Run { peer, options } => {
-            let figures: RunFigures = match peer {
-                PeerName::Ours => runtime()?.block_on(measure::run::<ours::Ours>(options))?,
-                PeerName::OursCompact => {
-                    runtime()?.block_on(measure::run::<ours_compact::OursCompact>(options))?
-                }
-                PeerName::KubeRuntime => {
-                    runtime()?.block_on(measure::run::<kube_runtime::KubeRuntime>(options))?
-                }
-                PeerName::OursMetadata => {
-                    runtime()?.block_on(measure::run::<metadata_peers::OursMetadata>(options))?
-                }
-                PeerName::KubeRuntimeMetadata => runtime()?
-                    .block_on(measure::run::<metadata_peers::KubeRuntimeMetadata>(options))?,
-                PeerName::OursLean => {
-                    runtime()?.block_on(measure::run::<lean::OursLean>(options))?
-                }
-            };
+            let figures = peers::run(peer, options, &runtime()?)?;
             let human = format!(
                 "{} {:?}: synced {} pods at {:.0}/s",
                 figures.peer, figures.options, figures.objects_synced, figures.sync_objects_per_s
@@ -505,21 +480,6 @@ fn main() -> Result<()> {
             .build()?
             .block_on(server::serve(size.objects, size.events, namespaces, rate)),
     }
-}
-
-/// The measured process's runtime: two worker threads, as the machine has two cores
-/// (`PIPELINE_BENCH_WORKERS` overrides the count, for experiments on thread hand-offs).
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    let workers = match std::env::var("PIPELINE_BENCH_WORKERS") {
-        Ok(value) => value
-            .parse()
-            .context("PIPELINE_BENCH_WORKERS must be a number")?,
-        Err(_) => 2,
-    };
-    Ok(tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers)
-        .enable_all()
-        .build()?)
 }
 
 fn print(figures: &impl Serialize, human: &str) -> Result<()> {

@@ -326,3 +326,18 @@ pub fn run_args(peer: &str, options: &RunOptions) -> Vec<String> {
     }
     args
 }
+
+/// The measured process's runtime: two worker threads, as the machine has two cores
+/// (`PIPELINE_BENCH_WORKERS` overrides the count, for experiments on thread hand-offs).
+pub fn runtime() -> Result<tokio::runtime::Runtime> {
+    let workers = match std::env::var("PIPELINE_BENCH_WORKERS") {
+        Ok(value) => value
+            .parse()
+            .context("PIPELINE_BENCH_WORKERS must be a number")?,
+        Err(_) => 2,
+    };
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()?)
+}
