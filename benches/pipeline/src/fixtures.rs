@@ -60,10 +60,17 @@ pub struct Marker {
 
 impl Fixture {
     /// Builds `objects` pods and `events` watch events (mostly MODIFIED, one in ten an ADDED of
-    /// a new pod or a DELETED of an earlier added one; the last is always a MODIFIED).
+    /// a new pod or a DELETED of an earlier added one, which leaves `objects` pods in the end;
+    /// the closing events are MODIFIEDs, one in each namespace: see
+    /// [`Fixture::namespace_markers`]).
     pub fn build(objects: usize, events: usize, namespaces: usize) -> Result<Self> {
         anyhow::ensure!(objects > 0, "--objects must be at least 1");
         anyhow::ensure!(namespaces > 0, "--namespaces must be at least 1");
+        let shape = Shape {
+            objects,
+            events,
+            namespaces,
+        };
         let list_rv = objects as u64;
         let pods = build_parallel(objects, |i| {
             let pod = pod(i, namespaces, i as u64 + 1, i.is_multiple_of(2), false);
@@ -77,7 +84,7 @@ impl Fixture {
         let prefix = format!("\"{SENT_ANNOTATION}\":\"");
         let built = build_parallel(events, |j| {
             let rv = list_rv + 1 + j as u64;
-            let (kind, pod) = event(j, events, objects, namespaces, rv);
+            let (kind, pod) = shape.event(j, rv);
             let line = event_line(kind, &serde_json::to_vec(&pod)?);
             let offset =
                 find(&line, prefix.as_bytes()).context("sent placeholder missing")? + prefix.len();
@@ -102,9 +109,17 @@ impl Fixture {
             relist_rv,
             namespaces,
             event_namespaces: (0..events)
-                .map(|j| event_pod(j, events, objects) % namespaces)
+                .map(|j| shape.event_pod(j) % namespaces)
                 .collect(),
         })
+    }
+
+    fn shape(&self) -> Shape {
+        Shape {
+            objects: self.pods.len(),
+            events: self.events.len(),
+            namespaces: self.namespaces,
+        }
     }
 
     /// The pod and resource version the last watch event leaves in the cache (the last listed
@@ -114,28 +129,45 @@ impl Fixture {
         if events == 0 {
             return marker(self.pods.len() - 1, self.namespaces, self.list_rv);
         }
-        marker(
-            modified_index(events - 1, self.pods.len()),
-            self.namespaces,
-            self.list_rv + events as u64,
-        )
+        self.modified_marker(events - 1)
     }
 
-    /// The pod and resource version that show a relist has reached the cache.
+    /// One marker per namespace that has watch events: the state its last event (a closing
+    /// MODIFIED) leaves. A cache per namespace has every event once it shows all of them; a
+    /// count alone cannot tell, as a namespace the watch has not reached yet holds its listed
+    /// pods, just as many as after an ADDED and its DELETED.
+    ///
+    /// Every namespace with events has a closing event unless there are fewer listed pods than
+    /// namespaces; then [`Fixture::markers_cover_every_namespace`] is false.
+    pub fn namespace_markers(&self) -> Vec<Marker> {
+        let shape = self.shape();
+        (shape.events - shape.closing()..shape.events)
+            .map(|j| self.modified_marker(j))
+            .collect()
+    }
+
+    /// Whether [`Fixture::namespace_markers`] covers every namespace that has watch events.
+    pub fn markers_cover_every_namespace(&self) -> bool {
+        let closing = self.shape().closing();
+        self.event_namespaces.iter().all(|&k| k < closing)
+    }
+
+    /// The marker of the MODIFIED event `j`.
+    fn modified_marker(&self, j: usize) -> Marker {
+        let rv = self.list_rv + 1 + j as u64;
+        marker(self.shape().event_pod(j), self.namespaces, rv)
+    }
+
+    /// The relist sentinel's marker: shows that a relist has reached the cache.
     pub fn relist_marker(&self) -> Marker {
         marker(self.pods.len() - 1, self.namespaces, self.relist_rv)
     }
 
     /// The number of pods in the cache after every event.
     pub fn objects_after_events(&self) -> usize {
-        let events = self.events.len();
-        let added = (0..events)
-            .filter(|&j| kind_of(j, events) == Kind::Added)
-            .count();
-        let deleted = (0..events)
-            .filter(|&j| kind_of(j, events) == Kind::Deleted)
-            .count();
-        self.pods.len() + added - deleted
+        let shape = self.shape();
+        let count = |kind| (0..shape.events).filter(|&j| shape.kind(j) == kind).count();
+        self.pods.len() + count(Kind::Added) - count(Kind::Deleted)
     }
 
     /// Total bytes of the pods' JSON.
@@ -151,47 +183,55 @@ enum Kind {
     Deleted,
 }
 
-/// One in twenty events adds a pod, one in twenty deletes the pod added ten events earlier.
-fn kind_of(j: usize, events: usize) -> Kind {
-    if j + 1 == events {
-        return Kind::Modified;
-    }
-    match j % 20 {
-        0 => Kind::Added,
-        10 => Kind::Deleted,
-        _ => Kind::Modified,
-    }
-}
-
-/// The list pod a MODIFIED event at `j` changes: spread over the list, deterministic.
-fn modified_index(j: usize, objects: usize) -> usize {
-    (j.wrapping_mul(7919)) % objects
-}
-
-/// The index of the pod event `j` is about.
-fn event_pod(j: usize, events: usize, objects: usize) -> usize {
-    match kind_of(j, events) {
-        Kind::Added => objects + j,
-        Kind::Deleted => objects + j - 10,
-        Kind::Modified => modified_index(j, objects),
-    }
-}
-
-fn event(
-    j: usize,
-    events: usize,
+/// The workload's counts, which decide each event's kind and pod.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
     objects: usize,
+    events: usize,
     namespaces: usize,
-    rv: u64,
-) -> (&'static str, Pod) {
-    let i = event_pod(j, events, objects);
-    match kind_of(j, events) {
-        Kind::Added => ("ADDED", pod(i, namespaces, rv, false, true)),
-        Kind::Deleted => ("DELETED", pod(i, namespaces, rv, false, true)),
-        Kind::Modified => (
-            "MODIFIED",
-            pod(i, namespaces, rv, i.is_multiple_of(2), true),
-        ),
+}
+
+impl Shape {
+    /// How many closing events there are: one MODIFIED of pod `t` (in namespace `t`) for each
+    /// namespace `t` that has listed pods, as far as there are events.
+    fn closing(self) -> usize {
+        self.events.min(self.namespaces).min(self.objects)
+    }
+
+    /// Before the closing events, one in twenty events adds a pod and one in twenty deletes the
+    /// pod added ten events earlier (a pod whose deletion would fall among the closing events
+    /// is not added: every added pod is gone by the end).
+    fn kind(self, j: usize) -> Kind {
+        let closing_from = self.events - self.closing();
+        match j % 20 {
+            0 if j + 10 < closing_from => Kind::Added,
+            10 if j < closing_from => Kind::Deleted,
+            _ => Kind::Modified,
+        }
+    }
+
+    /// The index of the pod event `j` is about. A MODIFIED before the closing events changes a
+    /// list pod spread over the list, deterministically.
+    fn event_pod(self, j: usize) -> usize {
+        let closing_from = self.events - self.closing();
+        match self.kind(j) {
+            Kind::Added => self.objects + j,
+            Kind::Deleted => self.objects + j - 10,
+            Kind::Modified if j >= closing_from => j - closing_from,
+            Kind::Modified => j.wrapping_mul(7919) % self.objects,
+        }
+    }
+
+    fn event(self, j: usize, rv: u64) -> (&'static str, Pod) {
+        let (i, namespaces) = (self.event_pod(j), self.namespaces);
+        match self.kind(j) {
+            Kind::Added => ("ADDED", pod(i, namespaces, rv, false, true)),
+            Kind::Deleted => ("DELETED", pod(i, namespaces, rv, false, true)),
+            Kind::Modified => (
+                "MODIFIED",
+                pod(i, namespaces, rv, i.is_multiple_of(2), true),
+            ),
+        }
     }
 }
 
@@ -435,3 +475,7 @@ fn managed_fields(i: usize) -> Vec<ManagedFieldsEntry> {
         entry("kubelet", "Update", &status, Some("status")),
     ]
 }
+
+#[cfg(test)]
+#[path = "fixtures_tests.rs"]
+mod tests;

@@ -49,6 +49,11 @@ pub struct ServerInfo {
     pub average_pod_bytes: usize,
     /// The pod state that shows the last watch event reached the cache.
     pub watch_marker: Marker,
+    /// The pod states that show a namespace's last watch event reached its cache, one per
+    /// namespace with events ([`Fixture::namespace_markers`]).
+    pub namespace_markers: Vec<Marker>,
+    /// Whether `namespace_markers` covers every namespace that has events.
+    pub markers_cover_every_namespace: bool,
     /// The pod state that shows a relist reached the cache.
     pub relist_marker: Marker,
 }
@@ -84,6 +89,8 @@ pub async fn serve(
         objects_after_events: fixture.objects_after_events(),
         average_pod_bytes: fixture.pod_bytes() / objects,
         watch_marker: fixture.watch_marker(),
+        namespace_markers: fixture.namespace_markers(),
+        markers_cover_every_namespace: fixture.markers_cover_every_namespace(),
         relist_marker: fixture.relist_marker(),
     };
     let state = Arc::new(State {
