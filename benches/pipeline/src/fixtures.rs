@@ -35,9 +35,11 @@ pub struct Fixture {
     pub sent_offsets: Vec<usize>,
     /// Resource version of the initial list.
     pub list_rv: u64,
-    /// The last pod of the list, re-serialized with [`Fixture::relist_rv`]: a relist serves it in
-    /// place of the original so that clients can tell when the relist reached their cache.
-    pub relist_sentinel: Bytes,
+    /// The last listed pod of each namespace, re-serialized with [`Fixture::relist_rv`]: a
+    /// relist serves them in place of the originals so that clients can tell when the relist
+    /// reached their caches (each of them, with one cache per namespace). They are the last
+    /// [`Fixture::relist_sentinels_from`]`..` pods of the list, in order.
+    pub relist_sentinels: Vec<Bytes>,
     /// Resource version of a relist.
     pub relist_rv: u64,
     /// Namespaces the pods are spread over: pod `i` lives in namespace `i % namespaces`
@@ -92,20 +94,19 @@ impl Fixture {
         })?;
         let (lines, sent_offsets) = built.into_iter().unzip();
         let relist_rv = list_rv + events as u64 + 1;
-        let last = objects - 1;
-        let relist_sentinel = Bytes::from(serde_json::to_vec(&pod(
-            last,
-            namespaces,
-            relist_rv,
-            last.is_multiple_of(2),
-            false,
-        ))?);
+        let sentinels_from = objects - namespaces.min(objects);
+        let relist_sentinels = (sentinels_from..objects)
+            .map(|i| {
+                let pod = pod(i, namespaces, relist_rv, i.is_multiple_of(2), false);
+                Ok(Bytes::from(serde_json::to_vec(&pod)?))
+            })
+            .collect::<Result<_>>()?;
         Ok(Self {
             pods,
             events: lines,
             sent_offsets,
             list_rv,
-            relist_sentinel,
+            relist_sentinels,
             relist_rv,
             namespaces,
             event_namespaces: (0..events)
@@ -158,9 +159,16 @@ impl Fixture {
         marker(self.shape().event_pod(j), self.namespaces, rv)
     }
 
-    /// The relist sentinel's marker: shows that a relist has reached the cache.
-    pub fn relist_marker(&self) -> Marker {
-        marker(self.pods.len() - 1, self.namespaces, self.relist_rv)
+    /// The index of the first relist sentinel's pod.
+    pub fn relist_sentinels_from(&self) -> usize {
+        self.pods.len() - self.relist_sentinels.len()
+    }
+
+    /// The relist sentinels' markers: a cache has the relist once it shows all of them.
+    pub fn relist_markers(&self) -> Vec<Marker> {
+        (self.relist_sentinels_from()..self.pods.len())
+            .map(|i| marker(i, self.namespaces, self.relist_rv))
+            .collect()
     }
 
     /// The number of pods in the cache after every event.

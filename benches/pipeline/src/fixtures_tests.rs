@@ -61,3 +61,28 @@ fn every_added_pod_is_deleted_by_the_end() {
     assert_eq!(starting("ADDED"), starting("DELETED"));
     assert_eq!(fixture.objects_after_events(), 300);
 }
+
+#[test]
+fn a_relist_marks_the_last_listed_pod_of_each_namespace() {
+    for (objects, namespaces) in [(300, 3), (300, 50), (20, 50), (5, 1)] {
+        let fixture = Fixture::build(objects, 10, namespaces).unwrap();
+        let markers = fixture.relist_markers();
+        let mut last_of_namespace = BTreeMap::new();
+        for i in 0..objects {
+            last_of_namespace.insert(namespace_name(i % namespaces), format!("pod-{i}"));
+        }
+        let marked: BTreeMap<String, String> = markers
+            .iter()
+            .map(|m| (m.namespace.clone(), m.name.clone()))
+            .collect();
+        assert_eq!(marked, last_of_namespace, "{objects}/{namespaces}");
+        for (marker, sentinel) in markers.iter().zip(&fixture.relist_sentinels) {
+            let pod: Pod = serde_json::from_slice(sentinel).unwrap();
+            assert_eq!(pod.metadata.name.as_deref(), Some(marker.name.as_str()));
+            assert_eq!(
+                pod.metadata.resource_version.as_deref(),
+                Some(marker.resource_version.as_str())
+            );
+        }
+    }
+}

@@ -16,8 +16,8 @@ use crate::fixtures::{Fixture, build_parallel, event_line, namespace_number};
 pub struct MetadataBytes {
     /// Each pod of the initial list.
     pub pods: Vec<Bytes>,
-    /// The relist sentinel.
-    pub relist_sentinel: Bytes,
+    /// The relist sentinels.
+    pub relist_sentinels: Vec<Bytes>,
     /// Each watch event line (newline included).
     pub events: Vec<Bytes>,
     /// Offset of the sent-time placeholder inside each event line.
@@ -27,7 +27,7 @@ pub struct MetadataBytes {
 /// No metadata rendering, for views of full pods only.
 static NO_METADATA: MetadataBytes = MetadataBytes {
     pods: Vec::new(),
-    relist_sentinel: Bytes::new(),
+    relist_sentinels: Vec::new(),
     events: Vec::new(),
     sent_offsets: Vec::new(),
 };
@@ -50,7 +50,11 @@ impl MetadataBytes {
     /// Renders the fixture's objects as metadata.
     pub fn of(fixture: &Fixture) -> Result<Self> {
         let pods = build_parallel(fixture.pods.len(), |i| partial_bytes(&fixture.pods[i]))?;
-        let relist_sentinel = partial_bytes(&fixture.relist_sentinel)?;
+        let relist_sentinels = fixture
+            .relist_sentinels
+            .iter()
+            .map(|pod| partial_bytes(pod))
+            .collect::<Result<_>>()?;
         let prefix = format!("\"{}\":\"", crate::fixtures::SENT_ANNOTATION);
         let built = build_parallel(fixture.events.len(), |j| {
             let event: Value = serde_json::from_slice(&fixture.events[j])?;
@@ -66,7 +70,7 @@ impl MetadataBytes {
         let (events, sent_offsets) = built.into_iter().unzip();
         Ok(Self {
             pods,
-            relist_sentinel,
+            relist_sentinels,
             events,
             sent_offsets,
         })
@@ -168,10 +172,10 @@ impl<'a> View<'a> {
         }
     }
 
-    fn relist_sentinel(&self) -> &'a Bytes {
+    fn relist_sentinels(&self) -> &'a [Bytes] {
         match self.repr {
-            Repr::Full => &self.fixture.relist_sentinel,
-            Repr::Metadata => &self.metadata.relist_sentinel,
+            Repr::Full => &self.fixture.relist_sentinels,
+            Repr::Metadata => &self.metadata.relist_sentinels,
         }
     }
 
@@ -249,10 +253,10 @@ impl<'a> View<'a> {
         let head = format!(
             "{{\"apiVersion\":\"{api_version}\",\"kind\":\"{kind}\",\"metadata\":{{\"resourceVersion\":\"{rv}\"{continuation}}},\"items\":["
         );
-        let (pods, sentinel, last) = (
+        let (pods, sentinels, sentinels_from) = (
             self.pods(),
-            self.relist_sentinel(),
-            self.fixture.pods.len() - 1,
+            self.relist_sentinels(),
+            self.fixture.relist_sentinels_from(),
         );
         let (first, step) = self.stride();
         let indices: Vec<usize> = (start..end)
@@ -266,8 +270,8 @@ impl<'a> View<'a> {
                 if from + position > 0 {
                     buf.extend_from_slice(b",");
                 }
-                buf.extend_from_slice(if relist && i == last {
-                    sentinel
+                buf.extend_from_slice(if relist && i >= sentinels_from {
+                    &sentinels[i - sentinels_from]
                 } else {
                     &pods[i]
                 });

@@ -54,8 +54,9 @@ pub struct ServerInfo {
     pub namespace_markers: Vec<Marker>,
     /// Whether `namespace_markers` covers every namespace that has events.
     pub markers_cover_every_namespace: bool,
-    /// The pod state that shows a relist reached the cache.
-    pub relist_marker: Marker,
+    /// The pod states that show a relist reached the cache (every cache, with one per
+    /// namespace).
+    pub relist_markers: Vec<Marker>,
 }
 
 struct State {
@@ -91,7 +92,7 @@ pub async fn serve(
         watch_marker: fixture.watch_marker(),
         namespace_markers: fixture.namespace_markers(),
         markers_cover_every_namespace: fixture.markers_cover_every_namespace(),
-        relist_marker: fixture.relist_marker(),
+        relist_markers: fixture.relist_markers(),
     };
     let state = Arc::new(State {
         fixture,
